@@ -1,0 +1,45 @@
+/**
+ * Whole-tool rule matching: does a rule with no content (`WebFetch`, `mcp__github`, `mcp__github__*`) name this
+ * tool? Used to take tools out of the pool before the model sees them, and by the engine for tool-level rules.
+ */
+import type { PermissionRule, PermissionRuleValue, ToolPermissionContext } from '../tool/permission-types.js';
+
+export interface RuleMatchableTool {
+  readonly name: string;
+  readonly mcpInfo?: { readonly serverName: string; readonly toolName: string };
+}
+
+const MCP_PREFIX = 'mcp__';
+
+/** `mcp__server__tool` → `{ serverName, toolName }`; anything else → undefined. */
+export function parseMcpToolName(name: string): { serverName: string; toolName?: string } | undefined {
+  if (!name.startsWith(MCP_PREFIX)) return undefined;
+  const rest = name.slice(MCP_PREFIX.length);
+  const sep = rest.indexOf('__');
+  if (sep === -1) return rest.length > 0 ? { serverName: rest } : undefined;
+  const serverName = rest.slice(0, sep);
+  const toolName = rest.slice(sep + 2);
+  if (serverName.length === 0) return undefined;
+  return { serverName, toolName: toolName.length > 0 ? toolName : undefined };
+}
+
+/** True when a content-less rule value names the tool: exact name, or an MCP server (`mcp__s`, `mcp__s__*`). */
+export function toolMatchesRuleName(tool: RuleMatchableTool, ruleValue: PermissionRuleValue): boolean {
+  if (ruleValue.ruleContent !== undefined) return false;
+  if (ruleValue.toolName === tool.name) return true;
+  const rule = parseMcpToolName(ruleValue.toolName);
+  if (!rule) return false;
+  const server = tool.mcpInfo?.serverName ?? parseMcpToolName(tool.name)?.serverName;
+  if (server === undefined || server !== rule.serverName) return false;
+  return rule.toolName === undefined || rule.toolName === '*';
+}
+
+/** The first deny rule that removes this tool as a whole, if any. */
+export function getDenyRuleForTool(context: ToolPermissionContext, tool: RuleMatchableTool): PermissionRule | undefined {
+  return context.alwaysDenyRules.find((rule) => toolMatchesRuleName(tool, rule.ruleValue));
+}
+
+/** Tools not denied as a whole. Generic over anything with a name (built-ins) and optional `mcpInfo` (MCP tools). */
+export function filterToolsByDenyRules<T extends RuleMatchableTool>(tools: readonly T[], context: ToolPermissionContext): T[] {
+  return tools.filter((tool) => getDenyRuleForTool(context, tool) === undefined);
+}

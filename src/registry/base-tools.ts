@@ -1,0 +1,41 @@
+/**
+ * `getAllBaseTools()`: every built-in tool that could exist in this process, in a deliberate order (the tools a
+ * coding agent reaches for most come first). Each entry loads its module lazily: a tool whose gate is closed is
+ * never imported, so a disabled tool costs nothing at start-up.
+ */
+import type { AnyTool, Tools } from '../tool/tool.js';
+
+export interface BaseToolEntry {
+  readonly name: string;
+  /** Included only when this returns true (a flag or an environment variable); always included when absent. */
+  readonly gate?: (env: NodeJS.ProcessEnv) => boolean;
+  readonly load: () => Promise<AnyTool>;
+}
+
+/** The catalogue. Built-in tools add themselves here as they land. */
+export const BASE_TOOL_ENTRIES: readonly BaseToolEntry[] = [];
+
+const loaded = new Map<string, Promise<AnyTool>>();
+
+function load(entry: BaseToolEntry): Promise<AnyTool> {
+  let promise = loaded.get(entry.name);
+  if (!promise) {
+    promise = entry.load();
+    loaded.set(entry.name, promise);
+    // A failed import must not stay cached: the next call tries again and reports the real error.
+    promise.catch(() => loaded.delete(entry.name));
+  }
+  return promise;
+}
+
+export interface GetAllBaseToolsOptions {
+  readonly env?: NodeJS.ProcessEnv;
+  /** Replaces the catalogue (tests, embedders with their own built-ins). */
+  readonly entries?: readonly BaseToolEntry[];
+}
+
+export async function getAllBaseTools(options: GetAllBaseToolsOptions = {}): Promise<Tools> {
+  const env = options.env ?? process.env;
+  const entries = (options.entries ?? BASE_TOOL_ENTRIES).filter((entry) => entry.gate?.(env) ?? true);
+  return Promise.all(entries.map(load));
+}

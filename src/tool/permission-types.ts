@@ -1,0 +1,150 @@
+/**
+ * The permission vocabulary shared by every layer. The engine that decides lives in `src/permissions/`; the types
+ * live here, at the bottom, because a tool's `checkPermissions` returns them and every context carries them.
+ */
+import type { DeepImmutable } from './deep-immutable.js';
+
+export const PERMISSION_MODES = [
+  'default',
+  'acceptEdits',
+  'plan',
+  'dontAsk',
+  'bypassPermissions',
+  'auto',
+  'bubble',
+] as const;
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
+
+export type PermissionBehavior = 'allow' | 'deny' | 'ask';
+
+/** Where a rule came from, highest precedence first (`session` rules are added at run time). */
+export const PERMISSION_RULE_SOURCES = [
+  'policySettings',
+  'flagSettings',
+  'cliArg',
+  'localSettings',
+  'projectSettings',
+  'userSettings',
+  'session',
+] as const;
+export type PermissionRuleSource = (typeof PERMISSION_RULE_SOURCES)[number];
+
+/** `Bash(npm test:*)` → `{ toolName: 'Bash', ruleContent: 'npm test:*' }`; `WebFetch` → `{ toolName: 'WebFetch' }`. */
+export interface PermissionRuleValue {
+  readonly toolName: string;
+  readonly ruleContent?: string;
+}
+
+export interface PermissionRule {
+  readonly source: PermissionRuleSource;
+  readonly ruleBehavior: PermissionBehavior;
+  readonly ruleValue: PermissionRuleValue;
+  /** The settings file the rule was read from, so a decision can name it. */
+  readonly sourceFile?: string;
+  /** The folder `/path` patterns of this rule are anchored at (default: decided by the engine from the source). */
+  readonly root?: string;
+}
+
+export interface AdditionalWorkingDirectory {
+  readonly path: string;
+  readonly source: PermissionRuleSource;
+}
+
+/**
+ * Everything the permission engine needs besides the tool, the input and filesystem facts. Deeply immutable: a
+ * change is a new context.
+ */
+export type ToolPermissionContext = DeepImmutable<{
+  mode: PermissionMode;
+  /** The mode to return to when plan mode ends. */
+  prePlanMode?: PermissionMode;
+  /** The working directory relative paths resolve against (absolute). */
+  cwd: string;
+  /** The project root `/path` rules of project and local settings are anchored at (absolute). */
+  projectDir: string;
+  /** What `~` expands to; the engine uses `os.homedir()` when absent. */
+  homeDir?: string;
+  additionalWorkingDirectories: ReadonlyMap<string, AdditionalWorkingDirectory>;
+  alwaysAllowRules: readonly PermissionRule[];
+  alwaysDenyRules: readonly PermissionRule[];
+  alwaysAskRules: readonly PermissionRule[];
+  isBypassPermissionsModeAvailable: boolean;
+  /** Background and headless runs: whatever would prompt is denied instead. */
+  shouldAvoidPermissionPrompts?: boolean;
+}>;
+
+/** The layer of the resolution chain that settled a decision. */
+export type DecisionLayer =
+  | 'hook'
+  | 'denyRule'
+  | 'askRule'
+  | 'toolCheck'
+  | 'safetyCheck'
+  | 'allowRule'
+  | 'readOnly'
+  | 'mode'
+  | 'classifier'
+  | 'prompt';
+
+/** Why a decision came out as it did: the layer, the rule and where it was written, and for Bash the subcommand. */
+export interface DecisionTrace {
+  readonly layer: DecisionLayer;
+  readonly reason: string;
+  readonly rule?: string;
+  readonly source?: PermissionRuleSource;
+  readonly sourceFile?: string;
+  readonly subcommand?: string;
+  /** Safety checks only: whether an automatic classifier may approve what this check asked about. */
+  readonly classifierApprovable?: boolean;
+}
+
+export interface PermissionAllowDecision<I = Record<string, unknown>> {
+  readonly behavior: 'allow';
+  /** The input to run with, when a layer (a hook, the user) changed it. */
+  readonly updatedInput?: I;
+  readonly decisionReason?: DecisionTrace;
+  readonly userModified?: boolean;
+}
+
+export interface PermissionAskDecision {
+  readonly behavior: 'ask';
+  readonly message: string;
+  readonly decisionReason?: DecisionTrace;
+  /** Rules that would allow this call if added (shown to a user, named in headless denials). */
+  readonly suggestions?: readonly PermissionRuleValue[];
+}
+
+export interface PermissionDenyDecision {
+  readonly behavior: 'deny';
+  readonly message: string;
+  readonly decisionReason: DecisionTrace;
+}
+
+export type PermissionDecision<I = Record<string, unknown>> =
+  | PermissionAllowDecision<I>
+  | PermissionAskDecision
+  | PermissionDenyDecision;
+
+/** A tool's own check may also say "no opinion", leaving the decision to the general engine. */
+export interface PermissionPassthrough {
+  readonly behavior: 'passthrough';
+  readonly message?: string;
+  readonly decisionReason?: DecisionTrace;
+  readonly suggestions?: readonly PermissionRuleValue[];
+}
+
+export type PermissionResult<I = Record<string, unknown>> = PermissionDecision<I> | PermissionPassthrough;
+
+/** A fresh, empty context: default mode, no rules, the given directory as cwd and project root. */
+export function getEmptyToolPermissionContext(cwd: string = process.cwd()): ToolPermissionContext {
+  return {
+    mode: 'default',
+    cwd,
+    projectDir: cwd,
+    additionalWorkingDirectories: new Map(),
+    alwaysAllowRules: [],
+    alwaysDenyRules: [],
+    alwaysAskRules: [],
+    isBypassPermissionsModeAvailable: false,
+  };
+}

@@ -1,0 +1,210 @@
+/**
+ * The context threaded through every tool call, grouped by concern: `options` (fixed for a query), execution state
+ * (changes while tools run), `ui` callbacks (absent when headless) and agent identity.
+ *
+ * Higher layers hang their own services on `services` by augmenting the `ToolServices` interface from their module
+ * (`declare module '…/tool/tool-use-context.js'`), so the contract never imports upward.
+ */
+import { FileStateCache } from './file-state-cache.js';
+import type { PermissionAskDecision, PermissionDecision, ToolPermissionContext } from './permission-types.js';
+import type { AnyTool, MessageParam, Tools } from './tool.js';
+
+/** Slots for services of higher layers (task registry, MCP clients, hook runner…), added by module augmentation. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface ToolServices {}
+
+/** Settings tools read; higher layers add typed fields by augmentation, like `ToolServices`. */
+export interface ToolSettings {
+  /** Refuse Edit/Write of a file the model has not fully read (default true). */
+  readonly requireReadBeforeWrite?: boolean;
+}
+
+export interface ToolUseContextOptions {
+  readonly tools: Tools;
+  readonly mainLoopModel: string;
+  readonly debug: boolean;
+  /** Headless (SDK, CLI exec, background): nobody can answer a prompt. */
+  readonly isNonInteractiveSession: boolean;
+  /** API betas in effect (e.g. input examples). */
+  readonly betas?: readonly string[];
+  /** Where this session keeps its files (persisted tool results go in `<sessionDir>/tool-results`). */
+  readonly sessionDir: string;
+  readonly sessionId: string;
+  readonly settings: ToolSettings;
+  /** Names of deferred tools whose schema the model has loaded through ToolSearch. */
+  readonly loadedDeferredTools?: ReadonlySet<string>;
+}
+
+/** Shared state that outlives one tool call. */
+export interface AppState {
+  readonly toolPermissionContext: ToolPermissionContext;
+  /** The shell's current directory (a `cd` in Bash moves it, within the working directories). */
+  readonly cwd: string;
+}
+
+export interface DenialTrackingState {
+  consecutiveDenials: number;
+  totalDenials: number;
+}
+
+/** The per-conversation record of tool-result sizes; `src/execution/budget.ts` implements and augments it. */
+export interface ContentReplacementState {
+  clone(): ContentReplacementState;
+}
+
+/** A question to a person (or to a parent agent in bubble mode) about one tool call. */
+export interface PermissionRequest {
+  readonly tool: AnyTool;
+  readonly input: Record<string, unknown>;
+  readonly toolUseID: string;
+  readonly ask: PermissionAskDecision;
+  readonly signal: AbortSignal;
+}
+
+export type PermissionPromptHandler = (request: PermissionRequest) => Promise<PermissionDecision>;
+
+export interface ToolUseUICallbacks {
+  /** Answers permission prompts; absent when headless. Shared with sub-agents so bubble mode can escalate. */
+  readonly requestPermission?: PermissionPromptHandler;
+  readonly addNotification?: (text: string) => void;
+  readonly setToolStatus?: (toolUseID: string, text: string | null) => void;
+}
+
+export interface ToolUseContext {
+  // — configuration —
+  readonly options: ToolUseContextOptions;
+  // — execution state —
+  readonly abortController: AbortController;
+  readonly readFileState: FileStateCache;
+  readonly messages: readonly MessageParam[];
+  getAppState(): AppState;
+  setAppState(update: (prev: AppState) => AppState): void;
+  readonly contentReplacementState?: ContentReplacementState;
+  readonly localDenialTracking: DenialTrackingState;
+  readonly services: ToolServices;
+  // — UI —
+  readonly ui?: ToolUseUICallbacks;
+  // — agent identity —
+  readonly agentId?: string;
+  readonly agentType?: string;
+  /** 0 for the main thread, parent + 1 for each sub-agent level. */
+  readonly agentDepth: number;
+  readonly isAsyncAgent?: boolean;
+  /** The parent's rendered system prompt, frozen so a forked child cannot drift from it (prompt-cache hits). */
+  readonly renderedSystemPrompt?: string;
+}
+
+export interface SubagentOverrides {
+  readonly agentId?: string;
+  readonly agentType?: string;
+  /** Async (background) children run detached: own abort controller, no writes to the parent's app state. */
+  readonly isAsync?: boolean;
+  readonly options?: Partial<ToolUseContextOptions>;
+  readonly messages?: readonly MessageParam[];
+  readonly abortController?: AbortController;
+  readonly getAppState?: () => AppState;
+  readonly renderedSystemPrompt?: string;
+}
+
+let agentCounter = 0;
+
+/** An AbortController that aborts when `parent` does, but whose own abort leaves the parent running. */
+export function createChildAbortController(parent: AbortController): AbortController {
+  const child = new AbortController();
+  if (parent.signal.aborted) {
+    child.abort(parent.signal.reason);
+    return child;
+  }
+  const onAbort = () => child.abort(parent.signal.reason);
+  parent.signal.addEventListener('abort', onAbort, { once: true });
+  // Drop the listener once the child ends on its own, so long-lived parents do not accumulate them.
+  child.signal.addEventListener('abort', () => parent.signal.removeEventListener('abort', onAbort), { once: true });
+  return child;
+}
+
+/**
+ * The context of a sub-agent, decided field by field:
+ * - options: shared (overridable: a child may get fewer tools or another model);
+ * - abortController: a child of the parent's (the parent's abort reaches it, its own does not reach the parent);
+ *   async children get a fresh, unlinked one — they outlive the turn that started them;
+ * - readFileState: cloned (the child knows what the parent read; its reads do not leak back);
+ * - messages: fresh (the child's own conversation) unless given;
+ * - getAppState: shared; setAppState: shared for sync children, a no-op for async ones (a background agent must not
+ *   change the foreground's permission mode or cwd behind its back);
+ * - contentReplacementState: cloned (the child's budget starts from the parent's, then diverges);
+ * - localDenialTracking: fresh (the parent's denial streak says nothing about the child's calls);
+ * - services: shared (one task registry, one set of MCP clients per process);
+ * - ui: only `requestPermission` is kept, so bubble mode can escalate to the parent's handler; a child renders nothing;
+ * - identity: a new agentId, depth + 1, the given (frozen) system prompt.
+ */
+export function createSubagentContext(parent: ToolUseContext, overrides: SubagentOverrides = {}): ToolUseContext {
+  const isAsync = overrides.isAsync ?? false;
+  const abortController =
+    overrides.abortController ?? (isAsync ? new AbortController() : createChildAbortController(parent.abortController));
+  const ui = parent.ui?.requestPermission ? { requestPermission: parent.ui.requestPermission } : undefined;
+  return {
+    options: { ...parent.options, ...overrides.options },
+    abortController,
+    readFileState: parent.readFileState.clone(),
+    messages: overrides.messages ?? [],
+    getAppState: overrides.getAppState ?? parent.getAppState,
+    setAppState: isAsync ? () => {} : parent.setAppState,
+    contentReplacementState: parent.contentReplacementState?.clone(),
+    localDenialTracking: { consecutiveDenials: 0, totalDenials: 0 },
+    services: parent.services,
+    ui,
+    agentId: overrides.agentId ?? `agent-${++agentCounter}`,
+    agentType: overrides.agentType,
+    agentDepth: parent.agentDepth + 1,
+    isAsyncAgent: isAsync,
+    renderedSystemPrompt: overrides.renderedSystemPrompt ?? parent.renderedSystemPrompt,
+  };
+}
+
+export interface CreateToolUseContextInput {
+  readonly tools: Tools;
+  readonly permissionContext: ToolPermissionContext;
+  /** Defaults to the permission context's cwd. */
+  readonly cwd?: string;
+  readonly sessionDir: string;
+  readonly sessionId?: string;
+  readonly mainLoopModel?: string;
+  readonly isNonInteractiveSession?: boolean;
+  readonly settings?: ToolSettings;
+  readonly betas?: readonly string[];
+  readonly abortController?: AbortController;
+  readonly readFileState?: FileStateCache;
+  readonly contentReplacementState?: ContentReplacementState;
+  readonly services?: ToolServices;
+  readonly ui?: ToolUseUICallbacks;
+  readonly debug?: boolean;
+}
+
+/** A main-thread context with an in-memory app state: what a CLI, a test or an embedding program starts from. */
+export function createToolUseContext(input: CreateToolUseContextInput): ToolUseContext {
+  let state: AppState = { toolPermissionContext: input.permissionContext, cwd: input.cwd ?? input.permissionContext.cwd };
+  return {
+    options: {
+      tools: input.tools,
+      mainLoopModel: input.mainLoopModel ?? 'claude-sonnet-4-5',
+      debug: input.debug ?? false,
+      isNonInteractiveSession: input.isNonInteractiveSession ?? input.ui?.requestPermission === undefined,
+      betas: input.betas,
+      sessionDir: input.sessionDir,
+      sessionId: input.sessionId ?? `session-${Date.now().toString(36)}`,
+      settings: input.settings ?? {},
+    },
+    abortController: input.abortController ?? new AbortController(),
+    readFileState: input.readFileState ?? new FileStateCache(),
+    messages: [],
+    getAppState: () => state,
+    setAppState: (update) => {
+      state = update(state);
+    },
+    contentReplacementState: input.contentReplacementState,
+    localDenialTracking: { consecutiveDenials: 0, totalDenials: 0 },
+    services: input.services ?? {},
+    ui: input.ui,
+    agentDepth: 0,
+  };
+}

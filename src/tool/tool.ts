@@ -1,0 +1,136 @@
+/**
+ * The Tool contract: a structural type every tool satisfies — built-in, MCP or generated at run time. No class
+ * hierarchy: any object with these members is a tool. Build one with `buildTool()`, which fills fail-closed defaults.
+ */
+import type Anthropic from '@anthropic-ai/sdk';
+import type { z } from 'zod';
+import type { PermissionDecision, PermissionResult, ToolPermissionContext } from './permission-types.js';
+import type { ToolUseContext } from './tool-use-context.js';
+
+export type ToolResultBlockParam = Anthropic.Messages.ToolResultBlockParam;
+export type ToolUseBlock = Anthropic.Messages.ToolUseBlock;
+export type ToolUseBlockParam = Anthropic.Messages.ToolUseBlockParam;
+export type MessageParam = Anthropic.Messages.MessageParam;
+export type APIToolDefinition = Anthropic.Messages.Tool;
+
+/** Any Zod object schema (strict, loose or stripping). */
+export type AnyObject = z.ZodObject<any, any>;
+
+/** The assistant message a tool_use block came from (SDK param shape; `id` when the API gave one). */
+export type AssistantMessage = MessageParam & { readonly role: 'assistant'; readonly id?: string };
+
+/** A JSON Schema with an object root, as MCP servers describe their tools. */
+export interface ToolInputJSONSchema {
+  [key: string]: unknown;
+  type: 'object';
+  properties?: Record<string, unknown>;
+}
+
+/** What a tool reports while it runs; `type` names the kind (e.g. `bash_output`, `grep_matches`). */
+export interface ToolProgressData {
+  readonly type: string;
+  readonly [key: string]: unknown;
+}
+
+export interface ToolProgress<P extends ToolProgressData = ToolProgressData> {
+  readonly toolUseID: string;
+  readonly data: P;
+}
+
+export type ToolCallProgress<P extends ToolProgressData = ToolProgressData> = (progress: ToolProgress<P>) => void;
+
+export interface ToolResult<T> {
+  /** The typed output, serialised by `mapToolResultToToolResultBlockParam`. */
+  data: T;
+  /** Messages appended to the conversation after the tool_result (transcripts, reminders). */
+  newMessages?: MessageParam[];
+  /** How this tool changes the context of the tools after it. Queued until the batch ends for concurrent tools. */
+  contextModifier?: (context: ToolUseContext) => ToolUseContext;
+  /** MCP protocol metadata passed through untouched. */
+  mcpMeta?: { _meta?: Record<string, unknown>; structuredContent?: Record<string, unknown> };
+}
+
+/** Semantic validation beyond the schema: `result: false` becomes an `is_error` tool_result with `message`. */
+export type ValidationResult = { result: true } | { result: false; message: string; errorCode?: number };
+
+/** The permission gate a tool may consult for nested calls (the Agent tool does). */
+export type CanUseToolFn = (
+  tool: AnyTool,
+  input: Record<string, unknown>,
+  context: ToolUseContext,
+  assistantMessage: AssistantMessage,
+  toolUseID: string,
+  forceDecision?: PermissionDecision,
+) => Promise<PermissionDecision>;
+
+/** What a tool's prompt and description functions may look at. */
+export interface PromptOptions {
+  readonly getToolPermissionContext: () => ToolPermissionContext;
+  readonly tools: Tools;
+  readonly model?: string;
+}
+
+export type McpInfo = { readonly serverName: string; readonly toolName: string };
+
+export type Tool<Input extends AnyObject = AnyObject, Output = unknown, P extends ToolProgressData = ToolProgressData> = {
+  /** The name the model calls the tool by: canonical, matched by permission rules and hook matchers. */
+  readonly name: string;
+  /** Former names still accepted from old transcripts (`Task` → `Agent`). */
+  readonly aliases?: readonly string[];
+  /** 3–10 words that help ToolSearch find a deferred tool. */
+  readonly searchHint?: string;
+  /** Validates input at run time and, converted to JSON Schema, tells the model the parameters. */
+  readonly inputSchema: Input;
+  /** Given instead of a Zod schema by MCP tools: sent to the API as it is. */
+  readonly inputJSONSchema?: ToolInputJSONSchema;
+  /** Results longer than this are persisted to disk and replaced by a preview (`Infinity`: the tool bounds itself). */
+  readonly maxResultSizeChars: number;
+  /** Sent with `defer_loading: true`: the model must load the schema through ToolSearch first. */
+  readonly shouldDefer?: boolean;
+  /** Never deferred. */
+  readonly alwaysLoad?: boolean;
+  /** Ask the API for strict schema validation (only where the model supports it). */
+  readonly strict?: boolean;
+  /** Example inputs, sent only when the input-examples beta is on. */
+  readonly inputExamples?: readonly Record<string, unknown>[];
+  readonly mcpInfo?: McpInfo;
+  readonly isMcp?: boolean;
+
+  /** The text the model reads about the tool (the API `description`). */
+  prompt(options: PromptOptions): Promise<string>;
+  /** A one-line description of one call, for UIs and permission prompts. */
+  description(input: z.infer<Input>, options: PromptOptions): Promise<string>;
+  call(
+    args: z.infer<Input>,
+    context: ToolUseContext,
+    canUseTool: CanUseToolFn,
+    parentMessage: AssistantMessage,
+    onProgress?: ToolCallProgress<P>,
+  ): Promise<ToolResult<Output>>;
+  validateInput?(input: z.infer<Input>, context: ToolUseContext): Promise<ValidationResult>;
+  /** Tool-specific objections only; the general engine (rules, modes, prompts) decides around it. */
+  checkPermissions(input: z.infer<Input>, context: ToolUseContext): Promise<PermissionResult<z.infer<Input>>>;
+  isConcurrencySafe(input: z.infer<Input>): boolean;
+  isReadOnly(input: z.infer<Input>): boolean;
+  isDestructive(input: z.infer<Input>): boolean;
+  isEnabled(): boolean;
+  /** What a user interrupt does while this tool runs: `cancel` it (default) or let it finish (`block`). */
+  interruptBehavior?(): 'cancel' | 'block';
+  /** Compact text for an automatic safety classifier; '' skips the classifier for this tool. */
+  toAutoClassifierInput(input: z.infer<Input>): string;
+  mapToolResultToToolResultBlockParam(output: Output, toolUseID: string): ToolResultBlockParam;
+  userFacingName(input?: Partial<z.infer<Input>>): string;
+  /** Plain text for a UI while the call streams or runs. */
+  renderToolUseMessage(input: Partial<z.infer<Input>>): string;
+  renderToolResultMessage?(output: Output): string;
+  /** Adds derived fields to the observable clone that hooks and permissions see (e.g. absolute paths). */
+  backfillObservableInput?(input: Record<string, unknown>, context: ToolUseContext): void;
+  /** Builds a matcher for rule content (`Bash(git *)`) against this input. */
+  preparePermissionMatcher?(input: z.infer<Input>): Promise<(pattern: string) => boolean>;
+  /** The file or folder this call touches, for path rules (file tools). */
+  getPath?(input: z.infer<Input>): string | undefined;
+};
+
+/** A tool of unknown input and output, as registries and executors hold them. */
+export type AnyTool = Tool<AnyObject, any, any>;
+export type Tools = readonly AnyTool[];

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // Type-level tests (*.test-d.ts) prove that what must not compile does not.
+    typecheck: { enabled: true, include: ['src/**/*.test-d.ts', 'test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Two cores on every machine: keep the pool small so real processes (bash, rg) are not starved.
+    maxWorkers: 2,
+  },
+});
