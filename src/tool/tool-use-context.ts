@@ -6,12 +6,15 @@
  * (`declare module '…/tool/tool-use-context.js'`), so the contract never imports upward.
  */
 import { FileStateCache } from './file-state-cache.js';
+import type { NotificationQueue } from './notification-queue.js';
 import type { PermissionAskDecision, PermissionDecision, ToolPermissionContext } from './permission-types.js';
 import type { AnyTool, MessageParam, Tools } from './tool.js';
 
 /** Slots for services of higher layers (task registry, MCP clients, hook runner…), added by module augmentation. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface ToolServices {}
+export interface ToolServices {
+  /** Messages for the model's next turn (e.g. "background task X finished"); the executor drains it. */
+  readonly notifications?: NotificationQueue;
+}
 
 /** Settings tools read; higher layers add typed fields by augmentation, like `ToolServices`. */
 export interface ToolSettings {
