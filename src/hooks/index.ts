@@ -1,0 +1,4 @@
+export * from './types.js';
+export { parseHooksSettings } from './parse-hooks-settings.js';
+export { createHookRunner } from './hook-runner.js';
+export { matchesHookMatcher } from './matcher.js';
