@@ -42,6 +42,8 @@ function freezeInto(value: unknown, seen: WeakSet<object>): void {
 }
 
 function lockCollection(collection: object, mutators: readonly string[]): void {
+  // Already frozen (a collection shared by an earlier frozen value, e.g. a context spread into a new one): locked.
+  if (Object.isFrozen(collection)) return;
   for (const name of mutators) {
     Object.defineProperty(collection, name, {
       value: () => {

@@ -1,0 +1,247 @@
+/**
+ * Gitignore-style path patterns of `Read(…)` / `Edit(…)` rules, compiled to absolute-path matchers.
+ *
+ * Anchoring (Claude Code's documented forms):
+ *   `//abs/path` → `/abs/path`;  `~/path` → home;  `/path` → the rule's root (its settings' project dir…);
+ *   `./path` or `dir/path` → the working directory;  `name` (no slash) → any depth.
+ * `*` and `?` never cross `/`, `**` spans whole segments, a pattern that names a directory covers everything in it.
+ *
+ * Deny and ask patterns are deliberately broader than allow patterns (fail closed): they compare case-insensitively,
+ * a slash-less pattern matches at any depth anywhere on disk (not only below the cwd), and a single-segment directory
+ * pattern (`secrets/**`) matches that directory at any depth.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import type { PermissionBehavior, PermissionRule, ToolPermissionContext } from '../tool/permission-types.js';
+
+export interface CompiledPathPattern {
+  readonly rule: PermissionRule;
+  /** The pattern as written in the rule. */
+  readonly pattern: string;
+  /** Absolute glob segments (no leading empty segment); `['**', …]` for patterns that float. */
+  readonly segments: readonly string[];
+  readonly caseInsensitive: boolean;
+  /** Tests a normalised absolute path (the path or any of its ancestors named by the pattern). */
+  readonly regex: RegExp;
+}
+
+const GLOB_CHARS = /[*?[\\]/;
+
+/** The folder `/path` patterns of this rule are anchored at. */
+export function ruleRoot(rule: PermissionRule, ctx: ToolPermissionContext): string {
+  if (rule.root !== undefined) return rule.root;
+  const home = ctx.homeDir ?? os.homedir();
+  switch (rule.source) {
+    case 'projectSettings':
+    case 'localSettings':
+    case 'policySettings':
+      return ctx.projectDir;
+    case 'userSettings':
+      // Claude Code documents `/path` in user settings as relative to the settings file's folder (`~/.claude`).
+      return rule.sourceFile !== undefined ? path.dirname(rule.sourceFile) : path.join(home, '.claude');
+    case 'flagSettings':
+      return rule.sourceFile !== undefined ? path.dirname(rule.sourceFile) : ctx.cwd;
+    default:
+      return ctx.cwd;
+  }
+}
+
+/** Turns a rule's pattern into absolute glob segments. */
+export function anchorPattern(
+  pattern: string,
+  behavior: PermissionBehavior,
+  root: string,
+  cwd: string,
+  homeDir: string,
+): string[] {
+  let p = pattern.normalize('NFC');
+  // A trailing slash (gitignore: "directories only") is treated as naming the directory and its contents.
+  while (p.length > 1 && p.endsWith('/') && !p.endsWith('\\/')) p = p.slice(0, -1);
+  let base: string | undefined;
+  let rest: string;
+  if (p.startsWith('//')) {
+    base = '/';
+    rest = p.slice(2);
+  } else if (p === '~' || p.startsWith('~/')) {
+    base = homeDir;
+    rest = p.slice(2);
+  } else if (p.startsWith('/')) {
+    base = root;
+    rest = p.slice(1);
+  } else if (p.startsWith('./') || p === '.' || p.startsWith('../') || p === '..') {
+    base = cwd;
+    rest = p;
+  } else {
+    const segs = p.split('/');
+    const floats =
+      segs.length === 1 || (behavior !== 'allow' && segs.length === 2 && segs[1] === '**' && !GLOB_CHARS.test(segs[0]!));
+    if (floats) {
+      // Deny/ask: anywhere on disk; allow: at any depth below the working directory.
+      const floatBase = behavior === 'allow' ? splitAbs(cwd) : [];
+      return [...floatBase, '**', ...segs];
+    }
+    base = cwd;
+    rest = p;
+  }
+  const segs = rest.split('/').filter((s) => s !== '' && s !== '.');
+  // Resolve the literal leading segments (including `..`) against the base; globs stay as written.
+  const literal: string[] = [];
+  let i = 0;
+  for (; i < segs.length; i++) {
+    const s = segs[i]!;
+    if (GLOB_CHARS.test(s)) break;
+    literal.push(s);
+  }
+  const resolved = path.resolve(base, ...literal);
+  return [...splitAbs(resolved), ...segs.slice(i)];
+}
+
+function splitAbs(abs: string): string[] {
+  return abs.split('/').filter((s) => s !== '');
+}
+
+export function compilePathPattern(
+  rule: PermissionRule,
+  pattern: string,
+  ctx: ToolPermissionContext,
+): CompiledPathPattern {
+  const home = ctx.homeDir ?? os.homedir();
+  const segments = anchorPattern(pattern, rule.ruleBehavior, ruleRoot(rule, ctx), ctx.cwd, home);
+  const caseInsensitive = rule.ruleBehavior !== 'allow';
+  let src = '^';
+  for (const seg of segments) src += seg === '**' ? '(?:/[^/]+)*' : `/${segmentToRegex(seg)}`;
+  if (segments.length === 0) src += '(?:/.*)?$';
+  else src += '(?:/.*)?$';
+  return { rule, pattern, segments, caseInsensitive, regex: new RegExp(src, caseInsensitive ? 'iu' : 'u') };
+}
+
+/** One glob segment (no `/`) as a regex fragment: `*` → `[^/]*`, `?` → `[^/]`, `[…]` classes, `\x` escapes. */
+export function segmentToRegex(seg: string): string {
+  let out = '';
+  for (let i = 0; i < seg.length; i++) {
+    const c = seg[i]!;
+    if (c === '\\' && i + 1 < seg.length) {
+      out += escapeRegex(seg[++i]!);
+    } else if (c === '*') {
+      while (seg[i + 1] === '*') i++;
+      out += '[^/]*';
+    } else if (c === '?') {
+      out += '[^/]';
+    } else if (c === '[') {
+      const end = findClassEnd(seg, i);
+      if (end === -1) {
+        out += '\\[';
+        continue;
+      }
+      let body = seg.slice(i + 1, end);
+      let negate = false;
+      if (body.startsWith('!') || body.startsWith('^')) {
+        negate = true;
+        body = body.slice(1);
+      }
+      body = body.replace(/[\]\\^]/g, (m) => `\\${m}`);
+      out += negate ? `[^/${body}]` : `[${body}]`;
+      i = end;
+    } else {
+      out += escapeRegex(c);
+    }
+  }
+  return out;
+}
+
+function findClassEnd(seg: string, start: number): number {
+  let j = start + 1;
+  if (seg[j] === '!' || seg[j] === '^') j++;
+  if (seg[j] === ']') j++;
+  for (; j < seg.length; j++) if (seg[j] === ']') return j;
+  return -1;
+}
+
+function escapeRegex(c: string): string {
+  return /[.*+?^${}()|[\]\\/]/.test(c) ? `\\${c}` : c;
+}
+
+/** Whether one glob segment matches one concrete path segment. */
+export function segmentMatches(seg: string, name: string, caseInsensitive: boolean): boolean {
+  return new RegExp(`^${segmentToRegex(seg)}$`, caseInsensitive ? 'iu' : 'u').test(name.normalize('NFC'));
+}
+
+/**
+ * The patterns that remain after matching `segments` against the concrete leading path `names` (a glob derivative).
+ * An empty remainder means the pattern already covers that path as a whole.
+ */
+export function patternRemainders(
+  segments: readonly string[],
+  names: readonly string[],
+  caseInsensitive: boolean,
+): string[][] {
+  let states: (readonly string[])[] = [segments];
+  for (const name of names) {
+    const next: (readonly string[])[] = [];
+    for (const st of states) {
+      if (st.length === 0) {
+        next.push(st); // already covers an ancestor: covers this too
+        continue;
+      }
+      const head = st[0]!;
+      if (head === '**') {
+        next.push(st); // `**` absorbs this segment
+        for (const r of patternRemainders(st.slice(1), [name], caseInsensitive)) next.push(r);
+      } else if (segmentMatches(head, name, caseInsensitive)) {
+        next.push(st.slice(1));
+      }
+    }
+    states = dedupe(next);
+    if (states.length === 0) break;
+  }
+  return states.map((s) => [...s]);
+}
+
+function dedupe(list: (readonly string[])[]): (readonly string[])[] {
+  const seen = new Set<string>();
+  return list.filter((s) => {
+    const k = s.join('/');
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+/** A glob segment made case-insensitive for matchers that have no such flag (ripgrep `--glob`): `a` → `[aA]`. */
+export function caseFoldGlob(seg: string): string {
+  let out = '';
+  for (let i = 0; i < seg.length; i++) {
+    const c = seg[i]!;
+    if (c === '\\' && i + 1 < seg.length) {
+      const n = seg[++i]!;
+      out += isLetter(n) ? `[${n.toLowerCase()}${n.toUpperCase()}]` : `\\${n}`;
+    } else if (c === '[' && findClassEnd(seg, i) !== -1) {
+      const end = findClassEnd(seg, i);
+      let body = seg.slice(i + 1, end);
+      let neg = '';
+      if (body.startsWith('!') || body.startsWith('^')) {
+        neg = '!';
+        body = body.slice(1);
+      }
+      out += `[${neg}${body}${swapCase(body)}]`;
+      i = end;
+    } else if (isLetter(c)) {
+      out += `[${c.toLowerCase()}${c.toUpperCase()}]`;
+    } else if (c === '{' || c === '}' || c === ',') {
+      out += `\\${c}`;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+function isLetter(c: string): boolean {
+  return c.length === 1 && c.toLowerCase() !== c.toUpperCase();
+}
+
+function swapCase(s: string): string {
+  let out = '';
+  for (const c of s) out += c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase();
+  return out;
+}

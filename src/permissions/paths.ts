@@ -1,0 +1,246 @@
+/**
+ * Path permissions for file tools and for the paths a Bash command reads or writes.
+ *
+ * Order for one path: deny rules (Read denies also block writes) → ask rules → plan mode (writes) → protected paths
+ * (writes; skipped in bypassPermissions) → bypassPermissions → allow rules → working directories (reads inside are
+ * free, acceptEdits allows writes inside, anything outside asks). Every check runs on the path as given AND on its real
+ * path: a deny on either denies, an allow needs both.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import type {
+  DecisionTrace,
+  PermissionRule,
+  PermissionResult,
+  ToolPermissionContext,
+} from '../tool/permission-types.js';
+import { caseFoldGlob, compilePathPattern, patternRemainders, type CompiledPathPattern } from './path-pattern.js';
+import { formatPermissionRule } from './permission-rule.js';
+import { protectedPathReason } from './protected-paths.js';
+import { resolveRealPath } from './real-path.js';
+
+export type PathAccessKind = 'read' | 'write';
+
+/** `~`, `~/x`, relative, `..`, `//`, `./` and trailing `/` → one absolute, normalised path. */
+export function expandPath(p: string, cwd: string, homeDir: string = os.homedir()): string {
+  let s = p;
+  if (s === '~') s = homeDir;
+  else if (s.startsWith('~/')) s = homeDir + s.slice(1);
+  return path.resolve(path.resolve(cwd), s);
+}
+
+/** Tools whose path rules govern reads (allow: Read only; deny/ask also the search tools' names). */
+const READ_ALLOW_TOOLS = new Set(['Read']);
+const READ_RESTRICT_TOOLS = new Set(['Read', 'Glob', 'Grep', 'LSP', 'NotebookRead']);
+/** Edit rules cover Write and NotebookEdit; deny/ask written against those names are honoured too (fail closed). */
+const WRITE_ALLOW_TOOLS = new Set(['Edit']);
+const WRITE_RESTRICT_TOOLS = new Set(['Edit', 'Write', 'NotebookEdit', 'MultiEdit']);
+
+interface CompiledPathRules {
+  readonly readDeny: readonly CompiledPathPattern[];
+  readonly readAsk: readonly CompiledPathPattern[];
+  readonly readAllow: readonly CompiledPathPattern[];
+  readonly writeDeny: readonly CompiledPathPattern[];
+  readonly writeAsk: readonly CompiledPathPattern[];
+  readonly writeAllow: readonly CompiledPathPattern[];
+  readonly readAllowAll?: PermissionRule;
+  readonly writeAllowAll?: PermissionRule;
+  /** Working directories as given and as real paths. */
+  readonly workingDirs: readonly string[];
+}
+
+// Contexts are immutable, so a compiled view of one can be cached for its lifetime.
+const compiledCache = new WeakMap<ToolPermissionContext, CompiledPathRules>();
+
+function compileRules(ctx: ToolPermissionContext): CompiledPathRules {
+  const cached = compiledCache.get(ctx);
+  if (cached) return cached;
+  const pick = (rules: readonly PermissionRule[], tools: Set<string>) =>
+    rules
+      .filter((r) => r.ruleValue.ruleContent !== undefined && tools.has(r.ruleValue.toolName))
+      .map((r) => compilePathPattern(r, r.ruleValue.ruleContent!, ctx));
+  const readDeny = pick(ctx.alwaysDenyRules, READ_RESTRICT_TOOLS);
+  const compiled: CompiledPathRules = {
+    readDeny,
+    readAsk: pick(ctx.alwaysAskRules, READ_RESTRICT_TOOLS),
+    readAllow: pick(ctx.alwaysAllowRules, READ_ALLOW_TOOLS),
+    writeDeny: [...pick(ctx.alwaysDenyRules, WRITE_RESTRICT_TOOLS), ...readDeny],
+    writeAsk: pick(ctx.alwaysAskRules, WRITE_RESTRICT_TOOLS),
+    writeAllow: pick(ctx.alwaysAllowRules, WRITE_ALLOW_TOOLS),
+    readAllowAll: ctx.alwaysAllowRules.find((r) => r.ruleValue.ruleContent === undefined && READ_ALLOW_TOOLS.has(r.ruleValue.toolName)),
+    writeAllowAll: ctx.alwaysAllowRules.find((r) => r.ruleValue.ruleContent === undefined && WRITE_ALLOW_TOOLS.has(r.ruleValue.toolName)),
+    workingDirs: workingDirectories(ctx),
+  };
+  compiledCache.set(ctx, compiled);
+  return compiled;
+}
+
+/** The cwd and the additional working directories, each as given and as its real path. */
+export function workingDirectories(ctx: ToolPermissionContext): string[] {
+  const dirs = new Set<string>();
+  const add = (d: string) => {
+    const abs = path.resolve(d);
+    dirs.add(abs);
+    const real = resolveRealPath(abs);
+    if (real.ok) dirs.add(real.path);
+  };
+  add(ctx.cwd);
+  for (const dir of ctx.additionalWorkingDirectories.values()) add(dir.path);
+  return [...dirs];
+}
+
+export function isInsideDir(p: string, dir: string): boolean {
+  return p === dir || p.startsWith(dir === '/' ? '/' : `${dir}/`);
+}
+
+function nfc(p: string): string {
+  // eslint-disable-next-line no-control-regex
+  return /^[\x00-\x7f]*$/.test(p) ? p : p.normalize('NFC');
+}
+
+function ruleTrace(layer: DecisionTrace['layer'], pat: CompiledPathPattern, reason: string): DecisionTrace {
+  return {
+    layer,
+    reason,
+    rule: formatPermissionRule(pat.rule.ruleValue),
+    source: pat.rule.source,
+    sourceFile: pat.rule.sourceFile,
+  };
+}
+
+function firstMatch(patterns: readonly CompiledPathPattern[], candidates: readonly string[]): [CompiledPathPattern, string] | undefined {
+  for (const c of candidates) for (const pat of patterns) if (pat.regex.test(c)) return [pat, c];
+  return undefined;
+}
+
+function describe(candidate: string, given: string): string {
+  return candidate === given ? given : `${given} (really ${candidate})`;
+}
+
+/**
+ * The decision for reading or writing one absolute path under this context. `passthrough` means nothing objects and
+ * nothing allows: the caller's chain goes on (and ends in a prompt).
+ */
+export function checkPathPermission(absPath: string, kind: PathAccessKind, ctx: ToolPermissionContext): PermissionResult {
+  const verb = kind === 'read' ? 'read' : 'write to';
+  // eslint-disable-next-line no-control-regex
+  if (!path.isAbsolute(absPath) || /[\x00-\x1f\x7f]/.test(absPath)) {
+    const reason = `cannot judge path ${JSON.stringify(absPath)}: not absolute or contains control characters`;
+    return { behavior: 'ask', message: reason, decisionReason: { layer: 'safetyCheck', reason, classifierApprovable: false } };
+  }
+  const given = nfc(path.resolve(absPath));
+  const real = resolveRealPath(given);
+  if (!real.ok) {
+    return {
+      behavior: 'ask',
+      message: real.reason,
+      decisionReason: { layer: 'safetyCheck', reason: real.reason, classifierApprovable: false },
+    };
+  }
+  const realPath = nfc(real.path);
+  const candidates = realPath === given ? [given] : [given, realPath];
+  const rules = compileRules(ctx);
+
+  const denied = firstMatch(kind === 'read' ? rules.readDeny : rules.writeDeny, candidates);
+  if (denied) {
+    const [pat, c] = denied;
+    const reason = `${verb} ${describe(c, given)} is denied by ${formatPermissionRule(pat.rule.ruleValue)}`;
+    return { behavior: 'deny', message: `Permission to ${reason}`, decisionReason: ruleTrace('denyRule', pat, reason) };
+  }
+  const asked = firstMatch(kind === 'read' ? rules.readAsk : rules.writeAsk, candidates);
+  if (asked) {
+    const [pat, c] = asked;
+    const reason = `${verb} ${describe(c, given)} matches ask rule ${formatPermissionRule(pat.rule.ruleValue)}`;
+    return { behavior: 'ask', message: `Permission to ${reason}`, decisionReason: ruleTrace('askRule', pat, reason) };
+  }
+  if (kind === 'write') {
+    if (ctx.mode === 'plan') {
+      const reason = `plan mode is read-only: writing ${given} is not allowed`;
+      return { behavior: 'deny', message: reason, decisionReason: { layer: 'mode', reason } };
+    }
+    if (ctx.mode !== 'bypassPermissions') {
+      for (const c of candidates) {
+        const hit = protectedPathReason(c);
+        if (hit !== undefined) {
+          const reason = `${describe(c, given)} is a protected path (${hit}): writes always ask, allow rules and acceptEdits cannot pre-approve them (only bypassPermissions skips this safety check)`;
+          return {
+            behavior: 'ask',
+            message: `Writing ${given} needs confirmation: ${reason}`,
+            decisionReason: { layer: 'safetyCheck', reason, classifierApprovable: true },
+          };
+        }
+      }
+    }
+  }
+  if (ctx.mode === 'bypassPermissions') {
+    const reason = `bypassPermissions mode allows ${kind === 'read' ? 'reading' : 'writing'} ${given}`;
+    return { behavior: 'allow', decisionReason: { layer: 'mode', reason } };
+  }
+
+  const allowAll = kind === 'read' ? rules.readAllowAll : rules.writeAllowAll;
+  const allowPatterns = kind === 'read' ? rules.readAllow : rules.writeAllow;
+  if (allowAll) {
+    const reason = `${formatPermissionRule(allowAll.ruleValue)} allows every path`;
+    return {
+      behavior: 'allow',
+      decisionReason: { layer: 'allowRule', reason, rule: formatPermissionRule(allowAll.ruleValue), source: allowAll.source, sourceFile: allowAll.sourceFile },
+    };
+  }
+  if (allowPatterns.length > 0) {
+    const matches = candidates.map((c) => allowPatterns.find((pat) => pat.regex.test(c)));
+    if (matches.every((m) => m !== undefined)) {
+      const pat = matches[0]!;
+      const reason = `${kind === 'read' ? 'reading' : 'writing'} ${given}${realPath !== given ? ` and its real path ${realPath}` : ''} is allowed by ${formatPermissionRule(pat.rule.ruleValue)}`;
+      return { behavior: 'allow', decisionReason: ruleTrace('allowRule', pat, reason) };
+    }
+  }
+
+  const outside = candidates.find((c) => !rules.workingDirs.some((d) => isInsideDir(c, d)));
+  if (outside !== undefined) {
+    const reason = `${describe(outside, given)} is outside the working directories (${[ctx.cwd, ...[...ctx.additionalWorkingDirectories.values()].map((d) => d.path)].join(', ')})`;
+    return {
+      behavior: 'ask',
+      message: `Permission to ${verb} ${given}: ${reason}`,
+      decisionReason: { layer: 'safetyCheck', reason, classifierApprovable: true },
+    };
+  }
+  if (kind === 'read') {
+    return { behavior: 'allow', decisionReason: { layer: 'readOnly', reason: `reading ${given} inside the working directories` } };
+  }
+  if (ctx.mode === 'acceptEdits') {
+    return { behavior: 'allow', decisionReason: { layer: 'mode', reason: `acceptEdits mode allows writing ${given} inside the working directories` } };
+  }
+  const reason = `no rule allows writing ${given}`;
+  return { behavior: 'passthrough', message: reason, decisionReason: { layer: 'toolCheck', reason } };
+}
+
+/** True when a Read deny rule (or a Grep/Glob one) covers this path or its real path: for filtering search results. */
+export function isPathReadDenied(absPath: string, ctx: ToolPermissionContext): boolean {
+  const given = nfc(path.resolve(absPath));
+  const real = resolveRealPath(given);
+  const candidates = !real.ok ? [given] : real.path === given ? [given] : [given, nfc(real.path)];
+  return firstMatch(compileRules(ctx).readDeny, candidates) !== undefined;
+}
+
+/**
+ * The read-deny rules as ripgrep `--glob` patterns relative to `searchRoot` (pass each as `--glob '!<g>'`, and run rg
+ * with `cwd: searchRoot` — ripgrep matches globs against paths relative to its own cwd). A `**` among them means the
+ * whole root is denied. Letters are case-folded (`[eE]`) because deny matching ignores case.
+ * Symlinks inside the tree are not resolved here: filter results with `isPathReadDenied` when following links.
+ */
+export function readDenyGlobs(ctx: ToolPermissionContext, searchRoot: string): string[] {
+  const names = nfc(path.resolve(searchRoot)).split('/').filter((s) => s !== '');
+  const out = new Set<string>();
+  for (const pat of compileRules(ctx).readDeny) {
+    for (const rest of patternRemainders(pat.segments, names, pat.caseInsensitive)) {
+      if (rest.length === 0) {
+        out.add('**');
+        continue;
+      }
+      const glob = rest.map((s) => (s === '**' ? s : caseFoldGlob(s))).join('/');
+      out.add(glob);
+      if (!glob.endsWith('/**')) out.add(`${glob}/**`);
+    }
+  }
+  return [...out];
+}
