@@ -4,6 +4,7 @@
  * Part A — toolgate runs hooks written for Claude Code unchanged.
  */
 import type { PermissionMode } from '../tool/permission-types.js';
+import type { IfConditionMatcher } from './if-condition.js';
 
 /** The tool-call events toolgate fires. */
 export const HOOK_EVENT_NAMES = [
@@ -57,6 +58,8 @@ interface HookHandlerBase {
   /** Seconds (as in settings); absent → the runner's default (600 s for command hooks). */
   readonly timeout?: number;
   readonly statusMessage?: string;
+  /** Skills only in Claude Code: run once per session. Accepted; toolgate runs the hook every time. */
+  readonly once?: boolean;
   /** toolgate extension: a non-zero exit (other than 2, which blocks anyway) or a timeout becomes a deny. */
   readonly failClosed?: boolean;
 }
@@ -68,6 +71,8 @@ export interface CommandHookHandler extends HookHandlerBase {
   readonly args?: readonly string[];
   /** Runs in the background; cannot decide (toolgate starts it and does not wait). */
   readonly async?: boolean;
+  /** Background like `async`; Claude Code wakes the model on exit 2. toolgate treats it as `async`. */
+  readonly asyncRewake?: boolean;
   readonly shell?: 'bash' | 'powershell';
 }
 
@@ -95,6 +100,8 @@ export interface HookMatcherGroup {
   /** The settings source (`userSettings`, `projectSettings`, a plugin name…). */
   readonly source: string;
   readonly file?: string;
+  /** Where in that file: `hooks.PreToolUse[0]`. */
+  readonly path?: string;
 }
 
 /** Parsed hooks, by event; every source merged (none replaces another). */
@@ -197,6 +204,8 @@ export interface HookRunnerOptions {
   env?: NodeJS.ProcessEnv;
   /** Default per-hook timeout for command/http hooks (600,000 ms). */
   defaultTimeoutMs?: number;
+  /** Decides a handler's `if` rule; default: `matchesIfCondition` (approximate, fails open — the hook runs). */
+  matchIfCondition?: IfConditionMatcher;
 }
 
 export interface HooksSettingsSource {

@@ -1,0 +1,168 @@
+/**
+ * Runs one command hook as a child process: its own process group (so a timeout or an abort kills the whole tree,
+ * not just the shell), no controlling terminal, JSON on stdin, bounded stdout/stderr capture.
+ */
+import { spawn } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import type { CommandHookHandler } from './types.js';
+
+/** What happened to one hook, before its output is interpreted. */
+export type RawHookRun =
+  | { kind: 'exited'; code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; truncated: boolean }
+  | { kind: 'json'; output: unknown }
+  | { kind: 'timeout'; timeoutMs: number }
+  | { kind: 'aborted' }
+  | { kind: 'error'; message: string };
+
+export interface ProcessRunOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdin: string;
+  timeoutMs: number;
+  signal: AbortSignal;
+}
+
+/** Enough for any sane JSON answer (an `updatedToolOutput` can be large); beyond it the output is cut and flagged. */
+const MAX_CAPTURE_CHARS = 10 * 1024 * 1024;
+/** After the hook exits, how long to wait for pipes held open by a background grandchild before giving up on them. */
+const PIPE_GRACE_MS = 200;
+
+const liveGroups = new Set<number>();
+let exitHandlerInstalled = false;
+
+/** Hook process groups outlive us otherwise (they are detached): kill whatever is still running when we exit. */
+function trackGroup(pid: number): void {
+  liveGroups.add(pid);
+  if (exitHandlerInstalled) return;
+  exitHandlerInstalled = true;
+  process.once('exit', () => {
+    for (const group of liveGroups) killGroup(group);
+  });
+}
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+export async function runCommandHook(handler: CommandHookHandler, opts: ProcessRunOptions): Promise<RawHookRun> {
+  const projectDir = opts.env.CLAUDE_PROJECT_DIR ?? '';
+  let file: string;
+  let args: string[];
+  if (handler.args !== undefined) {
+    // Exec form: no shell expands `${CLAUDE_PROJECT_DIR}`, so do it here.
+    file = expandProjectDir(handler.command, projectDir);
+    args = handler.args.map((a) => expandProjectDir(a, projectDir));
+  } else if (handler.shell === 'powershell') {
+    file = 'pwsh';
+    args = ['-NoProfile', '-NonInteractive', '-Command', handler.command];
+  } else {
+    file = 'bash';
+    args = ['-c', handler.command];
+  }
+  const first = await spawnHook(file, args, opts);
+  if (first.kind !== 'error' || !first.message.includes('ENOENT')) return first;
+  // ENOENT is ambiguous: a missing cwd or a missing program. Name the right one.
+  const cwdOk = await stat(opts.cwd).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  if (!cwdOk) return { kind: 'error', message: `working directory does not exist: ${opts.cwd}` };
+  if (file === 'bash') return spawnHook('sh', args, opts);
+  return { kind: 'error', message: `cannot run ${JSON.stringify(file)}: not found` };
+}
+
+function expandProjectDir(text: string, projectDir: string): string {
+  return text.replace(/\$\{CLAUDE_PROJECT_DIR\}|\$CLAUDE_PROJECT_DIR\b/g, projectDir);
+}
+
+function spawnHook(file: string, args: string[], opts: ProcessRunOptions): Promise<RawHookRun> {
+  return new Promise((resolve) => {
+    if (opts.signal.aborted) {
+      resolve({ kind: 'aborted' });
+      return;
+    }
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(file, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    } catch (err) {
+      resolve({ kind: 'error', message: errorText(err) });
+      return;
+    }
+    const pid = child.pid;
+    if (pid !== undefined) trackGroup(pid);
+    let stdout = '';
+    let stderr = '';
+    let truncated = false;
+    let settled = false;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let graceTimer: NodeJS.Timeout | undefined;
+
+    const finish = (result: RawHookRun) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(graceTimer);
+      opts.signal.removeEventListener('abort', onAbort);
+      if (pid !== undefined) liveGroups.delete(pid);
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      resolve(result);
+    };
+    const finishExit = () => {
+      if (exit) finish({ kind: 'exited', code: exit.code, signal: exit.signal, stdout, stderr, truncated });
+    };
+    const stopAll = () => {
+      if (pid !== undefined) killGroup(pid);
+    };
+    const onAbort = () => {
+      stopAll();
+      finish({ kind: 'aborted' });
+    };
+    const timer = setTimeout(() => {
+      stopAll();
+      finish({ kind: 'timeout', timeoutMs: opts.timeoutMs });
+    }, opts.timeoutMs);
+    opts.signal.addEventListener('abort', onAbort, { once: true });
+
+    child.stdout?.setEncoding('utf8');
+    child.stderr?.setEncoding('utf8');
+    child.stdout?.on('data', (chunk: string) => {
+      if (stdout.length + chunk.length > MAX_CAPTURE_CHARS) {
+        truncated = true;
+        stdout += chunk.slice(0, Math.max(0, MAX_CAPTURE_CHARS - stdout.length));
+      } else stdout += chunk;
+    });
+    child.stderr?.on('data', (chunk: string) => {
+      if (stderr.length + chunk.length > MAX_CAPTURE_CHARS) {
+        truncated = true;
+        stderr += chunk.slice(0, Math.max(0, MAX_CAPTURE_CHARS - stderr.length));
+      } else stderr += chunk;
+    });
+    child.on('error', (err) => finish({ kind: 'error', message: errorText(err) }));
+    child.on('exit', (code, signal) => {
+      exit = { code, signal };
+      if (pid !== undefined) liveGroups.delete(pid);
+      graceTimer = setTimeout(finishExit, PIPE_GRACE_MS);
+    });
+    child.on('close', finishExit);
+    // A hook that never reads stdin may exit before we finish writing: EPIPE is expected, not an error.
+    child.stdin?.on('error', () => {});
+    child.stdin?.end(opts.stdin);
+  });
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof Error) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code && !err.message.includes(code) ? `${code}: ${err.message}` : err.message;
+  }
+  return String(err);
+}
