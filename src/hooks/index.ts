@@ -4,3 +4,4 @@ export { createHookRunner, DEFAULT_CALLBACK_TIMEOUT_MS, DEFAULT_HOOK_TIMEOUT_MS 
 export { compileHookMatcher, matchesHookMatcher } from './matcher.js';
 export { matchesIfCondition, parseIfRule, type IfConditionContext, type IfConditionMatcher } from './if-condition.js';
 export { MAX_HOOK_OUTPUT_CHARS } from './persist-output.js';
+export { describeHooks, type ResolvedHook } from './describe-hooks.js';

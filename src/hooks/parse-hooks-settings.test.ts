@@ -94,3 +94,18 @@ describe('parseHooksSettings', () => {
     expect(r.warnings[0]).toContain('hooks.__proto__: unknown hook event');
   });
 });
+
+describe('describeHooks', () => {
+  it('lists every handler with where it came from and whether toolgate runs it', async () => {
+    const { describeHooks } = await import('./describe-hooks.js');
+    const r = parse({
+      PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'a.sh', args: ['x'], failClosed: true, timeout: 5 }, { type: 'agent', prompt: 'p' }] }],
+      Stop: [{ hooks: [{ type: 'command', command: 'stop.sh' }] }],
+    });
+    expect(describeHooks(r.config).map((h) => [h.event, h.matcher, h.path, h.target ?? h.type, h.failClosed, h.status])).toEqual([
+      ['PreToolUse', 'Bash', 'hooks.PreToolUse[0].hooks[0]', 'a.sh x', true, 'runs'],
+      ['PreToolUse', 'Bash', 'hooks.PreToolUse[0].hooks[1]', 'agent', false, 'handler type not supported'],
+      ['Stop', '*', 'hooks.Stop[0].hooks[0]', 'stop.sh', false, 'event not fired by toolgate'],
+    ]);
+  });
+});
