@@ -194,7 +194,7 @@ describe('checkPathPermission: cross-tool rules and protected paths', () => {
   it.each(['.git/config', '.claude/settings.json', '.toolgate/settings.json', '.vscode/settings.json', '.idea/x', '.husky/pre-commit', 'sub/.GIT/hooks/pre-commit', '~/.bashrc', '~/.zshrc', '~/.profile', '~/.config/git/config', '.mcp.json'])(
     'writing %s asks (safetyCheck) even with an allow rule and acceptEdits',
     (p) => {
-      const c = ctx({ allow: ['Edit'] }, { mode: 'acceptEdits', additionalDirectories: [home] });
+      const c = ctx({ allow: ['Edit(/**)', 'Edit(~/**)'] }, { mode: 'acceptEdits', additionalDirectories: [home] });
       const r = decide(p, 'write', c);
       expect(r).toMatchObject({ behavior: 'ask', layer: 'safetyCheck' });
       expect(r.reason).toMatch(/protected path/);

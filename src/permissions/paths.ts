@@ -43,8 +43,6 @@ interface CompiledPathRules {
   readonly writeDeny: readonly CompiledPathPattern[];
   readonly writeAsk: readonly CompiledPathPattern[];
   readonly writeAllow: readonly CompiledPathPattern[];
-  readonly readAllowAll?: PermissionRule;
-  readonly writeAllowAll?: PermissionRule;
   /** Working directories as given and as real paths. */
   readonly workingDirs: readonly string[];
 }
@@ -67,8 +65,6 @@ function compileRules(ctx: ToolPermissionContext): CompiledPathRules {
     writeDeny: [...pick(ctx.alwaysDenyRules, WRITE_RESTRICT_TOOLS), ...readDeny],
     writeAsk: pick(ctx.alwaysAskRules, WRITE_RESTRICT_TOOLS),
     writeAllow: pick(ctx.alwaysAllowRules, WRITE_ALLOW_TOOLS),
-    readAllowAll: ctx.alwaysAllowRules.find((r) => r.ruleValue.ruleContent === undefined && READ_ALLOW_TOOLS.has(r.ruleValue.toolName)),
-    writeAllowAll: ctx.alwaysAllowRules.find((r) => r.ruleValue.ruleContent === undefined && WRITE_ALLOW_TOOLS.has(r.ruleValue.toolName)),
     workingDirs: workingDirectories(ctx),
   };
   compiledCache.set(ctx, compiled);
@@ -177,15 +173,9 @@ export function checkPathPermission(absPath: string, kind: PathAccessKind, ctx: 
     return { behavior: 'allow', decisionReason: { layer: 'mode', reason } };
   }
 
-  const allowAll = kind === 'read' ? rules.readAllowAll : rules.writeAllowAll;
+  // A bare `Read`/`Edit` allow rule is a tool-level rule: it allows the tool inside the working directories only
+  // (the resolution chain applies it); reaching outside them takes a rule that names the path.
   const allowPatterns = kind === 'read' ? rules.readAllow : rules.writeAllow;
-  if (allowAll) {
-    const reason = `${formatPermissionRule(allowAll.ruleValue)} allows every path`;
-    return {
-      behavior: 'allow',
-      decisionReason: { layer: 'allowRule', reason, rule: formatPermissionRule(allowAll.ruleValue), source: allowAll.source, sourceFile: allowAll.sourceFile },
-    };
-  }
   if (allowPatterns.length > 0) {
     const matches = candidates.map((c) => allowPatterns.find((pat) => pat.regex.test(c)));
     if (matches.every((m) => m !== undefined)) {

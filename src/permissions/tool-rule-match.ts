@@ -36,10 +36,31 @@ export function toolMatchesRuleName(tool: RuleMatchableTool, ruleValue: Permissi
 
 /** The first deny rule that removes this tool as a whole, if any. */
 export function getDenyRuleForTool(context: ToolPermissionContext, tool: RuleMatchableTool): PermissionRule | undefined {
-  return context.alwaysDenyRules.find((rule) => toolMatchesRuleName(tool, rule.ruleValue));
+  return context.alwaysDenyRules.find((rule) => toolMatchesRulePattern(tool, rule.ruleValue));
 }
 
 /** Tools not denied as a whole. Generic over anything with a name (built-ins) and optional `mcpInfo` (MCP tools). */
 export function filterToolsByDenyRules<T extends RuleMatchableTool>(tools: readonly T[], context: ToolPermissionContext): T[] {
   return tools.filter((tool) => getDenyRuleForTool(context, tool) === undefined);
+}
+
+/**
+ * Like `toolMatchesRuleName`, and also tool-name globs: `*` (every tool), `mcp__*` (every MCP tool),
+ * `mcp__server__get_*`. Allow rules only accept globs after `mcp__<server>__` (the settings loader rejects others);
+ * deny and ask rules accept any.
+ */
+export function toolMatchesRulePattern(tool: RuleMatchableTool, ruleValue: PermissionRuleValue): boolean {
+  if (ruleValue.ruleContent !== undefined) return false;
+  if (toolMatchesRuleName(tool, ruleValue)) return true;
+  const name = ruleValue.toolName;
+  if (!name.includes('*')) return false;
+  const re = new RegExp(`^${name.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  if (re.test(tool.name)) return true;
+  // An MCP tool also answers to its server-qualified name when its own name differs.
+  return tool.mcpInfo !== undefined && re.test(`mcp__${tool.mcpInfo.serverName}__${tool.mcpInfo.toolName}`);
+}
+
+/** The first content-less rule of this list that names the tool (exact, MCP server, or glob). */
+export function findToolLevelRule(rules: readonly PermissionRule[], tool: RuleMatchableTool): PermissionRule | undefined {
+  return rules.find((rule) => toolMatchesRulePattern(tool, rule.ruleValue));
 }

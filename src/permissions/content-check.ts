@@ -1,0 +1,230 @@
+/**
+ * The engine's own look at what a call does, by tool kind: Bash commands (the bash analyser), file paths (path
+ * rules, working directories, protected paths), WebFetch domains, and generic content rules (`Agent(Explore)`,
+ * parameter rules `Tool(param:value)` for deny/ask). Returns one PermissionResult whose trace names the layer;
+ * `passthrough` means no content rule decided.
+ */
+import type {
+  DecisionTrace,
+  PermissionResult,
+  PermissionRule,
+  ToolPermissionContext,
+} from '../tool/permission-types.js';
+import type { AnyTool } from '../tool/tool.js';
+import { checkBashPermission } from './bash/index.js';
+import { domainPatternOf, hostMatchesDomainPattern, hostOfUrl } from './domains.js';
+import { formatPermissionRule } from './permission-rule.js';
+import { checkPathPermission, expandPath } from './paths.js';
+
+/** Where each file tool keeps its path, for tools that do not say through `getPath`. */
+export const PATH_FIELDS: Readonly<Record<string, string>> = {
+  Read: 'file_path',
+  Edit: 'file_path',
+  Write: 'file_path',
+  MultiEdit: 'file_path',
+  NotebookEdit: 'notebook_path',
+  NotebookRead: 'notebook_path',
+  Glob: 'path',
+  Grep: 'path',
+  LSP: 'file_path',
+};
+
+/** Tools whose calls reach the network: never approved only for being read-only. */
+export const NETWORK_TOOLS: ReadonlySet<string> = new Set(['WebFetch', 'WebSearch']);
+
+/** Primary content fields may not be matched by parameter rules (they have their own rule forms). */
+const PRIMARY_FIELDS = new Set(['command', 'file_path', 'path', 'url', 'notebook_path']);
+
+/** The field generic `Tool(content)` rules are matched against. */
+const CONTENT_FIELDS: Readonly<Record<string, string>> = { Agent: 'subagent_type', Skill: 'skill' };
+
+export function isFileTool(tool: AnyTool): boolean {
+  return typeof tool.getPath === 'function' || PATH_FIELDS[tool.name] !== undefined;
+}
+
+function trace(layer: DecisionTrace['layer'], reason: string, rule?: PermissionRule, extra: Partial<DecisionTrace> = {}): DecisionTrace {
+  return {
+    layer,
+    reason,
+    ...(rule ? { rule: formatPermissionRule(rule.ruleValue), source: rule.source, sourceFile: rule.sourceFile } : {}),
+    ...extra,
+  };
+}
+
+const PASS: PermissionResult = { behavior: 'passthrough' };
+
+export function checkToolContent(tool: AnyTool, input: Record<string, unknown>, ctx: ToolPermissionContext): PermissionResult {
+  const param = checkParameterRules(tool, input, ctx);
+  if (param.behavior === 'deny') return param;
+  let result: PermissionResult;
+  if (tool.name === 'Bash') result = checkBash(input, ctx);
+  else if (isFileTool(tool)) result = checkFileTool(tool, input, ctx);
+  else if (tool.name === 'WebFetch') result = checkWebFetch(input, ctx);
+  else result = checkGenericContent(tool, input, ctx);
+  if (result.behavior === 'deny') return result;
+  if (param.behavior === 'ask') return param;
+  return result;
+}
+
+function checkBash(input: Record<string, unknown>, ctx: ToolPermissionContext): PermissionResult {
+  const command = input.command;
+  if (typeof command !== 'string') {
+    const reason = 'Bash input has no command string';
+    return { behavior: 'ask', message: reason, decisionReason: trace('safetyCheck', reason, undefined, { classifierApprovable: false }) };
+  }
+  const home = ctx.homeDir;
+  try {
+    return checkBashPermission(command, ctx, {
+      checkWritePath: (p) => checkPathPermission(expandPath(p, ctx.cwd, home), 'write', ctx),
+      checkReadPath: (p) => checkPathPermission(expandPath(p, ctx.cwd, home), 'read', ctx),
+    });
+  } catch (error) {
+    // The analyser failing is something we cannot reason about: ask, never allow.
+    const reason = `the command could not be analysed (${error instanceof Error ? error.message : String(error)})`;
+    return { behavior: 'ask', message: reason, decisionReason: trace('safetyCheck', reason, undefined, { classifierApprovable: false }) };
+  }
+}
+
+/** The path a file tool touches, absolute; undefined when the input names none. */
+export function toolPath(tool: AnyTool, input: Record<string, unknown>, ctx: ToolPermissionContext): string | undefined {
+  let raw: unknown;
+  if (typeof tool.getPath === 'function') {
+    try {
+      raw = tool.getPath(input);
+    } catch {
+      raw = undefined;
+    }
+  } else {
+    raw = input[PATH_FIELDS[tool.name] ?? ''];
+  }
+  if (typeof raw !== 'string' || raw.length === 0) return undefined;
+  return expandPath(raw, ctx.cwd, ctx.homeDir);
+}
+
+function checkFileTool(tool: AnyTool, input: Record<string, unknown>, ctx: ToolPermissionContext): PermissionResult {
+  const readOnly = safeIsReadOnly(tool, input);
+  const kind = readOnly ? 'read' : 'write';
+  let abs = toolPath(tool, input, ctx);
+  if (abs === undefined) {
+    if (!readOnly) return PASS; // the tool's own validation rejects a write without a path
+    abs = ctx.cwd; // search tools default to the working directory
+  }
+  const result = checkPathPermission(abs, kind, ctx);
+  if (result.behavior === 'deny' || result.behavior === 'ask') return result;
+  // A Glob pattern can reach beyond its `path` (`/etc/*`, `../../**`): judge the pattern's fixed base as well.
+  if (tool.name === 'Glob' && typeof input.pattern === 'string') {
+    const base = globBase(input.pattern);
+    if (base !== undefined) {
+      const second = checkPathPermission(expandPath(base, abs, ctx.homeDir), 'read', ctx);
+      if (second.behavior !== 'allow') return second;
+    }
+  }
+  return result;
+}
+
+/** The literal leading directories of a glob when they could leave the search root (absolute, `~`, `..`). */
+function globBase(pattern: string): string | undefined {
+  if (!(pattern.startsWith('/') || pattern.startsWith('~') || pattern.split('/').includes('..'))) return undefined;
+  const segs = pattern.split('/');
+  const fixed: string[] = [];
+  for (const s of segs.slice(0, -1)) {
+    if (/[*?[\]{}\\]/.test(s)) break;
+    fixed.push(s);
+  }
+  const base = fixed.join('/');
+  return base === '' ? (pattern.startsWith('/') ? '/' : '.') : base;
+}
+
+function checkWebFetch(input: Record<string, unknown>, ctx: ToolPermissionContext): PermissionResult {
+  const host = hostOfUrl(input.url);
+  const rulesOf = (rules: readonly PermissionRule[]) =>
+    rules.filter((r) => r.ruleValue.toolName === 'WebFetch' && r.ruleValue.ruleContent !== undefined);
+  const deny = rulesOf(ctx.alwaysDenyRules);
+  const ask = rulesOf(ctx.alwaysAskRules);
+  if (!host.ok) {
+    if (deny.length > 0 || ask.length > 0) {
+      const reason = `${host.reason}: domain rules cannot be checked`;
+      return { behavior: 'ask', message: reason, decisionReason: trace('safetyCheck', reason, undefined, { classifierApprovable: false }) };
+    }
+    return PASS;
+  }
+  const match = (r: PermissionRule) => {
+    const pattern = domainPatternOf(r.ruleValue.ruleContent!);
+    return pattern !== undefined && hostMatchesDomainPattern(host.host, pattern);
+  };
+  const d = deny.find(match);
+  if (d) {
+    const reason = `fetching from ${host.host} is denied by ${formatPermissionRule(d.ruleValue)}`;
+    return { behavior: 'deny', message: `Permission to use WebFetch: ${reason}`, decisionReason: trace('denyRule', reason, d) };
+  }
+  const a = ask.find(match);
+  if (a) {
+    const reason = `fetching from ${host.host} matches ask rule ${formatPermissionRule(a.ruleValue)}`;
+    return { behavior: 'ask', message: reason, decisionReason: trace('askRule', reason, a) };
+  }
+  const allow = rulesOf(ctx.alwaysAllowRules).find(match);
+  if (allow) {
+    const reason = `fetching from ${host.host} is allowed by ${formatPermissionRule(allow.ruleValue)}`;
+    return { behavior: 'allow', decisionReason: trace('allowRule', reason, allow) };
+  }
+  return { behavior: 'passthrough', message: `no rule allows fetching from ${host.host}`, decisionReason: trace('toolCheck', `no rule allows fetching from ${host.host}`) };
+}
+
+/** `Agent(Explore)`, `Skill(commit *)`: the rule content against the tool's content field, `*` as a wildcard. */
+function checkGenericContent(tool: AnyTool, input: Record<string, unknown>, ctx: ToolPermissionContext): PermissionResult {
+  const field = CONTENT_FIELDS[tool.name];
+  if (field === undefined) return PASS;
+  const value = input[field];
+  if (typeof value !== 'string') return PASS;
+  const subject = tool.name === 'Skill' && typeof input.args === 'string' ? `${value} ${input.args}`.trim() : value;
+  const matches = (r: PermissionRule) =>
+    r.ruleValue.toolName === tool.name &&
+    r.ruleValue.ruleContent !== undefined &&
+    !isParameterRule(r.ruleValue.ruleContent, input) &&
+    (wildcardMatch(r.ruleValue.ruleContent, subject) || wildcardMatch(r.ruleValue.ruleContent, value));
+  for (const [behavior, rules] of [['deny', ctx.alwaysDenyRules], ['ask', ctx.alwaysAskRules], ['allow', ctx.alwaysAllowRules]] as const) {
+    const r = rules.find(matches);
+    if (!r) continue;
+    const reason = `${tool.name} ${field} "${value}" matches ${behavior} rule ${formatPermissionRule(r.ruleValue)}`;
+    const layer = behavior === 'deny' ? 'denyRule' : behavior === 'ask' ? 'askRule' : 'allowRule';
+    if (behavior === 'allow') return { behavior, decisionReason: trace(layer, reason, r) };
+    return { behavior, message: reason, decisionReason: trace(layer, reason, r) };
+  }
+  return PASS;
+}
+
+function isParameterRule(content: string, input: Record<string, unknown>): boolean {
+  const m = /^([A-Za-z_][A-Za-z0-9_]*):(.*)$/s.exec(content);
+  return m !== null && !PRIMARY_FIELDS.has(m[1]!) && Object.prototype.hasOwnProperty.call(input, m[1]!);
+}
+
+/** Deny/ask parameter rules: `Agent(model:opus)`, `Bash(run_in_background:true)` on a top-level scalar field. */
+function checkParameterRules(tool: AnyTool, input: Record<string, unknown>, ctx: ToolPermissionContext): PermissionResult {
+  for (const [behavior, rules] of [['deny', ctx.alwaysDenyRules], ['ask', ctx.alwaysAskRules]] as const) {
+    for (const r of rules) {
+      if (r.ruleValue.toolName !== tool.name || r.ruleValue.ruleContent === undefined) continue;
+      const m = /^([A-Za-z_][A-Za-z0-9_]*):(.*)$/s.exec(r.ruleValue.ruleContent);
+      if (!m || PRIMARY_FIELDS.has(m[1]!) || !Object.prototype.hasOwnProperty.call(input, m[1]!)) continue;
+      const v = input[m[1]!];
+      if (v === null || typeof v === 'object' || typeof v === 'function') continue;
+      if (!wildcardMatch(m[2]!, String(v))) continue;
+      const reason = `${tool.name} ${m[1]}=${JSON.stringify(v)} matches ${behavior} rule ${formatPermissionRule(r.ruleValue)}`;
+      return { behavior, message: reason, decisionReason: trace(behavior === 'deny' ? 'denyRule' : 'askRule', reason, r) };
+    }
+  }
+  return PASS;
+}
+
+export function wildcardMatch(pattern: string, value: string): boolean {
+  if (!pattern.includes('*')) return pattern === value;
+  const re = new RegExp(`^${pattern.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's');
+  return re.test(value);
+}
+
+export function safeIsReadOnly(tool: AnyTool, input: Record<string, unknown>): boolean {
+  try {
+    return tool.isReadOnly(input) === true;
+  } catch {
+    return false;
+  }
+}

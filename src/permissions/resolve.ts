@@ -1,0 +1,190 @@
+/**
+ * The resolution chain (DESIGN.md): PreToolUse hook decision → deny rules → ask rules → the tool's own
+ * `checkPermissions` and the engine's content checks (paths, Bash, domains) → mode → allow rules and read-only →
+ * otherwise ask. A pure function of (tool, input, permission context, filesystem facts): nothing runs, nothing is
+ * prompted here — `createCanUseTool` turns a final `ask` into an answer.
+ *
+ * Precedence, in words: a deny anywhere wins; then an ask (hook ask, ask rule); a hook's allow only stands in for the
+ * user's answer at the end, so deny and ask rules, plan mode and adversarial-looking safety checks still apply to it.
+ * bypassPermissions allows everything except deny and ask rules. dontAsk turns whatever would prompt into a deny.
+ */
+import type {
+  DecisionTrace,
+  PermissionAskDecision,
+  PermissionDecision,
+  PermissionDenyDecision,
+  PermissionResult,
+  PermissionRule,
+  ToolPermissionContext,
+} from '../tool/permission-types.js';
+import type { AnyTool } from '../tool/tool.js';
+import type { ToolUseContext } from '../tool/tool-use-context.js';
+import { checkToolContent, NETWORK_TOOLS, safeIsReadOnly } from './content-check.js';
+import { formatPermissionRule } from './permission-rule.js';
+import { suggestRules } from './suggest.js';
+import { findToolLevelRule } from './tool-rule-match.js';
+
+export async function hasPermissionsToUseTool(
+  tool: AnyTool,
+  input: Record<string, unknown>,
+  context: ToolUseContext,
+  hookDecision?: PermissionDecision,
+): Promise<PermissionDecision> {
+  const ctx = context.getAppState().toolPermissionContext;
+  const runToolCheck = async (): Promise<PermissionResult> => {
+    try {
+      return await tool.checkPermissions(input, context);
+    } catch (error) {
+      const reason = `${tool.name}'s permission check failed: ${error instanceof Error ? error.message : String(error)}`;
+      return { behavior: 'ask', message: reason, decisionReason: { layer: 'toolCheck', reason, classifierApprovable: false } };
+    }
+  };
+  return resolvePermission(tool, input, ctx, { hookDecision, runToolCheck });
+}
+
+export interface ResolveOptions {
+  readonly hookDecision?: PermissionDecision;
+  /** The tool's own check; omitted → no tool-specific objection. */
+  readonly runToolCheck?: () => Promise<PermissionResult>;
+}
+
+/** The chain for an explicit permission context (what `toolgate check` and tests call). */
+export async function resolvePermission(
+  tool: AnyTool,
+  input: Record<string, unknown>,
+  ctx: ToolPermissionContext,
+  options: ResolveOptions = {},
+): Promise<PermissionDecision> {
+  const hook = options.hookDecision;
+  const finish = (d: PermissionDecision) => applyDontAsk(d, ctx);
+
+  // 1. A hook's deny stands.
+  if (hook?.behavior === 'deny') return { ...hook, decisionReason: hookTrace(hook, 'a PreToolUse hook denied this call') };
+
+  // 2. Deny rules: the whole tool, then its content (command, path, domain, parameters).
+  const toolDeny = findToolLevelRule(ctx.alwaysDenyRules, tool);
+  if (toolDeny) return deny(ruleTrace('denyRule', toolDeny, `${tool.name} is denied by ${formatPermissionRule(toolDeny.ruleValue)}`));
+  const content = checkToolContent(tool, input, ctx);
+  const contentLayer = content.decisionReason?.layer;
+  if (content.behavior === 'deny' && contentLayer === 'denyRule') return asDeny(content);
+
+  // 3. Ask: a hook's ask, then ask rules.
+  if (hook?.behavior === 'ask') return finish({ ...hook, decisionReason: hookTrace(hook, 'a PreToolUse hook asked for confirmation') });
+  const toolAsk = findToolLevelRule(ctx.alwaysAskRules, tool);
+  if (toolAsk) return finish(ask(ruleTrace('askRule', toolAsk, `${tool.name} matches ask rule ${formatPermissionRule(toolAsk.ruleValue)}`)));
+  if (content.behavior === 'ask' && contentLayer === 'askRule') return finish(asAsk(content));
+
+  // 4. The tool's own objections, then the remaining content verdicts (safety checks, mode denials).
+  const toolCheck = options.runToolCheck ? await options.runToolCheck() : undefined;
+  if (toolCheck?.behavior === 'deny') {
+    return asDeny(toolCheck, { layer: 'toolCheck', reason: toolCheck.message || `${tool.name} refused this call` });
+  }
+  const readOnly = safeIsReadOnly(tool, input);
+  if (ctx.mode === 'plan' && !readOnly) {
+    return deny({ layer: 'mode', reason: `plan mode is read-only: ${tool.name} with this input is not a read-only call` });
+  }
+  if (content.behavior === 'deny') return asDeny(content);
+
+  const pendingAsk = toolCheck?.behavior === 'ask' ? toolCheck : content.behavior === 'ask' ? content : undefined;
+  if (pendingAsk) {
+    const trace = pendingAsk.decisionReason ?? { layer: 'toolCheck' as const, reason: pendingAsk.message ?? `${tool.name} asks` };
+    if (ctx.mode === 'bypassPermissions') {
+      return { behavior: 'allow', decisionReason: { layer: 'mode', reason: `bypassPermissions mode skips the check: ${trace.reason}`, subcommand: trace.subcommand } };
+    }
+    if (hook?.behavior === 'allow' && trace.classifierApprovable !== false) {
+      return { ...hook, decisionReason: hookTrace(hook, `a PreToolUse hook approved what would have prompted: ${trace.reason}`) };
+    }
+    return finish(withSuggestions(asAsk(pendingAsk, trace), tool, input, ctx));
+  }
+
+  // 5. Mode.
+  if (ctx.mode === 'bypassPermissions') {
+    return { behavior: 'allow', decisionReason: { layer: 'mode', reason: 'bypassPermissions mode allows everything but deny and ask rules' } };
+  }
+
+  // 6. Allow rules and read-only.
+  if (content.behavior === 'allow') return { behavior: 'allow', decisionReason: content.decisionReason ?? { layer: 'allowRule', reason: 'allowed' } };
+  const toolAllow = findToolLevelRule(ctx.alwaysAllowRules, tool);
+  if (toolAllow) {
+    return { behavior: 'allow', decisionReason: ruleTrace('allowRule', toolAllow, `${tool.name} is allowed by ${formatPermissionRule(toolAllow.ruleValue)}`) };
+  }
+  if (readOnly && content.behavior === 'passthrough' && content.decisionReason === undefined && !tool.isMcp && !NETWORK_TOOLS.has(tool.name)) {
+    return { behavior: 'allow', decisionReason: { layer: 'readOnly', reason: `${tool.name} with this input is read-only` } };
+  }
+  if (hook?.behavior === 'allow') return { ...hook, decisionReason: hookTrace(hook, 'a PreToolUse hook approved this call') };
+
+  // 7. Nothing allowed it: ask.
+  const why = content.decisionReason?.reason ?? content.message ?? `no rule allows ${tool.name}`;
+  return finish(
+    withSuggestions(
+      { behavior: 'ask', message: `${tool.name} needs permission: ${why}`, decisionReason: { layer: 'prompt', reason: why, subcommand: content.decisionReason?.subcommand } },
+      tool,
+      input,
+      ctx,
+    ),
+  );
+}
+
+function applyDontAsk(decision: PermissionDecision, ctx: ToolPermissionContext): PermissionDecision {
+  if (decision.behavior !== 'ask' || ctx.mode !== 'dontAsk') return decision;
+  const t = decision.decisionReason;
+  const reason = `dontAsk mode denies what would prompt (${t?.reason ?? decision.message})`;
+  return {
+    behavior: 'deny',
+    message: headlessDenyMessage(decision, reason),
+    decisionReason: { ...(t ?? {}), layer: 'mode', reason },
+  };
+}
+
+/** The message a headless or dontAsk denial carries: what asked, and which rule would allow it. */
+export function headlessDenyMessage(decision: PermissionAskDecision, prefix: string): string {
+  const suggestion = decision.suggestions?.[0];
+  const t = decision.decisionReason;
+  const fixable = t === undefined || !['askRule', 'safetyCheck', 'hook'].includes(t.layer);
+  const hint =
+    suggestion && fixable
+      ? `; to allow it, add ${JSON.stringify(formatPermissionRule(suggestion))} to permissions.allow`
+      : t?.layer === 'askRule'
+        ? `; the ask rule ${t.rule ?? ''} requires a person to confirm`
+        : '';
+  return `${prefix}${hint}`;
+}
+
+function withSuggestions(d: PermissionAskDecision, tool: AnyTool, input: Record<string, unknown>, ctx: ToolPermissionContext): PermissionAskDecision {
+  if (d.suggestions && d.suggestions.length > 0) return d;
+  const suggestions = suggestRules(tool, input, ctx, d.decisionReason);
+  return suggestions.length > 0 ? { ...d, suggestions } : d;
+}
+
+function ruleTrace(layer: DecisionTrace['layer'], rule: PermissionRule, reason: string): DecisionTrace {
+  return { layer, reason, rule: formatPermissionRule(rule.ruleValue), source: rule.source, sourceFile: rule.sourceFile };
+}
+
+function hookTrace(hook: PermissionDecision, fallback: string): DecisionTrace {
+  const t = hook.decisionReason;
+  return { ...(t ?? {}), layer: 'hook', reason: t?.reason ?? ('message' in hook && hook.message ? hook.message : fallback) };
+}
+
+function deny(trace: DecisionTrace): PermissionDenyDecision {
+  return { behavior: 'deny', message: `Permission denied: ${trace.reason}`, decisionReason: trace };
+}
+
+function ask(trace: DecisionTrace): PermissionAskDecision {
+  return { behavior: 'ask', message: `Permission required: ${trace.reason}`, decisionReason: trace };
+}
+
+function asDeny(r: PermissionResult, fallback?: DecisionTrace): PermissionDenyDecision {
+  const trace = r.decisionReason ?? fallback ?? { layer: 'toolCheck', reason: ('message' in r && r.message) || 'denied' };
+  return { behavior: 'deny', message: ('message' in r && r.message) || `Permission denied: ${trace.reason}`, decisionReason: trace };
+}
+
+function asAsk(r: PermissionResult, traceOverride?: DecisionTrace): PermissionAskDecision {
+  const trace = traceOverride ?? r.decisionReason ?? { layer: 'toolCheck', reason: ('message' in r && r.message) || 'confirmation needed' };
+  const suggestions = 'suggestions' in r ? r.suggestions : undefined;
+  return {
+    behavior: 'ask',
+    message: ('message' in r && r.message) || `Permission required: ${trace.reason}`,
+    decisionReason: trace,
+    ...(suggestions ? { suggestions } : {}),
+  };
+}
