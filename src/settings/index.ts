@@ -1,0 +1,3 @@
+export * from './load-settings.js';
+export * from './read-settings-file.js';
+export * from './settings-keys.js';

@@ -1,0 +1,211 @@
+/**
+ * `loadSettings()`: Claude Code's settings files, unchanged, plus toolgate's own beside them, merged by the
+ * documented precedence (highest first): managed policy → `--settings` files → command-line rules → local project →
+ * shared project → user. Within one level toolgate's file comes after Claude Code's, so it wins scalar keys.
+ *
+ * Rules from every level are kept (each with its source, file and anchoring root): the engine makes a deny anywhere
+ * beat an allow anywhere. Scalars (`defaultMode`) come from the highest level that sets them; lists merge; `env` and
+ * `sandbox` merge key by key, higher levels winning.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import type {
+  AdditionalWorkingDirectory,
+  PermissionMode,
+  PermissionRule,
+  PermissionRuleSource,
+  ToolPermissionContext,
+} from '../tool/permission-types.js';
+import { createPermissionContext } from '../permissions/permission-context.js';
+import { expandPath } from '../permissions/paths.js';
+import { tryParsePermissionRule, validatePermissionRule } from '../permissions/permission-rule.js';
+import { readSettingsFile, type SettingsError, type SettingsFileContent } from './read-settings-file.js';
+
+export type { SettingsError } from './read-settings-file.js';
+
+export interface LoadSettingsOptions {
+  readonly cwd: string;
+  /** Where `.claude/` and `.toolgate/` of the project live (default: cwd). */
+  readonly projectDir?: string;
+  readonly homeDir?: string;
+  /** Default: `/etc/claude-code/managed-settings.json` (Linux), `/Library/Application Support/ClaudeCode/…` (macOS). */
+  readonly managedSettingsPath?: string;
+  /** `--settings` arguments: files or inline JSON, later ones winning. */
+  readonly flagSettingsFiles?: readonly string[];
+  /** `--allow/--deny/--ask` rules from the command line (source `cliArg`). */
+  readonly cliRules?: { readonly allow?: readonly string[]; readonly deny?: readonly string[]; readonly ask?: readonly string[] };
+  /** A mode chosen on the command line: beats every `defaultMode`. */
+  readonly mode?: PermissionMode;
+}
+
+export interface HooksFromSource {
+  readonly source: PermissionRuleSource;
+  readonly file: string;
+  /** The raw `hooks` object, for the hooks layer to parse. */
+  readonly hooks: unknown;
+}
+
+export interface LoadedSettings {
+  readonly permissionContext: ToolPermissionContext;
+  /** Highest precedence first. */
+  readonly hooksBySource: readonly HooksFromSource[];
+  /** The merged raw `sandbox` object (undefined when no file sets it). */
+  readonly sandbox: unknown;
+  readonly env: Readonly<Record<string, string>>;
+  /** Files consulted, highest precedence first, and whether each existed. */
+  readonly files: readonly { source: PermissionRuleSource; file: string; found: boolean }[];
+  readonly warnings: readonly string[];
+  readonly errors: readonly SettingsError[];
+}
+
+export function defaultManagedSettingsPath(platform: NodeJS.Platform = process.platform): string {
+  if (platform === 'darwin') return '/Library/Application Support/ClaudeCode/managed-settings.json';
+  if (platform === 'win32') return 'C:\\Program Files\\ClaudeCode\\managed-settings.json';
+  return '/etc/claude-code/managed-settings.json';
+}
+
+interface Planned {
+  readonly source: PermissionRuleSource;
+  readonly file: string;
+  readonly root: string;
+}
+
+export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
+  const cwd = path.resolve(options.cwd);
+  const projectDir = path.resolve(cwd, options.projectDir ?? cwd);
+  const homeDir = path.resolve(options.homeDir ?? os.homedir());
+  const managed = options.managedSettingsPath ?? defaultManagedSettingsPath();
+  const errors: SettingsError[] = [];
+  const warnings: string[] = [];
+
+  // Highest precedence first.
+  const plan: Planned[] = [
+    { source: 'policySettings', file: managed, root: projectDir },
+    ...(options.flagSettingsFiles ?? []).map((f) => {
+      const inline = f.trimStart().startsWith('{');
+      const file = inline ? f : path.resolve(cwd, f);
+      return { source: 'flagSettings' as const, file, root: inline ? cwd : path.dirname(file) };
+    }).reverse(),
+    { source: 'localSettings', file: path.join(projectDir, '.toolgate', 'settings.local.json'), root: projectDir },
+    { source: 'localSettings', file: path.join(projectDir, '.claude', 'settings.local.json'), root: projectDir },
+    { source: 'projectSettings', file: path.join(projectDir, '.toolgate', 'settings.json'), root: projectDir },
+    { source: 'projectSettings', file: path.join(projectDir, '.claude', 'settings.json'), root: projectDir },
+    { source: 'userSettings', file: path.join(homeDir, '.toolgate', 'settings.json'), root: path.join(homeDir, '.toolgate') },
+    { source: 'userSettings', file: path.join(homeDir, '.claude', 'settings.json'), root: path.join(homeDir, '.claude') },
+  ];
+
+  const contents: SettingsFileContent[] = [];
+  const files: { source: PermissionRuleSource; file: string; found: boolean }[] = [];
+  for (const p of plan) {
+    const r = readSettingsFile(p);
+    errors.push(...r.errors);
+    warnings.push(...r.warnings);
+    files.push({ source: p.source, file: r.content?.file ?? p.file, found: r.content !== undefined || r.errors.length > 0 });
+    if (r.content) contents.push(r.content);
+  }
+  const cliContent = cliRulesContent(options.cliRules, cwd, errors, warnings);
+  // cliArg sits between flagSettings and localSettings.
+  const firstLocal = contents.findIndex((c) => !['policySettings', 'flagSettings'].includes(c.source));
+  contents.splice(firstLocal === -1 ? contents.length : firstLocal, 0, cliContent);
+
+  const managedOnly = contents.some((c) => c.allowManagedPermissionRulesOnly);
+  let rules: PermissionRule[] = contents.flatMap((c) => c.rules);
+  if (managedOnly) {
+    const dropped = rules.filter((r) => r.source !== 'policySettings');
+    if (dropped.length > 0) warnings.push(`managed settings allow only managed permission rules: ${dropped.length} other rule(s) ignored`);
+    rules = rules.filter((r) => r.source === 'policySettings');
+  }
+
+  const bypassDisabled = contents.some((c) => c.disableBypassPermissionsMode);
+  const autoDisabled = contents.some((c) => c.disableAutoMode);
+  let mode: PermissionMode = options.mode ?? contents.find((c) => c.defaultMode !== undefined)?.defaultMode ?? 'default';
+  if (mode === 'bypassPermissions' && bypassDisabled) {
+    errors.push({ file: contents.find((c) => c.disableBypassPermissionsMode)!.file, key: 'permissions.disableBypassPermissionsMode', message: 'bypassPermissions mode is disabled by settings; using default mode' });
+    mode = 'default';
+  }
+  if (mode === 'auto' && autoDisabled) {
+    warnings.push('auto mode is disabled by settings; using default mode');
+    mode = 'default';
+  }
+
+  const dirs: AdditionalWorkingDirectory[] = [];
+  for (const c of contents) {
+    const base = c.source === 'projectSettings' || c.source === 'localSettings' ? projectDir : cwd;
+    for (const d of c.additionalDirectories) dirs.push({ path: expandPath(d, base, homeDir), source: c.source });
+  }
+
+  const env: Record<string, string> = {};
+  for (const c of [...contents].reverse()) Object.assign(env, c.env);
+  let sandbox: unknown;
+  for (const c of [...contents].reverse()) if (c.sandbox !== undefined) sandbox = mergeRaw(sandbox, c.sandbox);
+
+  const permissionContext = createPermissionContext({
+    cwd,
+    projectDir,
+    homeDir,
+    mode,
+    additionalDirectories: dirs,
+    rules,
+    isBypassPermissionsModeAvailable: !bypassDisabled,
+  });
+  return {
+    permissionContext,
+    hooksBySource: contents.filter((c) => c.hooks !== undefined).map((c) => ({ source: c.source, file: c.file, hooks: c.hooks })),
+    sandbox,
+    env,
+    files,
+    warnings,
+    errors,
+  };
+}
+
+function cliRulesContent(
+  cli: LoadSettingsOptions['cliRules'],
+  cwd: string,
+  errors: SettingsError[],
+  warnings: string[],
+): SettingsFileContent {
+  const rules: PermissionRule[] = [];
+  for (const behavior of ['allow', 'deny', 'ask'] as const) {
+    for (const text of cli?.[behavior] ?? []) {
+      const parsed = tryParsePermissionRule(text);
+      const where = `--${behavior}`;
+      if (!parsed.ok) {
+        errors.push({ file: 'command line', key: where, rule: text, message: `${where}: ${parsed.error.problem} in rule ${JSON.stringify(text)}` });
+        continue;
+      }
+      const check = validatePermissionRule(parsed.value, behavior);
+      for (const w of check.warnings) warnings.push(`command line ${where} ${JSON.stringify(text)}: ${w}`);
+      if (check.errors.length > 0) {
+        for (const e of check.errors) errors.push({ file: 'command line', key: where, rule: text, message: `${where}: ${e} in rule ${JSON.stringify(text)}` });
+        continue;
+      }
+      rules.push({ source: 'cliArg', ruleBehavior: behavior, ruleValue: parsed.value, sourceFile: 'command line', root: cwd });
+    }
+  }
+  return {
+    source: 'cliArg',
+    file: 'command line',
+    rules,
+    additionalDirectories: [],
+    disableBypassPermissionsMode: false,
+    disableAutoMode: false,
+    allowManagedPermissionRulesOnly: false,
+    env: {},
+  };
+}
+
+/** Objects merge key by key (the later value wins scalars), arrays concatenate without duplicates. */
+function mergeRaw(lower: unknown, higher: unknown): unknown {
+  if (Array.isArray(lower) && Array.isArray(higher)) return [...new Set([...lower, ...higher])];
+  if (isPlainObject(lower) && isPlainObject(higher)) {
+    const out: Record<string, unknown> = { ...lower };
+    for (const [k, v] of Object.entries(higher)) out[k] = k in out ? mergeRaw(out[k], v) : v;
+    return out;
+  }
+  return higher;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}

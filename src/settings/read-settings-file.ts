@@ -1,0 +1,231 @@
+/**
+ * One settings file, read and checked: JSON syntax errors with line and column, wrong types by key, malformed rules by
+ * key, index and text. A missing file is not an error (most scopes have none); an unknown key is a warning.
+ */
+import fs from 'node:fs';
+import type { PermissionBehavior, PermissionMode, PermissionRule, PermissionRuleSource } from '../tool/permission-types.js';
+import { PERMISSION_MODES } from '../tool/permission-types.js';
+import { tryParsePermissionRule, validatePermissionRule } from '../permissions/permission-rule.js';
+import { locateJsonError } from './locate-json-error.js';
+import { KNOWN_PERMISSION_KEYS, KNOWN_TOP_LEVEL_KEYS } from './settings-keys.js';
+
+export interface SettingsError {
+  /** The settings file (or `--settings` inline JSON) the problem is in. */
+  readonly file: string;
+  /** The key path, e.g. `permissions.allow[2]`. */
+  readonly key?: string;
+  /** The rule text, for rule errors. */
+  readonly rule?: string;
+  readonly message: string;
+}
+
+/** What one file contributes, already checked. */
+export interface SettingsFileContent {
+  readonly source: PermissionRuleSource;
+  readonly file: string;
+  readonly rules: PermissionRule[];
+  readonly defaultMode?: PermissionMode;
+  readonly additionalDirectories: string[];
+  readonly disableBypassPermissionsMode: boolean;
+  readonly disableAutoMode: boolean;
+  readonly allowManagedPermissionRulesOnly: boolean;
+  readonly hooks?: unknown;
+  readonly sandbox?: unknown;
+  readonly env: Record<string, string>;
+}
+
+export interface ReadResult {
+  readonly content?: SettingsFileContent;
+  readonly errors: SettingsError[];
+  readonly warnings: string[];
+}
+
+export interface ReadOptions {
+  readonly source: PermissionRuleSource;
+  /** A path, or inline JSON (a `--settings '{…}'` argument). */
+  readonly file: string;
+  /** The folder `/path` rules of this file are anchored at. */
+  readonly root: string;
+}
+
+export function readSettingsFile(options: ReadOptions): ReadResult {
+  const { file } = options;
+  const inline = file.trimStart().startsWith('{');
+  let text: string;
+  if (inline) {
+    text = file;
+  } else {
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return { errors: [], warnings: [] };
+      return { errors: [{ file, message: `cannot read settings file: ${code === 'EISDIR' ? 'it is a directory' : (code ?? String(error))}` }], warnings: [] };
+    }
+  }
+  const label = inline ? '--settings (inline JSON)' : file;
+  if (text.trim() === '') return { content: emptyContent(options.source, label), errors: [], warnings: [] };
+  let json: unknown;
+  try {
+    json = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    return { errors: [{ file: label, message: `invalid JSON: ${describeJsonError(error, text)}` }], warnings: [] };
+  }
+  return checkSettings(json, { ...options, file: label });
+}
+
+function emptyContent(source: PermissionRuleSource, file: string): SettingsFileContent {
+  return {
+    source,
+    file,
+    rules: [],
+    additionalDirectories: [],
+    disableBypassPermissionsMode: false,
+    disableAutoMode: false,
+    allowManagedPermissionRulesOnly: false,
+    env: {},
+  };
+}
+
+function describeJsonError(error: unknown, text: string): string {
+  const where = locateJsonError(text);
+  if (where) return `${where.problem} at line ${where.line}, column ${where.column}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Checks parsed settings; exported for tests and for settings given as objects. */
+export function checkSettings(json: unknown, options: ReadOptions): ReadResult {
+  const { file, source, root } = options;
+  const errors: SettingsError[] = [];
+  const warnings: string[] = [];
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+    return { errors: [{ file, message: 'settings must be a JSON object' }], warnings };
+  }
+  const obj = json as Record<string, unknown>;
+  for (const key of Object.keys(obj)) {
+    if (!KNOWN_TOP_LEVEL_KEYS.has(key)) warnings.push(`${file}: unknown settings key "${key}" (ignored)`);
+  }
+  const content = { ...emptyContent(source, file), rules: [] as PermissionRule[] };
+  let defaultMode: PermissionMode | undefined;
+  let disableBypass = false;
+  let disableAuto = obj.disableAutoMode === 'disable';
+  const perms = obj.permissions;
+  if (perms !== undefined) {
+    if (perms === null || typeof perms !== 'object' || Array.isArray(perms)) {
+      errors.push({ file, key: 'permissions', message: '"permissions" must be an object' });
+    } else {
+      const p = perms as Record<string, unknown>;
+      for (const key of Object.keys(p)) {
+        if (!KNOWN_PERMISSION_KEYS.has(key)) warnings.push(`${file}: unknown key "permissions.${key}" (ignored)`);
+      }
+      for (const behavior of ['allow', 'deny', 'ask'] as const) {
+        content.rules.push(...readRules(p[behavior], behavior, { file, source, root }, errors, warnings));
+      }
+      if (p.defaultMode !== undefined) defaultMode = readMode(p.defaultMode, file, source, errors, warnings);
+      content.additionalDirectories = readStringList(p.additionalDirectories, 'permissions.additionalDirectories', file, errors);
+      disableBypass = readDisable(p.disableBypassPermissionsMode, 'permissions.disableBypassPermissionsMode', file, errors);
+      disableAuto = disableAuto || readDisable(p.disableAutoMode, 'permissions.disableAutoMode', file, errors);
+    }
+  }
+  const env: Record<string, string> = {};
+  if (obj.env !== undefined) {
+    if (obj.env === null || typeof obj.env !== 'object' || Array.isArray(obj.env)) {
+      errors.push({ file, key: 'env', message: '"env" must be an object of strings' });
+    } else {
+      for (const [k, v] of Object.entries(obj.env as Record<string, unknown>)) {
+        if (typeof v === 'string') env[k] = v;
+        else if (typeof v === 'number' || typeof v === 'boolean') env[k] = String(v);
+        else errors.push({ file, key: `env.${k}`, message: `"env.${k}" must be a string` });
+      }
+    }
+  }
+  if (obj.hooks !== undefined && (obj.hooks === null || typeof obj.hooks !== 'object' || Array.isArray(obj.hooks))) {
+    errors.push({ file, key: 'hooks', message: '"hooks" must be an object keyed by event name' });
+  }
+  const managedOnly = obj.allowManagedPermissionRulesOnly === true;
+  if (managedOnly && source !== 'policySettings') {
+    warnings.push(`${file}: "allowManagedPermissionRulesOnly" is only honoured in managed settings (ignored)`);
+  }
+  return {
+    content: {
+      ...content,
+      ...(defaultMode !== undefined ? { defaultMode } : {}),
+      disableBypassPermissionsMode: disableBypass,
+      disableAutoMode: disableAuto,
+      allowManagedPermissionRulesOnly: managedOnly && source === 'policySettings',
+      ...(obj.hooks !== undefined && errors.every((e) => e.key !== 'hooks') ? { hooks: obj.hooks } : {}),
+      ...(obj.sandbox !== undefined ? { sandbox: obj.sandbox } : {}),
+      env,
+    },
+    errors,
+    warnings,
+  };
+}
+
+function readRules(
+  value: unknown,
+  behavior: PermissionBehavior,
+  where: { file: string; source: PermissionRuleSource; root: string },
+  errors: SettingsError[],
+  warnings: string[],
+): PermissionRule[] {
+  if (value === undefined) return [];
+  const key = `permissions.${behavior}`;
+  if (!Array.isArray(value)) {
+    errors.push({ file: where.file, key, message: `"${key}" must be an array of rule strings` });
+    return [];
+  }
+  const rules: PermissionRule[] = [];
+  value.forEach((item, i) => {
+    const itemKey = `${key}[${i}]`;
+    if (typeof item !== 'string') {
+      errors.push({ file: where.file, key: itemKey, message: `"${itemKey}" must be a string, got ${JSON.stringify(item)}` });
+      return;
+    }
+    const parsed = tryParsePermissionRule(item);
+    if (!parsed.ok) {
+      errors.push({ file: where.file, key: itemKey, rule: item, message: `${itemKey}: ${parsed.error.problem} in rule ${JSON.stringify(item)}` });
+      return;
+    }
+    const check = validatePermissionRule(parsed.value, behavior);
+    for (const w of check.warnings) warnings.push(`${where.file}: ${itemKey} ${JSON.stringify(item)}: ${w}`);
+    if (check.errors.length > 0) {
+      for (const e of check.errors) errors.push({ file: where.file, key: itemKey, rule: item, message: `${itemKey}: ${e} in rule ${JSON.stringify(item)}` });
+      return;
+    }
+    rules.push({ source: where.source, ruleBehavior: behavior, ruleValue: parsed.value, sourceFile: where.file, root: where.root });
+  });
+  return rules;
+}
+
+const SETTABLE_MODES = new Set<string>(PERMISSION_MODES.filter((m) => m !== 'bubble'));
+
+function readMode(value: unknown, file: string, source: PermissionRuleSource, errors: SettingsError[], warnings: string[]): PermissionMode | undefined {
+  const mode = value === 'manual' ? 'default' : value;
+  if (typeof mode !== 'string' || !SETTABLE_MODES.has(mode)) {
+    errors.push({ file, key: 'permissions.defaultMode', message: `"permissions.defaultMode" must be one of ${[...SETTABLE_MODES, 'manual'].join(', ')}; got ${JSON.stringify(value)}` });
+    return undefined;
+  }
+  if (mode === 'auto' && (source === 'projectSettings' || source === 'localSettings')) {
+    warnings.push(`${file}: "permissions.defaultMode": "auto" is ignored in project and local settings`);
+    return undefined;
+  }
+  return mode as PermissionMode;
+}
+
+function readStringList(value: unknown, key: string, file: string, errors: SettingsError[]): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
+    errors.push({ file, key, message: `"${key}" must be an array of strings` });
+    return [];
+  }
+  return value as string[];
+}
+
+function readDisable(value: unknown, key: string, file: string, errors: SettingsError[]): boolean {
+  if (value === undefined || value === false) return false;
+  if (value === 'disable' || value === true) return true;
+  // Fail closed: an unreadable "disable" switch still disables.
+  errors.push({ file, key, message: `"${key}" accepts only "disable"; got ${JSON.stringify(value)} (treated as "disable")` });
+  return true;
+}
