@@ -13,7 +13,11 @@ export interface BaseToolEntry {
 }
 
 /** The catalogue. Built-in tools add themselves here as they land. */
-export const BASE_TOOL_ENTRIES: readonly BaseToolEntry[] = [];
+export const BASE_TOOL_ENTRIES: readonly BaseToolEntry[] = [
+  { name: 'TaskOutput', load: () => import('../tools/task-output/index.js').then((m) => m.TaskOutputTool) },
+  { name: 'Bash', load: () => import('../tools/bash/index.js').then((m) => m.BashTool) },
+  { name: 'TaskStop', load: () => import('../tools/task-stop/index.js').then((m) => m.TaskStopTool) },
+];
 
 const loaded = new Map<string, Promise<AnyTool>>();
 

@@ -1,0 +1,115 @@
+/**
+ * The Bash tool (Claude Code 2.1.328's fields and result texts). The process side lives in `run-bash.ts` and its
+ * helpers; read-only classification — hence parallel execution — comes from the permission engine's Bash analyser.
+ */
+import { z } from 'zod';
+import { isReadOnlyCommand } from '../../permissions/bash/index.js';
+import { buildTool } from '../../tool/build-tool.js';
+import type { ValidationResult } from '../../tool/tool.js';
+import type { ToolUseContext } from '../../tool/tool-use-context.js';
+import {
+  BACKGROUND_MAX_LIFETIME_MS,
+  ENV_OUTPUT_CHARS,
+  backgroundTasksEnabled,
+  timeoutLimits,
+} from './bash-settings.js';
+import { mapBashOutput, type BashOutput } from './bash-output.js';
+import { BASH_DESCRIPTION_FIELD, BASH_TOOL_NAME, bashPrompt } from './prompt.js';
+import { runBash, type BashProgress } from './run-bash.js';
+
+export const bashInputSchema = z.object({
+  command: z.string().describe('The command to execute'),
+  timeout: z.number().optional().describe('Optional timeout in milliseconds (max 600000)'),
+  description: z.string().optional().describe(BASH_DESCRIPTION_FIELD),
+  run_in_background: z
+    .boolean()
+    .optional()
+    .describe('Set to true to run this command in the background. You are notified when it ends; TaskOutput or Read on the output file shows its output.'),
+  dangerouslyDisableSandbox: z
+    .boolean()
+    .optional()
+    .describe('Set this to true to dangerously override sandbox mode and run the command without sandboxing (always asks for permission).'),
+});
+
+export type BashToolInput = z.infer<typeof bashInputSchema>;
+
+function readOnly(input: BashToolInput): boolean {
+  try {
+    return isReadOnlyCommand(input.command);
+  } catch {
+    return false;
+  }
+}
+
+export function validateBashInput(input: BashToolInput, context: ToolUseContext): ValidationResult {
+  const settings = context.options.settings;
+  if (input.command.trim() === '') return { result: false, message: 'The command is empty.', errorCode: 1 };
+  if (input.command.includes('\0')) {
+    return { result: false, message: 'The command contains a NUL byte, which cannot be passed to bash. Remove it and try again.', errorCode: 2 };
+  }
+  if (input.timeout !== undefined) {
+    if (!Number.isFinite(input.timeout) || input.timeout <= 0) {
+      return { result: false, message: `timeout must be a positive number of milliseconds (got ${input.timeout}).`, errorCode: 3 };
+    }
+    const max = input.run_in_background === true ? BACKGROUND_MAX_LIFETIME_MS : timeoutLimits(settings).maxMs;
+    if (input.timeout > max) {
+      const hint = input.run_in_background === true ? '' : ' For longer commands use run_in_background: true.';
+      return { result: false, message: `timeout ${input.timeout} ms is beyond the maximum of ${max} ms.${hint}`, errorCode: 3 };
+    }
+  }
+  if (input.run_in_background === true && !backgroundTasksEnabled(settings)) {
+    return { result: false, message: 'Background tasks are disabled in this session; run the command without run_in_background.', errorCode: 4 };
+  }
+  if (input.dangerouslyDisableSandbox === true && settings.sandbox?.enabled === true && settings.sandbox.allowUnsandboxedCommands === false) {
+    return {
+      result: false,
+      message: 'Running outside the sandbox is not allowed by the settings (sandbox.allowUnsandboxedCommands: false).',
+      errorCode: 5,
+    };
+  }
+  return { result: true };
+}
+
+export const BashTool = buildTool<typeof bashInputSchema, BashOutput, BashProgress>({
+  name: BASH_TOOL_NAME,
+  searchHint: 'execute shell commands',
+  inputSchema: bashInputSchema,
+  // Static, so read from TOOLGATE_BASH_MAX_OUTPUT_LENGTH / BASH_MAX_OUTPUT_LENGTH at load; the per-call inline limit
+  // (settings.bashOutputMaxChars) is applied by the tool itself, which never returns more than it.
+  maxResultSizeChars: ENV_OUTPUT_CHARS,
+  strict: true,
+  prompt: async () => bashPrompt(),
+  description: async (input) => input.description ?? 'Run shell command',
+  userFacingName: () => BASH_TOOL_NAME,
+  isReadOnly: readOnly,
+  isConcurrencySafe: readOnly,
+  interruptBehavior: () => 'cancel',
+  toAutoClassifierInput: (input) => input.command,
+  validateInput: async (input, context) => validateBashInput(input, context),
+  checkPermissions: async (input) => {
+    if (input.dangerouslyDisableSandbox === true) {
+      const reason = 'The command asks to run outside the OS sandbox (dangerouslyDisableSandbox: true).';
+      return { behavior: 'ask', message: reason, decisionReason: { layer: 'toolCheck', reason } };
+    }
+    return { behavior: 'allow', updatedInput: input };
+  },
+  // call() is not given its tool_use id; the executor stamps progress events with it.
+  call: (input, context, _canUseTool, _parentMessage, onProgress) => runBash(input, context, '', onProgress),
+  mapToolResultToToolResultBlockParam: mapBashOutput,
+  renderToolUseMessage: (input) => {
+    const command = (input.command ?? '').replace(/\s+/g, ' ').trim();
+    const shown = command.length > 160 ? `${command.slice(0, 159)}…` : command;
+    const flags = [input.run_in_background ? 'background' : '', input.dangerouslyDisableSandbox ? 'unsandboxed' : '']
+      .filter(Boolean)
+      .join(', ');
+    return flags ? `${shown} (${flags})` : shown;
+  },
+  renderToolResultMessage: (output) => {
+    if (output.backgroundTaskId !== undefined) return `Running in background: ${output.backgroundTaskId}`;
+    if (output.isImage) return '[image]';
+    const lines = output.stdout.trimEnd().split('\n');
+    const head = lines.slice(0, 5).join('\n');
+    return lines.length > 5 ? `${head}\n… (${lines.length - 5} more lines)` : head || '(no output)';
+  },
+});
+

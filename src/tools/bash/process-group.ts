@@ -1,0 +1,65 @@
+/**
+ * Process groups: every command is the leader of its own group (spawned detached → setsid), so one signal reaches
+ * everything it started — pipelines, subshells, `&` children — except processes that leave the group on purpose
+ * (`setsid`, daemons). The module also remembers every group still alive and kills them all if the Node process
+ * exits, so a crash or a forgotten `shutdown()` leaves no orphans behind.
+ */
+
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+/** Sends `signal` to the whole group; false when no process of the group exists any more. */
+export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch (error) {
+    // EPERM: the group exists but one member is not ours to signal (a setuid program); count it as alive.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** True while any process (zombies included: the kernel cannot tell us more cheaply) is in the group. */
+export function groupAlive(pgid: number): boolean {
+  return signalGroup(pgid, 0);
+}
+
+export function trackGroup(pgid: number): void {
+  liveGroups.add(pgid);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on('exit', killAllShellProcessesSync);
+  }
+}
+
+export function untrackGroup(pgid: number): void {
+  liveGroups.delete(pgid);
+}
+
+/**
+ * SIGKILLs every group a Bash call or task started that may still be alive. Runs on `process.on('exit')`; a program
+ * that handles SIGINT/SIGTERM itself should call it (or `TaskRegistry.shutdown()`) before exiting.
+ */
+export function killAllShellProcessesSync(): number {
+  let n = 0;
+  for (const pgid of liveGroups) {
+    if (signalGroup(pgid, 'SIGKILL')) n++;
+  }
+  liveGroups.clear();
+  return n;
+}
+
+/** SIGTERM to the group, then SIGKILL after `graceMs` to whatever is left. Resolves once the SIGKILL step ran. */
+export function terminateGroup(pgid: number, graceMs: number): Promise<void> {
+  if (!signalGroup(pgid, 'SIGTERM')) {
+    untrackGroup(pgid);
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => {
+    setTimeout(() => {
+      signalGroup(pgid, 'SIGKILL');
+      untrackGroup(pgid);
+      resolve();
+    }, graceMs);
+  });
+}

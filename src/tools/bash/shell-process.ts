@@ -1,0 +1,200 @@
+/**
+ * One command, one process: a fresh `bash` (inside bubblewrap when sandboxed) leading its own process group, with
+ * stdout and stderr both pointing at the same output file — the kernel keeps their order and Node never holds the
+ * output in memory. A poll watches the file's size for progress and for the size cap.
+ *
+ * The object outlives the tool call when the command is sent to the background: the task registry then holds it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { groupAlive, signalGroup, terminateGroup, trackGroup, untrackGroup } from './process-group.js';
+import { buildBwrapArgs, type SandboxPlan } from './sandbox.js';
+import { buildShellScript } from './shell-script.js';
+
+/** Why toolgate ended a process (absent: it ended on its own or by someone else's signal). */
+export type KillReason = 'abort' | 'timeout' | 'stop' | 'output-limit' | 'lifetime' | 'shutdown';
+
+export interface ShellExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly killReason?: KillReason;
+  /** `pwd -P` at the end, when the shell could record it. */
+  readonly finalCwd?: string;
+  /** Set when the process could not be started at all. */
+  readonly spawnError?: string;
+  readonly outputBytes: number;
+  readonly durationMs: number;
+}
+
+export interface SpawnShellOptions {
+  readonly id: string;
+  readonly command: string;
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+  /** Created (truncated) by the spawn; both output streams go to it. */
+  readonly outputFile: string;
+  readonly envFile?: string;
+  /** Run inside bubblewrap with this plan (its cwd is the command's). */
+  readonly sandbox?: Omit<SandboxPlan, 'cwd'>;
+  readonly killGraceMs: number;
+  readonly maxOutputBytes: number;
+  readonly pollIntervalMs: number;
+}
+
+export type OutputListener = (sizeBytes: number) => void;
+
+export class ShellProcess {
+  readonly id: string;
+  readonly command: string;
+  readonly cwd: string;
+  readonly outputFile: string;
+  readonly startedAt = Date.now();
+  readonly exited: Promise<ShellExit>;
+  readonly sandboxed: boolean;
+  #child: ChildProcess;
+  #pid: number | undefined;
+  #running = true;
+  #killReason: KillReason | undefined;
+  #listeners = new Set<OutputListener>();
+  #lastSize = 0;
+  #poll: NodeJS.Timeout | undefined;
+  #graceMs: number;
+
+  constructor(options: SpawnShellOptions) {
+    this.id = options.id;
+    this.command = options.command;
+    this.cwd = options.cwd;
+    this.outputFile = options.outputFile;
+    this.sandboxed = options.sandbox !== undefined;
+    this.#graceMs = options.killGraceMs;
+    const cwdFile = `${options.outputFile}.cwd`;
+    const script = buildShellScript(options.command, options.envFile);
+    const [file, args] = options.sandbox
+      ? [options.sandbox.bwrapPath, [...buildBwrapArgs({ ...options.sandbox, cwd: options.cwd }), '--', 'bash', '-c', script]]
+      : ['bash', ['-c', script]];
+
+    const outFd = openSync(options.outputFile, 'w', 0o600);
+    let cwdFd: number | undefined;
+    try {
+      cwdFd = openSync(cwdFile, 'w', 0o600);
+      this.#child = spawn(file, args, {
+        cwd: options.cwd,
+        env: options.env,
+        stdio: ['ignore', outFd, outFd, cwdFd],
+        detached: true,
+      });
+    } finally {
+      closeSync(outFd);
+      if (cwdFd !== undefined) closeSync(cwdFd);
+    }
+    this.#pid = this.#child.pid;
+    if (this.#pid !== undefined) trackGroup(this.#pid);
+
+    this.exited = new Promise<ShellExit>((resolve) => {
+      const finish = (code: number | null, signal: NodeJS.Signals | null, spawnError?: string) => {
+        if (!this.#running) return;
+        this.#running = false;
+        if (this.#poll) clearInterval(this.#poll);
+        const pid = this.#pid;
+        // The leader is gone; anything it left in the group (`cmd &`) must not outlive the call.
+        if (pid !== undefined) {
+          if (groupAlive(pid)) void terminateGroup(pid, this.#graceMs);
+          else untrackGroup(pid);
+        }
+        const outputBytes = this.outputSize();
+        this.#emit(outputBytes);
+        resolve({
+          code,
+          signal,
+          killReason: this.#killReason,
+          finalCwd: readCwdFile(cwdFile),
+          spawnError,
+          outputBytes,
+          durationMs: Date.now() - this.startedAt,
+        });
+      };
+      this.#child.once('exit', (code, signal) => finish(code, signal));
+      this.#child.once('error', (error) => finish(null, null, error.message));
+    });
+
+    if (this.#pid !== undefined) {
+      this.#poll = setInterval(() => this.#check(options.maxOutputBytes), options.pollIntervalMs);
+      this.#poll.unref();
+    }
+  }
+
+  get pid(): number | undefined {
+    return this.#pid;
+  }
+
+  get running(): boolean {
+    return this.#running;
+  }
+
+  get killReason(): KillReason | undefined {
+    return this.#killReason;
+  }
+
+  outputSize(): number {
+    try {
+      return statSync(this.outputFile).size;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** Called with the file size whenever it grew (at the poll interval) and once at exit. */
+  onOutput(listener: OutputListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** SIGTERM to the group, SIGKILL after the grace period; resolves with the exit. The first reason given sticks. */
+  kill(reason: KillReason): Promise<ShellExit> {
+    if (this.#running && this.#pid !== undefined) {
+      this.#killReason ??= reason;
+      void terminateGroup(this.#pid, this.#graceMs);
+    }
+    return this.exited;
+  }
+
+  /** Lets the Node process exit while this runs (background tasks); the exit hook still kills the group. */
+  detachFromEventLoop(): void {
+    this.#child.unref();
+  }
+
+  /** Immediate SIGKILL to the group (shutdown paths that cannot wait). */
+  killNow(reason: KillReason): void {
+    if (this.#running && this.#pid !== undefined) {
+      this.#killReason ??= reason;
+      signalGroup(this.#pid, 'SIGKILL');
+    }
+  }
+
+  #check(maxOutputBytes: number): void {
+    const size = this.outputSize();
+    if (size > maxOutputBytes) void this.kill('output-limit');
+    this.#emit(size);
+  }
+
+  #emit(size: number): void {
+    if (size === this.#lastSize) return;
+    this.#lastSize = size;
+    for (const listener of this.#listeners) listener(size);
+  }
+}
+
+function readCwdFile(file: string): string | undefined {
+  try {
+    const text = readFileSync(file, 'utf8');
+    unlinkSync(file);
+    const line = text.split('\n')[0]?.trim();
+    return line !== undefined && line !== '' ? line : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function spawnShell(options: SpawnShellOptions): ShellProcess {
+  return new ShellProcess(options);
+}

@@ -1,0 +1,67 @@
+/**
+ * The message the model gets on its next turn when a background task ends: what ended, how (status, exit code or
+ * signal), where its output is, and the last lines of it.
+ */
+import type { MessageParam } from '../../tool/tool.js';
+import { collapseCarriageReturns, lastLines, readOutputTail } from './output-file.js';
+import type { TaskInfo } from './task-registry.js';
+
+const TAIL_BYTES = 4_096;
+const TAIL_LINES = 10;
+const TAIL_CHARS = 1_000;
+
+export function describeTaskEnd(task: TaskInfo): string {
+  const label = task.description ? `"${task.description}"` : `"${truncate(task.command, 80)}"`;
+  switch (task.status) {
+    case 'completed':
+      return `Background command ${label} completed (exit code 0)`;
+    case 'failed':
+      return task.exitCode !== null
+        ? `Background command ${label} failed with exit code ${task.exitCode}`
+        : `Background command ${label} was killed by signal ${task.signal ?? 'unknown'}`;
+    case 'killed':
+      return `Background command ${label} was killed (${killReasonText(task)})`;
+    default:
+      return `Background command ${label} is still running`;
+  }
+}
+
+function killReasonText(task: TaskInfo): string {
+  switch (task.killReason) {
+    case 'lifetime':
+      return 'it ran past its time limit';
+    case 'output-limit':
+      return 'its output exceeded the size limit';
+    case 'stop':
+      return 'stopped on request';
+    case 'shutdown':
+      return 'the session ended';
+    default:
+      return task.killReason ?? 'by toolgate';
+  }
+}
+
+export function taskNotification(task: TaskInfo): MessageParam {
+  const tail = readOutputTail(task.outputFile, TAIL_BYTES);
+  let excerpt = lastLines(collapseCarriageReturns(tail.text), TAIL_LINES);
+  if (excerpt.length > TAIL_CHARS) excerpt = excerpt.slice(-TAIL_CHARS);
+  const lines = [
+    '<task-notification>',
+    `<task-id>${task.id}</task-id>`,
+    `<task-type>${task.type}</task-type>`,
+    `<status>${task.status}</status>`,
+    ...(task.exitCode !== null ? [`<exit-code>${task.exitCode}</exit-code>`] : []),
+    ...(task.signal !== null ? [`<signal>${task.signal}</signal>`] : []),
+    `<summary>${describeTaskEnd(task)}</summary>`,
+    `<output-file>${task.outputFile}</output-file>`,
+    ...(excerpt !== '' ? ['<output-tail>', excerpt, '</output-tail>'] : []),
+    '</task-notification>',
+    'Read the output file (or use TaskOutput) for the full output.',
+  ];
+  return { role: 'user', content: lines.join('\n') };
+}
+
+function truncate(text: string, max: number): string {
+  const oneLine = text.replace(/\s+/g, ' ').trim();
+  return oneLine.length <= max ? oneLine : `${oneLine.slice(0, max - 1)}…`;
+}

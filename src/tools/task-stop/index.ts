@@ -1,0 +1,77 @@
+/**
+ * TaskStop (aliases KillShell, KillBash): ends a running background task's whole process group and reports its
+ * final state. `shell_id` is Claude Code's deprecated name for `task_id`.
+ */
+import { z } from 'zod';
+import { buildTool } from '../../tool/build-tool.js';
+import type { ToolUseContext } from '../../tool/tool-use-context.js';
+import type { ValidationResult } from '../../tool/tool.js';
+import { getTaskRegistry, type TaskStatus } from '../bash/task-registry.js';
+import { TASK_STOP_TOOL_NAME, taskStopPrompt } from './prompt.js';
+
+export const taskStopInputSchema = z.object({
+  task_id: z.string().optional().describe('The ID of the background task to stop'),
+  shell_id: z.string().optional().describe('Deprecated: use task_id instead'),
+});
+
+export type TaskStopInput = z.infer<typeof taskStopInputSchema>;
+
+export interface TaskStopData {
+  readonly message: string;
+  readonly task_id: string;
+  readonly task_type: 'local_bash';
+  readonly command: string;
+  readonly status: TaskStatus;
+  readonly exit_code: number | null;
+  readonly signal: string | null;
+}
+
+function taskIdOf(input: TaskStopInput): string | undefined {
+  const id = input.task_id ?? input.shell_id;
+  return id !== undefined && id.trim() !== '' ? id.trim() : undefined;
+}
+
+function validate(input: TaskStopInput, context: ToolUseContext): ValidationResult {
+  const id = taskIdOf(input);
+  if (id === undefined) return { result: false, message: 'Give the ID of the task to stop in task_id.', errorCode: 1 };
+  const task = getTaskRegistry(context).get(id);
+  if (task === undefined) return { result: false, message: `No task found with ID: ${id}`, errorCode: 2 };
+  if (task.status !== 'running') {
+    const how = task.exitCode !== null ? `exit code ${task.exitCode}` : task.signal !== null ? `signal ${task.signal}` : 'no exit code';
+    return { result: false, message: `Task ${id} is not running (status: ${task.status}, ${how}).`, errorCode: 3 };
+  }
+  return { result: true };
+}
+
+export const TaskStopTool = buildTool<typeof taskStopInputSchema, TaskStopData>({
+  name: TASK_STOP_TOOL_NAME,
+  aliases: ['KillShell', 'KillBash'],
+  searchHint: 'stop kill background task',
+  inputSchema: taskStopInputSchema,
+  maxResultSizeChars: 100_000,
+  shouldDefer: true,
+  prompt: async () => taskStopPrompt(),
+  description: async (input) => `Stop task ${taskIdOf(input) ?? ''}`.trim(),
+  validateInput: async (input, context) => validate(input, context),
+  call: async (input, context) => {
+    const check = validate(input, context);
+    if (!check.result) throw new Error(check.message);
+    const id = taskIdOf(input)!;
+    const task = await getTaskRegistry(context).stop(id);
+    if (task === undefined) throw new Error(`No task found with ID: ${id}`);
+    return {
+      data: {
+        message: `Successfully stopped task: ${id} (${task.command})`,
+        task_id: id,
+        task_type: task.type,
+        command: task.command,
+        status: task.status,
+        exit_code: task.exitCode,
+        signal: task.signal,
+      },
+    };
+  },
+  mapToolResultToToolResultBlockParam: (data, toolUseId) => ({ type: 'tool_result', tool_use_id: toolUseId, content: data.message }),
+  renderToolUseMessage: (input) => taskIdOf(input as TaskStopInput) ?? '',
+  renderToolResultMessage: (data) => data.message,
+});
