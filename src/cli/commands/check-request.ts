@@ -1,0 +1,177 @@
+/**
+ * One `toolgate check` request → one decision, computed by the engine's own functions (nothing runs). Shared by the
+ * single-decision form and `--batch` (JSON Lines in, JSON Lines out).
+ */
+import os from 'node:os';
+import path from 'node:path';
+import type {
+  PermissionDecision,
+  PermissionMode,
+  PermissionRule,
+  ToolPermissionContext,
+} from '../../tool/permission-types.js';
+import { PERMISSION_MODES, PERMISSION_RULE_SOURCES } from '../../tool/permission-types.js';
+import type { Tools } from '../../tool/tool.js';
+import { createToolUseContext, type ToolUseContext } from '../../tool/tool-use-context.js';
+import { createPermissionContext, updatePermissionContext } from '../../permissions/permission-context.js';
+import { tryParsePermissionRule, validatePermissionRule } from '../../permissions/permission-rule.js';
+import { resolvePermission } from '../../permissions/resolve.js';
+import { loadSettings, type LoadSettingsOptions } from '../../settings/load-settings.js';
+import { toolForCheck } from './check-tools.js';
+
+/** The batch output line, fields in this order. */
+export interface CheckOutput {
+  behavior: 'allow' | 'ask' | 'deny';
+  layer: string;
+  rule: string | null;
+  source: string | null;
+  reason: string;
+}
+
+export class CheckRequestError extends Error {}
+
+/** What the command line sets for every request (a request's own fields win). */
+export interface CheckDefaults {
+  readonly cwd: string;
+  readonly projectDir?: string;
+  readonly home?: string;
+  readonly mode?: PermissionMode;
+  readonly managedSettingsPath?: string;
+  readonly flagSettingsFiles?: readonly string[];
+  readonly cliRules?: LoadSettingsOptions['cliRules'];
+}
+
+export class CheckEngine {
+  readonly #tools: Tools;
+  readonly #defaults: CheckDefaults;
+  readonly #contexts = new Map<string, ToolPermissionContext>();
+  readonly #base: ToolUseContext;
+
+  constructor(tools: Tools, defaults: CheckDefaults) {
+    this.#tools = tools;
+    this.#defaults = defaults;
+    this.#base = createToolUseContext({ tools, permissionContext: createPermissionContext({ cwd: defaults.cwd }), sessionDir: os.tmpdir() });
+  }
+
+  /** A request object (already JSON-parsed) → its decision. Throws CheckRequestError for a bad request. */
+  async decide(request: unknown): Promise<{ output: CheckOutput; decision: PermissionDecision; warnings: string[] }> {
+    if (request === null || typeof request !== 'object' || Array.isArray(request)) throw new CheckRequestError('a request must be a JSON object');
+    const r = request as Record<string, unknown>;
+    if (typeof r.tool !== 'string' || r.tool.length === 0) throw new CheckRequestError('"tool" must be a non-empty string');
+    const input = r.input ?? {};
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new CheckRequestError('"input" must be a JSON object');
+    const { ctx, warnings } = this.#contextFor(r);
+    const tool = toolForCheck(this.#tools, r.tool);
+    const observable = structuredClone(input) as Record<string, unknown>;
+    const context: ToolUseContext = { ...this.#base, getAppState: () => ({ toolPermissionContext: ctx, cwd: ctx.cwd }) };
+    if (tool.backfillObservableInput) {
+      try {
+        tool.backfillObservableInput(observable, context);
+      } catch {
+        // A backfill that cannot cope with this input leaves it as given; the engine resolves paths itself.
+      }
+    }
+    const decision = await resolvePermission(tool, observable, ctx, { runToolCheck: () => tool.checkPermissions(observable, context) });
+    const t = decision.decisionReason;
+    return {
+      output: {
+        behavior: decision.behavior,
+        layer: t?.layer ?? 'prompt',
+        rule: t?.rule ?? null,
+        source: t?.source ?? null,
+        reason: t?.reason ?? ('message' in decision ? decision.message : ''),
+      },
+      decision,
+      warnings,
+    };
+  }
+
+  #contextFor(r: Record<string, unknown>): { ctx: ToolPermissionContext; warnings: string[] } {
+    const d = this.#defaults;
+    const cwd = absField(r, 'cwd') ?? path.resolve(d.cwd);
+    const projectDir = absField(r, 'projectDir') ?? (d.projectDir !== undefined ? path.resolve(d.projectDir) : cwd);
+    const home = absField(r, 'home') ?? d.home;
+    let mode: PermissionMode | undefined = d.mode;
+    if (r.mode !== undefined) {
+      if (typeof r.mode !== 'string' || !(PERMISSION_MODES as readonly string[]).includes(r.mode)) {
+        throw new CheckRequestError(`"mode" must be one of ${PERMISSION_MODES.join(', ')}`);
+      }
+      mode = r.mode as PermissionMode;
+    }
+    const dirs = r.additionalDirectories;
+    if (dirs !== undefined && (!Array.isArray(dirs) || !dirs.every((x) => typeof x === 'string'))) {
+      throw new CheckRequestError('"additionalDirectories" must be an array of strings');
+    }
+    const key = JSON.stringify([cwd, projectDir, home, mode, r.rules ?? null, dirs ?? null]);
+    const cached = this.#contexts.get(key);
+    if (cached) return { ctx: cached, warnings: [] };
+    let ctx: ToolPermissionContext;
+    const warnings: string[] = [];
+    if (r.rules !== undefined) {
+      ctx = createPermissionContext({
+        cwd,
+        projectDir,
+        ...(home !== undefined ? { homeDir: home } : {}),
+        mode: mode ?? 'default',
+        additionalDirectories: (dirs as string[] | undefined) ?? [],
+        rules: parseRequestRules(r.rules),
+      });
+    } else {
+      const s = loadSettings({
+        cwd,
+        projectDir,
+        ...(home !== undefined ? { homeDir: home } : {}),
+        ...(d.managedSettingsPath !== undefined ? { managedSettingsPath: d.managedSettingsPath } : {}),
+        ...(d.flagSettingsFiles ? { flagSettingsFiles: d.flagSettingsFiles } : {}),
+        ...(d.cliRules ? { cliRules: d.cliRules } : {}),
+        ...(mode !== undefined ? { mode } : {}),
+      });
+      if (s.errors.length > 0) {
+        // Fail closed: a decision under a policy we could not read completely would be a guess.
+        throw new CheckRequestError(`settings errors: ${s.errors.map((e) => `${e.file}${e.key ? ` (${e.key})` : ''}: ${e.message}`).join('; ')}`);
+      }
+      warnings.push(...s.warnings);
+      ctx = s.permissionContext;
+      if (dirs !== undefined && dirs.length > 0) {
+        const merged = new Map(ctx.additionalWorkingDirectories);
+        for (const x of dirs as string[]) merged.set(path.resolve(cwd, x), { path: path.resolve(cwd, x), source: 'session' });
+        ctx = updatePermissionContext(ctx, { additionalWorkingDirectories: merged });
+      }
+    }
+    if (this.#contexts.size > 1000) this.#contexts.clear();
+    this.#contexts.set(key, ctx);
+    return { ctx, warnings };
+  }
+}
+
+function absField(r: Record<string, unknown>, key: string): string | undefined {
+  const v = r[key];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || !path.isAbsolute(v)) throw new CheckRequestError(`"${key}" must be an absolute path`);
+  return path.resolve(v);
+}
+
+function parseRequestRules(value: unknown): PermissionRule[] {
+  if (!Array.isArray(value)) throw new CheckRequestError('"rules" must be an array');
+  return value.map((item, i) => {
+    const where = `rules[${i}]`;
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw new CheckRequestError(`${where} must be an object`);
+    const { source, behavior, rule, root } = item as Record<string, unknown>;
+    if (typeof source !== 'string' || !(PERMISSION_RULE_SOURCES as readonly string[]).includes(source)) {
+      throw new CheckRequestError(`${where}.source must be one of ${PERMISSION_RULE_SOURCES.join(', ')}`);
+    }
+    if (behavior !== 'allow' && behavior !== 'deny' && behavior !== 'ask') throw new CheckRequestError(`${where}.behavior must be allow, deny or ask`);
+    if (typeof rule !== 'string') throw new CheckRequestError(`${where}.rule must be a string`);
+    const parsed = tryParsePermissionRule(rule);
+    if (!parsed.ok) throw new CheckRequestError(`${where}: ${parsed.error.message}`);
+    const problems = validatePermissionRule(parsed.value, behavior).errors;
+    if (problems.length > 0) throw new CheckRequestError(`${where}: ${problems.join('; ')} in rule ${JSON.stringify(rule)}`);
+    if (root !== undefined && (typeof root !== 'string' || !path.isAbsolute(root))) throw new CheckRequestError(`${where}.root must be an absolute path`);
+    return {
+      source: source as PermissionRule['source'],
+      ruleBehavior: behavior,
+      ruleValue: parsed.value,
+      ...(root !== undefined ? { root: path.resolve(root) } : {}),
+    };
+  });
+}

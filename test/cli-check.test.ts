@@ -1,0 +1,201 @@
+/**
+ * `toolgate check` end to end through the real CLI: golden cases from Claude Code's documented permission examples
+ * (reference/hooks-and-settings.md, Part B), adversarial path cases, and the batch protocol.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolgate } from './helpers/cli.js';
+
+let tmp: string;
+let proj: string;
+let home: string;
+let outside: string;
+
+beforeAll(() => {
+  tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tg-check-')));
+  proj = path.join(tmp, 'proj');
+  home = path.join(tmp, 'home');
+  outside = path.join(tmp, 'outside');
+  for (const d of [path.join(proj, 'src'), path.join(proj, '.claude'), path.join(home, '.claude'), outside]) fs.mkdirSync(d, { recursive: true });
+  fs.writeFileSync(path.join(proj, '.env'), 'SECRET=1');
+  fs.writeFileSync(path.join(outside, 'data.txt'), 'x');
+  fs.symlinkSync(path.join(proj, '.env'), path.join(proj, 'src', 'env-link'));
+  fs.symlinkSync(outside, path.join(proj, 'out-link'));
+});
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+type Rule = { source?: string; behavior: 'allow' | 'deny' | 'ask'; rule: string; root?: string };
+interface Case {
+  name: string;
+  tool: string;
+  input: Record<string, unknown>;
+  rules?: Rule[];
+  mode?: string;
+  dirs?: string[];
+  want: { behavior: string; layer?: string; rule?: string | null; source?: string | null };
+}
+
+const p = (...s: string[]) => path.join(proj, ...s);
+const R = (behavior: Rule['behavior'], rule: string, source = 'projectSettings'): Rule => ({ source, behavior, rule });
+
+function cases(): Case[] {
+  return [
+    // Read/Edit rule anchoring [PERM]
+    { name: '//abs path', tool: 'Read', input: { file_path: '/etc/hosts' }, rules: [R('allow', 'Read(//etc/hosts)')], want: { behavior: 'allow', layer: 'allowRule', rule: 'Read(//etc/hosts)' } },
+    { name: '~/path', tool: 'Read', input: { file_path: path.join(home, '.aws', 'credentials') }, rules: [R('deny', 'Read(~/.aws/**)', 'userSettings')], want: { behavior: 'deny', rule: 'Read(~/.aws/**)', source: 'userSettings' } },
+    { name: '/path is project-relative for project rules', tool: 'Edit', input: { file_path: p('src', 'a.ts') }, rules: [R('allow', 'Edit(/src/**/*.ts)')], want: { behavior: 'allow', layer: 'allowRule' } },
+    { name: '/path is not the filesystem root', tool: 'Read', input: { file_path: '/src/a.ts' }, rules: [R('deny', 'Read(/src/**)')], want: { behavior: 'ask', layer: 'safetyCheck' } },
+    { name: 'relative path is cwd-relative', tool: 'Read', input: { file_path: p('.env') }, rules: [R('deny', 'Read(./.env)')], want: { behavior: 'deny', rule: 'Read(./.env)' } },
+    { name: 'explicit root', tool: 'Read', input: { file_path: path.join(outside, 'data.txt') }, rules: [{ source: 'policySettings', behavior: 'deny', rule: 'Read(/data.txt)', root: outside }], want: { behavior: 'deny', source: 'policySettings' } },
+    // Edit covers Write and NotebookEdit; Read deny blocks writes [PERM]
+    { name: 'Edit rule covers Write', tool: 'Write', input: { file_path: p('src', 'new.ts') }, rules: [R('allow', 'Edit(./src/**)')], want: { behavior: 'allow', rule: 'Edit(./src/**)' } },
+    { name: 'Edit rule covers NotebookEdit', tool: 'NotebookEdit', input: { notebook_path: p('src', 'n.ipynb'), new_source: '' }, rules: [R('deny', 'Edit(*.ipynb)')], want: { behavior: 'deny', rule: 'Edit(*.ipynb)' } },
+    { name: 'Read deny blocks Write', tool: 'Write', input: { file_path: p('.env') }, rules: [R('deny', 'Read(./.env)'), R('allow', 'Edit')], mode: 'acceptEdits', want: { behavior: 'deny', rule: 'Read(./.env)' } },
+    // Symlinks: deny matches either, allow needs both [PERM]
+    { name: 'deny through a symlink', tool: 'Read', input: { file_path: p('src', 'env-link') }, rules: [R('deny', 'Read(./.env)')], want: { behavior: 'deny' } },
+    { name: 'allow needs the target too', tool: 'Read', input: { file_path: p('out-link', 'data.txt') }, rules: [R('allow', 'Read(./out-link/**)')], want: { behavior: 'ask', layer: 'safetyCheck' } },
+    { name: 'new file under a symlinked dir', tool: 'Write', input: { file_path: p('out-link', 'new.txt') }, mode: 'acceptEdits', want: { behavior: 'ask', layer: 'safetyCheck' } },
+    { name: 'traversal out of the project', tool: 'Edit', input: { file_path: p('src', '..', '..', 'outside', 'data.txt') }, mode: 'acceptEdits', want: { behavior: 'ask', layer: 'safetyCheck' } },
+    { name: 'case-folded deny', tool: 'Read', input: { file_path: p('src', '.ENV') }, rules: [R('deny', 'Read(.env)')], want: { behavior: 'deny' } },
+    // Working directories
+    { name: 'read inside is free', tool: 'Read', input: { file_path: p('src', 'a.ts') }, want: { behavior: 'allow', layer: 'readOnly' } },
+    { name: 'read outside asks', tool: 'Read', input: { file_path: path.join(outside, 'data.txt') }, want: { behavior: 'ask', layer: 'safetyCheck' } },
+    { name: 'additionalDirectories', tool: 'Read', input: { file_path: path.join(outside, 'data.txt') }, dirs: [outside], want: { behavior: 'allow' } },
+    { name: 'Grep outside asks', tool: 'Grep', input: { pattern: 'x', path: '/etc' }, want: { behavior: 'ask' } },
+    { name: 'Glob pattern escaping its path', tool: 'Glob', input: { pattern: '/etc/**' }, want: { behavior: 'ask' } },
+    // Modes [PMODES]
+    { name: 'default prompts for edits', tool: 'Edit', input: { file_path: p('src', 'a.ts') }, want: { behavior: 'ask', layer: 'prompt' } },
+    { name: 'acceptEdits', tool: 'Edit', input: { file_path: p('src', 'a.ts') }, mode: 'acceptEdits', want: { behavior: 'allow', layer: 'mode' } },
+    { name: 'plan blocks edits', tool: 'Edit', input: { file_path: p('src', 'a.ts') }, mode: 'plan', rules: [R('allow', 'Edit')], want: { behavior: 'deny', layer: 'mode' } },
+    { name: 'plan allows reads', tool: 'Read', input: { file_path: p('src', 'a.ts') }, mode: 'plan', want: { behavior: 'allow' } },
+    { name: 'dontAsk denies what would prompt', tool: 'Edit', input: { file_path: p('src', 'a.ts') }, mode: 'dontAsk', want: { behavior: 'deny', layer: 'mode' } },
+    { name: 'dontAsk denies ask rules', tool: 'Read', input: { file_path: p('src', 'a.ts') }, mode: 'dontAsk', rules: [R('ask', 'Read(./src/**)')], want: { behavior: 'deny', rule: 'Read(./src/**)' } },
+    { name: 'bypass allows', tool: 'Write', input: { file_path: '/etc/x.conf' }, mode: 'bypassPermissions', want: { behavior: 'allow', layer: 'mode' } },
+    { name: 'ask rules prompt even in bypass', tool: 'Edit', input: { file_path: p('src', 'a.ts') }, mode: 'bypassPermissions', rules: [R('ask', 'Edit(./src/**)')], want: { behavior: 'ask', layer: 'askRule' } },
+    { name: 'deny rules hold in bypass', tool: 'Edit', input: { file_path: p('src', 'a.ts') }, mode: 'bypassPermissions', rules: [R('deny', 'Edit', 'localSettings')], want: { behavior: 'deny', source: 'localSettings' } },
+    { name: 'ask rules prompt in acceptEdits', tool: 'Edit', input: { file_path: p('src', 'a.ts') }, mode: 'acceptEdits', rules: [R('ask', 'Edit')], want: { behavior: 'ask', layer: 'askRule' } },
+    // Protected paths [PMODES]
+    { name: '.git write asks despite allow', tool: 'Edit', input: { file_path: p('.git', 'config') }, mode: 'acceptEdits', rules: [R('allow', 'Edit(./.git/**)')], want: { behavior: 'ask', layer: 'safetyCheck' } },
+    { name: '.claude write asks despite allow', tool: 'Write', input: { file_path: p('.claude', 'settings.json') }, rules: [R('allow', 'Edit(./.claude/**)')], want: { behavior: 'ask', layer: 'safetyCheck' } },
+    { name: '~/.bashrc write asks', tool: 'Edit', input: { file_path: path.join(home, '.bashrc') }, rules: [R('allow', 'Edit(~/**)')], want: { behavior: 'ask', layer: 'safetyCheck' } },
+    { name: 'protected path in bypass', tool: 'Edit', input: { file_path: p('.git', 'config') }, mode: 'bypassPermissions', want: { behavior: 'allow' } },
+    // Precedence: a deny at any level beats an allow at any level [SET]
+    { name: 'user deny beats policy allow', tool: 'Read', input: { file_path: p('src', 'a.ts') }, rules: [R('allow', 'Read', 'policySettings'), R('deny', 'Read(./src/**)', 'userSettings')], want: { behavior: 'deny', source: 'userSettings' } },
+    { name: 'ask beats allow', tool: 'Edit', input: { file_path: p('src', 'a.ts') }, rules: [R('allow', 'Edit', 'policySettings'), R('ask', 'Edit(./src/a.ts)', 'userSettings')], want: { behavior: 'ask', layer: 'askRule' } },
+    // WebFetch [PERM]
+    { name: 'domain rule', tool: 'WebFetch', input: { url: 'https://example.com/a', prompt: 'x' }, rules: [R('allow', 'WebFetch(domain:example.com)')], want: { behavior: 'allow', rule: 'WebFetch(domain:example.com)' } },
+    { name: 'domain rule is not a suffix match', tool: 'WebFetch', input: { url: 'https://evilexample.com/a', prompt: 'x' }, rules: [R('allow', 'WebFetch(domain:example.com)')], want: { behavior: 'ask' } },
+    { name: '*.example.com: subdomains only', tool: 'WebFetch', input: { url: 'https://example.com/', prompt: 'x' }, rules: [R('allow', 'WebFetch(domain:*.example.com)')], want: { behavior: 'ask' } },
+    { name: '*.example.com matches a subdomain', tool: 'WebFetch', input: { url: 'https://docs.example.com/', prompt: 'x' }, rules: [R('allow', 'WebFetch(domain:*.example.com)')], want: { behavior: 'allow' } },
+    { name: 'userinfo trick', tool: 'WebFetch', input: { url: 'https://example.com@evil.net/', prompt: 'x' }, rules: [R('allow', 'WebFetch(domain:example.com)')], want: { behavior: 'ask' } },
+    // MCP [PERM]
+    { name: 'mcp__server allows every tool of the server', tool: 'mcp__github__create_issue', input: {}, rules: [R('allow', 'mcp__github')], want: { behavior: 'allow', rule: 'mcp__github' } },
+    { name: 'mcp__server__* too', tool: 'mcp__github__create_issue', input: {}, rules: [R('allow', 'mcp__github__*')], want: { behavior: 'allow' } },
+    { name: 'mcp__server__tool only that tool', tool: 'mcp__github__create_issue', input: {}, rules: [R('allow', 'mcp__github__get_issue')], want: { behavior: 'ask' } },
+    { name: 'mcp__* deny', tool: 'mcp__slack__post', input: {}, rules: [R('allow', 'mcp__slack'), R('deny', 'mcp__*', 'policySettings')], want: { behavior: 'deny', rule: 'mcp__*' } },
+    { name: 'server names are exact', tool: 'mcp__github2__x', input: {}, rules: [R('allow', 'mcp__github')], want: { behavior: 'ask' } },
+    // Agent and parameter rules [PERM]
+    { name: 'Agent(Explore)', tool: 'Agent', input: { subagent_type: 'Explore', prompt: 'x', description: 'd' }, rules: [R('allow', 'Agent(Explore)')], want: { behavior: 'allow', rule: 'Agent(Explore)' } },
+    { name: 'Task alias in rules', tool: 'Task', input: { subagent_type: 'Explore', prompt: 'x', description: 'd' }, rules: [R('deny', 'Task(Explore)')], want: { behavior: 'deny', rule: 'Agent(Explore)' } },
+    { name: 'parameter deny', tool: 'Agent', input: { subagent_type: 'general-purpose', prompt: 'x', description: 'd', model: 'opus' }, rules: [R('allow', 'Agent'), R('deny', 'Agent(model:opus)')], want: { behavior: 'deny', rule: 'Agent(model:opus)' } },
+    { name: 'parameter deny on Bash', tool: 'Bash', input: { command: 'npm test', run_in_background: true }, rules: [R('allow', 'Bash'), R('deny', 'Bash(run_in_background:true)')], want: { behavior: 'deny', rule: 'Bash(run_in_background:true)' } },
+    // Whole-tool rules
+    { name: 'bare deny', tool: 'WebSearch', input: { query: 'x' }, rules: [R('deny', 'WebSearch')], want: { behavior: 'deny', rule: 'WebSearch' } },
+    { name: 'bare allow', tool: 'WebSearch', input: { query: 'x' }, rules: [R('allow', 'WebSearch')], want: { behavior: 'allow', rule: 'WebSearch' } },
+    { name: 'network tools are not auto-approved', tool: 'WebSearch', input: { query: 'x' }, want: { behavior: 'ask' } },
+  ];
+}
+
+function line(c: Case): string {
+  return JSON.stringify({
+    tool: c.tool,
+    input: c.input,
+    cwd: proj,
+    home,
+    ...(c.mode ? { mode: c.mode } : {}),
+    rules: c.rules ?? [],
+    ...(c.dirs ? { additionalDirectories: c.dirs } : {}),
+  });
+}
+
+describe('toolgate check --batch', () => {
+  it('decides every documented example as documented', async () => {
+    const all = cases();
+    const { code, stdout, stderr } = await toolgate(['check', '--batch'], { input: `${all.map(line).join('\n')}\n` });
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const out = stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(out).toHaveLength(all.length);
+    const mismatches = all
+      .map((c, i) => ({ name: c.name, want: c.want, got: out[i]! }))
+      .filter(({ want, got }) => Object.entries(want).some(([k, v]) => got[k] !== v));
+    expect(mismatches).toEqual([]);
+  });
+
+  it('writes the documented fields in order; bad lines get an error and the batch goes on', async () => {
+    const good = line({ name: '', tool: 'Read', input: { file_path: p('x') }, want: { behavior: 'allow' } });
+    const input = [
+      good,
+      'not json',
+      '[1]',
+      '{"tool": "Read", "input": {}, "cwd": "relative"}',
+      '{"tool": "Read", "input": {}, "cwd": "/", "rules": [{"source": "nowhere", "behavior": "allow", "rule": "Read"}]}',
+      '{"tool": "Read", "input": {}, "cwd": "/", "rules": [{"source": "userSettings", "behavior": "allow", "rule": "Read(x"}]}',
+      '{"tool": "Read", "input": {}, "cwd": "/", "mode": "yolo"}',
+      '',
+      good,
+    ].join('\n');
+    const { code, stdout } = await toolgate(['check', '--batch'], { input });
+    expect(code).toBe(0);
+    const out = stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(out).toHaveLength(8);
+    expect(Object.keys(out[0]!)).toEqual(['behavior', 'layer', 'rule', 'source', 'reason']);
+    expect(out[0]).toMatchObject({ behavior: 'allow', rule: null, source: null });
+    for (const bad of out.slice(1, 7)) expect(Object.keys(bad)).toEqual(['error']);
+    expect(out[3]!.error).toMatch(/cwd/);
+    expect(out[4]!.error).toMatch(/source/);
+    expect(out[5]!.error).toMatch(/Read\(x/);
+    expect(out[7]).toEqual(out[0]);
+  });
+});
+
+describe('toolgate check (one decision)', () => {
+  it('prints the decision and trace in words', async () => {
+    const r = await toolgate(['check', '--cwd', proj, '--home', home, '--deny', 'Read(./.env)', 'Read', JSON.stringify({ file_path: p('.env') })]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('DENY');
+    expect(r.stdout).toContain('Read(./.env)');
+    expect(r.stdout).toContain('cliArg');
+  });
+  it('--json and settings files, with sources named', async () => {
+    fs.writeFileSync(path.join(proj, '.claude', 'settings.json'), JSON.stringify({ permissions: { allow: ['Edit(./src/**)'] } }));
+    fs.writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ permissions: { deny: ['Edit(./src/secret.ts)'] } }));
+    const args = ['check', '--json', '--cwd', proj, '--home', home, '--managed-settings', path.join(tmp, 'none.json'), 'Edit'];
+    const ok = JSON.parse((await toolgate([...args, JSON.stringify({ file_path: p('src', 'a.ts') })])).stdout) as Record<string, unknown>;
+    expect(ok).toMatchObject({ behavior: 'allow', rule: 'Edit(./src/**)', source: 'projectSettings', sourceFile: path.join(proj, '.claude', 'settings.json') });
+    const no = JSON.parse((await toolgate([...args, JSON.stringify({ file_path: p('src', 'secret.ts') })])).stdout) as Record<string, unknown>;
+    expect(no).toMatchObject({ behavior: 'deny', source: 'userSettings' });
+    const flag = path.join(tmp, 'flag.json');
+    fs.writeFileSync(flag, JSON.stringify({ permissions: { defaultMode: 'plan' } }));
+    const plan = JSON.parse((await toolgate([...args, '--settings', flag, JSON.stringify({ file_path: p('src', 'a.ts') })])).stdout) as Record<string, unknown>;
+    expect(plan).toMatchObject({ behavior: 'deny', layer: 'mode' });
+    fs.rmSync(path.join(proj, '.claude', 'settings.json'));
+    fs.rmSync(path.join(home, '.claude', 'settings.json'));
+  });
+  it('a malformed settings file refuses to decide, naming file and key', async () => {
+    const bad = path.join(tmp, 'bad.json');
+    fs.writeFileSync(bad, JSON.stringify({ permissions: { deny: ['Bash(rm:*', 'Read'] } }));
+    const r = await toolgate(['check', '--cwd', proj, '--home', home, '--settings', bad, 'Read', '{}']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(bad);
+    expect(r.stderr).toContain('permissions.deny[0]');
+    expect(r.stdout).toBe('');
+  });
+  it('usage errors exit non-zero', async () => {
+    expect((await toolgate(['check'])).code).not.toBe(0);
+    expect((await toolgate(['check', 'Read', '{nope'])).stderr).toMatch(/not valid JSON/);
+    expect((await toolgate(['check', '--mode', 'yolo', 'Read', '{}'])).code).not.toBe(0);
+  });
+});
