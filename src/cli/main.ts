@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { registerToolsCommand } from './commands/tools.js';
+import { registerExecCommand } from './commands/exec.js';
 import { registerCheckCommand } from './commands/check.js';
 
 export function createProgram(): Command {
@@ -14,6 +15,7 @@ export function createProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   registerToolsCommand(program);
+  registerExecCommand(program);
   registerCheckCommand(program);
   return program;
 }

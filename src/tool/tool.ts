@@ -85,6 +85,8 @@ export type Tool<Input extends AnyObject = AnyObject, Output = unknown, P extend
   readonly inputJSONSchema?: ToolInputJSONSchema;
   /** Results longer than this are persisted to disk and replaced by a preview (`Infinity`: the tool bounds itself). */
   readonly maxResultSizeChars: number;
+  /** The shape of `Output`, when the tool declares it: a PostToolUse hook's `updatedToolOutput` is checked against it. */
+  readonly outputSchema?: z.ZodType<Output>;
   /** Sent with `defer_loading: true`: the model must load the schema through ToolSearch first. */
   readonly shouldDefer?: boolean;
   /** Never deferred. */

@@ -1,0 +1,32 @@
+/**
+ * Where `call()` runs. The pipeline never calls `tool.call` itself: it hands a request to a `ToolCallBackend`. The
+ * local backend runs the tool in this process; a remote backend (a durable workflow engine, a worker pool on other
+ * machines) can implement the same interface later without touching the pipeline — everything before `call()`
+ * (validation, hooks, permissions) and after it (budgeting, PostToolUse hooks) stays here.
+ */
+import type { AnyTool, AssistantMessage, CanUseToolFn, ToolCallProgress, ToolResult } from '../tool/tool.js';
+import type { ToolUseContext } from '../tool/tool-use-context.js';
+
+export interface ToolCallRequest {
+  readonly tool: AnyTool;
+  /** The validated input, after hook and permission updates. */
+  readonly input: Record<string, unknown>;
+  readonly context: ToolUseContext;
+  readonly canUseTool: CanUseToolFn;
+  readonly assistantMessage: AssistantMessage;
+  readonly toolUseId: string;
+  readonly onProgress?: ToolCallProgress;
+}
+
+export interface ToolCallBackend {
+  /** For logs and telemetry (`local`, `remote:…`). */
+  readonly name: string;
+  call(request: ToolCallRequest): Promise<ToolResult<unknown>>;
+}
+
+/** Runs the tool in this process. */
+export const localToolCallBackend: ToolCallBackend = {
+  name: 'local',
+  call: ({ tool, input, context, canUseTool, assistantMessage, onProgress }) =>
+    tool.call(input, context, canUseTool, assistantMessage, onProgress),
+};

@@ -1,0 +1,60 @@
+/**
+ * Running the tool calls of a complete (non-streamed) assistant message. `partitionToolCalls()` groups consecutive
+ * concurrency-safe calls into one batch and gives every other call a batch of its own — the plan. `runTools()` runs
+ * it with exactly the StreamingToolExecutor's semantics (same admission rule, ceiling, ordering, context modifiers,
+ * sibling abort and interrupts) by feeding every block to one executor at once: a complete message is a stream that
+ * has already ended, so there is one implementation of those rules, not two that could drift apart.
+ */
+import type { AnyTool, AssistantMessage, CanUseToolFn, ToolUseBlock, Tools } from '../tool/tool.js';
+import type { ToolUseContext } from '../tool/tool-use-context.js';
+import { checkInputShape } from './input-validation.js';
+import { StreamingToolExecutor, type ExecutorUpdate, type StreamingToolExecutorOptions } from './streaming-tool-executor.js';
+
+export interface ToolCallBatch {
+  readonly isConcurrencySafe: boolean;
+  readonly blocks: readonly ToolUseBlock[];
+}
+
+/** Whether this call may run beside others: its input must parse, and the tool must say so for that input. */
+export function isToolCallConcurrencySafe(block: ToolUseBlock, tools: Tools): boolean {
+  const tool: AnyTool | undefined = tools.find((t) => t.name === block.name) ?? tools.find((t) => t.aliases?.includes(block.name) === true);
+  if (!tool) return true; // only produces an error result
+  if (checkInputShape(block.input) !== undefined) return false;
+  try {
+    const parsed = tool.inputSchema.safeParse(block.input);
+    return parsed.success && Boolean(tool.isConcurrencySafe(parsed.data));
+  } catch {
+    return false;
+  }
+}
+
+export function partitionToolCalls(blocks: readonly ToolUseBlock[], tools: Tools): ToolCallBatch[] {
+  const batches: { isConcurrencySafe: boolean; blocks: ToolUseBlock[] }[] = [];
+  for (const block of blocks) {
+    const safe = isToolCallConcurrencySafe(block, tools);
+    const last = batches.at(-1);
+    if (safe && last?.isConcurrencySafe) last.blocks.push(block);
+    else batches.push({ isConcurrencySafe: safe, blocks: [block] });
+  }
+  return batches;
+}
+
+/** Runs every tool_use block of `assistantMessage` (or the blocks given); yields progress and results in call order. */
+export async function* runTools(
+  blocks: readonly ToolUseBlock[],
+  assistantMessage: AssistantMessage,
+  canUseTool: CanUseToolFn,
+  context: ToolUseContext,
+  options: StreamingToolExecutorOptions & { readonly tools?: Tools } = {},
+): AsyncGenerator<ExecutorUpdate, ToolUseContext> {
+  const executor = new StreamingToolExecutor(options.tools ?? context.options.tools, canUseTool, context, options);
+  for (const block of blocks) executor.addTool(block, assistantMessage);
+  yield* executor.getRemainingResults();
+  return executor.getUpdatedContext();
+}
+
+/** The tool_use blocks of an assistant message, in order. */
+export function toolUseBlocksOf(message: AssistantMessage): ToolUseBlock[] {
+  if (typeof message.content === 'string') return [];
+  return message.content.filter((b): b is ToolUseBlock => b.type === 'tool_use') as ToolUseBlock[];
+}

@@ -1,0 +1,100 @@
+/**
+ * What one tool call produces, whatever path it took through the pipeline: exactly one `tool_result`, the messages
+ * that follow it, an optional context modifier, and enough about the path (stage, error class, decision) for the
+ * executor, a UI and telemetry — without ever re-reading raw error messages.
+ */
+import type { PermissionDecision } from '../tool/permission-types.js';
+import { errorToolResult } from '../tool/tool-result.js';
+import type { AnyTool, MessageParam, ToolResultBlockParam } from '../tool/tool.js';
+import type { ToolUseContext } from '../tool/tool-use-context.js';
+import { emitToolEvent, type ToolEventSink } from './errors.js';
+
+/** Where a call ended. `completed`: `call()` ran and its result (error or not) is the tool's own. */
+export type ToolUseStage = 'lookup' | 'abort' | 'validation' | 'hook' | 'permission' | 'call' | 'budget' | 'completed' | 'executor';
+
+export interface ToolUseOutcome {
+  readonly toolUseId: string;
+  /** The canonical name of the tool that ran, or the (sanitised) name the model asked for when there was none. */
+  readonly toolName: string;
+  readonly tool?: AnyTool;
+  /** The one tool_result for this tool_use id. */
+  readonly result: ToolResultBlockParam;
+  readonly isError: boolean;
+  /** Messages for the model after the tool_result: hook context, the tool's own `newMessages`, notifications. */
+  readonly newMessages: readonly MessageParam[];
+  /** Messages for a person, not the model: hooks' `systemMessage`s, hooks that failed without blocking. */
+  readonly userNotices: readonly string[];
+  readonly contextModifier?: (context: ToolUseContext) => ToolUseContext;
+  readonly stage: ToolUseStage;
+  /** Telemetry-safe class of the failure (`classifyToolError` or a `TOOL_ERROR_CLASSES` value). */
+  readonly errorClass?: string;
+  readonly decision?: PermissionDecision;
+  /** A hook said `continue: false`: the agent loop should stop after this turn. */
+  readonly preventContinuation?: { readonly stopReason?: string };
+  /** A PreToolUse hook deferred the call (`defer`): it did not run; a caller may resume it later. */
+  readonly deferred?: boolean;
+  /** The input `call()` ran with (after hook and permission updates); absent when it never ran. */
+  readonly input?: Record<string, unknown>;
+  /** Where an oversized result was saved. */
+  readonly persistedPath?: string;
+  readonly durationMs: number;
+}
+
+type Extras = Partial<Omit<ToolUseOutcome, 'toolUseId' | 'toolName' | 'result' | 'isError' | 'newMessages' | 'userNotices' | 'durationMs'>>;
+
+/** Collects what a call produces along the way and seals it into one outcome (and one `tool.end` event). */
+export class OutcomeBuilder {
+  readonly newMessages: MessageParam[] = [];
+  readonly userNotices: string[] = [];
+  tool: AnyTool | undefined;
+  toolName: string;
+
+  constructor(
+    readonly toolUseId: string,
+    requestedName: string,
+    private readonly started: number,
+    private readonly sink: ToolEventSink | undefined,
+  ) {
+    this.toolName = requestedName;
+  }
+
+  /** An `is_error` result with `<tool_use_error>` around `message`. */
+  fail(stage: ToolUseStage, message: string, errorClass: string, extras: Extras = {}): ToolUseOutcome {
+    return this.seal(errorToolResult(this.toolUseId, message), { ...extras, stage, errorClass });
+  }
+
+  seal(result: ToolResultBlockParam, extras: Extras & { stage: ToolUseStage }): ToolUseOutcome {
+    const isError = result.is_error === true;
+    const durationMs = performance.now() - this.started;
+    const outcome: ToolUseOutcome = {
+      ...extras,
+      toolUseId: this.toolUseId,
+      toolName: this.toolName,
+      tool: this.tool,
+      result: { ...result, tool_use_id: this.toolUseId },
+      isError,
+      newMessages: this.newMessages,
+      userNotices: this.userNotices,
+      durationMs,
+    };
+    emitToolEvent(this.sink, 'tool.end', {
+      'tool.name': telemetryToolName(this.tool),
+      'tool.use_id': this.toolUseId,
+      'tool.outcome': isError ? 'error' : 'success',
+      'tool.stage': extras.stage,
+      'tool.error_class': extras.errorClass,
+      'tool.duration_ms': Math.round(durationMs * 1000) / 1000,
+      'tool.result_persisted': extras.persistedPath !== undefined,
+    });
+    return outcome;
+  }
+}
+
+/**
+ * A tool name safe for telemetry: a tool from the pool is named by its canonical name (MCP tools as `mcp_tool`, their
+ * names are user data); a name the model made up is never logged.
+ */
+export function telemetryToolName(tool: AnyTool | undefined): string {
+  if (!tool) return 'unknown';
+  return tool.isMcp === true || tool.mcpInfo !== undefined ? 'mcp_tool' : tool.name;
+}

@@ -1,0 +1,370 @@
+/**
+ * One tool call, top to bottom. `checkPermissionsAndCallTool()` reads as the seeds' fourteen steps, in order:
+ *   1 lookup · 2 abort check · 3 schema · 4 validateInput · 5 speculative classifier · 6 backfill ·
+ *   7 PreToolUse hooks · 8 permission · 9 denial + PermissionDenied hooks · 10 call() · 11 result budget ·
+ *   12 PostToolUse hooks · 13 newMessages · 14 error classification.
+ * Every path out returns exactly one tool_result for the tool_use id; `runToolUse()` adds a last safety net so that
+ * not even a bug in these steps can leave an id without its answer.
+ *
+ * Three copies of the input, on purpose: the API original (`block.input`, never written to — transcripts and the
+ * prompt cache depend on it), the backfilled observable clone that hooks and the permission engine see, and the input
+ * `call()` runs with (the parsed original, or what a hook or the permission layer replaced it with).
+ */
+import type { HookRunner } from '../hooks/types.js';
+import { isDeferredTool } from '../tool/api-format.js';
+import { toolResultText } from '../tool/tool-result.js';
+import type { PermissionDecision } from '../tool/permission-types.js';
+import type {
+  AnyTool,
+  AssistantMessage,
+  CanUseToolFn,
+  MessageParam,
+  ToolProgress,
+  ToolResult,
+  ToolResultBlockParam,
+  ToolUseBlock,
+  Tools,
+} from '../tool/tool.js';
+import type { ToolUseContext } from '../tool/tool-use-context.js';
+import { localToolCallBackend, type ToolCallBackend } from './backend.js';
+import { applyResultSizeLimit, effectiveMaxResultSizeChars } from './budget.js';
+import { classifyToolError, emitToolEvent, errorMessageForModel, TOOL_ERROR_CLASSES as C, type ToolEventSink } from './errors.js';
+import {
+  checkUpdatedToolOutput,
+  collectHookReport,
+  hookEvent,
+  postToolUseBlockMessage,
+  withPermissionRequestHooks,
+} from './hook-steps.js';
+import { cloneInput, parseToolInput, sameTopLevel } from './input-validation.js';
+import { abortedBeforeStartMessage, printableName, systemReminder, unknownToolMessage } from './messages.js';
+import { OutcomeBuilder, telemetryToolName, type ToolUseOutcome } from './outcome.js';
+import { hookDecisionToPermission, unansweredAskMessage } from './permission-messages.js';
+
+export interface PipelineOptions {
+  /** Where `call()` runs (default: in this process). */
+  readonly backend?: ToolCallBackend;
+  /** Receives start/decision/end events; off when absent. */
+  readonly eventSink?: ToolEventSink;
+  /** Progress the tool reports while it runs, tagged with this call's tool_use id. */
+  readonly onProgress?: (progress: ToolProgress) => void;
+  /** Tools outside the pool that old transcripts may still name (renamed tools, by alias). */
+  readonly fallbackTools?: Tools;
+  /** Step 5: starts an automatic safety classifier early, in parallel with hooks (auto mode). */
+  readonly startSpeculativeClassifier?: (tool: AnyTool, input: Record<string, unknown>, context: ToolUseContext) => void;
+}
+
+/** Runs one tool_use block through the pipeline; never throws, always exactly one tool_result. */
+export async function runToolUse(
+  block: ToolUseBlock,
+  assistantMessage: AssistantMessage,
+  canUseTool: CanUseToolFn,
+  context: ToolUseContext,
+  options: PipelineOptions = {},
+): Promise<ToolUseOutcome> {
+  const started = performance.now();
+  try {
+    return await checkPermissionsAndCallTool(block, assistantMessage, canUseTool, context, options);
+  } catch (error) {
+    // Each step handles its own failures; arriving here means a bug in the pipeline. Still one answer, and no run.
+    const acc = new OutcomeBuilder(toolUseIdOf(block), printableName(block?.name), started, options.eventSink);
+    return acc.fail('executor', `Internal error while handling this tool call: ${errorMessageForModel(error)}`, classifyToolError(error));
+  }
+}
+
+export async function checkPermissionsAndCallTool(
+  block: ToolUseBlock,
+  assistantMessage: AssistantMessage,
+  canUseTool: CanUseToolFn,
+  context: ToolUseContext,
+  options: PipelineOptions = {},
+): Promise<ToolUseOutcome> {
+  const toolUseId = toolUseIdOf(block);
+  const sink = options.eventSink;
+  // The block comes from the model (or a file): nothing about its shape is taken for granted.
+  const requested: Partial<ToolUseBlock> = block !== null && typeof block === 'object' ? block : {};
+  const acc = new OutcomeBuilder(toolUseId, printableName(requested.name), performance.now(), sink);
+  const signal = context.abortController.signal;
+  const hooks: HookRunner | undefined = context.services.hooks;
+
+  // 1 — Lookup: by name, then alias, then the tools of former sessions.
+  const tool = lookupTool(requested.name, context.options.tools, options.fallbackTools);
+  if (!tool) return acc.fail('lookup', unknownToolMessage(requested.name), C.unknownTool);
+  acc.tool = tool;
+  acc.toolName = tool.name;
+  emitToolEvent(sink, 'tool.start', { 'tool.name': telemetryToolName(tool), 'tool.use_id': toolUseId });
+
+  // 2 — Abort check: a call queued before the interrupt reached it does not start.
+  if (signal.aborted) return acc.fail('abort', abortedBeforeStartMessage(signal.reason), C.aborted);
+
+  // 3 — Schema: shape checks, Zod, internal fields stripped; a deferred tool not yet loaded gets the ToolSearch hint.
+  const deferredNotLoaded = isDeferredTool(tool, context.options.tools) && context.options.loadedDeferredTools?.has(tool.name) !== true;
+  const parsed = parseToolInput(tool, requested.input, deferredNotLoaded);
+  if (!parsed.ok) return acc.fail('validation', parsed.message, parsed.errorClass);
+  let callInput = parsed.input;
+
+  // 4 — Semantic validation by the tool itself.
+  if (tool.validateInput) {
+    let verdict: Awaited<ReturnType<NonNullable<AnyTool['validateInput']>>>;
+    try {
+      verdict = await tool.validateInput(callInput, context);
+    } catch (error) {
+      return acc.fail('validation', `${tool.name} could not validate this input: ${errorMessageForModel(error)}`, classifyToolError(error));
+    }
+    if (!verdict.result) return acc.fail('validation', verdict.message, C.validateInput);
+  }
+
+  // 5 — Speculative classifier start (optional; its verdict is the permission engine's business).
+  try {
+    options.startSpeculativeClassifier?.(tool, callInput, context);
+  } catch {
+    // An early start is an optimisation; the engine asks again if it must.
+  }
+
+  // 6 — Backfill: the clone hooks and permissions see, with derived fields (absolute paths).
+  let observableInput = backfill(tool, callInput, context);
+  if (!observableInput) return acc.fail('validation', `${tool.name} could not prepare this input for the permission check`, C.inputValidation);
+
+  // 7 — PreToolUse hooks: may decide, rewrite the input, add context, or stop everything.
+  let hookDecision: PermissionDecision | undefined;
+  if (hooks?.hasHooks('PreToolUse', tool.name)) {
+    let pre: Awaited<ReturnType<HookRunner['preToolUse']>>;
+    try {
+      pre = await hooks.preToolUse(hookEvent(tool, observableInput, toolUseId, context), signal);
+    } catch (error) {
+      return acc.fail('hook', `PreToolUse hooks could not be run (${classifyToolError(error)}), so the call was not made.`, C.hookBlocked);
+    }
+    collectHookReport(acc, 'PreToolUse', tool.name, pre);
+    if (pre.preventContinuation) {
+      const why = pre.preventContinuation.stopReason ? `: ${pre.preventContinuation.stopReason}` : '';
+      return acc.fail('hook', `A PreToolUse hook stopped the session${why}. The call was not made.`, C.hookStopped, {
+        preventContinuation: pre.preventContinuation,
+      });
+    }
+    if (pre.decision?.behavior === 'defer') {
+      const why = pre.decision.reason ? ` (${pre.decision.reason})` : '';
+      return acc.fail('hook', `A PreToolUse hook deferred this call${why}: it was not run and can be resumed later.`, C.hookDeferred, {
+        deferred: true,
+      });
+    }
+    if (pre.updatedInput !== undefined) {
+      const updated = parseToolInput(tool, pre.updatedInput);
+      if (!updated.ok) {
+        return acc.fail('hook', `A PreToolUse hook (${hookSource(pre)}) rewrote the input into one ${tool.name} does not accept:\n${updated.message}`, C.inputValidation);
+      }
+      callInput = updated.input;
+      observableInput = backfill(tool, callInput, context);
+      if (!observableInput) return acc.fail('validation', `${tool.name} could not prepare this input for the permission check`, C.inputValidation);
+    }
+    if (pre.decision) hookDecision = hookDecisionToPermission(pre.decision, callInput);
+  }
+
+  // 8 — Permission: a hook's deny stands; its allow or ask goes to the engine, which still applies deny and ask rules.
+  let decision: PermissionDecision;
+  if (hookDecision?.behavior === 'deny') {
+    decision = hookDecision;
+  } else {
+    const permissionContext = hooks?.hasHooks('PermissionRequest', tool.name)
+      ? withPermissionRequestHooks(context, hooks, tool, toolUseId, (errors) => collectHookReport(acc, 'PermissionRequest', tool.name, { additionalContext: [], systemMessages: [], nonBlockingErrors: [...errors] }))
+      : context;
+    try {
+      decision = await canUseTool(tool, observableInput, permissionContext, assistantMessage, toolUseId, hookDecision);
+    } catch (error) {
+      decision = {
+        behavior: 'deny',
+        message: `The permission check failed (${classifyToolError(error)}), so the call was not made.`,
+        decisionReason: { layer: 'toolCheck', reason: 'the permission check threw' },
+      };
+    }
+  }
+  emitToolEvent(sink, 'tool.decision', {
+    'tool.name': telemetryToolName(tool),
+    'tool.use_id': toolUseId,
+    'tool.decision': decision.behavior,
+    'tool.decision.layer': decision.decisionReason?.layer,
+    'tool.decision.source': decision.decisionReason?.source,
+  });
+
+  // 9 — Denial: the reason (naming the rule), then PermissionDenied hooks, which may say a retry is worth it.
+  if (decision.behavior !== 'allow') {
+    let message = decision.behavior === 'ask' ? unansweredAskMessage(tool, decision) : decision.message;
+    if (hooks?.hasHooks('PermissionDenied', tool.name)) {
+      try {
+        const denied = await hooks.permissionDenied({ ...hookEvent(tool, observableInput, toolUseId, context), reason: message }, signal);
+        collectHookReport(acc, 'PermissionDenied', tool.name, { ...denied, systemMessages: [] });
+        if (denied.retry === true) message += '\nA PermissionDenied hook says this call may be retried.';
+      } catch (error) {
+        acc.userNotices.push(`PermissionDenied:${tool.name} hooks failed (${classifyToolError(error)})`);
+      }
+    }
+    return acc.fail('permission', message, C.permissionDenied, { decision });
+  }
+  if (decision.updatedInput && !sameTopLevel(decision.updatedInput, observableInput)) callInput = decision.updatedInput;
+
+  // 10 — call(), through the backend, with the original (or hook/permission-updated) input.
+  const callStarted = performance.now();
+  let output: ToolResult<unknown>;
+  try {
+    output = await (options.backend ?? localToolCallBackend).call({
+      tool,
+      input: callInput,
+      context,
+      canUseTool,
+      assistantMessage,
+      toolUseId,
+      onProgress: options.onProgress ? (p) => options.onProgress?.({ toolUseID: toolUseId, data: p?.data ?? p }) : undefined,
+    });
+    if (output === null || typeof output !== 'object') throw new TypeError(`${tool.name} returned no result`);
+  } catch (error) {
+    const message = errorMessageForModel(error);
+    await runFailureHooks(acc, hooks, tool, observableInput, toolUseId, context, message, performance.now() - callStarted);
+    return acc.fail('call', message, classifyToolError(error), { decision, input: callInput });
+  }
+
+  // 11 — Result budget: the tool's mapping, then the per-tool size limit (oversized text goes to disk).
+  let data = output.data;
+  let budgeted = await mapAndBudget(tool, data, toolUseId, context);
+  if (!budgeted.ok) return acc.fail('budget', budgeted.message, budgeted.errorClass, { decision, input: callInput });
+
+  // 12 — PostToolUse hooks (PostToolUseFailure when the tool reported an error): feedback, context, output rewrite.
+  const afterHooks: MessageParam[] = [];
+  let postStop: { stopReason?: string } | undefined;
+  if (budgeted.block.is_error === true) {
+    await runFailureHooks(acc, hooks, tool, observableInput, toolUseId, context, toolResultText(budgeted.block), performance.now() - callStarted);
+  } else if (hooks?.hasHooks('PostToolUse', tool.name)) {
+    try {
+      const post = await hooks.postToolUse(
+        { ...hookEvent(tool, observableInput, toolUseId, context), toolResponse: data, durationMs: performance.now() - callStarted },
+        signal,
+      );
+      if (post.updatedToolOutput !== undefined) {
+        const check = checkUpdatedToolOutput(tool, data, post.updatedToolOutput, toolUseId);
+        const rebudgeted = check.ok ? await budgetBlock(tool, check.block, context) : undefined;
+        if (check.ok && rebudgeted?.ok) {
+          data = check.data;
+          budgeted = rebudgeted;
+        } else {
+          const why = check.ok ? (rebudgeted && !rebudgeted.ok ? rebudgeted.message : 'it could not be stored') : check.why;
+          afterHooks.push(systemReminder(`PostToolUse:${tool.name} hook's updatedToolOutput was rejected (${why}); the tool's own output was kept.`));
+          acc.userNotices.push(`PostToolUse:${tool.name} hook: updatedToolOutput rejected (${why})`);
+        }
+      }
+      const blockMessage = postToolUseBlockMessage(tool.name, post);
+      if (blockMessage) afterHooks.push(blockMessage);
+      const before = acc.newMessages.length;
+      collectHookReport(acc, 'PostToolUse', tool.name, post);
+      afterHooks.push(...acc.newMessages.splice(before));
+      postStop = post.preventContinuation;
+    } catch (error) {
+      acc.userNotices.push(`PostToolUse:${tool.name} hooks failed (${classifyToolError(error)})`);
+    }
+  }
+  await recordForConversationBudget(acc, tool, budgeted, toolUseId, context);
+
+  // 13 — newMessages: hook context before the call, the tool's own messages, then what PostToolUse hooks added.
+  if (Array.isArray(output.newMessages)) acc.newMessages.push(...output.newMessages);
+  acc.newMessages.push(...afterHooks);
+
+  // 14 — Classification and the end event (sealed by the builder).
+  return acc.seal(budgeted.block, {
+    stage: 'completed',
+    errorClass: budgeted.block.is_error === true ? C.toolError : undefined,
+    contextModifier: typeof output.contextModifier === 'function' ? output.contextModifier : undefined,
+    decision,
+    input: callInput,
+    persistedPath: budgeted.persistedPath,
+    preventContinuation: postStop,
+  });
+}
+
+function toolUseIdOf(block: ToolUseBlock | undefined): string {
+  const id = (block as { id?: unknown } | undefined)?.id;
+  return typeof id === 'string' ? id : String(id);
+}
+
+function lookupTool(name: unknown, tools: Tools, fallback: Tools | undefined): AnyTool | undefined {
+  if (typeof name !== 'string') return undefined;
+  const byName = (pool: Tools) => pool.find((t) => t.name === name) ?? pool.find((t) => t.aliases?.includes(name) === true);
+  return byName(tools) ?? (fallback ? byName(fallback) : undefined);
+}
+
+/** Step 6's clone; `undefined` if the tool's backfill throws (fail closed: a permission check on half an input is unsafe). */
+function backfill(tool: AnyTool, input: Record<string, unknown>, context: ToolUseContext): Record<string, unknown> | undefined {
+  const clone = cloneInput(input);
+  if (!tool.backfillObservableInput) return clone;
+  try {
+    tool.backfillObservableInput(clone, context);
+    return clone;
+  } catch {
+    return undefined;
+  }
+}
+
+function hookSource(pre: { decision?: { source: string } }): string {
+  return pre.decision?.source ?? 'updatedInput';
+}
+
+type Budgeted =
+  | { ok: true; block: ToolResultBlockParam; persistedPath?: string }
+  | { ok: false; message: string; errorClass: string };
+
+async function mapAndBudget(tool: AnyTool, data: unknown, toolUseId: string, context: ToolUseContext): Promise<Budgeted> {
+  let block: ToolResultBlockParam;
+  try {
+    block = tool.mapToolResultToToolResultBlockParam(data, toolUseId);
+    if (block === null || typeof block !== 'object') throw new TypeError('no block');
+  } catch (error) {
+    return { ok: false, message: `${tool.name} ran, but its result could not be formatted (${classifyToolError(error)}).`, errorClass: C.resultMapping };
+  }
+  return budgetBlock(tool, { ...block, tool_use_id: toolUseId }, context);
+}
+
+async function budgetBlock(tool: AnyTool, block: ToolResultBlockParam, context: ToolUseContext): Promise<Budgeted> {
+  try {
+    const limited = await applyResultSizeLimit(block, tool, context);
+    return { ok: true, block: limited.block, persistedPath: limited.persistedPath };
+  } catch (error) {
+    return { ok: false, message: `${tool.name} ran, but its output was too large and ${errorMessageForModel(error)}`, errorClass: classifyToolError(error) };
+  }
+}
+
+async function recordForConversationBudget(
+  acc: OutcomeBuilder,
+  tool: AnyTool,
+  budgeted: Extract<Budgeted, { ok: true }>,
+  toolUseId: string,
+  context: ToolUseContext,
+): Promise<void> {
+  const state = context.contentReplacementState;
+  if (!state?.record) return;
+  const replaceable = Number.isFinite(effectiveMaxResultSizeChars(tool, context)) && budgeted.persistedPath === undefined;
+  state.record({ toolUseId, toolName: tool.name, block: budgeted.block, replaceable });
+  try {
+    await state.enforce?.(context.options.sessionDir, new Set([toolUseId]));
+  } catch (error) {
+    acc.userNotices.push(`conversation tool-result budget: could not replace old results (${classifyToolError(error)})`);
+  }
+}
+
+async function runFailureHooks(
+  acc: OutcomeBuilder,
+  hooks: HookRunner | undefined,
+  tool: AnyTool,
+  observableInput: Record<string, unknown>,
+  toolUseId: string,
+  context: ToolUseContext,
+  error: string,
+  durationMs: number,
+): Promise<void> {
+  if (!hooks?.hasHooks('PostToolUseFailure', tool.name)) return;
+  const signal = context.abortController.signal;
+  try {
+    const outcome = await hooks.postToolUseFailure(
+      { ...hookEvent(tool, observableInput, toolUseId, context), error, isInterrupt: signal.aborted, durationMs },
+      signal,
+    );
+    collectHookReport(acc, 'PostToolUseFailure', tool.name, outcome);
+  } catch (hookError) {
+    acc.userNotices.push(`PostToolUseFailure:${tool.name} hooks failed (${classifyToolError(hookError)})`);
+  }
+}

@@ -1,0 +1,368 @@
+/**
+ * The StreamingToolExecutor starts tools while the model is still streaming its response. `addTool()` is called as
+ * each tool_use block finishes; a tool starts at once when `canExecuteTool()` admits it — nothing is running, or it
+ * and everything running are concurrency-safe (up to a ceiling, `TOOLGATE_MAX_TOOL_USE_CONCURRENCY`, default 10).
+ * Each tool goes queued → executing → completed → yielded. Progress is handed out as soon as it arrives; results in
+ * call order. Context modifiers of serial tools apply at once (the next tool sees them); those of concurrent tools
+ * wait until the batch has ended and then apply in call order.
+ *
+ * Cancellation, three kinds (see abort-reasons.ts): only a failing Bash call that is not read-only cancels the calls
+ * issued with it (through a child of the turn's AbortController: the turn goes on), and they are told plainly that
+ * it was automatic and not the user; a user interrupt honours each tool's `interruptBehavior`; `discard()` drops
+ * everything when the response is abandoned.
+ */
+import type { AnyTool, AssistantMessage, CanUseToolFn, ToolProgress, ToolUseBlock, Tools } from '../tool/tool.js';
+import { createChildAbortController, type ToolUseContext } from '../tool/tool-use-context.js';
+import {
+  abortKindOf,
+  linkToolAbortController,
+  SIBLING_ERROR,
+  STREAMING_FALLBACK,
+  USER_INTERRUPT,
+  syntheticOutcome,
+  type AbortKind,
+} from './abort-reasons.js';
+import { checkInputShape } from './input-validation.js';
+import { describeToolCall, printableName } from './messages.js';
+import type { ToolUseOutcome } from './outcome.js';
+import { runToolUse, type PipelineOptions } from './pipeline.js';
+
+export type ToolStatus = 'queued' | 'executing' | 'completed' | 'yielded';
+
+export type ExecutorUpdate =
+  | { readonly type: 'progress'; readonly toolUseId: string; readonly progress: ToolProgress; readonly newContext: ToolUseContext }
+  | { readonly type: 'result'; readonly toolUseId: string; readonly outcome: ToolUseOutcome; readonly newContext: ToolUseContext };
+
+export interface StreamingToolExecutorOptions extends Omit<PipelineOptions, 'onProgress'> {
+  /** Most tools running at once (default: `TOOLGATE_MAX_TOOL_USE_CONCURRENCY`, else 10). */
+  readonly maxConcurrency?: number;
+  /** How long a cancelled tool may take to stop before it is answered for (default 3,000 ms). */
+  readonly abortGraceMs?: number;
+  /** Whether a failed call cancels the calls issued with it (default: a Bash call that is not read-only). */
+  readonly cancelsSiblingsOnError?: (tool: AnyTool, input: Record<string, unknown>, outcome: ToolUseOutcome) => boolean;
+}
+
+export const DEFAULT_MAX_TOOL_USE_CONCURRENCY = 10;
+export const BASH_TOOL_NAME = 'Bash';
+
+interface TrackedTool {
+  readonly index: number;
+  readonly id: string;
+  readonly block: ToolUseBlock;
+  readonly assistantMessage: AssistantMessage;
+  readonly tool: AnyTool | undefined;
+  readonly parsedInput: Record<string, unknown> | undefined;
+  readonly isConcurrencySafe: boolean;
+  readonly interruptBehavior: 'cancel' | 'block';
+  status: ToolStatus;
+  promise?: Promise<void>;
+  outcome?: ToolUseOutcome;
+  readonly pendingProgress: ToolProgress[];
+}
+
+/** The ceiling from the environment, or the default when unset or not a positive integer. */
+export function maxToolUseConcurrency(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.TOOLGATE_MAX_TOOL_USE_CONCURRENCY);
+  return Number.isInteger(n) && n > 0 ? n : DEFAULT_MAX_TOOL_USE_CONCURRENCY;
+}
+
+/** The default sibling-abort rule: a failing Bash call that may have changed something; reads fail independently. */
+export function defaultCancelsSiblingsOnError(tool: AnyTool, input: Record<string, unknown>, outcome: ToolUseOutcome): boolean {
+  if (tool.name !== BASH_TOOL_NAME || outcome.stage === 'validation' || outcome.stage === 'abort') return false;
+  try {
+    return !tool.isReadOnly(input);
+  } catch {
+    return true;
+  }
+}
+
+export class StreamingToolExecutor {
+  readonly #tools: TrackedTool[] = [];
+  readonly #siblingAbortController: AbortController;
+  readonly #maxConcurrency: number;
+  #context: ToolUseContext;
+  #discarded = false;
+  #erroredCall: { index: number; description: string } | undefined;
+  #queuedModifiers: { index: number; modifier: (context: ToolUseContext) => ToolUseContext }[] = [];
+  #waiters: (() => void)[] = [];
+  // Bookkeeping that keeps every operation O(1) amortised per tool (a response may carry thousands of calls).
+  #executing = 0;
+  #executingUnsafe = 0;
+  #queueStart = 0;
+  #yieldCursor = 0;
+  #withProgress = new Set<TrackedTool>();
+  #processing = false;
+  #processAgain = false;
+
+  constructor(
+    private readonly toolDefinitions: Tools,
+    private readonly canUseTool: CanUseToolFn,
+    toolUseContext: ToolUseContext,
+    private readonly options: StreamingToolExecutorOptions = {},
+  ) {
+    this.#context = toolUseContext;
+    this.#siblingAbortController = createChildAbortController(toolUseContext.abortController);
+    this.#maxConcurrency = Math.max(1, Math.floor(options.maxConcurrency ?? maxToolUseConcurrency()));
+  }
+
+  /** The context after every context modifier applied so far. */
+  getUpdatedContext(): ToolUseContext {
+    return this.#context;
+  }
+
+  /** Called as each tool_use block finishes streaming; the tool starts now if `canExecuteTool()` admits it. */
+  addTool(block: ToolUseBlock, assistantMessage: AssistantMessage): void {
+    if (this.#discarded) return;
+    const name = (block as { name?: unknown } | null | undefined)?.name;
+    const tool = typeof name === 'string' ? findTool(this.toolDefinitions, name) : undefined;
+    let parsedInput: Record<string, unknown> | undefined;
+    let isConcurrencySafe = tool === undefined; // an unknown tool only produces an error: it blocks nobody
+    const input = (block as { input?: unknown } | null | undefined)?.input;
+    if (tool && checkInputShape(input) === undefined) {
+      const parsed = safe(() => tool.inputSchema.safeParse(input), undefined);
+      if (parsed?.success) {
+        const data = parsed.data as Record<string, unknown>;
+        parsedInput = data;
+        // Fail closed: a tool whose check throws runs alone.
+        isConcurrencySafe = safe(() => Boolean(tool.isConcurrencySafe(data)), false);
+      }
+    }
+    const behaviour = tool ? safe(() => tool.interruptBehavior?.() ?? 'cancel', 'cancel' as const) : 'cancel';
+    this.#tools.push({
+      index: this.#tools.length,
+      id: typeof block?.id === 'string' ? block.id : String((block as { id?: unknown } | null | undefined)?.id),
+      block,
+      assistantMessage,
+      tool,
+      parsedInput,
+      isConcurrencySafe,
+      interruptBehavior: behaviour === 'block' ? 'block' : 'cancel',
+      status: 'queued',
+      pendingProgress: [],
+    });
+    this.#processQueue();
+  }
+
+  /** Admits a tool when nothing runs, or when it and everything running are concurrency-safe, under the ceiling. */
+  canExecuteTool(isConcurrencySafe: boolean): boolean {
+    if (this.#executing === 0) return true;
+    return isConcurrencySafe && this.#executing < this.#maxConcurrency && this.#executingUnsafe === 0;
+  }
+
+  /** Progress of every tool at once; results in call order, as far as the calls before them have completed. */
+  *getCompletedResults(): Generator<ExecutorUpdate, void> {
+    if (this.#discarded) return;
+    if (this.#withProgress.size > 0) {
+      const withProgress = [...this.#withProgress].sort((a, b) => a.index - b.index);
+      this.#withProgress.clear();
+      for (const tracked of withProgress) {
+        while (tracked.pendingProgress.length > 0) {
+          const progress = tracked.pendingProgress.shift()!;
+          yield { type: 'progress', toolUseId: tracked.id, progress, newContext: this.#context };
+        }
+      }
+    }
+    // Results strictly in call order: a call still running holds back the results of the calls after it.
+    while (this.#yieldCursor < this.#tools.length) {
+      const tracked = this.#tools[this.#yieldCursor]!;
+      if (tracked.status !== 'completed' || !tracked.outcome) break;
+      tracked.status = 'yielded';
+      this.#yieldCursor++;
+      yield { type: 'result', toolUseId: tracked.id, outcome: this.#withNotifications(tracked.outcome), newContext: this.#context };
+    }
+  }
+
+  /** Everything not yet yielded, waiting on tools and progress together (no polling). */
+  async *getRemainingResults(): AsyncGenerator<ExecutorUpdate, void> {
+    while (!this.#discarded) {
+      this.#processQueue();
+      yield* this.getCompletedResults();
+      if (this.#discarded || this.#yieldCursor === this.#tools.length) return;
+      if (this.#hasYieldable()) continue;
+      await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    }
+  }
+
+  /** Streaming fallback: the response is abandoned — running tools are aborted, queued ones never start, nothing is yielded. */
+  discard(): void {
+    this.#discarded = true;
+    this.#siblingAbortController.abort(STREAMING_FALLBACK);
+    this.#wake();
+  }
+
+  #processQueue(): void {
+    // Completing a tool re-enters here; the outer loop picks up whatever the inner call would have done.
+    if (this.#processing) {
+      this.#processAgain = true;
+      return;
+    }
+    this.#processing = true;
+    try {
+      do {
+        this.#processAgain = false;
+        this.#processQueueOnce();
+      } while (this.#processAgain);
+    } finally {
+      this.#processing = false;
+    }
+  }
+
+  #processQueueOnce(): void {
+    while (this.#queueStart < this.#tools.length && this.#tools[this.#queueStart]!.status !== 'queued') this.#queueStart++;
+    for (let i = this.#queueStart; i < this.#tools.length; i++) {
+      const tracked = this.#tools[i]!;
+      if (tracked.status !== 'queued') continue;
+      const kind = this.#abortKind(tracked);
+      if (kind) {
+        this.#complete(tracked, syntheticOutcome(kind, tracked.id, this.#nameOf(tracked), this.#erroredCall?.description, this.options.eventSink));
+        continue;
+      }
+      if (this.canExecuteTool(tracked.isConcurrencySafe)) this.#start(tracked);
+      else if (!tracked.isConcurrencySafe || this.#executing >= this.#maxConcurrency) break; // nothing may overtake it
+    }
+  }
+
+  /** Why this tool must not run (or its result must be replaced), if it must not. */
+  #abortKind(tracked: TrackedTool): AbortKind | undefined {
+    if (this.#discarded) return 'streaming_fallback';
+    if (this.#erroredCall && this.#erroredCall.index !== tracked.index) return 'sibling_error';
+    const turn = this.#context.abortController.signal;
+    if (turn.aborted) {
+      // A running tool that blocks interrupts finishes; one that has not started does not start.
+      if (tracked.status === 'executing' && tracked.interruptBehavior === 'block' && turn.reason === USER_INTERRUPT) {
+        return undefined;
+      }
+      return 'user_interrupted';
+    }
+    return undefined;
+  }
+
+  #start(tracked: TrackedTool): void {
+    tracked.status = 'executing';
+    this.#executing++;
+    if (!tracked.isConcurrencySafe) this.#executingUnsafe++;
+    const { controller, dispose } = linkToolAbortController(
+      this.#siblingAbortController.signal,
+      tracked.interruptBehavior,
+      this.#context.abortController,
+    );
+    const context: ToolUseContext = { ...this.#context, abortController: controller };
+    const run = runToolUse(tracked.block, tracked.assistantMessage, this.canUseTool, context, {
+      ...this.options,
+      fallbackTools: this.toolDefinitions === context.options.tools ? this.options.fallbackTools : this.toolDefinitions,
+      onProgress: (progress) => {
+        if (tracked.status !== 'executing') return;
+        tracked.pendingProgress.push(progress);
+        this.#withProgress.add(tracked);
+        this.#wake();
+      },
+    });
+    tracked.promise = this.#settle(tracked, run, controller.signal).then((outcome) => {
+      dispose();
+      this.#complete(tracked, outcome);
+    });
+  }
+
+  /**
+   * The tool's own outcome — unless it was cancelled first: then, once it has stopped (or the grace period is over),
+   * the synthetic answer for the reason, except when it managed to complete successfully anyway.
+   */
+  async #settle(tracked: TrackedTool, run: Promise<ToolUseOutcome>, signal: AbortSignal): Promise<ToolUseOutcome> {
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<'aborted'>((resolve) => {
+      onAbort = () => resolve('aborted');
+      if (signal.aborted) resolve('aborted');
+      else signal.addEventListener('abort', onAbort, { once: true });
+    });
+    const first = await Promise.race([run, aborted]);
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+    if (first !== 'aborted') {
+      if (!signal.aborted || (first.stage === 'completed' && !first.isError)) return first;
+      return this.#cancelled(tracked, first);
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), this.options.abortGraceMs ?? 3_000);
+    });
+    const late = await Promise.race([run, grace]);
+    clearTimeout(timer);
+    if (late === undefined) run.catch(() => undefined); // it ignored the signal; its answer is no longer wanted
+    return this.#cancelled(tracked, late);
+  }
+
+  #cancelled(tracked: TrackedTool, settled: ToolUseOutcome | undefined): ToolUseOutcome {
+    if (settled && settled.stage === 'completed' && !settled.isError) return settled;
+    // The call that failed keeps its own result; only the others get the synthetic one.
+    const kind = this.#abortKind(tracked) ?? abortKindOf(this.#siblingAbortController.signal.reason);
+    if (settled && this.#erroredCall?.index === tracked.index) return settled;
+    return syntheticOutcome(kind, tracked.id, this.#nameOf(tracked), this.#erroredCall?.description, settled ? undefined : this.options.eventSink);
+  }
+
+  #complete(tracked: TrackedTool, outcome: ToolUseOutcome): void {
+    if (tracked.status === 'completed' || tracked.status === 'yielded') return;
+    if (tracked.status === 'executing') {
+      this.#executing--;
+      if (!tracked.isConcurrencySafe) this.#executingUnsafe--;
+    }
+    tracked.status = 'completed';
+    tracked.outcome = outcome;
+    if (outcome.isError && !this.#erroredCall && tracked.tool && tracked.parsedInput) {
+      const rule = this.options.cancelsSiblingsOnError ?? defaultCancelsSiblingsOnError;
+      if (safe(() => rule(tracked.tool!, tracked.parsedInput!, outcome), false)) {
+        this.#erroredCall = { index: tracked.index, description: describeToolCall(tracked.tool.name, tracked.parsedInput) };
+        this.#siblingAbortController.abort(SIBLING_ERROR);
+      }
+    }
+    if (outcome.contextModifier) {
+      if (tracked.isConcurrencySafe) this.#queuedModifiers.push({ index: tracked.index, modifier: outcome.contextModifier });
+      else this.#applyModifier(outcome.contextModifier);
+    }
+    if (this.#queuedModifiers.length > 0 && this.#executing === 0) {
+      // The concurrent batch has ended: its modifiers apply now, in call order, before anything else starts.
+      const queued = this.#queuedModifiers.sort((a, b) => a.index - b.index);
+      this.#queuedModifiers = [];
+      for (const { modifier } of queued) this.#applyModifier(modifier);
+    }
+    this.#processQueue();
+    this.#wake();
+  }
+
+  #applyModifier(modifier: (context: ToolUseContext) => ToolUseContext): void {
+    const next = safe(() => modifier(this.#context), undefined);
+    // A modifier that throws or returns nothing changes nothing; the turn's abort controller always stays.
+    if (next && typeof next === 'object') this.#context = { ...next, abortController: this.#context.abortController };
+  }
+
+  #withNotifications(outcome: ToolUseOutcome): ToolUseOutcome {
+    const queue = this.#context.services.notifications;
+    if (!queue || queue.size === 0) return outcome;
+    return { ...outcome, newMessages: [...outcome.newMessages, ...queue.drain()] };
+  }
+
+  #hasYieldable(): boolean {
+    if (this.#withProgress.size > 0) return true;
+    return this.#tools[this.#yieldCursor]?.status === 'completed';
+  }
+
+  #wake(): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  #nameOf(tracked: TrackedTool): string {
+    return tracked.tool?.name ?? printableName((tracked.block as { name?: unknown } | null | undefined)?.name);
+  }
+}
+
+function findTool(tools: Tools, name: string): AnyTool | undefined {
+  return tools.find((t) => t.name === name) ?? tools.find((t) => t.aliases?.includes(name) === true);
+}
+
+function safe<T>(fn: () => T, fallback: T): T {
+  try {
+    return fn();
+  } catch {
+    return fallback;
+  }
+}
