@@ -16,6 +16,8 @@ export interface BaseToolEntry {
 export const BASE_TOOL_ENTRIES: readonly BaseToolEntry[] = [
   { name: 'TaskOutput', load: () => import('../tools/task-output/index.js').then((m) => m.TaskOutputTool) },
   { name: 'Bash', load: () => import('../tools/bash/index.js').then((m) => m.BashTool) },
+  { name: 'Glob', load: () => import('../tools/glob/index.js').then((m) => m.GlobTool) },
+  { name: 'Grep', load: () => import('../tools/grep/index.js').then((m) => m.GrepTool) },
   { name: 'TaskStop', load: () => import('../tools/task-stop/index.js').then((m) => m.TaskStopTool) },
 ];
 

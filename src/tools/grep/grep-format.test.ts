@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { splitGlobParam } from './grep-args.js';
+import { formatDuration, formatGrepOutput, formatLimitInfo, paginate } from './grep-format.js';
+
+describe('paginate', () => {
+  it('reports the limit only when it cut entries off, and the offset whenever one was used', () => {
+    expect(paginate([1, 2, 3], 2, 0)).toEqual({ items: [1, 2], appliedLimit: 2 });
+    expect(paginate([1, 2, 3], 3, 0)).toEqual({ items: [1, 2, 3] });
+    expect(paginate([1, 2, 3], 1, 1)).toEqual({ items: [2], appliedLimit: 1, appliedOffset: 1 });
+    expect(paginate([1, 2, 3], 0, 1)).toEqual({ items: [2, 3], appliedOffset: 1 });
+    expect(paginate([1, 2, 3], 5, 7)).toEqual({ items: [], appliedOffset: 7 });
+  });
+
+  it('formats the pagination info as Claude Code does', () => {
+    expect(formatLimitInfo(250, undefined)).toBe('limit: 250');
+    expect(formatLimitInfo(undefined, 10)).toBe('offset: 10');
+    expect(formatLimitInfo(5, 10)).toBe('limit: 5, offset: 10');
+    expect(formatLimitInfo(undefined, 0)).toBe('');
+  });
+});
+
+describe('formatGrepOutput', () => {
+  it('adds a note when the time limit cut the search short', () => {
+    const text = formatGrepOutput({ mode: 'files_with_matches', numFiles: 1, filenames: ['/a'], totalFiles: 1, timedOut: true, timeoutMs: 20_000 });
+    expect(text).toBe(
+      'Found 1 file\n/a\n\n(The search timed out after 20s: the results above are incomplete. Narrow it with path, glob or type.)',
+    );
+    expect(formatDuration(1500)).toBe('1.5s');
+    expect(formatDuration(5)).toBe('5ms');
+  });
+});
+
+describe('splitGlobParam', () => {
+  it('splits on whitespace and commas, but keeps brace sets whole', () => {
+    expect(splitGlobParam('*.ts')).toEqual(['*.ts']);
+    expect(splitGlobParam('*.ts,*.tsx')).toEqual(['*.ts', '*.tsx']);
+    expect(splitGlobParam('*.ts  *.md')).toEqual(['*.ts', '*.md']);
+    expect(splitGlobParam('*.{ts,tsx} src/**')).toEqual(['*.{ts,tsx}', 'src/**']);
+    expect(splitGlobParam(undefined)).toEqual([]);
+    expect(splitGlobParam(' ')).toEqual([]);
+  });
+});

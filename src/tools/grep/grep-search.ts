@@ -1,0 +1,199 @@
+/**
+ * One Grep search: rg with the built arguments, its output collected per mode with bounded memory —
+ * files_with_matches keeps only paths (sorted newest first afterwards), count keeps one line per file and sums
+ * totals as it reads, content keeps only the requested page and stops rg once the page is full.
+ */
+import fs from 'node:fs';
+import { buildGrepArgs, DEFAULT_HEAD_LIMIT, type GrepInput } from './grep-args.js';
+import { formatDuration, paginate, type GrepOutput } from './grep-format.js';
+import { runRipgrep, type RipgrepOutcome } from './ripgrep.js';
+import type { ReadDenyFilter } from './search-path.js';
+
+export interface GrepSearchRequest {
+  readonly input: GrepInput;
+  /** The absolute file or directory searched. */
+  readonly target: string;
+  readonly targetIsFile: boolean;
+  /** rg's working directory (the target directory, or the file's folder): globs are relative to it. */
+  readonly cwd: string;
+  readonly deny: ReadDenyFilter;
+  readonly signal: AbortSignal;
+  readonly timeoutMs: number;
+}
+
+/** The rg command line for a request (the benchmark runs raw rg with exactly this). */
+export function grepCommandArgs(request: Pick<GrepSearchRequest, 'input' | 'target' | 'deny'>): string[] {
+  return [...buildGrepArgs(request.input, request.deny), '--', request.target];
+}
+
+export async function searchWithRipgrep(request: GrepSearchRequest): Promise<GrepOutput> {
+  const mode = request.input.output_mode ?? 'files_with_matches';
+  const headLimit = request.input.head_limit ?? DEFAULT_HEAD_LIMIT;
+  const offset = request.input.offset ?? 0;
+  if (mode === 'content') return searchContent(request, headLimit, offset);
+  if (mode === 'count') return searchCount(request, headLimit, offset);
+  return searchFiles(request, headLimit, offset);
+}
+
+function run(request: GrepSearchRequest, separator: '\0' | '\n', onRecord: (record: string) => boolean | void) {
+  return runRipgrep(
+    {
+      args: grepCommandArgs(request),
+      cwd: request.cwd,
+      signal: request.signal,
+      timeoutMs: request.timeoutMs,
+      separator,
+      onRecord,
+    },
+    'Grep',
+  );
+}
+
+/** Turns rg's failures into errors for the model; returns whether the time limit cut the output short. */
+function checkOutcome(outcome: RipgrepOutcome, collected: number, request: GrepSearchRequest): boolean {
+  if (outcome.timedOut) {
+    if (collected === 0) {
+      throw new Error(
+        `Grep timed out after ${formatDuration(request.timeoutMs)} searching ${request.target} ` +
+          'before finding anything. Narrow the search with path, glob or type.',
+      );
+    }
+    return true;
+  }
+  if (outcome.stopped || outcome.exitCode === 0 || outcome.exitCode === 1) return false;
+  // Exit 2 with output: some files could not be read (permissions, races) but the search ran: keep the results.
+  if (outcome.exitCode === 2 && outcome.records > 0) return false;
+  throw new Error(ripgrepFailureMessage(outcome));
+}
+
+const REJECTION = /regex parse error|error parsing glob|unrecognized file type|regex.*(?:too large|exceeded)|error:/i;
+
+export function ripgrepFailureMessage(outcome: Pick<RipgrepOutcome, 'exitCode' | 'stderr'>): string {
+  const detail = outcome.stderr.trim();
+  if (outcome.exitCode === 2 && REJECTION.test(detail)) {
+    return `Search failed — ripgrep rejected the pattern, glob, or file type without searching:\n${detail}`;
+  }
+  const status = outcome.exitCode === null ? 'was killed' : `exited with code ${outcome.exitCode}`;
+  return detail ? `Search failed — ripgrep ${status}:\n${detail}` : `Search failed — ripgrep ${status}.`;
+}
+
+const STAT_OPTIONS = { throwIfNoEntry: false } as const;
+
+export function mtimeOf(file: string): number {
+  try {
+    return fs.statSync(file, STAT_OPTIONS)?.mtimeMs ?? 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Newest first; equal times by path, so pages are stable from one call to the next. */
+export function newestFirst(paths: readonly string[], mtimes: readonly number[]): string[] {
+  const order = paths.map((_, i) => i);
+  order.sort((a, b) => mtimes[b]! - mtimes[a]! || (paths[a]! < paths[b]! ? -1 : paths[a]! > paths[b]! ? 1 : 0));
+  return order.map((i) => paths[i]!);
+}
+
+async function searchFiles(request: GrepSearchRequest, headLimit: number, offset: number): Promise<GrepOutput> {
+  const paths: string[] = [];
+  const mtimes: number[] = [];
+  const { deny } = request;
+  // Stat while rg is still searching: the mtimes are ready when it finishes.
+  const outcome = await run(request, '\0', (file) => {
+    if (file === '' || (deny.active && deny.isDenied(file))) return;
+    paths.push(file);
+    mtimes.push(mtimeOf(file));
+  });
+  const timedOut = checkOutcome(outcome, paths.length, request);
+  const page = paginate(newestFirst(paths, mtimes), headLimit, offset);
+  return {
+    mode: 'files_with_matches',
+    numFiles: page.items.length,
+    filenames: page.items,
+    totalFiles: paths.length,
+    ...pageInfo(page),
+    ...timeoutInfo(timedOut, request),
+  };
+}
+
+async function searchCount(request: GrepSearchRequest, headLimit: number, offset: number): Promise<GrepOutput> {
+  const entries: { file: string; count: number }[] = [];
+  let total = 0;
+  const { deny } = request;
+  const outcome = await run(request, '\n', (line) => {
+    const nul = line.lastIndexOf('\0');
+    if (nul <= 0) return;
+    const file = line.slice(0, nul);
+    const count = Number(line.slice(nul + 1));
+    if (!Number.isFinite(count) || (deny.active && deny.isDenied(file))) return;
+    entries.push({ file, count });
+    total += count;
+  });
+  const timedOut = checkOutcome(outcome, entries.length, request);
+  entries.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  const page = paginate(entries, headLimit, offset);
+  return {
+    mode: 'count',
+    numFiles: entries.length,
+    filenames: [],
+    content: page.items.map((e) => `${e.file}:${e.count}`).join('\n'),
+    numMatches: total,
+    ...pageInfo(page),
+    ...timeoutInfo(timedOut, request),
+  };
+}
+
+async function searchContent(request: GrepSearchRequest, headLimit: number, offset: number): Promise<GrepOutput> {
+  // One line past the page tells us whether there is more; nothing beyond that is read.
+  const needed = headLimit === 0 ? Infinity : offset + headLimit + 1;
+  const pageEnd = headLimit === 0 ? Infinity : offset + headLimit;
+  const lines: string[] = [];
+  let seen = 0;
+  let lastWasSeparator = true;
+  const { deny } = request;
+  const filterPaths = deny.active && !request.targetIsFile;
+  const outcome = await run(request, '\n', (line) => {
+    if (line === '--') {
+      // A context-group separator; after a filtered-out file it could double up or lead the page.
+      if (lastWasSeparator) return;
+      lastWasSeparator = true;
+    } else {
+      if (filterPaths) {
+        const nul = line.indexOf('\0');
+        if (nul > 0 && deny.isDenied(line.slice(0, nul))) return;
+      }
+      lastWasSeparator = false;
+    }
+    if (seen >= offset && seen < pageEnd) lines.push(line.includes('\0') ? line.replaceAll('\0', '') : line);
+    seen++;
+    if (seen >= needed) return false;
+  });
+  const timedOut = checkOutcome(outcome, seen, request);
+  // A trailing separator says nothing.
+  if (!outcome.stopped && lines.length > 0 && lines[lines.length - 1] === '--') {
+    lines.pop();
+    seen--;
+  }
+  return {
+    mode: 'content',
+    numFiles: 0,
+    filenames: [],
+    content: lines.join('\n'),
+    numLines: lines.length,
+    ...(outcome.stopped || timedOut ? {} : { totalLines: seen }),
+    ...(outcome.stopped ? { appliedLimit: headLimit } : {}),
+    ...(offset > 0 ? { appliedOffset: offset } : {}),
+    ...timeoutInfo(timedOut, request),
+  };
+}
+
+function pageInfo(page: { appliedLimit?: number; appliedOffset?: number }) {
+  return {
+    ...(page.appliedLimit !== undefined ? { appliedLimit: page.appliedLimit } : {}),
+    ...(page.appliedOffset !== undefined ? { appliedOffset: page.appliedOffset } : {}),
+  };
+}
+
+function timeoutInfo(timedOut: boolean, request: GrepSearchRequest) {
+  return timedOut ? { timedOut: true, timeoutMs: request.timeoutMs } : {};
+}

@@ -1,0 +1,78 @@
+/**
+ * What Grep and Glob share about paths: resolving the search path against the session's cwd, Claude Code's
+ * validation messages, the VCS folders never searched, and the Read-deny exclusion (rg globs plus a post-filter).
+ */
+import { expandPath, isPathReadDenied, readDenyGlobs } from '../../permissions/paths.js';
+import type { ToolPermissionContext } from '../../tool/permission-types.js';
+import type { ToolUseContext } from '../../tool/tool-use-context.js';
+
+/** Version-control metadata folders: never searched (their objects are noise and blow through budgets). */
+export const VCS_DIRECTORIES = ['.git', '.svn', '.hg', '.bzr', '.jj', '.sl'] as const;
+
+export const CWD_NOTE = 'Note: your current working directory is';
+
+/** Models sometimes send `""`, `"undefined"` or `"null"` for an omitted path: all mean "the cwd". */
+export function givenPath(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  return trimmed === '' || trimmed === 'undefined' || trimmed === 'null' ? undefined : value;
+}
+
+/** An absolute, normalised path: `~` expanded, relative paths resolved against `cwd` (as the permission engine does). */
+export function resolveSearchPath(value: string | undefined, cwd: string, homeDir?: string): string {
+  return expandPath(givenPath(value) ?? '.', cwd, homeDir);
+}
+
+/** The cwd a call runs in: the session's (a `cd` in Bash moves it). */
+export function sessionCwd(context: ToolUseContext): string {
+  return context.getAppState().cwd;
+}
+
+/** What `~` expands to for this session (the permission context's, else the OS user's). */
+export function sessionHomeDir(context: ToolUseContext): string | undefined {
+  return context.getAppState().toolPermissionContext.homeDir;
+}
+
+/** Claude Code's wording for a null byte in a field (`Grep glob cannot contain…`); undefined when there is none. */
+export function nullByteMessage(toolName: string, fields: readonly (readonly [string, string | undefined])[]): string | undefined {
+  const bad = fields.find(([, value]) => value?.includes('\0') === true);
+  return bad ? `${toolName} ${bad[0]} cannot contain null bytes (\\0). Remove the null byte and try again.` : undefined;
+}
+
+export function isMissingFileError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/**
+ * Read-deny exclusion for one search. `globs` go to rg as `--iglob !…` so denied files are never opened; `isDenied`
+ * filters every result path again (defense in depth: a glob the engine could not express relative to the root, a
+ * case or symlink variant). With no path deny rule at all there is nothing to filter, and the per-path check (which
+ * resolves symlinks) is skipped.
+ */
+export interface ReadDenyFilter {
+  readonly globs: readonly string[];
+  readonly active: boolean;
+  isDenied(absPath: string): boolean;
+}
+
+export function readDenyFilter(ctx: ToolPermissionContext, searchRoot: string): ReadDenyFilter {
+  // Any deny rule that names a path may be one the engine applies to reads (Read, Grep, Glob…): filter.
+  const active = ctx.alwaysDenyRules.some((rule) => rule.ruleValue.ruleContent !== undefined);
+  if (!active) return { globs: [], active, isDenied: () => false };
+  const globs = readDenyGlobs(ctx, searchRoot);
+  return { globs, active, isDenied: (absPath) => isPathReadDenied(absPath, ctx) };
+}
+
+/** `--iglob !…` for each deny glob: deny rules compare case-insensitively, so the exclusion does too. */
+export function denyGlobArgs(filter: ReadDenyFilter): string[] {
+  const args: string[] = [];
+  for (const glob of filter.globs) args.push('--iglob', `!${glob}`);
+  return args;
+}
+
+export function vcsExcludeArgs(): string[] {
+  const args: string[] = [];
+  for (const dir of VCS_DIRECTORIES) args.push('--glob', `!${dir}`);
+  return args;
+}
