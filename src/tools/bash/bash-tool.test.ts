@@ -64,6 +64,14 @@ describe('Bash results', () => {
     expect(badGrep.text.startsWith('Exit code 2')).toBe(true);
   });
 
+  it('reports a syntax error with the command’s own line numbers', async () => {
+    const r = await run("echo fine\necho 'unterminated");
+    expect(r.block.is_error).toBe(true);
+    expect(r.text).toMatch(/^Exit code 2\n/);
+    expect(r.text).toContain('line 2');
+    expect((await run('echo $LINENO')).text).toBe('1');
+  });
+
   it('collapses \\r-overwritten progress lines before measuring', async () => {
     const r = await run(`printf 'progress 10%%\\rprogress 50%%\\rprogress 100%%\\r\\nnext\\r\\n'`);
     expect(r.text).toBe('progress 100%\nnext');

@@ -11,7 +11,7 @@ export interface ChildEnv {
 }
 
 export function buildChildEnv(base: NodeJS.ProcessEnv, settings: BashToolSettings = {}): ChildEnv {
-  const matchers = (settings.secretEnvPatterns ?? DEFAULT_SECRET_ENV_PATTERNS).map(globToRegExp);
+  const matchers = compiled(settings.secretEnvPatterns ?? DEFAULT_SECRET_ENV_PATTERNS);
   const pass = new Set((settings.passEnv ?? []).map((n) => n.toUpperCase()));
   const env: NodeJS.ProcessEnv = {};
   const scrubbed: string[] = [];
@@ -28,7 +28,19 @@ export function buildChildEnv(base: NodeJS.ProcessEnv, settings: BashToolSetting
 }
 
 export function isSecretEnvName(name: string, patterns: readonly string[] = DEFAULT_SECRET_ENV_PATTERNS): boolean {
-  return patterns.some((p) => globToRegExp(p).test(name));
+  return compiled(patterns).some((re) => re.test(name));
+}
+
+// Compiled once per pattern list (settings objects are long-lived), not once per call.
+const compiledLists = new WeakMap<readonly string[], RegExp[]>();
+
+function compiled(patterns: readonly string[]): RegExp[] {
+  let list = compiledLists.get(patterns);
+  if (list === undefined) {
+    list = patterns.map(globToRegExp);
+    compiledLists.set(patterns, list);
+  }
+  return list;
 }
 
 function globToRegExp(pattern: string): RegExp {

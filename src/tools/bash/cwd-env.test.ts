@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -36,6 +36,12 @@ describe('working directory', () => {
     const r = await run('cd sub && exit 5');
     expect(r.block.is_error).toBe(true);
     expect((await run('pwd')).text).toBe(path.join(project.dir, 'sub'));
+  });
+
+  it('keeps tracking the directory when the command uses descriptor 3 itself', async () => {
+    await run('exec 3> fd3.txt; echo data >&3; cd sub');
+    expect(project.context.getAppState().cwd).toBe(path.join(project.dir, 'sub'));
+    expect(readFileSync(path.join(project.dir, 'fd3.txt'), 'utf8')).toBe('data\n');
   });
 
   it('resets to the project directory after a cd outside, and says so', async () => {

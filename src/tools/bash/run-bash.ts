@@ -4,7 +4,7 @@
  * aborted (the group is terminated); the timeout passes (moved to the background, or killed when it must not be);
  * or it was a background call from the start (returns at once, the task registry takes over).
  */
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { analyzeBashCommand } from '../../permissions/bash/index.js';
@@ -339,7 +339,8 @@ function outputDirectory(context: ToolUseContext, force = false): string {
 }
 
 function newTaskId(): string {
-  return `b${randomBytes(4).toString('hex')}`;
+  // randomUUID draws from a pre-filled entropy cache: cheaper per call than randomBytes.
+  return `b${randomUUID().slice(0, 8)}`;
 }
 
 function seconds(ms: number): string {

@@ -3,7 +3,8 @@
  *
  * The prologue moves descriptor 3 (a file the parent opened for the final working directory) to a descriptor bash
  * picks (≥ 10) so a command that uses fd 3 itself cannot clobber it, records `pwd -P` there on exit (any exit:
- * success, failure, `exit N`), and sources the env file when there is one.
+ * success, failure, `exit N`), and sources the env file when there is one. It shares the command's first line, so
+ * bash's line numbers in error messages (and `$LINENO`) are the command's own.
  */
 
 /** The variable holding the cwd descriptor inside the shell; visible to the command, so named to avoid clashes. */
@@ -16,7 +17,7 @@ export function buildShellScript(command: string, envFile?: string): string {
   ];
   if (envFile !== undefined) lines.push(`if [ -r ${quote(envFile)} ]; then . ${quote(envFile)}; fi`);
   lines.push(command);
-  return lines.join('\n');
+  return lines.join('; ');
 }
 
 /** Single-quotes a string for bash. */
