@@ -231,3 +231,11 @@ describe('no leftovers', () => {
     expect(existsSync(project.dir)).toBe(true);
   });
 });
+
+describe('progress of a background task', () => {
+  it('stops reporting to the call once the command went to the background', async () => {
+    const r = await run('echo a; sleep 0.3; echo b', { run_in_background: true });
+    await project.tasks.wait(r.data.backgroundTaskId!, { timeoutMs: 5_000 });
+    expect(r.progress).toEqual([]);
+  });
+});

@@ -137,8 +137,10 @@ export async function runBash(
   }
   const sandboxed = sandbox !== undefined;
 
+  // Progress belongs to this call: a task that outlives it (background) stops reporting to it.
+  let stopProgress = () => {};
   if (onProgress !== undefined) {
-    proc.onOutput((size) => {
+    stopProgress = proc.onOutput((size) => {
       const tail = readOutputTail(outputFile, PROGRESS_TAIL_BYTES);
       onProgress({
         toolUseID,
@@ -159,6 +161,7 @@ export async function runBash(
 
   // — background from the start —
   if (input.run_in_background === true) {
+    stopProgress();
     registry.adopt(proc, {
       description: input.description,
       backgroundedBy: 'request',
@@ -194,6 +197,7 @@ export async function runBash(
   if (ending === 'timeout' && proc.running) {
     const disposition = timeoutDisposition(input.command, context);
     if (disposition.background) {
+      stopProgress();
       registry.adopt(proc, {
         description: input.description,
         backgroundedBy: 'timeout',

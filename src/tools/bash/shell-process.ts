@@ -180,7 +180,13 @@ export class ShellProcess {
   #emit(size: number): void {
     if (size === this.#lastSize) return;
     this.#lastSize = size;
-    for (const listener of this.#listeners) listener(size);
+    for (const listener of this.#listeners) {
+      try {
+        listener(size);
+      } catch {
+        // A progress consumer's failure must not kill the poll (it runs in a timer: a throw would crash the process).
+      }
+    }
   }
 }
 
