@@ -188,6 +188,8 @@ export async function runBash(
   const ending = await new Promise<'exit' | 'abort' | 'timeout'>((resolve) => {
     void proc.exited.then(() => resolve('exit'));
     onAbort = () => resolve('abort');
+    // An abort during the awaits above (the first sandbox probe) has fired already: a listener would never hear it.
+    if (signal.aborted) resolve('abort');
     signal.addEventListener('abort', onAbort, { once: true });
     timer = setTimeout(() => resolve('timeout'), timeoutMs);
   });
