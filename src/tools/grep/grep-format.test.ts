@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { splitGlobParam } from './grep-args.js';
+import { ripgrepFailureMessage } from './grep-search.js';
 import { formatDuration, formatGrepOutput, formatLimitInfo, paginate } from './grep-format.js';
 
 describe('paginate', () => {
@@ -38,5 +39,17 @@ describe('splitGlobParam', () => {
     expect(splitGlobParam('*.{ts,tsx} src/**')).toEqual(['*.{ts,tsx}', 'src/**']);
     expect(splitGlobParam(undefined)).toEqual([]);
     expect(splitGlobParam(' ')).toEqual([]);
+  });
+});
+
+describe('ripgrepFailureMessage', () => {
+  it('names a rejected pattern, glob or type as such, and any other failure as a failed search', () => {
+    expect(ripgrepFailureMessage({ exitCode: 2, stderr: 'rg: unrecognized file type: zz\n' })).toBe(
+      'Search failed — ripgrep rejected the pattern, glob, or file type without searching:\nrg: unrecognized file type: zz',
+    );
+    expect(ripgrepFailureMessage({ exitCode: 2, stderr: 'rg: /x: Permission denied (os error 13)\n' })).toBe(
+      'Search failed — ripgrep exited with code 2:\nrg: /x: Permission denied (os error 13)',
+    );
+    expect(ripgrepFailureMessage({ exitCode: null, stderr: '' })).toBe('Search failed — ripgrep was killed.');
   });
 });

@@ -343,12 +343,15 @@ describe('Grep errors', () => {
   it('reports a time limit that passes before anything is found', async () => {
     const dir = makeTempDir('toolgate-grep-timeout-');
     try {
-      // Enough files that rg cannot be done within the 1 ms limit.
-      writeTree(dir, Object.fromEntries(Array.from({ length: 600 }, (_, i) => [`d${i % 6}/f${i}.txt`, 'nothing to see\n'])));
-      const context = makeContext({ cwd: dir, settings: { grepTimeoutMs: 1 } });
-      const r = await runTool(GrepTool, { pattern: 'needle' }, context);
-      expect(r.isError).toBe(true);
-      expect(r.text).toBe(`Grep timed out after 1ms searching ${dir} before finding anything. Narrow the search with path, glob or type.`);
+      writeTree(dir, { 'a.txt': 'needle\n' });
+      // rg blocks opening an ignore file that is a FIFO: a search that cannot finish, deterministically.
+      const { execFileSync } = await import('node:child_process');
+      execFileSync('mkfifo', [path.join(dir, '.ignore')]);
+      const r = await runTool(GrepTool, { pattern: 'needle' }, makeContext({ cwd: dir, settings: { grepTimeoutMs: 300 } }));
+      expect(r).toMatchObject({
+        isError: true,
+        text: `Grep timed out after 300ms searching ${dir} before finding anything. Narrow the search with path, glob or type.`,
+      });
     } finally {
       removeDir(dir);
     }
