@@ -17,7 +17,8 @@ export function buildChildEnv(base: NodeJS.ProcessEnv, settings: BashToolSetting
   const scrubbed: string[] = [];
   for (const [name, value] of Object.entries(base)) {
     if (value === undefined) continue;
-    if (!pass.has(name.toUpperCase()) && matchers.some((re) => re.test(name))) {
+    const upper = name.toUpperCase();
+    if (!pass.has(upper) && matchers.some((matches) => matches(upper))) {
       scrubbed.push(name);
       continue;
     }
@@ -28,25 +29,41 @@ export function buildChildEnv(base: NodeJS.ProcessEnv, settings: BashToolSetting
 }
 
 export function isSecretEnvName(name: string, patterns: readonly string[] = DEFAULT_SECRET_ENV_PATTERNS): boolean {
-  return compiled(patterns).some((re) => re.test(name));
+  const upper = name.toUpperCase();
+  return compiled(patterns).some((matches) => matches(upper));
 }
 
-// Compiled once per pattern list (settings objects are long-lived), not once per call.
-const compiledLists = new WeakMap<readonly string[], RegExp[]>();
+type NameMatcher = (upperName: string) => boolean;
 
-function compiled(patterns: readonly string[]): RegExp[] {
+// Compiled once per pattern list (settings objects are long-lived), not once per call.
+const compiledLists = new WeakMap<readonly string[], NameMatcher[]>();
+
+function compiled(patterns: readonly string[]): NameMatcher[] {
   let list = compiledLists.get(patterns);
   if (list === undefined) {
-    list = patterns.map(globToRegExp);
+    list = patterns.map(compileGlob);
     compiledLists.set(patterns, list);
   }
   return list;
 }
 
-function globToRegExp(pattern: string): RegExp {
-  const body = pattern
+/** `*_TOKEN` → a suffix test, `AWS_*` → a prefix test, no `*` → equality; anything else a regular expression. */
+function compileGlob(pattern: string): NameMatcher {
+  const p = pattern.toUpperCase();
+  const stars = p.split('*').length - 1;
+  if (stars === 0) return (name) => name === p;
+  if (stars === 1 && p.startsWith('*')) {
+    const suffix = p.slice(1);
+    return (name) => name.endsWith(suffix);
+  }
+  if (stars === 1 && p.endsWith('*')) {
+    const prefix = p.slice(0, -1);
+    return (name) => name.startsWith(prefix);
+  }
+  const body = p
     .split('*')
     .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
     .join('.*');
-  return new RegExp(`^${body}$`, 'i');
+  const re = new RegExp(`^${body}$`);
+  return (name) => re.test(name);
 }

@@ -143,3 +143,13 @@ describe('environment', () => {
     expect(scrubbed).toEqual(['A_TOKEN']);
   });
 });
+
+describe('secret patterns', () => {
+  it('supports prefix, suffix, exact and inner-star globs', () => {
+    expect(isSecretEnvName('AWS_PROFILE', ['AWS_*'])).toBe(true);
+    expect(isSecretEnvName('MY_AWS', ['AWS_*'])).toBe(false);
+    expect(isSecretEnvName('API_KEY', ['API_KEY'])).toBe(true);
+    expect(isSecretEnvName('X_API_KEY_Y', ['*API*KEY*'])).toBe(true);
+    expect(isSecretEnvName('APIKEY.', ['API.KEY'])).toBe(false);
+  });
+});
