@@ -79,9 +79,13 @@ export function ripgrepFailureMessage(outcome: Pick<RipgrepOutcome, 'exitCode' |
 
 const STAT_OPTIONS = { throwIfNoEntry: false } as const;
 
+/**
+ * A listed file's mtime (0 when it has vanished since). lstat, not stat: rg without --follow never lists a symlink,
+ * so the two agree, and lstat is a little cheaper — this runs once per match.
+ */
 export function mtimeOf(file: string): number {
   try {
-    return fs.statSync(file, STAT_OPTIONS)?.mtimeMs ?? 0;
+    return fs.lstatSync(file, STAT_OPTIONS)?.mtimeMs ?? 0;
   } catch {
     return 0;
   }
