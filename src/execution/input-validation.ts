@@ -22,6 +22,7 @@ export function checkInputShape(input: unknown): string | undefined {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     return `The input must be a JSON object of parameters, but it is ${describeType(input)}`;
   }
+  if (isFlatAndClean(input as Record<string, unknown>)) return undefined; // the common case, without allocating
   const seen = new Set<object>();
   const stack: { value: object; depth: number; path: string }[] = [{ value: input, depth: 0, path: '' }];
   let nodes = 0;
@@ -42,6 +43,16 @@ export function checkInputShape(input: unknown): string | undefined {
     }
   }
   return undefined;
+}
+
+function isFlatAndClean(input: Record<string, unknown>): boolean {
+  for (const key in input) {
+    if (!Object.hasOwn(input, key)) continue;
+    const value = input[key];
+    if ((value !== null && typeof value === 'object') || HOSTILE_INPUT_KEYS.has(key)) return false;
+  }
+  // `for…in` skips a JSON `"__proto__"` own key only if it is not enumerable; Object.keys is the authority.
+  return !Object.hasOwn(input, '__proto__');
 }
 
 /** `InputValidationError: Read failed due to the following issues:` + one line per issue. */

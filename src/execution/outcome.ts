@@ -8,6 +8,7 @@ import { errorToolResult } from '../tool/tool-result.js';
 import type { AnyTool, MessageParam, ToolResultBlockParam } from '../tool/tool.js';
 import type { ToolUseContext } from '../tool/tool-use-context.js';
 import { emitToolEvent, type ToolEventSink } from './errors.js';
+import { printableName } from './messages.js';
 
 /** Where a call ended. `completed`: `call()` ran and its result (error or not) is the tool's own. */
 export type ToolUseStage = 'lookup' | 'abort' | 'validation' | 'hook' | 'permission' | 'call' | 'budget' | 'completed' | 'executor';
@@ -40,52 +41,64 @@ export interface ToolUseOutcome {
   readonly durationMs: number;
 }
 
-type Extras = Partial<Omit<ToolUseOutcome, 'toolUseId' | 'toolName' | 'result' | 'isError' | 'newMessages' | 'userNotices' | 'durationMs'>>;
+type Extras = Partial<Pick<ToolUseOutcome, 'contextModifier' | 'decision' | 'preventContinuation' | 'deferred' | 'input' | 'persistedPath'>>;
 
 /** Collects what a call produces along the way and seals it into one outcome (and one `tool.end` event). */
 export class OutcomeBuilder {
   readonly newMessages: MessageParam[] = [];
   readonly userNotices: string[] = [];
   tool: AnyTool | undefined;
-  toolName: string;
 
   constructor(
     readonly toolUseId: string,
-    requestedName: string,
+    /** The name the model asked for: anything at all, made printable only if no tool answers to it. */
+    private readonly requestedName: unknown,
     private readonly started: number,
     private readonly sink: ToolEventSink | undefined,
-  ) {
-    this.toolName = requestedName;
+  ) {}
+
+  get toolName(): string {
+    return this.tool?.name ?? printableName(this.requestedName);
   }
 
   /** An `is_error` result with `<tool_use_error>` around `message`. */
   fail(stage: ToolUseStage, message: string, errorClass: string, extras: Extras = {}): ToolUseOutcome {
-    return this.seal(errorToolResult(this.toolUseId, message), { ...extras, stage, errorClass });
+    return this.seal(errorToolResult(this.toolUseId, message), stage, errorClass, extras);
   }
 
-  seal(result: ToolResultBlockParam, extras: Extras & { stage: ToolUseStage }): ToolUseOutcome {
+  seal(result: ToolResultBlockParam, stage: ToolUseStage, errorClass: string | undefined, extras: Extras = {}): ToolUseOutcome {
     const isError = result.is_error === true;
     const durationMs = performance.now() - this.started;
+    // Every field written out, one fixed shape: spreading objects of varying shapes here cost microseconds per call.
     const outcome: ToolUseOutcome = {
-      ...extras,
       toolUseId: this.toolUseId,
       toolName: this.toolName,
       tool: this.tool,
-      result: { ...result, tool_use_id: this.toolUseId },
+      result: result.tool_use_id === this.toolUseId ? result : { ...result, tool_use_id: this.toolUseId },
       isError,
       newMessages: this.newMessages,
       userNotices: this.userNotices,
+      contextModifier: extras.contextModifier,
+      stage,
+      errorClass,
+      decision: extras.decision,
+      preventContinuation: extras.preventContinuation,
+      deferred: extras.deferred,
+      input: extras.input,
+      persistedPath: extras.persistedPath,
       durationMs,
     };
-    emitToolEvent(this.sink, 'tool.end', {
-      'tool.name': telemetryToolName(this.tool),
-      'tool.use_id': this.toolUseId,
-      'tool.outcome': isError ? 'error' : 'success',
-      'tool.stage': extras.stage,
-      'tool.error_class': extras.errorClass,
-      'tool.duration_ms': Math.round(durationMs * 1000) / 1000,
-      'tool.result_persisted': extras.persistedPath !== undefined,
-    });
+    if (this.sink) {
+      emitToolEvent(this.sink, 'tool.end', {
+        'tool.name': telemetryToolName(this.tool),
+        'tool.use_id': this.toolUseId,
+        'tool.outcome': isError ? 'error' : 'success',
+        'tool.stage': stage,
+        'tool.error_class': errorClass,
+        'tool.duration_ms': Math.round(durationMs * 1000) / 1000,
+        'tool.result_persisted': extras.persistedPath !== undefined,
+      });
+    }
     return outcome;
   }
 }

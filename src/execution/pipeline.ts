@@ -37,7 +37,7 @@ import {
   withPermissionRequestHooks,
 } from './hook-steps.js';
 import { cloneInput, parseToolInput, sameTopLevel } from './input-validation.js';
-import { abortedBeforeStartMessage, printableName, systemReminder, unknownToolMessage } from './messages.js';
+import { abortedBeforeStartMessage, systemReminder, unknownToolMessage } from './messages.js';
 import { OutcomeBuilder, telemetryToolName, type ToolUseOutcome } from './outcome.js';
 import { hookDecisionToPermission, unansweredAskMessage } from './permission-messages.js';
 
@@ -62,12 +62,11 @@ export async function runToolUse(
   context: ToolUseContext,
   options: PipelineOptions = {},
 ): Promise<ToolUseOutcome> {
-  const started = performance.now();
   try {
     return await checkPermissionsAndCallTool(block, assistantMessage, canUseTool, context, options);
   } catch (error) {
     // Each step handles its own failures; arriving here means a bug in the pipeline. Still one answer, and no run.
-    const acc = new OutcomeBuilder(toolUseIdOf(block), printableName(block?.name), started, options.eventSink);
+    const acc = new OutcomeBuilder(toolUseIdOf(block), (block as { name?: unknown } | null | undefined)?.name, performance.now(), options.eventSink);
     return acc.fail('executor', `Internal error while handling this tool call: ${errorMessageForModel(error)}`, classifyToolError(error));
   }
 }
@@ -83,7 +82,7 @@ export async function checkPermissionsAndCallTool(
   const sink = options.eventSink;
   // The block comes from the model (or a file): nothing about its shape is taken for granted.
   const requested: Partial<ToolUseBlock> = block !== null && typeof block === 'object' ? block : {};
-  const acc = new OutcomeBuilder(toolUseId, printableName(requested.name), performance.now(), sink);
+  const acc = new OutcomeBuilder(toolUseId, requested.name, performance.now(), sink);
   const signal = context.abortController.signal;
   const hooks: HookRunner | undefined = context.services.hooks;
 
@@ -91,7 +90,6 @@ export async function checkPermissionsAndCallTool(
   const tool = lookupTool(requested.name, context.options.tools, options.fallbackTools);
   if (!tool) return acc.fail('lookup', unknownToolMessage(requested.name), C.unknownTool);
   acc.tool = tool;
-  acc.toolName = tool.name;
   emitToolEvent(sink, 'tool.start', { 'tool.name': telemetryToolName(tool), 'tool.use_id': toolUseId });
 
   // 2 — Abort check: a call queued before the interrupt reached it does not start.
@@ -266,9 +264,7 @@ export async function checkPermissionsAndCallTool(
   acc.newMessages.push(...afterHooks);
 
   // 14 — Classification and the end event (sealed by the builder).
-  return acc.seal(budgeted.block, {
-    stage: 'completed',
-    errorClass: budgeted.block.is_error === true ? C.toolError : undefined,
+  return acc.seal(budgeted.block, 'completed', budgeted.block.is_error === true ? C.toolError : undefined, {
     contextModifier: typeof output.contextModifier === 'function' ? output.contextModifier : undefined,
     decision,
     input: callInput,
@@ -284,8 +280,13 @@ function toolUseIdOf(block: ToolUseBlock | undefined): string {
 
 function lookupTool(name: unknown, tools: Tools, fallback: Tools | undefined): AnyTool | undefined {
   if (typeof name !== 'string') return undefined;
-  const byName = (pool: Tools) => pool.find((t) => t.name === name) ?? pool.find((t) => t.aliases?.includes(name) === true);
-  return byName(tools) ?? (fallback ? byName(fallback) : undefined);
+  return findIn(tools, name) ?? (fallback ? findIn(fallback, name) : undefined);
+}
+
+function findIn(pool: Tools, name: string): AnyTool | undefined {
+  for (const tool of pool) if (tool.name === name) return tool;
+  for (const tool of pool) if (tool.aliases?.includes(name) === true) return tool;
+  return undefined;
 }
 
 /** Step 6's clone; `undefined` if the tool's backfill throws (fail closed: a permission check on half an input is unsafe). */

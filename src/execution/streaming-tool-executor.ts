@@ -11,6 +11,7 @@
  * it was automatic and not the user; a user interrupt honours each tool's `interruptBehavior`; `discard()` drops
  * everything when the response is abandoned.
  */
+import { setMaxListeners } from 'node:events';
 import type { AnyTool, AssistantMessage, CanUseToolFn, ToolProgress, ToolUseBlock, Tools } from '../tool/tool.js';
 import { createChildAbortController, type ToolUseContext } from '../tool/tool-use-context.js';
 import {
@@ -60,6 +61,9 @@ interface TrackedTool {
   readonly pendingProgress: ToolProgress[];
 }
 
+/** The reason the executor's own child controller is aborted with when it goes idle (not a cancellation). */
+const RELEASED: unique symbol = Symbol('released');
+
 /** The ceiling from the environment, or the default when unset or not a positive integer. */
 export function maxToolUseConcurrency(env: NodeJS.ProcessEnv = process.env): number {
   const n = Number(env.TOOLGATE_MAX_TOOL_USE_CONCURRENCY);
@@ -78,7 +82,7 @@ export function defaultCancelsSiblingsOnError(tool: AnyTool, input: Record<strin
 
 export class StreamingToolExecutor {
   readonly #tools: TrackedTool[] = [];
-  readonly #siblingAbortController: AbortController;
+  #siblingAbortController: AbortController;
   readonly #maxConcurrency: number;
   #context: ToolUseContext;
   #discarded = false;
@@ -101,8 +105,8 @@ export class StreamingToolExecutor {
     private readonly options: StreamingToolExecutorOptions = {},
   ) {
     this.#context = toolUseContext;
-    this.#siblingAbortController = createChildAbortController(toolUseContext.abortController);
     this.#maxConcurrency = Math.max(1, Math.floor(options.maxConcurrency ?? maxToolUseConcurrency()));
+    this.#siblingAbortController = this.#newSiblingController();
   }
 
   /** The context after every context modifier applied so far. */
@@ -241,6 +245,7 @@ export class StreamingToolExecutor {
     tracked.status = 'executing';
     this.#executing++;
     if (!tracked.isConcurrencySafe) this.#executingUnsafe++;
+    if (this.#siblingAbortController.signal.reason === RELEASED) this.#siblingAbortController = this.#newSiblingController();
     const { controller, dispose } = linkToolAbortController(
       this.#siblingAbortController.signal,
       tracked.interruptBehavior,
@@ -324,7 +329,20 @@ export class StreamingToolExecutor {
       for (const { modifier } of queued) this.#applyModifier(modifier);
     }
     this.#processQueue();
+    if (this.#executing === 0 && !this.#siblingAbortController.signal.aborted) {
+      // Idle: detach from the turn's controller (a child's listener on it would otherwise outlive this executor).
+      // The next tool that starts links a fresh one.
+      this.#siblingAbortController.abort(RELEASED);
+    }
     this.#wake();
+  }
+
+  /** A child of the turn's controller: aborting it cancels this response's tools and leaves the turn running. */
+  #newSiblingController(): AbortController {
+    const controller = createChildAbortController(this.#context.abortController);
+    // One listener per running tool is expected, up to the ceiling; more than that would be a leak worth a warning.
+    setMaxListeners(this.#maxConcurrency + 10, controller.signal);
+    return controller;
   }
 
   #applyModifier(modifier: (context: ToolUseContext) => ToolUseContext): void {
