@@ -50,23 +50,17 @@ export function registerExecCommand(program: Command): void {
     .option('--ask <rule>', 'ask rule for this run (headless: denied) (repeatable)', collect, [])
     .option('--session-dir <dir>', 'where persisted outputs go (default: a new folder under the system temp dir)')
     .option('--json', 'print the user message as JSON')
-    .action(async (file: string, opts: ExecOptions) => {
-      process.exitCode = await runExec(file, opts);
-    });
+    // Failures throw: main() prints "toolgate: <message>" and exits 1.
+    .action((file: string, opts: ExecOptions) => runExec(file, opts));
 }
 
-async function runExec(file: string, opts: ExecOptions): Promise<number> {
+async function runExec(file: string, opts: ExecOptions): Promise<void> {
   const cwd = path.resolve(opts.cwd);
   if (opts.mode !== undefined && !(PERMISSION_MODES as readonly string[]).includes(opts.mode)) {
-    return fail(`unknown --mode "${opts.mode}" (expected one of: ${PERMISSION_MODES.join(', ')})`);
+    throw new ExecInputError(`unknown --mode "${opts.mode}" (expected one of: ${PERMISSION_MODES.join(', ')})`);
   }
-  let blocks: ToolUseBlock[];
-  try {
-    const text = file === '-' ? await readStdin() : await readFile(path.resolve(file), 'utf8');
-    blocks = parseToolUseInput(text);
-  } catch (error) {
-    return fail(error instanceof Error ? error.message : String(error));
-  }
+  const text = file === '-' ? await readStdin() : await readInputFile(file);
+  const blocks = parseToolUseInput(text);
 
   const settings = loadSettings({
     cwd,
@@ -79,7 +73,7 @@ async function runExec(file: string, opts: ExecOptions): Promise<number> {
   for (const warning of hooks.warnings) process.stderr.write(`toolgate: warning: ${warning}\n`);
   // Fail closed: a rule or hook we could not read might be the one that should have stopped a call.
   const problems = [...settings.errors.map((e) => `${e.file}: ${e.message}`), ...hooks.errors];
-  if (problems.length > 0) return fail(`settings could not be loaded, nothing was run:\n  ${problems.join('\n  ')}`);
+  if (problems.length > 0) throw new ExecInputError(`settings could not be loaded, nothing was run:\n  ${problems.join('\n  ')}`);
 
   const sessionId = `exec-${Date.now().toString(36)}-${process.pid}`;
   const sessionDir = path.resolve(opts.sessionDir ?? path.join(os.tmpdir(), 'toolgate', sessionId));
@@ -119,7 +113,6 @@ async function runExec(file: string, opts: ExecOptions): Promise<number> {
   const after = outcomes.flatMap((o) => o.newMessages);
   const message = toolResultsMessage(outcomes.map((o) => o.result), after);
   process.stdout.write(opts.json ? `${JSON.stringify(message, null, 2)}\n` : formatReadable(outcomes));
-  return 0;
 }
 
 /** The tool_use blocks of the input, in order. Throws an `ExecInputError` naming the line or entry at fault. */
@@ -213,9 +206,12 @@ function indent(text: string): string {
     .join('\n');
 }
 
-function fail(message: string): number {
-  process.stderr.write(`toolgate exec: ${message}\n`);
-  return 1;
+async function readInputFile(file: string): Promise<string> {
+  try {
+    return await readFile(path.resolve(file), 'utf8');
+  } catch (error) {
+    throw new ExecInputError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
 }
 
 async function readStdin(): Promise<string> {
