@@ -18,6 +18,10 @@ export const BASE_TOOL_ENTRIES: readonly BaseToolEntry[] = [
   { name: 'Bash', load: () => import('../tools/bash/index.js').then((m) => m.BashTool) },
   { name: 'Glob', load: () => import('../tools/glob/index.js').then((m) => m.GlobTool) },
   { name: 'Grep', load: () => import('../tools/grep/index.js').then((m) => m.GrepTool) },
+  { name: 'Read', load: () => import('../tools/read/index.js').then((m) => m.ReadTool) },
+  { name: 'Edit', load: () => import('../tools/edit/index.js').then((m) => m.EditTool) },
+  { name: 'Write', load: () => import('../tools/write/index.js').then((m) => m.WriteTool) },
+  { name: 'NotebookEdit', load: () => import('../tools/notebook-edit/index.js').then((m) => m.NotebookEditTool) },
   { name: 'TaskStop', load: () => import('../tools/task-stop/index.js').then((m) => m.TaskStopTool) },
 ];
 

@@ -7,12 +7,17 @@ import { LRUCache } from 'lru-cache';
 import path from 'node:path';
 
 export interface FileReadRecord {
-  /** sha256 (hex) of the file's bytes when it was read. */
+  /** sha256 (hex) of the file's bytes when it was read; '' when the file was streamed rather than read whole. */
   readonly contentHash: string;
   readonly mtimeMs: number;
   readonly size: number;
   /** True when only part of the file was seen (offset/limit, pages, a truncated first page). */
   readonly partial: boolean;
+  /**
+   * True when the view was cut short by Read's size/token cap (a PARTIAL view): the model did not get even the lines
+   * it asked for. Edit accepts a window read (it matches exact text) but not a truncated one; Write needs `!partial`.
+   */
+  readonly truncatedByTokenCap?: boolean;
   /** When the read happened (ms since epoch). */
   readonly timestamp: number;
   /** The decoded text as read, kept for full reads so that a stale-file error can show what changed. */

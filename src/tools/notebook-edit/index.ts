@@ -1,0 +1,1 @@
+export { NotebookEditTool, type NotebookEditOutput } from './notebook-edit-tool.js';

@@ -1,0 +1,157 @@
+/**
+ * Text files. Up to IN_MEMORY_MAX_BYTES a file is read whole: binary check, encoding (UTF-8 ± BOM, UTF-16LE, Latin-1
+ * fallback), line endings, sha256 for `readFileState`. Larger files are streamed (UTF-8 only) in constant memory; a
+ * read without offset/limit is refused past the hard cap. Either way the window is held to the token cap, and a window
+ * cut short by the cap is reported as a PARTIAL view.
+ */
+import type fs from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { binaryContentMessage, BINARY_CHECK_BYTES, isBinaryContent, isBinaryText } from '../shared/binary.js';
+import { countLineEndings, decodeText, hasUtf16BeBom, hasUtf16LeBom, hasUtf8Bom, lineEndingsOf } from '../shared/encoding.js';
+import { FileToolError } from '../shared/errors.js';
+import { readWholeFile } from '../shared/file-kind.js';
+import { cutLongLine, estimateTokens, formatBytes, stripTrailingCr } from '../shared/format.js';
+import { readLineWindow } from '../shared/line-reader.js';
+import type { RecordStateInput } from '../shared/read-state.js';
+import {
+  COUNT_TO_EOF_MAX_BYTES,
+  DEFAULT_READ_LINES,
+  IN_MEMORY_MAX_BYTES,
+  UNPAGED_MAX_BYTES,
+  UTF16_MAX_BYTES,
+} from './limits.js';
+import type { TextFileOutput } from './read-output.js';
+
+export interface TextReadRequest {
+  readonly offset?: number;
+  readonly limit?: number;
+  readonly maxTokens: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface TextReadResult {
+  readonly output: TextFileOutput;
+  readonly record: RecordStateInput;
+}
+
+export function fileTooLargeMessage(size: number, max: number): string {
+  return `File content (${formatBytes(size)}) exceeds maximum allowed size (${formatBytes(max)}). Please use offset and limit parameters to read specific portions of the file, or use the Grep tool to search for specific content.`;
+}
+
+function windowOf(request: TextReadRequest): { startLine: number; maxLines: number; explicit: boolean } {
+  const explicit = request.offset !== undefined || request.limit !== undefined;
+  // Claude Code's coercions: offset 0 or negative means the start, a limit of 0 or less means the default.
+  const startLine = request.offset === undefined || request.offset < 1 ? 1 : Math.floor(request.offset);
+  const maxLines = request.limit === undefined || request.limit < 1 ? DEFAULT_READ_LINES : Math.floor(request.limit);
+  return { startLine, maxLines, explicit };
+}
+
+async function readHead(handle: FileHandle): Promise<Buffer> {
+  const head = Buffer.alloc(BINARY_CHECK_BYTES);
+  const { bytesRead } = await handle.read(head, 0, head.length, 0);
+  return head.subarray(0, bytesRead);
+}
+
+export async function readTextFile(
+  handle: FileHandle,
+  absPath: string,
+  stats: fs.Stats,
+  request: TextReadRequest,
+): Promise<TextReadResult> {
+  const { startLine, maxLines, explicit } = windowOf(request);
+  if (!explicit && stats.size > UNPAGED_MAX_BYTES) throw new FileToolError(fileTooLargeMessage(stats.size, UNPAGED_MAX_BYTES), 'file_too_large');
+  const head = await readHead(handle);
+  const utf16 = hasUtf16LeBom(head);
+  if (hasUtf16BeBom(head)) {
+    throw new FileToolError(`${absPath} is encoded as UTF-16BE, which this tool does not read. Convert it with iconv via Bash.`, 'unsupported_encoding');
+  }
+  if (!utf16 && isBinaryContent(head)) throw new FileToolError(binaryContentMessage(absPath), 'binary_file');
+  const maxChars = request.maxTokens * 4;
+  if (stats.size <= IN_MEMORY_MAX_BYTES || (utf16 && stats.size <= UTF16_MAX_BYTES)) {
+    return readWhole(handle, absPath, stats, { startLine, maxLines, maxChars, maxTokens: request.maxTokens, utf16 });
+  }
+  if (utf16) throw new FileToolError(fileTooLargeMessage(stats.size, UTF16_MAX_BYTES).replace('File content', 'UTF-16 file content'), 'file_too_large');
+  const window = await readLineWindow(handle, absPath, stats, {
+    startLine,
+    maxLines,
+    maxChars,
+    countToEof: stats.size <= COUNT_TO_EOF_MAX_BYTES,
+    firstByte: hasUtf8Bom(head) ? 3 : 0,
+    signal: request.signal,
+  });
+  const lineEndings = lineEndingsOf({ crlf: window.crlfLines, lf: window.lfLines });
+  const output: TextFileOutput = {
+    filePath: absPath,
+    content: window.lines.join('\n'),
+    numLines: window.lines.length,
+    startLine,
+    totalLines: window.totalLines,
+    truncatedByTokenCap: window.truncatedByTokenCap,
+    moreAfter: window.moreAfter,
+    tokenCount: estimateTokens(window.windowChars),
+    tokenCap: request.maxTokens,
+    encoding: hasUtf8Bom(head) ? 'utf8-bom' : 'utf8',
+    lineEndings: lineEndings === 'none' ? 'LF' : lineEndings,
+    crlfLines: window.crlfLines,
+  };
+  // A streamed read is never the whole file, and the file is never hashed (that would mean reading all of it).
+  return { output, record: { contentHash: '', stats, partial: true, truncatedByTokenCap: window.truncatedByTokenCap } };
+}
+
+interface WholeReadOptions {
+  readonly startLine: number;
+  readonly maxLines: number;
+  readonly maxChars: number;
+  readonly maxTokens: number;
+  readonly utf16: boolean;
+}
+
+async function readWhole(handle: FileHandle, absPath: string, stats: fs.Stats, opts: WholeReadOptions): Promise<TextReadResult> {
+  const limit = opts.utf16 ? UTF16_MAX_BYTES : IN_MEMORY_MAX_BYTES;
+  const bytes = await readWholeFile(handle, limit, stats.size);
+  if (!opts.utf16 && isBinaryContent(bytes)) throw new FileToolError(binaryContentMessage(absPath), 'binary_file');
+  const { text, encoding } = decodeText(bytes);
+  if (opts.utf16 && isBinaryText(text)) throw new FileToolError(binaryContentMessage(absPath), 'binary_file');
+  const counts = countLineEndings(text);
+  const all = text.length === 0 ? [] : text.split('\n');
+  if (all.length > 0 && all[all.length - 1] === '') all.pop();
+  const totalLines = all.length;
+
+  const shown: string[] = [];
+  let chars = 0;
+  let windowChars = 0;
+  let truncated = false;
+  let cutAny = false;
+  const end = Math.min(totalLines, opts.startLine - 1 + opts.maxLines);
+  for (let i = opts.startLine - 1; i < end; i++) {
+    const { text: line, cut } = cutLongLine(stripTrailingCr(all[i]!));
+    const cost = String(i + 1).length + 2 + line.length;
+    windowChars += cost;
+    if (truncated) continue;
+    if (shown.length > 0 && chars + cost > opts.maxChars) {
+      truncated = true;
+      continue;
+    }
+    shown.push(line);
+    chars += cost;
+    cutAny ||= cut;
+  }
+  const lastShown = opts.startLine - 1 + shown.length;
+  const output: TextFileOutput = {
+    filePath: absPath,
+    content: shown.join('\n'),
+    numLines: shown.length,
+    startLine: opts.startLine,
+    totalLines,
+    truncatedByTokenCap: truncated,
+    moreAfter: lastShown < totalLines && shown.length > 0,
+    tokenCount: estimateTokens(windowChars),
+    tokenCap: opts.maxTokens,
+    encoding,
+    lineEndings: lineEndingsOf(counts),
+    crlfLines: counts.crlf,
+  };
+  // Whole means every line, each in full: a cut long line or a window leaves the read partial.
+  const partial = opts.startLine > 1 || lastShown < totalLines || cutAny;
+  return { output, record: { bytes, stats, text, partial, truncatedByTokenCap: truncated } };
+}

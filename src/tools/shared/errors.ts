@@ -1,0 +1,46 @@
+/**
+ * The error a file tool throws from `call()` when it refuses or fails: its message is written for the model (the
+ * pipeline wraps it in `<tool_use_error>`), and `code` is a stable, telemetry-safe label for error classification.
+ */
+export class FileToolError extends Error {
+  override readonly name = 'FileToolError';
+  constructor(
+    message: string,
+    readonly code: string = 'file_tool_error',
+  ) {
+    super(message);
+  }
+}
+
+export function isErrnoException(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string';
+}
+
+/** ENOENT, and ENOTDIR (a path through a regular file), both mean "there is no such file". */
+export function isNotFound(error: unknown): boolean {
+  return isErrnoException(error) && (error.code === 'ENOENT' || error.code === 'ENOTDIR');
+}
+
+/** A model-readable message for an fs failure the tool did not foresee (permissions, I/O errors, loops). */
+export function describeFsError(error: unknown, filePath: string): FileToolError {
+  if (isErrnoException(error)) {
+    switch (error.code) {
+      case 'EACCES':
+      case 'EPERM':
+        return new FileToolError(`Permission denied: ${filePath}`, error.code);
+      case 'ELOOP':
+        return new FileToolError(`Too many levels of symbolic links: ${filePath}`, error.code);
+      case 'ENAMETOOLONG':
+        return new FileToolError(`File name too long: ${filePath}`, error.code);
+      case 'EISDIR':
+        return new FileToolError(`${filePath} is a directory, not a file.`, error.code);
+      case 'ENOSPC':
+        return new FileToolError(`No space left on device while writing ${filePath}`, error.code);
+      case 'EROFS':
+        return new FileToolError(`Read-only file system: ${filePath}`, error.code);
+      default:
+        return new FileToolError(`${error.code}: ${error.message}`, error.code);
+    }
+  }
+  return new FileToolError(error instanceof Error ? error.message : String(error));
+}

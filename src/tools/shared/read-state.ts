@@ -1,0 +1,91 @@
+/**
+ * Read-before-write and staleness, shared by Edit, Write and NotebookEdit. What was read lives in
+ * `context.readFileState` (path → sha256 of the bytes, mtime, size, partial, and the text for full reads). A file
+ * counts as changed when its bytes hash differently — not merely when its mtime moved (formatters that rewrite a file
+ * unchanged, coarse mtime clocks, and CRLF round trips made mtime-only checks refuse good edits).
+ */
+import { createTwoFilesPatch } from 'diff';
+import type fs from 'node:fs';
+import type { FileReadRecord } from '../../tool/file-state-cache.js';
+import type { ToolUseContext } from '../../tool/tool-use-context.js';
+import { sha256 } from './hash.js';
+
+/** Claude Code's texts, verbatim. */
+export const NOT_READ_MESSAGE = 'File has not been read yet. Read it first before writing to it.';
+export const STALE_MESSAGE =
+  'File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.';
+export const CHANGED_SINCE_READ_NOTE =
+  ' (note: the file had been modified on disk since you last read it — the edit applied cleanly, but the file contains other changes not in your context. Read it before edits that depend on surrounding content.)';
+
+/** Records larger than this keep no text (the LRU bounds the total too); stale errors then cannot show a diff. */
+export const MAX_RECORDED_CONTENT_CHARS = 4 * 1024 * 1024;
+
+export function requireReadBeforeWrite(context: ToolUseContext): boolean {
+  return context.options.settings.requireReadBeforeWrite !== false;
+}
+
+/**
+ * Why the recorded read is not enough to change the file, or undefined when it is. Edit matches exact text, so a
+ * window (offset/limit) read is enough for it, but a read the cap cut short is not; Write and NotebookEdit replace the
+ * whole file, so they need a full read.
+ */
+export function readRequirementError(record: FileReadRecord | undefined, needs: 'full' | 'window'): string | undefined {
+  if (!record) return NOT_READ_MESSAGE;
+  if (needs === 'full' && record.partial) return NOT_READ_MESSAGE;
+  if (record.truncatedByTokenCap) return NOT_READ_MESSAGE;
+  return undefined;
+}
+
+/** Whether the file on disk differs from what was read: by hash when the read had one, else by size and mtime. */
+export function hasChangedSinceRead(record: FileReadRecord, bytes: Uint8Array, stats: fs.Stats): boolean {
+  if (record.contentHash.length > 0) return sha256(bytes) !== record.contentHash;
+  return stats.size !== record.size || stats.mtimeMs !== record.mtimeMs;
+}
+
+const MAX_DIFF_LINES = 80;
+
+/** The refusal for a stale file: Claude Code's text, then what changed since the read as a unified diff. */
+export function staleFileMessage(record: FileReadRecord, currentText: string, filePath: string, extra?: string): string {
+  const head = extra ? `${STALE_MESSAGE} ${extra}` : STALE_MESSAGE;
+  if (record.content === undefined) {
+    return `${head}\n(The earlier read did not keep the file's text — it was partial or large — so the changes cannot be shown.)`;
+  }
+  const before = record.content.replace(/\r\n/g, '\n');
+  const after = currentText.replace(/\r\n/g, '\n');
+  const patch = createTwoFilesPatch(filePath, filePath, before, after, 'as you last read it', 'now on disk', {
+    context: 2,
+    maxEditLength: 5000,
+  });
+  if (patch === undefined) return `${head}\nThe file changed too much since your read to show a diff (over 5000 changed lines).`;
+  const lines = patch.split('\n').slice(2); // drop the "Index:"/"====" preamble createTwoFilesPatch adds
+  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  const shown = lines.slice(0, MAX_DIFF_LINES);
+  const more = lines.length - shown.length;
+  const tail = more > 0 ? `\n… (${more} more diff lines not shown)` : '';
+  return `${head}\nWhat changed since your last read:\n${shown.join('\n')}${tail}`;
+}
+
+export interface RecordStateInput {
+  readonly bytes?: Uint8Array;
+  readonly contentHash?: string;
+  readonly stats: fs.Stats;
+  /** The file's whole decoded text, when the tool had it (not for streamed reads). */
+  readonly text?: string;
+  readonly partial: boolean;
+  readonly truncatedByTokenCap?: boolean;
+}
+
+export function recordFileState(context: ToolUseContext, absPath: string, input: RecordStateInput): void {
+  const contentHash = input.contentHash ?? (input.bytes ? sha256(input.bytes) : '');
+  // The whole text is kept even after a window read (when the tool had it): a stale error can then show the diff.
+  const keepText = input.text !== undefined && input.text.length <= MAX_RECORDED_CONTENT_CHARS;
+  context.readFileState.set(absPath, {
+    contentHash,
+    mtimeMs: input.stats.mtimeMs,
+    size: input.stats.size,
+    partial: input.partial,
+    truncatedByTokenCap: input.truncatedByTokenCap ?? false,
+    timestamp: Date.now(),
+    content: keepText ? input.text : undefined,
+  });
+}

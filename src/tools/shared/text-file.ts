@@ -1,0 +1,64 @@
+/**
+ * Loading a file that is about to be changed, and writing it back: whole, decoded with its encoding and line endings
+ * noted, and written atomically in the same encoding.
+ */
+import type fs from 'node:fs';
+import { atomicWriteFile } from './atomic-write.js';
+import { isBinaryContent } from './binary.js';
+import { canEncode, decodeText, describeEncoding, detectLineEndings, encodeText, hasUtf16LeBom, type LineEndings, type TextEncoding } from './encoding.js';
+import { FileToolError } from './errors.js';
+import { notRegularFileMessage, openRegularFile, readWholeFile } from './file-kind.js';
+import { formatBytes } from './format.js';
+
+/** Files larger than this are not edited in memory (Edit, Write, NotebookEdit). */
+export const MAX_EDITABLE_BYTES = 128 * 1024 * 1024;
+
+export interface LoadedTextFile {
+  readonly bytes: Buffer;
+  readonly stats: fs.Stats;
+  /** Decoded, BOM removed, line endings as in the file. */
+  readonly text: string;
+  readonly encoding: TextEncoding;
+  readonly lineEndings: LineEndings;
+}
+
+export async function loadTextFileForWrite(absPath: string, stats: fs.Stats, verb: 'edit' | 'write'): Promise<LoadedTextFile> {
+  if (!stats.isFile()) throw new FileToolError(notRegularFileMessage(absPath, stats, verb), 'not_regular_file');
+  if (stats.size > MAX_EDITABLE_BYTES) {
+    throw new FileToolError(
+      `File is too large to ${verb} (${formatBytes(stats.size)}). Maximum editable file size is ${formatBytes(MAX_EDITABLE_BYTES)}.`,
+      'file_too_large',
+    );
+  }
+  const handle = await openRegularFile(absPath, stats);
+  let bytes: Buffer;
+  let fresh: fs.Stats;
+  try {
+    bytes = await readWholeFile(handle, MAX_EDITABLE_BYTES, stats.size);
+    fresh = await handle.stat();
+  } finally {
+    await handle.close().catch(() => {});
+  }
+  if (!hasUtf16LeBom(bytes) && isBinaryContent(bytes)) {
+    throw new FileToolError(`Cannot ${verb} ${absPath}: it appears to be a binary file.`, 'binary_file');
+  }
+  const { text, encoding } = decodeText(bytes);
+  return { bytes, stats: fresh, text, encoding, lineEndings: detectLineEndings(text) };
+}
+
+export interface WrittenTextFile {
+  readonly bytes: Buffer;
+  readonly stats: fs.Stats;
+}
+
+export async function writeTextFile(absPath: string, text: string, encoding: TextEncoding): Promise<WrittenTextFile> {
+  if (!canEncode(text, encoding)) {
+    throw new FileToolError(
+      `Cannot write ${absPath}: the file is ${describeEncoding(encoding)}, and the new text has characters that encoding cannot hold.`,
+      'unencodable',
+    );
+  }
+  const bytes = encodeText(text, encoding);
+  const { stats } = await atomicWriteFile(absPath, bytes);
+  return { bytes, stats };
+}

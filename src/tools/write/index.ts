@@ -1,0 +1,1 @@
+export { WriteTool, type WriteOutput } from './write-tool.js';

@@ -1,0 +1,131 @@
+/**
+ * Write: create or replace a whole file. An existing file must have been read in full (and not changed since);
+ * the new content keeps the old file's encoding, BOM, CRLF convention and mode, and lands atomically.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { buildTool } from '../../tool/build-tool.js';
+import type { ToolResultBlockParam } from '../../tool/tool.js';
+import { textToolResult } from '../../tool/tool-result.js';
+import type { ToolUseContext } from '../../tool/tool-use-context.js';
+import { applyLineEndings, type TextEncoding } from '../shared/encoding.js';
+import { describeFsError, FileToolError } from '../shared/errors.js';
+import { notRegularFileMessage, statOrNull } from '../shared/file-kind.js';
+import { patchBetween, snippetForHunks, type PatchHunk } from '../shared/patch.js';
+import { backfillPathField, pathForPermission, resolveToolPath, validatePathInput } from '../shared/paths.js';
+import { hasChangedSinceRead, readRequirementError, recordFileState, requireReadBeforeWrite, staleFileMessage } from '../shared/read-state.js';
+import { loadTextFileForWrite, writeTextFile } from '../shared/text-file.js';
+import { writePrompt, WRITE_TOOL_NAME } from './prompt.js';
+
+const inputSchema = z.strictObject({
+  file_path: z.string().describe('The absolute path to the file to write (must be absolute, not relative)'),
+  content: z.string().describe('The content to write to the file'),
+});
+
+type WriteInput = z.infer<typeof inputSchema>;
+
+export interface WriteOutput {
+  readonly type: 'create' | 'update';
+  readonly filePath: string;
+  readonly content: string;
+  readonly structuredPatch: PatchHunk[];
+  /** The content before (null for a new file, or when larger than 256 KiB). */
+  readonly originalFile: string | null;
+  readonly userModified: boolean;
+  /** Numbered lines around what changed (updates only). */
+  readonly snippet: string;
+}
+
+const ORIGINAL_FILE_MAX_CHARS = 256 * 1024;
+
+async function writeFile(input: WriteInput, context: ToolUseContext): Promise<WriteOutput> {
+  const absPath = resolveToolPath(input.file_path, context);
+  const stats = await statOrNull(absPath);
+  if (stats && !stats.isFile()) throw new FileToolError(notRegularFileMessage(absPath, stats, 'write'), 'not_regular_file');
+
+  let before: string | null = null;
+  let encoding: TextEncoding = 'utf8';
+  let text = input.content;
+  if (stats) {
+    const record = context.readFileState.get(absPath);
+    if (requireReadBeforeWrite(context)) {
+      const notRead = readRequirementError(record, 'full');
+      if (notRead) throw new FileToolError(notRead, 'not_read');
+    }
+    const file = await loadTextFileForWrite(absPath, stats, 'write');
+    if (record && hasChangedSinceRead(record, file.bytes, file.stats)) {
+      throw new FileToolError(staleFileMessage(record, file.text, absPath), 'stale');
+    }
+    before = file.text;
+    encoding = file.encoding;
+    // Content written with \n into a CRLF file follows the file's convention; content that brings its own \r stays.
+    if (file.lineEndings === 'CRLF' && !text.includes('\r')) text = applyLineEndings(text, 'CRLF');
+  } else {
+    try {
+      await fs.mkdir(path.dirname(absPath), { recursive: true });
+    } catch (error) {
+      throw describeFsError(error, absPath);
+    }
+  }
+  const written = await writeTextFile(absPath, text, encoding);
+  // What is on disk now is exactly what the model wrote: the record is a full read.
+  recordFileState(context, absPath, { bytes: written.bytes, stats: written.stats, text, partial: false });
+  const oldLf = (before ?? '').replace(/\r\n/g, '\n');
+  const newLf = text.replace(/\r\n/g, '\n');
+  const structuredPatch = patchBetween(oldLf, newLf);
+  return {
+    type: stats ? 'update' : 'create',
+    filePath: absPath,
+    content: input.content,
+    structuredPatch,
+    originalFile: before !== null && before.length <= ORIGINAL_FILE_MAX_CHARS ? before : null,
+    userModified: false,
+    snippet: stats ? snippetForHunks(newLf, structuredPatch).text : '',
+  };
+}
+
+export function mapWriteResult(output: WriteOutput, toolUseId: string): ToolResultBlockParam {
+  if (output.type === 'create') return textToolResult(toolUseId, `File created successfully at: ${output.filePath}`);
+  if (output.structuredPatch.length === 0) {
+    return textToolResult(toolUseId, `The file ${output.filePath} has been updated. (The new content is identical to the old.)`);
+  }
+  return textToolResult(
+    toolUseId,
+    `The file ${output.filePath} has been updated. Here's the result of running \`cat -n\` on a snippet of the edited file:\n${output.snippet}`,
+  );
+}
+
+export const WriteTool = buildTool({
+  name: WRITE_TOOL_NAME,
+  searchHint: 'create or overwrite files',
+  inputSchema,
+  maxResultSizeChars: 100_000,
+  strict: true,
+  async prompt() {
+    return writePrompt();
+  },
+  async description(input) {
+    return `Write ${input.file_path}`;
+  },
+  isConcurrencySafe: () => false,
+  isReadOnly: () => false,
+  // Replacing a whole file can lose content; classifiers and UIs may treat it with more care than an Edit.
+  isDestructive: () => true,
+  getPath: (input) => pathForPermission(input.file_path),
+  backfillObservableInput(input, context) {
+    backfillPathField(input, 'file_path', context);
+  },
+  toAutoClassifierInput: (input) => `${input.file_path}: ${input.content}`,
+  userFacingName: () => WRITE_TOOL_NAME,
+  renderToolUseMessage: (input) => input.file_path ?? '',
+  renderToolResultMessage: (output) => `${output.type === 'create' ? 'Created' : 'Updated'} ${output.filePath}`,
+  async validateInput(input) {
+    const pathError = validatePathInput(input.file_path, 'file_path');
+    return pathError ? { result: false, message: pathError, errorCode: 1 } : { result: true };
+  },
+  async call(input, context) {
+    return { data: await writeFile(input, context) };
+  },
+  mapToolResultToToolResultBlockParam: mapWriteResult,
+});
