@@ -68,7 +68,7 @@ export function syntheticOutcome(
   const acc = new OutcomeBuilder(toolUseId, toolName, performance.now(), sink);
   switch (kind) {
     case 'sibling_error':
-      return acc.fail('executor', siblingCancelledMessage(erroredCall ?? 'an earlier call'), C.siblingCancelled);
+      return acc.fail('executor', siblingCancelledMessage(erroredCall ?? 'issued with it failed'), C.siblingCancelled);
     case 'streaming_fallback':
       return acc.fail('executor', STREAMING_FALLBACK_MESSAGE, C.discarded);
     case 'user_interrupted':

@@ -41,10 +41,11 @@ export function abortedBeforeStartMessage(reason: unknown): string {
   return `Not run: the turn was cancelled${why} before this tool call started. Nothing was executed.`;
 }
 
+/** `erroredCall` says what happened to it: `Bash(mkdir x) failed`, `Bash(npm publish) was denied`. */
 export function siblingCancelledMessage(erroredCall: string): string {
   return (
-    `Cancelled automatically because the parallel tool call ${erroredCall} failed: a failing command that changes ` +
-    `things stops the calls issued with it, since they may depend on it. This was NOT a user interrupt. ` +
+    `Cancelled automatically because the parallel tool call ${erroredCall}: a command that changes things and did ` +
+    `not succeed stops the calls issued with it, since they may depend on it. This was NOT a user interrupt. ` +
     `This call was not run, or was stopped before it finished; run it again if it is still needed.`
   );
 }

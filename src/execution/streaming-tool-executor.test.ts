@@ -242,6 +242,21 @@ describe('sibling abort', () => {
     expect(ctx.abortController.signal.aborted).toBe(false); // the turn goes on
   });
 
+  it('a denied Bash call that is not read-only cancels the calls after it, and says it was denied', async () => {
+    const h = harness();
+    const ctx = makeContext([bash(h, () => false)], session.dir);
+    const denyPublish: typeof allowAll = async (_tool, input) =>
+      String(input.command).startsWith('npm publish')
+        ? { behavior: 'deny', message: 'add "Bash(npm publish:*)" to permissions.allow', decisionReason: { layer: 'prompt', reason: 'headless' } }
+        : { behavior: 'allow', updatedInput: input };
+    const ex = new StreamingToolExecutor(ctx.options.tools, denyPublish, ctx);
+    ex.addTool(toolUse('Bash', { command: 'npm publish' }), assistantMessage);
+    ex.addTool(toolUse('Bash', { command: 'git push' }), assistantMessage);
+    const out = results(await collect(ex));
+    expect(textOf(out[1]!.outcome.result.content)).toContain('because the parallel tool call Bash(npm publish) was denied');
+    expect(h.started).toEqual([]);
+  });
+
   it('a failing read-only Bash call, a failing Read or a failing non-Bash write cancels nothing', async () => {
     const h = harness();
     const failingRead = makeTestTool('Read', {

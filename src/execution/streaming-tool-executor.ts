@@ -314,7 +314,8 @@ export class StreamingToolExecutor {
     if (outcome.isError && !this.#erroredCall && tracked.tool && tracked.parsedInput) {
       const rule = this.options.cancelsSiblingsOnError ?? defaultCancelsSiblingsOnError;
       if (safe(() => rule(tracked.tool!, tracked.parsedInput!, outcome), false)) {
-        this.#erroredCall = { index: tracked.index, description: describeToolCall(tracked.tool.name, tracked.parsedInput) };
+        const what = outcome.stage === 'permission' || outcome.stage === 'hook' ? 'was denied' : 'failed';
+        this.#erroredCall = { index: tracked.index, description: `${describeToolCall(tracked.tool.name, tracked.parsedInput)} ${what}` };
         this.#siblingAbortController.abort(SIBLING_ERROR);
       }
     }

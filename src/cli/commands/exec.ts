@@ -64,7 +64,8 @@ async function runExec(file: string, opts: ExecOptions): Promise<void> {
 
   const settings = loadSettings({
     cwd,
-    flagSettingsFiles: opts.settings,
+    // Relative to where the command was typed, like any other path argument (not to --cwd).
+    flagSettingsFiles: opts.settings.map((f) => (f.trimStart().startsWith('{') ? f : path.resolve(f))),
     mode: opts.mode as PermissionMode | undefined,
     cliRules: { allow: opts.allow, deny: opts.deny, ask: opts.ask },
   });
