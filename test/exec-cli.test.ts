@@ -2,7 +2,7 @@
  * `toolgate exec` end to end: the real CLI in a child process (node + tsx), real settings files, a real shell hook,
  * the real registry and permission engine. HOME points at a temp dir so the user's own settings never leak in.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -80,7 +80,7 @@ describe('toolgate exec', () => {
     const { code, stdout } = await exec(['-', '--cwd', work, '--session-dir', path.join(session.dir, 's')], lines);
     expect(code).toBe(0);
     expect(stdout).toMatch(/✓ \[1\] Glob toolu_1/);
-    expect(stdout).toMatch(/✗ \[2\] Nope toolu_2 {2}— lookup/);
+    expect(stdout).toMatch(/✗ \[2\] Nope toolu_2 {2}— unknown tool/);
     expect(stdout.trim().split('\n').at(-1)).toBe('2 tool calls: 1 ok, 1 error');
   });
 
@@ -100,6 +100,17 @@ describe('toolgate exec', () => {
     expect(hooked!.content).toContain('the word secret is off limits');
     expect(bash).toMatchObject({ tool_use_id: 'toolu_w', is_error: true });
     expect(bash!.content).toMatch(/Permission|denied/i);
+  });
+
+  it('ends background tasks at exit and says so: nothing outlives the command', async () => {
+    const marker = `${20 + Math.floor(Math.random() * 1000) / 1000}`;
+    const input = write('bg.json', { type: 'tool_use', id: 'toolu_bg', name: 'Bash', input: { command: `sleep ${marker}`, run_in_background: true } });
+    const { code, stdout, stderr } = await exec([input, '--cwd', work, '--allow', 'Bash(sleep:*)', '--session-dir', path.join(session.dir, 's')]);
+    expect(code).toBe(0);
+    expect(stdout).toContain('Command running in background with ID:');
+    expect(stderr).toMatch(new RegExp(`background task \\w+ \\(sleep ${marker.replace('.', '\\.')}\\) was still running and has been stopped`));
+    const survivors = spawnSync('pgrep', ['-f', `sleep ${marker}`], { encoding: 'utf8' });
+    expect(survivors.stdout.trim()).toBe('');
   });
 
   it('rejects bad input and bad options with a one-line error and a non-zero exit, running nothing', async () => {

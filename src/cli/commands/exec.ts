@@ -15,6 +15,7 @@ import { createHookRunner, parseHooksSettings } from '../../hooks/index.js';
 import { createCanUseTool } from '../../permissions/can-use-tool.js';
 import { assembleToolPool } from '../../registry/tool-pool.js';
 import { loadSettings } from '../../settings/load-settings.js';
+import { createTaskRegistry } from '../../tools/bash/task-registry.js';
 import { NotificationQueue } from '../../tool/notification-queue.js';
 import { PERMISSION_MODES, type PermissionMode } from '../../tool/permission-types.js';
 import type { AssistantMessage, MessageParam, ToolUseBlock } from '../../tool/tool.js';
@@ -79,6 +80,7 @@ async function runExec(file: string, opts: ExecOptions): Promise<void> {
   const sessionId = `exec-${Date.now().toString(36)}-${process.pid}`;
   const sessionDir = path.resolve(opts.sessionDir ?? path.join(os.tmpdir(), 'toolgate', sessionId));
   const tools = await assembleToolPool(settings.permissionContext, []);
+  const tasks = createTaskRegistry();
   const context = createToolUseContext({
     tools,
     permissionContext: settings.permissionContext,
@@ -90,6 +92,7 @@ async function runExec(file: string, opts: ExecOptions): Promise<void> {
     services: {
       hooks: createHookRunner({ config: hooks.config, sessionDir }),
       notifications: new NotificationQueue(),
+      tasks,
     },
   });
   const onSignal = () => context.abortController.abort('SIGINT');
@@ -109,6 +112,11 @@ async function runExec(file: string, opts: ExecOptions): Promise<void> {
     }
   } finally {
     process.removeListener('SIGINT', onSignal);
+    // One shot: nothing may outlive the command. Background tasks still running are ended and reported.
+    const report = await tasks.shutdown();
+    for (const task of report.ended) {
+      process.stderr.write(`toolgate exec: background task ${task.id} (${task.command}) was still running and has been stopped; its output is in ${task.outputFile}\n`);
+    }
   }
 
   const after = outcomes.flatMap((o) => o.newMessages);
@@ -169,13 +177,25 @@ function isToolUse(value: unknown): boolean {
   return r.type === 'tool_use' || (r.type === undefined && 'name' in r && 'input' in r);
 }
 
+const STAGE_WORDS: Record<ToolUseOutcome['stage'], string> = {
+  lookup: 'unknown tool',
+  abort: 'not started (cancelled)',
+  validation: 'invalid input',
+  hook: 'stopped by a hook',
+  permission: 'denied',
+  call: 'the tool threw',
+  budget: 'output could not be stored',
+  completed: 'the tool reported an error',
+  executor: 'cancelled',
+};
+
 /** For a person: each result with its status, then what came with it, then a one-line summary. */
 export function formatReadable(outcomes: readonly ToolUseOutcome[]): string {
   const out: string[] = [];
   outcomes.forEach((o, i) => {
     const status = o.isError ? '✗' : '✓';
     const where = o.persistedPath ? `  (full output: ${o.persistedPath})` : '';
-    out.push(`${status} [${i + 1}] ${o.toolName} ${o.toolUseId}${o.isError ? `  — ${o.stage}` : ''}${where}`);
+    out.push(`${status} [${i + 1}] ${o.toolName} ${o.toolUseId}${o.isError ? `  — ${STAGE_WORDS[o.stage]}` : ''}${where}`);
     out.push(indent(contentText(o.result.content)));
     for (const m of o.newMessages) out.push(indent(`+ ${messageText(m)}`));
     for (const n of o.userNotices) out.push(indent(`! ${n}`));
