@@ -23,13 +23,13 @@ afterEach(async () => {
 describe('Bash under the executor: user interrupt during 50 running commands', () => {
   it('answers every tool_use exactly once and leaves no process behind', async () => {
     const marker = `95${process.pid % 1000}${Date.now() % 100000}`;
-    const blocks: ToolUseBlock[] = Array.from({ length: 50 }, (_, i) => ({
-      type: 'tool_use',
+    const blocks = Array.from({ length: 50 }, (_, i) => ({
+      type: 'tool_use' as const,
       id: `toolu_abort_${i}`,
       name: 'Bash',
       // Read-only (so the executor runs them together) and each with children: a background job and a pipeline.
       input: { command: `sleep ${marker}.${i} & sleep ${marker}.${i} | cat; wait` },
-    }));
+    })) as unknown as ToolUseBlock[];
     expect(BashTool.isConcurrencySafe(blocks[0]!.input as { command: string })).toBe(true);
     const tools = [BashTool as AnyTool];
     const context = { ...project.context, options: { ...project.context.options, tools } };
