@@ -85,19 +85,27 @@ export function globCommandArgs(request: Pick<ListFilesRequest, 'plan' | 'respec
 }
 
 export async function listFiles(request: ListFilesRequest): Promise<ListFilesResult> {
-  const { plan, deny } = request;
-  if (!isDirectory(plan.root)) return { files: [], totalMatches: 0, timedOut: false };
+  if (!isDirectory(request.plan.root)) return { files: [], totalMatches: 0, timedOut: false };
+  const fast = await list(request, false);
+  // rg's exclusion is complete by construction; should a listed file be denied all the same, list again checking
+  // every path (isPathReadDenied resolves a real path per call: too slow to run on every match by default).
+  if (!request.deny.active || fast.timedOut || !fast.files.some((f) => request.deny.isDenied(f))) return fast;
+  return list(request, true);
+}
+
+async function list(request: ListFilesRequest, checkEach: boolean): Promise<ListFilesResult> {
+  const { deny } = request;
   const newest = new NewestFiles(request.limit);
   let total = 0;
   const outcome = await runRipgrep(
     {
       args: globCommandArgs(request),
-      cwd: plan.root,
+      cwd: request.plan.root,
       signal: request.signal,
       timeoutMs: request.timeoutMs,
       separator: '\0',
       onRecord: (file) => {
-        if (file === '' || (deny.active && deny.isDenied(file))) return;
+        if (file === '' || (checkEach && deny.isDenied(file))) return;
         total++;
         newest.add(file, mtimeOf(file));
       },

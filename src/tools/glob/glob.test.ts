@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { zodToInputJSONSchema } from '../../tool/api-format.js';
@@ -162,6 +163,28 @@ describe('Glob and Read deny rules', () => {
     expect((await glob({ pattern: '.env' }, denied())).text).toBe('No files found');
     expect((await glob({ pattern: 'secrets/**' }, denied())).text).toBe('No files found');
     expect((await glob({ pattern: '*', path: 'secrets' }, denied())).text).toBe('No files found');
+  });
+
+  it('still filters what rg could not exclude: a search root reached through a symlink into a denied folder', async () => {
+    fs.symlinkSync(abs('secrets'), abs('via-link'));
+    try {
+      expect((await glob({ pattern: '*', path: 'via-link' }, denied())).text).toBe('No files found');
+      expect((await glob({ pattern: '*', path: 'via-link' })).text).toBe(abs('via-link/key.ts'));
+    } finally {
+      fs.unlinkSync(abs('via-link'));
+    }
+  });
+
+  it('filters what rg\'s globs miss: a folder named in decomposed Unicode (NFD) under a rule written composed', async () => {
+    const dir = makeTempDir('toolgate-glob-nfd-');
+    try {
+      writeTree(dir, { 'cafe\u0301/x.txt': '', 'ok.txt': '' });
+      const context = makeContext({ cwd: dir, denyRules: [denyRule('Read', './caf\u00e9/**')] });
+      expect((await glob({ pattern: '**/*' }, context)).text).toBe(path.join(dir, 'ok.txt'));
+      expect((await glob({ pattern: '**/*' }, makeContext({ cwd: dir }))).text.split('\n')).toHaveLength(2);
+    } finally {
+      removeDir(dir);
+    }
   });
 
   it('counts only what may be listed', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { splitGlobParam } from './grep-args.js';
 import { ripgrepFailureMessage } from './grep-search.js';
+import { withoutDenied, type ReadDenyFilter } from './search-path.js';
 import { formatDuration, formatGrepOutput, formatLimitInfo, paginate } from './grep-format.js';
 
 describe('paginate', () => {
@@ -51,5 +52,29 @@ describe('ripgrepFailureMessage', () => {
       'Search failed — ripgrep exited with code 2:\nrg: /x: Permission denied (os error 13)',
     );
     expect(ripgrepFailureMessage({ exitCode: null, stderr: '' })).toBe('Search failed — ripgrep was killed.');
+  });
+});
+
+describe('withoutDenied', () => {
+  const deny = (denied: string[]): ReadDenyFilter & { checked: string[] } => {
+    const checked: string[] = [];
+    return { globs: [], active: true, checked, isDenied: (p) => (checked.push(p), denied.includes(p)) };
+  };
+
+  it('checks only the entries that can be shown while none is denied', () => {
+    const filter = deny(['/z']);
+    const items = ['/a', '/b', '/c', '/z'];
+    expect(withoutDenied(items, 2, (p) => p, filter)).toBe(items);
+    expect(filter.checked).toEqual(['/a', '/b']);
+  });
+
+  it('filters the whole list once a shown entry is denied', () => {
+    const filter = deny(['/b', '/z']);
+    expect(withoutDenied(['/a', '/b', '/c', '/z'], 2, (p) => p, filter)).toEqual(['/a', '/c']);
+  });
+
+  it('does nothing without deny rules', () => {
+    const items = ['/a'];
+    expect(withoutDenied(items, Infinity, (p) => p, { globs: [], active: false, isDenied: () => true })).toBe(items);
   });
 });

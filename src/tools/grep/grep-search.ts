@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { buildGrepArgs, DEFAULT_HEAD_LIMIT, type GrepInput } from './grep-args.js';
 import { formatDuration, paginate, type GrepOutput } from './grep-format.js';
 import { runRipgrep, type RipgrepOutcome } from './ripgrep.js';
-import type { ReadDenyFilter } from './search-path.js';
+import { withoutDenied, type ReadDenyFilter } from './search-path.js';
 
 export interface GrepSearchRequest {
   readonly input: GrepInput;
@@ -101,40 +101,38 @@ export function newestFirst(paths: readonly string[], mtimes: readonly number[])
 async function searchFiles(request: GrepSearchRequest, headLimit: number, offset: number): Promise<GrepOutput> {
   const paths: string[] = [];
   const mtimes: number[] = [];
-  const { deny } = request;
   // Stat while rg is still searching: the mtimes are ready when it finishes.
   const outcome = await run(request, '\0', (file) => {
-    if (file === '' || (deny.active && deny.isDenied(file))) return;
+    if (file === '') return;
     paths.push(file);
     mtimes.push(mtimeOf(file));
   });
   const timedOut = checkOutcome(outcome, paths.length, request);
-  const page = paginate(newestFirst(paths, mtimes), headLimit, offset);
+  const files = withoutDenied(newestFirst(paths, mtimes), shownUpTo(headLimit, offset), (f) => f, request.deny);
+  const page = paginate(files, headLimit, offset);
   return {
     mode: 'files_with_matches',
     numFiles: page.items.length,
     filenames: page.items,
-    totalFiles: paths.length,
+    totalFiles: files.length,
     ...pageInfo(page),
     ...timeoutInfo(timedOut, request),
   };
 }
 
 async function searchCount(request: GrepSearchRequest, headLimit: number, offset: number): Promise<GrepOutput> {
-  const entries: { file: string; count: number }[] = [];
-  let total = 0;
-  const { deny } = request;
+  const all: { file: string; count: number }[] = [];
   const outcome = await run(request, '\n', (line) => {
     const nul = line.lastIndexOf('\0');
     if (nul <= 0) return;
-    const file = line.slice(0, nul);
     const count = Number(line.slice(nul + 1));
-    if (!Number.isFinite(count) || (deny.active && deny.isDenied(file))) return;
-    entries.push({ file, count });
-    total += count;
+    if (Number.isFinite(count)) all.push({ file: line.slice(0, nul), count });
   });
-  const timedOut = checkOutcome(outcome, entries.length, request);
-  entries.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  const timedOut = checkOutcome(outcome, all.length, request);
+  all.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  const entries = withoutDenied(all, shownUpTo(headLimit, offset), (e) => e.file, request.deny);
+  let total = 0;
+  for (const e of entries) total += e.count;
   const page = paginate(entries, headLimit, offset);
   return {
     mode: 'count',
@@ -155,7 +153,11 @@ async function searchContent(request: GrepSearchRequest, headLimit: number, offs
   let seen = 0;
   let lastWasSeparator = true;
   const { deny } = request;
+  // Every line read is checked (they are few: the search stops after the page); a file's lines come together, so
+  // one check per file.
   const filterPaths = deny.active && !request.targetIsFile;
+  let lastFile = '';
+  let lastDenied = false;
   const outcome = await run(request, '\n', (line) => {
     if (line === '--') {
       // A context-group separator; after a filtered-out file it could double up or lead the page.
@@ -164,7 +166,14 @@ async function searchContent(request: GrepSearchRequest, headLimit: number, offs
     } else {
       if (filterPaths) {
         const nul = line.indexOf('\0');
-        if (nul > 0 && deny.isDenied(line.slice(0, nul))) return;
+        if (nul > 0) {
+          const file = line.slice(0, nul);
+          if (file !== lastFile) {
+            lastFile = file;
+            lastDenied = deny.isDenied(file);
+          }
+          if (lastDenied) return;
+        }
       }
       lastWasSeparator = false;
     }
@@ -189,6 +198,11 @@ async function searchContent(request: GrepSearchRequest, headLimit: number, offs
     ...(offset > 0 ? { appliedOffset: offset } : {}),
     ...timeoutInfo(timedOut, request),
   };
+}
+
+/** How many leading entries of an ordered result can be shown for this page. */
+function shownUpTo(headLimit: number, offset: number): number {
+  return headLimit === 0 ? Infinity : offset + headLimit;
 }
 
 function pageInfo(page: { appliedLimit?: number; appliedOffset?: number }) {

@@ -286,6 +286,40 @@ describe('Grep and Read deny rules', () => {
     );
   });
 
+  it('still filters what rg could not exclude: a search root reached through a symlink into a denied folder', async () => {
+    // The engine denies such a call on its own (it judges real paths); the tool's own check is the second line.
+    fs.symlinkSync(abs('secrets'), abs('via-link'));
+    try {
+      const context = denied();
+      expect((await runTool(GrepTool, { pattern: 'needle', path: 'via-link' }, context)).text).toBe('No files found');
+      expect((await runTool(GrepTool, { pattern: 'needle', path: 'via-link', output_mode: 'content' }, context)).text).toBe('No matches found');
+      expect((await runTool(GrepTool, { pattern: 'needle', path: 'via-link', output_mode: 'count' }, context)).text).toBe(
+        'No matches found\n\nFound 0 total occurrences across 0 files.',
+      );
+      // Without the rule the same search finds the file: the filter, not the search, hid it.
+      expect((await runTool(GrepTool, { pattern: 'needle', path: 'via-link' }, ctx())).text).toBe(`Found 1 file\n${abs('via-link/key.ts')}`);
+    } finally {
+      fs.unlinkSync(abs('via-link'));
+    }
+  });
+
+  it('filters what rg\'s globs miss: a folder named in decomposed Unicode (NFD) under a rule written composed', async () => {
+    const dir = makeTempDir('toolgate-grep-nfd-');
+    try {
+      writeTree(dir, { 'cafe\u0301/x.txt': 'needle\n', 'ok.txt': 'needle\n' });
+      const context = makeContext({ cwd: dir, denyRules: [denyRule('Read', './caf\u00e9/**')] });
+      const ok = path.join(dir, 'ok.txt');
+      expect((await runTool(GrepTool, { pattern: 'needle' }, context)).text).toBe(`Found 1 file\n${ok}`);
+      expect((await runTool(GrepTool, { pattern: 'needle', output_mode: 'count' }, context)).text).toBe(
+        `${ok}:1\n\nFound 1 total occurrence across 1 file.`,
+      );
+      expect((await runTool(GrepTool, { pattern: 'needle', output_mode: 'content' }, context)).text).toBe(`${ok}:1:needle`);
+      expect((await runTool(GrepTool, { pattern: 'needle' }, makeContext({ cwd: dir }))).text).toMatch(/^Found 2 files/);
+    } finally {
+      removeDir(dir);
+    }
+  });
+
   it('honours deny rules written for Grep itself, case-insensitively', async () => {
     const r = await runTool(GrepTool, { pattern: 'needle' }, ctx({ denyRules: [denyRule('Grep', './SRC/**')] } as never));
     expect(r.text).not.toMatch(/\/src\//);

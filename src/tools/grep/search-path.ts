@@ -2,6 +2,7 @@
  * What Grep and Glob share about paths: resolving the search path against the session's cwd, Claude Code's
  * validation messages, the VCS folders never searched, and the Read-deny exclusion (rg globs plus a post-filter).
  */
+import fs from 'node:fs';
 import { expandPath, isPathReadDenied, readDenyGlobs } from '../../permissions/paths.js';
 import type { ToolPermissionContext } from '../../tool/permission-types.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
@@ -46,9 +47,8 @@ export function isMissingFileError(error: unknown): boolean {
 
 /**
  * Read-deny exclusion for one search. `globs` go to rg as `--iglob !…` so denied files are never opened; `isDenied`
- * filters every result path again (defense in depth: a glob the engine could not express relative to the root, a
- * case or symlink variant). With no path deny rule at all there is nothing to filter, and the per-path check (which
- * resolves symlinks) is skipped.
+ * checks result paths again (defense in depth: a glob the engine could not express relative to the root, a case or
+ * symlink variant). With no path deny rule at all there is nothing to check.
  */
 export interface ReadDenyFilter {
   readonly globs: readonly string[];
@@ -57,11 +57,37 @@ export interface ReadDenyFilter {
 }
 
 export function readDenyFilter(ctx: ToolPermissionContext, searchRoot: string): ReadDenyFilter {
-  // Any deny rule that names a path may be one the engine applies to reads (Read, Grep, Glob…): filter.
+  // Any deny rule that names a path may be one the engine applies to reads (Read, Grep, Glob…).
   const active = ctx.alwaysDenyRules.some((rule) => rule.ruleValue.ruleContent !== undefined);
   if (!active) return { globs: [], active, isDenied: () => false };
-  const globs = readDenyGlobs(ctx, searchRoot);
-  return { globs, active, isDenied: (absPath) => isPathReadDenied(absPath, ctx) };
+  // rg's globs are relative to the root; a root reached through a symlink is judged where it really is, too.
+  const globs = new Set(readDenyGlobs(ctx, searchRoot));
+  const real = realPathOf(searchRoot);
+  if (real !== searchRoot) for (const glob of readDenyGlobs(ctx, real)) globs.add(glob);
+  return { globs: [...globs], active, isDenied: (absPath) => isPathReadDenied(absPath, ctx) };
+}
+
+/**
+ * `items` without denied entries, checking cheaply: rg's exclusion is complete by construction (the engine's globs,
+ * no symlink followed), and `isPathReadDenied` resolves a real path per call — for every match of a large search that
+ * would cost more than the search. So the entries that can be shown (the first `upTo` of the ordered list) are
+ * checked; should one be denied, the exclusion failed somehow, and the whole list is filtered, exactly.
+ */
+function realPathOf(p: string): string {
+  try {
+    return fs.realpathSync.native(p);
+  } catch {
+    return p;
+  }
+}
+
+export function withoutDenied<T>(items: T[], upTo: number, pathOf: (item: T) => string, deny: ReadDenyFilter): T[] {
+  if (!deny.active) return items;
+  const end = Math.min(items.length, upTo);
+  for (let i = 0; i < end; i++) {
+    if (deny.isDenied(pathOf(items[i]!))) return items.filter((item) => !deny.isDenied(pathOf(item)));
+  }
+  return items;
 }
 
 /** `--iglob !…` for each deny glob: deny rules compare case-insensitively, so the exclusion does too. */
