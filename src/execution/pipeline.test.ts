@@ -88,6 +88,21 @@ describe('pipeline exit paths: each gives exactly one tool_result for the id', (
     expect(textOf(outcome.result.content)).toContain('cancelled (interrupt) before this tool call started');
   });
 
+  it('abort while the permission check ran: the call does not start', async () => {
+    let ran = false;
+    const tool = fileTool({ call: async () => ((ran = true), { data: 'x' }) });
+    const context = makeContext([tool], session.dir);
+    const outcome = await run([tool], 'FileTool', { file_path: '/a' }, {
+      context,
+      canUseTool: async (_t, input) => {
+        context.abortController.abort('interrupt');
+        return { behavior: 'allow', updatedInput: input };
+      },
+    });
+    expect(ran).toBe(false);
+    expect(outcome.stage).toBe('abort');
+  });
+
   it('schema failure names each parameter with the expected and received type', async () => {
     const outcome = await run([fileTool()], 'FileTool', { limit: '10', mode: 'turbo', extra: 1 });
     const text = textOf(outcome.result.content);
@@ -145,6 +160,12 @@ describe('pipeline exit paths: each gives exactly one tool_result for the id', (
     const denied = await run([fileTool()], 'FileTool', { file_path: '/etc/passwd' }, { canUseTool: deny });
     expect(denied.result.content).toBe('<tool_use_error>Denied by rule FileTool(/etc/**) in /p/.claude/settings.json</tool_use_error>');
     expect(denied.stage).toBe('permission');
+    const context = makeContext([fileTool()], session.dir);
+    await run([fileTool()], 'FileTool', { file_path: '/x' }, { context, canUseTool: deny });
+    await run([fileTool()], 'FileTool', { file_path: '/y' }, { context, canUseTool: deny });
+    expect(context.localDenialTracking).toEqual({ consecutiveDenials: 2, totalDenials: 2 });
+    await run([fileTool()], 'FileTool', { file_path: '/z' }, { context });
+    expect(context.localDenialTracking).toEqual({ consecutiveDenials: 0, totalDenials: 2 });
     const ask = scriptedCanUseTool(() => ({ behavior: 'ask', message: 'FileTool wants /x', suggestions: [{ toolName: 'FileTool', ruleContent: 'path (1)' }] }));
     const asked = await run([fileTool()], 'FileTool', { file_path: '/x' }, { canUseTool: ask });
     expect(textOf(asked.result.content)).toContain('add "FileTool(path \\(1\\))" to permissions.allow');

@@ -183,8 +183,12 @@ export async function checkPermissionsAndCallTool(
     'tool.decision.source': decision.decisionReason?.source,
   });
 
-  // 9 — Denial: the reason (naming the rule), then PermissionDenied hooks, which may say a retry is worth it.
+  // 9 — Denial: counted (for modes that give up after repeated denials), the reason (naming the rule), then
+  // PermissionDenied hooks, which may say a retry is worth it.
+  const denials = context.localDenialTracking;
   if (decision.behavior !== 'allow') {
+    denials.consecutiveDenials++;
+    denials.totalDenials++;
     let message = decision.behavior === 'ask' ? unansweredAskMessage(tool, decision) : decision.message;
     if (hooks?.hasHooks('PermissionDenied', tool.name)) {
       try {
@@ -197,9 +201,12 @@ export async function checkPermissionsAndCallTool(
     }
     return acc.fail('permission', message, C.permissionDenied, { decision });
   }
+  denials.consecutiveDenials = 0;
   if (decision.updatedInput && !sameTopLevel(decision.updatedInput, observableInput)) callInput = decision.updatedInput;
 
-  // 10 — call(), through the backend, with the original (or hook/permission-updated) input.
+  // 10 — call(), through the backend, with the original (or hook/permission-updated) input — unless the turn was
+  // cancelled while hooks ran or a prompt waited.
+  if (signal.aborted) return acc.fail('abort', abortedBeforeStartMessage(signal.reason), C.aborted, { decision });
   const callStarted = performance.now();
   let output: ToolResult<unknown>;
   try {
