@@ -1,5 +1,172 @@
-import type { BashAnalysis } from './types.js';
+/**
+ * `analyzeBashCommand`: parse once with tree-sitter-bash and reduce the command to the simple commands that can
+ * run, each with its literal words, redirects, the argv allow rules see (wrappers stripped), the argv views deny
+ * rules see (through `sudo`, `env`, `bash -c '…'`, …) and why it cannot be reasoned about, if it cannot.
+ */
+import { parseBash, type SyntaxNode } from './parser.js';
+import type { BashAnalysis, SimpleCommand } from './types.js';
+import type { MatchWord } from './rule-match.js';
+import { Walker, type RawCommand } from './walker.js';
+import { checkCommandCharacters, hasNonAscii } from './unicode.js';
+import { denyViews, shellCodeIndex, SHELLS, stripAllowWrappers } from './wrappers.js';
+import { assignmentName, isStrippableAssignmentName } from './assignments.js';
+import { checkNameBuiltin } from './syntax-checks.js';
+import { naiveWords, rawSegments } from './raw-split.js';
 
-export function analyzeBashCommand(command: string): BashAnalysis {
-  return { ok: false, reason: 'not implemented', rawSegments: [command] };
+/** Longer commands always ask (documented Claude Code behaviour); they are still parsed for deny rules. */
+export const MAX_COMMAND_LENGTH = 10_000;
+const MAX_PARSE_LENGTH = 100_000;
+const MAX_NESTING = 4;
+
+const literalWord = (value: string): MatchWord => ({ value, literal: true });
+
+/** Where tree-sitter and bash disagree: `r\<newline>m` is one word (`rm`) to bash but two to tree-sitter. */
+function lineContinuationMismatch(source: string, root: SyntaxNode): string | undefined {
+  let at = source.indexOf('\\\n');
+  while (at !== -1) {
+    let backslashes = 0;
+    for (let i = at; i >= 0 && source[i] === '\\'; i--) backslashes++;
+    const before = source[at - backslashes];
+    const after = source[at + 2];
+    if (backslashes % 2 === 1 && before !== undefined && after !== undefined && !/\s/.test(before) && !/\s/.test(after)) {
+      const node = root.descendantForIndex(at);
+      let inert = false;
+      for (let n: SyntaxNode | null = node; n; n = n.parent) {
+        if (['raw_string', 'string', 'heredoc_body', 'comment', 'ansi_c_string'].includes(n.type)) {
+          inert = true;
+          break;
+        }
+      }
+      if (!inert) return 'a line continuation joins two words (bash and the parser would disagree)';
+    }
+    at = source.indexOf('\\\n', at + 2);
+  }
+  return undefined;
+}
+
+function finishCommand(raw: RawCommand, depth: number): SimpleCommand {
+  const unsafe = [...raw.unsafe];
+  const words = raw.words;
+  const name = words[0];
+  if (raw.kind === 'command' && name) {
+    if (!name.literal) unsafe.push('expansion in command position');
+    else if (name.glob) unsafe.push('glob pattern in command position');
+    else if (hasNonAscii(name.value)) unsafe.push('non-ASCII command name (look-alike risk)');
+    else if (name.value === '') unsafe.push('empty command name');
+  }
+  if (words.some((w) => w.unquotedNonAscii)) unsafe.push('non-ASCII characters outside quotes (look-alike risk)');
+
+  const core = stripAllowWrappers(words);
+  const kept = raw.assignments.filter((a) => !isStrippableAssignmentName(assignmentName(a)));
+  const strippedWords: MatchWord[] = [...kept.map(literalWord), ...core];
+  if (core !== words && core[0] && !core[0].literal) unsafe.push('expansion in command position');
+  const builtinReason = checkNameBuiltin(words) ?? (core !== words ? checkNameBuiltin(core as typeof words) : undefined);
+  if (builtinReason) unsafe.push(builtinReason);
+  if (core[0]?.literal && core[0].value === 'eval') unsafe.push('eval runs a string as a command');
+
+  const dv = denyViews(words);
+  const denyWords: (readonly MatchWord[])[] = [...dv.views];
+  if (dv.opaqueCode) unsafe.push(dv.opaqueCode);
+  const analysed = new Map<string, BashAnalysis>();
+  const analyseCode = (code: string, via: string): BashAnalysis | undefined => {
+    const cached = analysed.get(code);
+    if (cached) return cached;
+    if (depth + 1 > MAX_NESTING) {
+      unsafe.push(`${via} nested too deeply`);
+      for (const seg of rawSegments(code)) denyWords.push(naiveWords(seg).map(literalWord));
+      return undefined;
+    }
+    const inner = analyzeInternal(code, depth + 1);
+    analysed.set(code, inner);
+    for (const sub of inner.subcommands) {
+      denyWords.push(...sub.denyWords);
+      if (sub.unsafeReason) unsafe.push(`inside ${via}: ${sub.unsafeReason}`);
+    }
+    if (!inner.ok) {
+      unsafe.push(`cannot analyse the ${via} string: ${inner.reason}`);
+      for (const seg of inner.rawSegments) denyWords.push(naiveWords(seg).map(literalWord));
+    }
+    return inner;
+  };
+  for (const c of dv.code) analyseCode(c.code, c.via);
+
+  // A literal `bash -c '…'` (or a heredoc / here-string fed to a shell) is judged by the commands it runs.
+  let inner: readonly SimpleCommand[] | undefined;
+  const shell = core[0]?.literal ? core[0].value : undefined;
+  if (shell !== undefined && SHELLS.has(shell.slice(shell.lastIndexOf('/') + 1))) {
+    const at = shellCodeIndex(core);
+    if (at >= 0 && core[at]!.literal) {
+      const a = analyseCode(core[at]!.value, `${shell} -c`);
+      if (a?.ok) inner = a.subcommands;
+    } else if (at === -1 && raw.stdin && core.slice(1).every((w) => w.literal && /^[-+]/.test(w.value))) {
+      if (raw.stdin.code === null) unsafe.push(`heredoc or here-string with expansions fed to ${shell}`);
+      else {
+        const a = analyseCode(raw.stdin.code, `${shell} stdin`);
+        if (a?.ok) inner = a.subcommands;
+      }
+    }
+  }
+
+  const argv = name && !name.literal ? null : words.map((w) => w.value);
+  return {
+    kind: raw.kind,
+    text: raw.text,
+    argv,
+    words,
+    assignments: raw.assignments,
+    redirects: raw.redirects,
+    strippedArgv: strippedWords.some((w, i) => i === kept.length && !w.literal) ? null : strippedWords.map((w) => w.value),
+    strippedWords,
+    denyCandidates: denyWords.map((v) => v.map((w) => w.value)),
+    denyWords,
+    ...(inner ? { inner } : {}),
+    ...(unsafe.length > 0 ? { unsafeReason: unsafe[0] } : {}),
+  };
+}
+
+type Analysis = BashAnalysis & { readonly subcommands: readonly SimpleCommand[] };
+
+function fail(command: string, reason: string, subcommands: readonly SimpleCommand[]): Analysis {
+  return { ok: false, reason, rawSegments: rawSegments(command), subcommands };
+}
+
+export function analyzeInternal(command: string, depth: number): Analysis {
+  const charReason = checkCommandCharacters(command);
+  if (command.length > MAX_PARSE_LENGTH) {
+    return fail(command, charReason ?? `command is ${command.length} characters (limit ${MAX_COMMAND_LENGTH})`, []);
+  }
+  const parsed = parseBash(command);
+  if (!parsed) return fail(command, charReason ?? 'the parser gave up on this command', []);
+  const walker = new Walker((raw) => finishCommand(raw, depth));
+  walker.walk(parsed.root);
+  if (parsed.hasMissing) walker.parseError ??= 'incomplete command (the parser had to insert a missing token)';
+  else if (parsed.hasError) walker.parseError ??= 'syntax error';
+  const continuation = command.includes('\\\n') ? lineContinuationMismatch(command, parsed.root) : undefined;
+  const reason =
+    charReason ??
+    (depth === 0 && command.length > MAX_COMMAND_LENGTH ? `command is ${command.length} characters (limit ${MAX_COMMAND_LENGTH})` : undefined) ??
+    (walker.parseError ? `parse error: ${walker.parseError}` : undefined) ??
+    continuation;
+  if (reason) return fail(command, reason, walker.commands);
+  return { ok: true, subcommands: walker.commands };
+}
+
+const cache = new Map<string, Analysis>();
+const CACHE_SIZE = 256;
+
+/**
+ * Analyse a command (synchronous; results for recent commands are cached because a tool call checks the same
+ * command several times: permissions, read-only, concurrency safety).
+ */
+export function analyzeBashCommand(command: string): Analysis {
+  const hit = cache.get(command);
+  if (hit) {
+    cache.delete(command);
+    cache.set(command, hit);
+    return hit;
+  }
+  const result = analyzeInternal(command, 0);
+  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  cache.set(command, result);
+  return result;
 }

@@ -1,10 +1,146 @@
-import type { PermissionResult, ToolPermissionContext } from '../../tool/permission-types.js';
-import type { BashPermissionDeps } from './types.js';
+/**
+ * `checkBashPermission`: deny rules → path denies → ask rules → fail-closed safety checks → write redirects →
+ * allow (every subcommand by a rule or as read-only) → passthrough with suggested rules. Pure and synchronous
+ * apart from looking up symlinks; the engine applies modes around the result.
+ */
+import type { DecisionLayer, DecisionTrace, PermissionResult, ToolPermissionContext } from '../../tool/permission-types.js';
+import type { BashPermissionDeps, SimpleCommand } from './types.js';
+import { analyzeBashCommand } from './analyze.js';
+import { bashRules, matchDenyLike, type BashRule } from './rule-set.js';
+import { compileBashRule, matchCompiled } from './rule-match.js';
+import { neverApprovedByPrefix } from './wrappers.js';
+import { collectPathFacts, type SubcommandFacts } from './path-checks.js';
+import { flattenSubcommands } from './read-only.js';
+import { suggestionsFor } from './suggestions.js';
 
-export function checkBashPermission(command: string, _ctx: ToolPermissionContext, _deps: BashPermissionDeps): PermissionResult {
+function trace(layer: DecisionLayer, reason: string, rule?: BashRule, subcommand?: string): DecisionTrace {
   return {
-    behavior: 'ask',
-    message: `Bash permission checking is not implemented yet: ${command.slice(0, 80)}`,
-    decisionReason: { layer: 'safetyCheck', reason: 'not implemented' },
+    layer,
+    reason,
+    ...(rule ? { rule: rule.text, source: rule.rule.source, ...(rule.rule.sourceFile ? { sourceFile: rule.rule.sourceFile } : {}) } : {}),
+    ...(subcommand !== undefined ? { subcommand } : {}),
+  };
+}
+
+const short = (text: string): string => (text.length > 120 ? `${text.slice(0, 117)}...` : text);
+
+function ask(message: string, decisionReason: DecisionTrace): PermissionResult {
+  return { behavior: 'ask', message, decisionReason };
+}
+
+function allowRuleFor(sub: SimpleCommand, allow: readonly BashRule[]): BashRule | undefined {
+  if (sub.kind !== 'command' && sub.kind !== 'declaration') return undefined;
+  if (sub.strippedWords.length === 0) return undefined;
+  for (const rule of allow) {
+    if (rule.content === undefined) return rule;
+    const compiled = compileBashRule(rule.content);
+    if (!matchCompiled(compiled, sub.strippedWords)) continue;
+    if (compiled.kind !== 'exact' && neverApprovedByPrefix(sub.strippedWords)) continue;
+    return rule;
+  }
+  return undefined;
+}
+
+export function checkBashPermission(command: string, ctx: ToolPermissionContext, deps: BashPermissionDeps): PermissionResult {
+  const deny = bashRules(ctx.alwaysDenyRules);
+  const askRules = bashRules(ctx.alwaysAskRules);
+  const allow = bashRules(ctx.alwaysAllowRules);
+  const whole = command.trim();
+  const analysis = analyzeBashCommand(command);
+  const subs = [...flattenSubcommands(analysis.subcommands)];
+
+  // 1. Deny rules, on every subcommand and every view of it (and on raw pieces when unparsable).
+  const denied = matchDenyLike(deny, analysis, whole);
+  if (denied.definite) {
+    const { rule, subcommand } = denied.definite;
+    return { behavior: 'deny', message: `Permission to run "${short(subcommand)}" has been denied by ${rule.text}.`, decisionReason: trace('denyRule', `matches deny rule ${rule.text}`, rule, subcommand) };
+  }
+
+  // 1b. Path denies: a redirect writing, or a read-only command reading, a path the engine denies.
+  const paths = collectPathFacts(subs, ctx, deps);
+  if (paths.deny) {
+    const { result, subcommand } = paths.deny;
+    const reason = result.decisionReason ?? trace('toolCheck', 'path denied');
+    return { behavior: 'deny', message: result.behavior === 'deny' ? result.message : `Denied: ${short(subcommand)}`, decisionReason: { ...reason, subcommand } };
+  }
+
+  // 2. Ask rules; and what might match a deny or ask rule (a non-literal word, or a construct we cannot see into) asks
+  //    like an ask rule, so no mode downgrades a deny into an allow.
+  const asked = matchDenyLike(askRules, analysis, whole);
+  const unsafe = subs.find((s) => s.unsafeReason);
+  const opaqueReason = !analysis.ok ? analysis.reason : unsafe?.unsafeReason;
+  const because = opaqueReason !== undefined ? ` (${opaqueReason})` : '';
+  if (asked.definite) {
+    const { rule, subcommand } = asked.definite;
+    return ask(`"${short(subcommand)}" requires approval (${rule.text}).`, trace('askRule', `matches ask rule ${rule.text}`, rule, subcommand));
+  }
+  const possible = denied.possible ?? asked.possible;
+  if (possible) {
+    const { rule, subcommand } = possible;
+    const kind = possible === denied.possible ? 'deny' : 'ask';
+    return ask(
+      `"${short(subcommand)}" could match ${kind} rule ${rule.text} once expanded${because}.`,
+      trace('askRule', `non-literal words could make this match ${kind} rule ${rule.text}${because}`, rule, subcommand),
+    );
+  }
+  const contentDeny = deny.find((r) => r.content !== undefined);
+  if (opaqueReason !== undefined && contentDeny) {
+    const subcommand = unsafe?.text ?? whole;
+    return ask(`Cannot rule out deny rule ${contentDeny.text}: ${opaqueReason}.`, trace('askRule', `cannot rule out deny rules: ${opaqueReason}`, contentDeny, subcommand));
+  }
+
+  // 3. Fail closed on anything we cannot reason about.
+  if (!analysis.ok) return ask(`This command needs approval: ${analysis.reason}.`, trace('safetyCheck', analysis.reason));
+  if (unsafe) return ask(`"${short(unsafe.text)}" needs approval: ${unsafe.unsafeReason}.`, trace('safetyCheck', unsafe.unsafeReason!, undefined, unsafe.text));
+  if (paths.critical) return ask(`"${short(paths.critical.subcommand)}" needs approval: ${paths.critical.reason}.`, { ...trace('safetyCheck', paths.critical.reason, undefined, paths.critical.subcommand), classifierApprovable: false });
+
+  // 4. Output redirections are writes.
+  if (paths.unknownTarget) return ask(`"${short(paths.unknownTarget.subcommand)}" needs approval: ${paths.unknownTarget.reason}.`, trace('safetyCheck', paths.unknownTarget.reason, undefined, paths.unknownTarget.subcommand));
+  if (paths.writeAsk) {
+    const { result, path, subcommand } = paths.writeAsk;
+    const reason = result.decisionReason ?? trace('toolCheck', `writes ${path}`);
+    const message = result.behavior === 'ask' ? result.message : `"${short(subcommand)}" writes ${path}, which needs permission.`;
+    return { behavior: 'ask', message, decisionReason: { ...reason, subcommand }, ...(result.behavior === 'ask' && result.suggestions ? { suggestions: result.suggestions } : {}) };
+  }
+
+  // 5. Allow: the whole command by an exact rule, or every subcommand by a rule or as read-only.
+  const wholeRule = allow.find((r) => r.content !== undefined && r.content.trim() === whole && compileBashRule(r.content).kind === 'exact');
+  if (wholeRule) return { behavior: 'allow', decisionReason: trace('allowRule', `the whole command matches ${wholeRule.text}`, wholeRule, whole) };
+  const used: { rule: BashRule; sub: SimpleCommand }[] = [];
+  const failing: { sub: SimpleCommand; facts: SubcommandFacts | undefined }[] = [];
+  const judge = (list: readonly SimpleCommand[]): void => {
+    for (const sub of list) {
+      const rule = allowRuleFor(sub, allow);
+      if (rule) {
+        used.push({ rule, sub });
+        continue;
+      }
+      if (sub.inner) {
+        judge(sub.inner);
+        continue;
+      }
+      const facts = paths.facts.get(sub);
+      if (facts?.autoAllowed) continue;
+      failing.push({ sub, facts });
+    }
+  };
+  judge(analysis.subcommands);
+  if (failing.length === 0) {
+    const first = used[0];
+    if (first) {
+      const rules = [...new Set(used.map((u) => u.rule.text))].join(', ');
+      return { behavior: 'allow', decisionReason: trace('allowRule', `every subcommand is allowed (${rules}) or read-only`, first.rule, first.sub.text) };
+    }
+    return { behavior: 'allow', decisionReason: trace('readOnly', 'every subcommand is read-only') };
+  }
+
+  // 6. No opinion: the engine asks (or applies its mode), naming the first subcommand that is not allowed.
+  const firstFail = failing[0]!;
+  const why = firstFail.facts?.reason ?? 'not allowed by a rule';
+  return {
+    behavior: 'passthrough',
+    message: `"${short(firstFail.sub.text)}" requires approval: no allow rule matches it and it is not read-only (${why}).`,
+    decisionReason: trace('toolCheck', why, undefined, firstFail.sub.text),
+    suggestions: suggestionsFor(failing.map((f) => f.sub.strippedWords)),
   };
 }

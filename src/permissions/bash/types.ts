@@ -1,32 +1,50 @@
 /**
  * The shapes the Bash analyser hands to the permission engine and the Bash tool. Everything here is literal: a
- * word the analyser cannot reduce to a fixed string makes `argv` null, and the checks fail closed on null.
+ * word the analyser cannot reduce to a fixed string is marked non-literal, and the checks fail closed on it.
  */
 import type { PermissionResult } from '../../tool/permission-types.js';
+import type { MatchWord } from './rule-match.js';
+import type { WordValue } from './words.js';
+
+export type { MatchWord } from './rule-match.js';
+export type { WordValue } from './words.js';
 
 export interface Redirect {
-  /** The operator as written: `>`, `>>`, `>|`, `&>`, `&>>`, `>&`, `<`, `<<`, `<<<`, `<&`, `<>`. */
+  /** The operator as written: `>`, `>>`, `>|`, `&>`, `&>>`, `>&`, `<`, `<&`, `<>`, `<<`, `<<-`, `<<<`, `>&-`. */
   readonly op: string;
   /** The explicit descriptor (`2>file` → 2), when given. */
   readonly fd?: number;
   /** The literal target after quote removal; null when it is not a fixed string (`> "$f"`). */
   readonly target: string | null;
-  /** True when the redirect writes a file (not `/dev/null`-agnostic: the caller decides about `/dev/null`). */
+  /** True when the redirect opens a file for writing (fd duplications like `2>&1` are not writes). */
   readonly isWrite: boolean;
 }
 
+/** What kind of statement a subcommand is (plain commands, and the shell syntax that acts like one). */
+export type SubcommandKind = 'command' | 'assignment' | 'declaration' | 'test' | 'arithmetic' | 'redirect';
+
 export interface SimpleCommand {
+  readonly kind: SubcommandKind;
   /** The subcommand's source text. */
   readonly text: string;
-  /** Literal words after quote removal; null when a word that matters is not literal. */
+  /**
+   * Words after quote removal (command name first). Null when the command name is not literal. A non-literal
+   * argument appears as its source text and is marked in `words`.
+   */
   readonly argv: readonly string[] | null;
+  /** The same words with whether each is literal, glob-expandable, … */
+  readonly words: readonly WordValue[];
   /** Leading `VAR=value` assignments, as written. */
   readonly assignments: readonly string[];
   readonly redirects: readonly Redirect[];
   /** argv with wrappers (`timeout`, `nice`, `command`, bare `xargs`, …) and safe assignments stripped: for allow rules. */
   readonly strippedArgv: readonly string[] | null;
+  readonly strippedWords: readonly MatchWord[];
   /** Every argv view deny rules are matched against (also through `env`, `sudo`, `bash -c '…'`, …). */
   readonly denyCandidates: readonly (readonly string[])[];
+  readonly denyWords: readonly (readonly MatchWord[])[];
+  /** The commands a literal `bash -c '…'` (or a heredoc/here-string fed to a shell) runs. */
+  readonly inner?: readonly SimpleCommand[];
   /** Why this subcommand cannot be reasoned about, when it cannot (expansion in command position, `eval`, …). */
   readonly unsafeReason?: string;
 }
@@ -39,7 +57,7 @@ export type BashAnalysis =
       /** Best-effort raw pieces (split on separators) so deny rules still apply to what could not be parsed. */
       readonly rawSegments: readonly string[];
       /** Whatever subcommands could still be extracted, for deny matching only. */
-      readonly subcommands?: readonly SimpleCommand[];
+      readonly subcommands: readonly SimpleCommand[];
     };
 
 export interface BashPermissionDeps {
@@ -52,4 +70,5 @@ export interface BashPermissionDeps {
 export interface ReadOnlyOptions {
   readonly cwd?: string;
   readonly workingDirectories?: readonly string[];
+  readonly homeDir?: string;
 }

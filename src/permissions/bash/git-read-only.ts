@@ -1,0 +1,114 @@
+/**
+ * Which git invocations only read: a fixed set of subcommands, with the options that write (`--output`), run
+ * programs (`--ext-diff`, `-O`), reconfigure git (`-c`, `--exec-path`) or switch repositories refused, and
+ * `branch`/`tag`/`config`/`stash`/`remote` only in their listing forms.
+ */
+import { has, isUnsafeOption, parseArgs, type ArgSpec, type ParsedArgs } from './args.js';
+import type { WordValue } from './words.js';
+
+export interface GitVerdict {
+  readonly readOnly: boolean;
+  readonly reason?: string;
+  /** Arguments that may name files (revisions are checked too: harmless when they resolve inside). */
+  readonly paths: string[];
+}
+
+const SAFE_GLOBAL_FLAGS = new Set(['--no-pager', '-P', '--no-optional-locks', '--literal-pathspecs', '--glob-pathspecs', '--noglob-pathspecs', '--icase-pathspecs', '--no-replace-objects', '--version']);
+
+const DIFF_LIKE = new Set(['log', 'show', 'diff', 'whatchanged', 'shortlog', 'diff-tree', 'diff-files', 'diff-index', 'rev-list', 'blame', 'annotate', 'range-diff']);
+const PLAIN = new Set(['status', 'rev-parse', 'ls-files', 'ls-tree', 'cat-file', 'merge-base', 'show-ref', 'describe', 'name-rev', 'count-objects', 'for-each-ref', 'check-ignore', 'check-attr', 'var', 'version', 'grep', 'show-branch', 'cherry', 'verify-commit', 'verify-tag', 'fsck']);
+const UNSAFE_OPTIONS = new Set(['--output', '--output-directory', '--ext-diff', '-O', '--open-files-in-pager', '--exec', '--upload-pack', '--receive-pack', '--exec-path', '-u']);
+
+// No option is treated as taking a separate value: git's log/diff parsers want `--opt=value`, and guessing wrong
+// would let the swallowed word (say `--output=x`) escape the checks.
+const GIT_ARGS: ArgSpec = {};
+
+function verdict(readOnly: boolean, paths: WordValue[], reason?: string): GitVerdict {
+  return { readOnly, reason, paths: paths.map((w) => w.value) };
+}
+
+function positionalsAreLiteral(p: ParsedArgs): boolean {
+  return p.opaque.length === 0 && p.positionals.every((w) => w.literal);
+}
+
+/** `words` starts with `git`. */
+export function classifyGit(words: readonly WordValue[]): GitVerdict {
+  const paths: WordValue[] = [];
+  let i = 1;
+  for (; i < words.length; i++) {
+    const w = words[i]!;
+    if (!w.literal) return verdict(false, [], 'git with a non-literal global option');
+    if (!w.value.startsWith('-')) break;
+    if (w.value === '-C') {
+      const dir = words[i + 1];
+      if (!dir?.literal) return verdict(false, [], 'git -C with a non-literal directory');
+      paths.push(dir);
+      i++;
+      continue;
+    }
+    if (!SAFE_GLOBAL_FLAGS.has(w.value)) return verdict(false, [], `git global option ${w.value} can reconfigure or redirect git`);
+  }
+  const sub = words[i];
+  if (!sub) return verdict(true, paths);
+  if (!sub.literal) return verdict(false, [], 'non-literal git subcommand');
+  const name = sub.value;
+  const rest = words.slice(i + 1);
+  const p = parseArgs(rest, GIT_ARGS);
+  if (!positionalsAreLiteral(p)) return verdict(false, [], `git ${name} with non-literal arguments`);
+  const bad = p.options.find((o) => isUnsafeOption(o.name, UNSAFE_OPTIONS));
+  if (bad) return verdict(false, [], `git ${name} ${bad.name} writes or runs a program`);
+  const valuePaths = p.options.filter((o) => o.name === '--contents' || o.name === '-f').flatMap((o) => (o.value ? [o.value] : []));
+  const withPaths = (): GitVerdict => verdict(true, [...paths, ...p.positionals, ...valuePaths]);
+
+  if (DIFF_LIKE.has(name) || PLAIN.has(name)) {
+    if (name === 'fsck' && (has(p, '--lost-found') || has(p, '--dangling'))) return verdict(false, [], 'git fsck --lost-found writes');
+    return withPaths();
+  }
+  switch (name) {
+    case 'branch': {
+      const listing = new Set(['-a', '--all', '-r', '--remotes', '-l', '--list', '-v', '-vv', '--verbose', '--show-current', '--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--sort', '--format', '--color', '--no-color', '--column', '--no-column', '-i', '--ignore-case', '--abbrev', '--no-abbrev', '--omit-empty']);
+      const other = p.options.find((o) => !listing.has(o.name));
+      if (other) return verdict(false, [], `git branch ${other.name} changes branches`);
+      if (p.positionals.length > 0 && !has(p, '-l', '--list')) return verdict(false, [], 'git branch NAME creates a branch');
+      return verdict(true, paths);
+    }
+    case 'tag': {
+      const listing = new Set(['-l', '--list', '-n', '--sort', '--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--format', '--color', '--column', '--no-column', '-i', '--ignore-case']);
+      const other = p.options.find((o) => !listing.has(o.name) && !/^-n\d*$/.test(o.name));
+      if (other) return verdict(false, [], `git tag ${other.name} changes tags`);
+      if (p.positionals.length > 0 && !has(p, '-l', '--list')) return verdict(false, [], 'git tag NAME creates a tag');
+      return verdict(true, paths);
+    }
+    case 'remote': {
+      const [first, ...more] = p.positionals;
+      if (p.options.some((o) => o.name !== '-v' && o.name !== '--verbose')) return verdict(false, [], 'git remote option');
+      if (!first || (first.value === 'get-url' && more.length <= 1) || (first.value === 'show' && more.length <= 1)) return verdict(true, paths);
+      return verdict(false, [], `git remote ${first.value} changes remotes`);
+    }
+    case 'stash': {
+      const action = p.positionals[0]?.value;
+      if (action === 'list' || action === 'show') return verdict(true, paths);
+      return verdict(false, [], 'git stash changes the working tree');
+    }
+    case 'reflog': {
+      const action = p.positionals[0]?.value;
+      if (action === undefined || action === 'show' || action === 'list' || !['expire', 'delete', 'exists'].includes(action)) return withPaths();
+      return verdict(false, [], `git reflog ${action} changes the reflog`);
+    }
+    case 'worktree':
+      return p.positionals[0]?.value === 'list' ? verdict(true, paths) : verdict(false, [], 'git worktree changes worktrees');
+    case 'config': {
+      const reads = ['--get', '--get-all', '--get-regexp', '--get-urlmatch', '--list', '-l', '--get-color', '--get-colorbool'];
+      const writes = ['--add', '--unset', '--unset-all', '--replace-all', '--rename-section', '--remove-section', '-e', '--edit'];
+      if (has(p, ...writes)) return verdict(false, [], 'git config writes configuration');
+      const action = p.positionals[0]?.value;
+      if (has(p, ...reads) || action === 'get' || action === 'list') {
+        const file = p.options.filter((o) => o.name === '--file' || o.name === '-f').flatMap((o) => (o.value ? [o.value] : []));
+        return verdict(true, [...paths, ...file]);
+      }
+      return verdict(false, [], 'git config NAME VALUE writes configuration');
+    }
+    default:
+      return verdict(false, [], `git ${name} is not a known read-only git command`);
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * Filesystem facts of a command, in execution order with `cd` followed: writes by redirection (each needs write
+ * permission for its path), paths read by read-only commands and `<` redirects (inside the working directories,
+ * or approved by the engine's read check), and `rm -r` of critical paths.
+ */
+import { homedir } from 'node:os';
+import { resolve, sep } from 'node:path';
+import type { PermissionResult, ToolPermissionContext } from '../../tool/permission-types.js';
+import type { BashPermissionDeps, SimpleCommand } from './types.js';
+import { classifySubcommand, type CommandVerdict } from './classify.js';
+import { isInsideWorkingDirs, nextCwdState, resolveArgPath, type CwdState } from './paths.js';
+import { HARMLESS_WRITE_TARGETS } from './read-only.js';
+
+export interface SubcommandFacts {
+  readonly verdict: CommandVerdict;
+  /** Read-only and every path it reads is fine. */
+  readonly autoAllowed: boolean;
+  readonly reason?: string;
+}
+
+export interface PathFacts {
+  readonly deny?: { readonly result: PermissionResult; readonly subcommand: string };
+  readonly writeAsk?: { readonly result: PermissionResult; readonly path: string; readonly subcommand: string };
+  readonly unknownTarget?: { readonly reason: string; readonly subcommand: string };
+  readonly critical?: { readonly reason: string; readonly subcommand: string };
+  readonly facts: Map<SimpleCommand, SubcommandFacts>;
+}
+
+function isCriticalPath(abs: string, ctx: ToolPermissionContext, home: string): boolean {
+  if (abs === sep) return true;
+  if (abs.split(sep).filter(Boolean).length === 1) return true;
+  const protectedDirs = [home, ctx.cwd, ...[...ctx.additionalWorkingDirectories.keys()]];
+  return protectedDirs.some((d) => d === abs || d.startsWith(abs.endsWith(sep) ? abs : abs + sep));
+}
+
+function criticalRemoval(sub: SimpleCommand, state: CwdState, ctx: ToolPermissionContext, home: string): string | undefined {
+  for (const view of sub.denyWords) {
+    const name = view[0];
+    if (!name?.literal || (name.value !== 'rm' && name.value !== 'rmdir')) continue;
+    let options = true;
+    const recursive = view.some((w) => w.literal && (/^-[a-zA-Z]*[rR]/.test(w.value) || w.value === '--recursive'));
+    for (const w of view.slice(1)) {
+      if (options && w.literal && w.value === '--') {
+        options = false;
+        continue;
+      }
+      if (options && w.literal && w.value.startsWith('-') && w.value !== '-') continue;
+      if (!w.literal) {
+        if (recursive) return `${name.value} -r on a non-literal path (${w.value}) could remove anything`;
+        continue;
+      }
+      const everything = /(^|\/)\.?\*$/.test(w.value);
+      const target = everything ? w.value.replace(/\.?\*$/, '') || '.' : w.value;
+      const resolved = resolveArgPath(target, state, home);
+      if (!resolved) return `${name.value} on a path that cannot be resolved (${w.value})`;
+      const hit = resolved.find((abs) => isCriticalPath(abs, ctx, home));
+      if (hit !== undefined) return `${name.value} ${w.value} removes a critical path (${hit}${everything ? '/*' : ''})`;
+    }
+  }
+  return undefined;
+}
+
+const isAllow = (r: PermissionResult): boolean => r.behavior === 'allow';
+
+export function collectPathFacts(subs: readonly SimpleCommand[], ctx: ToolPermissionContext, deps: BashPermissionDeps): PathFacts {
+  const home = ctx.homeDir ?? homedir();
+  const workingDirs = [ctx.cwd, ...[...ctx.additionalWorkingDirectories.keys()].map((d) => resolve(ctx.cwd, d))];
+  let state: CwdState = { dirs: [ctx.cwd], unknown: false };
+  const facts = new Map<SimpleCommand, SubcommandFacts>();
+  let writeAsk: PathFacts['writeAsk'];
+  let unknownTarget: PathFacts['unknownTarget'];
+  let critical: PathFacts['critical'];
+
+  for (const sub of subs) {
+    for (const r of sub.redirects) {
+      if (!r.isWrite) continue;
+      if (r.target === null) {
+        unknownTarget ??= { reason: `redirect to a non-literal target (${r.op})`, subcommand: sub.text };
+        continue;
+      }
+      if (HARMLESS_WRITE_TARGETS.has(r.target)) continue;
+      const resolved = resolveArgPath(r.target, state, home);
+      if (!resolved) {
+        unknownTarget ??= { reason: `redirect to ${r.target}, whose location cannot be known`, subcommand: sub.text };
+        continue;
+      }
+      for (const abs of resolved) {
+        const result = deps.checkWritePath(abs);
+        if (result.behavior === 'deny') return { deny: { result, subcommand: sub.text }, facts };
+        if (!isAllow(result)) writeAsk ??= { result, path: abs, subcommand: sub.text };
+      }
+    }
+
+    const verdict = classifySubcommand(sub);
+    let reason = verdict.readOnly ? undefined : verdict.reason;
+    const readTargets = sub.redirects.filter((r) => r.op === '<').map((r) => r.target);
+    const reads = [...(verdict.readOnly ? verdict.paths : []), ...readTargets];
+    if (verdict.readOnly && verdict.unknownPaths) reason = 'reads paths that are not named in the command';
+    for (const raw of reads) {
+      const resolved = raw === null ? undefined : resolveArgPath(raw, state, home);
+      if (!resolved) {
+        reason ??= `reads ${raw ?? 'a non-literal path'}, whose location cannot be known`;
+        continue;
+      }
+      for (const abs of resolved) {
+        if (deps.checkReadPath) {
+          const result = deps.checkReadPath(abs);
+          if (result.behavior === 'deny') return { deny: { result, subcommand: sub.text }, facts };
+          if (!isAllow(result)) reason ??= `reads ${abs}, which needs permission`;
+        } else if (!isInsideWorkingDirs(abs, workingDirs)) {
+          reason ??= `reads ${abs}, outside the working directories`;
+        }
+      }
+    }
+    critical ??= ((r) => (r ? { reason: r, subcommand: sub.text } : undefined))(criticalRemoval(sub, state, ctx, home));
+    facts.set(sub, { verdict, autoAllowed: verdict.readOnly && reason === undefined, reason });
+    if (verdict.cd) state = nextCwdState(state, verdict.cd.target, home);
+  }
+  return { writeAsk, unknownTarget, critical, facts };
+}

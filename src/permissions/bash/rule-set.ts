@@ -1,0 +1,75 @@
+/**
+ * The Bash rules of a permission context and matching them against an analysed command: definite matches, and
+ * "possible" ones where a non-literal word or an unanalysable construct could make a deny/ask rule match.
+ */
+import type { PermissionRule } from '../../tool/permission-types.js';
+import type { BashAnalysis, SimpleCommand } from './types.js';
+import { compileBashRule, matchCompiled, matchFlagsCompiled, mayMatchCompiled, type MatchWord } from './rule-match.js';
+import { denyViews } from './wrappers.js';
+import { naiveWords, rawSegments } from './raw-split.js';
+
+export interface BashRule {
+  readonly rule: PermissionRule;
+  readonly content: string | undefined;
+  /** `Bash(npm test)` / `Bash`. */
+  readonly text: string;
+}
+
+export function bashRules(rules: readonly PermissionRule[]): BashRule[] {
+  const out: BashRule[] = [];
+  for (const rule of rules) {
+    if (rule.ruleValue.toolName !== 'Bash') continue;
+    const content = rule.ruleValue.ruleContent;
+    out.push({ rule, content, text: content === undefined ? 'Bash' : `Bash(${content})` });
+  }
+  return out;
+}
+
+export interface RuleMatch {
+  readonly rule: BashRule;
+  /** The subcommand (or raw piece) that matched. */
+  readonly subcommand: string;
+}
+
+const literal = (value: string): MatchWord => ({ value, literal: true });
+
+/** Argv views of a raw (unparsed) piece of text, following literal code strings naively too. */
+function rawViews(text: string, depth = 0): (readonly MatchWord[])[] {
+  const views: (readonly MatchWord[])[] = [];
+  for (const segment of rawSegments(text)) {
+    const dv = denyViews(naiveWords(segment).map(literal));
+    views.push(...dv.views);
+    if (depth < 3) for (const c of dv.code) views.push(...rawViews(c.code, depth + 1));
+  }
+  return views;
+}
+
+function viewsOf(analysis: BashAnalysis): { text: string; views: readonly (readonly MatchWord[])[] }[] {
+  const out = analysis.subcommands.map((s: SimpleCommand) => ({ text: s.text, views: s.denyWords }));
+  if (!analysis.ok) {
+    for (const segment of analysis.rawSegments) out.push({ text: segment, views: rawViews(segment) });
+  }
+  return out;
+}
+
+/**
+ * Deny/ask matching. `definite`: the rule matches a subcommand (through wrappers, flags in any order, raw pieces
+ * of an unparsable command). `possible`: only a non-literal word stands between the rule and a match.
+ */
+export function matchDenyLike(rules: readonly BashRule[], analysis: BashAnalysis, whole: string): { definite?: RuleMatch; possible?: RuleMatch } {
+  if (rules.length === 0) return {};
+  const pieces = viewsOf(analysis);
+  let possible: RuleMatch | undefined;
+  for (const rule of rules) {
+    if (rule.content === undefined) return { definite: { rule, subcommand: whole } };
+    const compiled = compileBashRule(rule.content);
+    if (compiled.kind === 'any' || rule.content.trim() === whole) return { definite: { rule, subcommand: whole } };
+    for (const piece of pieces) {
+      for (const view of piece.views) {
+        if (matchCompiled(compiled, view) || matchFlagsCompiled(compiled, view)) return { definite: { rule, subcommand: piece.text } };
+        if (!possible && view.some((w) => !w.literal) && mayMatchCompiled(compiled, view)) possible = { rule, subcommand: piece.text };
+      }
+    }
+  }
+  return { possible };
+}
