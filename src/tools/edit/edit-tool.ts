@@ -136,11 +136,14 @@ async function editFile(input: EditInput, context: ToolUseContext): Promise<Edit
   const last = match.ranges[match.ranges.length - 1]!;
   const delta = match.ranges.length * match.newString.length - match.ranges.reduce((n, [s, e]) => n + (e - s), 0);
   const structuredPatch = patchForSpan(content, updated, { start: first[0], oldEnd: last[1], newEnd: last[1] + delta });
-  const insertedStart = first[0];
-  const snippet =
-    match.ranges.length === 1
-      ? snippetOf(updated, lineNumberAt(updated, insertedStart), lineNumberAt(updated, insertedStart + Math.max(0, match.newString.length - 1)))
-      : snippetForHunks(updated, structuredPatch);
+  let snippet;
+  if (match.ranges.length === 1) {
+    const firstLine = lineNumberAt(updated, first[0]);
+    const inserted = match.newString.slice(0, Math.max(0, match.newString.length - 1));
+    snippet = snippetOf(updated, firstLine, firstLine + (inserted.split('\n').length - 1));
+  } else {
+    snippet = snippetForHunks(updated, structuredPatch);
+  }
   return {
     filePath: absPath,
     oldString: input.old_string,

@@ -116,6 +116,14 @@ describe('readLineWindow', () => {
     expect(w.totalLines).toBe(4);
   });
 
+  it('knows the total when a window without countToEof ends exactly at the end of the file', async () => {
+    clearLineIndexCache();
+    const w = await window(bigPath, expected.length - 9, 10, false);
+    expect(w.lines).toEqual(expectedWindow(expected.length - 9, 10));
+    expect(w.totalLines).toBe(expected.length);
+    expect(w.moreAfter).toBe(false);
+  });
+
   it('counts a last line without a newline, and an empty file as zero lines', async () => {
     const noEol = path.join(dir, 'noeol.txt');
     fs.writeFileSync(noEol, 'one\ntwo');

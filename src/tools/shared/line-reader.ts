@@ -215,6 +215,9 @@ export async function readLineWindow(
   if (reachedEof) {
     const endsAtLineStart = lastByteOfFile === 10 || lastByteOfFile === -1;
     totalLines = endsAtLineStart ? lineAtEnd - 1 : lineAtEnd;
+  } else if (scanner.phase === 'done' && scanner.endOfWindowByte === stats.size) {
+    // The window ended with the file's last newline: the end is known without another read.
+    totalLines = scanner.line - 1;
   } else if (knownTotal !== undefined) {
     totalLines = knownTotal;
   }

@@ -109,15 +109,42 @@ export interface Snippet {
   readonly text: string;
 }
 
-/** Lines `[firstLine, lastLine]` of `text` with SNIPPET_CONTEXT lines around them, numbered, at most 80 lines. */
+/** Index where 1-based line `line` starts (text.length when the text has fewer lines). */
+function indexOfLine(text: string, line: number): number {
+  let index = 0;
+  for (let l = 1; l < line; l++) {
+    const nl = text.indexOf('\n', index);
+    if (nl === -1) return text.length;
+    index = nl + 1;
+  }
+  return index;
+}
+
+/**
+ * Lines `[firstLine, lastLine]` of `text` with SNIPPET_CONTEXT lines around them, numbered, at most 80 lines. Only
+ * the lines shown are split out: a snippet of a 50 MB file costs a scan, not 600,000 strings.
+ */
 export function snippetOf(text: string, firstLine: number, lastLine: number): Snippet {
-  const lines = splitLines(text);
-  if (lines.length === 0) return { startLine: 1, text: '' };
+  if (text.length === 0) return { startLine: 1, text: '' };
   const start = Math.max(1, firstLine - SNIPPET_CONTEXT);
-  const end = Math.min(lines.length, Math.max(lastLine, firstLine) + SNIPPET_CONTEXT);
-  const shownEnd = Math.min(end, start + SNIPPET_MAX_LINES - 1);
-  const shown = lines.slice(start - 1, shownEnd).map((l) => cutLongLine(l.endsWith('\r') ? l.slice(0, -1) : l).text);
-  const more = end - shownEnd;
+  const end = Math.max(lastLine, firstLine) + SNIPPET_CONTEXT;
+  const shown: string[] = [];
+  let index = indexOfLine(text, start);
+  let line = start;
+  while (line <= end && index < text.length && shown.length < SNIPPET_MAX_LINES) {
+    const nl = text.indexOf('\n', index);
+    const raw = text.slice(index, nl === -1 ? text.length : nl);
+    shown.push(cutLongLine(raw.endsWith('\r') ? raw.slice(0, -1) : raw).text);
+    index = nl === -1 ? text.length : nl + 1;
+    line++;
+  }
+  let more = 0;
+  while (line <= end && index < text.length) {
+    const nl = text.indexOf('\n', index);
+    index = nl === -1 ? text.length : nl + 1;
+    line++;
+    more++;
+  }
   const tail = more > 0 ? `\n… (${more} more changed line${more === 1 ? '' : 's'} not shown)` : '';
   return { startLine: start, text: formatNumberedLines(shown, start) + tail };
 }
