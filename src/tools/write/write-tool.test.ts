@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,6 +81,20 @@ describe('Write', () => {
   it('refuses directories and bad paths', async () => {
     expect((await write(makeContext(dir), { file_path: dir, content: 'x' })).text).toContain(`Cannot write ${dir}: it is a directory`);
     expect((await write(makeContext(dir), { file_path: '', content: 'x' })).text).toBe('<tool_use_error>file_path must not be empty.</tool_use_error>');
+  });
+
+  it('refuses a FIFO and a device at once instead of blocking on them', async () => {
+    const fifo = path.join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const started = Date.now();
+    expect((await write(makeContext(dir), { file_path: fifo, content: 'x' })).text).toBe(
+      `<tool_use_error>Cannot write ${fifo}: it is a FIFO (named pipe), not a regular file. Only regular files can be changed with this tool.</tool_use_error>`,
+    );
+    const edit = await runTool(EditTool, { file_path: '/dev/zero', old_string: 'a', new_string: 'b' }, makeContext(dir));
+    expect(edit.text).toBe(
+      '<tool_use_error>Cannot edit /dev/zero: it is a character device, not a regular file. Only regular files can be changed with this tool.</tool_use_error>',
+    );
+    expect(Date.now() - started).toBeLessThan(2000);
   });
 
   it('reports an identical rewrite plainly', async () => {
