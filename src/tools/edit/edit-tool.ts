@@ -135,12 +135,13 @@ async function editFile(input: EditInput, context: ToolUseContext): Promise<Edit
   const first = match.ranges[0]!;
   const last = match.ranges[match.ranges.length - 1]!;
   const delta = match.ranges.length * match.newString.length - match.ranges.reduce((n, [s, e]) => n + (e - s), 0);
-  const structuredPatch = patchForSpan(content, updated, { start: first[0], oldEnd: last[1], newEnd: last[1] + delta });
+  // The text before the first change is the same in both versions: one scan gives its line for patch and snippet.
+  const firstLine = lineNumberAt(content, first[0]);
+  const structuredPatch = patchForSpan(content, updated, { start: first[0], oldEnd: last[1], newEnd: last[1] + delta }, firstLine);
   let snippet;
   if (match.ranges.length === 1) {
-    const firstLine = lineNumberAt(updated, first[0]);
     const inserted = match.newString.slice(0, Math.max(0, match.newString.length - 1));
-    snippet = snippetOf(updated, firstLine, firstLine + (inserted.split('\n').length - 1));
+    snippet = snippetOf(updated, firstLine, firstLine + (inserted.split('\n').length - 1), first[0]);
   } else {
     snippet = snippetForHunks(updated, structuredPatch);
   }

@@ -66,12 +66,22 @@ export function changedSpan(oldText: string, newText: string): { start: number; 
  * Hunks between `oldText` and `newText`, which are equal outside `[start, oldEnd)` / `[start, newEnd)`. Both texts use
  * `\n` line breaks.
  */
-export function patchForSpan(oldText: string, newText: string, span: { start: number; oldEnd: number; newEnd: number }): PatchHunk[] {
+/**
+ * `startLine` (optional) is the 1-based line holding `span.start`, when the caller already knows it: it saves a scan
+ * of everything before the change.
+ */
+export function patchForSpan(
+  oldText: string,
+  newText: string,
+  span: { start: number; oldEnd: number; newEnd: number },
+  startLine?: number,
+): PatchHunk[] {
   if (oldText === newText) return [];
   const from = lineStartBefore(oldText, span.start, CONTEXT_LINES);
   const oldTo = lineEndAfter(oldText, Math.max(span.start, span.oldEnd - 1), CONTEXT_LINES);
   const newTo = oldTo + (newText.length - oldText.length);
-  const lineOffset = from === 0 ? 0 : lineNumberAt(oldText, from) - 1;
+  const lineOffset =
+    startLine === undefined ? lineNumberAt(oldText, from) - 1 : startLine - 1 - countNewlines(oldText, from, span.start);
   const oldSlice = oldText.slice(from, oldTo);
   const newSlice = newText.slice(from, Math.max(from, newTo));
   const patch = structuredPatch('', '', oldSlice, newSlice, '', '', { context: CONTEXT_LINES, maxEditLength: 20_000 });
@@ -90,6 +100,12 @@ export function patchForSpan(oldText: string, newText: string, span: { start: nu
       },
     ];
   return hunks.map((h) => ({ ...h, oldStart: h.oldStart + lineOffset, newStart: h.newStart + lineOffset }));
+}
+
+function countNewlines(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = text.indexOf('\n', from); i !== -1 && i < to; i = text.indexOf('\n', i + 1)) n++;
+  return n;
 }
 
 function splitLines(text: string): string[] {
@@ -124,12 +140,19 @@ function indexOfLine(text: string, line: number): number {
  * Lines `[firstLine, lastLine]` of `text` with SNIPPET_CONTEXT lines around them, numbered, at most 80 lines. Only
  * the lines shown are split out: a snippet of a 50 MB file costs a scan, not 600,000 strings.
  */
-export function snippetOf(text: string, firstLine: number, lastLine: number): Snippet {
+export function snippetOf(text: string, firstLine: number, lastLine: number, firstLineIndex?: number): Snippet {
   if (text.length === 0) return { startLine: 1, text: '' };
   const start = Math.max(1, firstLine - SNIPPET_CONTEXT);
   const end = Math.max(lastLine, firstLine) + SNIPPET_CONTEXT;
   const shown: string[] = [];
-  let index = indexOfLine(text, start);
+  let index: number;
+  if (firstLineIndex === undefined) {
+    index = indexOfLine(text, start);
+  } else {
+    // Walk back from a known position in `firstLine` instead of scanning from the top.
+    index = text.lastIndexOf('\n', firstLineIndex - 1) + 1;
+    for (let l = firstLine; l > start; l--) index = text.lastIndexOf('\n', index - 2) + 1;
+  }
   let line = start;
   while (line <= end && index < text.length && shown.length < SNIPPET_MAX_LINES) {
     const nl = text.indexOf('\n', index);
