@@ -60,7 +60,8 @@ function finishCommand(raw: RawCommand, depth: number): SimpleCommand {
   const kept = raw.assignments.filter((a) => !isStrippableAssignmentName(assignmentName(a)));
   const strippedWords: MatchWord[] = [...kept.map(literalWord), ...core];
   if (core !== words && core[0] && !core[0].literal) unsafe.push('expansion in command position');
-  const builtinReason = checkNameBuiltin(words) ?? (core !== words ? checkNameBuiltin(core as typeof words) : undefined);
+  const builtinReason =
+    raw.kind === 'command' ? (checkNameBuiltin(words) ?? (core !== words ? checkNameBuiltin(core as typeof words) : undefined)) : undefined;
   if (builtinReason) unsafe.push(builtinReason);
   if (core[0]?.literal && core[0].value === 'eval') unsafe.push('eval runs a string as a command');
 

@@ -112,7 +112,9 @@ function classifyGeneric(name: string, spec: ReadOnlySpec, args: readonly WordVa
   const mode = spec.positionals ?? 'all';
   if (mode !== 'none') {
     const skipFirst = mode === 'afterPattern' && !p.options.some((o) => spec.patternOptions?.has(o.name));
-    paths.push(...p.positionals.slice(skipFirst ? 1 : 0).map((w) => w.value));
+    const named = p.positionals.slice(skipFirst ? 1 : 0).map((w) => w.value);
+    paths.push(...named);
+    if (named.length === 0 && spec.defaultPath !== undefined) paths.push(spec.defaultPath);
   }
   return yes(paths);
 }
@@ -159,8 +161,11 @@ export function classifyWords(words: readonly WordValue[]): CommandVerdict {
       return yes();
     case 'env':
       return args.every((w) => w.literal && (w.value === '-0' || w.value === '--null')) ? yes() : no('env runs a command or changes the environment');
-    case 'git':
-      return ((v) => (v.readOnly ? yes(v.paths) : no(v.reason ?? 'git command is not read-only')))(classifyGit(core));
+    case 'git': {
+      // git reads the repository of the current directory whatever else it names.
+      const v = classifyGit(core);
+      return v.readOnly ? yes(['.', ...v.paths]) : no(v.reason ?? 'git command is not read-only');
+    }
     case 'find':
       return classifyFind(args);
     case 'xargs':

@@ -49,12 +49,23 @@ function criticalRemoval(sub: SimpleCommand, state: CwdState, ctx: ToolPermissio
         if (recursive) return `${name.value} -r on a non-literal path (${w.value}) could remove anything`;
         continue;
       }
-      const everything = /(^|\/)\.?\*$/.test(w.value);
-      const target = everything ? w.value.replace(/\.?\*$/, '') || '.' : w.value;
-      const resolved = resolveArgPath(target, state, home);
+      const globAt = w.value.search(/[*?[]/);
+      if (globAt !== -1) {
+        // A glob removes entries of the directory it is in: critical when that is everything in a critical
+        // directory (`rm -rf ~/*`), or when the entries could be top-level or protected directories (`/u*`).
+        const dirPart = w.value.slice(0, w.value.lastIndexOf('/', globAt) + 1) || '.';
+        const dirs = resolveArgPath(dirPart, state, home);
+        if (!dirs) return `${name.value} on a glob whose directory cannot be resolved (${w.value})`;
+        const everything = /^\.?\*$/.test(w.value.slice(dirPart === '.' ? 0 : dirPart.length));
+        const protectedDirs = [home, ctx.cwd, ...ctx.additionalWorkingDirectories.keys()];
+        const hit = dirs.find((d) => (everything && isCriticalPath(d, ctx, home)) || d === sep || protectedDirs.some((p) => p.startsWith(d.endsWith(sep) ? d : d + sep)));
+        if (hit !== undefined) return `${name.value} ${w.value} removes entries of a critical directory (${hit})`;
+        continue;
+      }
+      const resolved = resolveArgPath(w.value, state, home);
       if (!resolved) return `${name.value} on a path that cannot be resolved (${w.value})`;
       const hit = resolved.find((abs) => isCriticalPath(abs, ctx, home));
-      if (hit !== undefined) return `${name.value} ${w.value} removes a critical path (${hit}${everything ? '/*' : ''})`;
+      if (hit !== undefined) return `${name.value} ${w.value} removes a critical path (${hit})`;
     }
   }
   return undefined;

@@ -21,6 +21,8 @@ export interface ReadOnlySpec {
   readonly maxPositionals?: number;
   /** Tolerate non-literal words (the command cannot be steered by them: echo). */
   readonly tolerateOpaque?: boolean;
+  /** The path read when none is named (`ls` lists `.`). */
+  readonly defaultPath?: string;
   /** Extra check on the parsed arguments. */
   readonly check?: (parsed: ParsedArgs) => boolean;
 }
@@ -54,7 +56,7 @@ const awkProgramOk = (p: ParsedArgs): boolean => {
 };
 
 export const READ_ONLY_SPECS: Readonly<Record<string, ReadOnlySpec>> = {
-  ls: { args: { valued: set('-I', '--ignore', '-w', '--width', '-T', '--tabsize', '--hide', '--format', '--sort', '--time', '--time-style', '--quoting-style', '--indicator-style', '--block-size') } },
+  ls: { defaultPath: '.', args: { valued: set('-I', '--ignore', '-w', '--width', '-T', '--tabsize', '--hide', '--format', '--sort', '--time', '--time-style', '--quoting-style', '--indicator-style', '--block-size') } },
   cat: {},
   tac: {},
   nl: { args: { valued: set('-b', '-d', '-f', '-h', '-i', '-n', '-s', '-v', '-w') } },
@@ -63,6 +65,7 @@ export const READ_ONLY_SPECS: Readonly<Record<string, ReadOnlySpec>> = {
   wc: { args: { valued: set('--files0-from') }, pathOptions: set('--files0-from') },
   grep: { args: { valued: GREP_VALUED }, positionals: 'afterPattern', patternOptions: set('-e', '--regexp', '-f', '--file'), pathOptions: set('-f', '--file', '--exclude-from') },
   rg: {
+    defaultPath: '.',
     args: { valued: RG_VALUED },
     unsafe: set('--pre', '--pre-glob', '--hostname-bin', '--search-zip', '-z'),
     positionals: 'afterPattern',
@@ -71,12 +74,14 @@ export const READ_ONLY_SPECS: Readonly<Record<string, ReadOnlySpec>> = {
   },
   find: {}, // parsed by its own grammar in read-only.ts
   fd: {
+    defaultPath: '.',
     args: { valued: set('-e', '--extension', '-E', '--exclude', '-t', '--type', '-d', '--max-depth', '--min-depth', '-S', '--size', '--changed-within', '--changed-before', '-o', '--owner', '--search-path', '--base-directory', '-j', '--threads', '--max-results', '-c', '--color', '--ignore-file', '--format', '--path-separator', '--max-buffer-time', '--batch-size', '-x', '--exec', '-X', '--exec-batch') },
     unsafe: set('-x', '--exec', '-X', '--exec-batch'),
     positionals: 'afterPattern',
     pathOptions: set('--search-path', '--base-directory', '--ignore-file'),
   },
   tree: {
+    defaultPath: '.',
     args: { valued: set('-L', '-P', '-I', '--charset', '--filelimit', '--timefmt', '--sort', '-H', '-T', '-o', '--fromfile') },
     unsafe: set('-o', '--fromfile', '-R'),
   },
@@ -86,7 +91,7 @@ export const READ_ONLY_SPECS: Readonly<Record<string, ReadOnlySpec>> = {
     unsafe: set('-C', '--compile'),
     pathOptions: set('-m', '--magic-file', '-f', '--files-from'),
   },
-  du: { args: { valued: set('-d', '--max-depth', '-B', '--block-size', '-t', '--threshold', '--exclude', '-X', '--exclude-from', '--time-style', '--files0-from') }, pathOptions: set('-X', '--exclude-from', '--files0-from') },
+  du: { defaultPath: '.', args: { valued: set('-d', '--max-depth', '-B', '--block-size', '-t', '--threshold', '--exclude', '-X', '--exclude-from', '--time-style', '--files0-from') }, pathOptions: set('-X', '--exclude-from', '--files0-from') },
   df: { args: { valued: set('-B', '--block-size', '-t', '--type', '-x', '--exclude-type') } },
   pwd: { positionals: 'none' },
   whoami: { positionals: 'none' },

@@ -312,6 +312,8 @@ export class Walker {
         const name = c.text.slice(0, c.text.indexOf('='));
         const v = valueNode ? evaluateWord(valueNode) : undefined;
         words.push({ value: `${name}=${v?.value ?? ''}`, literal: v ? v.literal : true, glob: false, unquotedNonAscii: v?.unquotedNonAscii ?? false });
+      } else if (c.type === 'variable_name') {
+        words.push({ value: c.text, literal: true, glob: false, unquotedNonAscii: false });
       } else {
         const v = evaluateWord(c);
         if (c.type !== 'variable_name' && (!v.literal || v.value.includes('['))) {

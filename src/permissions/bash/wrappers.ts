@@ -184,7 +184,14 @@ export function denyViews(words: Words): DenyViewResult {
       const at = shellCodeIndex(w);
       if (at >= 0) addCode(w[at], `${name} -c`);
     } else if (name === 'eval' || name === 'watch') {
-      const rest = w.slice(1).filter((x) => !(name === 'watch' && x.literal && x.value.startsWith('-')));
+      let start = 1;
+      if (name === 'watch') {
+        // watch joins its arguments into a `sh -c` string (unless -x): skip its options and their values.
+        while (start < w.length && w[start]!.literal && w[start]!.value.startsWith('-')) {
+          start += /^(-n|--interval|-d|--differences|-q|--equexit)$/.test(w[start]!.value) && !w[start]!.value.includes('=') ? 2 : 1;
+        }
+      }
+      const rest = w.slice(start);
       const joined = joinLiteral(rest);
       if (joined !== undefined) code.push({ code: joined, via: name });
       else if (rest.length > 0) opaqueCode ??= `${name} with non-literal arguments`;
