@@ -89,7 +89,7 @@ async function editFile(input: EditInput, context: ToolUseContext): Promise<Edit
   const stats = await statOrNull(absPath);
   if (!stats) {
     if (input.old_string === '') return createFile(absPath, input.new_string, context, input);
-    throw new FileToolError(fileNotFoundMessage(getToolCwd(context), await suggestSimilarPath(absPath)), 'not_found');
+    throw new FileToolError(fileNotFoundMessage(getToolCwd(context), await suggestSimilarPath(absPath)), 'NOT_FOUND');
   }
   const file = await loadTextFileForWrite(absPath, stats, 'edit');
   const crlf = file.lineEndings === 'CRLF';
@@ -99,10 +99,10 @@ async function editFile(input: EditInput, context: ToolUseContext): Promise<Edit
   const newString = crlf ? input.new_string.replace(/\r\n/g, '\n') : input.new_string;
 
   const record = context.readFileState.get(absPath);
-  if (oldString === '' && content.trim() !== '') throw new FileToolError('Cannot create new file - file already exists.', 'file_exists');
+  if (oldString === '' && content.trim() !== '') throw new FileToolError('Cannot create new file - file already exists.', 'FILE_EXISTS');
   if (oldString !== '' && requireReadBeforeWrite(context)) {
     const notRead = readRequirementError(record, 'window');
-    if (notRead) throw new FileToolError(notRead, 'not_read');
+    if (notRead) throw new FileToolError(notRead, 'NOT_READ');
   }
   const changedSinceRead = record !== undefined && hasChangedSinceRead(record, file.bytes, file.stats);
 
@@ -114,14 +114,14 @@ async function editFile(input: EditInput, context: ToolUseContext): Promise<Edit
     if (!once) {
       const why =
         match.kind === 'none' ? 'old_string is not in the current file.' : match.kind === 'ambiguous' ? `old_string now occurs ${match.count} times.` : 'old_string does not match the current file exactly once.';
-      throw new FileToolError(staleFileMessage(record, file.text, absPath, why), 'stale');
+      throw new FileToolError(staleFileMessage(record, file.text, absPath, why), 'STALE');
     }
   }
-  if (match.kind === 'none') throw new FileToolError(notFoundMessage(input.old_string, match.hint), 'not_found_in_file');
-  if (match.kind === 'ambiguous') throw new FileToolError(ambiguousMessage(match.count, input.old_string, match.normalizations), 'ambiguous');
+  if (match.kind === 'none') throw new FileToolError(notFoundMessage(input.old_string, match.hint), 'NOT_FOUND_IN_FILE');
+  if (match.kind === 'ambiguous') throw new FileToolError(ambiguousMessage(match.count, input.old_string, match.normalizations), 'AMBIGUOUS');
 
   const updated = applyRanges(content, match.ranges, match.newString);
-  if (updated === content) throw new FileToolError(NO_CHANGE_MESSAGE, 'no_change');
+  if (updated === content) throw new FileToolError(NO_CHANGE_MESSAGE, 'NO_CHANGE');
   const finalText = crlf ? applyLineEndings(updated, 'CRLF') : updated;
   const written = await writeTextFile(absPath, finalText, file.encoding);
   recordFileState(context, absPath, {

@@ -80,18 +80,18 @@ async function editNotebook(input: NotebookEditInput, context: ToolUseContext): 
   const absPath = resolveToolPath(input.notebook_path, context);
   const mode = input.edit_mode ?? 'replace';
   const stats = await statOrNull(absPath);
-  if (!stats) throw new FileToolError('Notebook file does not exist.', 'not_found');
+  if (!stats) throw new FileToolError('Notebook file does not exist.', 'NOT_FOUND');
   const file = await loadTextFileForWrite(absPath, stats, 'edit');
   const record = context.readFileState.get(absPath);
   if (requireReadBeforeWrite(context)) {
     const notRead = readRequirementError(record, 'full');
-    if (notRead) throw new FileToolError(notRead, 'not_read');
+    if (notRead) throw new FileToolError(notRead, 'NOT_READ');
   }
   if (record && hasChangedSinceRead(record, file.bytes, file.stats)) {
-    throw new FileToolError(staleFileMessage(record, file.text, absPath), 'stale');
+    throw new FileToolError(staleFileMessage(record, file.text, absPath), 'STALE');
   }
   const notebook = parseNotebook(file.text);
-  if (!notebook) throw new FileToolError('Notebook is not valid JSON.', 'notebook_invalid');
+  if (!notebook) throw new FileToolError('Notebook is not valid JSON.', 'NOTEBOOK_INVALID');
   const layout = detectLayout(file.text, notebook.cells);
   const language = notebookLanguage(notebook);
   const hasIds = (notebook.nbformat ?? 4) > 4 || ((notebook.nbformat ?? 4) === 4 && (notebook.nbformat_minor ?? 0) >= 5);
@@ -99,7 +99,7 @@ async function editNotebook(input: NotebookEditInput, context: ToolUseContext): 
   let index = -1;
   if (input.cell_id !== undefined) {
     index = findCellIndex(notebook, input.cell_id);
-    if (index === -1) throw new FileToolError(cellNotFound(input.cell_id), 'cell_not_found');
+    if (index === -1) throw new FileToolError(cellNotFound(input.cell_id), 'CELL_NOT_FOUND');
   }
 
   let cellId: string | undefined;

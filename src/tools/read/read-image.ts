@@ -55,11 +55,11 @@ async function loadSharp(): Promise<Sharp> {
 }
 
 export async function readImage(handle: FileHandle, absPath: string, stats: fs.Stats): Promise<ImageFileOutput> {
-  if (stats.size === 0) throw new FileToolError('Empty image files cannot be processed.', 'empty_image');
+  if (stats.size === 0) throw new FileToolError('Empty image files cannot be processed.', 'EMPTY_IMAGE');
   if (stats.size > IMAGE_LIMITS.maxFileBytes) {
     throw new FileToolError(
       `Image file (${formatBytes(stats.size)}) exceeds the maximum image size this tool decodes (${formatBytes(IMAGE_LIMITS.maxFileBytes)}).`,
-      'image_too_large',
+      'IMAGE_TOO_LARGE',
     );
   }
   const bytes = await readWholeFile(handle, IMAGE_LIMITS.maxFileBytes, stats.size);
@@ -68,7 +68,7 @@ export async function readImage(handle: FileHandle, absPath: string, stats: fs.S
   try {
     meta = await sharp(bytes).metadata();
   } catch (error) {
-    throw new FileToolError(`Could not decode image ${absPath}: ${(error as Error).message}`, 'image_decode');
+    throw new FileToolError(`Could not decode image ${absPath}: ${(error as Error).message}`, 'IMAGE_DECODE');
   }
   const width = meta.width ?? 0;
   const height = meta.height ?? 0;
@@ -107,7 +107,7 @@ export async function readImage(handle: FileHandle, absPath: string, stats: fs.S
       how = `scaled to ${out.info.width}x${out.info.height} and re-encoded as JPEG (quality ${quality})`;
     }
     if (base64Length(out.data.length) > IMAGE_LIMITS.maxBase64Bytes) {
-      throw new FileToolError(`Image ${absPath} is still larger than the API allows after scaling and JPEG re-encoding.`, 'image_too_large');
+      throw new FileToolError(`Image ${absPath} is still larger than the API allows after scaling and JPEG re-encoding.`, 'IMAGE_TOO_LARGE');
     }
     return {
       filePath: absPath,
@@ -119,6 +119,6 @@ export async function readImage(handle: FileHandle, absPath: string, stats: fs.S
     };
   } catch (error) {
     if (error instanceof FileToolError) throw error;
-    throw new FileToolError(`Could not resize image ${absPath}: ${(error as Error).message}`, 'image_resize');
+    throw new FileToolError(`Could not resize image ${absPath}: ${(error as Error).message}`, 'IMAGE_RESIZE');
   }
 }

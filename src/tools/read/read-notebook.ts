@@ -50,12 +50,12 @@ export interface NotebookReadResult {
 
 export async function readNotebookFile(handle: FileHandle, absPath: string, stats: fs.Stats, maxChars: number): Promise<NotebookReadResult> {
   if (stats.size > NOTEBOOK_MAX_BYTES) {
-    throw new FileToolError(`Notebook file (${formatBytes(stats.size)}) exceeds the maximum of ${formatBytes(NOTEBOOK_MAX_BYTES)}.`, 'notebook_too_large');
+    throw new FileToolError(`Notebook file (${formatBytes(stats.size)}) exceeds the maximum of ${formatBytes(NOTEBOOK_MAX_BYTES)}.`, 'NOTEBOOK_TOO_LARGE');
   }
   const bytes = await readWholeFile(handle, NOTEBOOK_MAX_BYTES, stats.size);
   const { text } = decodeText(bytes);
   const notebook = parseNotebook(text);
-  if (!notebook) throw new FileToolError(`${absPath} is not a valid Jupyter notebook (it is not JSON with a "cells" array).`, 'notebook_invalid');
+  if (!notebook) throw new FileToolError(`${absPath} is not a valid Jupyter notebook (it is not JSON with a "cells" array).`, 'NOTEBOOK_INVALID');
   const language = notebookLanguage(notebook);
   const cells: NotebookCellView[] = notebook.cells.map((cell, index) => {
     const cellId = cellIdOf(cell, index);
@@ -75,7 +75,7 @@ export async function readNotebookFile(handle: FileHandle, absPath: string, stat
         `  cat "${absPath}" | jq '.cells[100:120]' # Cells 100-120\n` +
         `  cat "${absPath}" | jq '.cells | length' # Count total cells\n` +
         `  cat "${absPath}" | jq '.cells[] | select(.cell_type=="code") | .source' # All code sources`,
-      'notebook_too_large',
+      'NOTEBOOK_TOO_LARGE',
     );
   }
   return { output: { filePath: absPath, cells }, record: { bytes, stats, text, partial: false } };

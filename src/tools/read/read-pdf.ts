@@ -54,7 +54,7 @@ export async function readPdf(
   maxChars: number,
 ): Promise<PdfFileOutput> {
   if (stats.size > PDF_MAX_BYTES) {
-    throw new FileToolError(`PDF file is too large (${stats.size} bytes; the limit is ${PDF_MAX_BYTES}).`, 'pdf_too_large');
+    throw new FileToolError(`PDF file is too large (${stats.size} bytes; the limit is ${PDF_MAX_BYTES}).`, 'PDF_TOO_LARGE');
   }
   const bytes = await readWholeFile(handle, PDF_MAX_BYTES, stats.size);
   const { getDocumentProxy } = await import('unpdf');
@@ -62,7 +62,7 @@ export async function readPdf(
   try {
     pdf = await getDocumentProxy(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), { verbosity: 0 });
   } catch (error) {
-    throw new FileToolError(`Could not read PDF ${absPath}: ${(error as Error).message}`, 'pdf_parse');
+    throw new FileToolError(`Could not read PDF ${absPath}: ${(error as Error).message}`, 'PDF_PARSE');
   }
   try {
     const total = pdf.numPages;
@@ -72,17 +72,17 @@ export async function readPdf(
       if (total > PDF_PAGES_REQUIRED_ABOVE) {
         throw new FileToolError(
           `This PDF has ${total} pages, which is too many to read at once. Use the pages parameter to read specific page ranges (e.g., pages: "1-5"). Maximum ${PDF_MAX_PAGES_PER_READ} pages per request.`,
-          'pdf_pages_required',
+          'PDF_PAGES_REQUIRED',
         );
       }
       range = { first: 1, last: Math.max(1, total) };
     } else {
       const parsed = parsePageRange(spec);
-      if (!parsed) throw new FileToolError(invalidPagesMessage(spec), 'invalid_pages');
+      if (!parsed) throw new FileToolError(invalidPagesMessage(spec), 'INVALID_PAGES');
       range = parsed;
     }
     if (range.first > total) {
-      throw new FileToolError(`Page range "${spec ?? range.first}" is outside this PDF, which has ${total} page${total === 1 ? '' : 's'}.`, 'pdf_page_range');
+      throw new FileToolError(`Page range "${spec ?? range.first}" is outside this PDF, which has ${total} page${total === 1 ? '' : 's'}.`, 'PDF_PAGE_RANGE');
     }
     const last = Math.min(range.last, total);
     const out: { page: number; text: string }[] = [];

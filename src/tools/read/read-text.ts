@@ -59,18 +59,18 @@ export async function readTextFile(
   request: TextReadRequest,
 ): Promise<TextReadResult> {
   const { startLine, maxLines, explicit } = windowOf(request);
-  if (!explicit && stats.size > UNPAGED_MAX_BYTES) throw new FileToolError(fileTooLargeMessage(stats.size, UNPAGED_MAX_BYTES), 'file_too_large');
+  if (!explicit && stats.size > UNPAGED_MAX_BYTES) throw new FileToolError(fileTooLargeMessage(stats.size, UNPAGED_MAX_BYTES), 'FILE_TOO_LARGE');
   const head = await readHead(handle);
   const utf16 = hasUtf16LeBom(head);
   if (hasUtf16BeBom(head)) {
-    throw new FileToolError(`${absPath} is encoded as UTF-16BE, which this tool does not read. Convert it with iconv via Bash.`, 'unsupported_encoding');
+    throw new FileToolError(`${absPath} is encoded as UTF-16BE, which this tool does not read. Convert it with iconv via Bash.`, 'UNSUPPORTED_ENCODING');
   }
-  if (!utf16 && isBinaryContent(head)) throw new FileToolError(binaryContentMessage(absPath), 'binary_file');
+  if (!utf16 && isBinaryContent(head)) throw new FileToolError(binaryContentMessage(absPath), 'BINARY_FILE');
   const maxChars = request.maxTokens * 4;
   if (stats.size <= IN_MEMORY_MAX_BYTES || (utf16 && stats.size <= UTF16_MAX_BYTES)) {
     return readWhole(handle, absPath, stats, { startLine, maxLines, maxChars, maxTokens: request.maxTokens, utf16 });
   }
-  if (utf16) throw new FileToolError(fileTooLargeMessage(stats.size, UTF16_MAX_BYTES).replace('File content', 'UTF-16 file content'), 'file_too_large');
+  if (utf16) throw new FileToolError(fileTooLargeMessage(stats.size, UTF16_MAX_BYTES).replace('File content', 'UTF-16 file content'), 'FILE_TOO_LARGE');
   const window = await readLineWindow(handle, absPath, stats, {
     startLine,
     maxLines,
@@ -109,9 +109,9 @@ interface WholeReadOptions {
 async function readWhole(handle: FileHandle, absPath: string, stats: fs.Stats, opts: WholeReadOptions): Promise<TextReadResult> {
   const limit = opts.utf16 ? UTF16_MAX_BYTES : IN_MEMORY_MAX_BYTES;
   const bytes = await readWholeFile(handle, limit, stats.size);
-  if (!opts.utf16 && isBinaryContent(bytes)) throw new FileToolError(binaryContentMessage(absPath), 'binary_file');
+  if (!opts.utf16 && isBinaryContent(bytes)) throw new FileToolError(binaryContentMessage(absPath), 'BINARY_FILE');
   const { text, encoding } = decodeText(bytes);
-  if (opts.utf16 && isBinaryText(text)) throw new FileToolError(binaryContentMessage(absPath), 'binary_file');
+  if (opts.utf16 && isBinaryText(text)) throw new FileToolError(binaryContentMessage(absPath), 'BINARY_FILE');
   const counts = countLineEndings(text);
   const all = text.length === 0 ? [] : text.split('\n');
   if (all.length > 0 && all[all.length - 1] === '') all.pop();

@@ -46,7 +46,7 @@ type ReadInput = z.infer<typeof inputSchema>;
 async function readFile(input: ReadInput, context: ToolUseContext): Promise<ReadOutput> {
   const requested = resolveToolPath(input.file_path, context);
   if (isBlockedDevicePath(requested)) {
-    throw new FileToolError(`Cannot read ${requested}: device files like this one block or never end.`, 'blocked_device');
+    throw new FileToolError(`Cannot read ${requested}: device files like this one block or never end.`, 'BLOCKED_DEVICE');
   }
   let absPath = requested;
   let stats = await statOrNull(absPath);
@@ -55,12 +55,12 @@ async function readFile(input: ReadInput, context: ToolUseContext): Promise<Read
     stats = await statOrNull(alternative);
     if (stats) absPath = alternative;
   }
-  if (!stats) throw new FileToolError(fileNotFoundMessage(getToolCwd(context), await suggestSimilarPath(requested)), 'not_found');
-  if (!stats.isFile()) throw new FileToolError(notRegularFileMessage(absPath, stats, 'read'), 'not_regular_file');
+  if (!stats) throw new FileToolError(fileNotFoundMessage(getToolCwd(context), await suggestSimilarPath(requested)), 'NOT_FOUND');
+  if (!stats.isFile()) throw new FileToolError(notRegularFileMessage(absPath, stats, 'read'), 'NOT_REGULAR_FILE');
 
   const ext = fileExtension(absPath);
   const isSpecial = IMAGE_EXTENSIONS.has(ext) || ext === 'pdf' || ext === 'ipynb';
-  if (!isSpecial && hasBinaryExtension(absPath)) throw new FileToolError(binaryExtensionMessage(absPath), 'binary_file');
+  if (!isSpecial && hasBinaryExtension(absPath)) throw new FileToolError(binaryExtensionMessage(absPath), 'BINARY_FILE');
   const maxTokens = maxReadTokens();
   const handle = await openRegularFile(absPath, stats);
   try {

@@ -1,12 +1,17 @@
 /**
  * The error a file tool throws from `call()` when it refuses or fails: its message is written for the model (the
- * pipeline wraps it in `<tool_use_error>`), and `code` is a stable, telemetry-safe label for error classification.
+ * pipeline wraps it in `<tool_use_error>`), and `code` is a stable, telemetry-safe label (`NOT_READ`, `STALE`, an
+ * errno code) that error classification reports as `Error:CODE`.
+ *
+ * Its `name` stays 'Error' on purpose: the pipeline prefixes any other error name to the message the model reads, and
+ * these messages must reach the model exactly as Claude Code words them ("File has not been read yet. …").
  */
 export class FileToolError extends Error {
-  override readonly name = 'FileToolError';
+  override readonly name = 'Error';
+  readonly isFileToolError = true;
   constructor(
     message: string,
-    readonly code: string = 'file_tool_error',
+    readonly code: string = 'FILE_TOOL_ERROR',
   ) {
     super(message);
   }

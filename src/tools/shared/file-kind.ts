@@ -75,7 +75,7 @@ export async function openRegularFile(absPath: string, stats: fs.Stats): Promise
   try {
     const now = await handle.stat();
     if (!now.isFile() || now.ino !== stats.ino || now.dev !== stats.dev) {
-      throw new FileToolError(`${absPath} changed while it was being opened; try again.`, 'file_changed');
+      throw new FileToolError(`${absPath} changed while it was being opened; try again.`, 'FILE_CHANGED');
     }
     return handle;
   } catch (error) {
@@ -97,7 +97,7 @@ export async function readWholeFile(handle: FileHandle, maxBytes: number, sizeHi
     if (bytesRead === 0) break;
     chunks.push(bytesRead === buffer.length ? buffer : buffer.subarray(0, bytesRead));
     total += bytesRead;
-    if (total > maxBytes) throw new FileToolError(`File grew beyond ${maxBytes} bytes while being read.`, 'file_too_large');
+    if (total > maxBytes) throw new FileToolError(`File grew beyond ${maxBytes} bytes while being read.`, 'FILE_TOO_LARGE');
     chunkSize = Math.min(1024 * 1024, maxBytes + 1 - total);
   }
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);

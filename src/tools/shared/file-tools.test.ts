@@ -1,12 +1,16 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runToolUse } from '../../execution/pipeline.js';
 import { toolsToAPI } from '../../tool/api-format.js';
 import { getEmptyToolPermissionContext } from '../../tool/permission-types.js';
+import type { ToolUseBlock } from '../../tool/tool.js';
 import { BASE_TOOL_ENTRIES, getAllBaseTools } from '../../registry/base-tools.js';
 import { EditTool } from '../edit/index.js';
 import { NotebookEditTool } from '../notebook-edit/index.js';
 import { ReadTool } from '../read/index.js';
 import { WriteTool } from '../write/index.js';
-import { makeContext } from './test-helpers/run-tool.js';
+import { makeContext, makeTempDir } from './test-helpers/run-tool.js';
 
 const tools = [ReadTool, EditTool, WriteTool, NotebookEditTool];
 
@@ -70,5 +74,34 @@ describe('the file tools as the rest of the system sees them', () => {
     }
     expect(Object.keys(defs[0]!.input_schema.properties as object)).toEqual(['file_path', 'offset', 'limit', 'pages']);
     expect((defs[3]!.input_schema as { required?: string[] }).required).toEqual(['notebook_path', 'new_source']);
+  });
+});
+
+describe('through the real pipeline', () => {
+  it('reaches the model with Claude Code texts verbatim, and classifies failures by code', async () => {
+    const dir = await makeTempDir();
+    try {
+      const file = path.join(dir, 'a.txt');
+      fs.writeFileSync(file, 'one\n');
+      const ctx = makeContext(dir);
+      const allow = async (_tool: unknown, input: Record<string, unknown>) => ({ behavior: 'allow' as const, updatedInput: input });
+      const run = (id: string, name: string, input: Record<string, unknown>) =>
+        runToolUse({ type: 'tool_use', id, name, input } as ToolUseBlock, { role: 'assistant', content: [] }, allow, { ...ctx, options: { ...ctx.options, tools } });
+      const edit = await run('toolu_1', 'Edit', { file_path: 'a.txt', old_string: 'one', new_string: 'two' });
+      expect(edit.result).toEqual({
+        type: 'tool_result',
+        tool_use_id: 'toolu_1',
+        content: '<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>',
+        is_error: true,
+      });
+      expect(edit.errorClass).toBe('Error:NOT_READ');
+      const read = await run('toolu_2', 'Read', { file_path: 'a.txt' });
+      expect(read.result.content).toBe('1\tone');
+      const again = await run('toolu_3', 'Edit', { file_path: 'a.txt', old_string: 'one', new_string: 'two' });
+      expect(again.isError).toBe(false);
+      expect(fs.readFileSync(file, 'utf8')).toBe('two\n');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

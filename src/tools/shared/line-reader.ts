@@ -191,7 +191,7 @@ export async function readLineWindow(
         reachedEof = true;
         break;
       }
-      if (req.signal?.aborted) throw new FileToolError('The read was interrupted.', 'aborted');
+      if (req.signal?.aborted) throw new FileToolError('The read was interrupted.', 'ABORTED');
       const buf = counter.buffers[cur]!;
       const chunkPos = pos;
       pos += bytesRead;

@@ -23,11 +23,11 @@ export interface LoadedTextFile {
 }
 
 export async function loadTextFileForWrite(absPath: string, stats: fs.Stats, verb: 'edit' | 'write'): Promise<LoadedTextFile> {
-  if (!stats.isFile()) throw new FileToolError(notRegularFileMessage(absPath, stats, verb), 'not_regular_file');
+  if (!stats.isFile()) throw new FileToolError(notRegularFileMessage(absPath, stats, verb), 'NOT_REGULAR_FILE');
   if (stats.size > MAX_EDITABLE_BYTES) {
     throw new FileToolError(
       `File is too large to ${verb} (${formatBytes(stats.size)}). Maximum editable file size is ${formatBytes(MAX_EDITABLE_BYTES)}.`,
-      'file_too_large',
+      'FILE_TOO_LARGE',
     );
   }
   const handle = await openRegularFile(absPath, stats);
@@ -40,7 +40,7 @@ export async function loadTextFileForWrite(absPath: string, stats: fs.Stats, ver
     await handle.close().catch(() => {});
   }
   if (!hasUtf16LeBom(bytes) && isBinaryContent(bytes)) {
-    throw new FileToolError(`Cannot ${verb} ${absPath}: it appears to be a binary file.`, 'binary_file');
+    throw new FileToolError(`Cannot ${verb} ${absPath}: it appears to be a binary file.`, 'BINARY_FILE');
   }
   const { text, encoding } = decodeText(bytes);
   return { bytes, stats: fresh, text, encoding, lineEndings: detectLineEndings(text) };
@@ -55,7 +55,7 @@ export async function writeTextFile(absPath: string, text: string, encoding: Tex
   if (!canEncode(text, encoding)) {
     throw new FileToolError(
       `Cannot write ${absPath}: the file is ${describeEncoding(encoding)}, and the new text has characters that encoding cannot hold.`,
-      'unencodable',
+      'UNENCODABLE',
     );
   }
   const bytes = encodeText(text, encoding);

@@ -42,7 +42,7 @@ const ORIGINAL_FILE_MAX_CHARS = 256 * 1024;
 async function writeFile(input: WriteInput, context: ToolUseContext): Promise<WriteOutput> {
   const absPath = resolveToolPath(input.file_path, context);
   const stats = await statOrNull(absPath);
-  if (stats && !stats.isFile()) throw new FileToolError(notRegularFileMessage(absPath, stats, 'write'), 'not_regular_file');
+  if (stats && !stats.isFile()) throw new FileToolError(notRegularFileMessage(absPath, stats, 'write'), 'NOT_REGULAR_FILE');
 
   let before: string | null = null;
   let encoding: TextEncoding = 'utf8';
@@ -51,11 +51,11 @@ async function writeFile(input: WriteInput, context: ToolUseContext): Promise<Wr
     const record = context.readFileState.get(absPath);
     if (requireReadBeforeWrite(context)) {
       const notRead = readRequirementError(record, 'full');
-      if (notRead) throw new FileToolError(notRead, 'not_read');
+      if (notRead) throw new FileToolError(notRead, 'NOT_READ');
     }
     const file = await loadTextFileForWrite(absPath, stats, 'write');
     if (record && hasChangedSinceRead(record, file.bytes, file.stats)) {
-      throw new FileToolError(staleFileMessage(record, file.text, absPath), 'stale');
+      throw new FileToolError(staleFileMessage(record, file.text, absPath), 'STALE');
     }
     before = file.text;
     encoding = file.encoding;
