@@ -22,11 +22,11 @@ import { resolveRealPath } from './real-path.js';
 export type PathAccessKind = 'read' | 'write';
 
 /** `~`, `~/x`, relative, `..`, `//`, `./` and trailing `/` → one absolute, normalised path. */
-export function expandPath(p: string, cwd: string, homeDir: string = os.homedir()): string {
+export function expandPath(p: string, cwd: string, homeDir?: string): string {
   let s = p;
-  if (s === '~') s = homeDir;
-  else if (s.startsWith('~/')) s = homeDir + s.slice(1);
-  return path.resolve(path.resolve(cwd), s);
+  if (s === '~') s = homeDir ?? os.homedir();
+  else if (s.startsWith('~/')) s = (homeDir ?? os.homedir()) + s.slice(1);
+  return path.isAbsolute(s) ? path.resolve(s) : path.resolve(cwd, s);
 }
 
 /** Tools whose path rules govern reads (allow: Read only; deny/ask also the search tools' names). */

@@ -11,39 +11,44 @@ export type RealPathResult = { ok: true; path: string } | { ok: false; reason: s
 export function resolveRealPath(absPath: string): RealPathResult {
   let current = absPath;
   const tail: string[] = [];
+  const withTail = (p: string) => (tail.length === 0 ? p : path.join(p, ...[...tail].reverse()));
+  let hops = 0;
   for (let guard = 0; guard < 4096; guard++) {
+    // lstat first: it reports a missing path without throwing (exceptions cost more than the syscall).
+    let st: fs.Stats | undefined;
     try {
-      const real = fs.realpathSync.native(current);
-      return { ok: true, path: tail.length === 0 ? real : path.join(real, ...tail.reverse()) };
+      st = fs.lstatSync(current, { throwIfNoEntry: false });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') {
-        // A dangling symlink: follow its target by hand, since realpath refuses it.
-        const target = readLinkTarget(current);
-        if (target !== undefined && guard < 40) {
-          current = path.resolve(path.dirname(current), target);
-          continue;
+      if (code === 'ENOTDIR') st = undefined;
+      else if (code === 'EACCES' || code === 'EPERM') return { ok: true, path: withTail(current) };
+      else return { ok: false, reason: `cannot resolve ${absPath}: ${code ?? String(error)}` };
+    }
+    if (st === undefined) {
+      const parent = path.dirname(current);
+      if (parent === current) return { ok: true, path: withTail('/') };
+      tail.push(path.basename(current));
+      current = parent;
+      continue;
+    }
+    try {
+      return { ok: true, path: withTail(fs.realpathSync.native(current)) };
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if ((code === 'ENOENT' || code === 'ENOTDIR') && st.isSymbolicLink() && hops++ < 40) {
+        // A dangling symlink: what gets created is its target, so follow it by hand.
+        let target: string;
+        try {
+          target = fs.readlinkSync(current);
+        } catch {
+          return { ok: false, reason: `cannot resolve ${absPath}: the link ${current} changed while reading it` };
         }
-        const parent = path.dirname(current);
-        if (parent === current) return { ok: true, path: path.join('/', ...tail.reverse()) };
-        tail.push(path.basename(current));
-        current = parent;
+        current = path.resolve(path.dirname(current), target);
         continue;
       }
-      if (code === 'EACCES' || code === 'EPERM') {
-        // We cannot see behind it; judge the path as given, which the caller checks anyway.
-        return { ok: true, path: tail.length === 0 ? current : path.join(current, ...tail.reverse()) };
-      }
+      if (code === 'EACCES' || code === 'EPERM') return { ok: true, path: withTail(current) };
       return { ok: false, reason: `cannot resolve ${absPath}: ${code ?? String(error)}` };
     }
   }
   return { ok: false, reason: `cannot resolve ${absPath}: too many levels` };
-}
-
-function readLinkTarget(p: string): string | undefined {
-  try {
-    return fs.readlinkSync(p);
-  } catch {
-    return undefined;
-  }
 }

@@ -79,8 +79,10 @@ export async function resolvePermission(
   if (toolCheck?.behavior === 'deny') {
     return asDeny(toolCheck, { layer: 'toolCheck', reason: toolCheck.message || `${tool.name} refused this call` });
   }
-  const readOnly = safeIsReadOnly(tool, input);
-  if (ctx.mode === 'plan' && !readOnly) {
+  // Asked only when a layer needs it: for Bash it means analysing the command once more.
+  let readOnlyMemo: boolean | undefined;
+  const isReadOnly = () => (readOnlyMemo ??= safeIsReadOnly(tool, input));
+  if (ctx.mode === 'plan' && !isReadOnly()) {
     return deny({ layer: 'mode', reason: `plan mode is read-only: ${tool.name} with this input is not a read-only call` });
   }
   if (content.behavior === 'deny') return asDeny(content);
@@ -108,7 +110,7 @@ export async function resolvePermission(
   if (toolAllow) {
     return { behavior: 'allow', decisionReason: ruleTrace('allowRule', toolAllow, `${tool.name} is allowed by ${formatPermissionRule(toolAllow.ruleValue)}`) };
   }
-  if (readOnly && content.behavior === 'passthrough' && content.decisionReason === undefined && !tool.isMcp && !NETWORK_TOOLS.has(tool.name)) {
+  if (content.behavior === 'passthrough' && content.decisionReason === undefined && !tool.isMcp && !NETWORK_TOOLS.has(tool.name) && isReadOnly()) {
     return { behavior: 'allow', decisionReason: { layer: 'readOnly', reason: `${tool.name} with this input is read-only` } };
   }
   if (hook?.behavior === 'allow') return { ...hook, decisionReason: hookTrace(hook, 'a PreToolUse hook approved this call') };

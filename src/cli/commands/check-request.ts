@@ -44,7 +44,7 @@ export interface CheckDefaults {
 export class CheckEngine {
   readonly #tools: Tools;
   readonly #defaults: CheckDefaults;
-  readonly #contexts = new Map<string, ToolPermissionContext>();
+  readonly #contexts = new Map<string, { ctx: ToolPermissionContext; context: ToolUseContext }>();
   readonly #base: ToolUseContext;
 
   constructor(tools: Tools, defaults: CheckDefaults) {
@@ -60,10 +60,10 @@ export class CheckEngine {
     if (typeof r.tool !== 'string' || r.tool.length === 0) throw new CheckRequestError('"tool" must be a non-empty string');
     const input = r.input ?? {};
     if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new CheckRequestError('"input" must be a JSON object');
-    const { ctx, warnings } = this.#contextFor(r);
+    const { ctx, context, warnings } = this.#contextFor(r);
     const tool = toolForCheck(this.#tools, r.tool);
-    const observable = structuredClone(input) as Record<string, unknown>;
-    const context: ToolUseContext = { ...this.#base, getAppState: () => ({ toolPermissionContext: ctx, cwd: ctx.cwd }) };
+    // Backfills add or rewrite top-level fields only: a shallow copy keeps the request as given.
+    const observable = { ...(input as Record<string, unknown>) };
     if (tool.backfillObservableInput) {
       try {
         tool.backfillObservableInput(observable, context);
@@ -86,7 +86,7 @@ export class CheckEngine {
     };
   }
 
-  #contextFor(r: Record<string, unknown>): { ctx: ToolPermissionContext; warnings: string[] } {
+  #contextFor(r: Record<string, unknown>): { ctx: ToolPermissionContext; context: ToolUseContext; warnings: string[] } {
     const d = this.#defaults;
     const cwd = absField(r, 'cwd') ?? path.resolve(d.cwd);
     const projectDir = absField(r, 'projectDir') ?? (d.projectDir !== undefined ? path.resolve(d.projectDir) : cwd);
@@ -102,9 +102,9 @@ export class CheckEngine {
     if (dirs !== undefined && (!Array.isArray(dirs) || !dirs.every((x) => typeof x === 'string'))) {
       throw new CheckRequestError('"additionalDirectories" must be an array of strings');
     }
-    const key = JSON.stringify([cwd, projectDir, home, mode, r.rules ?? null, dirs ?? null]);
+    const key = contextKey(cwd, projectDir, home, mode, r.rules, dirs);
     const cached = this.#contexts.get(key);
-    if (cached) return { ctx: cached, warnings: [] };
+    if (cached) return { ...cached, warnings: [] };
     let ctx: ToolPermissionContext;
     const warnings: string[] = [];
     if (r.rules !== undefined) {
@@ -138,10 +138,31 @@ export class CheckEngine {
         ctx = updatePermissionContext(ctx, { additionalWorkingDirectories: merged });
       }
     }
+    const appState = { toolPermissionContext: ctx, cwd: ctx.cwd };
+    const context: ToolUseContext = { ...this.#base, getAppState: () => appState };
     if (this.#contexts.size > 1000) this.#contexts.clear();
-    this.#contexts.set(key, ctx);
-    return { ctx, warnings };
+    this.#contexts.set(key, { ctx, context });
+    return { ctx, context, warnings };
   }
+}
+
+/** A cache key for the context a request describes (cheaper than stringifying the whole request). */
+function contextKey(cwd: string, projectDir: string, home: string | undefined, mode: string | undefined, rules: unknown, dirs: unknown): string {
+  let key = `${JSON.stringify([cwd, projectDir, home ?? null, mode ?? null])}`;
+  if (Array.isArray(rules)) {
+    for (const rule of rules) {
+      if (rule !== null && typeof rule === 'object') {
+        const x = rule as Record<string, unknown>;
+        // JSON-quoted parts: no separator can be forged from inside a value.
+        key += `${JSON.stringify(x.source)},${JSON.stringify(x.behavior)},${JSON.stringify(x.rule)},${JSON.stringify(x.root)};`;
+      } else {
+        key += `${JSON.stringify(rule)};`;
+      }
+    }
+  } else {
+    key += rules === undefined ? '-' : JSON.stringify(rules);
+  }
+  return `${key}|${dirs === undefined ? '' : JSON.stringify(dirs)}`;
 }
 
 function absField(r: Record<string, unknown>, key: string): string | undefined {

@@ -4,7 +4,7 @@
  * prints the decision and its trace in words (`--json`: as JSON). `--batch` reads JSON Lines on stdin and writes one
  * JSON line per request, in order; a bad line gets `{"error": "…"}` and the batch goes on. Nothing is executed.
  */
-import readline from 'node:readline';
+import { StringDecoder } from 'node:string_decoder';
 import { CommanderError, type Command } from 'commander';
 import { PERMISSION_MODES, type PermissionMode } from '../../tool/permission-types.js';
 import { explainDecision } from '../../permissions/explain.js';
@@ -106,20 +106,31 @@ function parseMode(mode: string | undefined): PermissionMode | undefined {
 }
 
 async function runBatch(engine: CheckEngine): Promise<void> {
-  const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
-  let buffer = '';
-  const flush = async () => {
-    if (buffer.length === 0) return;
-    const chunk = buffer;
-    buffer = '';
-    if (!process.stdout.write(chunk)) await new Promise<void>((resolve) => process.stdout.once('drain', () => resolve()));
+  // Chunks, not readline: every line already received is decided, then the answers go out in one write — big writes
+  // for a pipe, and an interactive peer still gets each answer as soon as its line arrives.
+  const decoder = new StringDecoder('utf8');
+  let pending = '';
+  const answer = async (lines: readonly string[]) => {
+    let out = '';
+    for (const raw of lines) {
+      const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+      if (line.trim() === '') continue;
+      out += `${JSON.stringify(await decideLine(engine, line))}\n`;
+    }
+    if (out.length > 0 && !process.stdout.write(out)) {
+      await new Promise<void>((resolve) => process.stdout.once('drain', () => resolve()));
+    }
   };
-  for await (const line of rl) {
-    if (line.trim() === '') continue;
-    buffer += `${JSON.stringify(await decideLine(engine, line))}\n`;
-    if (buffer.length > 64 * 1024) await flush();
+  for await (const chunk of process.stdin) {
+    pending += typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer);
+    const cut = pending.lastIndexOf('\n');
+    if (cut === -1) continue;
+    const lines = pending.slice(0, cut).split('\n');
+    pending = pending.slice(cut + 1);
+    await answer(lines);
   }
-  await flush();
+  pending += decoder.end();
+  await answer([pending]);
 }
 
 async function decideLine(engine: CheckEngine, line: string): Promise<unknown> {
