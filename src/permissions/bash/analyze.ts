@@ -94,7 +94,8 @@ function finishCommand(raw: RawCommand, depth: number): SimpleCommand {
   // A literal `bash -c '…'` (or a heredoc / here-string fed to a shell) is judged by the commands it runs.
   let inner: readonly SimpleCommand[] | undefined;
   const shell = core[0]?.literal ? core[0].value : undefined;
-  if (shell !== undefined && SHELLS.has(shell.slice(shell.lastIndexOf('/') + 1))) {
+  // `BASH_ENV=evil.sh bash -c 'ls'` runs evil.sh first: only harmless assignments let a shell be judged by its code.
+  if (shell !== undefined && SHELLS.has(shell.slice(shell.lastIndexOf('/') + 1)) && kept.length === 0) {
     const at = shellCodeIndex(core);
     if (at >= 0 && core[at]!.literal) {
       const a = analyseCode(core[at]!.value, `${shell} -c`);
@@ -105,6 +106,9 @@ function finishCommand(raw: RawCommand, depth: number): SimpleCommand {
         const a = analyseCode(raw.stdin.code, `${shell} stdin`);
         if (a?.ok) inner = a.subcommands;
       }
+    } else if (at === -1 && raw.pipedInto && core.slice(1).every((w) => w.literal && /^[-+]/.test(w.value))) {
+      // `… | sh`: the commands come from another program's output.
+      unsafe.push(`${shell} runs commands read from a pipe`);
     }
   }
 
@@ -125,6 +129,28 @@ function finishCommand(raw: RawCommand, depth: number): SimpleCommand {
   };
 }
 
+/** When the whole command is one chain of `&&`, its top-level `cd`s certainly happened before what follows. */
+function markCertainCds(root: SyntaxNode, walker: Walker): void {
+  const statements = root.namedChildren.filter((c) => c.type !== 'comment');
+  if (statements.length !== 1) return;
+  const elements: SyntaxNode[] = [];
+  const flatten = (n: SyntaxNode): boolean => {
+    if (n.type !== 'list') {
+      elements.push(n);
+      return true;
+    }
+    const [left, op, right] = n.children;
+    return !!left && !!right && op?.type === '&&' && flatten(left) && flatten(right);
+  };
+  if (!flatten(statements[0]!)) return;
+  for (const element of elements) {
+    const node = element.type === 'redirected_statement' ? element.namedChildren[0] : element;
+    const sub = node && walker.byNode.get(node);
+    const name = sub?.argv?.[0];
+    if (sub && (name === 'cd' || name === 'pushd')) (sub as { cdCertain?: boolean }).cdCertain = true;
+  }
+}
+
 type Analysis = BashAnalysis & { readonly subcommands: readonly SimpleCommand[] };
 
 function fail(command: string, reason: string, subcommands: readonly SimpleCommand[]): Analysis {
@@ -136,10 +162,17 @@ export function analyzeInternal(command: string, depth: number): Analysis {
   if (command.length > MAX_PARSE_LENGTH) {
     return fail(command, charReason ?? `command is ${command.length} characters (limit ${MAX_COMMAND_LENGTH})`, []);
   }
-  const parsed = parseBash(command);
-  if (!parsed) return fail(command, charReason ?? 'the parser gave up on this command', []);
   const walker = new Walker((raw) => finishCommand(raw, depth));
-  walker.walk(parsed.root);
+  let parsed: ReturnType<typeof parseBash>;
+  try {
+    parsed = parseBash(command);
+    if (!parsed) return fail(command, charReason ?? 'the parser gave up on this command', []);
+    walker.walk(parsed.root);
+  } catch (error) {
+    // Pathological nesting can exhaust the stack: what we cannot walk we do not allow.
+    const why = error instanceof RangeError ? 'the command is nested too deeply to analyse' : `analysis failed: ${String(error)}`;
+    return fail(command, charReason ?? why, walker.commands);
+  }
   if (parsed.hasMissing) walker.parseError ??= 'incomplete command (the parser had to insert a missing token)';
   else if (parsed.hasError) walker.parseError ??= 'syntax error';
   const continuation = command.includes('\\\n') ? lineContinuationMismatch(command, parsed.root) : undefined;
@@ -149,6 +182,7 @@ export function analyzeInternal(command: string, depth: number): Analysis {
     (walker.parseError ? `parse error: ${walker.parseError}` : undefined) ??
     continuation;
   if (reason) return fail(command, reason, walker.commands);
+  if (depth === 0) markCertainCds(parsed.root, walker);
   return { ok: true, subcommands: walker.commands };
 }
 

@@ -144,8 +144,34 @@ export function classifyWords(words: readonly WordValue[]): CommandVerdict {
   if (!first.literal) return no('non-literal command name');
   const name = first.value;
   const args = core.slice(1);
-  if (NEUTRAL_COMMANDS.has(name)) return neutral();
+  if (NEUTRAL_COMMANDS.has(name)) {
+    if (name === 'printf') {
+      const v = args.findIndex((w) => w.literal && w.value.startsWith('-v'));
+      const target = v === -1 ? undefined : args[v]!.value === '-v' ? args[v + 1]?.value : args[v]!.value.slice(2);
+      if (target !== undefined && isDangerousVariable(target)) return no(`printf -v ${target} changes how later commands run`);
+    }
+    return neutral();
+  }
   switch (name) {
+    case 'read': {
+      // Every non-option word (and -a's value) is a variable to set.
+      for (let i = 0; i < args.length; i++) {
+        const w = args[i]!;
+        if (!w.literal) return no('read into a non-literal name');
+        if (/^-[dinNptu]$/.test(w.value)) {
+          i++;
+          continue;
+        }
+        if (w.value.startsWith('-') && w.value !== '-a') continue;
+        const target = w.value === '-a' ? args[++i]?.value : w.value;
+        if (target === undefined || isDangerousVariable(target)) return no(`read sets ${target ?? 'a variable'}, which changes how later commands run`);
+      }
+      return neutral();
+    }
+    case 'wait':
+      return args.every((w) => w.literal && /^(\d+|%\S*|-n|-f)$/.test(w.value)) ? neutral() : no('wait -p sets a variable');
+    case 'test':
+      return neutral({ paths: args.filter((w) => w.literal && /^([~/]|\.\.?\/)|\//.test(w.value)).map((w) => w.value) });
     case 'cd':
     case 'pushd': {
       const target = args.find((w) => !(w.literal && /^-[LPe@]+$/.test(w.value)));

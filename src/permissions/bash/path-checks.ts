@@ -125,7 +125,7 @@ export function collectPathFacts(subs: readonly SimpleCommand[], ctx: ToolPermis
     }
     critical ??= ((r) => (r ? { reason: r, subcommand: sub.text } : undefined))(criticalRemoval(sub, state, ctx, home));
     facts.set(sub, { verdict, autoAllowed: verdict.readOnly && reason === undefined, reason });
-    if (verdict.cd) state = nextCwdState(state, verdict.cd.target, home);
+    if (verdict.cd) state = nextCwdState(state, verdict.cd.target, home, sub.cdCertain);
   }
   return { writeAsk, unknownTarget, critical, facts };
 }

@@ -56,9 +56,11 @@ export function isInsideWorkingDirs(abs: string, dirs: readonly string[]): boole
   return isInside(realLocation(abs), [...dirs, ...realDirs]);
 }
 
-export function nextCwdState(state: CwdState, target: string | null, home: string | undefined): CwdState {
+/** The directories after a `cd`: added to the possible ones, or replacing them when the cd certainly happened. */
+export function nextCwdState(state: CwdState, target: string | null, home: string | undefined, certain = false): CwdState {
   if (target === null) return { dirs: state.dirs, unknown: true };
-  const resolved = resolveArgPath(target, state, home);
+  const resolved = resolveArgPath(target === '~' ? '~' : target, state, home);
   if (!resolved) return { dirs: state.dirs, unknown: true };
+  if (certain) return { dirs: resolved, unknown: false };
   return { dirs: [...new Set([...state.dirs, ...resolved])], unknown: state.unknown };
 }

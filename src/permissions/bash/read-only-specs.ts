@@ -88,7 +88,7 @@ export const READ_ONLY_SPECS: Readonly<Record<string, ReadOnlySpec>> = {
   stat: { args: { valued: set('-c', '--format', '--printf') } },
   file: {
     args: { valued: set('-m', '--magic-file', '-F', '--separator', '-e', '--exclude', '-P', '--parameter', '-f', '--files-from') },
-    unsafe: set('-C', '--compile'),
+    unsafe: set('-C', '--compile', '-z', '-Z', '--uncompress', '--uncompress-noreport'),
     pathOptions: set('-m', '--magic-file', '-f', '--files-from'),
   },
   du: { defaultPath: '.', args: { valued: set('-d', '--max-depth', '-B', '--block-size', '-t', '--threshold', '--exclude', '-X', '--exclude-from', '--time-style', '--files0-from') }, pathOptions: set('-X', '--exclude-from', '--files0-from') },
@@ -180,16 +180,17 @@ for (const alias of ['egrep', 'fgrep']) (READ_ONLY_SPECS as Record<string, ReadO
 (READ_ONLY_SPECS as Record<string, ReadOnlySpec>).fdfind = READ_ONLY_SPECS.fd!;
 
 /** Output-only commands: they neither make a command read-only nor spoil it. */
-export const NEUTRAL_COMMANDS = new Set(['echo', 'printf', ':', 'true', 'false', 'read', 'exit', 'return', 'shift', 'wait', 'break', 'continue']);
+export const NEUTRAL_COMMANDS = new Set(['echo', 'printf', ':', 'true', 'false', 'exit', 'return', 'shift', 'break', 'continue']);
 
-/** `set -euo pipefail` and friends: shell options only (positional parameters untouched). */
+/** `set -euo pipefail` and friends: only options that cannot change what later commands run (no -a, -k, -p). */
 export function isOptionOnlySet(args: readonly WordValue[]): boolean {
+  const named = new Set(['pipefail', 'errexit', 'nounset', 'xtrace', 'verbose', 'noclobber', 'noglob', 'errtrace']);
   for (let i = 0; i < args.length; i++) {
     const w = args[i]!;
-    if (!w.literal || !/^[-+][a-zA-Z]+$/.test(w.value)) return false;
-    if (/o$/.test(w.value)) {
+    if (!w.literal || !/^[-+][euxvfCEo]+$/.test(w.value)) return false;
+    if (w.value.endsWith('o')) {
       const opt = args[++i];
-      if (!opt?.literal || !/^[a-z]+$/.test(opt.value)) return false;
+      if (!opt?.literal || !named.has(opt.value)) return false;
     }
   }
   return true;

@@ -48,7 +48,7 @@ export function isReadOnlyCommand(command: string, opts: ReadOnlyOptions = {}): 
     if (!verdict.readOnly) return false;
     if (cwd !== undefined && verdict.unknownPaths) return false;
     for (const p of verdict.paths) if (!pathOk(p)) return false;
-    if (verdict.cd) state = nextCwdState(state, verdict.cd.target, opts.homeDir);
+    if (verdict.cd) state = nextCwdState(state, verdict.cd.target, opts.homeDir, sub.cdCertain);
   }
   return true;
 }

@@ -64,6 +64,10 @@ export function matchDenyLike(rules: readonly BashRule[], analysis: BashAnalysis
     if (rule.content === undefined) return { definite: { rule, subcommand: whole } };
     const compiled = compileBashRule(rule.content);
     if (compiled.kind === 'any' || rule.content.trim() === whole) return { definite: { rule, subcommand: whole } };
+    // A rule written with operators (`curl * | bash`) can only match the command as a whole.
+    if (/[|&;]/.test(rule.content) && matchCompiled(compiled, whole.split(/\s+/).map((value) => ({ value, literal: true })))) {
+      return { definite: { rule, subcommand: whole } };
+    }
     for (const piece of pieces) {
       for (const view of piece.views) {
         if (matchCompiled(compiled, view) || matchFlagsCompiled(compiled, view)) return { definite: { rule, subcommand: piece.text } };

@@ -5,6 +5,7 @@
  */
 import type { SyntaxNode } from './parser.js';
 import type { WordValue } from './words.js';
+import { isDangerousVariable } from './assignments.js';
 
 const PLAIN_ARITHMETIC = /^[\s\d+\-*/%()<>=!&|^~?:,]*$/;
 
@@ -28,6 +29,8 @@ export function checkExpansion(text: string): string | undefined {
   if (text.startsWith('${!') && !/^\$\{![A-Za-z_]\w*(\[[@*]\]|[@*])\}$/.test(text)) {
     return 'indirect expansion ${!…} (evaluates a name taken from a variable)';
   }
+  const assign = /^\$\{([A-Za-z_]\w*):?=/.exec(text);
+  if (assign && isDangerousVariable(assign[1]!)) return `\${${assign[1]}:=…} sets a variable that changes how commands run`;
   const sub = /^\$\{[A-Za-z_]\w*(?:\[[^\]]*\])?:(?![-=?+])(.*)\}$/s.exec(text);
   if (sub && !/^\s*-?\d+\s*(:\s*-?\d+\s*)?$/.test(sub[1]!)) return 'substring offsets that are not plain numbers (evaluated as arithmetic)';
   return undefined;

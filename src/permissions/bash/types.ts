@@ -47,6 +47,11 @@ export interface SimpleCommand {
   readonly inner?: readonly SimpleCommand[];
   /** Why this subcommand cannot be reasoned about, when it cannot (expansion in command position, `eval`, …). */
   readonly unsafeReason?: string;
+  /**
+   * A `cd` in a top-level chain of `&&` only: every later command runs in its directory (or not at all). Other
+   * `cd`s may fail or be scoped to a subshell, so later paths must be fine from before and after them.
+   */
+  readonly cdCertain?: boolean;
 }
 
 export type BashAnalysis =

@@ -22,6 +22,8 @@ export interface RawCommand {
   readonly redirects: Redirect[];
   readonly unsafe: string[];
   readonly stdin?: StdinCode;
+  /** Not the first stage of a pipeline: its stdin is another command's output. */
+  readonly pipedInto?: boolean;
 }
 
 /** Turns raw commands into finished ones (wrappers, deny views, nested `bash -c`); supplied by the analyser. */
@@ -46,6 +48,8 @@ const WRITE_OPS = new Set(['>', '>>', '>|', '&>', '&>>', '<>']);
 
 export class Walker {
   readonly commands: SimpleCommand[] = [];
+  /** The finished command of each `command` node, to find the top-level `cd`s of an `&&` chain. */
+  readonly byNode = new Map<SyntaxNode, SimpleCommand>();
   parseError: string | undefined;
   private readonly unsafeStack: string[][] = [];
 
@@ -196,7 +200,10 @@ export class Walker {
     let stdin: StdinCode | undefined;
     const redirects = this.redirectsOf(redirectNodes, deferred, (code) => (stdin = code));
     this.unsafeStack.pop();
-    this.push({ kind: 'command', text: node.text, words, assignments, redirects, unsafe, stdin });
+    const stage = node.parent?.type === 'redirected_statement' ? node.parent : node;
+    const pipedInto = stage.parent?.type === 'pipeline' && stage.parent.children[0] !== stage;
+    this.push({ kind: 'command', text: node.text, words, assignments, redirects, unsafe, stdin, pipedInto });
+    this.byNode.set(node, this.commands[this.commands.length - 1]!);
     for (const d of deferred) this.walk(d);
   }
 

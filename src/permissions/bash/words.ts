@@ -159,6 +159,8 @@ export function evaluateWord(node: SyntaxNode): WordValue {
     }
     case 'concatenation': {
       let value = '';
+      // Unquoted parts as written (quoted parts blanked): `{a,/etc/passwd}` arrives as three words.
+      let skeleton = '';
       let literal = true;
       let glob = false;
       let unquotedNonAscii = false;
@@ -172,12 +174,14 @@ export function evaluateWord(node: SyntaxNode): WordValue {
           value += child.text;
           continue;
         }
+        skeleton += child.type === 'word' ? child.text : '_';
         const v = evaluateWord(child);
         if (!v.literal) literal = false;
         glob ||= v.glob;
         unquotedNonAscii ||= v.unquotedNonAscii;
         value += v.value;
       }
+      if (literal && unescapeUnquoted(skeleton).brace) literal = false;
       return literal ? { value, literal, glob, unquotedNonAscii } : NON_LITERAL(node, { unquotedNonAscii, glob });
     }
     default:

@@ -201,6 +201,9 @@ export function denyViews(words: Words): DenyViewResult {
     } else if (name === 'su' || name === 'script' || name === 'flock' || name === 'runuser') {
       const c = w.findIndex((x, i) => i > 0 && x.literal && (x.value === '-c' || x.value === '--command'));
       if (c > 0) addCode(w[c + 1], `${name} -c`);
+    } else if (name === 'mapfile' || name === 'readarray') {
+      const c = w.findIndex((x, i) => i > 0 && x.literal && x.value === '-C');
+      if (c > 0) addCode(w[c + 1], `${name} -C`);
     } else if (name === 'env') {
       const s = w.findIndex((x, i) => i > 0 && x.literal && (x.value === '-S' || x.value === '--split-string'));
       if (s > 0) addCode(w[s + 1], 'env -S');
