@@ -58,6 +58,9 @@ function cases(): Case[] {
     { name: 'allow needs the target too', tool: 'Read', input: { file_path: p('out-link', 'data.txt') }, rules: [R('allow', 'Read(./out-link/**)')], want: { behavior: 'ask', layer: 'safetyCheck' } },
     { name: 'new file under a symlinked dir', tool: 'Write', input: { file_path: p('out-link', 'new.txt') }, mode: 'acceptEdits', want: { behavior: 'ask', layer: 'safetyCheck' } },
     { name: 'traversal out of the project', tool: 'Edit', input: { file_path: p('src', '..', '..', 'outside', 'data.txt') }, mode: 'acceptEdits', want: { behavior: 'ask', layer: 'safetyCheck' } },
+    { name: '~ is the request home, even in bypass', tool: 'Read', input: { file_path: '~/.aws/credentials' }, mode: 'bypassPermissions', rules: [R('deny', 'Read(~/.aws/**)', 'userSettings')], want: { behavior: 'deny', rule: 'Read(~/.aws/**)' } },
+    { name: 'a coerced path field is checked too', tool: 'Edit', input: { path: p('.env'), old_string: 'a', new_string: 'b' }, mode: 'bypassPermissions', rules: [R('deny', 'Edit(.env)')], want: { behavior: 'deny' } },
+    { name: 'Grep of a denied folder', tool: 'Grep', input: { pattern: 'k', path: '~/.aws' }, rules: [R('deny', 'Read(~/.aws/**)', 'userSettings')], want: { behavior: 'deny' } },
     { name: 'case-folded deny', tool: 'Read', input: { file_path: p('src', '.ENV') }, rules: [R('deny', 'Read(.env)')], want: { behavior: 'deny' } },
     // Working directories
     { name: 'read inside is free', tool: 'Read', input: { file_path: p('src', 'a.ts') }, want: { behavior: 'allow', layer: 'readOnly' } },

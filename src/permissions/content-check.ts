@@ -14,7 +14,7 @@ import type { AnyTool } from '../tool/tool.js';
 import { checkBashPermission } from './bash/index.js';
 import { domainPatternOf, hostMatchesDomainPattern, hostOfUrl } from './domains.js';
 import { formatPermissionRule } from './permission-rule.js';
-import { checkPathPermission, expandPath } from './paths.js';
+import { checkPathPermission, expandPath, type PathAccessKind } from './paths.js';
 
 /** Where each file tool keeps its path, for tools that do not say through `getPath`. */
 export const PATH_FIELDS: Readonly<Record<string, string>> = {
@@ -28,6 +28,8 @@ export const PATH_FIELDS: Readonly<Record<string, string>> = {
   Grep: 'path',
   LSP: 'file_path',
 };
+
+const ALTERNATE_PATH_FIELDS = ['file_path', 'path', 'notebook_path'];
 
 /** Tools whose calls reach the network: never approved only for being read-only. */
 export const NETWORK_TOOLS: ReadonlySet<string> = new Set(['WebFetch', 'WebSearch']);
@@ -87,39 +89,55 @@ function checkBash(input: Record<string, unknown>, ctx: ToolPermissionContext): 
 
 /** The path a file tool touches, absolute; undefined when the input names none. */
 export function toolPath(tool: AnyTool, input: Record<string, unknown>, ctx: ToolPermissionContext): string | undefined {
-  let raw: unknown;
+  return toolPaths(tool, input, ctx)[0];
+}
+
+/**
+ * Every reading of the path a call touches: the tool's own `getPath` and the raw input field expanded by the engine
+ * (`~` with the context's home). They normally agree; when they do not, each must pass.
+ */
+function toolPaths(tool: AnyTool, input: Record<string, unknown>, ctx: ToolPermissionContext): string[] {
+  const out: string[] = [];
+  const add = (raw: unknown) => {
+    if (typeof raw !== 'string' || raw.length === 0) return;
+    const abs = expandPath(raw, ctx.cwd, ctx.homeDir);
+    if (!out.includes(abs)) out.push(abs);
+  };
   if (typeof tool.getPath === 'function') {
     try {
-      raw = tool.getPath(input);
+      add(tool.getPath(input));
     } catch {
-      raw = undefined;
+      // a getPath that cannot cope with this input: the raw field below still counts
     }
-  } else {
-    raw = input[PATH_FIELDS[tool.name] ?? ''];
   }
-  if (typeof raw !== 'string' || raw.length === 0) return undefined;
-  return expandPath(raw, ctx.cwd, ctx.homeDir);
+  // The tool's own field, and the other path spellings tools coerce (`path` → `file_path`): each must pass.
+  for (const field of [PATH_FIELDS[tool.name], ...ALTERNATE_PATH_FIELDS]) if (field !== undefined) add(input[field]);
+  return out;
 }
+
+const SEVERITY: Readonly<Record<PermissionResult['behavior'], number>> = { deny: 3, ask: 2, passthrough: 1, allow: 0 };
 
 function checkFileTool(tool: AnyTool, input: Record<string, unknown>, ctx: ToolPermissionContext): PermissionResult {
   const readOnly = safeIsReadOnly(tool, input);
   const kind = readOnly ? 'read' : 'write';
-  let abs = toolPath(tool, input, ctx);
-  if (abs === undefined) {
+  let paths = toolPaths(tool, input, ctx);
+  if (paths.length === 0) {
     if (!readOnly) return PASS; // the tool's own validation rejects a write without a path
-    abs = ctx.cwd; // search tools default to the working directory
+    paths = [ctx.cwd]; // search tools default to the working directory
   }
-  const result = checkPathPermission(abs, kind, ctx);
-  if (result.behavior === 'deny' || result.behavior === 'ask') return result;
   // A Glob pattern can reach beyond its `path` (`/etc/*`, `../../**`): judge the pattern's fixed base as well.
+  const checks: [string, PathAccessKind][] = paths.map((p) => [p, kind]);
   if (tool.name === 'Glob' && typeof input.pattern === 'string') {
     const base = globBase(input.pattern);
-    if (base !== undefined) {
-      const second = checkPathPermission(expandPath(base, abs, ctx.homeDir), 'read', ctx);
-      if (second.behavior !== 'allow') return second;
-    }
+    if (base !== undefined) for (const p of paths) checks.push([expandPath(base, p, ctx.homeDir), 'read']);
   }
-  return result;
+  let worst: PermissionResult | undefined;
+  for (const [p, k] of checks) {
+    const r = checkPathPermission(p, k, ctx);
+    if (worst === undefined || SEVERITY[r.behavior] > SEVERITY[worst.behavior]) worst = r;
+    if (r.behavior === 'deny') break;
+  }
+  return worst ?? PASS;
 }
 
 /** The literal leading directories of a glob when they could leave the search root (absolute, `~`, `..`). */

@@ -11,11 +11,13 @@ import type {
   ToolPermissionContext,
 } from '../../tool/permission-types.js';
 import { PERMISSION_MODES, PERMISSION_RULE_SOURCES } from '../../tool/permission-types.js';
-import type { Tools } from '../../tool/tool.js';
+import type { AnyTool, Tools } from '../../tool/tool.js';
 import { createToolUseContext, type ToolUseContext } from '../../tool/tool-use-context.js';
 import { createPermissionContext, updatePermissionContext } from '../../permissions/permission-context.js';
 import { tryParsePermissionRule, validatePermissionRule } from '../../permissions/permission-rule.js';
 import { resolvePermission } from '../../permissions/resolve.js';
+import { PATH_FIELDS } from '../../permissions/content-check.js';
+import { expandPath } from '../../permissions/paths.js';
 import { loadSettings, type LoadSettingsOptions } from '../../settings/load-settings.js';
 import { toolForCheck } from './check-tools.js';
 
@@ -62,8 +64,16 @@ export class CheckEngine {
     if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new CheckRequestError('"input" must be a JSON object');
     const { ctx, context, warnings } = this.#contextFor(r);
     const tool = toolForCheck(this.#tools, r.tool);
-    // Backfills add or rewrite top-level fields only: a shallow copy keeps the request as given.
-    const observable = { ...(input as Record<string, unknown>) };
+    // As in the pipeline, permissions see the input after schema parsing (which may coerce fields); input the schema
+    // rejects would never run, but is still decided as given. Backfills rewrite top-level fields: copy shallowly.
+    const parsed = safeParse(tool, input);
+    const observable = { ...(parsed ?? (input as Record<string, unknown>)) };
+    // `home` replaces `~` for this request: expand it before a tool's backfill would use the process's home.
+    const field = PATH_FIELDS[tool.name];
+    const raw = field !== undefined ? observable[field] : undefined;
+    if (field !== undefined && typeof raw === 'string' && (raw === '~' || raw.startsWith('~/'))) {
+      observable[field] = expandPath(raw, ctx.cwd, ctx.homeDir);
+    }
     if (tool.backfillObservableInput) {
       try {
         tool.backfillObservableInput(observable, context);
@@ -163,6 +173,15 @@ function contextKey(cwd: string, projectDir: string, home: string | undefined, m
     key += rules === undefined ? '-' : JSON.stringify(rules);
   }
   return `${key}|${dirs === undefined ? '' : JSON.stringify(dirs)}`;
+}
+
+function safeParse(tool: AnyTool, input: unknown): Record<string, unknown> | undefined {
+  try {
+    const r = tool.inputSchema.safeParse(input);
+    return r.success && r.data !== null && typeof r.data === 'object' ? (r.data as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function absField(r: Record<string, unknown>, key: string): string | undefined {
