@@ -13,6 +13,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { PermissionBehavior, PermissionRule, ToolPermissionContext } from '../tool/permission-types.js';
+import { resolveRealPath } from './real-path.js';
 
 export interface CompiledPathPattern {
   readonly rule: PermissionRule;
@@ -106,12 +107,48 @@ export function compilePathPattern(
   ctx: ToolPermissionContext,
 ): CompiledPathPattern {
   const home = ctx.homeDir ?? os.homedir();
-  const segments = anchorPattern(pattern, rule.ruleBehavior, ruleRoot(rule, ctx), ctx.cwd, home);
+  return compileSegments(rule, pattern, anchorPattern(pattern, rule.ruleBehavior, ruleRoot(rule, ctx), ctx.cwd, home));
+}
+
+/**
+ * The pattern as written, plus the same pattern anchored at the real location of its base folder (cwd, project root,
+ * home, rule root) when that passes through a symlink (`/tmp` → `/private/tmp`, a linked checkout): paths are compared
+ * in both forms, so a rule must be too, or a deny written against the link misses the real path. Deny and ask
+ * patterns also get their whole fixed prefix resolved (broader is safe for them); allow patterns never do, so an
+ * allow naming a link inside the project does not extend to where the link points.
+ */
+export function compilePathPatternVariants(
+  rule: PermissionRule,
+  pattern: string,
+  ctx: ToolPermissionContext,
+): CompiledPathPattern[] {
+  const home = ctx.homeDir ?? os.homedir();
+  const real = (p: string) => {
+    const r = resolveRealPath(p);
+    return r.ok ? r.path : p;
+  };
+  const out = [compilePathPattern(rule, pattern, ctx)];
+  const add = (segments: readonly string[]) => {
+    const c = compileSegments(rule, pattern, segments);
+    if (!out.some((o) => o.regex.source === c.regex.source)) out.push(c);
+  };
+  add(anchorPattern(pattern, rule.ruleBehavior, real(ruleRoot(rule, ctx)), real(ctx.cwd), real(home)));
+  if (rule.ruleBehavior !== 'allow') {
+    for (const variant of [...out]) {
+      const segs = variant.segments;
+      let n = 0;
+      while (n < segs.length && !GLOB_CHARS.test(segs[n]!) && segs[n] !== '**') n++;
+      if (n > 0) add([...real(`/${segs.slice(0, n).join('/')}`).split('/').filter((x) => x !== ''), ...segs.slice(n)]);
+    }
+  }
+  return out;
+}
+
+function compileSegments(rule: PermissionRule, pattern: string, segments: readonly string[]): CompiledPathPattern {
   const caseInsensitive = rule.ruleBehavior !== 'allow';
   let src = '^';
   for (const seg of segments) src += seg === '**' ? '(?:/[^/]+)*' : `/${segmentToRegex(seg)}`;
-  if (segments.length === 0) src += '(?:/.*)?$';
-  else src += '(?:/.*)?$';
+  src += '(?:/.*)?$';
   return { rule, pattern, segments, caseInsensitive, regex: new RegExp(src, caseInsensitive ? 'iu' : 'u') };
 }
 

@@ -113,6 +113,26 @@ describe('checkPathPermission: symlinks', () => {
     expect(decide('linkdir/new-file.txt', 'write', ctx({}, { mode: 'acceptEdits' }))).toMatchObject({ behavior: 'ask', layer: 'safetyCheck' });
     expect(decide('linkdir/new.txt', 'write', ctx({ deny: [`Edit(/${outside}/**)`] }))).toMatchObject({ behavior: 'deny' });
   });
+  it('a symlinked working directory: rules written against the link hold for the real path, and the reverse', () => {
+    const linkProj = path.join(tmp, 'link-proj');
+    if (!fs.existsSync(linkProj)) fs.symlinkSync(proj, linkProj);
+    const c = createPermissionContext({ cwd: linkProj, homeDir: home, rules: [...parseRules(['Read(./.env)'], 'deny', 'projectSettings'), ...parseRules(['Edit(./src/**)'], 'allow', 'projectSettings')] });
+    expect(checkPathPermission(path.join(proj, '.env'), 'read', c).behavior).toBe('deny');
+    expect(checkPathPermission(path.join(linkProj, '.env'), 'read', c).behavior).toBe('deny');
+    expect(checkPathPermission(path.join(linkProj, 'src', 'a.ts'), 'write', c)).toMatchObject({ behavior: 'allow', decisionReason: { layer: 'allowRule' } });
+    expect(checkPathPermission(path.join(proj, 'src', 'a.ts'), 'write', c)).toMatchObject({ behavior: 'allow', decisionReason: { layer: 'allowRule' } });
+    expect(readDenyGlobs(c, proj)).toContain('.[eE][nN][vV]');
+  });
+  it('a symlink loop is never allowed', () => {
+    const a = path.join(tmp, 'loop-a');
+    const b = path.join(tmp, 'loop-b');
+    if (!fs.existsSync(a)) {
+      fs.symlinkSync(b, a);
+      fs.symlinkSync(a, b);
+    }
+    const c = ctx({}, { cwd: tmp, mode: 'bypassPermissions' });
+    expect(checkPathPermission(path.join(a, 'x'), 'read', c)).toMatchObject({ behavior: 'ask', decisionReason: { layer: 'safetyCheck' } });
+  });
   it('a dangling link is judged at its target', () => {
     const r = decide('dangling', 'write', ctx({ deny: ['Edit(.git-nope)'] }));
     expect(r).toMatchObject({ behavior: 'deny' });

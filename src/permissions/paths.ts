@@ -14,7 +14,7 @@ import type {
   PermissionResult,
   ToolPermissionContext,
 } from '../tool/permission-types.js';
-import { caseFoldGlob, compilePathPattern, patternRemainders, type CompiledPathPattern } from './path-pattern.js';
+import { caseFoldGlob, compilePathPatternVariants, patternRemainders, type CompiledPathPattern } from './path-pattern.js';
 import { formatPermissionRule } from './permission-rule.js';
 import { protectedPathReason } from './protected-paths.js';
 import { resolveRealPath } from './real-path.js';
@@ -56,7 +56,7 @@ function compileRules(ctx: ToolPermissionContext): CompiledPathRules {
   const pick = (rules: readonly PermissionRule[], tools: Set<string>) =>
     rules
       .filter((r) => r.ruleValue.ruleContent !== undefined && tools.has(r.ruleValue.toolName))
-      .map((r) => compilePathPattern(r, r.ruleValue.ruleContent!, ctx));
+      .flatMap((r) => compilePathPatternVariants(r, r.ruleValue.ruleContent!, ctx));
   const readDeny = pick(ctx.alwaysDenyRules, READ_RESTRICT_TOOLS);
   const compiled: CompiledPathRules = {
     readDeny,
