@@ -77,7 +77,7 @@ describe('createCanUseTool', () => {
     const asked: string[] = [];
     const parent = setup('default', { requestPermission: async (r) => (asked.push(r.toolUseID), { behavior: 'allow' }) });
     const child = createSubagentContext(parent, {
-      getAppState: () => ({ cwd: tmp, toolPermissionContext: createPermissionContext({ cwd: tmp, mode: 'bubble' }) }),
+      getAppState: () => ({ cwd: tmp, toolPermissionContext: createPermissionContext({ cwd: tmp, mode: 'bubble', shouldAvoidPermissionPrompts: true }) }),
     });
     expect((await createCanUseTool()(Deploy, {}, child, msg, 'child-1')).behavior).toBe('allow');
     expect(asked).toEqual(['child-1']);

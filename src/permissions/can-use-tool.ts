@@ -40,7 +40,8 @@ export function createCanUseTool(options: CanUseToolOptions = {}): CanUseToolFn 
     if (decision.behavior !== 'ask') return decision;
     const ctx = context.getAppState().toolPermissionContext;
 
-    if (ctx.mode === 'dontAsk' || ctx.shouldAvoidPermissionPrompts === true) {
+    // bubble escalates to the parent's handler even from an agent that cannot show prompts itself.
+    if (ctx.mode === 'dontAsk' || (ctx.shouldAvoidPermissionPrompts === true && ctx.mode !== 'bubble')) {
       const why = ctx.mode === 'dontAsk' ? 'dontAsk mode denies what would prompt' : 'this agent cannot show permission prompts';
       return denyFrom(decision, 'mode', `${why}: ${decision.decisionReason?.reason ?? decision.message}`);
     }

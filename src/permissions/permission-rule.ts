@@ -136,10 +136,8 @@ export function validatePermissionRule(
     if (behavior === 'allow' && ['Write', 'NotebookEdit', 'MultiEdit', 'Glob', 'Grep'].includes(toolName)) {
       warnings.push(`${toolName}(…) allow rules are not consulted: use Edit(…) for writes and Read(…) for reads`);
     }
-    if (behavior === 'allow' && /^[A-Za-z_][A-Za-z0-9_]*:[^*]/.test(ruleContent) && !['Bash', 'PowerShell', 'WebFetch'].includes(toolName)) {
-      if (toolName === 'Agent' && ruleContent.startsWith('model:')) {
-        warnings.push('parameter rules (param:value) apply to deny and ask only; this allow rule is matched as a subagent type');
-      }
+    if (behavior === 'allow' && toolName === 'Agent' && /^[A-Za-z_][A-Za-z0-9_]*:/.test(ruleContent)) {
+      warnings.push('parameter rules (param:value) apply to deny and ask only; this allow rule is matched as a subagent type');
     }
   }
   const bare = toolName.replace(/\*/g, '');
