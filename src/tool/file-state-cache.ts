@@ -13,11 +13,15 @@ export interface FileReadRecord {
   readonly size: number;
   /** True when only part of the file was seen (offset/limit, pages, a truncated first page). */
   readonly partial: boolean;
-  /**
-   * True when the view was cut short by Read's size/token cap (a PARTIAL view): the model did not get even the lines
-   * it asked for. Edit accepts a window read (it matches exact text) but not a truncated one; Write needs `!partial`.
-   */
+  /** True when the last view was cut short by Read's size/token cap (a PARTIAL view). */
   readonly truncatedByTokenCap?: boolean;
+  /**
+   * The line ranges (1-based, inclusive) the model has seen in full of this version of the file, merged across
+   * window reads: once they cover every line, the file counts as fully read.
+   */
+  readonly readRanges?: readonly (readonly [number, number])[];
+  /** The file's line count, when a read learned it. */
+  readonly totalLines?: number;
   /** When the read happened (ms since epoch). */
   readonly timestamp: number;
   /** The decoded text as read, kept for full reads so that a stale-file error can show what changed. */

@@ -111,16 +111,24 @@ describe('Edit: the basics', () => {
 });
 
 describe('Edit: what counts as a read', () => {
-  it('accepts a window read (offset/limit), refuses a read cut short by the token cap', async () => {
+  it('refuses after one window (offset/limit); accepts once windows of the same version cover every line', async () => {
     const file = write(Array.from({ length: 400 }, (_, i) => `entry ${i + 1} with padding text`).join('\n') + '\n');
     const windowCtx = await readFirst(file, makeContext(dir), { offset: 390, limit: 5 });
+    const refused = await edit(windowCtx, { file_path: file, old_string: 'entry 392 ', new_string: 'entry #392 ' });
+    expect(refused.text).toBe(
+      '<tool_use_error>File has not been read yet. Read it first before writing to it. A partial read does not count: read the rest with offset/limit (windows add up; once every line has been read, the file counts as read). You have seen lines 390-394 of 400 of this version of the file.</tool_use_error>',
+    );
+    await readFirst(file, windowCtx, { offset: 1, limit: 389 });
+    expect(windowCtx.readFileState.get(file)?.partial).toBe(true);
+    await readFirst(file, windowCtx, { offset: 395, limit: 100 });
+    expect(windowCtx.readFileState.get(file)?.partial).toBe(false);
     expect((await edit(windowCtx, { file_path: file, old_string: 'entry 392 ', new_string: 'entry #392 ' })).isError).toBe(false);
 
     vi.stubEnv('TOOLGATE_FILE_READ_MAX_OUTPUT_TOKENS', '200');
     const cappedCtx = await readFirst(file);
     expect(cappedCtx.readFileState.get(file)?.truncatedByTokenCap).toBe(true);
     expect((await edit(cappedCtx, { file_path: file, old_string: 'entry 1 ', new_string: 'entry #1 ' })).text).toBe(
-      '<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>',
+      '<tool_use_error>File has not been read yet. Read it first before writing to it. A partial read does not count: read the rest with offset/limit (windows add up; once every line has been read, the file counts as read). You have seen lines 1-27 of 400 of this version of the file.</tool_use_error>',
     );
   });
 

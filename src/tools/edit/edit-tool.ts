@@ -101,7 +101,7 @@ async function editFile(input: EditInput, context: ToolUseContext): Promise<Edit
   const record = context.readFileState.get(absPath);
   if (oldString === '' && content.trim() !== '') throw new FileToolError('Cannot create new file - file already exists.', 'FILE_EXISTS');
   if (oldString !== '' && requireReadBeforeWrite(context)) {
-    const notRead = readRequirementError(record, 'window');
+    const notRead = readRequirementError(record);
     if (notRead) throw new FileToolError(notRead, 'NOT_READ');
   }
   const changedSinceRead = record !== undefined && hasChangedSinceRead(record, file.bytes, file.stats);

@@ -3,7 +3,7 @@ export const EDIT_TOOL_NAME = 'Edit';
 export function editPrompt(): string {
   return `Replaces exact text in a file: \`old_string\` becomes \`new_string\`.
 
-- Read the file in this conversation first; editing a file you have not read fails. (A read that stopped at a PARTIAL view does not count — read on with offset/limit.)
+- Read the whole file in this conversation first; editing a file you have not read fails. A partial read (one offset/limit window, a PARTIAL view) does not count on its own, but windows add up: read a large file in several windows and once every line has been seen, it counts as read.
 - \`old_string\` must match the file character for character, indentation included, and must occur exactly once — otherwise the edit fails and says how many times it occurs. Add a few surrounding lines to make it unique, or set \`replace_all: true\` to change every occurrence (useful for renaming).
 - Build \`old_string\` from Read output without the line-number prefix: each Read line is the number, ONE separator (a tab, or a colon when the line begins with a tab), then the content. Keep tabs as tabs and spaces as spaces.
 - If the exact text is not found, the tool retries once with forgiving comparisons (Read prefixes left in, curly vs straight quotes, trailing spaces) and uses that only when it finds exactly one match; the result then says which one it used. Indentation is never loosened: tabs and spaces must be right.

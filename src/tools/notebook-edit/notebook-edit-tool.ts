@@ -84,7 +84,7 @@ async function editNotebook(input: NotebookEditInput, context: ToolUseContext): 
   const file = await loadTextFileForWrite(absPath, stats, 'edit');
   const record = context.readFileState.get(absPath);
   if (requireReadBeforeWrite(context)) {
-    const notRead = readRequirementError(record, 'full');
+    const notRead = readRequirementError(record);
     if (notRead) throw new FileToolError(notRead, 'NOT_READ');
   }
   if (record && hasChangedSinceRead(record, file.bytes, file.stats)) {

@@ -95,7 +95,8 @@ export async function readTextFile(
     crlfLines: window.crlfLines,
   };
   // A streamed read is never the whole file, and the file is never hashed (that would mean reading all of it).
-  return { output, record: { contentHash: '', stats, partial: true, truncatedByTokenCap: window.truncatedByTokenCap } };
+  const lines = { start: startLine, end: startLine + window.lines.length - 1, total: window.totalLines, complete: !window.cutAny };
+  return { output, record: { contentHash: '', stats, partial: true, truncatedByTokenCap: window.truncatedByTokenCap, lines } };
 }
 
 interface WholeReadOptions {
@@ -153,5 +154,6 @@ async function readWhole(handle: FileHandle, absPath: string, stats: fs.Stats, o
   };
   // Whole means every line, each in full: a cut long line or a window leaves the read partial.
   const partial = opts.startLine > 1 || lastShown < totalLines || cutAny;
-  return { output, record: { bytes, stats, text, partial, truncatedByTokenCap: truncated } };
+  const lines = { start: opts.startLine, end: lastShown, total: totalLines, complete: !cutAny };
+  return { output, record: { bytes, stats, text, partial, truncatedByTokenCap: truncated, lines } };
 }

@@ -31,6 +31,8 @@ export interface LineWindow {
   /** Null when the scan stopped before the end of the file and no earlier scan counted it. */
   readonly totalLines: number | null;
   readonly truncatedByTokenCap: boolean;
+  /** Some shown line was cut at MAX_LINE_CHARS (the model did not see all of it). */
+  readonly cutAny: boolean;
   /** Lines exist after the window. */
   readonly moreAfter: boolean;
   readonly crlfLines: number;
@@ -51,6 +53,7 @@ class WindowScanner {
   windowChars = 0;
   windowLinesSeen = 0;
   truncated = false;
+  cutAny = false;
   crlf = 0;
   lf = 0;
   /** Byte offset just after the last line the window kept (or measured). */
@@ -145,7 +148,7 @@ class WindowScanner {
       }
       if (isCr) this.crlf++;
       else this.lf++;
-      const cut = cutLongLine(text, text.length + extra).text;
+      const { text: cut, cut: wasCut } = cutLongLine(text, text.length + extra);
       const cost = String(lineNumber).length + 2 + cut.length;
       this.windowChars += cost;
       if (this.lines.length > 0 && this.formattedChars + cost > this.req.maxChars) {
@@ -153,6 +156,7 @@ class WindowScanner {
         this.phase = 'measure';
       } else {
         this.lines.push(cut);
+        this.cutAny ||= wasCut;
         this.formattedChars += cost;
         this.endOfWindowByte = nextLineByte;
       }
@@ -232,6 +236,7 @@ export async function readLineWindow(
     startLine,
     totalLines,
     truncatedByTokenCap: scanner.truncated,
+    cutAny: scanner.cutAny,
     moreAfter,
     crlfLines: scanner.crlf,
     lfLines: scanner.lf,

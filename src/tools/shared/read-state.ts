@@ -24,15 +24,23 @@ export function requireReadBeforeWrite(context: ToolUseContext): boolean {
   return context.options.settings.requireReadBeforeWrite !== false;
 }
 
+/** Claude Code's not-read text, plus what is missing when the model has seen only part of the file. */
+export function partialReadMessage(record: FileReadRecord): string {
+  const seen = (record.readRanges ?? []).map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ');
+  const of = record.totalLines !== undefined ? ` of ${record.totalLines}` : '';
+  const lines = seen ? ` You have seen lines ${seen}${of} of this version of the file.` : '';
+  return `${NOT_READ_MESSAGE} A partial read does not count: read the rest with offset/limit (windows add up; once every line has been read, the file counts as read).${lines}`;
+}
+
 /**
- * Why the recorded read is not enough to change the file, or undefined when it is. Edit matches exact text, so a
- * window (offset/limit) read is enough for it, but a read the cap cut short is not; Write and NotebookEdit replace the
- * whole file, so they need a full read.
+ * Why the recorded read is not enough to change the file, or undefined when it is. Edit, Write and NotebookEdit all
+ * need the whole file read: a single window (offset/limit), a PARTIAL view cut by the token cap or a page with cut
+ * long lines does not count, but windows of one version of the file add up (see `recordFileState`), so a file too
+ * large for one read can still be read in full and edited.
  */
-export function readRequirementError(record: FileReadRecord | undefined, needs: 'full' | 'window'): string | undefined {
+export function readRequirementError(record: FileReadRecord | undefined): string | undefined {
   if (!record) return NOT_READ_MESSAGE;
-  if (needs === 'full' && record.partial) return NOT_READ_MESSAGE;
-  if (record.truncatedByTokenCap) return NOT_READ_MESSAGE;
+  if (record.partial) return partialReadMessage(record);
   return undefined;
 }
 
@@ -73,18 +81,54 @@ export interface RecordStateInput {
   readonly text?: string;
   readonly partial: boolean;
   readonly truncatedByTokenCap?: boolean;
+  /** The lines this read showed (1-based, inclusive), the file's line count if known, and whether none was cut. */
+  readonly lines?: { readonly start: number; readonly end: number; readonly total: number | null; readonly complete: boolean };
+}
+
+type Range = readonly [number, number];
+
+function mergeRanges(ranges: readonly Range[]): Range[] {
+  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
+  const out: [number, number][] = [];
+  for (const [a, b] of sorted) {
+    const last = out[out.length - 1];
+    if (last && a <= last[1] + 1) last[1] = Math.max(last[1], b);
+    else out.push([a, b]);
+  }
+  return out;
+}
+
+/** Same bytes as the earlier read: by hash when both have one, else (streamed reads) by size and mtime. */
+function sameVersion(prev: FileReadRecord, contentHash: string, stats: fs.Stats): boolean {
+  if (prev.contentHash !== '' || contentHash !== '') return prev.contentHash === contentHash;
+  return prev.size === stats.size && prev.mtimeMs === stats.mtimeMs;
 }
 
 export function recordFileState(context: ToolUseContext, absPath: string, input: RecordStateInput): void {
   const contentHash = input.contentHash ?? (input.bytes ? sha256(input.bytes) : '');
   // The whole text is kept even after a window read (when the tool had it): a stale error can then show the diff.
   const keepText = input.text !== undefined && input.text.length <= MAX_RECORDED_CONTENT_CHARS;
+  // Windows of one version of the file add up: when together they cover every line, the file has been read in full.
+  let partial = input.partial;
+  let readRanges: Range[] | undefined;
+  let totalLines: number | undefined;
+  const prev = context.readFileState.get(absPath);
+  const earlier = prev && sameVersion(prev, contentHash, input.stats) ? prev : undefined;
+  if (input.lines) {
+    totalLines = input.lines.total ?? earlier?.totalLines;
+    const shown: Range[] = input.lines.complete && input.lines.end >= input.lines.start ? [[input.lines.start, input.lines.end]] : [];
+    readRanges = mergeRanges([...(earlier?.readRanges ?? []), ...shown]);
+    const first = readRanges[0];
+    if (partial && totalLines !== undefined && first && first[0] <= 1 && first[1] >= totalLines) partial = false;
+  }
   context.readFileState.set(absPath, {
     contentHash,
     mtimeMs: input.stats.mtimeMs,
     size: input.stats.size,
-    partial: input.partial,
-    truncatedByTokenCap: input.truncatedByTokenCap ?? false,
+    partial,
+    truncatedByTokenCap: partial && (input.truncatedByTokenCap ?? false),
+    readRanges,
+    totalLines,
     timestamp: Date.now(),
     content: keepText ? input.text : undefined,
   });

@@ -53,7 +53,9 @@ describe('Write', () => {
     const unread = await write(makeContext(dir), { file_path: file, content: 'x' });
     expect(unread.text).toBe('<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>');
     const partial = await write(await readCtx(file, { offset: 5, limit: 3 }), { file_path: file, content: 'x' });
-    expect(partial.text).toBe('<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>');
+    expect(partial.text).toBe(
+      '<tool_use_error>File has not been read yet. Read it first before writing to it. A partial read does not count: read the rest with offset/limit (windows add up; once every line has been read, the file counts as read). You have seen lines 5-7 of 30 of this version of the file.</tool_use_error>',
+    );
     expect(fs.readFileSync(file, 'utf8').startsWith('l0\nl1')).toBe(true);
   });
 

@@ -50,7 +50,7 @@ async function writeFile(input: WriteInput, context: ToolUseContext): Promise<Wr
   if (stats) {
     const record = context.readFileState.get(absPath);
     if (requireReadBeforeWrite(context)) {
-      const notRead = readRequirementError(record, 'full');
+      const notRead = readRequirementError(record);
       if (notRead) throw new FileToolError(notRead, 'NOT_READ');
     }
     const file = await loadTextFileForWrite(absPath, stats, 'write');
