@@ -133,6 +133,15 @@ describe('checkPathPermission: symlinks', () => {
     const c = ctx({}, { cwd: tmp, mode: 'bypassPermissions' });
     expect(checkPathPermission(path.join(a, 'x'), 'read', c)).toMatchObject({ behavior: 'ask', decisionReason: { layer: 'safetyCheck' } });
   });
+  it('a hard link to a file a deny names literally is denied too', () => {
+    const hard = path.join(proj, 'src', 'hard-env');
+    if (!fs.existsSync(hard)) fs.linkSync(path.join(proj, '.env'), hard);
+    const c = ctx({ deny: ['Read(./.env)'] }, { mode: 'bypassPermissions' });
+    expect(decide('src/hard-env', 'read', c)).toMatchObject({ behavior: 'deny', rule: 'Read(./.env)' });
+    expect(decide('src/hard-env', 'write', c)).toMatchObject({ behavior: 'deny' });
+    expect(isPathReadDenied(hard, c)).toBe(true);
+    expect(decide('src/a.ts', 'read', c)).toMatchObject({ behavior: 'allow' });
+  });
   it('a dangling link is judged at its target', () => {
     const r = decide('dangling', 'write', ctx({ deny: ['Edit(.git-nope)'] }));
     expect(r).toMatchObject({ behavior: 'deny' });

@@ -6,6 +6,7 @@
  * free, acceptEdits allows writes inside, anything outside asks). Every check runs on the path as given AND on its real
  * path: a deny on either denies, an allow needs both.
  */
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type {
@@ -45,6 +46,9 @@ interface CompiledPathRules {
   readonly writeAllow: readonly CompiledPathPattern[];
   /** Working directories as given and as real paths. */
   readonly workingDirs: readonly string[];
+  /** Files named literally by read/write deny rules, by identity (`dev:ino`): a hard link has another name. */
+  readonly readDenyInodes: ReadonlyMap<string, CompiledPathPattern>;
+  readonly writeDenyInodes: ReadonlyMap<string, CompiledPathPattern>;
 }
 
 // Contexts are immutable, so a compiled view of one can be cached for its lifetime.
@@ -66,10 +70,32 @@ function compileRules(ctx: ToolPermissionContext): CompiledPathRules {
     writeAsk: pick(ctx.alwaysAskRules, WRITE_RESTRICT_TOOLS),
     writeAllow: pick(ctx.alwaysAllowRules, WRITE_ALLOW_TOOLS),
     workingDirs: workingDirectories(ctx),
+    readDenyInodes: literalInodes(readDeny),
+    writeDenyInodes: literalInodes([...pick(ctx.alwaysDenyRules, WRITE_RESTRICT_TOOLS), ...readDeny]),
   };
   compiledCache.set(ctx, compiled);
   return compiled;
 }
+
+function literalInodes(patterns: readonly CompiledPathPattern[]): Map<string, CompiledPathPattern> {
+  const out = new Map<string, CompiledPathPattern>();
+  for (const pat of patterns) {
+    if (pat.segments.some((s) => /[*?[\\]/.test(s))) continue;
+    const st = statQuietly(`/${pat.segments.join('/')}`);
+    if (st?.isFile() && !out.has(inodeKey(st))) out.set(inodeKey(st), pat);
+  }
+  return out;
+}
+
+function statQuietly(p: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(p, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+const inodeKey = (st: fs.Stats) => `${st.dev}:${st.ino}`;
 
 /** The cwd and the additional working directories, each as given and as its real path. */
 export function workingDirectories(ctx: ToolPermissionContext): string[] {
@@ -137,7 +163,7 @@ export function checkPathPermission(absPath: string, kind: PathAccessKind, ctx: 
   const candidates = realPath === given ? [given] : [given, realPath];
   const rules = compileRules(ctx);
 
-  const denied = firstMatch(kind === 'read' ? rules.readDeny : rules.writeDeny, candidates);
+  const denied = firstMatch(kind === 'read' ? rules.readDeny : rules.writeDeny, candidates) ?? hardLinkMatch(realPath, kind, rules);
   if (denied) {
     const [pat, c] = denied;
     const reason = `${verb} ${describe(c, given)} is denied by ${formatPermissionRule(pat.rule.ruleValue)}`;
@@ -204,12 +230,23 @@ export function checkPathPermission(absPath: string, kind: PathAccessKind, ctx: 
   return { behavior: 'passthrough', message: reason, decisionReason: { layer: 'toolCheck', reason } };
 }
 
+/** A file with several names that is one of the files a deny rule names literally. */
+function hardLinkMatch(realPath: string, kind: PathAccessKind, rules: CompiledPathRules): [CompiledPathPattern, string] | undefined {
+  const inodes = kind === 'read' ? rules.readDenyInodes : rules.writeDenyInodes;
+  if (inodes.size === 0) return undefined;
+  const st = statQuietly(realPath);
+  if (!st || st.nlink < 2) return undefined;
+  const pat = inodes.get(inodeKey(st));
+  return pat ? [pat, `a hard link to /${pat.segments.join('/')}`] : undefined;
+}
+
 /** True when a Read deny rule (or a Grep/Glob one) covers this path or its real path: for filtering search results. */
 export function isPathReadDenied(absPath: string, ctx: ToolPermissionContext): boolean {
   const given = nfc(path.resolve(absPath));
   const real = resolveRealPath(given);
   const candidates = !real.ok ? [given] : real.path === given ? [given] : [given, nfc(real.path)];
-  return firstMatch(compileRules(ctx).readDeny, candidates) !== undefined;
+  const rules = compileRules(ctx);
+  return firstMatch(rules.readDeny, candidates) !== undefined || hardLinkMatch(candidates[candidates.length - 1]!, 'read', rules) !== undefined;
 }
 
 /**
