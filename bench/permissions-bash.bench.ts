@@ -1,45 +1,59 @@
 /**
  * `permissions.bash_decision_us`: median time of one `checkBashPermission` for a typical compound command with ten
- * rules. Measured cold (a different command every call, so the tree-sitter parse is included) and warm (the same
- * command again, as when a tool call checks permissions, read-only-ness and concurrency safety in turn).
+ * rules, cold: a different command every call, so the tree-sitter parse and the whole analysis are included.
+ * `permissions.bash_decision_warm_us`: the same command again (the analysis is cached), as when a tool call checks
+ * permissions, read-only-ness and concurrency safety of one command in turn.
  */
-import { getEmptyToolPermissionContext, type PermissionRule } from '../src/tool/permission-types.js';
-import { checkBashPermission } from '../src/permissions/bash/index.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getEmptyToolPermissionContext, type PermissionRule, type ToolPermissionContext } from '../src/tool/permission-types.js';
+import { checkBashPermission, type BashPermissionDeps } from '../src/permissions/bash/index.js';
 import { timePerCallUs, type Benchmark } from './lib.js';
 
 function rule(ruleBehavior: PermissionRule['ruleBehavior'], ruleContent: string): PermissionRule {
   return { source: 'projectSettings', ruleBehavior, ruleValue: { toolName: 'Bash', ruleContent } };
 }
 
-const cwd = '/tmp/toolgate-bench-project';
-const ctx = {
-  ...getEmptyToolPermissionContext(cwd),
-  alwaysAllowRules: [rule('allow', 'npm run build'), rule('allow', 'npm test'), rule('allow', 'npm run test:*'), rule('allow', 'git commit *'), rule('allow', 'make:*'), rule('allow', 'cargo build *')],
-  alwaysDenyRules: [rule('deny', 'rm -rf:*'), rule('deny', 'git push --force:*'), rule('deny', 'curl * | sh')],
-  alwaysAskRules: [rule('ask', 'git push:*')],
-};
-const deps = {
-  checkWritePath: (p: string) => (p.startsWith(`${cwd}/`) ? { behavior: 'allow' as const } : { behavior: 'ask' as const, message: `write ${p}` }),
-};
+function setup(cwd: string): { ctx: ToolPermissionContext; deps: BashPermissionDeps } {
+  const allow = ['npm run build', 'npm test', 'npm run test:*', 'git commit *', 'make:*', 'cargo build *'];
+  return {
+    ctx: {
+      ...getEmptyToolPermissionContext(cwd),
+      alwaysAllowRules: allow.map((c) => rule('allow', c)),
+      alwaysDenyRules: [rule('deny', 'rm -rf:*'), rule('deny', 'git push --force:*'), rule('deny', 'curl * | sh')],
+      alwaysAskRules: [rule('ask', 'git push:*')],
+    },
+    deps: {
+      checkWritePath: (p) => (p.startsWith(`${cwd}/`) ? { behavior: 'allow' } : { behavior: 'ask', message: `write ${p}` }),
+    },
+  };
+}
 
 export const benchmarks: Benchmark[] = [
   {
     group: 'permissions',
     names: ['permissions.bash_decision_us', 'permissions.bash_decision_warm_us'],
     async run() {
-      let i = 0;
-      const cold = await timePerCallUs(
-        () => {
-          const result = checkBashPermission(`git status && npm run build 2>&1 | tail -n ${20 + (i++ % 100_000)}`, ctx, deps);
+      const cwd = mkdtempSync(join(tmpdir(), 'toolgate-bench-bash-'));
+      const { ctx, deps } = setup(cwd);
+      // Steady state: the first few thousand decisions run while V8 is still tiering up the tree-sitter wasm and
+      // the analysis code (≈1 ms per decision at first, falling to the steady figure after ~6,000 calls).
+      const opts = { warmup: 8000, samples: 40, batch: 50 };
+      try {
+        let i = 0;
+        const cold = await timePerCallUs(() => {
+          const result = checkBashPermission(`git status && npm run build 2>&1 | tail -n ${20 + (i++ % 1_000_000)}`, ctx, deps);
           if (result.behavior !== 'allow') throw new Error(`unexpected ${result.behavior}`);
-        },
-        { warmup: 200, samples: 40, batch: 50 },
-      );
-      const warm = await timePerCallUs(() => checkBashPermission('git status && npm run build 2>&1 | tail -n 20', ctx, deps), { warmup: 200, samples: 40, batch: 50 });
-      return [
-        { name: 'permissions.bash_decision_us', value: cold, unit: 'us' },
-        { name: 'permissions.bash_decision_warm_us', value: warm, unit: 'us' },
-      ];
+        }, opts);
+        const warm = await timePerCallUs(() => checkBashPermission('git status && npm run build 2>&1 | tail -n 20', ctx, deps), opts);
+        return [
+          { name: 'permissions.bash_decision_us', value: cold, unit: 'us' },
+          { name: 'permissions.bash_decision_warm_us', value: warm, unit: 'us' },
+        ];
+      } finally {
+        rmSync(cwd, { recursive: true, force: true });
+      }
     },
   },
 ];

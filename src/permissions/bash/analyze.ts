@@ -44,6 +44,35 @@ function lineContinuationMismatch(source: string, root: SyntaxNode): string | un
   return undefined;
 }
 
+interface NestedCode {
+  readonly depth: number;
+  readonly unsafe: string[];
+  readonly denyWords: (readonly MatchWord[])[];
+  analysed: Map<string, BashAnalysis> | undefined;
+}
+
+/** Analyse a code string a command runs (`bash -c`, `eval`, …): its deny views and unsafe constructs become ours. */
+function analyseCode(nested: NestedCode, code: string, via: string): BashAnalysis | undefined {
+  const cached = nested.analysed?.get(code);
+  if (cached) return cached;
+  if (nested.depth + 1 > MAX_NESTING) {
+    nested.unsafe.push(`${via} nested too deeply`);
+    for (const seg of rawSegments(code)) nested.denyWords.push(naiveWords(seg).map(literalWord));
+    return undefined;
+  }
+  const inner = analyzeInternal(code, nested.depth + 1);
+  (nested.analysed ??= new Map()).set(code, inner);
+  for (const sub of inner.subcommands) {
+    nested.denyWords.push(...sub.denyWords);
+    if (sub.unsafeReason) nested.unsafe.push(`inside ${via}: ${sub.unsafeReason}`);
+  }
+  if (!inner.ok) {
+    nested.unsafe.push(`cannot analyse the ${via} string: ${inner.reason}`);
+    for (const seg of inner.rawSegments) nested.denyWords.push(naiveWords(seg).map(literalWord));
+  }
+  return inner;
+}
+
 function finishCommand(raw: RawCommand, depth: number): SimpleCommand {
   const unsafe = [...raw.unsafe];
   const words = raw.words;
@@ -66,30 +95,10 @@ function finishCommand(raw: RawCommand, depth: number): SimpleCommand {
   if (core[0]?.literal && core[0].value === 'eval') unsafe.push('eval runs a string as a command');
 
   const dv = denyViews(words);
-  const denyWords: (readonly MatchWord[])[] = [...dv.views];
+  const denyWords: (readonly MatchWord[])[] = dv.views.length === 1 ? [dv.views[0]!] : [...dv.views];
   if (dv.opaqueCode) unsafe.push(dv.opaqueCode);
-  const analysed = new Map<string, BashAnalysis>();
-  const analyseCode = (code: string, via: string): BashAnalysis | undefined => {
-    const cached = analysed.get(code);
-    if (cached) return cached;
-    if (depth + 1 > MAX_NESTING) {
-      unsafe.push(`${via} nested too deeply`);
-      for (const seg of rawSegments(code)) denyWords.push(naiveWords(seg).map(literalWord));
-      return undefined;
-    }
-    const inner = analyzeInternal(code, depth + 1);
-    analysed.set(code, inner);
-    for (const sub of inner.subcommands) {
-      denyWords.push(...sub.denyWords);
-      if (sub.unsafeReason) unsafe.push(`inside ${via}: ${sub.unsafeReason}`);
-    }
-    if (!inner.ok) {
-      unsafe.push(`cannot analyse the ${via} string: ${inner.reason}`);
-      for (const seg of inner.rawSegments) denyWords.push(naiveWords(seg).map(literalWord));
-    }
-    return inner;
-  };
-  for (const c of dv.code) analyseCode(c.code, c.via);
+  const nested: NestedCode = { depth, unsafe, denyWords, analysed: undefined };
+  for (const c of dv.code) analyseCode(nested, c.code, c.via);
 
   // A literal `bash -c '…'` (or a heredoc / here-string fed to a shell) is judged by the commands it runs.
   let inner: readonly SimpleCommand[] | undefined;
@@ -98,12 +107,12 @@ function finishCommand(raw: RawCommand, depth: number): SimpleCommand {
   if (shell !== undefined && SHELLS.has(shell.slice(shell.lastIndexOf('/') + 1)) && kept.length === 0) {
     const at = shellCodeIndex(core);
     if (at >= 0 && core[at]!.literal) {
-      const a = analyseCode(core[at]!.value, `${shell} -c`);
+      const a = analyseCode(nested, core[at]!.value, `${shell} -c`);
       if (a?.ok) inner = a.subcommands;
     } else if (at === -1 && raw.stdin && core.slice(1).every((w) => w.literal && /^[-+]/.test(w.value))) {
       if (raw.stdin.code === null) unsafe.push(`heredoc or here-string with expansions fed to ${shell}`);
       else {
-        const a = analyseCode(raw.stdin.code, `${shell} stdin`);
+        const a = analyseCode(nested, raw.stdin.code, `${shell} stdin`);
         if (a?.ok) inner = a.subcommands;
       }
     } else if (at === -1 && raw.pipedInto && core.slice(1).every((w) => w.literal && /^[-+]/.test(w.value))) {

@@ -205,8 +205,20 @@ export function classifyWords(words: readonly WordValue[]): CommandVerdict {
 
 const DECLARATION_FLAGS = /^-[xrgaAp]+$/;
 
+// Analyses are cached and immutable, so their verdicts can be too.
+const verdicts = new WeakMap<SimpleCommand, CommandVerdict>();
+
 /** Classify one analysed subcommand (its redirects are judged elsewhere). */
 export function classifySubcommand(sub: SimpleCommand): CommandVerdict {
+  let verdict = verdicts.get(sub);
+  if (!verdict) {
+    verdict = classifyUncached(sub);
+    verdicts.set(sub, verdict);
+  }
+  return verdict;
+}
+
+function classifyUncached(sub: SimpleCommand): CommandVerdict {
   if (sub.unsafeReason) return no(sub.unsafeReason);
   switch (sub.kind) {
     case 'assignment': {

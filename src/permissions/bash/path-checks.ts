@@ -8,7 +8,7 @@ import { resolve, sep } from 'node:path';
 import type { PermissionResult, ToolPermissionContext } from '../../tool/permission-types.js';
 import type { BashPermissionDeps, SimpleCommand } from './types.js';
 import { classifySubcommand, type CommandVerdict } from './classify.js';
-import { isInsideWorkingDirs, nextCwdState, resolveArgPath, type CwdState } from './paths.js';
+import { nextCwdState, resolveArgPath, WorkingDirs, type CwdState } from './paths.js';
 import { HARMLESS_WRITE_TARGETS } from './read-only.js';
 
 export interface SubcommandFacts {
@@ -75,7 +75,7 @@ const isAllow = (r: PermissionResult): boolean => r.behavior === 'allow';
 
 export function collectPathFacts(subs: readonly SimpleCommand[], ctx: ToolPermissionContext, deps: BashPermissionDeps): PathFacts {
   const home = ctx.homeDir ?? homedir();
-  const workingDirs = [ctx.cwd, ...[...ctx.additionalWorkingDirectories.keys()].map((d) => resolve(ctx.cwd, d))];
+  const workingDirs = new WorkingDirs([ctx.cwd, ...[...ctx.additionalWorkingDirectories.keys()].map((d) => resolve(ctx.cwd, d))]);
   let state: CwdState = { dirs: [ctx.cwd], unknown: false };
   const facts = new Map<SimpleCommand, SubcommandFacts>();
   let writeAsk: PathFacts['writeAsk'];
@@ -118,7 +118,7 @@ export function collectPathFacts(subs: readonly SimpleCommand[], ctx: ToolPermis
           const result = deps.checkReadPath(abs);
           if (result.behavior === 'deny') return { deny: { result, subcommand: sub.text }, facts };
           if (!isAllow(result)) reason ??= `reads ${abs}, which needs permission`;
-        } else if (!isInsideWorkingDirs(abs, workingDirs)) {
+        } else if (!workingDirs.contains(abs)) {
           reason ??= `reads ${abs}, outside the working directories`;
         }
       }

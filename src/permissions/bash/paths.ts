@@ -32,28 +32,50 @@ export function isInside(abs: string, dirs: readonly string[]): boolean {
 }
 
 /** The real location of a path, following symlinks of the longest existing ancestor. */
-export function realLocation(abs: string): string {
+export function realLocation(abs: string, cache?: Map<string, string>): string {
+  const hit = cache?.get(abs);
+  if (hit !== undefined) return hit;
   let current = abs;
   const rest: string[] = [];
+  let real = abs;
   for (let i = 0; i < 64; i++) {
     try {
-      const real = realpathSync.native(current);
-      return rest.length > 0 ? resolve(real, ...rest.reverse()) : real;
+      const found = realpathSync.native(current);
+      real = rest.length > 0 ? resolve(found, ...rest.reverse()) : found;
+      break;
     } catch {
       const parent = dirname(current);
-      if (parent === current) return abs;
+      if (parent === current) break;
       rest.push(current.slice(parent.length + (parent.endsWith(sep) ? 0 : 1)));
       current = parent;
     }
   }
-  return abs;
+  cache?.set(abs, real);
+  return real;
+}
+
+/**
+ * Containment in the working directories, both as written and after following symlinks. One judge serves one
+ * decision, caching real paths (the same directories come up for every argument).
+ */
+export class WorkingDirs {
+  private readonly cache = new Map<string, string>();
+  private realDirs: string[] | undefined;
+
+  constructor(readonly dirs: readonly string[]) {}
+
+  contains(abs: string): boolean {
+    if (!isInside(abs, this.dirs)) return false;
+    // A working directory itself is inside, whatever its real location.
+    if (this.dirs.includes(abs)) return true;
+    this.realDirs ??= [...this.dirs, ...this.dirs.map((d) => realLocation(d, this.cache))];
+    return isInside(realLocation(abs, this.cache), this.realDirs);
+  }
 }
 
 /** Inside the working directories both as written and after following symlinks. */
 export function isInsideWorkingDirs(abs: string, dirs: readonly string[]): boolean {
-  if (!isInside(abs, dirs)) return false;
-  const realDirs = dirs.map(realLocation);
-  return isInside(realLocation(abs), [...dirs, ...realDirs]);
+  return new WorkingDirs(dirs).contains(abs);
 }
 
 /** The directories after a `cd`: added to the possible ones, or replacing them when the cd certainly happened. */

@@ -5,7 +5,7 @@
  */
 import { analyzeBashCommand } from './analyze.js';
 import { classifySubcommand } from './classify.js';
-import { isInsideWorkingDirs, nextCwdState, resolveArgPath, type CwdState } from './paths.js';
+import { nextCwdState, resolveArgPath, WorkingDirs, type CwdState } from './paths.js';
 import type { ReadOnlyOptions, Redirect, SimpleCommand } from './types.js';
 
 /** Write targets that are not files. */
@@ -28,12 +28,12 @@ export function isReadOnlyCommand(command: string, opts: ReadOnlyOptions = {}): 
   const analysis = analyzeBashCommand(command);
   if (!analysis.ok) return false;
   const cwd = opts.cwd;
-  const dirs = cwd === undefined ? [] : [cwd, ...(opts.workingDirectories ?? [])];
+  const dirs = new WorkingDirs(cwd === undefined ? [] : [cwd, ...(opts.workingDirectories ?? [])]);
   let state: CwdState = { dirs: cwd === undefined ? [] : [cwd], unknown: false };
   const pathOk = (raw: string): boolean => {
     if (cwd === undefined) return true;
     const resolved = resolveArgPath(raw, state, opts.homeDir);
-    return resolved !== undefined && resolved.every((abs) => isInsideWorkingDirs(abs, dirs));
+    return resolved !== undefined && resolved.every((abs) => dirs.contains(abs));
   };
   const subs = [...flattenSubcommands(analysis.subcommands)];
   for (const sub of subs) {

@@ -147,14 +147,20 @@ function joinLiteral(words: Words): string | undefined {
 }
 
 /** Every argv view a deny rule should be tried against, plus code strings to analyse recursively. */
+/** Command names whose arguments may hold another command (everything else is its own only view). */
+const SPECIAL = new Set([...DENY_WRAPPERS, ...SHELLS, 'git', 'eval', 'watch', 'trap', 'su', 'script', 'flock', 'runuser', 'env', 'find', 'fd', 'fdfind', 'mapfile', 'readarray']);
+
 export function denyViews(words: Words): DenyViewResult {
+  const first = words[0];
+  if (first === undefined) return { views: [], code: [] };
+  if (first.literal && !SPECIAL.has(first.value) && !first.value.includes('/')) return { views: [words], code: [] };
   const views: Words[] = [];
   const code: CodeString[] = [];
   let opaqueCode: string | undefined;
   const seen = new Set<Words>();
 
   const visit = (w: Words, depth: number): void => {
-    if (w.length === 0 || depth > 6 || seen.has(w)) return;
+    if (w.length === 0 || depth > 6 || seen.has(w) || views.length >= 64) return;
     seen.add(w);
     views.push(w);
     const name = lit(w[0]);
