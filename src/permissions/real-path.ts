@@ -9,6 +9,12 @@ import path from 'node:path';
 export type RealPathResult = { ok: true; path: string } | { ok: false; reason: string };
 
 export function resolveRealPath(absPath: string): RealPathResult {
+  // Fast path: the path exists (one call). Otherwise walk up with lstat, which reports absence without throwing.
+  try {
+    return { ok: true, path: fs.realpathSync.native(absPath) };
+  } catch {
+    // fall through to the careful walk
+  }
   let current = absPath;
   const tail: string[] = [];
   const withTail = (p: string) => (tail.length === 0 ? p : path.join(p, ...[...tail].reverse()));
