@@ -73,6 +73,13 @@ describe('createCanUseTool', () => {
     expect(d.behavior).toBe('deny');
     expect(called).toBe(0);
   });
+  it('auto: ask rules go to a person, not the classifier', async () => {
+    let called = 0;
+    const canUse = createCanUseTool({ classifier: async () => (called++, 'allow') });
+    const context = setup('auto', undefined, { rules: parseRules(['Deploy'], 'ask', 'projectSettings') });
+    expect((await canUse(Deploy, {}, context, msg, 't')).behavior).toBe('deny');
+    expect(called).toBe(0);
+  });
   it("bubble: a sub-agent's prompt goes to the parent's handler", async () => {
     const asked: string[] = [];
     const parent = setup('default', { requestPermission: async (r) => (asked.push(r.toolUseID), { behavior: 'allow' }) });

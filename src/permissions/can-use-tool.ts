@@ -46,7 +46,10 @@ export function createCanUseTool(options: CanUseToolOptions = {}): CanUseToolFn 
       return denyFrom(decision, 'mode', `${why}: ${decision.decisionReason?.reason ?? decision.message}`);
     }
 
-    if (ctx.mode === 'auto' && options.classifier && decision.decisionReason?.classifierApprovable !== false) {
+    // An ask rule or a hook's ask wants a person; adversarial-looking safety checks are never classifier business.
+    const t = decision.decisionReason;
+    const classifiable = t?.classifierApprovable !== false && t?.layer !== 'askRule' && t?.layer !== 'hook';
+    if (ctx.mode === 'auto' && options.classifier && classifiable) {
       let verdict: 'allow' | 'deny' | 'ask';
       try {
         verdict = await options.classifier({
