@@ -275,6 +275,12 @@ describe('reads outside the working directories are not auto-allowed', () => {
     ['grep -f /etc/shadow x', none, 'passthrough'],
     ['cat ../*', none, 'passthrough'],
     ['git diff --no-index /etc/passwd package.json', none, 'passthrough'],
+    ['git config -f /etc/gitconfig --list', none, 'passthrough'],
+    ['git config --file=/etc/gitconfig --list', none, 'passthrough'],
+    ['git show ../x', none, 'passthrough'],
+    ['cd / && grep -r secret', none, 'passthrough'],
+    ['cd .. && rg secret', none, 'passthrough'],
+    ['cd .. && find -name x', none, 'passthrough'],
     ['find . | xargs cat', none, 'passthrough'],
   ]);
 });

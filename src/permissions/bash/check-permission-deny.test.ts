@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { check, cwd, root, run } from './test-helpers/decision-harness.js';
+import { check, cwd, none, root, run } from './test-helpers/decision-harness.js';
 
 describe('deny rules are never dodged', () => {
   const rm = { deny: ['rm:*'] };
@@ -35,6 +35,12 @@ describe('deny rules are never dodged', () => {
     ['watch -n 1 "rm x"', rm, 'deny'],
     ["trap 'rm x' EXIT", rm, 'deny'],
     ["su -c 'rm x'", rm, 'deny'],
+    ["su root -c 'rm x'", rm, 'deny'],
+    ['script -qc "rm x" /dev/null', rm, 'deny'],
+    ['flock --command="rm x" /tmp/l', rm, 'deny'],
+    ['shopt -s expand_aliases\nalias r=rm\nr x', { ...rm, allow: ['Bash'] }, 'deny'],
+    ['echo rm x | xargs sh -c', { ...rm, allow: ['Bash'] }, 'ask', 'askRule'],
+    ['echo ls | xargs sh -c', none, 'ask', 'safetyCheck'],
     ["env -S 'rm x'", rm, 'deny'],
     ["bash <<'EOF'\nrm x\nEOF", rm, 'deny'],
     ["bash <<< 'rm x'", rm, 'deny'],

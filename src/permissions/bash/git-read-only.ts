@@ -103,8 +103,9 @@ export function classifyGit(words: readonly WordValue[]): GitVerdict {
       if (has(p, ...writes)) return verdict(false, [], 'git config writes configuration');
       const action = p.positionals[0]?.value;
       if (has(p, ...reads) || action === 'get' || action === 'list') {
-        const file = p.options.filter((o) => o.name === '--file' || o.name === '-f').flatMap((o) => (o.value ? [o.value] : []));
-        return verdict(true, [...paths, ...file]);
+        // `-f FILE` arrives as a flag and a positional (no option takes a value here): positionals are all checked.
+        const file = p.options.filter((o) => o.name === '--file').flatMap((o) => (o.value ? [o.value] : []));
+        return verdict(true, [...paths, ...p.positionals, ...file]);
       }
       return verdict(false, [], 'git config NAME VALUE writes configuration');
     }

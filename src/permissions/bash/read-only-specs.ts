@@ -63,7 +63,7 @@ export const READ_ONLY_SPECS: Readonly<Record<string, ReadOnlySpec>> = {
   head: { args: { valued: set('-n', '--lines', '-c', '--bytes'), numericOptions: true } },
   tail: { args: { valued: set('-n', '--lines', '-c', '--bytes', '-s', '--sleep-interval', '--pid', '--max-unchanged-stats'), numericOptions: true } },
   wc: { args: { valued: set('--files0-from') }, pathOptions: set('--files0-from') },
-  grep: { args: { valued: GREP_VALUED }, positionals: 'afterPattern', patternOptions: set('-e', '--regexp', '-f', '--file'), pathOptions: set('-f', '--file', '--exclude-from') },
+  grep: { defaultPath: '.', args: { valued: GREP_VALUED }, positionals: 'afterPattern', patternOptions: set('-e', '--regexp', '-f', '--file'), pathOptions: set('-f', '--file', '--exclude-from') },
   rg: {
     defaultPath: '.',
     args: { valued: RG_VALUED },

@@ -148,7 +148,7 @@ function joinLiteral(words: Words): string | undefined {
 
 /** Every argv view a deny rule should be tried against, plus code strings to analyse recursively. */
 /** Command names whose arguments may hold another command (everything else is its own only view). */
-const SPECIAL = new Set([...DENY_WRAPPERS, ...SHELLS, 'git', 'eval', 'watch', 'trap', 'su', 'script', 'flock', 'runuser', 'env', 'find', 'fd', 'fdfind', 'mapfile', 'readarray']);
+const SPECIAL = new Set([...DENY_WRAPPERS, ...SHELLS, 'git', 'eval', 'watch', 'trap', 'su', 'script', 'flock', 'runuser', 'env', 'find', 'fd', 'fdfind', 'mapfile', 'readarray', 'alias']);
 
 export function denyViews(words: Words): DenyViewResult {
   const first = words[0];
@@ -189,6 +189,8 @@ export function denyViews(words: Words): DenyViewResult {
     if (SHELLS.has(name)) {
       const at = shellCodeIndex(w);
       if (at >= 0) addCode(w[at], `${name} -c`);
+      // `xargs sh -c`: the code is appended from elsewhere.
+      else if (at === -2) opaqueCode ??= `${name} -c with its command string supplied at run time`;
     } else if (name === 'eval' || name === 'watch') {
       let start = 1;
       if (name === 'watch') {
@@ -205,8 +207,18 @@ export function denyViews(words: Words): DenyViewResult {
       const first = w[1];
       if (first && !(first.literal && first.value.startsWith('-'))) addCode(first, 'trap');
     } else if (name === 'su' || name === 'script' || name === 'flock' || name === 'runuser') {
-      const c = w.findIndex((x, i) => i > 0 && x.literal && (x.value === '-c' || x.value === '--command'));
-      if (c > 0) addCode(w[c + 1], `${name} -c`);
+      for (let i = 1; i < w.length; i++) {
+        const x = w[i]!;
+        if (!x.literal) continue;
+        if (/^-[a-zA-Z]*c$/.test(x.value) || x.value === '--command') addCode(w[i + 1], `${name} -c`);
+        else if (x.value.startsWith('--command=')) code.push({ code: x.value.slice('--command='.length), via: `${name} -c` });
+      }
+    } else if (name === 'alias') {
+      // `shopt -s expand_aliases` makes a defined alias run: its value is code.
+      for (const x of w.slice(1)) {
+        const eq = x.value.indexOf('=');
+        if (eq > 0) addCode(x.literal ? { value: x.value.slice(eq + 1), literal: true } : x, 'alias');
+      }
     } else if (name === 'mapfile' || name === 'readarray') {
       const c = w.findIndex((x, i) => i > 0 && x.literal && x.value === '-C');
       if (c > 0) addCode(w[c + 1], `${name} -C`);
