@@ -251,3 +251,39 @@ describe('toolgate check (one decision)', () => {
     expect((await toolgate(['check', '--mode', 'yolo', 'Read', '{}'])).code).not.toBe(0);
   });
 });
+
+/** Read denies against Bash through the real CLI (issue 3, user-asks #5): bypassPermissions must not pass them. */
+describe('toolgate check --batch: Read denies in Bash', () => {
+  it('denies or asks (askRule) for every way a command could open a denied file, and keeps benign commands allowed', async () => {
+    const rules = [R('deny', 'Read(./.env)')];
+    const b = (command: string, mode: string, want: Case['want']): Case => ({ name: `${mode}: ${command}`, tool: 'Bash', input: { command }, rules, mode, want });
+    const deny = { behavior: 'deny', layer: 'denyRule', rule: 'Read(./.env)', source: 'projectSettings' };
+    const askRule = { behavior: 'ask', layer: 'askRule', rule: 'Read(./.env)', source: 'projectSettings' };
+    const all = [
+      b('cat .e*', 'default', deny),
+      b('cat .[e]nv', 'bypassPermissions', deny),
+      b('base64 .env', 'bypassPermissions', deny),
+      b('source .env', 'bypassPermissions', deny),
+      b('cp .env /tmp/x', 'bypassPermissions', deny),
+      b('grep -r SECRET .', 'default', askRule),
+      b('rg SECRET', 'bypassPermissions', askRule),
+      b('cat "$PWD/.env"', 'bypassPermissions', askRule),
+      b('cat $(echo .env)', 'bypassPermissions', askRule),
+      b('rg SECRET', 'dontAsk', { behavior: 'deny', layer: 'mode' }),
+      b('rg foo src', 'default', { behavior: 'allow', layer: 'readOnly' }),
+      b('cat *', 'default', { behavior: 'allow' }),
+      b('git status', 'bypassPermissions', { behavior: 'allow', layer: 'mode' }),
+      b('echo hi > out.txt', 'acceptEdits', { behavior: 'allow', layer: 'mode' }),
+    ];
+    const { code, stdout } = await toolgate(['check', '--batch'], { input: `${all.map(line).join('\n')}\n` });
+    expect(code).toBe(0);
+    const out = stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(out).toHaveLength(all.length);
+    const mismatches = all
+      .map((c, i) => ({ name: c.name, want: c.want, got: out[i]! }))
+      .filter(({ want, got }) => Object.entries(want).some(([k, v]) => got[k] !== v));
+    expect(mismatches).toEqual([]);
+    expect(out[6]!.reason).toMatch(/^rg would search .*proj, which holds files denied by Read\(\.\/\.env\); .*--glob '!\.env'/);
+    expect(out[13]!.reason).toMatch(/^acceptEdits mode allows writing .*out\.txt/);
+  });
+});

@@ -240,6 +240,16 @@ function hardLinkMatch(realPath: string, kind: PathAccessKind, rules: CompiledPa
   return pat ? [pat, `a hard link to /${pat.segments.join('/')}`] : undefined;
 }
 
+/** True when the context has a Read deny rule with a path (Read, or the search tools' names): cheap, no compiling. */
+export function hasReadDenyRules(ctx: ToolPermissionContext): boolean {
+  return ctx.alwaysDenyRules.some((r) => r.ruleValue.ruleContent !== undefined && READ_RESTRICT_TOOLS.has(r.ruleValue.toolName));
+}
+
+/** The compiled Read deny patterns (every variant), for callers that reason about what a directory could hold. */
+export function readDenyPatterns(ctx: ToolPermissionContext): readonly CompiledPathPattern[] {
+  return hasReadDenyRules(ctx) ? compileRules(ctx).readDeny : [];
+}
+
 /** True when a Read deny rule (or a Grep/Glob one) covers this path or its real path: for filtering search results. */
 export function isPathReadDenied(absPath: string, ctx: ToolPermissionContext): boolean {
   const given = nfc(path.resolve(absPath));

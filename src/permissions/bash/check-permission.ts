@@ -12,6 +12,7 @@ import { neverApprovedByPrefix } from './wrappers.js';
 import { collectPathFacts, type SubcommandFacts } from './path-checks.js';
 import { flattenSubcommands } from './read-only.js';
 import { suggestionsFor } from './suggestions.js';
+import { checkReadDenies, readDenyOpaqueAsk } from './read-deny.js';
 
 function trace(layer: DecisionLayer, reason: string, rule?: BashRule, subcommand?: string): DecisionTrace {
   return {
@@ -64,6 +65,14 @@ export function checkBashPermission(command: string, ctx: ToolPermissionContext,
     return { behavior: 'deny', message: result.behavior === 'deny' ? result.message : `Denied: ${short(subcommand)}`, decisionReason: { ...reason, subcommand } };
   }
 
+  // 1c. Read deny rules against every path the command could open (only when the context has one).
+  const readDeny = checkReadDenies(analysis, subs, ctx, deps);
+  if (readDeny?.kind === 'deny') {
+    const { result, subcommand } = readDeny;
+    const reason = result.decisionReason ?? trace('denyRule', 'path denied');
+    return { behavior: 'deny', message: result.behavior === 'deny' ? result.message : `Denied: ${short(subcommand)}`, decisionReason: { ...reason, subcommand } };
+  }
+
   // 2. Ask rules; and what might match a deny or ask rule (a non-literal word, or a construct we cannot see into) asks
   //    like an ask rule, so no mode downgrades a deny into an allow.
   const asked = matchDenyLike(askRules, analysis, whole);
@@ -83,11 +92,14 @@ export function checkBashPermission(command: string, ctx: ToolPermissionContext,
       trace('askRule', `non-literal words could make this match ${kind} rule ${rule.text}${because}`, rule, subcommand),
     );
   }
+  if (readDeny) return ask(readDeny.message, readDeny.trace);
   const contentDeny = deny.find((r) => r.content !== undefined);
   if (opaqueReason !== undefined && contentDeny) {
     const subcommand = unsafe?.text ?? whole;
     return ask(`Cannot rule out deny rule ${contentDeny.text}: ${opaqueReason}.`, trace('askRule', `cannot rule out deny rules: ${opaqueReason}`, contentDeny, subcommand));
   }
+  const opaqueRead = opaqueReason !== undefined ? readDenyOpaqueAsk(ctx, opaqueReason, unsafe?.text ?? whole) : undefined;
+  if (opaqueRead?.kind === 'ask') return ask(opaqueRead.message, opaqueRead.trace);
 
   // 3. Fail closed on anything we cannot reason about.
   if (!analysis.ok) return ask(`This command needs approval: ${analysis.reason}.`, trace('safetyCheck', analysis.reason));
@@ -126,10 +138,17 @@ export function checkBashPermission(command: string, ctx: ToolPermissionContext,
   };
   judge(analysis.subcommands);
   if (failing.length === 0) {
+    // A write redirect the path check allowed (acceptEdits, an Edit allow rule, bypass) decided as much as the rest.
+    const write = paths.writeAllowed;
+    const writeNote = write ? `; ${write.result.decisionReason?.reason ?? `writing ${write.path} is allowed`}` : '';
     const first = used[0];
     if (first) {
       const rules = [...new Set(used.map((u) => u.rule.text))].join(', ');
-      return { behavior: 'allow', decisionReason: trace('allowRule', `every subcommand is allowed (${rules}) or read-only`, first.rule, first.sub.text) };
+      return { behavior: 'allow', decisionReason: trace('allowRule', `every subcommand is allowed (${rules}) or read-only${writeNote}`, first.rule, first.sub.text) };
+    }
+    if (write) {
+      const decided = write.result.decisionReason ?? trace('toolCheck', `writing ${write.path} is allowed`);
+      return { behavior: 'allow', decisionReason: { ...decided, reason: `${decided.reason} (redirect in "${short(write.subcommand)}"); the commands themselves are read-only`, subcommand: write.subcommand } };
     }
     return { behavior: 'allow', decisionReason: trace('readOnly', 'every subcommand is read-only') };
   }

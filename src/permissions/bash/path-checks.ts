@@ -21,6 +21,8 @@ export interface SubcommandFacts {
 export interface PathFacts {
   readonly deny?: { readonly result: PermissionResult; readonly subcommand: string };
   readonly writeAsk?: { readonly result: PermissionResult; readonly path: string; readonly subcommand: string };
+  /** The first write redirect the path check allowed (by mode or rule): it names what decided an allow. */
+  readonly writeAllowed?: { readonly result: PermissionResult; readonly path: string; readonly subcommand: string };
   readonly unknownTarget?: { readonly reason: string; readonly subcommand: string };
   readonly critical?: { readonly reason: string; readonly subcommand: string };
   readonly facts: Map<SimpleCommand, SubcommandFacts>;
@@ -79,6 +81,7 @@ export function collectPathFacts(subs: readonly SimpleCommand[], ctx: ToolPermis
   let state: CwdState = { dirs: [ctx.cwd], unknown: false };
   const facts = new Map<SimpleCommand, SubcommandFacts>();
   let writeAsk: PathFacts['writeAsk'];
+  let writeAllowed: PathFacts['writeAllowed'];
   let unknownTarget: PathFacts['unknownTarget'];
   let critical: PathFacts['critical'];
 
@@ -99,6 +102,7 @@ export function collectPathFacts(subs: readonly SimpleCommand[], ctx: ToolPermis
         const result = deps.checkWritePath(abs);
         if (result.behavior === 'deny') return { deny: { result, subcommand: sub.text }, facts };
         if (!isAllow(result)) writeAsk ??= { result, path: abs, subcommand: sub.text };
+        else writeAllowed ??= { result, path: abs, subcommand: sub.text };
       }
     }
 
@@ -127,5 +131,5 @@ export function collectPathFacts(subs: readonly SimpleCommand[], ctx: ToolPermis
     facts.set(sub, { verdict, autoAllowed: verdict.readOnly && reason === undefined, reason });
     if (verdict.cd) state = nextCwdState(state, verdict.cd.target, home, sub.cdCertain);
   }
-  return { writeAsk, unknownTarget, critical, facts };
+  return { writeAsk, writeAllowed, unknownTarget, critical, facts };
 }

@@ -1,0 +1,96 @@
+/**
+ * What the Read deny rules of a context say about a directory: which rules could match something inside it (a
+ * pattern anchored inside it, or one that floats), and whether a denied file has hard links that could be anywhere.
+ */
+import { statSync } from 'node:fs';
+import type { DecisionTrace, ToolPermissionContext } from '../../tool/permission-types.js';
+import { patternRemainders, type CompiledPathPattern } from '../path-pattern.js';
+import { formatPermissionRule } from '../permission-rule.js';
+import { readDenyPatterns } from '../paths.js';
+import { realLocation } from './paths.js';
+
+export interface ReadDenyScope {
+  readonly patterns: readonly CompiledPathPattern[];
+  /** Remainders by directory text: a pure function of the patterns, so kept for the context's lifetime (bounded). */
+  readonly remainderCache: Map<string, readonly (readonly (readonly string[])[])[]>;
+  /** A file a deny rule names literally that has other hard links (they may sit in any directory). */
+  readonly hardLinked?: { readonly pattern: CompiledPathPattern; readonly path: string };
+}
+
+export interface InsideHit {
+  readonly pattern: CompiledPathPattern;
+  /** What is left of the pattern below the directory (non-empty; `**` segments kept). */
+  readonly remainders: readonly (readonly string[])[];
+}
+
+const scopes = new WeakMap<ToolPermissionContext, ReadDenyScope | null>();
+
+/** The Read deny view of a context; undefined when it has no Read deny rule (the fast path). */
+export function readDenyScope(ctx: ToolPermissionContext): ReadDenyScope | undefined {
+  const cached = scopes.get(ctx);
+  if (cached !== undefined) return cached ?? undefined;
+  const patterns = readDenyPatterns(ctx);
+  let scope: ReadDenyScope | null = null;
+  if (patterns.length > 0) {
+    let hardLinked: ReadDenyScope['hardLinked'];
+    for (const pattern of patterns) {
+      if (pattern.segments.some((s) => /[*?[\\]/.test(s))) continue;
+      const path = `/${pattern.segments.join('/')}`;
+      try {
+        const st = statSync(path, { throwIfNoEntry: false });
+        if (st?.isFile() && st.nlink > 1) {
+          hardLinked = { pattern, path };
+          break;
+        }
+      } catch {
+        // unreadable: nothing to learn about its links
+      }
+    }
+    scope = { patterns, remainderCache: new Map(), ...(hardLinked ? { hardLinked } : {}) };
+  }
+  scopes.set(ctx, scope);
+  return scope ?? undefined;
+}
+
+/** The deny patterns that could match a path strictly inside `absDir` (as written or at its real location). */
+export function denyPatternsInside(scope: ReadDenyScope, absDir: string, realCache?: Map<string, string>): InsideHit[] {
+  const real = realLocation(absDir, realCache);
+  const forms = (real === absDir ? [absDir] : [absDir, real]).map((form) => remaindersOf(scope, form));
+  const hits: InsideHit[] = [];
+  scope.patterns.forEach((pattern, i) => {
+    const remainders: (readonly string[])[] = [];
+    for (const form of forms) {
+      for (const r of form[i]!) if (!remainders.some((x) => x.join('/') === r.join('/'))) remainders.push(r);
+    }
+    if (remainders.length > 0) hits.push({ pattern, remainders });
+  });
+  return hits;
+}
+
+/** For each pattern, its non-empty remainders below the directory `form`. */
+function remaindersOf(scope: ReadDenyScope, form: string): readonly (readonly (readonly string[])[])[] {
+  const hit = scope.remainderCache.get(form);
+  if (hit) return hit;
+  const names = form.split('/').filter((s) => s !== '');
+  const out = scope.patterns.map((p) => patternRemainders(p.segments, names, p.caseInsensitive).filter((r) => r.length > 0));
+  if (scope.remainderCache.size >= 512) scope.remainderCache.clear();
+  scope.remainderCache.set(form, out);
+  return out;
+}
+
+/** The name an exclusion must leave out to cover a remainder: its last real segment, and whether it is a folder. */
+export function excludedName(remainder: readonly string[]): { segment: string; dir: boolean } | undefined {
+  for (let i = remainder.length - 1; i >= 0; i--) {
+    const seg = remainder[i]!;
+    if (seg !== '**') return { segment: seg, dir: i < remainder.length - 1 };
+  }
+  return undefined;
+}
+
+export const ruleText = (pattern: CompiledPathPattern): string => formatPermissionRule(pattern.rule.ruleValue);
+
+/** An askRule trace naming a Read deny rule: bypassPermissions cannot pass it, and no mode turns it into an allow. */
+export function askRuleTrace(pattern: CompiledPathPattern, reason: string, subcommand: string): DecisionTrace {
+  const r = pattern.rule;
+  return { layer: 'askRule', reason, rule: ruleText(pattern), source: r.source, ...(r.sourceFile ? { sourceFile: r.sourceFile } : {}), subcommand };
+}
