@@ -30,16 +30,17 @@ export async function hasPermissionsToUseTool(
   context: ToolUseContext,
   hookDecision?: PermissionDecision,
 ): Promise<PermissionDecision> {
-  const ctx = context.getAppState().toolPermissionContext;
-  const runToolCheck = async (): Promise<PermissionResult> => {
-    try {
-      return await tool.checkPermissions(input, context);
-    } catch (error) {
-      const reason = `${tool.name}'s permission check failed: ${error instanceof Error ? error.message : String(error)}`;
-      return { behavior: 'ask', message: reason, decisionReason: { layer: 'toolCheck', reason, classifierApprovable: false } };
-    }
-  };
-  return resolvePermission(tool, input, ctx, { hookDecision, runToolCheck });
+  // No per-call closure for the tool check: this runs for every tool call, so it stays allocation-light.
+  return resolveChain(tool, input, context.getAppState().toolPermissionContext, hookDecision, undefined, context);
+}
+
+async function runToolCheckIn(tool: AnyTool, input: Record<string, unknown>, context: ToolUseContext): Promise<PermissionResult> {
+  try {
+    return await tool.checkPermissions(input, context);
+  } catch (error) {
+    const reason = `${tool.name}'s permission check failed: ${error instanceof Error ? error.message : String(error)}`;
+    return { behavior: 'ask', message: reason, decisionReason: { layer: 'toolCheck', reason, classifierApprovable: false } };
+  }
 }
 
 export interface ResolveOptions {
@@ -49,14 +50,24 @@ export interface ResolveOptions {
 }
 
 /** The chain for an explicit permission context (what `toolgate check` and tests call). */
-export async function resolvePermission(
+export function resolvePermission(
   tool: AnyTool,
   input: Record<string, unknown>,
   ctx: ToolPermissionContext,
   options: ResolveOptions = {},
 ): Promise<PermissionDecision> {
-  const hook = options.hookDecision;
-  const finish = (d: PermissionDecision) => applyDontAsk(d, ctx);
+  return resolveChain(tool, input, ctx, options.hookDecision, options.runToolCheck, undefined);
+}
+
+/** The chain itself; the tool's check comes either as a callback or as the context to run `checkPermissions` in. */
+async function resolveChain(
+  tool: AnyTool,
+  input: Record<string, unknown>,
+  ctx: ToolPermissionContext,
+  hook: PermissionDecision | undefined,
+  runToolCheck: (() => Promise<PermissionResult>) | undefined,
+  checkContext: ToolUseContext | undefined,
+): Promise<PermissionDecision> {
 
   // 1. A hook's deny stands.
   if (hook?.behavior === 'deny') return { ...hook, decisionReason: hookTrace(hook, 'a PreToolUse hook denied this call') };
@@ -69,20 +80,19 @@ export async function resolvePermission(
   if (content.behavior === 'deny' && contentLayer === 'denyRule') return asDeny(content);
 
   // 3. Ask: a hook's ask, then ask rules.
-  if (hook?.behavior === 'ask') return finish({ ...hook, decisionReason: hookTrace(hook, 'a PreToolUse hook asked for confirmation') });
+  if (hook?.behavior === 'ask') return applyDontAsk({ ...hook, decisionReason: hookTrace(hook, 'a PreToolUse hook asked for confirmation') }, ctx);
   const toolAsk = findToolLevelRule(ctx.alwaysAskRules, tool);
-  if (toolAsk) return finish(ask(ruleTrace('askRule', toolAsk, `${tool.name} matches ask rule ${formatPermissionRule(toolAsk.ruleValue)}`)));
-  if (content.behavior === 'ask' && contentLayer === 'askRule') return finish(asAsk(content));
+  if (toolAsk) return applyDontAsk(ask(ruleTrace('askRule', toolAsk, `${tool.name} matches ask rule ${formatPermissionRule(toolAsk.ruleValue)}`)), ctx);
+  if (content.behavior === 'ask' && contentLayer === 'askRule') return applyDontAsk(asAsk(content), ctx);
 
   // 4. The tool's own objections, then the remaining content verdicts (safety checks, mode denials).
-  const toolCheck = options.runToolCheck ? await options.runToolCheck() : undefined;
+  const toolCheck = checkContext ? await runToolCheckIn(tool, input, checkContext) : runToolCheck ? await runToolCheck() : undefined;
   if (toolCheck?.behavior === 'deny') {
     return asDeny(toolCheck, { layer: 'toolCheck', reason: toolCheck.message || `${tool.name} refused this call` });
   }
   // Asked only when a layer needs it: for Bash it means analysing the command once more.
   let readOnlyMemo: boolean | undefined;
-  const isReadOnly = () => (readOnlyMemo ??= safeIsReadOnly(tool, input));
-  if (ctx.mode === 'plan' && !isReadOnly()) {
+  if (ctx.mode === 'plan' && !(readOnlyMemo ??= safeIsReadOnly(tool, input))) {
     return deny({ layer: 'mode', reason: `plan mode is read-only: ${tool.name} with this input is not a read-only call` });
   }
   if (content.behavior === 'deny') return asDeny(content);
@@ -96,7 +106,7 @@ export async function resolvePermission(
     if (hook?.behavior === 'allow' && trace.classifierApprovable !== false) {
       return { ...hook, decisionReason: hookTrace(hook, `a PreToolUse hook approved what would have prompted: ${trace.reason}`) };
     }
-    return finish(withSuggestions(asAsk(pendingAsk, trace), tool, input, ctx));
+    return applyDontAsk(withSuggestions(asAsk(pendingAsk, trace), tool, input, ctx), ctx);
   }
 
   // 5. Mode.
@@ -110,20 +120,21 @@ export async function resolvePermission(
   if (toolAllow) {
     return { behavior: 'allow', decisionReason: ruleTrace('allowRule', toolAllow, `${tool.name} is allowed by ${formatPermissionRule(toolAllow.ruleValue)}`) };
   }
-  if (content.behavior === 'passthrough' && content.decisionReason === undefined && !tool.isMcp && !NETWORK_TOOLS.has(tool.name) && isReadOnly()) {
+  if (content.behavior === 'passthrough' && content.decisionReason === undefined && !tool.isMcp && !NETWORK_TOOLS.has(tool.name) && (readOnlyMemo ??= safeIsReadOnly(tool, input))) {
     return { behavior: 'allow', decisionReason: { layer: 'readOnly', reason: `${tool.name} with this input is read-only` } };
   }
   if (hook?.behavior === 'allow') return { ...hook, decisionReason: hookTrace(hook, 'a PreToolUse hook approved this call') };
 
   // 7. Nothing allowed it: ask.
   const why = content.decisionReason?.reason ?? content.message ?? `no rule allows ${tool.name}`;
-  return finish(
+  return applyDontAsk(
     withSuggestions(
       { behavior: 'ask', message: `${tool.name} needs permission: ${why}`, decisionReason: { layer: 'prompt', reason: why, subcommand: content.decisionReason?.subcommand } },
       tool,
       input,
       ctx,
     ),
+    ctx,
   );
 }
 
