@@ -5,24 +5,47 @@
  */
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
-import { Language, Parser, type Node } from 'web-tree-sitter';
+import { Language, Parser, type Tree } from 'web-tree-sitter';
 
 const require = createRequire(import.meta.url);
 
-await Parser.init();
+/**
+ * The Emscripten module behind web-tree-sitter: `Parser.init(options)` makes the options object the module itself.
+ * The copy-out walks each tree with web-tree-sitter's own cursor entry points but calls them directly: its
+ * TreeCursor class copies the cursor between JS and the wasm transfer buffer on every step (8 memory accesses and
+ * an object per node), while the cursor state can simply stay in the transfer buffer for the whole walk — nothing
+ * else touches that buffer meanwhile (the walk is synchronous and calls nothing else in web-tree-sitter).
+ */
+interface CursorBinding {
+  _ts_tree_cursor_goto_first_child_wasm(tree: number): number;
+  _ts_tree_cursor_goto_next_sibling_wasm(tree: number): number;
+  _ts_tree_cursor_goto_parent_wasm(tree: number): number;
+  _ts_tree_cursor_current_node_type_id_wasm(tree: number): number;
+  _ts_tree_cursor_start_index_wasm(tree: number): number;
+  _ts_tree_cursor_end_index_wasm(tree: number): number;
+  _ts_tree_cursor_delete_wasm(tree: number): void;
+}
+const binding: Partial<CursorBinding> = {};
+await Parser.init(binding);
 const bash = await Language.load(readFileSync(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm')));
 const parser = new Parser();
 parser.setLanguage(bash);
+const CURSOR_FUNCTIONS = [
+  '_ts_tree_cursor_goto_first_child_wasm', '_ts_tree_cursor_goto_next_sibling_wasm', '_ts_tree_cursor_goto_parent_wasm',
+  '_ts_tree_cursor_current_node_type_id_wasm', '_ts_tree_cursor_start_index_wasm', '_ts_tree_cursor_end_index_wasm',
+  '_ts_tree_cursor_delete_wasm',
+] as const;
+for (const name of CURSOR_FUNCTIONS) {
+  if (typeof binding[name] !== 'function') throw new Error(`web-tree-sitter no longer exposes ${name}: the bash parser cannot walk trees`);
+}
+const wasm = binding as CursorBinding;
 
 const types = bash.types;
-const namedCache = new Map<number, boolean>();
+// Named-ness per type id, computed once (65535 is ERROR).
+const namedTypes: boolean[] = [];
+for (let id = 0; id < bash.nodeTypeCount; id++) namedTypes[id] = bash.nodeTypeIsNamed(id);
 function isNamedType(typeId: number): boolean {
-  let named = namedCache.get(typeId);
-  if (named === undefined) {
-    named = typeId === 65535 || bash.nodeTypeIsNamed(typeId);
-    namedCache.set(typeId, named);
-  }
-  return named;
+  return typeId === 65535 || (namedTypes[typeId] ?? bash.nodeTypeIsNamed(typeId));
 }
 
 /** A node of a parsed command: type, UTF-16 offsets into the source, children. */
@@ -70,17 +93,42 @@ const LEAF_TYPES = new Set([
   'file_descriptor', 'variable_name', 'special_variable_name', 'test_operator', 'regex', 'comment', 'extglob_pattern',
 ]);
 
-function copy(node: Node, source: string, counter: { errors: number }): SyntaxNode {
-  const typeId = node.typeId;
+const NO_CHILDREN: readonly SyntaxNode[] = [];
+
+// Depth-first over the cursor held in the transfer buffer (see CursorBinding).
+function copy(tree: number, source: string, counter: { errors: number }): SyntaxNode {
+  const typeId = wasm._ts_tree_cursor_current_node_type_id_wasm(tree);
   const type = types[typeId] ?? 'ERROR';
   const named = isNamedType(typeId);
   if (type === 'ERROR') counter.errors++;
+  const startIndex = wasm._ts_tree_cursor_start_index_wasm(tree);
   // Anonymous nodes (tokens) and named leaves have no children; an internal node ends where its last child ends.
-  const children = named && !LEAF_TYPES.has(type) ? node.children.map((c) => copy(c!, source, counter)) : [];
+  let children = NO_CHILDREN;
+  if (named && !LEAF_TYPES.has(type) && wasm._ts_tree_cursor_goto_first_child_wasm(tree) === 1) {
+    const list: SyntaxNode[] = [];
+    do list.push(copy(tree, source, counter));
+    while (wasm._ts_tree_cursor_goto_next_sibling_wasm(tree) === 1);
+    wasm._ts_tree_cursor_goto_parent_wasm(tree);
+    children = list;
+  }
   const last = children[children.length - 1];
-  const out = new SyntaxNode(type, named, node.startIndex, last ? last.endIndex : node.endIndex, children, source);
+  const endIndex = last ? last.endIndex : wasm._ts_tree_cursor_end_index_wasm(tree);
+  const out = new SyntaxNode(type, named, startIndex, endIndex, children, source);
   for (const c of children) c.parent = out;
   return out;
+}
+
+function copyTree(tree: Tree, source: string, counter: { errors: number }): SyntaxNode {
+  // `walk()` creates the cursor in the transfer buffer; from there on only the direct calls move it, and the
+  // delete frees whatever stack the cursor grew to (the JS TreeCursor object is dropped without its own delete,
+  // which would free the stale pointer it copied at creation).
+  tree.walk();
+  const treePtr = (tree as unknown as { readonly 0: number })[0];
+  try {
+    return copy(treePtr, source, counter);
+  } finally {
+    wasm._ts_tree_cursor_delete_wasm(treePtr);
+  }
 }
 
 export interface ParsedBash {
@@ -98,7 +146,7 @@ export function parseBash(source: string): ParsedBash | null {
   if (!tree) return null;
   try {
     const counter = { errors: 0 };
-    const root = copy(tree.rootNode, source, counter);
+    const root = copyTree(tree, source, counter);
     const hasError = tree.rootNode.hasError;
     return { root, hasError, hasMissing: hasError && counter.errors === 0 };
   } finally {
