@@ -13,6 +13,7 @@ import type {
 import type { AnyTool } from '../tool/tool.js';
 import { checkBashPermission } from './bash/index.js';
 import { domainPatternOf, hostMatchesDomainPattern, hostOfUrl } from './domains.js';
+import { parameterRulesFor, PRIMARY_FIELDS } from './parameter-rules.js';
 import { formatPermissionRule } from './permission-rule.js';
 import { checkPathPermission, expandPath, type PathAccessKind } from './paths.js';
 
@@ -33,9 +34,6 @@ const ALTERNATE_PATH_FIELDS = ['file_path', 'path', 'notebook_path'];
 
 /** Tools whose calls reach the network: never approved only for being read-only. */
 export const NETWORK_TOOLS: ReadonlySet<string> = new Set(['WebFetch', 'WebSearch']);
-
-/** Primary content fields may not be matched by parameter rules (they have their own rule forms). */
-const PRIMARY_FIELDS = new Set(['command', 'file_path', 'path', 'url', 'notebook_path']);
 
 /** The field generic `Tool(content)` rules are matched against. */
 const CONTENT_FIELDS: Readonly<Record<string, string>> = { Agent: 'subagent_type', Skill: 'skill' };
@@ -218,19 +216,24 @@ function isParameterRule(content: string, input: Record<string, unknown>): boole
 
 /** Deny/ask parameter rules: `Agent(model:opus)`, `Bash(run_in_background:true)` on a top-level scalar field. */
 function checkParameterRules(tool: AnyTool, input: Record<string, unknown>, ctx: ToolPermissionContext): PermissionResult {
-  for (const [behavior, rules] of [['deny', ctx.alwaysDenyRules], ['ask', ctx.alwaysAskRules]] as const) {
-    for (const r of rules) {
-      if (r.ruleValue.toolName !== tool.name || r.ruleValue.ruleContent === undefined) continue;
-      const m = /^([A-Za-z_][A-Za-z0-9_]*):(.*)$/s.exec(r.ruleValue.ruleContent);
-      if (!m || PRIMARY_FIELDS.has(m[1]!) || !Object.prototype.hasOwnProperty.call(input, m[1]!)) continue;
-      const v = input[m[1]!];
-      if (v === null || typeof v === 'object' || typeof v === 'function') continue;
-      if (!wildcardMatch(m[2]!, String(v))) continue;
-      const reason = `${tool.name} ${m[1]}=${JSON.stringify(v)} matches ${behavior} rule ${formatPermissionRule(r.ruleValue)}`;
-      return { behavior, message: reason, decisionReason: trace(behavior === 'deny' ? 'denyRule' : 'askRule', reason, r) };
-    }
+  return matchParameterRules(tool, input, 'deny', ctx.alwaysDenyRules) ?? matchParameterRules(tool, input, 'ask', ctx.alwaysAskRules) ?? PASS;
+}
+
+function matchParameterRules(
+  tool: AnyTool,
+  input: Record<string, unknown>,
+  behavior: 'deny' | 'ask',
+  rules: readonly PermissionRule[],
+): PermissionResult | undefined {
+  for (const p of parameterRulesFor(rules, tool.name)) {
+    if (!Object.prototype.hasOwnProperty.call(input, p.field)) continue;
+    const v = input[p.field];
+    if (v === null || typeof v === 'object' || typeof v === 'function') continue;
+    if (!p.matches(String(v))) continue;
+    const reason = `${tool.name} ${p.field}=${JSON.stringify(v)} matches ${behavior} rule ${formatPermissionRule(p.rule.ruleValue)}`;
+    return { behavior, message: reason, decisionReason: trace(behavior === 'deny' ? 'denyRule' : 'askRule', reason, p.rule) };
   }
-  return PASS;
+  return undefined;
 }
 
 export function wildcardMatch(pattern: string, value: string): boolean {

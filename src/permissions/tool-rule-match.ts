@@ -62,5 +62,25 @@ export function toolMatchesRulePattern(tool: RuleMatchableTool, ruleValue: Permi
 
 /** The first content-less rule of this list that names the tool (exact, MCP server, or glob). */
 export function findToolLevelRule(rules: readonly PermissionRule[], tool: RuleMatchableTool): PermissionRule | undefined {
-  return rules.find((rule) => toolMatchesRulePattern(tool, rule.ruleValue));
+  // Asked several times per tool call: a frozen list (every context's) remembers its answer per tool identity.
+  if (!Object.isFrozen(rules)) return rules.find((rule) => toolMatchesRulePattern(tool, rule.ruleValue));
+  let byTool = toolLevelAnswers.get(rules);
+  if (byTool === undefined) {
+    byTool = new Map();
+    toolLevelAnswers.set(rules, byTool);
+  }
+  const key = tool.mcpInfo === undefined ? tool.name : `${tool.name}\u0000${tool.mcpInfo.serverName}\u0000${tool.mcpInfo.toolName}`;
+  const known = byTool.get(key);
+  if (known !== undefined) return known ?? undefined;
+  const found = rules.find((rule) => toolMatchesRulePattern(tool, rule.ruleValue));
+  // Only lists whose rules are frozen too are safe to answer from memory; MCP pools are bounded, the cap is a backstop.
+  if (byTool.size < MAX_REMEMBERED_TOOLS && rules.every(isFrozenRule)) byTool.set(key, found ?? null);
+  return found;
+}
+
+const MAX_REMEMBERED_TOOLS = 4096;
+const toolLevelAnswers = new WeakMap<readonly PermissionRule[], Map<string, PermissionRule | null>>();
+
+function isFrozenRule(rule: PermissionRule): boolean {
+  return Object.isFrozen(rule) && Object.isFrozen(rule.ruleValue);
 }
