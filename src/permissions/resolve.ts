@@ -24,22 +24,18 @@ import { formatPermissionRule } from './permission-rule.js';
 import { suggestRules } from './suggest.js';
 import { findToolLevelRule } from './tool-rule-match.js';
 
-export async function hasPermissionsToUseTool(
+export function hasPermissionsToUseTool(
   tool: AnyTool,
   input: Record<string, unknown>,
   context: ToolUseContext,
   hookDecision?: PermissionDecision,
 ): Promise<PermissionDecision> {
-  // No per-call closure for the tool check: this runs for every tool call, so it stays allocation-light.
-  return resolveChain(tool, input, context.getAppState().toolPermissionContext, hookDecision, undefined, context);
-}
-
-async function runToolCheckIn(tool: AnyTool, input: Record<string, unknown>, context: ToolUseContext): Promise<PermissionResult> {
+  // Not itself async, and no per-call closure for the tool check: every tool call comes through here, and each extra
+  // async layer costs microtask turns. A failure still arrives as a rejection, as from an async function.
   try {
-    return await tool.checkPermissions(input, context);
+    return resolveChain(tool, input, context.getAppState().toolPermissionContext, hookDecision, undefined, context);
   } catch (error) {
-    const reason = `${tool.name}'s permission check failed: ${error instanceof Error ? error.message : String(error)}`;
-    return { behavior: 'ask', message: reason, decisionReason: { layer: 'toolCheck', reason, classifierApprovable: false } };
+    return Promise.reject(error);
   }
 }
 
@@ -50,7 +46,7 @@ export interface ResolveOptions {
 }
 
 /** The chain for an explicit permission context (what `toolgate check` and tests call). */
-export function resolvePermission(
+export async function resolvePermission(
   tool: AnyTool,
   input: Record<string, unknown>,
   ctx: ToolPermissionContext,
@@ -68,7 +64,6 @@ async function resolveChain(
   runToolCheck: (() => Promise<PermissionResult>) | undefined,
   checkContext: ToolUseContext | undefined,
 ): Promise<PermissionDecision> {
-
   // 1. A hook's deny stands.
   if (hook?.behavior === 'deny') return { ...hook, decisionReason: hookTrace(hook, 'a PreToolUse hook denied this call') };
 
@@ -86,7 +81,17 @@ async function resolveChain(
   if (content.behavior === 'ask' && contentLayer === 'askRule') return applyDontAsk(asAsk(content), ctx);
 
   // 4. The tool's own objections, then the remaining content verdicts (safety checks, mode denials).
-  const toolCheck = checkContext ? await runToolCheckIn(tool, input, checkContext) : runToolCheck ? await runToolCheck() : undefined;
+  let toolCheck: PermissionResult | undefined;
+  if (checkContext) {
+    try {
+      toolCheck = await tool.checkPermissions(input, checkContext);
+    } catch (error) {
+      const reason = `${tool.name}'s permission check failed: ${error instanceof Error ? error.message : String(error)}`;
+      toolCheck = { behavior: 'ask', message: reason, decisionReason: { layer: 'toolCheck', reason, classifierApprovable: false } };
+    }
+  } else if (runToolCheck) {
+    toolCheck = await runToolCheck();
+  }
   if (toolCheck?.behavior === 'deny') {
     return asDeny(toolCheck, { layer: 'toolCheck', reason: toolCheck.message || `${tool.name} refused this call` });
   }
