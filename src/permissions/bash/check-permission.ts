@@ -7,7 +7,7 @@ import type { DecisionLayer, DecisionTrace, PermissionResult, ToolPermissionCont
 import type { BashPermissionDeps, SimpleCommand } from './types.js';
 import { analyzeBashCommand } from './analyze.js';
 import { bashRules, matchDenyLike, type BashRule } from './rule-set.js';
-import { compileBashRule, matchCompiled } from './rule-match.js';
+import { matchCompiled } from './rule-match.js';
 import { neverApprovedByPrefix } from './wrappers.js';
 import { collectPathFacts, type SubcommandFacts } from './path-checks.js';
 import { flattenSubcommands } from './read-only.js';
@@ -33,8 +33,8 @@ function allowRuleFor(sub: SimpleCommand, allow: readonly BashRule[]): BashRule 
   if (sub.kind !== 'command' && sub.kind !== 'declaration') return undefined;
   if (sub.strippedWords.length === 0) return undefined;
   for (const rule of allow) {
-    if (rule.content === undefined) return rule;
-    const compiled = compileBashRule(rule.content);
+    const compiled = rule.compiled;
+    if (compiled === undefined) return rule;
     if (!matchCompiled(compiled, sub.strippedWords)) continue;
     if (compiled.kind !== 'exact' && neverApprovedByPrefix(sub.strippedWords)) continue;
     return rule;
@@ -116,7 +116,7 @@ export function checkBashPermission(command: string, ctx: ToolPermissionContext,
   }
 
   // 5. Allow: the whole command by an exact rule, or every subcommand by a rule or as read-only.
-  const wholeRule = allow.find((r) => r.content !== undefined && r.content.trim() === whole && compileBashRule(r.content).kind === 'exact');
+  const wholeRule = allow.find((r) => r.trimmed === whole && r.compiled?.kind === 'exact');
   if (wholeRule) return { behavior: 'allow', decisionReason: trace('allowRule', `the whole command matches ${wholeRule.text}`, wholeRule, whole) };
   const used: { rule: BashRule; sub: SimpleCommand }[] = [];
   const failing: { sub: SimpleCommand; facts: SubcommandFacts | undefined }[] = [];

@@ -13,7 +13,7 @@ export interface MatchWord {
   readonly literal: boolean;
 }
 
-type CompiledRule =
+export type CompiledRule =
   | { readonly kind: 'any' }
   | { readonly kind: 'exact' | 'prefix'; readonly words: readonly string[] }
   | { readonly kind: 'glob'; readonly regex: RegExp; readonly head: string };

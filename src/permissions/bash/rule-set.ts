@@ -4,7 +4,7 @@
  */
 import type { PermissionRule } from '../../tool/permission-types.js';
 import type { BashAnalysis, SimpleCommand } from './types.js';
-import { compileBashRule, matchCompiled, matchFlagsCompiled, mayMatchCompiled, type MatchWord } from './rule-match.js';
+import { compileBashRule, matchCompiled, matchFlagsCompiled, mayMatchCompiled, type CompiledRule, type MatchWord } from './rule-match.js';
 import { denyViews } from './wrappers.js';
 import { naiveWords, rawSegments } from './raw-split.js';
 
@@ -13,15 +13,37 @@ export interface BashRule {
   readonly content: string | undefined;
   /** `Bash(npm test)` / `Bash`. */
   readonly text: string;
+  /** Compiled content (undefined for a bare `Bash`). */
+  readonly compiled: CompiledRule | undefined;
+  /** Content trimmed, as the whole command is compared with it. */
+  readonly trimmed: string | undefined;
+  /** Written with shell operators (`curl * | sh`): such a rule can only match the command as a whole. */
+  readonly operators: boolean;
 }
 
-export function bashRules(rules: readonly PermissionRule[]): BashRule[] {
+/**
+ * The Bash rules of one rule list, compiled once per list: a context's lists are immutable, and each decision asks
+ * for all three. The snapshot guards against a list that was changed in place anyway.
+ */
+const compiledLists = new WeakMap<readonly PermissionRule[], { readonly snapshot: readonly PermissionRule[]; readonly rules: readonly BashRule[] }>();
+
+export function bashRules(rules: readonly PermissionRule[]): readonly BashRule[] {
+  const hit = compiledLists.get(rules);
+  if (hit && hit.snapshot.length === rules.length && hit.snapshot.every((r, i) => r === rules[i])) return hit.rules;
   const out: BashRule[] = [];
   for (const rule of rules) {
     if (rule.ruleValue.toolName !== 'Bash') continue;
     const content = rule.ruleValue.ruleContent;
-    out.push({ rule, content, text: content === undefined ? 'Bash' : `Bash(${content})` });
+    out.push({
+      rule,
+      content,
+      text: content === undefined ? 'Bash' : `Bash(${content})`,
+      compiled: content === undefined ? undefined : compileBashRule(content),
+      trimmed: content?.trim(),
+      operators: content !== undefined && /[|&;]/.test(content),
+    });
   }
+  compiledLists.set(rules, { snapshot: [...rules], rules: out });
   return out;
 }
 
@@ -61,11 +83,11 @@ export function matchDenyLike(rules: readonly BashRule[], analysis: BashAnalysis
   const pieces = viewsOf(analysis);
   let possible: RuleMatch | undefined;
   for (const rule of rules) {
-    if (rule.content === undefined) return { definite: { rule, subcommand: whole } };
-    const compiled = compileBashRule(rule.content);
-    if (compiled.kind === 'any' || rule.content.trim() === whole) return { definite: { rule, subcommand: whole } };
+    const compiled = rule.compiled;
+    if (compiled === undefined) return { definite: { rule, subcommand: whole } };
+    if (compiled.kind === 'any' || rule.trimmed === whole) return { definite: { rule, subcommand: whole } };
     // A rule written with operators (`curl * | bash`) can only match the command as a whole.
-    if (/[|&;]/.test(rule.content) && matchCompiled(compiled, whole.split(/\s+/).map((value) => ({ value, literal: true })))) {
+    if (rule.operators && matchCompiled(compiled, whole.split(/\s+/).map((value) => ({ value, literal: true })))) {
       return { definite: { rule, subcommand: whole } };
     }
     for (const piece of pieces) {

@@ -227,66 +227,67 @@ export class Walker {
   /** Parse redirect nodes; nested statements tree-sitter hangs under a heredoc go to `deferred`. */
   private redirectsOf(nodes: readonly SyntaxNode[], deferred: SyntaxNode[], onStdin?: (code: StdinCode) => void): Redirect[] {
     const out: Redirect[] = [];
-    const visit = (r: SyntaxNode): void => {
-      if (r.type === 'file_redirect') {
-        let fd: number | undefined;
-        let op = '';
-        let dest: SyntaxNode | undefined;
-        for (const c of r.children) {
-          if (!c) continue;
-          if (c.type === 'file_descriptor') fd = Number(c.text);
-          else if (!c.isNamed) op += c.type;
-          else if (!dest) dest = c;
-          this.walk(c);
-        }
-        if (!dest) {
-          out.push({ op, fd, target: null, isWrite: false });
-          return;
-        }
-        const v = evaluateWord(dest);
-        const target = v.literal && !v.glob ? v.value : null;
-        let isWrite = WRITE_OPS.has(op);
-        if (op === '>&' && target !== null && /^(\d+|-)$/.test(target)) isWrite = false;
-        else if (op === '>&') isWrite = true;
-        if (dest.type === 'process_substitution') isWrite = false;
-        out.push({ op, fd, target: dest.type === 'process_substitution' ? dest.text : target, isWrite });
-        return;
-      }
-      if (r.type === 'herestring_redirect') {
-        const word = r.namedChildren[0];
-        const v = word ? evaluateWord(word) : undefined;
-        if (word) this.walk(word);
-        out.push({ op: '<<<', target: null, isWrite: false });
-        onStdin?.({ code: v?.literal ? v.value : null });
-        return;
-      }
-      if (r.type === 'heredoc_redirect') {
-        let op = '<<';
-        let quoted = false;
-        let body: SyntaxNode | undefined;
-        for (const c of r.children) {
-          if (!c) continue;
-          if (c.type === '<<' || c.type === '<<-') op = c.type;
-          else if (c.type === 'heredoc_start') quoted = /['"\\]/.test(c.text);
-          else if (c.type === 'heredoc_body') {
-            body = c;
-            this.walk(c);
-          } else if (c.type === 'file_redirect' || c.type === 'herestring_redirect' || c.type === 'heredoc_redirect') visit(c);
-          else if (c.isNamed && c.type !== 'heredoc_end') deferred.push(c);
-        }
-        out.push({ op, target: null, isWrite: false });
-        // tree-sitter leaves backticks in an unquoted heredoc body as text; bash runs them.
-        if (body && !quoted && body.children.length === 0 && hiddenExpansion(body.text) === 'command') {
-          this.flag('a command substitution in a heredoc body the parser did not recognise', body);
-        }
-        const literal = body && (quoted || body.namedChildren.every((c) => c?.type === 'heredoc_content'));
-        onStdin?.({ code: body === undefined ? '' : literal ? body.text : null });
-        return;
-      }
-      this.walk(r);
-    };
-    for (const n of nodes) visit(n);
+    for (const n of nodes) this.redirect(n, out, deferred, onStdin);
     return out;
+  }
+
+  private redirect(r: SyntaxNode, out: Redirect[], deferred: SyntaxNode[], onStdin: ((code: StdinCode) => void) | undefined): void {
+    if (r.type === 'file_redirect') {
+      let fd: number | undefined;
+      let op = '';
+      let dest: SyntaxNode | undefined;
+      for (const c of r.children) {
+        if (!c) continue;
+        if (c.type === 'file_descriptor') fd = Number(c.text);
+        else if (!c.isNamed) op += c.type;
+        else if (!dest) dest = c;
+        this.walk(c);
+      }
+      if (!dest) {
+        out.push({ op, fd, target: null, isWrite: false });
+        return;
+      }
+      const v = evaluateWord(dest);
+      const target = v.literal && !v.glob ? v.value : null;
+      let isWrite = WRITE_OPS.has(op);
+      if (op === '>&' && target !== null && /^(\d+|-)$/.test(target)) isWrite = false;
+      else if (op === '>&') isWrite = true;
+      if (dest.type === 'process_substitution') isWrite = false;
+      out.push({ op, fd, target: dest.type === 'process_substitution' ? dest.text : target, isWrite });
+      return;
+    }
+    if (r.type === 'herestring_redirect') {
+      const word = r.namedChildren[0];
+      const v = word ? evaluateWord(word) : undefined;
+      if (word) this.walk(word);
+      out.push({ op: '<<<', target: null, isWrite: false });
+      onStdin?.({ code: v?.literal ? v.value : null });
+      return;
+    }
+    if (r.type === 'heredoc_redirect') {
+      let op = '<<';
+      let quoted = false;
+      let body: SyntaxNode | undefined;
+      for (const c of r.children) {
+        if (!c) continue;
+        if (c.type === '<<' || c.type === '<<-') op = c.type;
+        else if (c.type === 'heredoc_start') quoted = /['"\\]/.test(c.text);
+        else if (c.type === 'heredoc_body') {
+          body = c;
+          this.walk(c);
+        } else if (c.type === 'file_redirect' || c.type === 'herestring_redirect' || c.type === 'heredoc_redirect') this.redirect(c, out, deferred, onStdin);
+        else if (c.isNamed && c.type !== 'heredoc_end') deferred.push(c);
+      }
+      out.push({ op, target: null, isWrite: false });
+      // tree-sitter leaves backticks in an unquoted heredoc body as text; bash runs them.
+      if (body && !quoted && body.children.length === 0 && hiddenExpansion(body.text) === 'command') {
+        this.flag('a command substitution in a heredoc body the parser did not recognise', body);
+      }
+      const literal = body && (quoted || body.namedChildren.every((c) => c?.type === 'heredoc_content'));
+      onStdin?.({ code: body === undefined ? '' : literal ? body.text : null });
+      return;
+    }
+    this.walk(r);
   }
 
   private bareAssignments(node: SyntaxNode): void {

@@ -36,8 +36,7 @@ function unescapeUnquoted(text: string): { value: string; glob: boolean; brace: 
   }
   // Brace expansion turns one word into several: `{rm,-rf,/}`, `{1..3}`. Escaped braces were removed above only
   // from `value`, so look at the raw text with escapes dropped.
-  const unescapedOnly = text.replace(/\\./gs, '__');
-  const brace = /\{[^{}]*(,|\.\.)[^{}]*\}/.test(unescapedOnly);
+  const brace = text.includes('{') && /\{[^{}]*(,|\.\.)[^{}]*\}/.test(text.includes('\\') ? text.replace(/\\./gs, '__') : text);
   return { value, glob, brace };
 }
 
@@ -132,7 +131,7 @@ export function evaluateWord(node: SyntaxNode): WordValue {
         if (hiddenExpansion(text)) return NON_LITERAL(node, { unquotedNonAscii });
       }
       // `(` in a bare word only appears with extglob (`!(x)`, `@(a|b)`), which expands like a glob.
-      if (brace || /(^|[^\\])[()]/.test(text)) return NON_LITERAL(node, { unquotedNonAscii });
+      if (brace || ((text.includes('(') || text.includes(')')) && /(^|[^\\])[()]/.test(text))) return NON_LITERAL(node, { unquotedNonAscii });
       return { value, literal: true, glob, unquotedNonAscii };
     }
     case 'raw_string':
