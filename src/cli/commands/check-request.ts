@@ -47,6 +47,7 @@ export class CheckEngine {
   readonly #tools: Tools;
   readonly #defaults: CheckDefaults;
   readonly #contexts = new Map<string, { ctx: ToolPermissionContext; context: ToolUseContext }>();
+  readonly #byRawKey = new Map<string, { ctx: ToolPermissionContext; context: ToolUseContext }>();
   readonly #base: ToolUseContext;
 
   constructor(tools: Tools, defaults: CheckDefaults) {
@@ -55,14 +56,17 @@ export class CheckEngine {
     this.#base = createToolUseContext({ tools, permissionContext: createPermissionContext({ cwd: defaults.cwd }), sessionDir: os.tmpdir() });
   }
 
-  /** A request object (already JSON-parsed) → its decision. Throws CheckRequestError for a bad request. */
-  async decide(request: unknown): Promise<{ output: CheckOutput; decision: PermissionDecision; warnings: string[] }> {
+  /**
+   * A request object (already JSON-parsed) → its decision. Throws CheckRequestError for a bad request. `fromJson`:
+   * the request is straight from JSON.parse, so its context fields can be keyed by their JSON text.
+   */
+  async decide(request: unknown, { fromJson = false }: { fromJson?: boolean } = {}): Promise<{ output: CheckOutput; decision: PermissionDecision; warnings: string[] }> {
     if (request === null || typeof request !== 'object' || Array.isArray(request)) throw new CheckRequestError('a request must be a JSON object');
     const r = request as Record<string, unknown>;
     if (typeof r.tool !== 'string' || r.tool.length === 0) throw new CheckRequestError('"tool" must be a non-empty string');
     const input = r.input ?? {};
     if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new CheckRequestError('"input" must be a JSON object');
-    const { ctx, context, warnings } = this.#contextFor(r);
+    const { ctx, context, warnings } = this.#contextFor(r, fromJson);
     const tool = toolForCheck(this.#tools, r.tool);
     // As in the pipeline, permissions see the input after schema parsing (which may coerce fields); input the schema
     // rejects would never run, but is still decided as given. Backfills rewrite top-level fields: copy shallowly.
@@ -96,7 +100,16 @@ export class CheckEngine {
     };
   }
 
-  #contextFor(r: Record<string, unknown>): { ctx: ToolPermissionContext; context: ToolUseContext; warnings: string[] } {
+  #contextFor(r: Record<string, unknown>, fromJson: boolean): { ctx: ToolPermissionContext; context: ToolUseContext; warnings: string[] } {
+    // A batch repeats a few contexts: key them by the JSON text of the request's context fields (one native
+    // stringify) before validating and normalising anything. Only for JSON.parse output: there every value has one
+    // JSON text (no undefined, functions or toJSON that stringify would drop or rewrite; an absent field is omitted,
+    // a null one kept), so requests with the same text validate alike and describe the same context.
+    const rawKey = fromJson
+      ? JSON.stringify({ c: r.cwd, p: r.projectDir, h: r.home, m: r.mode, r: r.rules, a: r.additionalDirectories })
+      : undefined;
+    const fast = rawKey !== undefined ? this.#byRawKey.get(rawKey) : undefined;
+    if (fast) return { ...fast, warnings: [] };
     const d = this.#defaults;
     const cwd = absField(r, 'cwd') ?? path.resolve(d.cwd);
     const projectDir = absField(r, 'projectDir') ?? (d.projectDir !== undefined ? path.resolve(d.projectDir) : cwd);
@@ -114,7 +127,10 @@ export class CheckEngine {
     }
     const key = contextKey(cwd, projectDir, home, mode, r.rules, dirs);
     const cached = this.#contexts.get(key);
-    if (cached) return { ...cached, warnings: [] };
+    if (cached) {
+      if (rawKey !== undefined) this.#rememberRaw(rawKey, cached);
+      return { ...cached, warnings: [] };
+    }
     let ctx: ToolPermissionContext;
     const warnings: string[] = [];
     if (r.rules !== undefined) {
@@ -152,7 +168,13 @@ export class CheckEngine {
     const context: ToolUseContext = { ...this.#base, getAppState: () => appState };
     if (this.#contexts.size > 1000) this.#contexts.clear();
     this.#contexts.set(key, { ctx, context });
+    if (rawKey !== undefined && warnings.length === 0) this.#rememberRaw(rawKey, { ctx, context });
     return { ctx, context, warnings };
+  }
+
+  #rememberRaw(rawKey: string, entry: { ctx: ToolPermissionContext; context: ToolUseContext }): void {
+    if (this.#byRawKey.size > 1000) this.#byRawKey.clear();
+    this.#byRawKey.set(rawKey, entry);
   }
 }
 

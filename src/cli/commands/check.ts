@@ -141,7 +141,7 @@ async function decideLine(engine: CheckEngine, line: string): Promise<unknown> {
     return { error: `invalid JSON: ${error instanceof Error ? error.message : String(error)}` };
   }
   try {
-    return (await engine.decide(request)).output;
+    return (await engine.decide(request, { fromJson: true })).output;
   } catch (error) {
     return { error: error instanceof Error ? error.message : String(error) };
   }
