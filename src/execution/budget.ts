@@ -64,6 +64,12 @@ export function toolResultTextLength(block: ToolResultBlockParam): number {
   return n;
 }
 
+/** True when `block` is within the tool's limit, i.e. `applyResultSizeLimit` would return it unchanged. */
+export function fitsResultSizeLimit(block: ToolResultBlockParam, tool: AnyTool, context: ToolUseContext): boolean {
+  const limit = effectiveMaxResultSizeChars(tool, context);
+  return !Number.isFinite(limit) || toolResultTextLength(block) <= limit;
+}
+
 /** Applies the per-tool limit; returns the block unchanged when it fits. Throws a `ResultBudgetError` if saving fails. */
 export async function applyResultSizeLimit(
   block: ToolResultBlockParam,

@@ -27,7 +27,7 @@ import type {
 } from '../tool/tool.js';
 import type { ToolUseContext } from '../tool/tool-use-context.js';
 import { localToolCallBackend, type ToolCallBackend } from './backend.js';
-import { applyResultSizeLimit, effectiveMaxResultSizeChars } from './budget.js';
+import { applyResultSizeLimit, effectiveMaxResultSizeChars, fitsResultSizeLimit } from './budget.js';
 import { classifyToolError, emitToolEvent, errorMessageForModel, TOOL_ERROR_CLASSES as C, type ToolEventSink } from './errors.js';
 import {
   checkUpdatedToolOutput,
@@ -90,7 +90,8 @@ export async function checkPermissionsAndCallTool(
   const tool = lookupTool(requested.name, context.options.tools, options.fallbackTools);
   if (!tool) return acc.fail('lookup', unknownToolMessage(requested.name), C.unknownTool);
   acc.tool = tool;
-  emitToolEvent(sink, 'tool.start', { 'tool.name': telemetryToolName(tool), 'tool.use_id': toolUseId });
+  // Telemetry attributes are built only when someone listens: this path runs for every call.
+  if (sink) emitToolEvent(sink, 'tool.start', { 'tool.name': telemetryToolName(tool), 'tool.use_id': toolUseId });
 
   // 2 — Abort check: a call queued before the interrupt reached it does not start.
   if (signal.aborted) return acc.fail('abort', abortedBeforeStartMessage(signal.reason), C.aborted);
@@ -175,7 +176,7 @@ export async function checkPermissionsAndCallTool(
       };
     }
   }
-  emitToolEvent(sink, 'tool.decision', {
+  if (sink) emitToolEvent(sink, 'tool.decision', {
     'tool.name': telemetryToolName(tool),
     'tool.use_id': toolUseId,
     'tool.decision': decision.behavior,
@@ -207,7 +208,7 @@ export async function checkPermissionsAndCallTool(
   // 10 — call(), through the backend, with the original (or hook/permission-updated) input — unless the turn was
   // cancelled while hooks ran or a prompt waited.
   if (signal.aborted) return acc.fail('abort', abortedBeforeStartMessage(signal.reason), C.aborted, { decision });
-  const callStarted = performance.now();
+  const callStarted = hooks ? performance.now() : 0; // only hooks are told how long the call took
   let output: ToolResult<unknown>;
   try {
     output = await (options.backend ?? localToolCallBackend).call({
@@ -228,7 +229,8 @@ export async function checkPermissionsAndCallTool(
 
   // 11 — Result budget: the tool's mapping, then the per-tool size limit (oversized text goes to disk).
   let data = output.data;
-  let budgeted = await mapAndBudget(tool, data, toolUseId, context);
+  const mapped = mapAndBudget(tool, data, toolUseId, context);
+  let budgeted = mapped instanceof Promise ? await mapped : mapped;
   if (!budgeted.ok) return acc.fail('budget', budgeted.message, budgeted.errorClass, { decision, input: callInput });
 
   // 12 — PostToolUse hooks (PostToolUseFailure when the tool reported an error): feedback, context, output rewrite.
@@ -264,7 +266,7 @@ export async function checkPermissionsAndCallTool(
       acc.userNotices.push(`PostToolUse:${tool.name} hooks failed (${classifyToolError(error)})`);
     }
   }
-  await recordForConversationBudget(acc, tool, budgeted, toolUseId, context);
+  if (context.contentReplacementState?.record) await recordForConversationBudget(acc, tool, budgeted, toolUseId, context);
 
   // 13 — newMessages: hook context before the call, the tool's own messages, then what PostToolUse hooks added.
   if (Array.isArray(output.newMessages)) acc.newMessages.push(...output.newMessages);
@@ -316,7 +318,8 @@ type Budgeted =
   | { ok: true; block: ToolResultBlockParam; persistedPath?: string }
   | { ok: false; message: string; errorClass: string };
 
-async function mapAndBudget(tool: AnyTool, data: unknown, toolUseId: string, context: ToolUseContext): Promise<Budgeted> {
+/** Synchronous when the result fits its limit (the common case): no microtask turns for a result that stays as it is. */
+function mapAndBudget(tool: AnyTool, data: unknown, toolUseId: string, context: ToolUseContext): Budgeted | Promise<Budgeted> {
   let block: ToolResultBlockParam;
   try {
     block = tool.mapToolResultToToolResultBlockParam(data, toolUseId);
@@ -327,7 +330,16 @@ async function mapAndBudget(tool: AnyTool, data: unknown, toolUseId: string, con
   return budgetBlock(tool, { ...block, tool_use_id: toolUseId }, context);
 }
 
-async function budgetBlock(tool: AnyTool, block: ToolResultBlockParam, context: ToolUseContext): Promise<Budgeted> {
+function budgetBlock(tool: AnyTool, block: ToolResultBlockParam, context: ToolUseContext): Budgeted | Promise<Budgeted> {
+  try {
+    if (fitsResultSizeLimit(block, tool, context)) return { ok: true, block, persistedPath: undefined };
+  } catch {
+    // the full path below meets the same failure and words it
+  }
+  return budgetBlockAsync(tool, block, context);
+}
+
+async function budgetBlockAsync(tool: AnyTool, block: ToolResultBlockParam, context: ToolUseContext): Promise<Budgeted> {
   try {
     const limited = await applyResultSizeLimit(block, tool, context);
     return { ok: true, block: limited.block, persistedPath: limited.persistedPath };
