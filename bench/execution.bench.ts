@@ -2,7 +2,8 @@
  * Executor figures:
  * - execution.overhead_us: what the pipeline adds to a call (no-op tool, the real permission engine over 10 rules),
  *   against a bare `call()` measured in the same run; execution.overhead_allow_gate_us: the same with a gate that
- *   allows at once, i.e. the executor's own share;
+ *   allows at once, i.e. the executor's own share; execution.permission_decision_us: the permission engine's decision
+ *   alone for that call (`hasPermissionsToUseTool`, awaited), absolute;
  * - execution.parallel10_ratio: ten concurrency-safe 100 ms tools through the StreamingToolExecutor, wall time / 100 ms;
  * - execution.start_latency_us: from `addTool()` to `call()` entered (median).
  */
@@ -14,6 +15,7 @@ import { runToolUse } from '../src/execution/pipeline.js';
 import { StreamingToolExecutor } from '../src/execution/streaming-tool-executor.js';
 import { createCanUseTool } from '../src/permissions/can-use-tool.js';
 import { createPermissionContext, parseRules } from '../src/permissions/permission-context.js';
+import { hasPermissionsToUseTool } from '../src/permissions/resolve.js';
 import { buildTool } from '../src/tool/build-tool.js';
 import type { AnyTool, AssistantMessage, CanUseToolFn, ToolUseBlock } from '../src/tool/tool.js';
 import { createToolUseContext, type ToolUseContext } from '../src/tool/tool-use-context.js';
@@ -46,7 +48,7 @@ const noop = buildTool({
 export const benchmarks: Benchmark[] = [
   {
     group: 'execution',
-    names: ['execution.overhead_us', 'execution.overhead_allow_gate_us'],
+    names: ['execution.overhead_us', 'execution.overhead_allow_gate_us', 'execution.permission_decision_us'],
     async run() {
       const { context, cleanup } = setup([noop]);
       try {
@@ -58,9 +60,11 @@ export const benchmarks: Benchmark[] = [
         // The same pipeline with a gate that allows at once: what the executor costs without the rule engine.
         const allowGate: CanUseToolFn = async (_tool, input) => ({ behavior: 'allow', updatedInput: input });
         const gateOnly = await timePerCallUs(() => runToolUse(block, assistantMessage, allowGate, context), opts);
+        const decisionOnly = await timePerCallUs(() => hasPermissionsToUseTool(noop, { value: 'x' }, context), opts);
         return [
           { name: 'execution.overhead_us', value: full - bare, unit: 'us', baseline: bare },
           { name: 'execution.overhead_allow_gate_us', value: gateOnly - bare, unit: 'us', baseline: bare },
+          { name: 'execution.permission_decision_us', value: decisionOnly, unit: 'us' },
         ];
       } finally {
         cleanup();
