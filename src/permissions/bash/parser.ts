@@ -24,6 +24,9 @@ interface CursorBinding {
   _ts_tree_cursor_start_index_wasm(tree: number): number;
   _ts_tree_cursor_end_index_wasm(tree: number): number;
   _ts_tree_cursor_delete_wasm(tree: number): void;
+  _ts_tree_cursor_new_wasm(tree: number): void;
+  _ts_tree_root_node_wasm(tree: number): void;
+  _ts_node_has_error_wasm(tree: number): number;
 }
 const binding: Partial<CursorBinding> = {};
 await Parser.init(binding);
@@ -33,7 +36,7 @@ parser.setLanguage(bash);
 const CURSOR_FUNCTIONS = [
   '_ts_tree_cursor_goto_first_child_wasm', '_ts_tree_cursor_goto_next_sibling_wasm', '_ts_tree_cursor_goto_parent_wasm',
   '_ts_tree_cursor_current_node_type_id_wasm', '_ts_tree_cursor_start_index_wasm', '_ts_tree_cursor_end_index_wasm',
-  '_ts_tree_cursor_delete_wasm',
+  '_ts_tree_cursor_delete_wasm', '_ts_tree_cursor_new_wasm', '_ts_tree_root_node_wasm', '_ts_node_has_error_wasm',
 ] as const;
 for (const name of CURSOR_FUNCTIONS) {
   if (typeof binding[name] !== 'function') throw new Error(`web-tree-sitter no longer exposes ${name}: the bash parser cannot walk trees`);
@@ -118,14 +121,18 @@ function copy(tree: number, source: string, counter: { errors: number }): Syntax
   return out;
 }
 
-function copyTree(tree: Tree, source: string, counter: { errors: number }): SyntaxNode {
-  // `walk()` creates the cursor in the transfer buffer; from there on only the direct calls move it, and the
-  // delete frees whatever stack the cursor grew to (the JS TreeCursor object is dropped without its own delete,
-  // which would free the stale pointer it copied at creation).
-  tree.walk();
+/** The tree copied out, and whether it has an error or missing node anywhere. */
+function copyTree(tree: Tree, source: string, counter: { errors: number }): { root: SyntaxNode; hasError: boolean } {
   const treePtr = (tree as unknown as { readonly 0: number })[0];
+  // The root node goes into the transfer buffer; the error check and the new cursor read it from there (what
+  // `tree.rootNode.hasError` and `tree.walk()` do, without their JS objects). From then on only the direct calls
+  // move the cursor, and the delete frees whatever stack it grew to.
+  wasm._ts_tree_root_node_wasm(treePtr);
+  const hasError = wasm._ts_node_has_error_wasm(treePtr) === 1;
+  wasm._ts_tree_root_node_wasm(treePtr);
+  wasm._ts_tree_cursor_new_wasm(treePtr);
   try {
-    return copy(treePtr, source, counter);
+    return { root: copy(treePtr, source, counter), hasError };
   } finally {
     wasm._ts_tree_cursor_delete_wasm(treePtr);
   }
@@ -146,8 +153,7 @@ export function parseBash(source: string): ParsedBash | null {
   if (!tree) return null;
   try {
     const counter = { errors: 0 };
-    const root = copyTree(tree, source, counter);
-    const hasError = tree.rootNode.hasError;
+    const { root, hasError } = copyTree(tree, source, counter);
     return { root, hasError, hasMissing: hasError && counter.errors === 0 };
   } finally {
     tree.delete();
