@@ -82,12 +82,13 @@ export function matchDenyLike(rules: readonly BashRule[], analysis: BashAnalysis
   if (rules.length === 0) return {};
   const pieces = viewsOf(analysis);
   let possible: RuleMatch | undefined;
+  let wholeWords: MatchWord[] | undefined;
   for (const rule of rules) {
     const compiled = rule.compiled;
     if (compiled === undefined) return { definite: { rule, subcommand: whole } };
     if (compiled.kind === 'any' || rule.trimmed === whole) return { definite: { rule, subcommand: whole } };
     // A rule written with operators (`curl * | bash`) can only match the command as a whole.
-    if (rule.operators && matchCompiled(compiled, whole.split(/\s+/).map((value) => ({ value, literal: true })))) {
+    if (rule.operators && matchCompiled(compiled, (wholeWords ??= whole.split(/\s+/).map(literal)))) {
       return { definite: { rule, subcommand: whole } };
     }
     for (const piece of pieces) {
