@@ -3,12 +3,15 @@
  * rules, cold: a different command every call, so the tree-sitter parse and the whole analysis are included.
  * `permissions.bash_decision_warm_us`: the same command again (the analysis is cached), as when a tool call checks
  * permissions, read-only-ness and concurrency safety of one command in turn.
+ * `permissions.bash_parse_us`: the floor inside the cold figure — tree-sitter's parse of the same commands and the
+ * copy-out into plain JS nodes, nothing else.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getEmptyToolPermissionContext, type PermissionRule, type ToolPermissionContext } from '../src/tool/permission-types.js';
 import { checkBashPermission, type BashPermissionDeps } from '../src/permissions/bash/index.js';
+import { parseBash } from '../src/permissions/bash/parser.js';
 import { timePerCallUs, type Benchmark } from './lib.js';
 
 function rule(ruleBehavior: PermissionRule['ruleBehavior'], ruleContent: string): PermissionRule {
@@ -33,7 +36,7 @@ function setup(cwd: string): { ctx: ToolPermissionContext; deps: BashPermissionD
 export const benchmarks: Benchmark[] = [
   {
     group: 'permissions',
-    names: ['permissions.bash_decision_us', 'permissions.bash_decision_warm_us'],
+    names: ['permissions.bash_decision_us', 'permissions.bash_decision_warm_us', 'permissions.bash_parse_us'],
     async run() {
       const cwd = mkdtempSync(join(tmpdir(), 'toolgate-bench-bash-'));
       const { ctx, deps } = setup(cwd);
@@ -47,9 +50,11 @@ export const benchmarks: Benchmark[] = [
           if (result.behavior !== 'allow') throw new Error(`unexpected ${result.behavior}`);
         }, opts);
         const warm = await timePerCallUs(() => checkBashPermission('git status && npm run build 2>&1 | tail -n 20', ctx, deps), opts);
+        const parse = await timePerCallUs(() => parseBash(`git status && npm run build 2>&1 | tail -n ${20 + (i++ % 1_000_000)}`), opts);
         return [
           { name: 'permissions.bash_decision_us', value: cold, unit: 'us' },
           { name: 'permissions.bash_decision_warm_us', value: warm, unit: 'us' },
+          { name: 'permissions.bash_parse_us', value: parse, unit: 'us' },
         ];
       } finally {
         rmSync(cwd, { recursive: true, force: true });
