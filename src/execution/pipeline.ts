@@ -54,21 +54,23 @@ export interface PipelineOptions {
   readonly startSpeculativeClassifier?: (tool: AnyTool, input: Record<string, unknown>, context: ToolUseContext) => void;
 }
 
+const NO_OPTIONS: PipelineOptions = Object.freeze({});
+
 /** Runs one tool_use block through the pipeline; never throws, always exactly one tool_result. */
-export async function runToolUse(
+export function runToolUse(
   block: ToolUseBlock,
   assistantMessage: AssistantMessage,
   canUseTool: CanUseToolFn,
   context: ToolUseContext,
-  options: PipelineOptions = {},
+  options: PipelineOptions = NO_OPTIONS,
 ): Promise<ToolUseOutcome> {
-  try {
-    return await checkPermissionsAndCallTool(block, assistantMessage, canUseTool, context, options);
-  } catch (error) {
+  // Not an async function wrapping another: one promise per call instead of two. The async steps cannot throw
+  // synchronously, so the rejection handler is the whole safety net.
+  return checkPermissionsAndCallTool(block, assistantMessage, canUseTool, context, options).catch((error: unknown) => {
     // Each step handles its own failures; arriving here means a bug in the pipeline. Still one answer, and no run.
     const acc = new OutcomeBuilder(toolUseIdOf(block), (block as { name?: unknown } | null | undefined)?.name, performance.now(), options.eventSink);
     return acc.fail('executor', `Internal error while handling this tool call: ${errorMessageForModel(error)}`, classifyToolError(error));
-  }
+  });
 }
 
 export async function checkPermissionsAndCallTool(
@@ -76,7 +78,7 @@ export async function checkPermissionsAndCallTool(
   assistantMessage: AssistantMessage,
   canUseTool: CanUseToolFn,
   context: ToolUseContext,
-  options: PipelineOptions = {},
+  options: PipelineOptions = NO_OPTIONS,
 ): Promise<ToolUseOutcome> {
   const toolUseId = toolUseIdOf(block);
   const sink = options.eventSink;
@@ -270,7 +272,7 @@ export async function checkPermissionsAndCallTool(
 
   // 13 — newMessages: hook context before the call, the tool's own messages, then what PostToolUse hooks added.
   if (Array.isArray(output.newMessages)) acc.newMessages.push(...output.newMessages);
-  acc.newMessages.push(...afterHooks);
+  if (afterHooks.length > 0) acc.newMessages.push(...afterHooks);
 
   // 14 — Classification and the end event (sealed by the builder).
   return acc.seal(budgeted.block, 'completed', budgeted.block.is_error === true ? C.toolError : undefined, {
