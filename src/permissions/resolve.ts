@@ -22,7 +22,7 @@ import type { ToolUseContext } from '../tool/tool-use-context.js';
 import { checkToolContent, NETWORK_TOOLS, safeIsReadOnly } from './content-check.js';
 import { formatPermissionRule } from './permission-rule.js';
 import { suggestRules } from './suggest.js';
-import { findToolLevelRule } from './tool-rule-match.js';
+import { findToolLevelRule, isFrozenRule, toolRuleKey } from './tool-rule-match.js';
 
 export function hasPermissionsToUseTool(
   tool: AnyTool,
@@ -68,7 +68,8 @@ async function resolveChain(
   if (hook?.behavior === 'deny') return { ...hook, decisionReason: hookTrace(hook, 'a PreToolUse hook denied this call') };
 
   // 2. Deny rules: the whole tool, then its content (command, path, domain, parameters).
-  const toolDeny = findToolLevelRule(ctx.alwaysDenyRules, tool);
+  const toolLevel = toolLevelRules(ctx, tool);
+  const toolDeny = toolLevel.deny;
   if (toolDeny) return deny(ruleTrace('denyRule', toolDeny, `${tool.name} is denied by ${formatPermissionRule(toolDeny.ruleValue)}`));
   const content = checkToolContent(tool, input, ctx);
   const contentLayer = content.decisionReason?.layer;
@@ -76,7 +77,7 @@ async function resolveChain(
 
   // 3. Ask: a hook's ask, then ask rules.
   if (hook?.behavior === 'ask') return applyDontAsk({ ...hook, decisionReason: hookTrace(hook, 'a PreToolUse hook asked for confirmation') }, ctx);
-  const toolAsk = findToolLevelRule(ctx.alwaysAskRules, tool);
+  const toolAsk = toolLevel.ask;
   if (toolAsk) return applyDontAsk(ask(ruleTrace('askRule', toolAsk, `${tool.name} matches ask rule ${formatPermissionRule(toolAsk.ruleValue)}`)), ctx);
   if (content.behavior === 'ask' && contentLayer === 'askRule') return applyDontAsk(asAsk(content), ctx);
 
@@ -121,7 +122,7 @@ async function resolveChain(
 
   // 6. Allow rules and read-only.
   if (content.behavior === 'allow') return { behavior: 'allow', decisionReason: content.decisionReason ?? { layer: 'allowRule', reason: 'allowed' } };
-  const toolAllow = findToolLevelRule(ctx.alwaysAllowRules, tool);
+  const toolAllow = toolLevel.allow;
   if (toolAllow) {
     return { behavior: 'allow', decisionReason: ruleTrace('allowRule', toolAllow, `${tool.name} is allowed by ${formatPermissionRule(toolAllow.ruleValue)}`) };
   }
@@ -141,6 +142,51 @@ async function resolveChain(
     ),
     ctx,
   );
+}
+
+interface ToolLevelRules {
+  readonly deny: PermissionRule | undefined;
+  readonly ask: PermissionRule | undefined;
+  readonly allow: PermissionRule | undefined;
+}
+
+// The three whole-tool lookups of a decision, remembered per frozen context and tool; the last context is kept at
+// hand because a session decides many calls against the same one.
+const toolLevelMemo = new WeakMap<ToolPermissionContext, Map<string, ToolLevelRules>>();
+let lastContext: ToolPermissionContext | undefined;
+let lastContextMemo: Map<string, ToolLevelRules> | undefined;
+const MAX_REMEMBERED_TOOLS = 4096;
+
+function toolLevelRules(ctx: ToolPermissionContext, tool: AnyTool): ToolLevelRules {
+  let memo = ctx === lastContext ? lastContextMemo : toolLevelMemo.get(ctx);
+  const key = memo === undefined ? undefined : toolRuleKey(tool);
+  if (memo !== undefined && key !== undefined) {
+    const known = memo.get(key);
+    if (known !== undefined) return known;
+  }
+  // Pure lookups: doing all three up front decides nothing differently.
+  const found: ToolLevelRules = {
+    deny: findToolLevelRule(ctx.alwaysDenyRules, tool),
+    ask: findToolLevelRule(ctx.alwaysAskRules, tool),
+    allow: findToolLevelRule(ctx.alwaysAllowRules, tool),
+  };
+  if (memo === undefined) {
+    if (!isImmutableContext(ctx)) return found;
+    memo = new Map();
+    toolLevelMemo.set(ctx, memo);
+  }
+  lastContext = ctx;
+  lastContextMemo = memo;
+  if (memo.size < MAX_REMEMBERED_TOOLS) memo.set(key ?? toolRuleKey(tool), found);
+  return found;
+}
+
+function isImmutableContext(ctx: ToolPermissionContext): boolean {
+  if (!Object.isFrozen(ctx)) return false;
+  for (const rules of [ctx.alwaysDenyRules, ctx.alwaysAskRules, ctx.alwaysAllowRules]) {
+    if (!Object.isFrozen(rules) || !rules.every(isFrozenRule)) return false;
+  }
+  return true;
 }
 
 function applyDontAsk(decision: PermissionDecision, ctx: ToolPermissionContext): PermissionDecision {

@@ -69,7 +69,7 @@ export function findToolLevelRule(rules: readonly PermissionRule[], tool: RuleMa
     byTool = new Map();
     toolLevelAnswers.set(rules, byTool);
   }
-  const key = tool.mcpInfo === undefined ? tool.name : `${tool.name}\u0000${tool.mcpInfo.serverName}\u0000${tool.mcpInfo.toolName}`;
+  const key = toolRuleKey(tool);
   const known = byTool.get(key);
   if (known !== undefined) return known ?? undefined;
   const found = rules.find((rule) => toolMatchesRulePattern(tool, rule.ruleValue));
@@ -78,9 +78,14 @@ export function findToolLevelRule(rules: readonly PermissionRule[], tool: RuleMa
   return found;
 }
 
+/** What tool-level matching depends on: the name, and an MCP tool's server and tool names. */
+export function toolRuleKey(tool: RuleMatchableTool): string {
+  return tool.mcpInfo === undefined ? tool.name : `${tool.name}\u0000${tool.mcpInfo.serverName}\u0000${tool.mcpInfo.toolName}`;
+}
+
 const MAX_REMEMBERED_TOOLS = 4096;
 const toolLevelAnswers = new WeakMap<readonly PermissionRule[], Map<string, PermissionRule | null>>();
 
-function isFrozenRule(rule: PermissionRule): boolean {
+export function isFrozenRule(rule: PermissionRule): boolean {
   return Object.isFrozen(rule) && Object.isFrozen(rule.ruleValue);
 }
