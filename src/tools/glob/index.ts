@@ -16,6 +16,7 @@ import {
   nullByteMessage,
   readDenyFilter,
   resolveSearchPath,
+  searchToolTraits,
   sessionCwd,
   sessionHomeDir,
 } from '../grep/search-path.js';
@@ -80,13 +81,7 @@ export const GlobTool = buildTool({
     const where = givenPath(input.path);
     return `Find files matching ${input.pattern}${where !== undefined ? ` in ${where}` : ''}`;
   },
-  userFacingName: () => 'Search',
-  isReadOnly: () => true,
-  isConcurrencySafe: () => true,
-  toAutoClassifierInput(input) {
-    const where = givenPath(input.path);
-    return where !== undefined ? `${input.pattern} in ${where}` : input.pattern;
-  },
+  ...searchToolTraits,
 
   /**
    * The folder the listing walks, for read permission and working directories. The engine sees the backfilled input
@@ -94,11 +89,6 @@ export const GlobTool = buildTool({
    */
   getPath(input) {
     return planGlob(input.pattern, givenPath(input.path) ?? '.').root;
-  },
-  backfillObservableInput(input, context) {
-    if (input.path === undefined || typeof input.path === 'string') {
-      input.path = resolveSearchPath(input.path as string | undefined, sessionCwd(context), sessionHomeDir(context));
-    }
   },
 
   async validateInput(input, context) {

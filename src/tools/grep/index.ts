@@ -18,6 +18,7 @@ import {
   nullByteMessage,
   readDenyFilter,
   resolveSearchPath,
+  searchToolTraits,
   sessionCwd,
   sessionHomeDir,
 } from './search-path.js';
@@ -47,13 +48,7 @@ export const GrepTool = buildTool({
     const where = givenPath(input.path);
     return `Search for "${input.pattern}"${where !== undefined ? ` in ${where}` : ''}`;
   },
-  userFacingName: () => 'Search',
-  isReadOnly: () => true,
-  isConcurrencySafe: () => true,
-  toAutoClassifierInput(input) {
-    const where = givenPath(input.path);
-    return where !== undefined ? `${input.pattern} in ${where}` : input.pattern;
-  },
+  ...searchToolTraits,
 
   /**
    * The file or folder the engine checks read permission and working directories for. It sees the backfilled input
@@ -61,11 +56,6 @@ export const GrepTool = buildTool({
    */
   getPath(input) {
     return givenPath(input.path);
-  },
-  backfillObservableInput(input, context) {
-    if (input.path === undefined || typeof input.path === 'string') {
-      input.path = resolveSearchPath(input.path as string | undefined, sessionCwd(context), sessionHomeDir(context));
-    }
   },
 
   async validateInput(input, context) {

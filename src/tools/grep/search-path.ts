@@ -102,3 +102,22 @@ export function vcsExcludeArgs(): string[] {
   for (const dir of VCS_DIRECTORIES) args.push('--glob', `!${dir}`);
   return args;
 }
+
+/**
+ * What Glob and Grep share as tools: read-only, concurrency-safe searches of a `path` the model may leave out, shown
+ * to users as "Search", with the path made absolute on the observable clone that hooks and permissions see.
+ */
+export const searchToolTraits = {
+  userFacingName: () => 'Search',
+  isReadOnly: () => true,
+  isConcurrencySafe: () => true,
+  toAutoClassifierInput(input: { readonly pattern: string; readonly path?: string }): string {
+    const where = givenPath(input.path);
+    return where !== undefined ? `${input.pattern} in ${where}` : input.pattern;
+  },
+  backfillObservableInput(input: Record<string, unknown>, context: ToolUseContext): void {
+    if (input.path === undefined || typeof input.path === 'string') {
+      input.path = resolveSearchPath(input.path as string | undefined, sessionCwd(context), sessionHomeDir(context));
+    }
+  },
+};
