@@ -160,30 +160,26 @@ function line(c: Case): string {
   });
 }
 
+/** Runs the cases through the real `check --batch` and expects every wanted field of every line to match. */
+async function expectBatchDecides(all: Case[], opts: { stderrEmpty?: boolean } = {}): Promise<void> {
+  const { code, stdout, stderr } = await toolgate(['check', '--batch'], { input: `${all.map(line).join('\n')}\n` });
+  if (opts.stderrEmpty) expect(stderr).toBe('');
+  expect(code).toBe(0);
+  const out = stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  expect(out).toHaveLength(all.length);
+  const mismatches = all
+    .map((c, i) => ({ name: c.name, want: c.want, got: out[i]! }))
+    .filter(({ want, got }) => Object.entries(want).some(([k, v]) => got[k] !== v));
+  expect(mismatches).toEqual([]);
+}
+
 describe('toolgate check --batch', () => {
   it('decides every documented example as documented', async () => {
-    const all = cases();
-    const { code, stdout, stderr } = await toolgate(['check', '--batch'], { input: `${all.map(line).join('\n')}\n` });
-    expect(stderr).toBe('');
-    expect(code).toBe(0);
-    const out = stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(out).toHaveLength(all.length);
-    const mismatches = all
-      .map((c, i) => ({ name: c.name, want: c.want, got: out[i]! }))
-      .filter(({ want, got }) => Object.entries(want).some(([k, v]) => got[k] !== v));
-    expect(mismatches).toEqual([]);
+    await expectBatchDecides(cases(), { stderrEmpty: true });
   });
 
   it('decides Bash commands with the analyser, path checks and modes together', async () => {
-    const all = bashCases();
-    const { code, stdout } = await toolgate(['check', '--batch'], { input: `${all.map(line).join('\n')}\n` });
-    expect(code).toBe(0);
-    const out = stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(out).toHaveLength(all.length);
-    const mismatches = all
-      .map((c, i) => ({ name: c.name, want: c.want, got: out[i]! }))
-      .filter(({ want, got }) => Object.entries(want).some(([k, v]) => got[k] !== v));
-    expect(mismatches).toEqual([]);
+    await expectBatchDecides(bashCases());
   });
 
   it('writes the documented fields in order; bad lines get an error and the batch goes on', async () => {
