@@ -1,0 +1,222 @@
+/**
+ * The agent layer's public shapes: `createToolRuntime()` (one place that wires settings, hooks, the permission engine,
+ * the tool pool and the executor) and `query()` (the streaming agent loop over `@anthropic-ai/sdk`).
+ *
+ * These types are the contract the CLI, the MCP server, the terminal UI and the distributed backend build on. Change
+ * them additively; a breaking change here breaks four layers at once.
+ */
+import type Anthropic from '@anthropic-ai/sdk';
+import type { ToolCallBackend } from '../execution/backend.js';
+import type { ToolUseOutcome } from '../execution/outcome.js';
+import type { HookCallback } from '../hooks/types.js';
+import type { PermissionDecision, PermissionMode, ToolPermissionContext } from '../tool/permission-types.js';
+import type {
+  AnyTool,
+  APIToolDefinition,
+  AssistantMessage,
+  MessageParam,
+  ToolProgress,
+  ToolResultBlockParam,
+  ToolUseBlock,
+  Tools,
+} from '../tool/tool.js';
+import type { PermissionRequest, ToolUseContext } from '../tool/tool-use-context.js';
+
+/** Which settings files `createToolRuntime` reads, as Claude Code's `--setting-sources`. */
+export type SettingSource = 'user' | 'project' | 'local' | 'managed';
+
+/**
+ * How a person (or a program acting for one) answers a permission prompt.
+ * - `once`: this call only.
+ * - `session`: the narrowest rule covering the call is added for the rest of the session (not written anywhere).
+ * - `rule`: the rule(s) are written to a settings file (`destination`) and apply from now on; `expiresAt` is an ISO
+ *   date after which the engine ignores the rule (toolgate's extension, see the permissions issue).
+ * - `deny`: refused, `message` goes to the model.
+ */
+export type PermissionAnswer =
+  | { readonly behavior: 'allow'; readonly scope?: 'once'; readonly updatedInput?: Record<string, unknown> }
+  | { readonly behavior: 'allow'; readonly scope: 'session'; readonly rules?: readonly string[] }
+  | {
+      readonly behavior: 'allow';
+      readonly scope: 'rule';
+      readonly rules?: readonly string[];
+      readonly destination: 'session' | 'localSettings' | 'projectSettings' | 'userSettings';
+      readonly expiresAt?: string;
+    }
+  | { readonly behavior: 'deny'; readonly message?: string; readonly interrupt?: boolean };
+
+export interface RuntimePermissionRequest extends PermissionRequest {
+  /** The narrowest allow rules that would cover this call (per subcommand of a compound Bash command). */
+  readonly suggestedRules: readonly string[];
+  /** The agent that asks (`undefined`: the main thread). Sub-agents bubble their prompts up to this one handler. */
+  readonly agentId?: string;
+}
+
+/** A question to the person (AskUserQuestion, MCP elicitation, ExitPlanMode approval). */
+export interface QuestionRequest {
+  readonly kind: 'choice' | 'elicitation' | 'plan-approval';
+  readonly questions?: readonly {
+    readonly question: string;
+    readonly header?: string;
+    readonly options: readonly { readonly label: string; readonly description?: string }[];
+    readonly multiSelect?: boolean;
+  }[];
+  /** For elicitation: the server's message and requested JSON schema; for plan approval: the plan. */
+  readonly message?: string;
+  readonly schema?: Record<string, unknown>;
+  readonly signal: AbortSignal;
+}
+
+export type QuestionAnswer =
+  | { readonly action: 'accept'; readonly answers?: Record<string, string>; readonly content?: Record<string, unknown> }
+  | { readonly action: 'decline' | 'cancel'; readonly message?: string };
+
+export interface ToolRuntimeOptions {
+  /** Working directory and project root (default: `process.cwd()`). */
+  readonly cwd?: string;
+  /** More working directories (`--add-dir`). */
+  readonly additionalDirectories?: readonly string[];
+  /**
+   * Settings: an object (highest precedence below managed policy, like `--settings` JSON), extra files, and which
+   * of Claude Code's files to read. `sources: []` reads no file at all (tests, servers).
+   */
+  readonly settings?: {
+    readonly object?: Record<string, unknown>;
+    readonly files?: readonly string[];
+    /** Default: all four. */
+    readonly sources?: readonly SettingSource[];
+    /** Home directory for user settings (default: `os.homedir()`). */
+    readonly homeDir?: string;
+  };
+  readonly mode?: PermissionMode;
+  /** Rules for this runtime only (`--allowedTools`, `--disallowedTools`, `--allow/--deny/--ask`). */
+  readonly rules?: { readonly allow?: readonly string[]; readonly deny?: readonly string[]; readonly ask?: readonly string[] };
+  /** Tools added to the built-ins (custom tools; MCP tools come through the MCP layer). */
+  readonly tools?: Tools;
+  /** In-process hook callbacks, beside the hooks that settings files configure. */
+  readonly hooks?: readonly HookCallback[];
+  /** Answers permission prompts. Absent: the runtime is headless and anything that would ask is denied with the rule. */
+  readonly onPermissionRequest?: (request: RuntimePermissionRequest) => Promise<PermissionAnswer>;
+  /** Answers questions (AskUserQuestion, elicitation, plan approval). Absent: headless, questions are declined. */
+  readonly onQuestion?: (request: QuestionRequest) => Promise<QuestionAnswer>;
+  /** Where transcripts and persisted outputs go (default: under the user's state directory). */
+  readonly sessionDir?: string;
+  readonly sessionId?: string;
+  /** The model the tools are described for and that side calls use (default: `claude-sonnet-4-5`). */
+  readonly model?: string;
+  /** The Messages API client, for tools that need a model (Agent, WebFetch's prompt, WebSearch). */
+  readonly client?: Anthropic;
+  /** Where `call()` runs (default: this process). */
+  readonly backend?: ToolCallBackend;
+  readonly signal?: AbortSignal;
+}
+
+export type RunInput = AssistantMessage | readonly ToolUseBlock[];
+
+export interface RunResult {
+  /** The user message: one tool_result per tool_use, in call order, then any `newMessages` content. */
+  readonly message: MessageParam & { readonly role: 'user' };
+  readonly results: readonly ToolResultBlockParam[];
+  readonly outcomes: readonly ToolUseOutcome[];
+  /** Messages to append after the user message (notifications, reminders). */
+  readonly newMessages: readonly MessageParam[];
+}
+
+export type RunEvent =
+  | { readonly type: 'progress'; readonly progress: ToolProgress }
+  | { readonly type: 'result'; readonly outcome: ToolUseOutcome }
+  | { readonly type: 'done'; readonly result: RunResult };
+
+/** A run in progress that tool_use blocks can still be added to while the model streams. */
+export interface ToolRunHandle {
+  /** Hand over one tool_use block as soon as its `content_block_stop` arrives. */
+  add(block: ToolUseBlock): void;
+  /** Progress and results as they happen; ends with `done` after `finish()`. */
+  events(): AsyncGenerator<RunEvent>;
+  /** No more blocks will come: results of everything added are yielded, then `done`. */
+  finish(): void;
+  /** Streaming fallback: forget everything not yet started; results already produced are dropped. */
+  discard(): void;
+}
+
+export interface ToolRuntime {
+  readonly cwd: string;
+  readonly sessionId: string;
+  readonly sessionDir: string;
+  /** The current pool (built-ins sorted, then MCP/extra tools sorted). */
+  readonly tools: Tools;
+  /** The current context (after every context modifier applied so far). */
+  readonly context: ToolUseContext;
+  readonly permissionContext: ToolPermissionContext;
+  /** Settings' `env`, applied to every process the tools start. */
+  readonly env: Readonly<Record<string, string>>;
+  /** The `tools` array for the Messages API; byte-identical between calls while the pool is unchanged. */
+  definitions(options?: { readonly model?: string }): Promise<APIToolDefinition[]>;
+  /** Runs the tool_use blocks of one assistant message to completion. */
+  run(input: RunInput, options?: { readonly signal?: AbortSignal }): Promise<RunResult>;
+  /** The same, as events. */
+  stream(input: RunInput, options?: { readonly signal?: AbortSignal }): AsyncGenerator<RunEvent>;
+  /** A run the loop feeds block by block while the model is still streaming. */
+  begin(assistantMessage: AssistantMessage, options?: { readonly signal?: AbortSignal }): ToolRunHandle;
+  setMode(mode: PermissionMode): void;
+  /** Re-reads tool providers (MCP `list_changed`); the pool keeps its cache-stable order. */
+  refreshTools(): Promise<void>;
+  /** Looks a tool up by name or alias. */
+  findTool(name: string): AnyTool | undefined;
+  /** Stops background tasks and closes whatever the runtime opened. Idempotent. */
+  dispose(): Promise<void>;
+}
+
+export type PermissionDecisionLike = PermissionDecision;
+
+/** Token usage as the API reports it, summed. */
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+}
+
+export interface QueryOptions {
+  readonly runtime: ToolRuntime;
+  /** An `Anthropic` client (it reads `ANTHROPIC_API_KEY` / `ANTHROPIC_BASE_URL` itself). */
+  readonly client: Anthropic;
+  /** The user's prompt, or the whole conversation so far ending in a user message. */
+  readonly prompt: string | readonly MessageParam[];
+  readonly model?: string;
+  readonly maxTurns?: number;
+  readonly maxTokens?: number;
+  /** Replaces toolgate's system prompt. */
+  readonly systemPrompt?: string;
+  readonly appendSystemPrompt?: string;
+  readonly thinking?: Anthropic.Messages.ThinkingConfigParam;
+  readonly signal?: AbortSignal;
+  /** Continue this transcript (JSON Lines in the session folder). */
+  readonly resume?: string;
+}
+
+export type QueryEvent =
+  | { readonly type: 'init'; readonly sessionId: string; readonly model: string; readonly tools: readonly string[]; readonly cwd: string }
+  | { readonly type: 'text_delta'; readonly text: string }
+  | { readonly type: 'thinking_delta'; readonly thinking: string }
+  | { readonly type: 'tool_use'; readonly block: ToolUseBlock }
+  | { readonly type: 'tool_progress'; readonly progress: ToolProgress }
+  | { readonly type: 'tool_result'; readonly outcome: ToolUseOutcome }
+  | { readonly type: 'assistant'; readonly message: AssistantMessage; readonly usage: Usage; readonly stopReason: string | null }
+  | { readonly type: 'user'; readonly message: MessageParam }
+  | { readonly type: 'retry'; readonly attempt: number; readonly delayMs: number; readonly error: string }
+  | { readonly type: 'result'; readonly result: QueryResult };
+
+export interface QueryResult {
+  readonly sessionId: string;
+  readonly stopReason: 'end_turn' | 'max_turns' | 'max_tokens' | 'refusal' | 'aborted' | 'error' | 'stop_sequence' | 'pause_turn';
+  readonly isError: boolean;
+  readonly turns: number;
+  readonly usage: Usage;
+  readonly costUsd: number;
+  readonly durationMs: number;
+  /** The last assistant text. */
+  readonly text: string;
+  readonly messages: readonly MessageParam[];
+  readonly error?: string;
+}
