@@ -22,6 +22,7 @@ export const BASE_TOOL_ENTRIES: readonly BaseToolEntry[] = [
   { name: 'Edit', load: () => import('../tools/edit/index.js').then((m) => m.EditTool) },
   { name: 'Write', load: () => import('../tools/write/index.js').then((m) => m.WriteTool) },
   { name: 'NotebookEdit', load: () => import('../tools/notebook-edit/index.js').then((m) => m.NotebookEditTool) },
+  { name: 'ToolSearch', load: () => import('../tools/tool-search/index.js').then((m) => m.ToolSearchTool) },
   { name: 'TaskStop', load: () => import('../tools/task-stop/index.js').then((m) => m.TaskStopTool) },
 ];
 

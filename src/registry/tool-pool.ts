@@ -8,6 +8,7 @@ import { filterToolsByDenyRules } from '../permissions/tool-rule-match.js';
 import type { ToolPermissionContext } from '../tool/permission-types.js';
 import type { AnyTool, Tools } from '../tool/tool.js';
 import { getAllBaseTools, type GetAllBaseToolsOptions } from './base-tools.js';
+import { applyToolDeferral, parseToolSearchMode } from './tool-search-mode.js';
 
 /** The tools of simple mode (`TOOLGATE_SIMPLE=1`). */
 export const SIMPLE_MODE_TOOLS: readonly string[] = ['Bash', 'Read', 'Edit'];
@@ -15,6 +16,10 @@ export const SIMPLE_MODE_TOOLS: readonly string[] = ['Bash', 'Read', 'Edit'];
 export interface ToolPoolOptions extends GetAllBaseToolsOptions {
   /** Told about every tool dropped because an earlier one had its name. Default: a process warning. */
   readonly onDuplicate?: (dropped: AnyTool, kept: AnyTool) => void;
+  /** `true`, `false`, `auto`, `auto:N` (default: the `ENABLE_TOOL_SEARCH` environment variable, else on). */
+  readonly toolSearch?: string | boolean;
+  /** The model's context window, for `auto` (default 200,000 tokens). */
+  readonly contextWindowTokens?: number;
 }
 
 function isTruthyEnv(value: string | undefined): boolean {
@@ -32,7 +37,10 @@ export async function getTools(permissionContext: ToolPermissionContext, options
 
 const byName = (a: AnyTool, b: AnyTool): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
-/** The pool: built-ins sorted by name, then allowed MCP tools sorted by name; on a name clash the first (built-in) wins. */
+/**
+ * The pool: built-ins sorted by name, then allowed MCP tools sorted by name; on a name clash the first (built-in) wins.
+ * Then the deferral decision (`tool-search-mode.ts`): which tools go out by name only, and whether ToolSearch stays.
+ */
 export async function assembleToolPool(
   permissionContext: ToolPermissionContext,
   mcpTools: Tools,
@@ -40,7 +48,9 @@ export async function assembleToolPool(
 ): Promise<Tools> {
   const builtIns = [...(await getTools(permissionContext, options))].sort(byName);
   const mcp = filterToolsByDenyRules(mcpTools, permissionContext).filter((t) => t.isEnabled()).sort(byName);
-  return dedupeByName([...builtIns, ...mcp], options.onDuplicate);
+  const pool = dedupeByName([...builtIns, ...mcp], options.onDuplicate);
+  const mode = parseToolSearchMode(options.toolSearch ?? (options.env ?? process.env).ENABLE_TOOL_SEARCH);
+  return applyToolDeferral(pool, { mode, contextWindowTokens: options.contextWindowTokens });
 }
 
 /**

@@ -19,6 +19,8 @@ export interface ToolToAPIOptions {
   readonly betas?: readonly string[];
   /** Off switch for strict schemas (on by default where tool and model support them). */
   readonly strictTools?: boolean;
+  /** How deferred tools go out (default: `reference` — all of them with `defer_loading: true`). */
+  readonly deferredLoading?: DeferredLoadingOptions;
 }
 
 const schemaCache = new WeakMap<AnyObject, ToolInputJSONSchema>();
@@ -61,12 +63,48 @@ export function modelSupportsStrictTools(model: string | undefined): boolean {
 
 /**
  * Whether a tool goes out with `defer_loading: true`. Only when ToolSearch is in the pool (otherwise the model could
- * never load it); `alwaysLoad` wins; tools that ask for it and MCP tools are deferred.
+ * never load it); `alwaysLoad` wins; tools that ask for it are deferred, and MCP tools unless the registry decided
+ * they are small enough to load up front (it then sets `shouldDefer: false` on them).
  */
 export function isDeferredTool(tool: AnyTool, tools: Tools): boolean {
   if (tool.alwaysLoad === true || tool.name === TOOL_SEARCH_TOOL_NAME) return false;
-  if (!(tool.shouldDefer === true || tool.isMcp === true)) return false;
+  if (!(tool.shouldDefer === true || (tool.isMcp === true && tool.shouldDefer !== false))) return false;
   return tools.some((t) => t.name === TOOL_SEARCH_TOOL_NAME);
+}
+
+/**
+ * Models that resolve `tool_reference` blocks (the API side of tool search): Claude 4.5-generation Sonnet and Opus
+ * and later. Others get the loaded schemas as text in the ToolSearch result and the loaded tools in full.
+ */
+export function modelSupportsToolReference(model: string | undefined): boolean {
+  if (!model) return false;
+  const m = /claude-(opus|sonnet|haiku)-(\d+)(?:[-.](\d{1,2}))?(?!\d)/.exec(model);
+  if (!m) return false;
+  const major = Number(m[2]);
+  const minor = m[3] === undefined ? 0 : Number(m[3]);
+  if (m[1] === 'haiku') return false;
+  return major > 4 || (major === 4 && minor >= 5);
+}
+
+/**
+ * How deferred tools reach a request:
+ * - `reference`: every deferred tool with `defer_loading: true`; a ToolSearch result names the loaded ones with
+ *   `tool_reference` blocks and the API expands them (the list never changes, the prompt cache holds);
+ * - `text`: a deferred tool is left out until it is loaded, then sent in full (the model saw its schema as text).
+ */
+export interface DeferredLoadingOptions {
+  readonly mode: 'reference' | 'text';
+  /** `context.options.loadedDeferredTools`. */
+  readonly loaded?: ReadonlySet<string>;
+}
+
+export function deferredLoadingFor(model: string | undefined, loaded?: ReadonlySet<string>): DeferredLoadingOptions {
+  return { mode: modelSupportsToolReference(model) ? 'reference' : 'text', loaded };
+}
+
+/** The deferred tools of a pool, by name, in pool order. */
+export function deferredToolNames(tools: Tools): string[] {
+  return tools.filter((t) => isDeferredTool(t, tools)).map((t) => t.name);
 }
 
 export async function toolToAPI(tool: AnyTool, options: ToolToAPIOptions): Promise<APIToolDefinition> {
@@ -85,11 +123,18 @@ export async function toolToAPI(tool: AnyTool, options: ToolToAPIOptions): Promi
   if (tool.inputExamples && tool.inputExamples.length > 0 && options.betas?.includes(INPUT_EXAMPLES_BETA)) {
     definition.input_examples = tool.inputExamples.map((example) => ({ ...example }));
   }
-  if (isDeferredTool(tool, options.tools)) definition.defer_loading = true;
+  if (isDeferredTool(tool, options.tools) && options.deferredLoading?.mode !== 'text') definition.defer_loading = true;
   return definition;
 }
 
-/** The whole pool, in pool order (which the registry keeps stable for the prompt cache). */
+/**
+ * The whole pool, in pool order (which the registry keeps stable for the prompt cache). In `text` mode the deferred
+ * tools not loaded yet are left out: the model knows them by name only and loads them through ToolSearch.
+ */
 export function toolsToAPI(tools: Tools, options: Omit<ToolToAPIOptions, 'tools'>): Promise<APIToolDefinition[]> {
-  return Promise.all(tools.map((tool) => toolToAPI(tool, { ...options, tools })));
+  const text = options.deferredLoading?.mode === 'text';
+  const sent = text
+    ? tools.filter((tool) => !isDeferredTool(tool, tools) || options.deferredLoading?.loaded?.has(tool.name) === true)
+    : tools;
+  return Promise.all(sent.map((tool) => toolToAPI(tool, { ...options, tools })));
 }
