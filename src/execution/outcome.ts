@@ -38,10 +38,14 @@ export interface ToolUseOutcome {
   readonly input?: Record<string, unknown>;
   /** Where an oversized result was saved. */
   readonly persistedPath?: string;
+  /** The typed output `call()` returned (after a PostToolUse hook's accepted update), for a UI's result view. */
+  readonly output?: unknown;
   readonly durationMs: number;
 }
 
-type Extras = Partial<Pick<ToolUseOutcome, 'contextModifier' | 'decision' | 'preventContinuation' | 'deferred' | 'input' | 'persistedPath'>>;
+type Extras = Partial<
+  Pick<ToolUseOutcome, 'contextModifier' | 'decision' | 'preventContinuation' | 'deferred' | 'input' | 'persistedPath' | 'output'>
+>;
 
 /** Collects what a call produces along the way and seals it into one outcome (and one `tool.end` event). */
 export class OutcomeBuilder {
@@ -86,6 +90,7 @@ export class OutcomeBuilder {
       deferred: extras.deferred,
       input: extras.input,
       persistedPath: extras.persistedPath,
+      output: extras.output,
       durationMs,
     };
     if (this.sink) {

@@ -281,6 +281,7 @@ export async function checkPermissionsAndCallTool(
     input: callInput,
     persistedPath: budgeted.persistedPath,
     preventContinuation: postStop,
+    output: data,
   });
 }
 

@@ -3,6 +3,7 @@
  * hierarchy: any object with these members is a tool. Build one with `buildTool()`, which fills fail-closed defaults.
  */
 import type Anthropic from '@anthropic-ai/sdk';
+import type { ReactNode } from 'react';
 import type { z } from 'zod';
 import type { PermissionDecision, PermissionResult, ToolPermissionContext } from './permission-types.js';
 import type { ToolUseContext } from './tool-use-context.js';
@@ -72,6 +73,32 @@ export interface PromptOptions {
 
 export type McpInfo = { readonly serverName: string; readonly toolName: string };
 
+/** Where a tool's views are drawn. */
+export interface ToolRenderOptions {
+  /** Columns the view may use (the terminal's width minus the UI's indent). */
+  readonly columns: number;
+  /** Show everything (a transcript view) instead of the short form. */
+  readonly verbose: boolean;
+  /** The session's working directory, so views can show paths relative to it. */
+  readonly cwd: string;
+}
+
+/** A tool's views for an interactive terminal; any member left out falls back to the plain-text method of its name. */
+export interface ToolViews<Input = Record<string, unknown>, Output = unknown, P extends ToolProgressData = ToolProgressData> {
+  /** The call's arguments, drawn after the tool's name while the input streams and after. */
+  renderToolUseMessage?(input: Partial<Input>, options: ToolRenderOptions): ReactNode;
+  /** While the call runs: the progress reported so far (oldest first) and the time since it started. */
+  renderToolUseProgressMessage?(progress: readonly P[], options: ToolRenderOptions & { readonly elapsedMs: number }): ReactNode;
+  /** The finished call: its typed output, the progress it reported and the input it ran with. */
+  renderToolResultMessage?(
+    output: Output,
+    progress: readonly P[],
+    options: ToolRenderOptions & { readonly input: Partial<Input> },
+  ): ReactNode;
+  /** What the permission dialog shows about the call besides its arguments (an edit's diff, a command in full). */
+  renderPermissionPreview?(input: Partial<Input>, options: ToolRenderOptions): ReactNode;
+}
+
 export type Tool<Input extends AnyObject = AnyObject, Output = unknown, P extends ToolProgressData = ToolProgressData> = {
   /** The name the model calls the tool by: canonical, matched by permission rules and hook matchers. */
   readonly name: string;
@@ -125,6 +152,11 @@ export type Tool<Input extends AnyObject = AnyObject, Output = unknown, P extend
   /** Plain text for a UI while the call streams or runs. */
   renderToolUseMessage(input: Partial<z.infer<Input>>): string;
   renderToolResultMessage?(output: Output): string;
+  /**
+   * The rich views (React nodes for Ink) an interactive UI draws this tool with. A loader, so a headless process
+   * (`exec`, the library, the MCP server) never loads React or Ink; the plain-text methods above stay its rendering.
+   */
+  loadViews?(): Promise<ToolViews<z.infer<Input>, Output, P>>;
   /** Adds derived fields to the observable clone that hooks and permissions see (e.g. absolute paths). */
   backfillObservableInput?(input: Record<string, unknown>, context: ToolUseContext): void;
   /** Builds a matcher for rule content (`Bash(git *)`) against this input. */

@@ -104,6 +104,7 @@ export const BashTool = buildTool<typeof bashInputSchema, BashOutput, BashProgre
       .join(', ');
     return flags ? `${shown} (${flags})` : shown;
   },
+  loadViews: () => import('./render.js').then((m) => m.bashViews),
   renderToolResultMessage: (output) => {
     if (output.backgroundTaskId !== undefined) return `Running in background: ${output.backgroundTaskId}`;
     if (output.isImage) return '[image]';

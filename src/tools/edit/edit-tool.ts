@@ -34,7 +34,7 @@ const inputSchema = z.strictObject({
   replace_all: z.boolean().default(false).optional().describe('Replace all occurrences of old_string (default false)'),
 });
 
-type EditInput = z.infer<typeof inputSchema>;
+export type EditInput = z.infer<typeof inputSchema>;
 
 export const NO_CHANGE_MESSAGE = 'No changes to make: old_string and new_string are exactly the same.';
 const ORIGINAL_FILE_MAX_CHARS = 256 * 1024;
@@ -182,6 +182,7 @@ export const EditTool = buildTool({
   toAutoClassifierInput: (input) => `${input.file_path}: ${input.new_string}`,
   userFacingName: () => 'Update',
   renderToolUseMessage: (input) => input.file_path ?? '',
+  loadViews: () => import('./render.js').then((m) => m.editViews),
   renderToolResultMessage: (output) =>
     output.created ? `Created ${output.filePath}` : `Updated ${output.filePath} (${output.replacements} replacement${output.replacements === 1 ? '' : 's'})`,
   async validateInput(input) {

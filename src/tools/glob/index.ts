@@ -159,6 +159,7 @@ export const GlobTool = buildTool({
     if (input.path !== undefined) parts.push(`path: "${input.path}"`);
     return parts.join(', ');
   },
+  loadViews: () => import('./render.js').then((m) => m.globViews),
   renderToolResultMessage(output: GlobOutput) {
     return `Found ${output.numFiles} ${output.numFiles === 1 ? 'file' : 'files'}${output.truncated ? ' (truncated)' : ''}`;
   },

@@ -130,6 +130,7 @@ export const GrepTool = buildTool({
     if (input.output_mode !== undefined && input.output_mode !== 'files_with_matches') parts.push(`output_mode: "${input.output_mode}"`);
     return parts.join(', ');
   },
+  loadViews: () => import('./render.js').then((m) => m.grepViews),
   renderToolResultMessage(output: GrepOutput) {
     if (output.mode === 'content') return `Found ${output.numLines ?? 0} ${output.numLines === 1 ? 'line' : 'lines'}`;
     if (output.mode === 'count') {

@@ -35,7 +35,7 @@ const inputSchema = z.strictObject({
   edit_mode: z.enum(['replace', 'insert', 'delete']).optional().describe('The type of edit to make (replace, insert, delete). Defaults to replace.'),
 });
 
-type NotebookEditInput = z.infer<typeof inputSchema>;
+export type NotebookEditInput = z.infer<typeof inputSchema>;
 
 export interface NotebookEditOutput {
   readonly new_source: string;
@@ -177,6 +177,7 @@ export const NotebookEditTool = buildTool({
   toAutoClassifierInput: (input) => `${input.notebook_path} ${input.edit_mode ?? 'replace'}: ${input.new_source}`,
   userFacingName: () => 'Edit Notebook',
   renderToolUseMessage: (input) => `${input.notebook_path ?? ''}${input.cell_id ? ` · ${input.cell_id}` : ''}`,
+  loadViews: () => import('./render.js').then((m) => m.notebookEditViews),
   renderToolResultMessage: (output) => `${output.edit_mode} cell ${output.cell_id ?? ''}`.trim(),
   async validateInput(input) {
     const pathError = validatePathInput(input.notebook_path, 'notebook_path');

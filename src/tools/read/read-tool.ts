@@ -41,7 +41,7 @@ const inputSchema = z.strictObject({
     .describe(`Page range for PDF files (e.g., "1-5", "3", "10-20"). Only applicable to PDF files. Maximum ${PDF_MAX_PAGES_PER_READ} pages per request.`),
 });
 
-type ReadInput = z.infer<typeof inputSchema>;
+export type ReadInput = z.infer<typeof inputSchema>;
 
 async function readFile(input: ReadInput, context: ToolUseContext): Promise<ReadOutput> {
   const requested = resolveToolPath(input.file_path, context);
@@ -112,6 +112,7 @@ export const ReadTool = buildTool({
   toAutoClassifierInput: (input) => input.file_path,
   userFacingName: () => READ_TOOL_NAME,
   renderToolUseMessage: (input) => `${input.file_path ?? ''}${rangeLabel(input)}`,
+  loadViews: () => import('./render.js').then((m) => m.readViews),
   renderToolResultMessage(output) {
     switch (output.type) {
       case 'text':

@@ -23,7 +23,7 @@ const inputSchema = z.strictObject({
   content: z.string().describe('The content to write to the file'),
 });
 
-type WriteInput = z.infer<typeof inputSchema>;
+export type WriteInput = z.infer<typeof inputSchema>;
 
 export interface WriteOutput {
   readonly type: 'create' | 'update';
@@ -119,6 +119,7 @@ export const WriteTool = buildTool({
   toAutoClassifierInput: (input) => `${input.file_path}: ${input.content}`,
   userFacingName: () => WRITE_TOOL_NAME,
   renderToolUseMessage: (input) => input.file_path ?? '',
+  loadViews: () => import('./render.js').then((m) => m.writeViews),
   renderToolResultMessage: (output) => `${output.type === 'create' ? 'Created' : 'Updated'} ${output.filePath}`,
   async validateInput(input) {
     const pathError = validatePathInput(input.file_path, 'file_path');
