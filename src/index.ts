@@ -6,3 +6,4 @@ export * from './hooks/index.js';
 export * from './execution/index.js';
 export * from './registry/index.js';
 export * from './settings/index.js';
+export * from './agent/index.js';

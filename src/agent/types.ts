@@ -20,7 +20,7 @@ import type {
   ToolUseBlock,
   Tools,
 } from '../tool/tool.js';
-import type { PermissionRequest, ToolUseContext } from '../tool/tool-use-context.js';
+import type { PermissionRequest, ToolServices, ToolUseContext } from '../tool/tool-use-context.js';
 
 /** Which settings files `createToolRuntime` reads, as Claude Code's `--setting-sources`. */
 export type SettingSource = 'user' | 'project' | 'local' | 'managed';
@@ -71,6 +71,38 @@ export type QuestionAnswer =
   | { readonly action: 'accept'; readonly answers?: Record<string, string>; readonly content?: Record<string, unknown> }
   | { readonly action: 'decline' | 'cancel'; readonly message?: string };
 
+/** What `persistRules` is asked to write when a person answers a prompt with scope `rule`. */
+export interface PersistRulesRequest {
+  /** Allow rules in their text form (`Bash(npm test:*)`). */
+  readonly rules: readonly string[];
+  readonly destination: 'localSettings' | 'projectSettings' | 'userSettings';
+  readonly expiresAt?: string;
+  /** The runtime's working directory (the project whose settings files are meant). */
+  readonly cwd: string;
+}
+
+/** A source of tools beside the built-ins (the MCP layer's servers); `refreshTools()` asks it again. */
+export interface ToolProvider {
+  readonly name: string;
+  getTools(): Promise<Tools>;
+  dispose?(): Promise<void>;
+}
+
+/** What a sub-agent's runtime changes from its parent's (`ToolRuntime.child`). */
+export interface ChildRuntimeOptions {
+  readonly agentId?: string;
+  readonly agentType?: string;
+  /** The child's tools: a list of names to keep, or a filter over the parent's pool. Default: the parent's pool. */
+  readonly tools?: readonly string[] | ((tool: AnyTool) => boolean);
+  /** The child's permission mode (default: the parent's). */
+  readonly mode?: PermissionMode;
+  /** A background child: own abort controller, cannot change the parent's app state. */
+  readonly isAsync?: boolean;
+  readonly model?: string;
+  readonly renderedSystemPrompt?: string;
+  readonly signal?: AbortSignal;
+}
+
 export interface ToolRuntimeOptions {
   /** Working directory and project root (default: `process.cwd()`). */
   readonly cwd?: string;
@@ -109,6 +141,15 @@ export interface ToolRuntimeOptions {
   /** Where `call()` runs (default: this process). */
   readonly backend?: ToolCallBackend;
   readonly signal?: AbortSignal;
+  /** Services of higher layers (MCP clients, a model client…) put on every context; on a clash the given one wins. */
+  readonly services?: Partial<ToolServices>;
+  /** Tool sources beside the built-ins and `tools` (MCP servers); read at start and by `refreshTools()`. */
+  readonly toolProviders?: readonly ToolProvider[];
+  /**
+   * Writes rules answered with scope `rule` to a settings file. Absent: such answers are refused (fail closed) —
+   * the settings-file writer plugs in here.
+   */
+  readonly persistRules?: (request: PersistRulesRequest) => Promise<void>;
 }
 
 export type RunInput = AssistantMessage | readonly ToolUseBlock[];
@@ -150,6 +191,8 @@ export interface ToolRuntime {
   readonly permissionContext: ToolPermissionContext;
   /** Settings' `env`, applied to every process the tools start. */
   readonly env: Readonly<Record<string, string>>;
+  /** What the settings files said that was odd but not fatal (unknown keys, ignored values). */
+  readonly warnings: readonly string[];
   /** The `tools` array for the Messages API; byte-identical between calls while the pool is unchanged. */
   definitions(options?: { readonly model?: string }): Promise<APIToolDefinition[]>;
   /** Runs the tool_use blocks of one assistant message to completion. */
@@ -165,6 +208,14 @@ export interface ToolRuntime {
   findTool(name: string): AnyTool | undefined;
   /** Stops background tasks and closes whatever the runtime opened. Idempotent. */
   dispose(): Promise<void>;
+  /**
+   * A runtime for a sub-agent: its own context (`createSubagentContext`: cloned file state and budget, a child abort
+   * controller, depth + 1), the same services and the same permission handler (requests carry its `agentId`).
+   * Disposing it does not dispose the parent's services.
+   */
+  child(options?: ChildRuntimeOptions): Promise<ToolRuntime>;
+  /** `messages` with every tool_result the conversation budget has replaced swapped for its preview. */
+  applyBudget(messages: readonly MessageParam[]): MessageParam[];
 }
 
 export type PermissionDecisionLike = PermissionDecision;
@@ -219,4 +270,15 @@ export interface QueryResult {
   readonly text: string;
   readonly messages: readonly MessageParam[];
   readonly error?: string;
+}
+
+declare module '../tool/tool-use-context.js' {
+  interface ToolServices {
+    /** The Messages API client for tools that need a model (Agent, WebFetch's prompt, WebSearch). */
+    readonly modelClient?: Anthropic;
+  }
+  interface ToolUseUICallbacks {
+    /** Asks the person a question (AskUserQuestion, MCP elicitation, plan approval); absent when headless. */
+    readonly askQuestion?: (request: QuestionRequest) => Promise<QuestionAnswer>;
+  }
 }

@@ -196,3 +196,28 @@ describe('loadSettings: errors and warnings', () => {
     expect(load().errors[0]).toMatchObject({ file: projectFile() });
   });
 });
+
+describe('sources and tool settings', () => {
+  it('reads only the scopes asked for; --settings files always', () => {
+    write(userFile(), { env: { FROM: 'user' } });
+    write(projectFile(), { env: { FROM: 'project' } });
+    write(managed, { env: { MANAGED: '1' } });
+    expect(load({ sources: ['user'] }).env).toEqual({ FROM: 'user' });
+    expect(load({ sources: [] }).env).toEqual({});
+    expect(load({ sources: [], flagSettingsFiles: ['{"env":{"FLAG":"1"}}'] }).env).toEqual({ FLAG: '1' });
+    expect(load().env).toEqual({ FROM: 'project', MANAGED: '1' });
+  });
+
+  it('merges the toolgate key key by key and keeps bashOutputMaxChars from the highest level', () => {
+    write(userFile(), { toolgate: { bash: { killGraceMs: 50, defaultTimeoutMs: 1000 } }, bashOutputMaxChars: 9000 });
+    write(projectFile(), { toolgate: { bash: { killGraceMs: 100 } }, bashOutputMaxChars: 5000 });
+    const s = load();
+    expect(s.toolgate).toEqual({ bash: { killGraceMs: 100, defaultTimeoutMs: 1000 } });
+    expect(s.bashOutputMaxChars).toBe(5000);
+  });
+
+  it('rejects a sandbox, toolgate or bashOutputMaxChars of the wrong type', () => {
+    write(projectFile(), { sandbox: true, toolgate: [], bashOutputMaxChars: 'big' });
+    expect(load().errors.map((e) => e.key).sort()).toEqual(['bashOutputMaxChars', 'sandbox', 'toolgate']);
+  });
+});

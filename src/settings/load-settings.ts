@@ -36,7 +36,22 @@ export interface LoadSettingsOptions {
   readonly cliRules?: { readonly allow?: readonly string[]; readonly deny?: readonly string[]; readonly ask?: readonly string[] };
   /** A mode chosen on the command line: beats every `defaultMode`. */
   readonly mode?: PermissionMode;
+  /**
+   * Which of the standard files to read (Claude Code's `--setting-sources`; default: all four). `--settings` files
+   * and command-line rules are always read. `[]` reads no standard file at all (tests, servers).
+   */
+  readonly sources?: readonly SettingSourceName[];
 }
+
+/** The standard settings scopes, as Claude Code's `--setting-sources` names them. */
+export type SettingSourceName = 'user' | 'project' | 'local' | 'managed';
+
+const SCOPE_OF: Partial<Record<PermissionRuleSource, SettingSourceName>> = {
+  policySettings: 'managed',
+  localSettings: 'local',
+  projectSettings: 'project',
+  userSettings: 'user',
+};
 
 export interface HooksFromSource {
   readonly source: PermissionRuleSource;
@@ -52,6 +67,10 @@ export interface LoadedSettings {
   /** The merged raw `sandbox` object (undefined when no file sets it). */
   readonly sandbox: unknown;
   readonly env: Readonly<Record<string, string>>;
+  /** Claude Code's `bashOutputMaxChars`, from the highest level that sets it. */
+  readonly bashOutputMaxChars?: number;
+  /** toolgate's own `toolgate` key, merged key by key (higher levels winning); `{}` when no file sets it. */
+  readonly toolgate: Readonly<Record<string, unknown>>;
   /** Files consulted, highest precedence first, and whether each existed. */
   readonly files: readonly { source: PermissionRuleSource; file: string; found: boolean }[];
   readonly warnings: readonly string[];
@@ -96,7 +115,10 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
 
   const contents: SettingsFileContent[] = [];
   const files: { source: PermissionRuleSource; file: string; found: boolean }[] = [];
+  const wanted = options.sources === undefined ? undefined : new Set(options.sources);
   for (const p of plan) {
+    const scope = SCOPE_OF[p.source];
+    if (wanted !== undefined && scope !== undefined && !wanted.has(scope)) continue;
     const r = readSettingsFile(p);
     errors.push(...r.errors);
     warnings.push(...r.warnings);
@@ -138,6 +160,9 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
   for (const c of [...contents].reverse()) Object.assign(env, c.env);
   let sandbox: unknown;
   for (const c of [...contents].reverse()) if (c.sandbox !== undefined) sandbox = mergeRaw(sandbox, c.sandbox);
+  let toolgate: Record<string, unknown> = {};
+  for (const c of [...contents].reverse()) if (c.toolgate !== undefined) toolgate = mergeRaw(toolgate, c.toolgate) as Record<string, unknown>;
+  const bashOutputMaxChars = contents.find((c) => c.bashOutputMaxChars !== undefined)?.bashOutputMaxChars;
 
   const permissionContext = createPermissionContext({
     cwd,
@@ -153,6 +178,8 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
     hooksBySource: contents.filter((c) => c.hooks !== undefined).map((c) => ({ source: c.source, file: c.file, hooks: c.hooks })),
     sandbox,
     env,
+    ...(bashOutputMaxChars !== undefined ? { bashOutputMaxChars } : {}),
+    toolgate,
     files,
     warnings,
     errors,

@@ -32,6 +32,10 @@ export interface SettingsFileContent {
   readonly hooks?: unknown;
   readonly sandbox?: unknown;
   readonly env: Record<string, string>;
+  /** Claude Code's inline Bash output limit, unchecked beyond being a number. */
+  readonly bashOutputMaxChars?: number;
+  /** toolgate's own key: tool settings by name (raw, merged key by key across files). */
+  readonly toolgate?: Record<string, unknown>;
 }
 
 export interface ReadResult {
@@ -142,6 +146,21 @@ export function checkSettings(json: unknown, options: ReadOptions): ReadResult {
   if (obj.hooks !== undefined && (obj.hooks === null || typeof obj.hooks !== 'object' || Array.isArray(obj.hooks))) {
     errors.push({ file, key: 'hooks', message: '"hooks" must be an object keyed by event name' });
   }
+  let toolgate: Record<string, unknown> | undefined;
+  if (obj.toolgate !== undefined) {
+    if (obj.toolgate === null || typeof obj.toolgate !== 'object' || Array.isArray(obj.toolgate)) {
+      errors.push({ file, key: 'toolgate', message: '"toolgate" must be an object of tool settings' });
+    } else toolgate = obj.toolgate as Record<string, unknown>;
+  }
+  let bashOutputMaxChars: number | undefined;
+  if (obj.bashOutputMaxChars !== undefined) {
+    if (typeof obj.bashOutputMaxChars === 'number' && Number.isFinite(obj.bashOutputMaxChars) && obj.bashOutputMaxChars > 0) {
+      bashOutputMaxChars = obj.bashOutputMaxChars;
+    } else errors.push({ file, key: 'bashOutputMaxChars', message: '"bashOutputMaxChars" must be a positive number' });
+  }
+  if (obj.sandbox !== undefined && (obj.sandbox === null || typeof obj.sandbox !== 'object' || Array.isArray(obj.sandbox))) {
+    errors.push({ file, key: 'sandbox', message: '"sandbox" must be an object' });
+  }
   const managedOnly = obj.allowManagedPermissionRulesOnly === true;
   if (managedOnly && source !== 'policySettings') {
     warnings.push(`${file}: "allowManagedPermissionRulesOnly" is only honoured in managed settings (ignored)`);
@@ -154,7 +173,9 @@ export function checkSettings(json: unknown, options: ReadOptions): ReadResult {
       disableAutoMode: disableAuto,
       allowManagedPermissionRulesOnly: managedOnly && source === 'policySettings',
       ...(obj.hooks !== undefined && errors.every((e) => e.key !== 'hooks') ? { hooks: obj.hooks } : {}),
-      ...(obj.sandbox !== undefined ? { sandbox: obj.sandbox } : {}),
+      ...(obj.sandbox !== undefined && errors.every((e) => e.key !== 'sandbox') ? { sandbox: obj.sandbox } : {}),
+      ...(toolgate !== undefined ? { toolgate } : {}),
+      ...(bashOutputMaxChars !== undefined ? { bashOutputMaxChars } : {}),
       env,
     },
     errors,

@@ -20,6 +20,8 @@ export interface ToolServices {
 export interface ToolSettings {
   /** Refuse Edit/Write of a file the model has not fully read (default true). */
   readonly requireReadBeforeWrite?: boolean;
+  /** Settings' `env`: set in every process a tool starts (after secret scrubbing: these names were asked for). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export interface ToolUseContextOptions {

@@ -100,6 +100,8 @@ export async function runBash(
   const start = startCwd(context);
   if (start.resetTo !== undefined) notes.push(`Shell cwd was reset to ${start.resetTo}`);
   const { env } = buildChildEnv(process.env, settings.bash);
+  // Settings' env names are explicit: they are set even when a secret pattern would have scrubbed the inherited value.
+  if (settings.env !== undefined) Object.assign(env, settings.env);
   const envFile = envFileFromEnv();
   if (sandbox !== undefined) {
     env.TMPDIR = '/tmp';

@@ -1,0 +1,389 @@
+/**
+ * `createToolRuntime(options)`: the one place that wires settings, hooks, the permission engine, the tool pool, the
+ * executor and the conversation budget. The CLI, the agent loop, the MCP server and the UI are built on it.
+ *
+ * A runtime keeps one context between runs: each run gets a child abort controller of the runtime's, and when it
+ * completes, the context its tools' modifiers produced becomes the runtime's (the next run sees a `cd`, a mode change,
+ * files read). App state (permission context, cwd) is shared by reference, so session rules added by a permission
+ * answer hold for every later call — and for sub-agents made with `child()`.
+ */
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { ToolResultBudget } from '../execution/budget.js';
+import type { StreamingToolExecutorOptions } from '../execution/streaming-tool-executor.js';
+import { createHookRunner } from '../hooks/hook-runner.js';
+import { createCanUseTool } from '../permissions/can-use-tool.js';
+import { enterPlanMode, updatePermissionContext } from '../permissions/permission-context.js';
+import { findToolByName } from '../registry/find-tool.js';
+import { assembleToolPool } from '../registry/tool-pool.js';
+import { createTaskRegistry } from '../tools/bash/task-registry.js';
+import { toolsToAPI } from '../tool/api-format.js';
+import { NotificationQueue } from '../tool/notification-queue.js';
+import type { PermissionMode, ToolPermissionContext } from '../tool/permission-types.js';
+import type { AnyTool, APIToolDefinition, AssistantMessage, CanUseToolFn, MessageParam, ToolUseBlock, Tools } from '../tool/tool.js';
+import {
+  createChildAbortController,
+  createSubagentContext,
+  createToolUseContext,
+  type AppState,
+  type ToolServices,
+  type ToolUseContext,
+  type ToolUseUICallbacks,
+} from '../tool/tool-use-context.js';
+import { createPermissionHandler, type PermissionBridge } from './permission-handler.js';
+import { loadRuntimeSettings, SettingsLoadError } from './runtime-settings.js';
+import { defaultSessionDir } from './session-dir.js';
+import { ToolRun } from './tool-run.js';
+import type { ChildRuntimeOptions, RunEvent, RunInput, RunResult, ToolProvider, ToolRunHandle, ToolRuntime, ToolRuntimeOptions } from './types.js';
+
+/** The reason the runtime's controller is aborted with by `dispose()`. */
+export const RUNTIME_DISPOSED = 'runtime disposed';
+/** How long `dispose()` waits for cancelled runs to answer every call before it ends background tasks anyway. */
+const DISPOSE_GRACE_MS = 5_000;
+
+/** What a runtime and its sub-agents' runtimes share. */
+interface Shared {
+  readonly options: ToolRuntimeOptions;
+  readonly cwd: string;
+  readonly sessionId: string;
+  readonly sessionDir: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly warnings: readonly string[];
+  readonly services: ToolServices;
+  readonly canUseTool: CanUseToolFn;
+  readonly providers: readonly ToolProvider[];
+  readonly providerTools: Map<ToolProvider, Tools>;
+  readonly runsByToolUse: Map<string, ToolRun>;
+  readonly bridge: PermissionBridge;
+}
+
+export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promise<ToolRuntime> {
+  const cwd = path.resolve(options.cwd ?? process.cwd());
+  const settings = loadRuntimeSettings(options, cwd);
+  // Fail closed: a rule or hook that could not be read might be the one that should have stopped a call.
+  if (settings.errors.length > 0) throw new SettingsLoadError(settings.errors);
+  const sessionId = options.sessionId ?? randomUUID();
+  const sessionDir = path.resolve(options.sessionDir ?? defaultSessionDir(sessionId));
+
+  const root = new AbortController();
+  if (options.signal) {
+    if (options.signal.aborted) root.abort(options.signal.reason);
+    else options.signal.addEventListener('abort', () => root.abort(options.signal?.reason), { once: true });
+  }
+  const services: ToolServices = {
+    notifications: new NotificationQueue(),
+    tasks: createTaskRegistry(),
+    hooks: createHookRunner({
+      config: settings.hooks,
+      callbacks: [...(options.hooks ?? [])],
+      sessionDir,
+      env: { ...process.env, ...settings.env },
+    }),
+    ...(options.client !== undefined ? { modelClient: options.client } : {}),
+    // The caller's services win: a higher layer that brings its own registry or hook runner means it.
+    ...options.services,
+  };
+  const runsByToolUse = new Map<string, ToolRun>();
+  let appState: () => AppState = () => {
+    throw new Error('the runtime is not initialised yet');
+  };
+  let setAppState: (update: (prev: AppState) => AppState) => void = () => {};
+  const bridge: PermissionBridge = {
+    getAppState: () => appState(),
+    setAppState: (update) => setAppState(update),
+    runOf: (id) => runsByToolUse.get(id)?.abortController,
+    cwd,
+  };
+  const shared: Shared = {
+    options,
+    cwd,
+    sessionId,
+    sessionDir,
+    env: settings.env,
+    warnings: settings.warnings,
+    services,
+    canUseTool: createCanUseTool(),
+    providers: options.toolProviders ?? [],
+    providerTools: new Map(),
+    runsByToolUse,
+    bridge,
+  };
+  const ui: ToolUseUICallbacks | undefined =
+    options.onPermissionRequest || options.onQuestion
+      ? {
+          ...(options.onPermissionRequest ? { requestPermission: createPermissionHandler(options.onPermissionRequest, options.persistRules, bridge) } : {}),
+          ...(options.onQuestion ? { askQuestion: options.onQuestion } : {}),
+        }
+      : undefined;
+  const context = createToolUseContext({
+    tools: [],
+    permissionContext: settings.permissionContext,
+    cwd,
+    sessionDir,
+    sessionId,
+    mainLoopModel: options.model,
+    isNonInteractiveSession: options.onPermissionRequest === undefined,
+    settings: settings.toolSettings,
+    abortController: root,
+    contentReplacementState: new ToolResultBudget(settings.conversationBudgetChars !== undefined ? { budgetChars: settings.conversationBudgetChars } : {}),
+    services,
+    ...(ui !== undefined ? { ui } : {}),
+  });
+  appState = context.getAppState;
+  setAppState = context.setAppState;
+  const runtime = new Runtime(shared, context, undefined);
+  try {
+    await runtime.refreshTools();
+  } catch (error) {
+    await runtime.dispose();
+    throw error;
+  }
+  return runtime;
+}
+
+class Runtime implements ToolRuntime {
+  readonly #shared: Shared;
+  readonly #parent: Runtime | undefined;
+  readonly #keep: ((tool: AnyTool) => boolean) | undefined;
+  readonly #children = new Set<Runtime>();
+  #context: ToolUseContext;
+  #definitions = new Map<string, Promise<APIToolDefinition[]>>();
+  #active = new Map<ToolRun, Promise<void>>();
+  #disposed: Promise<void> | undefined;
+
+  constructor(shared: Shared, context: ToolUseContext, parent: Runtime | undefined, keep?: (tool: AnyTool) => boolean) {
+    this.#shared = shared;
+    this.#context = context;
+    this.#parent = parent;
+    this.#keep = keep;
+  }
+
+  get cwd(): string {
+    return this.#shared.cwd;
+  }
+  get sessionId(): string {
+    return this.#shared.sessionId;
+  }
+  get sessionDir(): string {
+    return this.#shared.sessionDir;
+  }
+  get env(): Readonly<Record<string, string>> {
+    return this.#shared.env;
+  }
+  get warnings(): readonly string[] {
+    return this.#shared.warnings;
+  }
+  get tools(): Tools {
+    return this.#context.options.tools;
+  }
+  get context(): ToolUseContext {
+    return this.#context;
+  }
+  get permissionContext(): ToolPermissionContext {
+    return this.#context.getAppState().toolPermissionContext;
+  }
+
+  definitions(options: { readonly model?: string } = {}): Promise<APIToolDefinition[]> {
+    const model = options.model ?? this.#context.options.mainLoopModel;
+    let cached = this.#definitions.get(model);
+    if (!cached) {
+      // Memoised per pool (the map is cleared when the pool changes): the tools array must be byte-identical from
+      // request to request, or the prompt cache misses.
+      const tools = this.tools;
+      cached = toolsToAPI(tools, {
+        model,
+        betas: this.#context.options.betas,
+        getToolPermissionContext: () => this.permissionContext,
+      });
+      cached.catch(() => this.#definitions.delete(model));
+      this.#definitions.set(model, cached);
+    }
+    return cached;
+  }
+
+  async run(input: RunInput, options: { readonly signal?: AbortSignal } = {}): Promise<RunResult> {
+    for await (const event of this.stream(input, options)) if (event.type === 'done') return event.result;
+    // Only a dropped run ends without `done` (dispose() while it ran); every call is answered by the abort path.
+    throw new Error('the run was dropped before it finished (the runtime was disposed)');
+  }
+
+  async *stream(input: RunInput, options: { readonly signal?: AbortSignal } = {}): AsyncGenerator<RunEvent> {
+    const { message, blocks } = normaliseInput(input);
+    const handle = this.begin(message, options);
+    for (const block of blocks) handle.add(block);
+    handle.finish();
+    yield* handle.events();
+  }
+
+  begin(assistantMessage: AssistantMessage, options: { readonly signal?: AbortSignal } = {}): ToolRunHandle {
+    if (this.#disposed) throw new Error('this runtime has been disposed');
+    const controller = createChildAbortController(this.#context.abortController);
+    const signal = options.signal;
+    const onAbort = () => controller.abort(signal?.reason);
+    if (signal?.aborted) controller.abort(signal.reason);
+    else signal?.addEventListener('abort', onAbort, { once: true });
+    let settled!: () => void;
+    const done = new Promise<void>((resolve) => (settled = resolve));
+    const executorOptions: StreamingToolExecutorOptions = this.#shared.options.backend ? { backend: this.#shared.options.backend } : {};
+    const run = new ToolRun({
+      tools: this.tools,
+      canUseTool: this.#shared.canUseTool,
+      context: { ...this.#context, abortController: controller },
+      assistantMessage,
+      executorOptions,
+      onAdd: (id, r) => this.#shared.runsByToolUse.set(id, r),
+      onSettled: (finalContext, r) => {
+        signal?.removeEventListener('abort', onAbort);
+        for (const id of r.ids) if (this.#shared.runsByToolUse.get(id) === r) this.#shared.runsByToolUse.delete(id);
+        // Modifiers carry over; the runtime's own controller stays (the run's is spent).
+        if (finalContext) this.#context = { ...finalContext, abortController: this.#context.abortController };
+        this.#active.delete(r);
+        settled();
+      },
+    });
+    this.#active.set(run, done);
+    return run;
+  }
+
+  setMode(mode: PermissionMode): void {
+    this.#context.setAppState((prev) => ({
+      ...prev,
+      toolPermissionContext:
+        mode === 'plan' ? enterPlanMode(prev.toolPermissionContext) : updatePermissionContext(prev.toolPermissionContext, { mode }),
+    }));
+  }
+
+  async refreshTools(): Promise<void> {
+    let pool: Tools;
+    if (this.#parent) {
+      pool = this.#parent.tools.filter((t) => this.#keep?.(t) ?? true);
+    } else {
+      const { providers, providerTools } = this.#shared;
+      await Promise.all(
+        providers.map(async (provider) => {
+          try {
+            providerTools.set(provider, await provider.getTools());
+          } catch (error) {
+            // A server that fails to list keeps the tools it had: one flaky server must not take the others down.
+            process.emitWarning(`tool provider "${provider.name}" could not list its tools: ${(error as Error).message}`, {
+              code: 'TOOLGATE_TOOL_PROVIDER',
+            });
+          }
+        }),
+      );
+      const extra = [...(this.#shared.options.tools ?? []), ...providers.flatMap((p) => providerTools.get(p) ?? [])];
+      pool = await assembleToolPool(this.permissionContext, extra);
+    }
+    if (!samePool(pool, this.tools)) {
+      this.#context = { ...this.#context, options: { ...this.#context.options, tools: pool } };
+      this.#definitions = new Map();
+    }
+    await Promise.all([...this.#children].map((c) => c.refreshTools()));
+  }
+
+  findTool(name: string): AnyTool | undefined {
+    return findToolByName(this.tools, name);
+  }
+
+  applyBudget(messages: readonly MessageParam[]): MessageParam[] {
+    return this.#context.contentReplacementState?.applyToMessages?.(messages) ?? [...messages];
+  }
+
+  async child(options: ChildRuntimeOptions = {}): Promise<ToolRuntime> {
+    if (this.#disposed) throw new Error('this runtime has been disposed');
+    const names = Array.isArray(options.tools) ? new Set(options.tools as readonly string[]) : undefined;
+    const filter = typeof options.tools === 'function' ? options.tools : undefined;
+    const keep = names ? (t: AnyTool) => names.has(t.name) : filter;
+    const agentId = options.agentId ?? `agent-${randomUUID().slice(0, 8)}`;
+    const base = createSubagentContext(this.#context, {
+      agentId,
+      agentType: options.agentType,
+      isAsync: options.isAsync,
+      renderedSystemPrompt: options.renderedSystemPrompt,
+      options: {
+        tools: this.tools.filter((t) => keep?.(t) ?? true),
+        ...(options.model !== undefined ? { mainLoopModel: options.model } : {}),
+      },
+    });
+    const { onPermissionRequest, persistRules } = this.#shared.options;
+    const ui: ToolUseUICallbacks | undefined = onPermissionRequest
+      ? { requestPermission: createPermissionHandler(onPermissionRequest, persistRules, this.#shared.bridge, agentId) }
+      : undefined;
+    const context: ToolUseContext = { ...base, ui, ...(options.mode !== undefined ? withMode(base, options.mode) : {}) };
+    if (options.signal) {
+      const controller = context.abortController;
+      if (options.signal.aborted) controller.abort(options.signal.reason);
+      else options.signal.addEventListener('abort', () => controller.abort(options.signal?.reason), { once: true });
+    }
+    const child = new Runtime(this.#shared, context, this, keep);
+    this.#children.add(child);
+    return child;
+  }
+
+  dispose(): Promise<void> {
+    this.#disposed ??= this.#dispose();
+    return this.#disposed;
+  }
+
+  async #dispose(): Promise<void> {
+    const controller = this.#context.abortController;
+    if (!controller.signal.aborted) controller.abort(RUNTIME_DISPOSED);
+    await Promise.all([...this.#children].map((c) => c.dispose()));
+    for (const run of this.#active.keys()) if (!run.listening) run.discard();
+    // Runs being listened to answer every call on the abort path; give them the time to, then stop waiting.
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, DISPOSE_GRACE_MS)));
+    await Promise.race([Promise.all(this.#active.values()), grace]);
+    clearTimeout(timer);
+    for (const run of this.#active.keys()) run.discard();
+    if (this.#parent) {
+      this.#parent.#children.delete(this);
+      return; // services belong to the root runtime
+    }
+    const problems: string[] = [];
+    try {
+      await this.#shared.services.tasks?.shutdown();
+    } catch (error) {
+      problems.push(`background tasks: ${(error as Error).message}`);
+    }
+    for (const provider of this.#shared.providers) {
+      try {
+        await provider.dispose?.();
+      } catch (error) {
+        problems.push(`tool provider "${provider.name}": ${(error as Error).message}`);
+      }
+    }
+    if (problems.length > 0) throw new Error(`the runtime was disposed, but not everything closed cleanly:\n  ${problems.join('\n  ')}`);
+  }
+}
+
+function normaliseInput(input: RunInput): { message: AssistantMessage; blocks: ToolUseBlock[] } {
+  if (Array.isArray(input)) {
+    const blocks = [...(input as readonly ToolUseBlock[])];
+    return { message: { role: 'assistant', content: blocks }, blocks };
+  }
+  const message = input as AssistantMessage;
+  const content = Array.isArray(message.content) ? message.content : [];
+  return { message, blocks: content.filter((b): b is ToolUseBlock => (b as { type?: unknown }).type === 'tool_use') };
+}
+
+function samePool(a: Tools, b: Tools): boolean {
+  return a.length === b.length && a.every((t, i) => t === b[i]);
+}
+
+/** A child with its own mode: it reads the shared app state through a lens that sets the mode (memoised per state). */
+function withMode(context: ToolUseContext, mode: PermissionMode): Pick<ToolUseContext, 'getAppState'> {
+  let lastIn: ToolPermissionContext | undefined;
+  let lastOut: ToolPermissionContext | undefined;
+  const read = context.getAppState;
+  return {
+    getAppState: () => {
+      const state = read();
+      if (state.toolPermissionContext !== lastIn) {
+        lastIn = state.toolPermissionContext;
+        lastOut = updatePermissionContext(lastIn, { mode });
+      }
+      return { ...state, toolPermissionContext: lastOut! };
+    },
+  };
+}
