@@ -22,6 +22,10 @@ export const BASE_TOOL_ENTRIES: readonly BaseToolEntry[] = [
   { name: 'Edit', load: () => import('../tools/edit/index.js').then((m) => m.EditTool) },
   { name: 'Write', load: () => import('../tools/write/index.js').then((m) => m.WriteTool) },
   { name: 'NotebookEdit', load: () => import('../tools/notebook-edit/index.js').then((m) => m.NotebookEditTool) },
+  { name: 'TodoWrite', load: () => import('../tools/todo-write/index.js').then((m) => m.TodoWriteTool) },
+  { name: 'AskUserQuestion', load: () => import('../tools/ask-user-question/index.js').then((m) => m.AskUserQuestionTool) },
+  { name: 'EnterPlanMode', load: () => import('../tools/plan-mode/index.js').then((m) => m.EnterPlanModeTool) },
+  { name: 'ExitPlanMode', load: () => import('../tools/plan-mode/index.js').then((m) => m.ExitPlanModeTool) },
   { name: 'ToolSearch', load: () => import('../tools/tool-search/index.js').then((m) => m.ToolSearchTool) },
   { name: 'TaskStop', load: () => import('../tools/task-stop/index.js').then((m) => m.TaskStopTool) },
 ];
