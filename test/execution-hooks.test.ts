@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { runToolUse } from '../src/execution/pipeline.js';
 import { createHookRunner, parseHooksSettings } from '../src/hooks/index.js';
 import { buildTool } from '../src/tool/build-tool.js';
+import { createGrantWriter } from '../src/settings/grants.js';
 import type { AnyTool, CanUseToolFn } from '../src/tool/tool.js';
 import {
   allowAll,
@@ -233,5 +234,32 @@ describe('PostToolUse, PostToolUseFailure and PermissionRequest through shell sc
     const denied = await call(recordingTool(calls), { PermissionRequest: [{ hooks: [script('prd.sh', deny)] }] }, { file_path: '/a' }, asking);
     expect(textOf(denied.result.content)).toContain('not on Fridays');
     expect(calls).toHaveLength(1);
+  });
+
+  it('a PermissionRequest hook\'s updatedPermissions apply to the session at once and are written through the grant writer', async () => {
+    const calls: Record<string, unknown>[] = [];
+    const asking: CanUseToolFn = async (tool, input, context, _m, toolUseID) =>
+      context.ui!.requestPermission!({ tool, input, toolUseID, ask: { behavior: 'ask', message: 'FileTool wants /a' }, signal: context.abortController.signal });
+    const updates = JSON.stringify([
+      { type: 'addRules', rules: [{ toolName: 'FileTool' }], behavior: 'allow', destination: 'session' },
+      { type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'make deploy' }], behavior: 'allow', destination: 'localSettings' },
+      { type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'x' }], behavior: 'allow', destination: 'the moon' },
+    ]);
+    const allow = `echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":${updates}}}}'`;
+    const tool = recordingTool(calls);
+    const parsed = parseHooksSettings([{ source: 'projectSettings', file: path.join(session.dir, 'settings.json'), hooks: { PermissionRequest: [{ hooks: [script('pru.sh', allow)] }] } }]);
+    const runner = createHookRunner({ config: parsed.config, sessionDir: session.dir });
+    const project = path.join(session.dir, 'proj');
+    const context = makeContext([tool], session.dir, { services: { hooks: runner, permissionUpdates: createGrantWriter({ projectDir: project, homeDir: session.dir }) } });
+    const outcome = await runToolUse(toolUse('FileTool', { file_path: '/a' }, 'toolu_pru'), assistantMessage, asking, context);
+    expect(outcome.isError).toBe(false);
+    const rules = context.getAppState().toolPermissionContext.alwaysAllowRules.map((r) => [r.source, r.ruleValue.toolName, r.ruleValue.ruleContent]);
+    expect(rules).toEqual([
+      ['session', 'FileTool', undefined],
+      ['localSettings', 'Bash', 'make deploy'],
+    ]);
+    const written = JSON.parse(readFileSync(path.join(project, '.claude', 'settings.local.json'), 'utf8'));
+    expect(written).toEqual({ permissions: { allow: ['Bash(make deploy)'] } });
+    expect(JSON.stringify(outcome)).toContain('updatedPermissions[2].destination');
   });
 });

@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { registerToolsCommand } from './commands/tools.js';
 import { registerExecCommand } from './commands/exec.js';
 import { registerCheckCommand } from './commands/check.js';
+import { registerGrantsCommand } from './commands/grants.js';
 
 export function createProgram(): Command {
   const program = new Command()
@@ -17,6 +18,7 @@ export function createProgram(): Command {
   registerToolsCommand(program);
   registerExecCommand(program);
   registerCheckCommand(program);
+  registerGrantsCommand(program);
   return program;
 }
 

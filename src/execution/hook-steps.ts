@@ -4,7 +4,8 @@
  * hook's `updatedToolOutput` (a string, or something of the tool's output type — never silently accepted junk).
  */
 import type { HookRunner, HookToolEvent, PostToolUseOutcome, PreToolUseOutcome } from '../hooks/types.js';
-import type { PermissionDecision } from '../tool/permission-types.js';
+import type { PermissionDecision, PermissionUpdate } from '../tool/permission-types.js';
+import { applyPermissionUpdates, parsePermissionUpdates } from '../permissions/permission-updates.js';
 import { textToolResult } from '../tool/tool-result.js';
 import type { AnyTool, ToolResultBlockParam } from '../tool/tool.js';
 import type { PermissionPromptHandler, ToolUseContext } from '../tool/tool-use-context.js';
@@ -61,10 +62,12 @@ export function withPermissionRequestHooks(
     onNonBlockingErrors(outcome.nonBlockingErrors);
     const decision = outcome.decision;
     if (decision?.behavior === 'allow') {
+      const updates = outcome.updatedPermissions ? await applyHookPermissionUpdates(context, outcome.updatedPermissions, onNonBlockingErrors) : [];
       return {
         behavior: 'allow',
         updatedInput: decision.updatedInput,
         decisionReason: { layer: 'hook', reason: 'a PermissionRequest hook allowed the call' },
+        ...(updates.length > 0 ? { updatedPermissions: updates } : {}),
       } satisfies PermissionDecision;
     }
     if (decision?.behavior === 'deny') {
@@ -79,6 +82,33 @@ export function withPermissionRequestHooks(
     return request.ask;
   };
   return { ...context, ui: { ...context.ui, requestPermission } };
+}
+
+/**
+ * A PermissionRequest hook's `updatedPermissions`: checked, applied to the session's permission context at once, and
+ * written to settings files through the `permissionUpdates` service when the runtime provides one (the same path a
+ * person's "allow with a rule" answer takes). Malformed entries are reported, never half-applied.
+ */
+export async function applyHookPermissionUpdates(
+  context: ToolUseContext,
+  raw: readonly unknown[],
+  report: (errors: readonly string[]) => void,
+): Promise<PermissionUpdate[]> {
+  const { updates, errors } = parsePermissionUpdates(raw);
+  if (updates.length > 0) {
+    context.setAppState((prev) => ({ ...prev, toolPermissionContext: applyPermissionUpdates(prev.toolPermissionContext, updates) }));
+    const sink = context.services.permissionUpdates;
+    if (sink && updates.some((u) => u.destination !== 'session')) {
+      try {
+        const r = await sink.persist(updates);
+        errors.push(...r.errors);
+      } catch (error) {
+        errors.push(`could not save the hook's permission updates: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+  if (errors.length > 0) report(errors.map((e) => `PermissionRequest hook updatedPermissions: ${e}`));
+  return updates;
 }
 
 /** The message of a PostToolUse `decision: "block"`: shown next to the result, which the model still sees. */

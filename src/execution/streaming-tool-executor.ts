@@ -27,6 +27,7 @@ import { checkInputShape } from './input-validation.js';
 import { describeToolCall, printableName } from './messages.js';
 import type { ToolUseOutcome } from './outcome.js';
 import { runToolUse, type PipelineOptions } from './pipeline.js';
+import { isShellTool } from '../permissions/tool-traits.js';
 
 export type ToolStatus = 'queued' | 'executing' | 'completed' | 'yielded';
 
@@ -70,9 +71,9 @@ export function maxToolUseConcurrency(env: NodeJS.ProcessEnv = process.env): num
   return Number.isInteger(n) && n > 0 ? n : DEFAULT_MAX_TOOL_USE_CONCURRENCY;
 }
 
-/** The default sibling-abort rule: a failing Bash call that may have changed something; reads fail independently. */
+/** The default sibling-abort rule: a failing shell call (a tool declaring `kind: 'shell'`) that may have changed something; reads fail independently. */
 export function defaultCancelsSiblingsOnError(tool: AnyTool, input: Record<string, unknown>, outcome: ToolUseOutcome): boolean {
-  if (tool.name !== BASH_TOOL_NAME || outcome.stage === 'validation' || outcome.stage === 'abort') return false;
+  if (!isShellTool(tool) || outcome.stage === 'validation' || outcome.stage === 'abort') return false;
   try {
     return !tool.isReadOnly(input);
   } catch {

@@ -17,7 +17,8 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-const Deploy = makeTestTool('Deploy'); // not read-only: asks unless allowed
+// Not read-only (asks unless allowed); describes its calls to a classifier.
+const Deploy = makeTestTool('Deploy', { toAutoClassifierInput: (input) => `deploy ${JSON.stringify(input)}` });
 const msg: AssistantMessage = { role: 'assistant', content: [] };
 
 function setup(mode: PermissionMode, ui?: ToolUseUICallbacks, extra: Partial<Parameters<typeof createPermissionContext>[0]> = {}) {
@@ -64,6 +65,20 @@ describe('createCanUseTool', () => {
     expect(requests).toHaveLength(3);
     // Without a classifier, auto behaves like default.
     expect((await createCanUseTool()(Deploy, {}, setup('auto'), msg, 't')).decisionReason?.layer).toBe('prompt');
+  });
+  it("auto: a tool that gives the classifier nothing ('') is not sent to it; a person decides", async () => {
+    let called = 0;
+    const Silent = makeTestTool('Silent');
+    expect(Silent.toAutoClassifierInput({})).toBe('');
+    const canUse = createCanUseTool({ classifier: async () => (called++, 'allow') });
+    const seen: string[] = [];
+    const ui = { requestPermission: async (r: PermissionRequest): Promise<PermissionDecision> => (seen.push(r.tool.name), { behavior: 'deny', message: 'no', decisionReason: { layer: 'prompt', reason: 'no' } }) };
+    expect((await canUse(Silent, {}, setup('auto', ui), msg, 't')).behavior).toBe('deny');
+    expect((await canUse(Silent, {}, setup('auto'), msg, 't')).decisionReason?.layer).toBe('prompt');
+    expect(called).toBe(0);
+    expect(seen).toEqual(['Silent']);
+    expect((await canUse(Deploy, {}, setup('auto'), msg, 't')).behavior).toBe('allow');
+    expect(called).toBe(1);
   });
   it('auto: adversarial-looking safety checks never reach the classifier', async () => {
     let called = 0;

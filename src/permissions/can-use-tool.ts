@@ -49,13 +49,15 @@ export function createCanUseTool(options: CanUseToolOptions = {}): CanUseToolFn 
     // An ask rule or a hook's ask wants a person; adversarial-looking safety checks are never classifier business.
     const t = decision.decisionReason;
     const classifiable = t?.classifierApprovable !== false && t?.layer !== 'askRule' && t?.layer !== 'hook';
-    if (ctx.mode === 'auto' && options.classifier && classifiable) {
+    // A tool that gives the classifier nothing to judge ('') is not sent to it: the call goes to a person.
+    const classifierInput = ctx.mode === 'auto' && options.classifier && classifiable ? safeClassifierInput(tool, input) : '';
+    if (classifierInput !== '' && options.classifier) {
       let verdict: 'allow' | 'deny' | 'ask';
       try {
         verdict = await options.classifier({
           tool,
           input,
-          classifierInput: safeClassifierInput(tool, input),
+          classifierInput,
           ask: decision,
           context,
           signal: context.abortController.signal,

@@ -12,34 +12,47 @@ import type {
 } from '../tool/permission-types.js';
 import type { AnyTool } from '../tool/tool.js';
 import { checkBashPermission } from './bash/index.js';
+import type { BashPermissionDeps } from './bash/types.js';
+import { BUILTIN_TRAITS, isPathTool, isShellTool, permissionTraitsOf } from './tool-traits.js';
 import { domainPatternOf, hostMatchesDomainPattern, hostOfUrl } from './domains.js';
 import { parameterRulesFor, PRIMARY_FIELDS } from './parameter-rules.js';
 import { formatPermissionRule } from './permission-rule.js';
 import { checkPathPermission, expandPath, type PathAccessKind } from './paths.js';
 
-/** Where each file tool keeps its path, for tools that do not say through `getPath`. */
-export const PATH_FIELDS: Readonly<Record<string, string>> = {
-  Read: 'file_path',
-  Edit: 'file_path',
-  Write: 'file_path',
-  MultiEdit: 'file_path',
-  NotebookEdit: 'notebook_path',
-  NotebookRead: 'notebook_path',
-  Glob: 'path',
-  Grep: 'path',
-  LSP: 'file_path',
-};
+/** Where each built-in file tool keeps its path (from their traits; kept for callers that look a name up). */
+export const PATH_FIELDS: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(BUILTIN_TRAITS).flatMap(([name, t]) => (t.pathField !== undefined ? [[name, t.pathField]] : [])),
+);
 
 const ALTERNATE_PATH_FIELDS = ['file_path', 'path', 'notebook_path'];
 
 /** Tools whose calls reach the network: never approved only for being read-only. */
 export const NETWORK_TOOLS: ReadonlySet<string> = new Set(['WebFetch', 'WebSearch']);
 
-/** The field generic `Tool(content)` rules are matched against. */
-const CONTENT_FIELDS: Readonly<Record<string, string>> = { Agent: 'subagent_type', Skill: 'skill' };
+/** A tool whose calls reach the network (declared `fetch`): never approved only for being read-only. */
+export function isNetworkTool(tool: AnyTool): boolean {
+  return permissionTraitsOf(tool).kind === 'fetch';
+}
+
+/** The field generic `Tool(content)` rules are matched against, when the tool has one. */
+export function contentFieldOf(tool: AnyTool): string | undefined {
+  return permissionTraitsOf(tool).contentField;
+}
 
 export function isFileTool(tool: AnyTool): boolean {
-  return typeof tool.getPath === 'function' || PATH_FIELDS[tool.name] !== undefined;
+  return isPathTool(tool);
+}
+
+export { isShellTool };
+
+/** How the Bash checks decide the paths a command writes and reads: the engine's path check. */
+export function bashDeps(ctx: ToolPermissionContext, ruleToolName = 'Bash'): BashPermissionDeps {
+  const home = ctx.homeDir;
+  return {
+    checkWritePath: (p) => checkPathPermission(expandPath(p, ctx.cwd, home), 'write', ctx),
+    checkReadPath: (p) => checkPathPermission(expandPath(p, ctx.cwd, home), 'read', ctx),
+    ...(ruleToolName !== 'Bash' ? { ruleToolName } : {}),
+  };
 }
 
 function trace(layer: DecisionTrace['layer'], reason: string, rule?: PermissionRule, extra: Partial<DecisionTrace> = {}): DecisionTrace {
@@ -57,27 +70,23 @@ export function checkToolContent(tool: AnyTool, input: Record<string, unknown>, 
   const param = checkParameterRules(tool, input, ctx);
   if (param.behavior === 'deny') return param;
   let result: PermissionResult;
-  if (tool.name === 'Bash') result = checkBash(input, ctx);
-  else if (isFileTool(tool)) result = checkFileTool(tool, input, ctx);
-  else if (tool.name === 'WebFetch') result = checkWebFetch(input, ctx);
+  const traits = permissionTraitsOf(tool);
+  if (traits.kind === 'shell') result = checkBash(input[traits.commandField ?? 'command'], ctx, tool.name);
+  else if (isPathTool(tool)) result = checkFileTool(tool, input, ctx);
+  else if (traits.kind === 'fetch' && traits.urlField !== undefined) result = checkWebFetch(tool.name, input[traits.urlField], ctx);
   else result = checkGenericContent(tool, input, ctx);
   if (result.behavior === 'deny') return result;
   if (param.behavior === 'ask') return param;
   return result;
 }
 
-function checkBash(input: Record<string, unknown>, ctx: ToolPermissionContext): PermissionResult {
-  const command = input.command;
+function checkBash(command: unknown, ctx: ToolPermissionContext, toolName: string): PermissionResult {
   if (typeof command !== 'string') {
-    const reason = 'Bash input has no command string';
+    const reason = `${toolName} input has no command string`;
     return { behavior: 'ask', message: reason, decisionReason: trace('safetyCheck', reason, undefined, { classifierApprovable: false }) };
   }
-  const home = ctx.homeDir;
   try {
-    return checkBashPermission(command, ctx, {
-      checkWritePath: (p) => checkPathPermission(expandPath(p, ctx.cwd, home), 'write', ctx),
-      checkReadPath: (p) => checkPathPermission(expandPath(p, ctx.cwd, home), 'read', ctx),
-    });
+    return checkBashPermission(command, ctx, bashDeps(ctx, toolName));
   } catch (error) {
     // The analyser failing is something we cannot reason about: ask, never allow.
     const reason = `the command could not be analysed (${error instanceof Error ? error.message : String(error)})`;
@@ -109,7 +118,7 @@ function toolPaths(tool: AnyTool, input: Record<string, unknown>, ctx: ToolPermi
     }
   }
   // The tool's own field, and the other path spellings tools coerce (`path` → `file_path`): each must pass.
-  for (const field of [PATH_FIELDS[tool.name], ...ALTERNATE_PATH_FIELDS]) if (field !== undefined) add(input[field]);
+  for (const field of [permissionTraitsOf(tool).pathField, ...ALTERNATE_PATH_FIELDS]) if (field !== undefined) add(input[field]);
   return out;
 }
 
@@ -125,8 +134,10 @@ function checkFileTool(tool: AnyTool, input: Record<string, unknown>, ctx: ToolP
   }
   // A Glob pattern can reach beyond its `path` (`/etc/*`, `../../**`): judge the pattern's fixed base as well.
   const checks: [string, PathAccessKind][] = paths.map((p) => [p, kind]);
-  if (tool.name === 'Glob' && typeof input.pattern === 'string') {
-    const base = globBase(input.pattern);
+  const patternField = permissionTraitsOf(tool).patternField;
+  const pattern = patternField === undefined ? undefined : input[patternField];
+  if (typeof pattern === 'string') {
+    const base = globBase(pattern);
     if (base !== undefined) for (const p of paths) checks.push([expandPath(base, p, ctx.homeDir), 'read']);
   }
   let worst: PermissionResult | undefined;
@@ -151,10 +162,10 @@ function globBase(pattern: string): string | undefined {
   return base === '' ? (pattern.startsWith('/') ? '/' : '.') : base;
 }
 
-function checkWebFetch(input: Record<string, unknown>, ctx: ToolPermissionContext): PermissionResult {
-  const host = hostOfUrl(input.url);
+function checkWebFetch(toolName: string, url: unknown, ctx: ToolPermissionContext): PermissionResult {
+  const host = hostOfUrl(url);
   const rulesOf = (rules: readonly PermissionRule[]) =>
-    rules.filter((r) => r.ruleValue.toolName === 'WebFetch' && r.ruleValue.ruleContent !== undefined);
+    rules.filter((r) => r.ruleValue.toolName === toolName && r.ruleValue.ruleContent !== undefined);
   const deny = rulesOf(ctx.alwaysDenyRules);
   const ask = rulesOf(ctx.alwaysAskRules);
   if (!host.ok) {
@@ -171,7 +182,7 @@ function checkWebFetch(input: Record<string, unknown>, ctx: ToolPermissionContex
   const d = deny.find(match);
   if (d) {
     const reason = `fetching from ${host.host} is denied by ${formatPermissionRule(d.ruleValue)}`;
-    return { behavior: 'deny', message: `Permission to use WebFetch: ${reason}`, decisionReason: trace('denyRule', reason, d) };
+    return { behavior: 'deny', message: `Permission to use ${toolName}: ${reason}`, decisionReason: trace('denyRule', reason, d) };
   }
   const a = ask.find(match);
   if (a) {
@@ -188,11 +199,12 @@ function checkWebFetch(input: Record<string, unknown>, ctx: ToolPermissionContex
 
 /** `Agent(Explore)`, `Skill(commit *)`: the rule content against the tool's content field, `*` as a wildcard. */
 function checkGenericContent(tool: AnyTool, input: Record<string, unknown>, ctx: ToolPermissionContext): PermissionResult {
-  const field = CONTENT_FIELDS[tool.name];
+  const field = contentFieldOf(tool);
   if (field === undefined) return PASS;
   const value = input[field];
   if (typeof value !== 'string') return PASS;
-  const subject = tool.name === 'Skill' && typeof input.args === 'string' ? `${value} ${input.args}`.trim() : value;
+  // `Skill(commit *)`: a content value with arguments is matched with them too.
+  const subject = typeof input.args === 'string' ? `${value} ${input.args}`.trim() : value;
   const matches = (r: PermissionRule) =>
     r.ruleValue.toolName === tool.name &&
     r.ruleValue.ruleContent !== undefined &&

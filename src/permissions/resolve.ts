@@ -19,8 +19,9 @@ import type {
 } from '../tool/permission-types.js';
 import type { AnyTool } from '../tool/tool.js';
 import type { ToolUseContext } from '../tool/tool-use-context.js';
-import { checkToolContent, NETWORK_TOOLS, safeIsReadOnly } from './content-check.js';
+import { checkToolContent, isNetworkTool, safeIsReadOnly } from './content-check.js';
 import { formatPermissionRule } from './permission-rule.js';
+import { liveContext, withExpiredRules } from './rule-expiry.js';
 import { suggestRules } from './suggest.js';
 import { findToolLevelRule, isFrozenRule, toolRuleKey } from './tool-rule-match.js';
 
@@ -55,8 +56,32 @@ export async function resolvePermission(
   return resolveChain(tool, input, ctx, options.hookDecision, options.runToolCheck, undefined);
 }
 
-/** The chain itself; the tool's check comes either as a callback or as the context to run `checkPermissions` in. */
+/**
+ * The chain against the live rules (expired grants taken out). When a call asks and an expired grant would have
+ * allowed it, the trace says so, so a person sees why a grant stopped working.
+ */
 async function resolveChain(
+  tool: AnyTool,
+  input: Record<string, unknown>,
+  ctx: ToolPermissionContext,
+  hook: PermissionDecision | undefined,
+  runToolCheck: (() => Promise<PermissionResult>) | undefined,
+  checkContext: ToolUseContext | undefined,
+): Promise<PermissionDecision> {
+  const view = liveContext(ctx);
+  if (view.expired.length === 0) return resolveLive(tool, input, ctx, hook, runToolCheck, checkContext);
+  const decision = await resolveLive(tool, input, view.live, hook, runToolCheck, checkContext);
+  if (decision.behavior === 'allow') return decision;
+  const withExpired = await resolveLive(tool, input, withExpiredRules(view), hook, runToolCheck, checkContext);
+  const rule = withExpired.behavior === 'allow' ? view.expired.find((r) => formatPermissionRule(r.ruleValue) === withExpired.decisionReason?.rule) : undefined;
+  if (rule === undefined) return decision;
+  const note = `the allow rule ${formatPermissionRule(rule.ruleValue)}${rule.sourceFile ? ` (${rule.sourceFile})` : ''} expired at ${rule.expiresAt} and was ignored`;
+  const t = decision.decisionReason;
+  return { ...decision, decisionReason: { ...(t ?? { layer: 'prompt' }), reason: t?.reason ? `${t.reason}; ${note}` : note, expiredRule: formatPermissionRule(rule.ruleValue) } };
+}
+
+/** The chain itself; the tool's check comes either as a callback or as the context to run `checkPermissions` in. */
+async function resolveLive(
   tool: AnyTool,
   input: Record<string, unknown>,
   ctx: ToolPermissionContext,
@@ -126,7 +151,7 @@ async function resolveChain(
   if (toolAllow) {
     return { behavior: 'allow', decisionReason: ruleTrace('allowRule', toolAllow, `${tool.name} is allowed by ${formatPermissionRule(toolAllow.ruleValue)}`) };
   }
-  if (content.behavior === 'passthrough' && content.decisionReason === undefined && !tool.isMcp && !NETWORK_TOOLS.has(tool.name) && (readOnlyMemo ??= safeIsReadOnly(tool, input))) {
+  if (content.behavior === 'passthrough' && content.decisionReason === undefined && !tool.isMcp && !isNetworkTool(tool) && (readOnlyMemo ??= safeIsReadOnly(tool, input))) {
     return { behavior: 'allow', decisionReason: { layer: 'readOnly', reason: `${tool.name} with this input is read-only` } };
   }
   if (hook?.behavior === 'allow') return { ...hook, decisionReason: hookTrace(hook, 'a PreToolUse hook approved this call') };
@@ -135,7 +160,13 @@ async function resolveChain(
   const why = content.decisionReason?.reason ?? content.message ?? `no rule allows ${tool.name}`;
   return applyDontAsk(
     withSuggestions(
-      { behavior: 'ask', message: `${tool.name} needs permission: ${why}`, decisionReason: { layer: 'prompt', reason: why, subcommand: content.decisionReason?.subcommand } },
+      {
+        behavior: 'ask',
+        message: `${tool.name} needs permission: ${why}`,
+        decisionReason: { layer: 'prompt', reason: why, subcommand: content.decisionReason?.subcommand },
+        // The content check's own suggestions (one per subcommand of a compound command) beat a generic one.
+        ...(content.behavior === 'passthrough' && content.suggestions && content.suggestions.length > 0 ? { suggestions: content.suggestions } : {}),
+      },
       tool,
       input,
       ctx,

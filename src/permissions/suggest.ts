@@ -9,6 +9,7 @@ import type { AnyTool } from '../tool/tool.js';
 import { isFileTool, safeIsReadOnly, toolPath } from './content-check.js';
 import { hostOfUrl } from './domains.js';
 import { isInsideDir } from './paths.js';
+import { permissionTraitsOf } from './tool-traits.js';
 
 const PLAIN_WORD = /^[A-Za-z0-9_][A-Za-z0-9_.@+/=-]*$/;
 
@@ -21,22 +22,24 @@ export function suggestRules(
   if (trace?.layer === 'safetyCheck' && trace.classifierApprovable === false) return [];
   if (trace?.layer === 'safetyCheck' && /protected path/.test(trace.reason)) return [];
   if (trace?.layer === 'askRule' || trace?.layer === 'hook') return [];
-  if (tool.name === 'Bash') {
-    const source = trace?.subcommand ?? (typeof input.command === 'string' ? input.command : '');
+  const traits = permissionTraitsOf(tool);
+  if (traits.kind === 'shell') {
+    const command = input[traits.commandField ?? 'command'];
+    const source = trace?.subcommand ?? (typeof command === 'string' ? command : '');
     const prefix = bashPrefix(source);
-    return prefix ? [{ toolName: 'Bash', ruleContent: `${prefix}:*` }] : [];
+    return prefix ? [{ toolName: tool.name, ruleContent: `${prefix}:*` }] : [];
   }
   if (isFileTool(tool)) {
     const abs = toolPath(tool, input, ctx) ?? ctx.cwd;
     const toolName = safeIsReadOnly(tool, input) ? 'Read' : 'Edit';
-    const dir = ['Glob', 'Grep'].includes(tool.name) ? abs : path.dirname(abs);
+    const dir = traits.kind === 'search' ? abs : path.dirname(abs);
     const rel = path.relative(ctx.cwd, dir);
     const pattern = !isInsideDir(dir, ctx.cwd) ? `/${dir === '/' ? '' : dir}/**` : rel === '' ? './**' : `./${rel}/**`;
     return [{ toolName, ruleContent: pattern }];
   }
-  if (tool.name === 'WebFetch') {
-    const host = hostOfUrl(input.url);
-    return host.ok ? [{ toolName: 'WebFetch', ruleContent: `domain:${host.host}` }] : [];
+  if (traits.kind === 'fetch' && traits.urlField !== undefined) {
+    const host = hostOfUrl(input[traits.urlField]);
+    return host.ok ? [{ toolName: tool.name, ruleContent: `domain:${host.host}` }] : [];
   }
   return [{ toolName: tool.name }];
 }

@@ -6,6 +6,8 @@ import fs from 'node:fs';
 import type { PermissionBehavior, PermissionMode, PermissionRule, PermissionRuleSource } from '../tool/permission-types.js';
 import { PERMISSION_MODES } from '../tool/permission-types.js';
 import { tryParsePermissionRule, validatePermissionRule } from '../permissions/permission-rule.js';
+import { formatPermissionRule } from '../permissions/permission-rule.js';
+import { parseExpiry } from '../permissions/permission-updates.js';
 import { locateJsonError } from './locate-json-error.js';
 import { KNOWN_PERMISSION_KEYS, KNOWN_TOP_LEVEL_KEYS } from './settings-keys.js';
 
@@ -125,6 +127,7 @@ export function checkSettings(json: unknown, options: ReadOptions): ReadResult {
       for (const behavior of ['allow', 'deny', 'ask'] as const) {
         content.rules.push(...readRules(p[behavior], behavior, { file, source, root }, errors, warnings));
       }
+      if (p.expires !== undefined) content.rules = applyExpiries(content.rules, p.expires, file, errors, warnings);
       if (p.defaultMode !== undefined) defaultMode = readMode(p.defaultMode, file, source, errors, warnings);
       content.additionalDirectories = readStringList(p.additionalDirectories, 'permissions.additionalDirectories', file, errors);
       disableBypass = readDisable(p.disableBypassPermissionsMode, 'permissions.disableBypassPermissionsMode', file, errors);
@@ -249,4 +252,37 @@ function readDisable(value: unknown, key: string, file: string, errors: Settings
   // Fail closed: an unreadable "disable" switch still disables.
   errors.push({ file, key, message: `"${key}" accepts only "disable"; got ${JSON.stringify(value)} (treated as "disable")` });
   return true;
+}
+
+/**
+ * `permissions.expires`: `{ "<allow rule>": "<ISO date>" }`, toolgate's extension beside `permissions.allow`. An
+ * unreadable date makes the rule count as expired (fail closed); deny and ask rules never expire.
+ */
+function applyExpiries(rules: PermissionRule[], value: unknown, file: string, errors: SettingsError[], warnings: string[]): PermissionRule[] {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    errors.push({ file, key: 'permissions.expires', message: '"permissions.expires" must be an object of rule → ISO date' });
+    return rules;
+  }
+  const byRule = new Map<string, string>();
+  for (const [text, date] of Object.entries(value as Record<string, unknown>)) {
+    const parsed = tryParsePermissionRule(text);
+    const key = `permissions.expires[${JSON.stringify(text)}]`;
+    if (!parsed.ok) {
+      errors.push({ file, key, rule: text, message: `${key}: ${parsed.error.problem}` });
+      continue;
+    }
+    const iso = parseExpiry(date);
+    if (iso === undefined) errors.push({ file, key, rule: text, message: `${key} must be an ISO date; the rule is treated as expired` });
+    byRule.set(formatPermissionRule(parsed.value), iso ?? String(date));
+  }
+  const used = new Set<string>();
+  const out = rules.map((r) => {
+    const text = formatPermissionRule(r.ruleValue);
+    const at = r.ruleBehavior === 'allow' ? byRule.get(text) : undefined;
+    if (at === undefined) return r;
+    used.add(text);
+    return { ...r, expiresAt: at };
+  });
+  for (const text of byRule.keys()) if (!used.has(text)) warnings.push(`${file}: permissions.expires names ${text}, which is not in permissions.allow (ignored)`);
+  return out;
 }

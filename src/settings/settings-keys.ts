@@ -73,4 +73,6 @@ export const KNOWN_PERMISSION_KEYS: ReadonlySet<string> = new Set([
   'additionalDirectories',
   'disableBypassPermissionsMode',
   'disableAutoMode',
+  // toolgate's: `{ "<allow rule>": "<ISO date>" }`, grants that lapse (see src/settings/grants.ts).
+  'expires',
 ]);

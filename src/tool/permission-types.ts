@@ -43,7 +43,30 @@ export interface PermissionRule {
   readonly sourceFile?: string;
   /** The folder `/path` patterns of this rule are anchored at (default: decided by the engine from the source). */
   readonly root?: string;
+  /**
+   * An ISO date after which the engine ignores this rule (allow rules only; toolgate's extension, written as
+   * `permissions.expires` beside the rule in the settings file).
+   */
+  readonly expiresAt?: string;
 }
+
+/** Where a granted rule is kept: this session only, or one of the writable settings files. */
+export type PermissionUpdateDestination = 'session' | 'localSettings' | 'projectSettings' | 'userSettings';
+
+/**
+ * A change to the permission state, in the shape of a PermissionRequest hook's `updatedPermissions` entries (and the
+ * runtime's "allow with a rule" answer). `expiresAt` (addRules, allow only) is toolgate's extension.
+ */
+export type PermissionUpdate =
+  | {
+      readonly type: 'addRules' | 'replaceRules' | 'removeRules';
+      readonly rules: readonly PermissionRuleValue[];
+      readonly behavior: PermissionBehavior;
+      readonly destination: PermissionUpdateDestination;
+      readonly expiresAt?: string;
+    }
+  | { readonly type: 'setMode'; readonly mode: PermissionMode; readonly destination: PermissionUpdateDestination }
+  | { readonly type: 'addDirectories' | 'removeDirectories'; readonly directories: readonly string[]; readonly destination: PermissionUpdateDestination };
 
 export interface AdditionalWorkingDirectory {
   readonly path: string;
@@ -96,6 +119,8 @@ export interface DecisionTrace {
   readonly subcommand?: string;
   /** Safety checks only: whether an automatic classifier may approve what this check asked about. */
   readonly classifierApprovable?: boolean;
+  /** An expired allow rule that would have allowed this call (it was ignored). */
+  readonly expiredRule?: string;
 }
 
 export interface PermissionAllowDecision<I = Record<string, unknown>> {
@@ -104,6 +129,8 @@ export interface PermissionAllowDecision<I = Record<string, unknown>> {
   readonly updatedInput?: I;
   readonly decisionReason?: DecisionTrace;
   readonly userModified?: boolean;
+  /** Permission changes that come with this approval (a PermissionRequest hook's `updatedPermissions`). */
+  readonly updatedPermissions?: readonly PermissionUpdate[];
 }
 
 export interface PermissionAskDecision {

@@ -71,6 +71,24 @@ export interface PromptOptions {
   readonly model?: string;
 }
 
+/**
+ * What a call does, as the permission engine and the executor need to know it — declared by the tool, so MCP and
+ * custom tools get the same treatment as built-ins (lower layers never test a tool's name).
+ * - `shell`: runs the string in `commandField` as a Bash command (Bash rules, the command analyser, sandboxing).
+ * - `read` / `write`: touches the path in `pathField` (Read / Edit rules, working directories, protected paths).
+ * - `search`: reads the directory in `pathField` (and the fixed base of the glob in `patternField`).
+ * - `fetch`: reaches the URL in `urlField` (`domain:` rules).
+ * - `other`: whole-tool rules, and `contentField` for `Tool(content)` rules (Agent: subagent_type).
+ */
+export interface PermissionTraits {
+  readonly kind: 'shell' | 'read' | 'write' | 'search' | 'fetch' | 'other';
+  readonly commandField?: string;
+  readonly pathField?: string;
+  readonly urlField?: string;
+  readonly patternField?: string;
+  readonly contentField?: string;
+}
+
 export type McpInfo = { readonly serverName: string; readonly toolName: string };
 
 /** Where a tool's views are drawn. */
@@ -163,6 +181,8 @@ export type Tool<Input extends AnyObject = AnyObject, Output = unknown, P extend
   preparePermissionMatcher?(input: z.infer<Input>): Promise<(pattern: string) => boolean>;
   /** The file or folder this call touches, for path rules (file tools). */
   getPath?(input: z.infer<Input>): string | undefined;
+  /** What kind of action the tool takes and which input fields say where (see PermissionTraits). */
+  readonly permissionTraits?: PermissionTraits;
 };
 
 /** A tool of unknown input and output, as registries and executors hold them. */

@@ -9,7 +9,7 @@ import { analyzeBashCommand } from './analyze.js';
 import { bashRules, matchDenyLike, type BashRule } from './rule-set.js';
 import { matchCompiled } from './rule-match.js';
 import { neverApprovedByPrefix } from './wrappers.js';
-import { collectPathFacts, type SubcommandFacts } from './path-checks.js';
+import { collectPathFacts, type PathFacts, type SubcommandFacts } from './path-checks.js';
 import { flattenSubcommands } from './read-only.js';
 import { suggestionsFor } from './suggestions.js';
 import { checkReadDenies, readDenyOpaqueAsk } from './read-deny.js';
@@ -42,10 +42,68 @@ function allowRuleFor(sub: SimpleCommand, allow: readonly BashRule[]): BashRule 
   return undefined;
 }
 
+/** Which subcommands an allow rule covers, and which are neither covered nor read-only. */
+export function judgeSubcommands(
+  subcommands: readonly SimpleCommand[],
+  allow: readonly BashRule[],
+  paths: PathFacts,
+): { used: { rule: BashRule; sub: SimpleCommand }[]; failing: { sub: SimpleCommand; facts: SubcommandFacts | undefined }[] } {
+  const used: { rule: BashRule; sub: SimpleCommand }[] = [];
+  const failing: { sub: SimpleCommand; facts: SubcommandFacts | undefined }[] = [];
+  const judge = (list: readonly SimpleCommand[]): void => {
+    for (const sub of list) {
+      const rule = allowRuleFor(sub, allow);
+      if (rule) {
+        used.push({ rule, sub });
+        continue;
+      }
+      if (sub.inner) {
+        judge(sub.inner);
+        continue;
+      }
+      const facts = paths.facts.get(sub);
+      if (facts?.autoAllowed) continue;
+      failing.push({ sub, facts });
+    }
+  };
+  judge(subcommands);
+  return { used, failing };
+}
+
+/**
+ * The narrowest allow rules that would cover this command: one exact rule per subcommand that is neither allowed nor
+ * read-only (never a prefix, never `Bash`). Undefined when no set of rules can (an unanalysable command, a
+ * non-literal word, a write redirect or a check no allow rule overrides).
+ */
+export function narrowestBashRules(command: string, ctx: ToolPermissionContext, deps: BashPermissionDeps): string[] | undefined {
+  const analysis = analyzeBashCommand(command);
+  if (!analysis.ok) return undefined;
+  const subs = [...flattenSubcommands(analysis.subcommands)];
+  if (subs.some((s) => s.unsafeReason)) return undefined;
+  const paths = collectPathFacts(subs, ctx, deps);
+  if (paths.deny || paths.critical || paths.unknownTarget || paths.writeAsk) return undefined;
+  const own = deps.ruleToolName ?? 'Bash';
+  const { failing } = judgeSubcommands(analysis.subcommands, bashRules(ctx.alwaysAllowRules, own === 'Bash' ? undefined : [own]), paths);
+  const out: string[] = [];
+  for (const { sub } of failing) {
+    if (sub.strippedWords.length === 0 || !sub.strippedWords.every((w) => w.literal)) return undefined;
+    const content = sub.strippedWords.map((w) => quoteRuleWord(w.value)).join(' ');
+    if (!out.includes(content)) out.push(content);
+  }
+  return out;
+}
+
+/** A word as rule content reads it back: plain words as they are, others single-quoted (so `*` stays literal). */
+export function quoteRuleWord(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) && !word.endsWith(':') ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
 export function checkBashPermission(command: string, ctx: ToolPermissionContext, deps: BashPermissionDeps): PermissionResult {
-  const deny = bashRules(ctx.alwaysDenyRules);
-  const askRules = bashRules(ctx.alwaysAskRules);
-  const allow = bashRules(ctx.alwaysAllowRules);
+  const own = deps.ruleToolName ?? 'Bash';
+  const denyNames = own === 'Bash' ? undefined : ['Bash', own];
+  const deny = bashRules(ctx.alwaysDenyRules, denyNames);
+  const askRules = bashRules(ctx.alwaysAskRules, denyNames);
+  const allow = bashRules(ctx.alwaysAllowRules, own === 'Bash' ? undefined : [own]);
   const whole = command.trim();
   const analysis = analyzeBashCommand(command);
   const subs = [...flattenSubcommands(analysis.subcommands)];
@@ -118,25 +176,7 @@ export function checkBashPermission(command: string, ctx: ToolPermissionContext,
   // 5. Allow: the whole command by an exact rule, or every subcommand by a rule or as read-only.
   const wholeRule = allow.find((r) => r.trimmed === whole && r.compiled?.kind === 'exact');
   if (wholeRule) return { behavior: 'allow', decisionReason: trace('allowRule', `the whole command matches ${wholeRule.text}`, wholeRule, whole) };
-  const used: { rule: BashRule; sub: SimpleCommand }[] = [];
-  const failing: { sub: SimpleCommand; facts: SubcommandFacts | undefined }[] = [];
-  const judge = (list: readonly SimpleCommand[]): void => {
-    for (const sub of list) {
-      const rule = allowRuleFor(sub, allow);
-      if (rule) {
-        used.push({ rule, sub });
-        continue;
-      }
-      if (sub.inner) {
-        judge(sub.inner);
-        continue;
-      }
-      const facts = paths.facts.get(sub);
-      if (facts?.autoAllowed) continue;
-      failing.push({ sub, facts });
-    }
-  };
-  judge(analysis.subcommands);
+  const { used, failing } = judgeSubcommands(analysis.subcommands, allow, paths);
   if (failing.length === 0) {
     // A write redirect the path check allowed (acceptEdits, an Edit allow rule, bypass) decided as much as the rest.
     const write = paths.writeAllowed;

@@ -25,27 +25,32 @@ export interface BashRule {
  * The Bash rules of one rule list, compiled once per list: a context's lists are immutable, and each decision asks
  * for all three. The snapshot guards against a list that was changed in place anyway.
  */
-const compiledLists = new WeakMap<readonly PermissionRule[], { readonly snapshot: readonly PermissionRule[]; readonly rules: readonly BashRule[] }>();
+const compiledLists = new WeakMap<readonly PermissionRule[], { readonly snapshot: readonly PermissionRule[]; readonly key: string; readonly rules: readonly BashRule[] }>();
 
-export function bashRules(rules: readonly PermissionRule[]): readonly BashRule[] {
+/** The shell rules of a list: those naming any of `toolNames` (`Bash`, or a custom shell tool's name). */
+export function bashRules(rules: readonly PermissionRule[], toolNames: readonly string[] = BASH_ONLY): readonly BashRule[] {
+  const key = toolNames.join('\u0000');
   const hit = compiledLists.get(rules);
-  if (hit && hit.snapshot.length === rules.length && hit.snapshot.every((r, i) => r === rules[i])) return hit.rules;
+  if (hit && hit.key === key && hit.snapshot.length === rules.length && hit.snapshot.every((r, i) => r === rules[i])) return hit.rules;
   const out: BashRule[] = [];
   for (const rule of rules) {
-    if (rule.ruleValue.toolName !== 'Bash') continue;
+    const toolName = rule.ruleValue.toolName;
+    if (!toolNames.includes(toolName)) continue;
     const content = rule.ruleValue.ruleContent;
     out.push({
       rule,
       content,
-      text: content === undefined ? 'Bash' : `Bash(${content})`,
+      text: content === undefined ? toolName : `${toolName}(${content})`,
       compiled: content === undefined ? undefined : compileBashRule(content),
       trimmed: content?.trim(),
       operators: content !== undefined && /[|&;]/.test(content),
     });
   }
-  compiledLists.set(rules, { snapshot: [...rules], rules: out });
+  compiledLists.set(rules, { snapshot: [...rules], key, rules: out });
   return out;
 }
+
+const BASH_ONLY: readonly string[] = ['Bash'];
 
 export interface RuleMatch {
   readonly rule: BashRule;

@@ -70,6 +70,11 @@ export interface BashPermissionDeps {
   checkWritePath(absPath: string): PermissionResult;
   /** Decide a read of an absolute path (optional: without it, paths outside the working directories ask). */
   checkReadPath?(absPath: string): PermissionResult;
+  /**
+   * The tool name whose rules apply (default `Bash`): a custom shell tool's allow rules are its own; deny and ask
+   * rules of `Bash` apply to it as well (fail closed).
+   */
+  readonly ruleToolName?: string;
 }
 
 export interface ReadOnlyOptions {

@@ -1,0 +1,262 @@
+/**
+ * Grants people can manage: allow rules written to a settings file in exactly the text form the loader and the
+ * matcher read back, listed with their file and expiry, and revoked by rule text.
+ *
+ * Files, by destination (the ones Claude Code reads too, so both agents share a grant):
+ *   localSettings → `<project>/.claude/settings.local.json`, projectSettings → `<project>/.claude/settings.json`,
+ *   userSettings → `~/.claude/settings.json`; `session` is never written (the runtime keeps it in memory).
+ * An expiring grant goes to toolgate's twin file instead (`.toolgate/settings.local.json`, `.toolgate/settings.json`,
+ * `~/.toolgate/settings.json`), as `permissions.allow` plus `permissions.expires: { "<rule>": "<ISO date>" }`:
+ * Claude Code never reads those files, so it can never honour a grant past its expiry. Every other key of a file,
+ * and its indentation, is kept; a file that is not valid JSON is never overwritten.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { PermissionBehavior, PermissionRuleSource, PermissionRuleValue, PermissionUpdate, PermissionUpdateDestination } from '../tool/permission-types.js';
+import { formatPermissionRule, parsePermissionRule, validatePermissionRule } from '../permissions/permission-rule.js';
+import { parseExpiry, type PermissionUpdateSink } from '../permissions/permission-updates.js';
+import { isRuleExpired } from '../permissions/rule-expiry.js';
+import { loadSettings, type LoadSettingsOptions } from './load-settings.js';
+
+export type GrantDestination = Exclude<PermissionUpdateDestination, 'session'>;
+
+export interface GrantLocations {
+  readonly projectDir: string;
+  readonly homeDir?: string;
+}
+
+export class GrantError extends Error {
+  override readonly name = 'GrantError';
+}
+
+/** The file a destination's grants go to (`expiring`: toolgate's twin file). */
+export function grantFile(destination: GrantDestination, where: GrantLocations, expiring = false): string {
+  const home = where.homeDir ?? os.homedir();
+  const dir = expiring ? '.toolgate' : '.claude';
+  switch (destination) {
+    case 'localSettings':
+      return path.join(where.projectDir, dir, 'settings.local.json');
+    case 'projectSettings':
+      return path.join(where.projectDir, dir, 'settings.json');
+    case 'userSettings':
+      return path.join(home, dir, 'settings.json');
+  }
+}
+
+/** Every file a grant of this kind may live in (Claude Code's and toolgate's), for revoking. */
+export function grantFiles(where: GrantLocations): { source: PermissionRuleSource; file: string }[] {
+  const out: { source: PermissionRuleSource; file: string }[] = [];
+  for (const destination of ['localSettings', 'projectSettings', 'userSettings'] as const) {
+    out.push({ source: destination, file: grantFile(destination, where) }, { source: destination, file: grantFile(destination, where, true) });
+  }
+  return out;
+}
+
+type Json = Record<string, unknown>;
+
+/** Read-modify-write of one settings file, keeping other keys and the file's indentation; atomic rename. */
+export function editSettingsFile(file: string, mutate: (settings: Json) => boolean): boolean {
+  let text: string | undefined;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new GrantError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  let settings: Json = {};
+  if (text !== undefined && text.trim() !== '') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text.replace(/^\uFEFF/, ''));
+    } catch (error) {
+      throw new GrantError(`${file} is not valid JSON (${(error as Error).message}); not changed`);
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new GrantError(`${file} is not a JSON object; not changed`);
+    settings = parsed as Json;
+  }
+  if (!mutate(settings)) return false;
+  const indent = text === undefined ? 2 : (/^([ \t]+)"/m.exec(text)?.[1] ?? '  ');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  fs.writeFileSync(tmp, `${JSON.stringify(settings, null, indent)}\n`, { mode: 0o600 });
+  fs.renameSync(tmp, file);
+  return true;
+}
+
+function permissionsOf(settings: Json): Json {
+  const p = settings.permissions;
+  if (p === undefined) return (settings.permissions = {});
+  if (p === null || typeof p !== 'object' || Array.isArray(p)) throw new GrantError('"permissions" is not an object; not changed');
+  return p as Json;
+}
+
+function ruleList(perms: Json, behavior: PermissionBehavior): string[] {
+  const list = perms[behavior];
+  if (list === undefined) return (perms[behavior] = []) as string[];
+  if (!Array.isArray(list)) throw new GrantError(`"permissions.${behavior}" is not an array; not changed`);
+  return list as string[];
+}
+
+/** A rule's text for comparison: parsed and formatted, and runs of spaces in unquoted content made one. */
+const canonical = (text: string): string => {
+  try {
+    const v = parsePermissionRule(text);
+    const content = v.toolName === 'Bash' && v.ruleContent !== undefined && !/['"\\]/.test(v.ruleContent) ? v.ruleContent.trim().replace(/\s+/g, ' ') : v.ruleContent;
+    return formatPermissionRule({ toolName: v.toolName, ...(content !== undefined ? { ruleContent: content } : {}) });
+  } catch {
+    return text.trim();
+  }
+};
+
+/** A rule given as text or value → its canonical text, checked as the loader would. */
+export function grantRuleText(rule: string | PermissionRuleValue, behavior: PermissionBehavior = 'allow'): string {
+  const value = typeof rule === 'string' ? parsePermissionRule(rule) : parsePermissionRule(formatPermissionRule(rule));
+  const problems = validatePermissionRule(value, behavior).errors;
+  if (problems.length > 0) throw new GrantError(`${formatPermissionRule(value)}: ${problems.join('; ')}`);
+  if (behavior === 'allow' && value.ruleContent === undefined && value.toolName === 'Bash') {
+    throw new GrantError('refusing to grant all of Bash; grant the command (e.g. "Bash(npm test)")');
+  }
+  return formatPermissionRule(value);
+}
+
+export interface WriteGrantsOptions extends GrantLocations {
+  readonly destination: GrantDestination;
+  readonly rules: readonly (string | PermissionRuleValue)[];
+  readonly behavior?: PermissionBehavior;
+  /** ISO date; the engine ignores the rule after it. */
+  readonly expiresAt?: string;
+}
+
+/** Adds rules to the destination's file (once each). Returns the file and the rule texts written. */
+export function writeGrants(options: WriteGrantsOptions): { file: string; rules: string[] } {
+  const behavior = options.behavior ?? 'allow';
+  const texts = [...new Set(options.rules.map((r) => canonical(grantRuleText(r, behavior))))];
+  let expiresAt: string | undefined;
+  if (options.expiresAt !== undefined) {
+    expiresAt = parseExpiry(options.expiresAt);
+    if (expiresAt === undefined) throw new GrantError(`expiry ${JSON.stringify(options.expiresAt)} is not an ISO date`);
+    if (behavior !== 'allow') throw new GrantError('only allow rules can expire');
+  }
+  const file = grantFile(options.destination, options, expiresAt !== undefined);
+  editSettingsFile(file, (settings) => {
+    const perms = permissionsOf(settings);
+    const list = ruleList(perms, behavior);
+    const have = new Set(list.map(canonical));
+    for (const t of texts) if (!have.has(t)) list.push(t);
+    if (expiresAt !== undefined) {
+      const expires = (perms.expires ??= {}) as Json;
+      for (const t of texts) expires[t] = expiresAt;
+    }
+    return true;
+  });
+  return { file, rules: texts };
+}
+
+/** Removes an allow rule (and its expiry) from the grant files, or from `file` only. */
+export function revokeGrant(rule: string, options: GrantLocations & { readonly file?: string }): { file: string; rule: string }[] {
+  const target = canonical(rule);
+  const files = options.file !== undefined ? [path.resolve(options.file)] : [...new Set(grantFiles(options).map((f) => f.file))];
+  const removed: { file: string; rule: string }[] = [];
+  for (const file of files) {
+    if (!fs.existsSync(file)) continue;
+    editSettingsFile(file, (settings) => {
+      const perms = settings.permissions;
+      if (perms === null || typeof perms !== 'object' || Array.isArray(perms)) return false;
+      const p = perms as Json;
+      let changed = false;
+      if (Array.isArray(p.allow)) {
+        const kept = (p.allow as unknown[]).filter((r) => !(typeof r === 'string' && canonical(r) === target));
+        if (kept.length !== (p.allow as unknown[]).length) {
+          p.allow = kept;
+          changed = true;
+          removed.push({ file, rule: target });
+        }
+      }
+      if (p.expires !== null && typeof p.expires === 'object' && !Array.isArray(p.expires)) {
+        const expires = p.expires as Json;
+        for (const k of Object.keys(expires)) {
+          if (canonical(k) === target) {
+            delete expires[k];
+            changed = true;
+          }
+        }
+        if (Object.keys(expires).length === 0) delete p.expires;
+      }
+      return changed;
+    });
+  }
+  return removed;
+}
+
+export interface GrantEntry {
+  readonly rule: string;
+  readonly source: PermissionRuleSource;
+  readonly file?: string;
+  readonly expiresAt?: string;
+  readonly expired: boolean;
+}
+
+/** Every allow rule the settings hold, with where it comes from and whether it has expired. */
+export function listGrants(options: LoadSettingsOptions, now: number = Date.now()): { grants: GrantEntry[]; errors: string[] } {
+  const loaded = loadSettings(options);
+  const grants = loaded.permissionContext.alwaysAllowRules.map((r) => ({
+    rule: formatPermissionRule(r.ruleValue),
+    source: r.source,
+    ...(r.sourceFile !== undefined ? { file: r.sourceFile } : {}),
+    ...(r.expiresAt !== undefined ? { expiresAt: r.expiresAt } : {}),
+    expired: isRuleExpired(r, now),
+  }));
+  return { grants, errors: loaded.errors.map((e) => `${e.file}: ${e.message}`) };
+}
+
+/**
+ * The permission-update sink the runtime hands the executor: writes each update whose destination is a file
+ * (addRules with its expiry, removeRules, replaceRules, setMode, add/removeDirectories). `session` ones are skipped
+ * (they are applied in memory by whoever received them).
+ */
+export function createGrantWriter(where: GrantLocations): PermissionUpdateSink {
+  return {
+    persist(updates: readonly PermissionUpdate[]) {
+      const written: string[] = [];
+      const errors: string[] = [];
+      for (const u of updates) {
+        if (u.destination === 'session') continue;
+        try {
+          written.push(applyToFile(u, u.destination, where));
+        } catch (error) {
+          errors.push(error instanceof Error ? error.message : String(error));
+        }
+      }
+      return Promise.resolve({ written, errors });
+    },
+  };
+}
+
+function applyToFile(u: PermissionUpdate, destination: GrantDestination, where: GrantLocations): string {
+  if (u.type === 'addRules') return writeGrants({ ...where, destination, rules: u.rules, behavior: u.behavior, ...(u.expiresAt !== undefined ? { expiresAt: u.expiresAt } : {}) }).file;
+  const file = grantFile(destination, where);
+  editSettingsFile(file, (settings) => {
+    const perms = permissionsOf(settings);
+    switch (u.type) {
+      case 'removeRules':
+      case 'replaceRules': {
+        const drop = new Set(u.rules.map((r) => formatPermissionRule(r)));
+        const list = ruleList(perms, u.behavior);
+        const kept = u.type === 'replaceRules' ? [] : list.filter((r) => !drop.has(canonical(r)));
+        perms[u.behavior] = u.type === 'replaceRules' ? u.rules.map((r) => grantRuleText(r, u.behavior)) : kept;
+        return true;
+      }
+      case 'setMode':
+        perms.defaultMode = u.mode;
+        return true;
+      case 'addDirectories':
+      case 'removeDirectories': {
+        const dirs = Array.isArray(perms.additionalDirectories) ? (perms.additionalDirectories as string[]) : [];
+        perms.additionalDirectories = u.type === 'addDirectories' ? [...new Set([...dirs, ...u.directories])] : dirs.filter((d) => !u.directories.includes(d));
+        return true;
+      }
+    }
+    return false;
+  });
+  return file;
+}
