@@ -15,7 +15,7 @@ beforeAll(() => {
   fs.mkdirSync(path.join(proj, '.claude'), { recursive: true });
   fs.mkdirSync(home, { recursive: true });
   fs.writeFileSync(path.join(proj, '.claude', 'settings.json'), JSON.stringify({ model: 'x', permissions: { allow: ['Bash(npm test)'] } }, null, 2));
-});
+}, 240_000);
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 const where = () => ['--cwd', proj, '--home', home];
@@ -44,4 +44,4 @@ it('adds, lists (with files and expiry) and revokes grants', async () => {
   const refused = await toolgate(['grants', 'add', 'Bash', ...where()]);
   expect(refused.code).not.toBe(0);
   expect(refused.stderr).toContain('all of Bash');
-});
+}, 240_000);
