@@ -7,3 +7,18 @@ export * from './execution/index.js';
 export * from './registry/index.js';
 export * from './settings/index.js';
 export * from './agent/index.js';
+export {
+  createMcpTool,
+  loadMcpConfig,
+  mapMcpToolOutput,
+  McpClientManager,
+  McpConnection,
+  McpConnectionError,
+  buildMcpToolName,
+  normalizeNameForMcp,
+  parseMcpServerConfig,
+} from './mcp/index.js';
+export type { LoadedMcpConfig, LoadMcpConfigOptions, McpServerConfig, McpServerStatus, ScopedMcpServer } from './mcp/index.js';
+export { ListMcpResourcesTool } from './tools/list-mcp-resources/index.js';
+export { ReadMcpResourceTool } from './tools/read-mcp-resource/index.js';
+export type { McpResourceService } from './tools/shared/mcp-resource-service.js';

@@ -43,6 +43,7 @@ export const KNOWN_TOP_LEVEL_KEYS: ReadonlySet<string> = new Set([
   'includeCoAuthoredBy',
   'includeGitInstructions',
   'language',
+  'mcpServers',
   'model',
   'otelHeadersHelper',
   'outputStyle',

@@ -1,0 +1,163 @@
+/**
+ * MCP server configuration in Claude Code's formats, unchanged: an `mcpServers` object whose entries are
+ * `{ type?: "stdio", command, args?, env? }`, `{ type: "http", url, headers? }` or `{ type: "sse", url, headers? }`,
+ * with `${VAR}` and `${VAR:-default}` expanded in every string. toolgate reads one more key per entry, `alwaysLoad`
+ * (never defer this server's tools), as Claude Code does.
+ */
+
+export type McpTransportType = 'stdio' | 'http' | 'sse';
+
+interface McpServerConfigBase {
+  /** Never deferred behind ToolSearch (Claude Code's per-server `alwaysLoad`). */
+  readonly alwaysLoad?: boolean;
+}
+
+export interface McpStdioServerConfig extends McpServerConfigBase {
+  readonly type: 'stdio';
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  /** toolgate's extension: where the process starts (default: the project root). */
+  readonly cwd?: string;
+}
+
+export interface McpRemoteServerConfig extends McpServerConfigBase {
+  readonly type: 'http' | 'sse';
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export type McpServerConfig = McpStdioServerConfig | McpRemoteServerConfig;
+
+/** Where a server's entry came from, highest precedence first when names clash. */
+export type McpConfigScope = 'flag' | 'local' | 'project' | 'user' | 'managed';
+
+export interface McpConfigProblem {
+  /** The file (or `--mcp-config` argument) and the server the problem is in. */
+  readonly file: string;
+  readonly server?: string;
+  readonly message: string;
+}
+
+/**
+ * `${VAR}` and `${VAR:-default}`: an unset variable without a default is reported (the entry is then refused — a
+ * half-expanded command line or URL must not run), an empty default is allowed.
+ */
+export function expandEnvVars(
+  text: string,
+  env: Readonly<Record<string, string | undefined>>,
+): { readonly value: string; readonly missing: readonly string[] } {
+  const missing: string[] = [];
+  const value = text.replace(/\$\{([^}:]+)(?::-([^}]*))?\}/g, (whole, name: string, fallback: string | undefined) => {
+    const v = env[name];
+    if (v !== undefined) return v;
+    if (fallback !== undefined) return fallback;
+    missing.push(name);
+    return whole;
+  });
+  return { value, missing };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** One entry, checked and expanded; `problems` non-empty means the entry is unusable. */
+export function parseMcpServerConfig(
+  name: string,
+  raw: unknown,
+  env: Readonly<Record<string, string | undefined>>,
+): { readonly config?: McpServerConfig; readonly problems: readonly string[] } {
+  const problems: string[] = [];
+  if (!isObject(raw)) return { problems: ['the entry must be an object'] };
+  const missing = new Set<string>();
+  const expand = (value: string): string => {
+    const r = expandEnvVars(value, env);
+    for (const m of r.missing) missing.add(m);
+    return r.value;
+  };
+  const strings = (key: string, value: unknown): Record<string, string> => {
+    if (value === undefined) return {};
+    if (!isObject(value)) {
+      problems.push(`"${key}" must be an object of strings`);
+      return {};
+    }
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (typeof v !== 'string') problems.push(`"${key}.${k}" must be a string`);
+      else out[k] = expand(v);
+    }
+    return out;
+  };
+  const type = raw.type ?? (typeof raw.url === 'string' && raw.command === undefined ? 'http' : 'stdio');
+  if (raw.alwaysLoad !== undefined && typeof raw.alwaysLoad !== 'boolean') problems.push('"alwaysLoad" must be a boolean');
+  const alwaysLoad = raw.alwaysLoad === true ? { alwaysLoad: true } : {};
+  let config: McpServerConfig | undefined;
+  if (type === 'stdio') {
+    if (typeof raw.command !== 'string' || raw.command.trim() === '') problems.push('"command" must be a non-empty string');
+    if (raw.args !== undefined && !(Array.isArray(raw.args) && raw.args.every((a) => typeof a === 'string'))) {
+      problems.push('"args" must be an array of strings');
+    }
+    if (raw.cwd !== undefined && typeof raw.cwd !== 'string') problems.push('"cwd" must be a string');
+    config = {
+      type: 'stdio',
+      command: typeof raw.command === 'string' ? expand(raw.command) : '',
+      args: Array.isArray(raw.args) ? raw.args.filter((a): a is string => typeof a === 'string').map(expand) : [],
+      env: strings('env', raw.env),
+      ...(typeof raw.cwd === 'string' ? { cwd: expand(raw.cwd) } : {}),
+      ...alwaysLoad,
+    };
+  } else if (type === 'http' || type === 'sse') {
+    let url = '';
+    if (typeof raw.url !== 'string') problems.push('"url" must be a string');
+    else {
+      url = expand(raw.url);
+      if (missing.size === 0) {
+        try {
+          const u = new URL(url);
+          if (u.protocol !== 'http:' && u.protocol !== 'https:') problems.push(`"url" must be http(s), not ${u.protocol}`);
+        } catch {
+          problems.push(`"url" is not a valid URL: ${JSON.stringify(url)}`);
+        }
+      }
+    }
+    config = { type, url, headers: strings('headers', raw.headers), ...alwaysLoad };
+  } else {
+    problems.push(`"type" must be "stdio", "http" or "sse", not ${JSON.stringify(raw.type)}`);
+  }
+  if (missing.size > 0) {
+    problems.push(`environment variable${missing.size > 1 ? 's' : ''} ${[...missing].join(', ')} not set (use \${VAR:-default} for a default)`);
+  }
+  if (name.trim().length === 0) problems.push('the server name must not be empty');
+  return problems.length > 0 ? { problems } : { config, problems };
+}
+
+export interface ParsedMcpServers {
+  readonly servers: ReadonlyMap<string, McpServerConfig>;
+  readonly problems: readonly McpConfigProblem[];
+}
+
+/** An object holding `mcpServers` (a `.mcp.json`, a `--mcp-config` file or a settings file). */
+export function parseMcpServersObject(
+  json: unknown,
+  file: string,
+  env: Readonly<Record<string, string | undefined>>,
+): ParsedMcpServers {
+  const servers = new Map<string, McpServerConfig>();
+  const problems: McpConfigProblem[] = [];
+  if (!isObject(json)) return { servers, problems: [{ file, message: 'the MCP configuration must be a JSON object' }] };
+  const list = json.mcpServers;
+  if (list === undefined) return { servers, problems };
+  if (!isObject(list)) return { servers, problems: [{ file, message: '"mcpServers" must be an object of named servers' }] };
+  for (const [name, raw] of Object.entries(list)) {
+    const parsed = parseMcpServerConfig(name, raw, env);
+    for (const message of parsed.problems) problems.push({ file, server: name, message });
+    if (parsed.config) servers.set(name, parsed.config);
+  }
+  return { servers, problems };
+}
+
+/** A one-line description of how a server is reached (for `toolgate mcp list`; header values never printed). */
+export function describeMcpServer(config: McpServerConfig): string {
+  if (config.type === 'stdio') return [config.command, ...config.args].join(' ');
+  const headers = Object.keys(config.headers);
+  return `${config.url} (${config.type}${headers.length > 0 ? `, headers: ${headers.join(', ')}` : ''})`;
+}

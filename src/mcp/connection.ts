@@ -1,0 +1,286 @@
+/**
+ * One MCP server, seen from toolgate: connects on first use (within `MCP_TIMEOUT`), remembers its tool list until the
+ * server says `tools/list_changed`, calls tools with a timer that progress resets (`MCP_TOOL_TIMEOUT`) and that an
+ * abort cancels (`notifications/cancelled`), and — when a stdio server dies — reports it and starts it again on the
+ * next use. Elicitation requests go to a handler the owner gives (headless: declined).
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  ElicitRequestSchema,
+  ErrorCode,
+  McpError,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type ElicitResult,
+  type Progress,
+  type ReadResourceResult,
+  type Resource,
+  type Tool as McpToolDefinition,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { McpServerConfig } from './config.js';
+
+export type McpConnectionState = 'idle' | 'connecting' | 'connected' | 'failed' | 'closed';
+
+/** Claude Code's defaults: 30 s to connect; a tool call may run for a very long time (about 27.8 hours). */
+export const DEFAULT_MCP_CONNECT_TIMEOUT_MS = 30_000;
+export const DEFAULT_MCP_TOOL_TIMEOUT_MS = 100_000_000;
+
+export interface McpElicitationRequest {
+  readonly serverName: string;
+  readonly message: string;
+  readonly requestedSchema?: Record<string, unknown>;
+  readonly signal: AbortSignal;
+}
+
+export interface McpConnectionOptions {
+  readonly name: string;
+  readonly config: McpServerConfig;
+  /** Where a stdio server starts (its config's `cwd` wins). */
+  readonly cwd: string;
+  /** The environment a stdio server inherits before its own `env` (default: process.env). */
+  readonly baseEnv?: Readonly<Record<string, string | undefined>>;
+  readonly connectTimeoutMs?: number;
+  readonly toolTimeoutMs?: number;
+  /** Answers `elicitation/create`; absent → declined. */
+  readonly onElicitation?: (request: McpElicitationRequest) => Promise<ElicitResult>;
+  /** The server changed its tool list (or died): the owner refreshes the pool between turns. */
+  readonly onToolsChanged?: (serverName: string) => void;
+}
+
+export class McpConnectionError extends Error {
+  override readonly name = 'McpConnectionError';
+}
+
+const STDERR_TAIL = 4_000;
+
+export class McpConnection {
+  readonly name: string;
+  readonly config: McpServerConfig;
+  state: McpConnectionState = 'idle';
+  /** Why the last connection failed or ended, for reports. */
+  lastError?: string;
+  serverVersion?: { readonly name: string; readonly version: string };
+  instructions?: string;
+  /** Times the server was (re)started. */
+  connectCount = 0;
+
+  private client?: Client;
+  private connecting?: Promise<Client>;
+  private tools?: readonly McpToolDefinition[];
+  private stderrTail = '';
+  private closingOnPurpose = false;
+
+  constructor(private readonly options: McpConnectionOptions) {
+    this.name = options.name;
+    this.config = options.config;
+  }
+
+  get connectTimeoutMs(): number {
+    return this.options.connectTimeoutMs ?? DEFAULT_MCP_CONNECT_TIMEOUT_MS;
+  }
+
+  get toolTimeoutMs(): number {
+    return this.options.toolTimeoutMs ?? DEFAULT_MCP_TOOL_TIMEOUT_MS;
+  }
+
+  get capabilities(): ReturnType<Client['getServerCapabilities']> {
+    return this.client?.getServerCapabilities();
+  }
+
+  /** Connected client; connects (or reconnects after a crash) when needed. One attempt at a time. */
+  ensureConnected(): Promise<Client> {
+    if (this.state === 'connected' && this.client) return Promise.resolve(this.client);
+    if (this.state === 'closed') return Promise.reject(new McpConnectionError(`MCP server "${this.name}" is closed`));
+    this.connecting ??= this.connect().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async connect(): Promise<Client> {
+    this.state = 'connecting';
+    this.tools = undefined;
+    this.stderrTail = '';
+    const client = new Client(
+      { name: 'toolgate', version: '0.1.0' },
+      { capabilities: { elicitation: { form: {} } } },
+    );
+    client.setRequestHandler(ElicitRequestSchema, async (request, extra): Promise<ElicitResult> => {
+      const params = request.params as { mode?: string; message: string; requestedSchema?: Record<string, unknown> };
+      // URL-mode elicitation would send the person to a web page: toolgate does not open pages for servers.
+      if (params.mode === 'url' || !this.options.onElicitation) return { action: 'decline' };
+      try {
+        return await this.options.onElicitation({ serverName: this.name, message: params.message, requestedSchema: params.requestedSchema, signal: extra.signal });
+      } catch {
+        return { action: 'cancel' };
+      }
+    });
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      this.tools = undefined;
+      this.options.onToolsChanged?.(this.name);
+    });
+    const transport = this.createTransport();
+    const timeoutMs = this.connectTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        client.connect(transport),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new McpConnectionError(`MCP server "${this.name}" did not finish connecting within ${timeoutMs} ms (MCP_TIMEOUT=${timeoutMs})`)),
+            timeoutMs,
+          );
+        }),
+      ]);
+    } catch (error) {
+      clearTimeout(timer);
+      this.closingOnPurpose = true;
+      await client.close().catch(() => {});
+      await transport.close().catch(() => {});
+      this.closingOnPurpose = false;
+      if ((this.state as McpConnectionState) !== 'closed') this.state = 'failed';
+      this.lastError = this.describeFailure(error);
+      throw new McpConnectionError(this.lastError);
+    }
+    clearTimeout(timer);
+    if ((this.state as McpConnectionState) === 'closed') {
+      // close() came while the server was starting: do not leave it running.
+      await client.close().catch(() => {});
+      throw new McpConnectionError(`MCP server "${this.name}" is closed`);
+    }
+    client.onclose = () => {
+      if (this.client !== client) return;
+      this.client = undefined;
+      this.tools = undefined;
+      if (this.closingOnPurpose || this.state === 'closed') return;
+      this.state = 'failed';
+      const tail = this.stderrTail.trim();
+      this.lastError = `MCP server "${this.name}" ${this.config.type === 'stdio' ? 'exited' : 'closed the connection'}${tail ? `: ${lastLines(tail)}` : ''}`;
+      this.options.onToolsChanged?.(this.name);
+    };
+    this.client = client;
+    this.state = 'connected';
+    this.lastError = undefined;
+    this.connectCount++;
+    const v = client.getServerVersion();
+    if (v) this.serverVersion = { name: v.name, version: v.version };
+    this.instructions = client.getInstructions();
+    return client;
+  }
+
+  private createTransport(): Transport {
+    const c = this.config;
+    if (c.type === 'stdio') {
+      const base = this.options.baseEnv ?? process.env;
+      const env: Record<string, string> = {};
+      for (const [k, v] of Object.entries(base)) if (typeof v === 'string') env[k] = v;
+      Object.assign(env, c.env);
+      const transport = new StdioClientTransport({ command: c.command, args: [...c.args], env, cwd: c.cwd ?? this.options.cwd, stderr: 'pipe' });
+      transport.stderr?.on('data', (chunk: Buffer) => {
+        this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL);
+      });
+      return transport;
+    }
+    const requestInit: RequestInit = { headers: { ...c.headers } };
+    if (c.type === 'sse') return new SSEClientTransport(new URL(c.url), { requestInit });
+    return new StreamableHTTPClientTransport(new URL(c.url), { requestInit });
+  }
+
+  private describeFailure(error: unknown): string {
+    const message = error instanceof Error ? error.message : String(error);
+    const tail = this.stderrTail.trim();
+    const prefix = message.includes(`"${this.name}"`) ? message : `MCP server "${this.name}" failed to connect: ${message}`;
+    return tail ? `${prefix}\n${lastLines(tail)}` : prefix;
+  }
+
+  /** The server's tools, from memory until the server announces a change (or reconnects). */
+  async listTools(): Promise<readonly McpToolDefinition[]> {
+    const client = await this.ensureConnected();
+    if (this.tools) return this.tools;
+    if (!client.getServerCapabilities()?.tools) {
+      this.tools = [];
+      return this.tools;
+    }
+    const out: McpToolDefinition[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: this.connectTimeoutMs });
+      out.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor);
+    this.tools = out;
+    return out;
+  }
+
+  /**
+   * One call. Progress notifications reset the timer; an abort sends `notifications/cancelled` and rejects with the
+   * signal's reason; a timeout rejects with an error naming the effective timeout.
+   */
+  async callTool(
+    toolName: string,
+    args: Record<string, unknown>,
+    options: { readonly signal?: AbortSignal; readonly onProgress?: (progress: Progress) => void } = {},
+  ): Promise<CallToolResult> {
+    const client = await this.ensureConnected();
+    // The SDK checks structuredContent with validators it builds while listing: after a restart or a list change,
+    // list first so the check is never skipped.
+    if (!this.tools) await this.listTools();
+    const timeout = this.toolTimeoutMs;
+    try {
+      const result = await client.callTool({ name: toolName, arguments: args }, undefined, {
+        signal: options.signal,
+        timeout,
+        resetTimeoutOnProgress: true,
+        onprogress: (p) => options.onProgress?.(p),
+      });
+      return result as CallToolResult;
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        throw new McpConnectionError(
+          `MCP server "${this.name}" tool "${toolName}" timed out: no result and no progress for ${timeout} ms (MCP_TOOL_TIMEOUT=${timeout})`,
+        );
+      }
+      if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+        throw new McpConnectionError(`${this.lastError ?? `MCP server "${this.name}" closed the connection`} during the call to "${toolName}"; it will be restarted on the next use`);
+      }
+      throw error;
+    }
+  }
+
+  async listResources(signal?: AbortSignal): Promise<readonly Resource[]> {
+    const client = await this.ensureConnected();
+    if (!client.getServerCapabilities()?.resources) return [];
+    const out: Resource[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listResources(cursor ? { cursor } : undefined, { signal, timeout: this.toolTimeoutMs });
+      out.push(...page.resources);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return out;
+  }
+
+  async readResource(uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
+    const client = await this.ensureConnected();
+    return client.readResource({ uri }, { signal, timeout: this.toolTimeoutMs });
+  }
+
+  /** Stops the server (kills a stdio process). Idempotent. */
+  async close(): Promise<void> {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    const client = this.client;
+    this.client = undefined;
+    await client?.close().catch(() => {});
+    await this.connecting?.catch(() => {});
+  }
+}
+
+function lastLines(text: string, n = 5): string {
+  return text.split('\n').slice(-n).join('\n');
+}

@@ -1,0 +1,248 @@
+/**
+ * `McpClientManager`: the configured servers of one session. It is the runtime's tool provider (`toolProvider()`),
+ * the resource service ListMcpResources / ReadMcpResource use (`resourceService`), and what `toolgate mcp list`
+ * reports. A server that fails is reported and left out; the others carry on.
+ */
+import type { QuestionAnswer, QuestionRequest } from '../agent/types.js';
+import type { AnyTool, Tools } from '../tool/tool.js';
+import type { McpResourceContent, McpResourceInfo, McpResourceService } from '../tools/shared/mcp-resource-service.js';
+import { ListMcpResourcesTool } from '../tools/list-mcp-resources/index.js';
+import { ReadMcpResourceTool } from '../tools/read-mcp-resource/index.js';
+import { describeMcpServer } from './config.js';
+import { McpConnection, type McpElicitationRequest } from './connection.js';
+import type { ScopedMcpServer } from './load-config.js';
+import { createMcpTool, DEFAULT_MAX_MCP_OUTPUT_TOKENS } from './mcp-tool.js';
+import type { ElicitResult, Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
+
+export type McpServerState = 'connected' | 'failed' | 'pending-approval' | 'rejected' | 'not-started';
+
+export interface McpServerStatus {
+  readonly name: string;
+  readonly scope: ScopedMcpServer['scope'];
+  readonly file: string;
+  readonly type: ScopedMcpServer['config']['type'];
+  /** How the server is reached (command line or URL; header values never shown). */
+  readonly target: string;
+  readonly state: McpServerState;
+  readonly error?: string;
+  readonly tools: readonly string[];
+}
+
+export type McpServerEvent =
+  | { readonly type: 'connected'; readonly server: string; readonly restart: boolean }
+  | { readonly type: 'failed'; readonly server: string; readonly error: string }
+  | { readonly type: 'tools-changed'; readonly server: string };
+
+export interface McpClientManagerOptions {
+  readonly cwd: string;
+  readonly servers: ReadonlyMap<string, ScopedMcpServer>;
+  /** `MCP_TIMEOUT`, `MCP_TOOL_TIMEOUT`, `MAX_MCP_OUTPUT_TOKENS`, and what stdio servers inherit (default: process.env). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Elicitation requests (the runtime's question handler); absent → declined (headless). */
+  readonly onQuestion?: (request: QuestionRequest) => Promise<QuestionAnswer>;
+  /** Asked once per pending project server; absent → not started (headless runs need a setting to approve). */
+  readonly approveProjectServer?: (server: ScopedMcpServer) => Promise<boolean>;
+  /** A server's tool list changed or it died: refresh the pool before the next turn. */
+  readonly onToolsChanged?: (server: string) => void;
+  readonly onServerEvent?: (event: McpServerEvent) => void;
+}
+
+function positiveInt(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const n = Number(value);
+  return Number.isFinite(n) && n > 0 ? Math.floor(n) : undefined;
+}
+
+export class McpClientManager {
+  readonly servers: ReadonlyMap<string, ScopedMcpServer>;
+  private readonly connections = new Map<string, McpConnection>();
+  private readonly approvals = new Map<string, boolean>();
+  /** Tools per server, kept while the server's list is unchanged (same objects: stable pool, warm memos). */
+  private readonly toolCache = new Map<string, { defs: readonly McpToolDefinition[]; tools: AnyTool[] }>();
+  private readonly env: Readonly<Record<string, string | undefined>>;
+  private disposed = false;
+
+  constructor(private readonly options: McpClientManagerOptions) {
+    this.servers = options.servers;
+    this.env = options.env ?? process.env;
+  }
+
+  get connectTimeoutMs(): number | undefined {
+    return positiveInt(this.env.MCP_TIMEOUT);
+  }
+
+  get toolTimeoutMs(): number | undefined {
+    return positiveInt(this.env.MCP_TOOL_TIMEOUT);
+  }
+
+  get maxOutputTokens(): number {
+    return positiveInt(this.env.MAX_MCP_OUTPUT_TOKENS) ?? DEFAULT_MAX_MCP_OUTPUT_TOKENS;
+  }
+
+  /** The connection of a server that may run (approved), created on first ask; undefined otherwise. */
+  async connection(name: string): Promise<McpConnection | undefined> {
+    const server = this.servers.get(name);
+    if (!server || this.disposed) return undefined;
+    if (!(await this.isApproved(server))) return undefined;
+    let conn = this.connections.get(name);
+    if (!conn) {
+      conn = new McpConnection({
+        name,
+        config: server.config,
+        cwd: this.options.cwd,
+        baseEnv: this.env,
+        connectTimeoutMs: this.connectTimeoutMs,
+        toolTimeoutMs: this.toolTimeoutMs,
+        onElicitation: (request) => this.elicit(request),
+        onToolsChanged: (s) => {
+          this.toolCache.delete(s);
+          const c = this.connections.get(s);
+          if (c?.state === 'failed' && c.lastError) this.options.onServerEvent?.({ type: 'failed', server: s, error: c.lastError });
+          else this.options.onServerEvent?.({ type: 'tools-changed', server: s });
+          this.options.onToolsChanged?.(s);
+        },
+      });
+      this.connections.set(name, conn);
+    }
+    return conn;
+  }
+
+  private async isApproved(server: ScopedMcpServer): Promise<boolean> {
+    if (server.approval === 'approved') return true;
+    if (server.approval === 'rejected') return false;
+    const known = this.approvals.get(server.name);
+    if (known !== undefined) return known;
+    let ok = false;
+    try {
+      ok = (await this.options.approveProjectServer?.(server)) === true;
+    } catch {
+      ok = false;
+    }
+    this.approvals.set(server.name, ok);
+    return ok;
+  }
+
+  private async elicit(request: McpElicitationRequest): Promise<ElicitResult> {
+    if (!this.options.onQuestion) return { action: 'decline' };
+    const answer = await this.options.onQuestion({
+      kind: 'elicitation',
+      message: `MCP server "${request.serverName}" asks: ${request.message}`,
+      ...(request.requestedSchema ? { schema: request.requestedSchema } : {}),
+      signal: request.signal,
+    });
+    if (answer.action === 'accept') return { action: 'accept', content: (answer.content ?? answer.answers ?? {}) as ElicitResult['content'] };
+    return { action: answer.action };
+  }
+
+  /** Every approved server's tools (connecting as needed), then the resource tools when a server has resources. */
+  async getTools(): Promise<Tools> {
+    const names = [...this.servers.keys()];
+    const perServer = await Promise.all(names.map((name) => this.toolsOf(name)));
+    const tools = perServer.flat();
+    if (names.some((n) => this.connections.get(n)?.capabilities?.resources)) tools.push(ListMcpResourcesTool, ReadMcpResourceTool);
+    return tools;
+  }
+
+  private async toolsOf(name: string): Promise<AnyTool[]> {
+    const conn = await this.connection(name);
+    if (!conn) return [];
+    const wasConnected = conn.connectCount > 0;
+    const before = conn.state;
+    let defs: readonly McpToolDefinition[];
+    try {
+      defs = await conn.listTools();
+    } catch (error) {
+      const message = conn.lastError ?? (error instanceof Error ? error.message : String(error));
+      if (before !== 'failed') this.options.onServerEvent?.({ type: 'failed', server: name, error: message });
+      return [];
+    }
+    if (before !== 'connected') this.options.onServerEvent?.({ type: 'connected', server: name, restart: wasConnected });
+    const cached = this.toolCache.get(name);
+    if (cached && cached.defs === defs) return cached.tools;
+    const server = this.servers.get(name)!;
+    const tools = defs.map((def) => createMcpTool(conn, def, { maxOutputTokens: this.maxOutputTokens, alwaysLoad: server.config.alwaysLoad }));
+    this.toolCache.set(name, { defs, tools });
+    return tools;
+  }
+
+  /** For `createToolRuntime({ toolProviders })`. */
+  toolProvider(): { readonly name: string; getTools(): Promise<Tools>; dispose(): Promise<void> } {
+    return { name: 'mcp', getTools: () => this.getTools(), dispose: () => this.dispose() };
+  }
+
+  readonly resourceService: McpResourceService = {
+    serverNames: () => [...this.servers.keys()],
+    listResources: async (server, signal) => {
+      const names = server !== undefined ? [server] : [...this.servers.keys()];
+      const resources: McpResourceInfo[] = [];
+      const errors: { server: string; error: string }[] = [];
+      await Promise.all(
+        names.map(async (name) => {
+          const conn = await this.connection(name);
+          if (!conn) return;
+          try {
+            for (const r of await conn.listResources(signal)) {
+              resources.push({ server: name, uri: r.uri, name: r.name, ...(r.mimeType ? { mimeType: r.mimeType } : {}), ...(r.description ? { description: r.description } : {}) });
+            }
+          } catch (error) {
+            errors.push({ server: name, error: conn.lastError ?? (error instanceof Error ? error.message : String(error)) });
+          }
+        }),
+      );
+      return { resources, errors };
+    },
+    readResource: async (server, uri, signal): Promise<McpResourceContent[]> => {
+      const conn = await this.connection(server);
+      if (!conn) throw new Error(`MCP server "${server}" is not running (not approved or not configured)`);
+      const result = await conn.readResource(uri, signal);
+      return result.contents.map((c) => ({
+        uri: c.uri,
+        ...(c.mimeType ? { mimeType: c.mimeType } : {}),
+        ...('text' in c && typeof c.text === 'string' ? { text: c.text } : {}),
+        ...('blob' in c && typeof c.blob === 'string' ? { blob: c.blob } : {}),
+      }));
+    },
+  };
+
+  /** What `toolgate mcp list` shows; connects approved servers to count their tools when `connect` is set. */
+  async status(options: { readonly connect?: boolean } = {}): Promise<McpServerStatus[]> {
+    const out: McpServerStatus[] = [];
+    const names = [...this.servers.keys()];
+    const tools = options.connect ? await Promise.all(names.map((n) => this.toolsOf(n))) : names.map((n) => this.toolCache.get(n)?.tools ?? []);
+    names.forEach((name, i) => {
+      const server = this.servers.get(name)!;
+      const conn = this.connections.get(name);
+      const approved = server.approval === 'approved' || this.approvals.get(name) === true;
+      const state: McpServerState =
+        server.approval === 'rejected' || (server.approval === 'pending' && this.approvals.get(name) === false)
+          ? 'rejected'
+          : !approved
+            ? 'pending-approval'
+            : conn?.state === 'connected'
+              ? 'connected'
+              : conn?.state === 'failed'
+                ? 'failed'
+                : 'not-started';
+      out.push({
+        name,
+        scope: server.scope,
+        file: server.file,
+        type: server.config.type,
+        target: describeMcpServer(server.config),
+        state,
+        ...(state === 'failed' && conn?.lastError ? { error: conn.lastError } : {}),
+        tools: (tools[i] ?? []).map((t) => t.name),
+      });
+    });
+    return out;
+  }
+
+  /** Stops every server. Idempotent. */
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    await Promise.all([...this.connections.values()].map((c) => c.close()));
+    this.connections.clear();
+    this.toolCache.clear();
+  }
+}
