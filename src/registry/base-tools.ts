@@ -26,6 +26,8 @@ export const BASE_TOOL_ENTRIES: readonly BaseToolEntry[] = [
   { name: 'AskUserQuestion', load: () => import('../tools/ask-user-question/index.js').then((m) => m.AskUserQuestionTool) },
   { name: 'EnterPlanMode', load: () => import('../tools/plan-mode/index.js').then((m) => m.EnterPlanModeTool) },
   { name: 'ExitPlanMode', load: () => import('../tools/plan-mode/index.js').then((m) => m.ExitPlanModeTool) },
+  { name: 'WebFetch', load: () => import('../tools/web-fetch/index.js').then((m) => m.WebFetchTool) },
+  { name: 'WebSearch', load: () => import('../tools/web-search/index.js').then((m) => m.WebSearchTool) },
   { name: 'ToolSearch', load: () => import('../tools/tool-search/index.js').then((m) => m.ToolSearchTool) },
   { name: 'TaskStop', load: () => import('../tools/task-stop/index.js').then((m) => m.TaskStopTool) },
 ];
