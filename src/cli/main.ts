@@ -26,7 +26,8 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
   const program = createProgram();
   try {
     await program.parseAsync([...argv]);
-    return 0;
+    // A command may set its own code (a signal's 128 + n) without throwing.
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
     if (error instanceof CommanderError) {
       // commander has already printed the message (and help for --help/--version, which exit 0).

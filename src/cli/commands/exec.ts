@@ -4,22 +4,15 @@
  * block, or JSON Lines of any of those. Headless: whatever would prompt is denied, naming the rule that would allow it.
  */
 import { readFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { ToolResultBudget } from '../../execution/budget.js';
-import { toolResultsMessage } from '../../execution/messages.js';
+import { createToolRuntime } from '../../agent/create-tool-runtime.js';
+import { SettingsLoadError } from '../../agent/runtime-settings.js';
+import type { RunResult, ToolRuntime } from '../../agent/types.js';
 import type { ToolUseOutcome } from '../../execution/outcome.js';
-import { StreamingToolExecutor } from '../../execution/streaming-tool-executor.js';
-import { createHookRunner, parseHooksSettings } from '../../hooks/index.js';
-import { createCanUseTool } from '../../permissions/can-use-tool.js';
-import { assembleToolPool } from '../../registry/tool-pool.js';
-import { loadSettings } from '../../settings/load-settings.js';
-import { createTaskRegistry } from '../../tools/bash/task-registry.js';
-import { NotificationQueue } from '../../tool/notification-queue.js';
 import { PERMISSION_MODES, type PermissionMode } from '../../tool/permission-types.js';
-import type { AssistantMessage, MessageParam, ToolUseBlock } from '../../tool/tool.js';
-import { createToolUseContext } from '../../tool/tool-use-context.js';
+import type { MessageParam, ToolUseBlock } from '../../tool/tool.js';
+import { guardSignals } from '../signals.js';
 
 interface ExecOptions {
   cwd: string;
@@ -49,7 +42,7 @@ export function registerExecCommand(program: Command): void {
     .option('--allow <rule>', 'allow rule for this run, e.g. "Bash(git status)" (repeatable)', collect, [])
     .option('--deny <rule>', 'deny rule for this run (repeatable)', collect, [])
     .option('--ask <rule>', 'ask rule for this run (headless: denied) (repeatable)', collect, [])
-    .option('--session-dir <dir>', 'where persisted outputs go (default: a new folder under the system temp dir)')
+    .option('--session-dir <dir>', 'where persisted outputs go (default: ~/.local/state/toolgate/sessions/<id>, or under $XDG_STATE_HOME)')
     .option('--json', 'print the user message as JSON')
     // Failures throw: main() prints "toolgate: <message>" and exits 1.
     .action((file: string, opts: ExecOptions) => runExec(file, opts));
@@ -63,65 +56,67 @@ async function runExec(file: string, opts: ExecOptions): Promise<void> {
   const text = file === '-' ? await readStdin() : await readInputFile(file);
   const blocks = parseToolUseInput(text);
 
-  const settings = loadSettings({
-    cwd,
-    // Relative to where the command was typed, like any other path argument (not to --cwd).
-    flagSettingsFiles: opts.settings.map((f) => (f.trimStart().startsWith('{') ? f : path.resolve(f))),
-    mode: opts.mode as PermissionMode | undefined,
-    cliRules: { allow: opts.allow, deny: opts.deny, ask: opts.ask },
+  const controller = new AbortController();
+  const signals = guardSignals(controller, {
+    onForcedExit: (signal) => writeSafely(process.stderr, `toolgate exec: ${signal} again, exiting without cleaning up\n`),
   });
-  for (const warning of settings.warnings) process.stderr.write(`toolgate: warning: ${warning}\n`);
-  const hooks = parseHooksSettings(settings.hooksBySource.map((h) => ({ source: h.source, file: h.file, hooks: h.hooks })));
-  for (const warning of hooks.warnings) process.stderr.write(`toolgate: warning: ${warning}\n`);
-  // Fail closed: a rule or hook we could not read might be the one that should have stopped a call.
-  const problems = [...settings.errors.map((e) => `${e.file}: ${e.message}`), ...hooks.errors];
-  if (problems.length > 0) throw new ExecInputError(`settings could not be loaded, nothing was run:\n  ${problems.join('\n  ')}`);
-
-  const sessionId = `exec-${Date.now().toString(36)}-${process.pid}`;
-  const sessionDir = path.resolve(opts.sessionDir ?? path.join(os.tmpdir(), 'toolgate', sessionId));
-  const tools = await assembleToolPool(settings.permissionContext, []);
-  const tasks = createTaskRegistry();
-  const context = createToolUseContext({
-    tools,
-    permissionContext: settings.permissionContext,
-    cwd,
-    sessionDir,
-    sessionId,
-    isNonInteractiveSession: true,
-    contentReplacementState: new ToolResultBudget(),
-    services: {
-      hooks: createHookRunner({ config: hooks.config, sessionDir }),
-      notifications: new NotificationQueue(),
-      tasks,
-    },
-  });
-  const onSignal = () => context.abortController.abort('SIGINT');
-  process.once('SIGINT', onSignal);
-
-  const assistantMessage: AssistantMessage = { role: 'assistant', content: blocks };
-  const executor = new StreamingToolExecutor(tools, createCanUseTool(), context);
-  const outcomes: ToolUseOutcome[] = [];
+  // A closed terminal (SIGHUP) or a closed pipe must not turn the last writes into a crash.
+  const ignore = () => {};
+  process.stdout.on('error', ignore);
+  process.stderr.on('error', ignore);
+  let runtime: ToolRuntime | undefined;
   try {
+    try {
+      runtime = await createToolRuntime({
+        cwd,
+        settings: {
+          // Relative to where the command was typed, like any other path argument (not to --cwd).
+          files: opts.settings.map((f) => (f.trimStart().startsWith('{') ? f : path.resolve(f))),
+        },
+        mode: opts.mode as PermissionMode | undefined,
+        rules: { allow: opts.allow, deny: opts.deny, ask: opts.ask },
+        ...(opts.sessionDir !== undefined ? { sessionDir: path.resolve(opts.sessionDir) } : {}),
+        sessionId: `exec-${Date.now().toString(36)}-${process.pid}`,
+        signal: controller.signal,
+      });
+    } catch (error) {
+      if (error instanceof SettingsLoadError) throw new ExecInputError(error.message);
+      throw error;
+    }
+    for (const warning of runtime.warnings) writeSafely(process.stderr, `toolgate: warning: ${warning}\n`);
+
     // As if streamed: each block is handed over when it "arrives"; tools that may start, start at once.
+    const handle = runtime.begin({ role: 'assistant', content: blocks });
+    const events = handle.events();
+    const first = events.next();
     for (const block of blocks) {
-      executor.addTool(block, assistantMessage);
+      handle.add(block);
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    for await (const update of executor.getRemainingResults()) {
-      if (update.type === 'result') outcomes.push(update.outcome);
-    }
-  } finally {
-    process.removeListener('SIGINT', onSignal);
-    // One shot: nothing may outlive the command. Background tasks still running are ended and reported.
-    const report = await tasks.shutdown();
-    for (const task of report.ended) {
-      process.stderr.write(`toolgate exec: background task ${task.id} (${task.command}) was still running and has been stopped; its output is in ${task.outputFile}\n`);
-    }
-  }
+    handle.finish();
+    let result: RunResult | undefined;
+    for (let e = await first; !e.done; e = await events.next()) if (e.value.type === 'done') result = e.value.result;
+    if (!result) throw new Error('the run ended without answering every call');
 
-  const after = outcomes.flatMap((o) => o.newMessages);
-  const message = toolResultsMessage(outcomes.map((o) => o.result), after);
-  process.stdout.write(opts.json ? `${JSON.stringify(message, null, 2)}\n` : formatReadable(outcomes));
+    // One shot: nothing may outlive the command. Background tasks still running are ended and reported.
+    const report = await runtime.context.services.tasks?.shutdown();
+    for (const task of report?.ended ?? []) {
+      writeSafely(process.stderr, `toolgate exec: background task ${task.id} (${task.command}) was still running and has been stopped; its output is in ${task.outputFile}\n`);
+    }
+    writeSafely(process.stdout, opts.json ? `${JSON.stringify(result.message, null, 2)}\n` : formatReadable(result.outcomes));
+  } finally {
+    await runtime?.dispose();
+    signals.dispose();
+    if (signals.exitCode !== undefined) process.exitCode = signals.exitCode;
+  }
+}
+
+function writeSafely(stream: NodeJS.WriteStream, text: string): void {
+  try {
+    stream.write(text);
+  } catch {
+    // the reader is gone (closed terminal or pipe): nothing left to tell
+  }
 }
 
 /** The tool_use blocks of the input, in order. Throws an `ExecInputError` naming the line or entry at fault. */
