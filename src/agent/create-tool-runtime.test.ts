@@ -84,13 +84,16 @@ describe('createToolRuntime', () => {
     await rt.run([use('Bash', { command: 'touch ./one' })]);
     await rt.run([use('Bash', { command: 'touch ./two' })]);
     expect(asked).toHaveLength(2);
-    expect(asked[0]!.suggestedRules).toEqual(['Bash(touch:*)']);
+    // The narrowest rule that covers the call: exactly this command, not a prefix.
+    expect(asked[0]!.suggestedRules).toEqual(['Bash(touch ./one)']);
     scope = 'session';
     await rt.run([use('Bash', { command: 'touch ./three' })]);
-    const { results } = await rt.run([use('Bash', { command: 'touch ./four' })]);
+    const { results } = await rt.run([use('Bash', { command: 'touch ./three' })]);
     expect(asked).toHaveLength(3);
     expect(results[0]!.is_error).toBeFalsy();
-    expect(rt.permissionContext.alwaysAllowRules.some((r) => r.source === 'session' && r.ruleValue.ruleContent === 'touch:*')).toBe(true);
+    expect(rt.permissionContext.alwaysAllowRules.some((r) => r.source === 'session' && r.ruleValue.ruleContent === 'touch ./three')).toBe(true);
+    await rt.run([use('Bash', { command: 'touch ./four' })]);
+    expect(asked).toHaveLength(4);
   });
 
   it('a rule answer fails closed without a writer, and goes through persistRules when there is one', async () => {
@@ -235,8 +238,8 @@ describe('createToolRuntime', () => {
     expect(child.context.agentDepth).toBe(1);
     await child.run([use('Bash', { command: 'touch ./from-child' })]);
     expect(asked.map((r) => r.agentId)).toEqual(['helper-1']);
-    // The session answer a sub-agent got holds for the parent too.
-    const { results } = await rt.run([use('Bash', { command: 'touch ./from-parent' })]);
+    // The session answer a sub-agent got holds for the parent too (the narrowest rule: that very command).
+    const { results } = await rt.run([use('Bash', { command: 'touch ./from-child' })]);
     expect(results[0]!.is_error).toBeFalsy();
     expect(asked).toHaveLength(1);
     const planChild = await rt.child({ mode: 'plan' });

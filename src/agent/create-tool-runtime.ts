@@ -32,6 +32,7 @@ import {
 } from '../tool/tool-use-context.js';
 import { createPermissionHandler, type PermissionBridge } from './permission-handler.js';
 import { loadRuntimeSettings, SettingsLoadError } from './runtime-settings.js';
+import { createGrantWriter, createRulePersister } from '../settings/grants.js';
 import { defaultSessionDir } from './session-dir.js';
 import { ToolRun } from './tool-run.js';
 import type { ChildRuntimeOptions, RunEvent, RunInput, RunResult, ToolProvider, ToolRunHandle, ToolRuntime, ToolRuntimeOptions } from './types.js';
@@ -55,6 +56,8 @@ interface Shared {
   readonly providerTools: Map<ToolProvider, Tools>;
   readonly runsByToolUse: Map<string, ToolRun>;
   readonly bridge: PermissionBridge;
+  /** The caller's `persistRules`, else the settings-file writer (src/settings/grants.ts). */
+  readonly persistRules: ToolRuntimeOptions['persistRules'];
 }
 
 export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promise<ToolRuntime> {
@@ -70,6 +73,11 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
     if (options.signal.aborted) root.abort(options.signal.reason);
     else options.signal.addEventListener('abort', () => root.abort(options.signal?.reason), { once: true });
   }
+  // Grants go to the settings files this runtime reads; a runtime that reads none (`sources: []`) writes none either.
+  const where = { projectDir: settings.permissionContext.projectDir, ...(options.settings?.homeDir !== undefined ? { homeDir: options.settings.homeDir } : {}) };
+  const readsFiles = (options.settings?.sources ?? ['user', 'project', 'local', 'managed']).length > 0;
+  const grantWriter = readsFiles ? createGrantWriter(where) : undefined;
+  const persistRules = options.persistRules ?? (readsFiles ? createRulePersister(where) : undefined);
   const services: ToolServices = {
     notifications: new NotificationQueue(),
     tasks: createTaskRegistry(),
@@ -80,6 +88,8 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
       env: { ...process.env, ...settings.env },
     }),
     ...(options.client !== undefined ? { modelClient: options.client } : {}),
+    // A PermissionRequest hook's updatedPermissions are written where they say (when this runtime reads settings files).
+    ...(grantWriter !== undefined ? { permissionUpdates: grantWriter } : {}),
     // The caller's services win: a higher layer that brings its own registry or hook runner means it.
     ...options.services,
   };
@@ -107,11 +117,12 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
     providerTools: new Map(),
     runsByToolUse,
     bridge,
+    persistRules,
   };
   const ui: ToolUseUICallbacks | undefined =
     options.onPermissionRequest || options.onQuestion
       ? {
-          ...(options.onPermissionRequest ? { requestPermission: createPermissionHandler(options.onPermissionRequest, options.persistRules, bridge) } : {}),
+          ...(options.onPermissionRequest ? { requestPermission: createPermissionHandler(options.onPermissionRequest, persistRules, bridge) } : {}),
           ...(options.onQuestion ? { askQuestion: options.onQuestion } : {}),
         }
       : undefined;
@@ -305,7 +316,8 @@ class Runtime implements ToolRuntime {
         ...(options.model !== undefined ? { mainLoopModel: options.model } : {}),
       },
     });
-    const { onPermissionRequest, persistRules } = this.#shared.options;
+    const { onPermissionRequest } = this.#shared.options;
+    const persistRules = this.#shared.persistRules;
     const ui: ToolUseUICallbacks | undefined = onPermissionRequest
       ? { requestPermission: createPermissionHandler(onPermissionRequest, persistRules, this.#shared.bridge, agentId) }
       : undefined;

@@ -10,8 +10,8 @@
  */
 import { addRules } from '../permissions/permission-context.js';
 import { formatPermissionRule, tryParsePermissionRule } from '../permissions/permission-rule.js';
-import { suggestRules } from '../permissions/suggest.js';
-import type { PermissionDecision, PermissionRule, PermissionRuleValue } from '../tool/permission-types.js';
+import { narrowestRules } from '../permissions/grant-rules.js';
+import type { PermissionDecision, PermissionRule } from '../tool/permission-types.js';
 import type { AppState, PermissionPromptHandler, PermissionRequest } from '../tool/tool-use-context.js';
 import { USER_INTERRUPT } from '../execution/abort-reasons.js';
 import type { PermissionAnswer, PersistRulesRequest, RuntimePermissionRequest, ToolRuntimeOptions } from './types.js';
@@ -39,16 +39,17 @@ export function createPermissionHandler(
   };
 }
 
+/**
+ * The narrowest rules that cover the call (one exact rule per Bash subcommand that asked, the exact file, the host):
+ * what a session or rule answer without its own rules grants. Never a prefix or a whole-tool rule for a shell; empty
+ * when no rule can cover the call (then the answer allows this call only).
+ */
 function suggestionsFor(request: PermissionRequest, bridge: PermissionBridge): string[] {
-  let values: readonly PermissionRuleValue[] = request.ask.suggestions ?? [];
-  if (values.length === 0) {
-    try {
-      values = suggestRules(request.tool, request.input, bridge.getAppState().toolPermissionContext, request.ask.decisionReason);
-    } catch {
-      values = [];
-    }
+  try {
+    return narrowestRules(request.tool, request.input, bridge.getAppState().toolPermissionContext).map(formatPermissionRule);
+  } catch {
+    return [];
   }
-  return values.map(formatPermissionRule);
 }
 
 async function decide(
@@ -81,7 +82,15 @@ async function decide(
     const parsed = tryParsePermissionRule(text);
     // Fail closed: a rule we cannot read is not silently widened or dropped.
     if (!parsed.ok) return deny(`the answer's rule ${JSON.stringify(text)} is not a valid permission rule (${parsed.error.problem})`);
-    rules.push({ source: 'session', ruleBehavior: 'allow', ruleValue: parsed.value, sourceFile: 'session', root: bridge.cwd });
+    rules.push({
+      source: 'session',
+      ruleBehavior: 'allow',
+      ruleValue: parsed.value,
+      sourceFile: 'session',
+      root: bridge.cwd,
+      // A rule answer's expiry holds in this session too, not only in the file.
+      ...(answer.scope === 'rule' && answer.expiresAt !== undefined ? { expiresAt: answer.expiresAt } : {}),
+    });
   }
   if (scope === 'rule' && answer.scope === 'rule' && answer.destination !== 'session') {
     if (persistRules === undefined) {

@@ -260,3 +260,18 @@ function applyToFile(u: PermissionUpdate, destination: GrantDestination, where: 
   });
   return file;
 }
+
+/**
+ * The runtime's `persistRules` seam: rules a person granted with scope `rule` go to the destination's file (an
+ * expiring one to toolgate's twin file). Throws GrantError when a rule cannot be granted (e.g. all of Bash).
+ */
+export function createRulePersister(where: GrantLocations): (request: { readonly rules: readonly string[]; readonly destination: GrantDestination; readonly expiresAt?: string }) => Promise<void> {
+  return (request) => {
+    try {
+      writeGrants({ ...where, destination: request.destination, rules: request.rules, ...(request.expiresAt !== undefined ? { expiresAt: request.expiresAt } : {}) });
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new GrantError(String(error)));
+    }
+  };
+}
