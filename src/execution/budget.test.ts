@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MessageParam, ToolResultBlockParam } from '../tool/tool.js';
@@ -14,6 +16,47 @@ beforeEach(() => {
 afterEach(() => session.cleanup());
 
 const result = (id: string, chars: number): ToolResultBlockParam => ({ type: 'tool_result', tool_use_id: id, content: `${id}:`.padEnd(chars, 'x') });
+
+/** A real full GC (vitest does not pass --expose-gc): heap figures without garbage still waiting to be collected. */
+function gc(): void {
+  v8.setFlagsFromString('--expose-gc');
+  (vm.runInNewContext('gc') as () => void)();
+}
+
+describe('ToolResultBudget memory over a long conversation', () => {
+  it('keeps no block it can never replace and a bounded number of the others; the heap stays flat over 10,000 calls', async () => {
+    const budget = new ToolResultBudget();
+    let heapAt2000 = 0;
+    for (let i = 0; i < 10_000; i++) {
+      const id = `call_${i}`;
+      // Every tenth result is large enough to be replaced; the others are counted only.
+      const block = result(id, i % 10 === 0 ? 3_000 : 1_500);
+      budget.record({ toolUseId: id, toolName: 'Bash', block, replaceable: true });
+      await budget.enforce(session.dir, new Set([id]));
+      expect(budget.retainedBlocks).toBeLessThanOrEqual(budget.budgetChars / 2_000 + 1);
+      if (i === 1_999) {
+        gc();
+        heapAt2000 = process.memoryUsage().heapUsed;
+      }
+    }
+    gc();
+    const growth = process.memoryUsage().heapUsed - heapAt2000;
+    // Keeping every block would hold ~13 MB of text for the last 8,000 calls; a generous margin for everything else.
+    expect(growth).toBeLessThan(3 * 1024 * 1024);
+    expect(budget.retainedBlocks).toBe(0);
+  }, 120_000);
+
+  it('rebuilds a preview that fell out of its cache byte for byte from the saved file', async () => {
+    const budget = new ToolResultBudget({ budgetChars: 2_500 });
+    for (let i = 0; i < 100; i++) {
+      budget.record({ toolUseId: `r${i}`, toolName: 'Bash', block: result(`r${i}`, 3_000), replaceable: true });
+      await budget.enforce(session.dir, new Set([`r${i}`]));
+    }
+    const file = toolResultPath(session.dir, 'r0');
+    expect(budget.replacementFor('r0')).toBe(persistedOutputText(readFileSync(file, 'utf8'), file, 'conversation tool-result budget exceeded'));
+    expect(budget.replacementFor('r99')).toBeUndefined();
+  });
+});
 
 describe('ToolResultBudget (per conversation)', () => {
   it('adds up results and, past the budget, replaces the largest older ones by persisted previews', async () => {

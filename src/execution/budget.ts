@@ -9,8 +9,10 @@
  *   applies the replacements to its history with `applyToMessages()` before the next request.
  */
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { LRUCache } from 'lru-cache';
 import type { AnyTool, MessageParam, ToolResultBlockParam } from '../tool/tool.js';
 import type { ContentReplacementState, ToolUseContext } from '../tool/tool-use-context.js';
 import { TelemetrySafeError } from './errors.js';
@@ -145,24 +147,40 @@ function textOf(block: ToolResultBlockParam): string {
   return content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
 }
 
-interface Entry {
+/** A result that may still be replaced: the only kind whose block is kept (their sum is bounded by the budget). */
+interface Candidate {
   readonly toolUseId: string;
-  readonly toolName: string;
-  block: ToolResultBlockParam;
-  chars: number;
-  readonly replaceable: boolean;
-  replaced: boolean;
+  readonly block: ToolResultBlockParam;
+  readonly chars: number;
   readonly seq: number;
+}
+
+/** A replaced result: a few numbers; its preview is rebuilt from the saved file when it is not in the small cache. */
+interface Replaced {
+  readonly sessionDir: string;
+  /** Kept only when the block carries images (they are not in the file). */
+  readonly content?: ToolResultBlockParam['content'];
 }
 
 export interface ToolResultBudgetOptions {
   readonly budgetChars?: number;
 }
 
-/** The per-conversation record of tool-result sizes. */
+const BUDGET_REASON = 'conversation tool-result budget exceeded';
+/** Previews kept in memory; older ones are rebuilt from their file on demand (byte-identical: the text is derived). */
+const PREVIEW_CACHE_ENTRIES = 64;
+
+/**
+ * The per-conversation record of tool-result sizes. Memory stays flat however long the conversation: a result that
+ * can never be replaced (small, not replaceable) is only counted; a replaceable one keeps its block until it is
+ * replaced (and those blocks sum to about the budget); a replaced one keeps a tiny record, its preview text living in
+ * a bounded cache and, beyond it, in the file it was saved to.
+ */
 export class ToolResultBudget implements ContentReplacementState {
   readonly budgetChars: number;
-  #entries = new Map<string, Entry>();
+  #candidates = new Map<string, Candidate>();
+  #replaced = new Map<string, Replaced>();
+  #previews = new LRUCache<string, NonNullable<ToolResultBlockParam['content']>>({ max: PREVIEW_CACHE_ENTRIES });
   #total = 0;
   #seq = 0;
   #queue: Promise<unknown> = Promise.resolve();
@@ -175,20 +193,23 @@ export class ToolResultBudget implements ContentReplacementState {
     return this.#total;
   }
 
+  /** Blocks held in memory (results that may still be replaced): bounded by the budget, not by the call count. */
+  get retainedBlocks(): number {
+    return this.#candidates.size;
+  }
+
   record(entry: ToolResultRecord): void {
-    const previous = this.#entries.get(entry.toolUseId);
-    if (previous) this.#total -= previous.chars;
+    const previous = this.#candidates.get(entry.toolUseId);
+    if (previous) {
+      this.#total -= previous.chars;
+      this.#candidates.delete(entry.toolUseId);
+    }
     const chars = toolResultTextLength(entry.block);
-    this.#entries.set(entry.toolUseId, {
-      toolUseId: entry.toolUseId,
-      toolName: entry.toolName,
-      block: entry.block,
-      chars,
-      replaceable: entry.replaceable,
-      replaced: false,
-      seq: this.#seq++,
-    });
     this.#total += chars;
+    // Only what could ever be chosen is kept: replacing a result no longer than its preview would save nothing.
+    if (entry.replaceable && chars > PREVIEW_CHARS && !this.#replaced.has(entry.toolUseId)) {
+      this.#candidates.set(entry.toolUseId, { toolUseId: entry.toolUseId, block: entry.block, chars, seq: this.#seq++ });
+    }
   }
 
   enforce(sessionDir: string, protect: ReadonlySet<string> = new Set()): Promise<readonly string[]> {
@@ -201,25 +222,33 @@ export class ToolResultBudget implements ContentReplacementState {
   async #enforceNow(sessionDir: string, protect: ReadonlySet<string>): Promise<string[]> {
     const replacedNow: string[] = [];
     if (this.#total <= this.budgetChars) return replacedNow;
-    const candidates = [...this.#entries.values()]
-      .filter((e) => e.replaceable && !e.replaced && !protect.has(e.toolUseId) && e.chars > PREVIEW_CHARS)
+    const candidates = [...this.#candidates.values()]
+      .filter((e) => !protect.has(e.toolUseId))
       .sort((a, b) => b.chars - a.chars || a.seq - b.seq);
     for (const entry of candidates) {
       if (this.#total <= this.budgetChars) break;
-      const { block } = await persistToolResult(entry.block, sessionDir, 'conversation tool-result budget exceeded');
-      const chars = toolResultTextLength(block);
-      this.#total += chars - entry.chars;
-      entry.block = block;
-      entry.chars = chars;
-      entry.replaced = true;
+      const { block } = await persistToolResult(entry.block, sessionDir, BUDGET_REASON);
+      const content = block.content ?? '';
+      this.#total += toolResultTextLength(block) - entry.chars;
+      this.#candidates.delete(entry.toolUseId);
+      const hasImages = typeof content !== 'string' && content.some((b) => b.type !== 'text');
+      this.#replaced.set(entry.toolUseId, { sessionDir, ...(hasImages ? { content } : {}) });
+      this.#previews.set(entry.toolUseId, content);
       replacedNow.push(entry.toolUseId);
     }
     return replacedNow;
   }
 
   replacementFor(toolUseId: string): ToolResultBlockParam['content'] | undefined {
-    const entry = this.#entries.get(toolUseId);
-    return entry?.replaced ? entry.block.content : undefined;
+    const replaced = this.#replaced.get(toolUseId);
+    if (!replaced) return undefined;
+    if (replaced.content !== undefined) return replaced.content;
+    let preview = this.#previews.get(toolUseId);
+    if (preview === undefined) {
+      preview = rebuildPreview(replaced.sessionDir, toolUseId);
+      this.#previews.set(toolUseId, preview);
+    }
+    return preview;
   }
 
   applyToMessages(messages: readonly MessageParam[]): MessageParam[] {
@@ -227,7 +256,7 @@ export class ToolResultBudget implements ContentReplacementState {
       if (message.role !== 'user' || typeof message.content === 'string') return message;
       let changed = false;
       const content = message.content.map((part) => {
-        if (part.type !== 'tool_result') return part;
+        if (part.type !== 'tool_result' || !this.#replaced.has(part.tool_use_id)) return part;
         const replacement = this.replacementFor(part.tool_use_id);
         if (replacement === undefined || replacement === part.content) return part;
         changed = true;
@@ -239,9 +268,21 @@ export class ToolResultBudget implements ContentReplacementState {
 
   clone(): ToolResultBudget {
     const copy = new ToolResultBudget({ budgetChars: this.budgetChars });
-    for (const [id, entry] of this.#entries) copy.#entries.set(id, { ...entry });
+    copy.#candidates = new Map(this.#candidates);
+    copy.#replaced = new Map(this.#replaced);
     copy.#total = this.#total;
     copy.#seq = this.#seq;
     return copy;
+  }
+}
+
+/** The preview `persistToolResult` made, rebuilt from the saved file (the same text, so the prompt cache holds). */
+function rebuildPreview(sessionDir: string, toolUseId: string): string {
+  const file = toolResultPath(sessionDir, toolUseId);
+  try {
+    return persistedOutputText(readFileSync(file, 'utf8'), file, BUDGET_REASON);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    return ['<persisted-output>', `This output was saved to ${file}, which can no longer be read (${code}).`, '</persisted-output>'].join('\n');
   }
 }
