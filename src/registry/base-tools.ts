@@ -22,6 +22,7 @@ export const BASE_TOOL_ENTRIES: readonly BaseToolEntry[] = [
   { name: 'Edit', load: () => import('../tools/edit/index.js').then((m) => m.EditTool) },
   { name: 'Write', load: () => import('../tools/write/index.js').then((m) => m.WriteTool) },
   { name: 'NotebookEdit', load: () => import('../tools/notebook-edit/index.js').then((m) => m.NotebookEditTool) },
+  { name: 'Agent', load: () => import('../tools/agent/index.js').then((m) => m.AgentTool) },
   { name: 'TodoWrite', load: () => import('../tools/todo-write/index.js').then((m) => m.TodoWriteTool) },
   { name: 'AskUserQuestion', load: () => import('../tools/ask-user-question/index.js').then((m) => m.AskUserQuestionTool) },
   { name: 'EnterPlanMode', load: () => import('../tools/plan-mode/index.js').then((m) => m.EnterPlanModeTool) },

@@ -186,6 +186,7 @@ export const WebFetchTool = buildTool<typeof webFetchInputSchema, WebFetchOutput
   inputSchema: webFetchInputSchema,
   maxResultSizeChars: 100_000,
   shouldDefer: true,
+  permissionTraits: { kind: 'fetch', urlField: 'url' },
   prompt: async () => webFetchPrompt(),
   description: async (input) => `Fetch ${input.url}`,
   isReadOnly: () => true,

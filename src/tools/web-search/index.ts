@@ -72,6 +72,7 @@ export const WebSearchTool = buildTool<typeof webSearchInputSchema, WebSearchOut
   inputSchema: webSearchInputSchema,
   maxResultSizeChars: 100_000,
   shouldDefer: true,
+  permissionTraits: { kind: 'fetch' },
   prompt: async () => webSearchPrompt(),
   description: async (input) => `Search the web for ${input.query}`,
   isReadOnly: () => true,

@@ -1,0 +1,247 @@
+/**
+ * Agent (alias Task): runs a sub-agent through `services.subagents` and returns its final report, tool count,
+ * duration and usage. This file decides what the child gets — never more than the parent has:
+ * - tools: the parent's pool minus the ones no sub-agent gets (AskUserQuestion, plan-mode tools), minus Agent at the
+ *   depth limit, minus the definition's `disallowedTools`, intersected with its `tools`; none left → an error;
+ * - mode: the definition's `permissionMode` only where it is no wider than the parent's (plan or dontAsk narrow it;
+ *   bypassPermissions from a file never widens a default parent); rules and grants are the parent's own;
+ * - prompts: the runtime sends every child's permission prompt to the one top-level handler (bubble).
+ * Several Agent calls in one message run in parallel (concurrency-safe) up to a cap of running sub-agents; a
+ * background one returns at once and reports through the notification queue.
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { buildTool } from '../../tool/build-tool.js';
+import type { PermissionMode } from '../../tool/permission-types.js';
+import type { AnyTool, ValidationResult } from '../../tool/tool.js';
+import type { ToolServices, ToolUseContext } from '../../tool/tool-use-context.js';
+import { loadAgentDefinitions, type AgentDefinition } from './agent-definitions.js';
+import { AGENT_TOOL_NAME, agentPrompt } from './prompt.js';
+import type { SubagentResult, SubagentUsage } from './subagent-runner.js';
+
+export type { SubagentRequest, SubagentResult, SubagentRunner, SubagentUsage } from './subagent-runner.js';
+export { AGENT_TOOL_NAME };
+export const MAX_SUBAGENT_DEPTH = 3;
+export const MAX_CONCURRENT_SUBAGENTS = 20;
+/** Tools a sub-agent never gets: they need the person in front of the main thread. */
+export const SUBAGENT_EXCLUDED_TOOLS: ReadonlySet<string> = new Set(['AskUserQuestion', 'EnterPlanMode', 'ExitPlanMode']);
+
+const MODEL_ALIASES: Readonly<Record<string, string>> = {
+  sonnet: 'claude-sonnet-4-5',
+  opus: 'claude-opus-4-5',
+  haiku: 'claude-haiku-4-5',
+};
+
+export const agentInputSchema = z.strictObject({
+  description: z.string().min(1).describe('A short (3-5 words) description of the task'),
+  prompt: z.string().min(1).describe('The task for the agent, with everything it needs to know'),
+  subagent_type: z.string().optional().describe('The agent type to use (default general-purpose)'),
+  model: z.enum(['sonnet', 'opus', 'haiku']).optional().describe('Model for this agent; overrides its definition'),
+  run_in_background: z.boolean().optional().describe('Run it in the background; you are notified when it finishes'),
+  name: z.string().optional().describe('A name for the agent, shown in notifications'),
+});
+export type AgentInput = z.infer<typeof agentInputSchema>;
+
+export type AgentOutput =
+  | {
+      status: 'completed';
+      agentId: string;
+      agentType: string;
+      content: { type: 'text'; text: string }[];
+      totalToolUseCount: number;
+      totalDurationMs: number;
+      totalTokens: number;
+      usage: SubagentUsage;
+      isError: boolean;
+    }
+  | { status: 'async_launched'; agentId: string; agentType: string; description: string; prompt: string };
+
+const definitionsCache = new Map<string, readonly AgentDefinition[]>();
+
+/** The definitions for a project (read once per project and home folder; `reloadAgentDefinitions` forgets them). */
+export function agentDefinitionsFor(context: Pick<ToolUseContext, 'getAppState'>): readonly AgentDefinition[] {
+  const { projectDir, homeDir } = context.getAppState().toolPermissionContext;
+  const key = `${projectDir}\u0000${homeDir ?? ''}`;
+  let agents = definitionsCache.get(key);
+  if (!agents) {
+    agents = loadAgentDefinitions(projectDir, homeDir).agents;
+    definitionsCache.set(key, agents);
+  }
+  return agents;
+}
+
+export function reloadAgentDefinitions(): void {
+  definitionsCache.clear();
+}
+
+const MODE_RANK: Readonly<Record<PermissionMode, number>> = {
+  plan: 0,
+  dontAsk: 0,
+  bubble: 1,
+  default: 1,
+  acceptEdits: 2,
+  auto: 2,
+  bypassPermissions: 3,
+};
+
+/** The child's mode: the definition's where it is no wider than the parent's, else the parent's. */
+export function childMode(parent: PermissionMode, requested: PermissionMode | undefined): PermissionMode | undefined {
+  if (requested === undefined || requested === parent) return undefined;
+  return MODE_RANK[requested] <= MODE_RANK[parent] ? requested : undefined;
+}
+
+const bareName = (entry: string) => entry.replace(/\(.*\)$/, '').trim();
+
+/** The filter over the parent's pool that makes the child's pool. */
+export function subagentToolFilter(definition: AgentDefinition, childDepth: number): (tool: AnyTool) => boolean {
+  const allow = definition.tools?.map(bareName);
+  const all = allow === undefined || allow.includes('*');
+  const deny = new Set(definition.disallowedTools?.map(bareName) ?? []);
+  const matches = (names: Iterable<string>, tool: AnyTool) => {
+    for (const n of names) if (n === tool.name || tool.aliases?.includes(n) === true) return true;
+    return false;
+  };
+  return (tool) => {
+    if (SUBAGENT_EXCLUDED_TOOLS.has(tool.name)) return false;
+    if (tool.name === AGENT_TOOL_NAME && childDepth >= MAX_SUBAGENT_DEPTH) return false;
+    if (matches(deny, tool)) return false;
+    return all || matches(allow!, tool);
+  };
+}
+
+const running = new WeakMap<ToolServices, { count: number }>();
+
+function counterOf(services: ToolServices): { count: number } {
+  let c = running.get(services);
+  if (!c) running.set(services, (c = { count: 0 }));
+  return c;
+}
+
+function resolveDefinition(input: AgentInput, context: ToolUseContext): AgentDefinition | undefined {
+  const type = input.subagent_type ?? 'general-purpose';
+  return agentDefinitionsFor(context).find((d) => d.agentType === type);
+}
+
+function check(input: AgentInput, context: ToolUseContext): ValidationResult & { definition?: AgentDefinition } {
+  if (!context.services.subagents) {
+    return { result: false, message: 'Sub-agents are unavailable in this session: the runtime has no model client to run them with.', errorCode: 1 };
+  }
+  if (context.agentDepth >= MAX_SUBAGENT_DEPTH) {
+    return { result: false, message: `Sub-agents cannot be nested more than ${MAX_SUBAGENT_DEPTH} levels deep; do this task yourself.`, errorCode: 2 };
+  }
+  const definition = resolveDefinition(input, context);
+  if (!definition) {
+    const known = agentDefinitionsFor(context).map((d) => d.agentType).join(', ');
+    return { result: false, message: `Unknown agent type "${input.subagent_type}". Available: ${known}.`, errorCode: 3 };
+  }
+  const tools = context.options.tools.filter(subagentToolFilter(definition, context.agentDepth + 1));
+  if (tools.length === 0) {
+    return { result: false, message: `The agent "${definition.agentType}" would have no tools (its tools/disallowedTools leave none of yours); it was not started.`, errorCode: 4 };
+  }
+  return { result: true, definition };
+}
+
+function totalTokens(u: SubagentUsage): number {
+  return u.input_tokens + u.output_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
+}
+
+function completed(agentId: string, agentType: string, r: SubagentResult): AgentOutput {
+  const text = r.text || (r.error ? `The sub-agent stopped with an error: ${r.error}` : '(the sub-agent returned no text)');
+  return {
+    status: 'completed',
+    agentId,
+    agentType,
+    content: [{ type: 'text', text }],
+    totalToolUseCount: r.toolUseCount,
+    totalDurationMs: r.durationMs,
+    totalTokens: totalTokens(r.usage),
+    usage: r.usage,
+    isError: r.isError,
+  };
+}
+
+function summaryLine(o: Extract<AgentOutput, { status: 'completed' }>): string {
+  return `agentId: ${o.agentId} · ${o.totalToolUseCount} tool uses · ${o.totalTokens} tokens · ${(o.totalDurationMs / 1000).toFixed(1)} s`;
+}
+
+export const AgentTool = buildTool<typeof agentInputSchema, AgentOutput>({
+  name: AGENT_TOOL_NAME,
+  aliases: ['Task'],
+  searchHint: 'subagent delegate parallel background research task',
+  inputSchema: agentInputSchema,
+  maxResultSizeChars: 100_000,
+  permissionTraits: { kind: 'other', contentField: 'subagent_type' },
+  async prompt(options) {
+    return agentPrompt(agentDefinitionsFor({ getAppState: () => ({ toolPermissionContext: options.getToolPermissionContext(), cwd: '' }) }));
+  },
+  description: async (input) => input.description,
+  // Starting one changes nothing by itself; each of its tool calls is checked as it runs.
+  isReadOnly: () => true,
+  isConcurrencySafe: () => true,
+  toAutoClassifierInput: (input) => `${input.subagent_type ?? 'general-purpose'}: ${input.description}`,
+  async validateInput(input, context) {
+    const { result, ...rest } = check(input, context);
+    return result ? { result } : (rest as Exclude<ValidationResult, { result: true }>);
+  },
+  async call(input, context) {
+    const verdict = check(input, context);
+    if (!verdict.result) throw new Error(verdict.message);
+    const definition = verdict.definition!;
+    const counter = counterOf(context.services);
+    if (counter.count >= MAX_CONCURRENT_SUBAGENTS) throw new Error(`Concurrent subagent limit reached (${MAX_CONCURRENT_SUBAGENTS} running); wait for some to finish.`);
+    const agentId = `agent-${input.name ? `${input.name.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 32)}-` : ''}${randomUUID().slice(0, 8)}`;
+    const requestedModel = input.model ?? (definition.model && definition.model !== 'inherit' ? definition.model : undefined);
+    const isAsync = input.run_in_background === true;
+    const request = {
+      parent: context,
+      agentId,
+      agentType: definition.agentType,
+      description: input.description,
+      prompt: input.prompt,
+      systemPrompt: definition.systemPrompt,
+      model: requestedModel ? (MODEL_ALIASES[requestedModel] ?? requestedModel) : undefined,
+      tools: subagentToolFilter(definition, context.agentDepth + 1),
+      mode: childMode(context.getAppState().toolPermissionContext.mode, definition.permissionMode),
+      isAsync,
+    };
+    counter.count++;
+    const run = context.services.subagents!.run(request).finally(() => counter.count--);
+    if (!isAsync) return { data: completed(agentId, definition.agentType, await run) };
+
+    const notifications = context.services.notifications;
+    run.then(
+      (r) => {
+        const o = completed(agentId, definition.agentType, r) as Extract<AgentOutput, { status: 'completed' }>;
+        notifications?.push({
+          role: 'user',
+          content: `<task-notification>\nThe background agent "${input.description}" (${agentId}) ${r.isError ? 'failed' : 'finished'}.\n${summaryLine(o)}\n\n${o.content[0]!.text}\n</task-notification>`,
+        });
+      },
+      (error: unknown) =>
+        notifications?.push({
+          role: 'user',
+          content: `<task-notification>\nThe background agent "${input.description}" (${agentId}) failed: ${error instanceof Error ? error.message : String(error)}\n</task-notification>`,
+        }),
+    );
+    return { data: { status: 'async_launched', agentId, agentType: definition.agentType, description: input.description, prompt: input.prompt } };
+  },
+  mapToolResultToToolResultBlockParam(data, toolUseId) {
+    if (data.status === 'async_launched') {
+      return {
+        type: 'tool_result',
+        tool_use_id: toolUseId,
+        content: `The agent ${data.agentId} is running in the background. You will be notified when it finishes; do not wait for it or check on it.`,
+      };
+    }
+    return {
+      type: 'tool_result',
+      tool_use_id: toolUseId,
+      content: [
+        { type: 'text', text: data.content[0]?.text ?? '' },
+        { type: 'text', text: summaryLine(data) },
+      ],
+      ...(data.isError ? { is_error: true } : {}),
+    };
+  },
+  renderToolUseMessage: (input) => `${input.subagent_type ?? 'general-purpose'}: ${input.description ?? ''}`,
+});

@@ -1,0 +1,53 @@
+/**
+ * What the Agent tool needs from the layer above: something that runs the agent loop for a child. The agent layer
+ * (src/agent) provides it as `services.subagents`; the tool only decides what the child gets.
+ */
+import type { PermissionMode } from '../../tool/permission-types.js';
+import type { AnyTool } from '../../tool/tool.js';
+import type { ToolUseContext } from '../../tool/tool-use-context.js';
+
+export interface SubagentRequest {
+  /** The context of the Agent call: the child is made from it (its depth, abort, permissions, file state). */
+  readonly parent: ToolUseContext;
+  readonly agentId: string;
+  readonly agentType: string;
+  readonly description: string;
+  readonly prompt: string;
+  readonly systemPrompt: string;
+  /** A full model id; absent: the parent's model. */
+  readonly model?: string;
+  /** Which of the parent's tools the child keeps. */
+  readonly tools: (tool: AnyTool) => boolean;
+  /** The child's mode (already capped at the parent's). */
+  readonly mode?: PermissionMode;
+  readonly isAsync: boolean;
+}
+
+export interface SubagentUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+}
+
+export interface SubagentResult {
+  /** The child's last assistant text. */
+  readonly text: string;
+  readonly toolUseCount: number;
+  readonly durationMs: number;
+  readonly usage: SubagentUsage;
+  readonly isError: boolean;
+  readonly stopReason: string;
+  readonly error?: string;
+}
+
+export interface SubagentRunner {
+  run(request: SubagentRequest): Promise<SubagentResult>;
+}
+
+declare module '../../tool/tool-use-context.js' {
+  interface ToolServices {
+    /** Runs sub-agents (the agent layer provides it when it has a model client). */
+    readonly subagents?: SubagentRunner;
+  }
+}
