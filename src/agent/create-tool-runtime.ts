@@ -17,7 +17,7 @@ import { enterPlanMode, updatePermissionContext } from '../permissions/permissio
 import { findToolByName } from '../registry/find-tool.js';
 import { assembleToolPool } from '../registry/tool-pool.js';
 import { createTaskRegistry } from '../tools/bash/task-registry.js';
-import { toolsToAPI } from '../tool/api-format.js';
+import { deferredLoadingFor, toolsToAPI } from '../tool/api-format.js';
 import { NotificationQueue } from '../tool/notification-queue.js';
 import type { PermissionMode, ToolPermissionContext } from '../tool/permission-types.js';
 import type { AnyTool, APIToolDefinition, AssistantMessage, CanUseToolFn, MessageParam, ToolUseBlock, Tools } from '../tool/tool.js';
@@ -196,7 +196,11 @@ class Runtime implements ToolRuntime {
 
   definitions(options: { readonly model?: string } = {}): Promise<APIToolDefinition[]> {
     const model = options.model ?? this.#context.options.mainLoopModel;
-    let cached = this.#definitions.get(model);
+    // Deferred tools: `defer_loading` where the model resolves tool_reference blocks; otherwise only the loaded ones,
+    // in full — so the cache key also names the loaded set there.
+    const deferredLoading = deferredLoadingFor(model, this.#context.options.loadedDeferredTools);
+    const key = deferredLoading.mode === 'text' ? `${model}\u0000${[...(deferredLoading.loaded ?? [])].sort().join(',')}` : model;
+    let cached = this.#definitions.get(key);
     if (!cached) {
       // Memoised per pool (the map is cleared when the pool changes): the tools array must be byte-identical from
       // request to request, or the prompt cache misses.
@@ -205,9 +209,10 @@ class Runtime implements ToolRuntime {
         model,
         betas: this.#context.options.betas,
         getToolPermissionContext: () => this.permissionContext,
+        deferredLoading,
       });
-      cached.catch(() => this.#definitions.delete(model));
-      this.#definitions.set(model, cached);
+      cached.catch(() => this.#definitions.delete(key));
+      this.#definitions.set(key, cached);
     }
     return cached;
   }
