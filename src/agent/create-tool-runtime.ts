@@ -18,6 +18,7 @@ import { findToolByName } from '../registry/find-tool.js';
 import { assembleToolPool } from '../registry/tool-pool.js';
 import { createTaskRegistry } from '../tools/bash/task-registry.js';
 import { deferredLoadingFor, toolsToAPI } from '../tool/api-format.js';
+import { registerRunContext } from './subagent-runner.js';
 import { NotificationQueue } from '../tool/notification-queue.js';
 import type { PermissionMode, ToolPermissionContext } from '../tool/permission-types.js';
 import type { AnyTool, APIToolDefinition, AssistantMessage, CanUseToolFn, MessageParam, ToolUseBlock, Tools } from '../tool/tool.js';
@@ -234,6 +235,8 @@ class Runtime implements ToolRuntime {
   begin(assistantMessage: AssistantMessage, options: { readonly signal?: AbortSignal } = {}): ToolRunHandle {
     if (this.#disposed) throw new Error('this runtime has been disposed');
     const controller = createChildAbortController(this.#context.abortController);
+    // An Agent call in this run makes its sub-agent a child of this runtime.
+    registerRunContext(controller, this);
     const signal = options.signal;
     const onAbort = () => controller.abort(signal?.reason);
     if (signal?.aborted) controller.abort(signal.reason);
