@@ -7,6 +7,7 @@ import { registerToolsCommand } from './commands/tools.js';
 import { registerExecCommand } from './commands/exec.js';
 import { registerCheckCommand } from './commands/check.js';
 import { registerGrantsCommand } from './commands/grants.js';
+import { registerSandboxCommand } from './commands/sandbox.js';
 
 export function createProgram(): Command {
   const program = new Command()
@@ -19,6 +20,7 @@ export function createProgram(): Command {
   registerExecCommand(program);
   registerCheckCommand(program);
   registerGrantsCommand(program);
+  registerSandboxCommand(program);
   return program;
 }
 

@@ -155,6 +155,11 @@ async function resolveLive(
     return { behavior: 'allow', decisionReason: { layer: 'readOnly', reason: `${tool.name} with this input is read-only` } };
   }
   if (hook?.behavior === 'allow') return { ...hook, decisionReason: hookTrace(hook, 'a PreToolUse hook approved this call') };
+  // The only objection left is "not provably read-only", and the tool runs the call inside the OS sandbox.
+  if (content.behavior === 'passthrough' && toolCheck?.behavior === 'allow' && toolCheck.sandboxAutoAllow === true) {
+    const why = content.decisionReason?.reason;
+    return { behavior: 'allow', decisionReason: { layer: 'toolCheck', reason: `runs inside the OS sandbox (sandbox.autoAllowBashIfSandboxed)${why ? `; it would have asked: ${why}` : ''}`, subcommand: content.decisionReason?.subcommand } };
+  }
 
   // 7. Nothing allowed it: ask.
   const why = content.decisionReason?.reason ?? content.message ?? `no rule allows ${tool.name}`;

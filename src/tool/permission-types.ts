@@ -131,6 +131,12 @@ export interface PermissionAllowDecision<I = Record<string, unknown>> {
   readonly userModified?: boolean;
   /** Permission changes that come with this approval (a PermissionRequest hook's `updatedPermissions`). */
   readonly updatedPermissions?: readonly PermissionUpdate[];
+  /**
+   * From a tool's own check: the call runs inside the OS sandbox (`sandbox.autoAllowBashIfSandboxed`), so the engine
+   * may allow it where it would otherwise ask only because it could not prove the call read-only. Deny and ask rules,
+   * safety checks and modes still decide first.
+   */
+  readonly sandboxAutoAllow?: boolean;
 }
 
 export interface PermissionAskDecision {

@@ -6,17 +6,37 @@
 import type { ToolSettings } from '../../tool/tool-use-context.js';
 
 export interface SandboxSettings {
-  /** Run Bash commands inside bubblewrap (Linux). */
+  /** Run Bash commands inside the OS sandbox (Linux: bubblewrap + socat through @anthropic-ai/sandbox-runtime). */
   readonly enabled?: boolean;
-  /** Keep the network inside the sandbox (default false: no network). */
+  /**
+   * A command that would ask only because it cannot be proven read-only runs sandboxed without asking (default true,
+   * as in Claude Code). Deny and ask rules, safety checks and `dangerouslyDisableSandbox` still decide as before.
+   */
+  readonly autoAllowBashIfSandboxed?: boolean;
+  /** Commands (first words, e.g. `docker`, `git push`) that run outside the sandbox and are never auto-allowed. */
+  readonly excludedCommands?: readonly string[];
+  /**
+   * Legacy toolgate key: `true` leaves the network unfiltered inside the sandbox. Without it the network reaches only
+   * the domains `network.allowedDomains` and `WebFetch(domain:…)` allow rules name, through a filtering proxy.
+   */
   readonly allowNetwork?: boolean;
   /** When the sandbox is enabled but cannot run: refuse the command (default true) or run it unsandboxed with a note. */
   readonly failIfUnavailable?: boolean;
   /** Accept `dangerouslyDisableSandbox: true` (after permission). Default true. */
   readonly allowUnsandboxedCommands?: boolean;
+  readonly network?: {
+    /** Hosts reachable from inside (`example.com`, `*.example.com`, optional `:port`), besides WebFetch allow rules. */
+    readonly allowedDomains?: readonly string[];
+    /** Hosts never reachable (wins over the allowed ones), besides WebFetch deny rules. */
+    readonly deniedDomains?: readonly string[];
+  };
   readonly filesystem?: {
-    /** Extra absolute paths writable inside the sandbox, besides the working directories and the private /tmp. */
+    /** Extra absolute paths writable inside the sandbox, besides the working directories and the session temp folder. */
     readonly allowWrite?: readonly string[];
+    /** Paths not writable even inside a writable directory. */
+    readonly denyWrite?: readonly string[];
+    /** Paths unreadable inside the sandbox, besides those of Read deny rules (absolute, `~/…`, or globs). */
+    readonly denyRead?: readonly string[];
   };
 }
 

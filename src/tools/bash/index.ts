@@ -15,7 +15,8 @@ import {
 } from './bash-settings.js';
 import { mapBashOutput, type BashOutput } from './bash-output.js';
 import { BASH_DESCRIPTION_FIELD, BASH_TOOL_NAME, bashPrompt } from './prompt.js';
-import { runBash, type BashProgress } from './run-bash.js';
+import { excludedCommand, runBash, type BashProgress } from './run-bash.js';
+import { detectSandbox } from './sandbox.js';
 
 export const bashInputSchema = z.object({
   command: z.string().describe('The command to execute'),
@@ -70,6 +71,14 @@ export function validateBashInput(input: BashToolInput, context: ToolUseContext)
   return { result: true };
 }
 
+/** True when this call will run inside a working sandbox and the settings let that stand in for a prompt. */
+async function runsSandboxed(input: BashToolInput, context: ToolUseContext): Promise<boolean> {
+  const sandbox = context.options.settings.sandbox;
+  if (sandbox?.enabled !== true || sandbox.autoAllowBashIfSandboxed === false) return false;
+  if (input.dangerouslyDisableSandbox === true || excludedCommand(input.command, sandbox.excludedCommands) !== undefined) return false;
+  return (await detectSandbox()).available;
+}
+
 export const BashTool = buildTool<typeof bashInputSchema, BashOutput, BashProgress>({
   name: BASH_TOOL_NAME,
   searchHint: 'execute shell commands',
@@ -86,10 +95,14 @@ export const BashTool = buildTool<typeof bashInputSchema, BashOutput, BashProgre
   interruptBehavior: () => 'cancel',
   toAutoClassifierInput: (input) => input.command,
   validateInput: async (input, context) => validateBashInput(input, context),
-  checkPermissions: async (input) => {
+  checkPermissions: async (input, context) => {
     if (input.dangerouslyDisableSandbox === true) {
       const reason = 'The command asks to run outside the OS sandbox (dangerouslyDisableSandbox: true).';
       return { behavior: 'ask', message: reason, decisionReason: { layer: 'toolCheck', reason } };
+    }
+    if (await runsSandboxed(input, context)) {
+      const reason = 'runs inside the OS sandbox (sandbox.autoAllowBashIfSandboxed)';
+      return { behavior: 'allow', updatedInput: input, sandboxAutoAllow: true, decisionReason: { layer: 'toolCheck', reason } };
     }
     return { behavior: 'allow', updatedInput: input };
   },

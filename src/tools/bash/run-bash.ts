@@ -23,11 +23,14 @@ import {
 } from './bash-settings.js';
 import { backgroundLine, formatOutputBody, type BashOutput } from './bash-output.js';
 import { buildChildEnv } from './child-env.js';
-import { settleCwd, startCwd, workingDirectories } from './cwd-tracking.js';
+import { settleCwd, startCwd } from './cwd-tracking.js';
 import { interpretExitCode } from './exit-code.js';
 import { detectImageOutput } from './image-output.js';
 import { collapseCarriageReturns, lastLines, readOutputTail, readOutputWindow } from './output-file.js';
 import { detectSandbox } from './sandbox.js';
+import { buildSandboxPolicy } from './sandbox-policy.js';
+import { wrapInSandbox, type SandboxLaunch } from './sandbox-runtime.js';
+import { buildShellScript, quote } from './shell-script.js';
 import { ShellProcess, type ShellExit } from './shell-process.js';
 import { getTaskRegistry } from './task-registry.js';
 
@@ -67,53 +70,57 @@ export async function runBash(
     return result({ stdout: '', stderr: '', exitCode: null, interrupted: true, isError: true });
   }
 
-  // — sandbox —
-  let sandbox: { bwrapPath: string; writableDirs: string[]; allowNetwork: boolean; readOnlyPaths: string[] } | undefined;
-  if (settings.sandbox?.enabled === true) {
-    if (input.dangerouslyDisableSandbox === true) {
-      notes.push('(ran outside the sandbox: dangerouslyDisableSandbox)');
-    } else {
-      const availability = await detectSandbox();
-      if (availability.available) {
-        sandbox = {
-          bwrapPath: availability.bwrapPath,
-          writableDirs: [...workingDirectories(context), ...(settings.sandbox.filesystem?.allowWrite ?? [])],
-          allowNetwork: settings.sandbox.allowNetwork === true,
-          readOnlyPaths: [],
-        };
-      } else if (settings.sandbox.failIfUnavailable !== false) {
-        return result({
-          stdout: '',
-          stderr: `Sandboxing is enabled in settings but unavailable: ${availability.reason}. The command was not run.`,
-          exitCode: null,
-          interrupted: false,
-          isError: true,
-          sandboxed: false,
-        });
-      } else {
-        notes.push(`(sandbox unavailable: ${availability.reason}; the command ran unsandboxed)`);
-      }
-    }
-  }
-
-  // — where, with what —
+  // — sandbox: decided before anything starts; requested but unavailable means refused, never silently unsandboxed —
   const start = startCwd(context);
   if (start.resetTo !== undefined) notes.push(`Shell cwd was reset to ${start.resetTo}`);
   const { env } = buildChildEnv(process.env, settings.bash);
   // Settings' env names are explicit: they are set even when a secret pattern would have scrubbed the inherited value.
   if (settings.env !== undefined) Object.assign(env, settings.env);
   const envFile = envFileFromEnv();
-  if (sandbox !== undefined) {
-    env.TMPDIR = '/tmp';
-    if (envFile !== undefined) sandbox.readOnlyPaths.push(envFile);
+  const script = buildShellScript(input.command, envFile);
+  let launch: SandboxLaunch | undefined;
+  if (settings.sandbox?.enabled === true) {
+    const excluded = excludedCommand(input.command, settings.sandbox.excludedCommands);
+    if (input.dangerouslyDisableSandbox === true) {
+      notes.push('(ran outside the sandbox: dangerouslyDisableSandbox)');
+    } else if (excluded !== undefined) {
+      notes.push(`(ran outside the sandbox: "${excluded}" is in sandbox.excludedCommands)`);
+    } else {
+      const availability = await detectSandbox();
+      let reason = availability.available ? undefined : availability.reason;
+      if (availability.available) {
+        try {
+          const tmp = sessionTempDirectory(context);
+          env.TMPDIR = tmp;
+          const policy = buildSandboxPolicy(context.getAppState().toolPermissionContext, settings.sandbox, tmp);
+          launch = await wrapInSandbox(`export TMPDIR=${quote(tmp)}; ${script}`, policy, availability, { commandId: toolUseID || input.command.slice(0, 100), commandText: input.command });
+        } catch (error) {
+          reason = `the sandbox runtime could not start: ${(error as Error).message.split('\n')[0]}`;
+        }
+      }
+      if (launch === undefined) {
+        if (settings.sandbox.failIfUnavailable !== false) {
+          return result({
+            stdout: '',
+            stderr: `Sandboxing is enabled in settings but unavailable: ${reason}. The command was not run.`,
+            exitCode: null,
+            interrupted: false,
+            isError: true,
+            sandboxed: false,
+          });
+        }
+        notes.push(`(sandbox unavailable: ${reason}; the command ran unsandboxed)`);
+      }
+    }
   }
+
+  // — where, with what —
   const id = newTaskId();
   let outputFile: string;
   let proc: ShellProcess;
   try {
     const dir = outputDirectory(context);
     outputFile = path.join(dir, `${id}.output`);
-    if (sandbox !== undefined) sandbox.readOnlyPaths.push(dir);
     const spawnOptions = {
       id,
       command: input.command,
@@ -121,7 +128,7 @@ export async function runBash(
       env,
       outputFile,
       envFile,
-      sandbox,
+      launch,
       killGraceMs: settings.bash?.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
       maxOutputBytes: settings.bash?.maxOutputFileBytes ?? DEFAULT_MAX_OUTPUT_FILE_BYTES,
       pollIntervalMs: settings.bash?.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS,
@@ -135,9 +142,10 @@ export async function runBash(
       proc = new ShellProcess(spawnOptions);
     }
   } catch (error) {
+    launch?.release();
     return result({ stdout: '', stderr: `Could not start bash: ${(error as Error).message}`, exitCode: null, interrupted: false, isError: true });
   }
-  const sandboxed = sandbox !== undefined;
+  const sandboxed = launch !== undefined;
 
   // Progress belongs to this call: a task that outlives it (background) stops reporting to it.
   let stopProgress = () => {};
@@ -344,6 +352,32 @@ function outputDirectory(context: ToolUseContext, force = false): string {
     createdDirs.add(dir);
   }
   return dir;
+}
+
+/** `<sessionDir>/tmp`: the session temp folder, writable inside the sandbox and the command's TMPDIR there. */
+function sessionTempDirectory(context: ToolUseContext): string {
+  const dir = path.join(context.options.sessionDir, 'tmp');
+  if (!createdDirs.has(dir)) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    createdDirs.add(dir);
+  }
+  return dir;
+}
+
+/** The `sandbox.excludedCommands` entry a subcommand starts with (`docker`, `git push`), if any. */
+export function excludedCommand(command: string, excluded: readonly string[] | undefined): string | undefined {
+  if (excluded === undefined || excluded.length === 0) return undefined;
+  const analysis = safeAnalyze(command);
+  const argvs: (readonly string[])[] =
+    analysis !== undefined && analysis.ok
+      ? analysis.subcommands.map((s) => s.strippedArgv ?? s.argv ?? [])
+      : [command.trim().split(/\s+/)];
+  for (const entry of excluded) {
+    const words = entry.replace(/(:\*|\s\*)$/, '').trim().split(/\s+/).filter(Boolean);
+    if (words.length === 0) continue;
+    if (argvs.some((argv) => words.every((w, i) => argv[i] === w))) return entry;
+  }
+  return undefined;
 }
 
 function newTaskId(): string {

@@ -1,29 +1,25 @@
 /**
- * The OS sandbox (Linux): bubblewrap. The whole filesystem is mounted read-only, the working directories (and any
- * extra `allowWrite` paths) writable, /tmp private, the network unshared unless allowed, and the paths through
- * which a command could make something run later — `.git/hooks`, `.git/config`, `.claude/`, `.toolgate/`,
- * `.mcp.json` — read-only again inside the writable directories.
- *
- * Whether bwrap can run is probed once per process by running it (it may be installed but unusable: no user
- * namespaces, seccomp in a container…). The answer is never assumed.
+ * Whether the OS sandbox can run here. The sandbox itself is `@anthropic-ai/sandbox-runtime` (the library Claude Code
+ * uses: bubblewrap on Linux, socat bridging a filtering proxy into a network-less namespace, ripgrep to find the
+ * files it must protect); see `sandbox-runtime.ts`. This module finds its three programs and proves that bubblewrap
+ * can create the namespaces it needs by running it once (it may be installed but unusable: user namespaces disabled,
+ * seccomp in a container…). The answer is probed once per process and never assumed.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
+import { locateRipgrep } from '../grep/ripgrep.js';
 
 export type SandboxAvailability =
-  | { readonly available: true; readonly bwrapPath: string }
+  | {
+      readonly available: true;
+      readonly engine: 'sandbox-runtime';
+      readonly bwrapPath: string;
+      readonly socatPath: string;
+      readonly rgPath: string;
+    }
   | { readonly available: false; readonly reason: string };
-
-export interface SandboxPlan {
-  readonly bwrapPath: string;
-  /** Absolute directories writable inside (the working directories); missing ones are skipped. */
-  readonly writableDirs: readonly string[];
-  readonly allowNetwork: boolean;
-  /** Files or folders that must stay visible (read-only) even when they live in the private /tmp. */
-  readonly readOnlyPaths?: readonly string[];
-  readonly cwd: string;
-}
 
 /** Relative to each writable directory: what must stay read-only so a command cannot plant code that runs later. */
 export const PROTECTED_RELATIVE_PATHS: readonly string[] = [
@@ -44,74 +40,46 @@ export function detectSandbox(options: { refresh?: boolean; env?: NodeJS.Process
 
 async function runProbe(env: NodeJS.ProcessEnv): Promise<SandboxAvailability> {
   if (process.platform !== 'linux') {
-    return { available: false, reason: `the bubblewrap sandbox is Linux-only (this is ${process.platform})` };
+    return { available: false, reason: `toolgate's sandbox is Linux-only for now (this is ${process.platform})` };
   }
   const bwrapPath = findOnPath('bwrap', env.PATH ?? '');
   if (bwrapPath === undefined) {
     return { available: false, reason: 'bwrap (package bubblewrap) is not installed or not on PATH' };
   }
-  const args = [...baseArgs(false), '--chdir', '/', '--', 'true'];
+  const socatPath = findOnPath('socat', env.PATH ?? '');
+  if (socatPath === undefined) {
+    return { available: false, reason: 'socat (package socat) is not installed or not on PATH; the sandbox network proxy needs it' };
+  }
+  let rgPath: string;
+  try {
+    rgPath = (await locateRipgrep({ env, loadBundledPath: async () => bundledRipgrep() })).path;
+  } catch (error) {
+    return { available: false, reason: (error as Error).message };
+  }
+  // The namespaces the runtime asks for; a kernel or container that refuses them fails here, not on the first command.
+  const args = ['--new-session', '--die-with-parent', '--unshare-net', '--unshare-pid', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--', 'true'];
   return new Promise((resolve) => {
-    execFile(bwrapPath, args, { timeout: 5_000, env }, (error, _stdout, stderr) => {
-      if (error === null) resolve({ available: true, bwrapPath });
+    execFile(bwrapPath, args, { timeout: 10_000, env }, (error, _stdout, stderr) => {
+      if (error === null) resolve({ available: true, engine: 'sandbox-runtime', bwrapPath, socatPath, rgPath });
       else {
-        const detail = stderr.trim() || error.message;
-        resolve({ available: false, reason: `bwrap is installed but cannot create a sandbox here: ${detail}` });
+        const detail = (stderr.trim() || error.message).split('\n')[0];
+        resolve({ available: false, reason: `bwrap is installed but cannot create a sandbox here (user namespaces blocked?): ${detail}` });
       }
     });
   });
 }
 
-function baseArgs(allowNetwork: boolean): string[] {
-  const args = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts'];
-  if (!allowNetwork) args.push('--unshare-net');
-  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
-  return args;
-}
-
-/** The bwrap arguments up to (not including) `--`; the caller appends `-- bash -c …`. */
-export function buildBwrapArgs(plan: SandboxPlan): string[] {
-  const args = baseArgs(plan.allowNetwork);
-  const writable = unique(plan.writableDirs.map((d) => path.resolve(d))).filter(isDirectory);
-  // Parents before children, so a nested bind is not hidden by its parent's.
-  writable.sort((a, b) => a.length - b.length);
-  for (const dir of plan.readOnlyPaths ?? []) {
-    if (existsSync(dir)) args.push('--ro-bind', dir, dir);
-  }
-  for (const dir of writable) args.push('--bind', dir, dir);
-  for (const dir of writable) {
-    for (const rel of protectedPathsIn(dir)) args.push('--ro-bind', rel, rel);
-  }
-  args.push('--chdir', plan.cwd);
-  return args;
-}
-
 /**
- * The protected paths that exist under `dir`. An existing `.git` directory always gets its `hooks` folder created
- * (git creates it anyway) so that a command cannot add the first hook through a missing, hence unprotected, path.
+ * `@vscode/ripgrep`'s binary, loaded synchronously: a dynamic import here can be the only thing a short CLI run
+ * (`toolgate sandbox check` under tsx) waits on, and a loader-thread wait keeps no handle alive.
  */
-function protectedPathsIn(dir: string): string[] {
-  const gitDir = path.join(dir, '.git');
-  if (isDirectory(gitDir) && !existsSync(path.join(gitDir, 'hooks'))) {
-    try {
-      mkdirSync(path.join(gitDir, 'hooks'));
-    } catch {
-      // Not ours to create (read-only checkout): then it cannot be written inside the sandbox either.
-    }
-  }
-  return PROTECTED_RELATIVE_PATHS.map((rel) => path.join(dir, rel)).filter((p) => existsSync(p));
-}
-
-function isDirectory(p: string): boolean {
+function bundledRipgrep(): string | undefined {
   try {
-    return statSync(p).isDirectory();
+    const mod = createRequire(import.meta.url)('@vscode/ripgrep') as { rgPath?: unknown };
+    return typeof mod.rgPath === 'string' ? mod.rgPath : undefined;
   } catch {
-    return false;
+    return undefined;
   }
-}
-
-function unique(values: readonly string[]): string[] {
-  return [...new Set(values)];
 }
 
 export function findOnPath(name: string, pathVar: string): string | undefined {

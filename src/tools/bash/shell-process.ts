@@ -8,7 +8,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { groupAlive, signalGroup, terminateGroup, trackGroup, untrackGroup } from './process-group.js';
-import { buildBwrapArgs, type SandboxPlan } from './sandbox.js';
 import { buildShellScript } from './shell-script.js';
 
 /** Why toolgate ended a process (absent: it ended on its own or by someone else's signal). */
@@ -34,8 +33,8 @@ export interface SpawnShellOptions {
   /** Created (truncated) by the spawn; both output streams go to it. */
   readonly outputFile: string;
   readonly envFile?: string;
-  /** Run inside bubblewrap with this plan (its cwd is the command's). */
-  readonly sandbox?: Omit<SandboxPlan, 'cwd'>;
+  /** Run this instead of `bash -c <script>` (the sandbox's wrapper around the same script). */
+  readonly launch?: { readonly file: string; readonly args: readonly string[]; readonly release?: () => void };
   readonly killGraceMs: number;
   readonly maxOutputBytes: number;
   readonly pollIntervalMs: number;
@@ -65,13 +64,13 @@ export class ShellProcess {
     this.command = options.command;
     this.cwd = options.cwd;
     this.outputFile = options.outputFile;
-    this.sandboxed = options.sandbox !== undefined;
+    this.sandboxed = options.launch !== undefined;
     this.#graceMs = options.killGraceMs;
     const cwdFile = `${options.outputFile}.cwd`;
-    const script = buildShellScript(options.command, options.envFile);
-    const [file, args] = options.sandbox
-      ? [options.sandbox.bwrapPath, [...buildBwrapArgs({ ...options.sandbox, cwd: options.cwd }), '--', 'bash', '-c', script]]
-      : ['bash', ['-c', script]];
+    const [file, args] = options.launch
+      ? [options.launch.file, [...options.launch.args]]
+      : ['bash', ['-c', buildShellScript(options.command, options.envFile)]];
+    const release = options.launch?.release;
 
     const outFd = openSync(options.outputFile, 'w', 0o600);
     let cwdFd: number | undefined;
@@ -94,6 +93,7 @@ export class ShellProcess {
       const finish = (code: number | null, signal: NodeJS.Signals | null, spawnError?: string) => {
         if (!this.#running) return;
         this.#running = false;
+        release?.();
         if (this.#poll) clearInterval(this.#poll);
         const pid = this.#pid;
         // The leader is gone; anything it left in the group (`cmd &`) must not outlive the call.

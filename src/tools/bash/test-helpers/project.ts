@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { NotificationQueue } from '../../../tool/notification-queue.js';
-import { getEmptyToolPermissionContext } from '../../../tool/permission-types.js';
+import { getEmptyToolPermissionContext, type ToolPermissionContext } from '../../../tool/permission-types.js';
 import type { AnyTool, AssistantMessage, CanUseToolFn, ToolProgress, ToolResultBlockParam } from '../../../tool/tool.js';
 import { toolResultText } from '../../../tool/tool-result.js';
 import { createToolUseContext, type ToolSettings, type ToolUseContext } from '../../../tool/tool-use-context.js';
@@ -22,6 +22,8 @@ export interface MakeContextOptions {
   readonly settings?: ToolSettings;
   readonly additionalDirs?: readonly string[];
   readonly abortController?: AbortController;
+  /** Permission rules of the context (the sandbox derives its file and network limits from them). */
+  readonly rules?: Partial<Pick<ToolPermissionContext, 'alwaysAllowRules' | 'alwaysDenyRules' | 'alwaysAskRules'>>;
 }
 
 /** A project directory (realpath'd: /tmp may be a symlink elsewhere), a session directory, a task registry. */
@@ -33,6 +35,7 @@ export function makeProject(options: MakeContextOptions = {}): TestProject {
   const base = getEmptyToolPermissionContext(dir);
   const permissionContext = {
     ...base,
+    ...options.rules,
     additionalWorkingDirectories: new Map((options.additionalDirs ?? []).map((d) => [d, { path: d, source: 'session' as const }])),
   };
   const context = createToolUseContext({

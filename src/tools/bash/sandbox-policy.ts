@@ -1,0 +1,130 @@
+/**
+ * What the sandbox enforces for one command, derived from the same rules the permission engine applies, so a program
+ * the engine cannot see into (`python3 script.py`, `make`) is held to them by the kernel:
+ * - read: every Read deny rule (and Glob/Grep/… deny rules) becomes an unreadable path, plus `sandbox.filesystem.denyRead`;
+ * - write: the working directories, the session temp folder, directories an `Edit(…/**)` allow rule names, and
+ *   `sandbox.filesystem.allowWrite` — minus Edit/Write deny rules, `sandbox.filesystem.denyWrite` and the paths through
+ *   which a command could plant code that runs later (`.git/hooks`, `.git/config`, `.claude`…);
+ * - network: the hosts `WebFetch(domain:…)` allow rules and `sandbox.network.allowedDomains` name, minus the denied ones.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { domainPatternOf } from '../../permissions/domains.js';
+import { caseFoldGlob, compilePathPatternVariants, type CompiledPathPattern } from '../../permissions/path-pattern.js';
+import { workingDirectories } from '../../permissions/paths.js';
+import type { PermissionRule, ToolPermissionContext } from '../../tool/permission-types.js';
+import type { SandboxSettings } from './bash-settings.js';
+import { PROTECTED_RELATIVE_PATHS } from './sandbox.js';
+
+export interface SandboxNetworkPolicy {
+  /** `unrestricted`: the legacy `allowNetwork: true`; otherwise only these hosts, through the proxy. */
+  readonly unrestricted: boolean;
+  readonly allowedDomains: readonly string[];
+  readonly deniedDomains: readonly string[];
+}
+
+export interface SandboxPolicy {
+  readonly denyRead: readonly string[];
+  readonly allowWrite: readonly string[];
+  readonly denyWrite: readonly string[];
+  readonly network: SandboxNetworkPolicy;
+}
+
+const READ_RESTRICT_TOOLS = new Set(['Read', 'Glob', 'Grep', 'LSP', 'NotebookRead']);
+const WRITE_RESTRICT_TOOLS = new Set(['Edit', 'Write', 'NotebookEdit', 'MultiEdit']);
+const GLOB_CHARS = /[*?[\\]/;
+
+export function buildSandboxPolicy(ctx: ToolPermissionContext, settings: SandboxSettings, sessionTmpDir: string): SandboxPolicy {
+  const home = ctx.homeDir ?? os.homedir();
+  const dirs = workingDirectories(ctx);
+  const expand = (p: string) => (p === '~' ? home : p.startsWith('~/') ? path.join(home, p.slice(2)) : path.resolve(ctx.cwd, p));
+
+  const denyRead = new Set<string>();
+  for (const pattern of compiled(ctx.alwaysDenyRules, READ_RESTRICT_TOOLS, ctx)) {
+    for (const glob of patternGlobs(pattern, [...dirs, home])) denyRead.add(glob);
+  }
+  for (const p of settings.filesystem?.denyRead ?? []) denyRead.add(expand(p));
+
+  const allowWrite = new Set<string>([...dirs, sessionTmpDir]);
+  for (const pattern of compiled(ctx.alwaysAllowRules, new Set(['Edit']), ctx)) {
+    const dir = writableDirOf(pattern);
+    if (dir !== undefined) allowWrite.add(dir);
+  }
+  for (const p of settings.filesystem?.allowWrite ?? []) allowWrite.add(expand(p));
+
+  const denyWrite = new Set<string>();
+  for (const dir of dirs) for (const rel of PROTECTED_RELATIVE_PATHS) denyWrite.add(path.join(dir, rel));
+  for (const pattern of compiled(ctx.alwaysDenyRules, WRITE_RESTRICT_TOOLS, ctx)) {
+    // The runtime takes literal write denies only; a glob deny is still enforced by the engine for Edit/Write.
+    if (!pattern.segments.some((s) => GLOB_CHARS.test(s) || s === '**')) denyWrite.add(`/${pattern.segments.join('/')}`);
+  }
+  for (const p of settings.filesystem?.denyWrite ?? []) denyWrite.add(expand(p));
+
+  return {
+    denyRead: [...denyRead],
+    allowWrite: [...allowWrite],
+    denyWrite: [...denyWrite],
+    network: networkPolicy(ctx, settings),
+  };
+}
+
+function networkPolicy(ctx: ToolPermissionContext, settings: SandboxSettings): SandboxNetworkPolicy {
+  const domains = (rules: readonly PermissionRule[]) =>
+    rules.flatMap((r) => {
+      if (r.ruleValue.toolName !== 'WebFetch' || r.ruleValue.ruleContent === undefined) return [];
+      const pattern = domainPatternOf(r.ruleValue.ruleContent);
+      return pattern !== undefined && pattern !== '*' ? [pattern] : [];
+    });
+  return {
+    unrestricted: settings.allowNetwork === true,
+    allowedDomains: unique([...domains(ctx.alwaysAllowRules), ...(settings.network?.allowedDomains ?? [])]),
+    deniedDomains: unique([...domains(ctx.alwaysDenyRules), ...(settings.network?.deniedDomains ?? [])]),
+  };
+}
+
+function compiled(rules: readonly PermissionRule[], tools: ReadonlySet<string>, ctx: ToolPermissionContext): CompiledPathPattern[] {
+  return rules
+    .filter((r) => r.ruleValue.ruleContent !== undefined && tools.has(r.ruleValue.toolName))
+    .flatMap((r) => {
+      try {
+        return compilePathPatternVariants(r, r.ruleValue.ruleContent!, ctx);
+      } catch {
+        return [];
+      }
+    });
+}
+
+/**
+ * Globs the runtime expands (on Linux it needs a literal directory to start from): an anchored pattern as itself,
+ * and once more with the part after its literal prefix case-folded (deny rules ignore case); a floating pattern
+ * (`**\/.env`) under each directory that matters — the working directories and home.
+ */
+export function patternGlobs(pattern: CompiledPathPattern, roots: readonly string[]): string[] {
+  const segs = pattern.segments;
+  if (segs.length === 0) return [];
+  if (segs[0] === '**') {
+    const rest = segs.slice(1);
+    if (rest.length === 0) return [...roots];
+    const tail = rest.map((s) => (s === '**' ? s : caseFoldGlob(s))).join('/');
+    return roots.map((r) => path.join(r, '**', tail));
+  }
+  let n = 0;
+  while (n < segs.length - 1 && !GLOB_CHARS.test(segs[n]!) && segs[n] !== '**') n++;
+  const prefix = `/${segs.slice(0, n).join('/')}`;
+  const rest = segs.slice(n);
+  const literal = `/${segs.join('/')}`;
+  const folded = path.join(prefix, rest.map((s) => (s === '**' ? s : caseFoldGlob(s))).join('/'));
+  return folded === literal ? [literal] : [literal, folded];
+}
+
+/** `Edit(/dir/**)`, `Edit(./src/**)` or a literal folder: the folder; anything narrower cannot become a bind mount. */
+function writableDirOf(pattern: CompiledPathPattern): string | undefined {
+  const segs = [...pattern.segments];
+  while (segs[segs.length - 1] === '**') segs.pop();
+  if (segs.length === 0 || segs[0] === '**' || segs.some((s) => GLOB_CHARS.test(s) || s === '**')) return undefined;
+  return `/${segs.join('/')}`;
+}
+
+function unique(values: readonly string[]): string[] {
+  return [...new Set(values.map((v) => v.trim()).filter((v) => v !== ''))];
+}

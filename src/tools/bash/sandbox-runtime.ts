@@ -1,0 +1,156 @@
+/**
+ * The adapter to `@anthropic-ai/sandbox-runtime` (chosen over toolgate's former hand-written bubblewrap arguments:
+ * it also hides Read-denied files, filters the network by host through a proxy, and blocks Unix sockets with seccomp;
+ * see docs/architecture.md, "Sandbox"). The runtime is one object per process: its proxy is started once, file rules
+ * are passed per command, and the network allow-list is process-wide — so while several sandboxed commands with
+ * different lists run at once, a host is reachable only if every one of them allows it (fail closed).
+ *
+ * Two of its process-wide habits are undone here: it adds SIGINT/SIGTERM listeners (which would stop Node's default
+ * exit on Ctrl-C — the CLI's own handlers decide that), and its proxy and socat bridges would keep the event loop
+ * alive after the last command.
+ */
+import { SandboxManager, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
+import type { SandboxAvailability } from './sandbox.js';
+import type { SandboxNetworkPolicy, SandboxPolicy } from './sandbox-policy.js';
+
+type Available = Extract<SandboxAvailability, { available: true }>;
+
+let initialized: Promise<void> | undefined;
+
+function baseConfig(available: Available): SandboxRuntimeConfig {
+  return {
+    network: { allowedDomains: [], deniedDomains: [] },
+    filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
+    ripgrep: { command: available.rgPath },
+    bwrapPath: available.bwrapPath,
+    socatPath: available.socatPath,
+  } as SandboxRuntimeConfig;
+}
+
+async function ensureInitialized(available: Available): Promise<void> {
+  initialized ??= (async () => {
+    const handlesBefore = new Set(activeHandles());
+    const listenersBefore = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))] as const));
+    try {
+      await SandboxManager.initialize(baseConfig(available), askForUnlisted);
+      await SandboxManager.waitForNetworkInitialization();
+    } finally {
+      for (const [signal, before] of listenersBefore) {
+        for (const listener of process.listeners(signal)) if (!before.has(listener)) process.removeListener(signal, listener);
+      }
+      for (const handle of activeHandles()) if (!handlesBefore.has(handle)) handle.unref?.();
+    }
+  })();
+  try {
+    await initialized;
+  } catch (error) {
+    initialized = undefined;
+    await SandboxManager.reset().catch(() => {});
+    throw error;
+  }
+}
+
+const SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
+
+function activeHandles(): { unref?: () => void }[] {
+  const get = (process as unknown as { _getActiveHandles?: () => { unref?: () => void }[] })._getActiveHandles;
+  return typeof get === 'function' ? get.call(process) : [];
+}
+
+// — the process-wide network list: the intersection of the lists of the commands running now —
+
+const inFlight = new Map<number, SandboxNetworkPolicy>();
+let nextId = 0;
+
+/** Hosts not on the (intersected) allow-list reach this: allowed only when every running command is unrestricted. */
+async function askForUnlisted(): Promise<boolean> {
+  if (inFlight.size === 0) return false;
+  for (const policy of inFlight.values()) if (!policy.unrestricted) return false;
+  return true;
+}
+
+function applyNetwork(): void {
+  const config = SandboxManager.getConfig();
+  if (config === undefined) return;
+  const restricted = [...inFlight.values()].filter((p) => !p.unrestricted);
+  let allowed: string[] = [];
+  if (restricted.length > 0) {
+    allowed = [...restricted[0]!.allowedDomains];
+    for (const p of restricted.slice(1)) allowed = allowed.filter((d) => p.allowedDomains.includes(d));
+  }
+  const denied = [...new Set([...inFlight.values()].flatMap((p) => p.deniedDomains))];
+  SandboxManager.updateConfig({ ...config, network: { ...config.network, allowedDomains: allowed, deniedDomains: denied, strictAllowlist: restricted.length > 0 } });
+}
+
+export interface SandboxLaunch {
+  readonly file: string;
+  readonly args: readonly string[];
+  /** Call once the command (and everything it started) has ended: releases its network rights. */
+  readonly release: () => void;
+}
+
+/**
+ * The argv that runs `script` under the policy. Throws when the runtime cannot start (the caller refuses the command).
+ */
+export async function wrapInSandbox(
+  script: string,
+  policy: SandboxPolicy,
+  available: Available,
+  options: { commandId: string; commandText: string },
+): Promise<SandboxLaunch> {
+  // The runtime waits on unref'd timers (bridge sockets appearing): without a handle of our own, a short-lived
+  // process with nothing else to do would exit in the middle of the wait.
+  const keepAlive = setInterval(() => {}, 60_000);
+  try {
+    return await wrap(script, policy, available, options);
+  } finally {
+    clearInterval(keepAlive);
+  }
+}
+
+async function wrap(
+  script: string,
+  policy: SandboxPolicy,
+  available: Available,
+  options: { commandId: string; commandText: string },
+): Promise<SandboxLaunch> {
+  await ensureInitialized(available);
+  const id = nextId++;
+  inFlight.set(id, policy.network);
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    inFlight.delete(id);
+    try {
+      applyNetwork();
+      SandboxManager.cleanupAfterCommand();
+    } catch {
+      // bookkeeping only: the command has ended either way
+    }
+  };
+  try {
+    applyNetwork();
+    const custom: Partial<SandboxRuntimeConfig> = {
+      filesystem: { denyRead: [...policy.denyRead], allowWrite: [...policy.allowWrite], denyWrite: [...policy.denyWrite] },
+    } as Partial<SandboxRuntimeConfig>;
+    const { argv } = await SandboxManager.wrapWithSandboxArgv(script, 'bash', custom, undefined, undefined, options);
+    const [file, ...args] = argv;
+    if (file === undefined) throw new Error('the sandbox runtime returned no command');
+    return { file, args, release };
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+/** Stops the runtime's proxy and bridges (tests, embedders closing a session; it also runs on process exit). */
+export async function shutdownSandboxRuntime(): Promise<void> {
+  if (initialized === undefined) return;
+  initialized = undefined;
+  inFlight.clear();
+  // reset() waits for the bridges (whose handles were unref'd) to exit: hold the loop open meanwhile, 5 s at most.
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([SandboxManager.reset().catch(() => {}), new Promise<void>((resolve) => (timer = setTimeout(resolve, 5_000)))]);
+  clearTimeout(timer);
+}
