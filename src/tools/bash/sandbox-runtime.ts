@@ -9,13 +9,15 @@
  * exit on Ctrl-C — the CLI's own handlers decide that), and its proxy and socat bridges would keep the event loop
  * alive after the last command.
  */
-import { SandboxManager, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
+import type { SandboxManager as SandboxManagerType, SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import type { SandboxAvailability } from './sandbox.js';
 import type { SandboxNetworkPolicy, SandboxPolicy } from './sandbox-policy.js';
 
 type Available = Extract<SandboxAvailability, { available: true }>;
 
 let initialized: Promise<void> | undefined;
+// Loaded on first use: the library costs ~0.6 s to import, which every CLI start and tool-pool build would pay.
+let SandboxManager: typeof SandboxManagerType;
 
 function baseConfig(available: Available): SandboxRuntimeConfig {
   return {
@@ -29,6 +31,7 @@ function baseConfig(available: Available): SandboxRuntimeConfig {
 
 async function ensureInitialized(available: Available): Promise<void> {
   initialized ??= (async () => {
+    ({ SandboxManager } = await import('@anthropic-ai/sandbox-runtime'));
     const handlesBefore = new Set(activeHandles());
     const listenersBefore = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))] as const));
     try {
@@ -45,7 +48,7 @@ async function ensureInitialized(available: Available): Promise<void> {
     await initialized;
   } catch (error) {
     initialized = undefined;
-    await SandboxManager.reset().catch(() => {});
+    await SandboxManager?.reset().catch(() => {});
     throw error;
   }
 }
@@ -70,6 +73,7 @@ async function askForUnlisted(): Promise<boolean> {
 }
 
 function applyNetwork(): void {
+  if (SandboxManager === undefined) return;
   const config = SandboxManager.getConfig();
   if (config === undefined) return;
   const restricted = [...inFlight.values()].filter((p) => !p.unrestricted);
@@ -151,6 +155,6 @@ export async function shutdownSandboxRuntime(): Promise<void> {
   inFlight.clear();
   // reset() waits for the bridges (whose handles were unref'd) to exit: hold the loop open meanwhile, 5 s at most.
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([SandboxManager.reset().catch(() => {}), new Promise<void>((resolve) => (timer = setTimeout(resolve, 5_000)))]);
+  await Promise.race([(SandboxManager?.reset() ?? Promise.resolve()).catch(() => {}), new Promise<void>((resolve) => (timer = setTimeout(resolve, 5_000)))]);
   clearTimeout(timer);
 }
