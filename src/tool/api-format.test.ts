@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { buildTool } from './build-tool.js';
-import { INPUT_EXAMPLES_BETA, modelSupportsStrictTools, toolToAPI, zodToInputJSONSchema } from './api-format.js';
+import { INPUT_EXAMPLES_BETA, modelSupportsStrictTools, strictInputSchema, toolToAPI, zodToInputJSONSchema } from './api-format.js';
 import { getEmptyToolPermissionContext } from './permission-types.js';
 import { makeMcpTestTool, makeTestTool } from '../../test/helpers/tools.js';
 
@@ -46,7 +46,10 @@ describe('toolToAPI', () => {
     const def = await toolToAPI(tool, { ...opts, tools: [tool] });
     expect(def.name).toBe('Read');
     expect(def.description).toBe('Reads files. 1 tools; cwd /work');
-    expect(def.input_schema).toEqual(zodToInputJSONSchema(schema));
+    // A strict tool goes out in strict mode's subset: closed, no bounds strict mode rejects.
+    expect(def.input_schema).toEqual(strictInputSchema(zodToInputJSONSchema(schema)).ok && (strictInputSchema(zodToInputJSONSchema(schema)) as { schema: unknown }).schema);
+    expect(def.input_schema).toMatchObject({ additionalProperties: false, properties: { file_path: zodToInputJSONSchema(schema).properties!.file_path } });
+    expect((await toolToAPI(tool, { ...opts, tools: [tool], strictTools: false })).input_schema).toEqual(zodToInputJSONSchema(schema));
     expect(def).not.toHaveProperty('input_examples');
     expect(def).not.toHaveProperty('defer_loading');
   });

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { ToolPermissionContext } from './permission-types.js';
+import { toStrictSchema, type StrictSchemaResult } from './strict-schema.js';
 import type { AnyObject, AnyTool, APIToolDefinition, ToolInputJSONSchema, Tools } from './tool.js';
 
 /** The beta under which the API accepts `input_examples` (and tool search). */
@@ -38,6 +39,18 @@ export function zodToInputJSONSchema(schema: AnyObject): ToolInputJSONSchema {
   const json = rest as ToolInputJSONSchema;
   schemaCache.set(schema, json);
   return json;
+}
+
+const strictCache = new WeakMap<ToolInputJSONSchema, StrictSchemaResult>();
+
+/** The schema in strict mode's subset, memoised per schema object (the definitions must be byte-identical per turn). */
+export function strictInputSchema(schema: ToolInputJSONSchema): StrictSchemaResult {
+  let cached = strictCache.get(schema);
+  if (!cached) {
+    cached = toStrictSchema(schema as Record<string, unknown>);
+    strictCache.set(schema, cached);
+  }
+  return cached;
 }
 
 /** The schema sent for a tool: its JSON Schema as given (MCP), else converted from Zod. */
@@ -118,7 +131,13 @@ export async function toolToAPI(tool: AnyTool, options: ToolToAPIOptions): Promi
     input_schema: getToolInputJSONSchema(tool) as APIToolDefinition['input_schema'],
   };
   if (tool.strict === true && options.strictTools !== false && modelSupportsStrictTools(options.model)) {
-    definition.strict = true;
+    // The API rejects a strict tool whose schema leaves strict mode's subset; one that cannot be expressed in it goes
+    // out without `strict` (validated by Zod as every other tool) rather than not at all.
+    const strict = strictInputSchema(definition.input_schema as ToolInputJSONSchema);
+    if (strict.ok) {
+      definition.input_schema = strict.schema as APIToolDefinition['input_schema'];
+      definition.strict = true;
+    }
   }
   if (tool.inputExamples && tool.inputExamples.length > 0 && options.betas?.includes(INPUT_EXAMPLES_BETA)) {
     definition.input_examples = tool.inputExamples.map((example) => ({ ...example }));
