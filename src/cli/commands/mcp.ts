@@ -1,0 +1,157 @@
+/**
+ * `toolgate mcp serve | list | get NAME`.
+ * - serve: the built-in tools as an MCP server, permission engine in front (stdio, or `--http` on 127.0.0.1 with a
+ *   bearer token: `$TOOLGATE_MCP_TOKEN`, or one generated and printed on stderr).
+ * - list / get: the servers configured for `--cwd` in Claude Code's files (and `--mcp-config`), their approval and
+ *   state; `--connect` starts the approved ones to show their tools.
+ */
+import path from 'node:path';
+import type { Command } from 'commander';
+import { PERMISSION_MODES, type PermissionMode } from '../../tool/permission-types.js';
+import { loadMcpConfig } from '../../mcp/load-config.js';
+import { McpClientManager, type McpServerStatus } from '../../mcp/manager.js';
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+export class McpCommandError extends Error {
+  override readonly name = 'McpCommandError';
+}
+
+interface ServeOptions {
+  cwd: string;
+  permissionMode?: string;
+  http?: boolean;
+  port?: string;
+  tokenEnv: string;
+  settings: string[];
+}
+
+interface ListOptions {
+  cwd: string;
+  mcpConfig: string[];
+  strictMcpConfig?: boolean;
+  connect?: boolean;
+  json?: boolean;
+}
+
+export function registerMcpCommand(program: Command): void {
+  const mcp = program.command('mcp').description('MCP: serve the tools to an MCP client, or inspect the configured MCP servers');
+
+  mcp
+    .command('serve')
+    .description('serve the built-in tools over MCP (stdio by default), through the permission engine of --cwd')
+    .option('--cwd <dir>', 'working directory and project whose settings apply', process.cwd())
+    .option('--permission-mode <mode>', `permission mode: ${PERMISSION_MODES.join(', ')}`)
+    .option('--settings <file>', 'extra settings file or inline JSON (repeatable)', collect, [])
+    .option('--http', 'serve streamable HTTP on 127.0.0.1 instead of stdio (bearer token required)')
+    .option('--port <n>', 'HTTP port (default: any free port)')
+    .option('--token-env <name>', 'environment variable holding the bearer token (absent or empty: generate one)', 'TOOLGATE_MCP_TOKEN')
+    .action((opts: ServeOptions) => runServe(opts));
+
+  const listLike = (cmd: Command) =>
+    cmd
+      .option('--cwd <dir>', 'project directory', process.cwd())
+      .option('--mcp-config <file-or-json>', 'extra MCP server configuration (repeatable)', collect, [])
+      .option('--strict-mcp-config', 'only the servers of --mcp-config')
+      .option('--connect', 'start the approved servers to list their tools')
+      .option('--json', 'print JSON');
+
+  listLike(mcp.command('list').description('the configured MCP servers, their scope, approval and state')).action((opts: ListOptions) =>
+    runList(undefined, opts),
+  );
+  listLike(mcp.command('get').description('one configured MCP server (with --connect: its tools)').argument('<name>', 'server name')).action(
+    (name: string, opts: ListOptions) => runList(name, opts),
+  );
+}
+
+function parseMode(mode: string | undefined): PermissionMode | undefined {
+  if (mode === undefined) return undefined;
+  if (!(PERMISSION_MODES as readonly string[]).includes(mode)) {
+    throw new McpCommandError(`unknown --permission-mode "${mode}" (expected one of: ${PERMISSION_MODES.join(', ')})`);
+  }
+  return mode as PermissionMode;
+}
+
+async function runServe(opts: ServeOptions): Promise<void> {
+  const mode = parseMode(opts.permissionMode);
+  const base = {
+    cwd: path.resolve(opts.cwd),
+    ...(mode ? { mode } : {}),
+    runtime: { settings: { files: opts.settings.map((f) => (f.trimStart().startsWith('{') ? f : path.resolve(f))) } },
+  };
+  // Loaded only here: `toolgate mcp list` should not pay for the runtime and every tool.
+  const { serveHttp, serveStdio } = await import('../../mcp/server/serve.js');
+  if (opts.http) {
+    const port = opts.port === undefined ? 0 : Number(opts.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new McpCommandError(`--port must be a port number, not "${opts.port}"`);
+    const fromEnv = process.env[opts.tokenEnv];
+    const handle = await serveHttp({ ...base, port, ...(fromEnv ? { token: fromEnv } : {}) });
+    process.stderr.write(`toolgate mcp serve: listening on ${handle.url}\n`);
+    if (!fromEnv) process.stderr.write(`toolgate mcp serve: bearer token (set ${opts.tokenEnv} to choose one): ${handle.token}\n`);
+    await waitForSignal();
+    await handle.close();
+    return;
+  }
+  const handle = await serveStdio(base);
+  await Promise.race([handle.closed, waitForSignal()]);
+  await handle.close();
+}
+
+function waitForSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+}
+
+async function runList(name: string | undefined, opts: ListOptions): Promise<void> {
+  const cwd = path.resolve(opts.cwd);
+  const config = loadMcpConfig({
+    cwd,
+    mcpConfigs: opts.mcpConfig.map((f) => (f.trimStart().startsWith('{') ? f : path.resolve(f))),
+    strict: opts.strictMcpConfig === true,
+  });
+  for (const p of config.problems) process.stderr.write(`toolgate: warning: ${p.file}${p.server ? ` (server "${p.server}")` : ''}: ${p.message}\n`);
+  if (name !== undefined && !config.servers.has(name)) {
+    throw new McpCommandError(`no MCP server named "${name}" is configured for ${cwd}${config.servers.size > 0 ? ` (configured: ${[...config.servers.keys()].join(', ')})` : ''}`);
+  }
+  const servers = name === undefined ? config.servers : new Map([[name, config.servers.get(name)!]]);
+  // Headless: project servers nobody approved stay stopped, even with --connect.
+  const manager = new McpClientManager({ cwd, servers });
+  try {
+    const status = await manager.status({ connect: opts.connect === true });
+    if (opts.json) process.stdout.write(`${JSON.stringify(name === undefined ? status : status[0], null, 2)}\n`);
+    else process.stdout.write(name === undefined ? formatList(status) : formatOne(status[0]!));
+  } finally {
+    await manager.dispose();
+  }
+}
+
+const STATE_WORDS: Record<McpServerStatus['state'], string> = {
+  connected: 'connected',
+  failed: 'failed',
+  'pending-approval': 'needs approval (enabledMcpjsonServers / enableAllProjectMcpServers)',
+  rejected: 'disabled (disabledMcpjsonServers)',
+  'not-started': 'not started',
+};
+
+function formatList(status: readonly McpServerStatus[]): string {
+  if (status.length === 0) return 'No MCP servers configured (.mcp.json, ~/.claude.json, settings mcpServers, --mcp-config).\n';
+  return status
+    .map((s) => `${s.name} [${s.scope}, ${s.type}] ${s.target} — ${STATE_WORDS[s.state]}${s.tools.length > 0 ? `, ${s.tools.length} tools` : ''}${s.error ? `\n  ${s.error.split('\n')[0]}` : ''}`)
+    .join('\n')
+    .concat('\n');
+}
+
+function formatOne(s: McpServerStatus): string {
+  const lines = [
+    `${s.name}`,
+    `  scope:  ${s.scope} (${s.file})`,
+    `  type:   ${s.type}`,
+    `  target: ${s.target}`,
+    `  state:  ${STATE_WORDS[s.state]}`,
+    ...(s.error ? [`  error:  ${s.error.replace(/\n/g, '\n          ')}`] : []),
+    ...(s.tools.length > 0 ? ['  tools:', ...s.tools.map((t) => `    ${t}`)] : []),
+  ];
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,156 @@
+/**
+ * `toolgate mcp serve` transports. stdio: one client on stdin/stdout (nothing else may write to stdout). HTTP:
+ * streamable HTTP on 127.0.0.1 only, every request carrying `Authorization: Bearer <token>` (401 otherwise), one MCP
+ * session per client, the Host header checked against the address served (DNS rebinding).
+ */
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ToolgateMcpServer, type ToolServerOptions } from './tool-server.js';
+
+export async function serveStdio(options: ToolServerOptions = {}): Promise<{ readonly closed: Promise<void>; close(): Promise<void> }> {
+  const tools = await ToolgateMcpServer.create(options);
+  const server = tools.createServer();
+  const transport = new StdioServerTransport();
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((r) => (resolveClosed = r));
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await server.close().catch(() => {});
+      await tools.dispose();
+      resolveClosed();
+    })());
+  server.onclose = () => void close();
+  // The client went away (stdin closed): stop, ending every tool call and background task.
+  process.stdin.once('end', () => void close());
+  await server.connect(transport);
+  return { closed, close };
+}
+
+export interface HttpServeOptions extends ToolServerOptions {
+  /** 0 or absent: any free port. */
+  readonly port?: number;
+  /** The bearer token; absent → a new random one (read it from the result). */
+  readonly token?: string;
+}
+
+export interface HttpServeHandle {
+  readonly url: string;
+  readonly port: number;
+  readonly token: string;
+  close(): Promise<void>;
+}
+
+export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpServeHandle> {
+  const token = options.token && options.token.length > 0 ? options.token : randomBytes(32).toString('base64url');
+  const expected = Buffer.from(`Bearer ${token}`);
+  const tools = await ToolgateMcpServer.create(options);
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  let allowedHosts: string[] = [];
+
+  const httpServer = http.createServer((req, res) => {
+    void handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: `internal error: ${error instanceof Error ? error.message : String(error)}` }, id: null }));
+    });
+  });
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const auth = Buffer.from(req.headers.authorization ?? '');
+    if (auth.length !== expected.length || !timingSafeEqual(auth, expected)) {
+      res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="toolgate"' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'unauthorized: send Authorization: Bearer <token>' }, id: null }));
+      return;
+    }
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname !== '/mcp') {
+      res.writeHead(404).end();
+      return;
+    }
+    const sessionId = req.headers['mcp-session-id'];
+    let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    let body: unknown;
+    if (req.method === 'POST') {
+      const parsed = await readJson(req);
+      if (!parsed.ok) {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message: 'parse error: the body is not JSON' }, id: null }));
+        return;
+      }
+      body = parsed.value;
+    }
+    if (!transport) {
+      if (req.method !== 'POST' || sessionId !== undefined || !isInitializeRequest(body)) {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'no valid session: start with an initialize request' }, id: null }));
+        return;
+      }
+      const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        enableDnsRebindingProtection: true,
+        allowedHosts,
+        onsessioninitialized: (id) => {
+          sessions.set(id, created);
+        },
+      });
+      created.onclose = () => {
+        if (created.sessionId) sessions.delete(created.sessionId);
+      };
+      await tools.createServer().connect(created);
+      transport = created;
+    }
+    await transport.handleRequest(req, res, body);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const port = (httpServer.address() as AddressInfo).port;
+  allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`];
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    port,
+    token,
+    close: () =>
+      (closing ??= (async () => {
+        await Promise.all([...sessions.values()].map((t) => t.close().catch(() => {})));
+        await new Promise<void>((resolve) => {
+          httpServer.close(() => resolve());
+          httpServer.closeAllConnections();
+        });
+        await tools.dispose();
+      })()),
+  };
+}
+
+const MAX_BODY = 50 * 1024 * 1024;
+
+function readJson(req: http.IncomingMessage): Promise<{ ok: true; value: unknown } | { ok: false }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY) {
+        reject(new Error('request body too large'));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      try {
+        resolve({ ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown });
+      } catch {
+        resolve({ ok: false });
+      }
+    });
+    req.on('error', reject);
+  });
+}

@@ -1,0 +1,195 @@
+/**
+ * toolgate's tools as an MCP server, with the permission engine in front: every `tools/call` is one tool_use run
+ * through `createToolRuntime` (rules, hooks, sandbox and mode of `--cwd`'s settings), so an MCP client gets exactly
+ * what the agent loop gets — including refusals that name the rule that would allow the call.
+ *
+ * - A call that needs a person asks the client through elicitation when it supports it; otherwise it is refused,
+ *   naming the rule to add.
+ * - Progress events become `notifications/progress` (when the client sent a progress token); `notifications/cancelled`
+ *   aborts the run.
+ * - Calls run side by side only when every running call is concurrency-safe, as the executor runs one message's calls.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type Tool as McpToolDefinition,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { PermissionAnswer, RuntimePermissionRequest, ToolRuntime, ToolRuntimeOptions } from '../../agent/types.js';
+import { createToolRuntime } from '../../agent/create-tool-runtime.js';
+import type { AnyTool, ToolResultBlockParam, ToolUseBlock } from '../../tool/tool.js';
+import { ConcurrencyGate } from './concurrency-gate.js';
+
+/** Tools that only make sense inside a conversation with a model (they steer the loop, not the machine). */
+const CONVERSATION_ONLY_TOOLS: ReadonlySet<string> = new Set(['AskUserQuestion', 'EnterPlanMode', 'ExitPlanMode', 'ToolSearch', 'Agent', 'TodoWrite']);
+
+export interface ToolServerOptions {
+  readonly cwd?: string;
+  readonly mode?: ToolRuntimeOptions['mode'];
+  /** Passed to the runtime as they are (settings sources, session dir, extra rules…). */
+  readonly runtime?: Omit<ToolRuntimeOptions, 'cwd' | 'mode' | 'onPermissionRequest'>;
+}
+
+interface PendingCall {
+  readonly request: (params: { message: string; requestedSchema: Record<string, unknown> }, signal: AbortSignal) => Promise<{ action: string; content?: Record<string, unknown> }>;
+  readonly canElicit: () => boolean;
+}
+
+export class ToolgateMcpServer {
+  private readonly gate = new ConcurrencyGate();
+  private readonly pending = new Map<string, PendingCall>();
+  private counter = 0;
+  private definitionsCache?: Promise<McpToolDefinition[]>;
+
+  private constructor(readonly runtime: ToolRuntime) {}
+
+  static async create(options: ToolServerOptions = {}): Promise<ToolgateMcpServer> {
+    let self: ToolgateMcpServer | undefined;
+    const runtime = await createToolRuntime({
+      ...options.runtime,
+      ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+      ...(options.mode !== undefined ? { mode: options.mode } : {}),
+      onPermissionRequest: (request) => self!.askPerson(request),
+    });
+    self = new ToolgateMcpServer(runtime);
+    return self;
+  }
+
+  /** The tools served: the runtime's pool, minus the ones that steer a conversation. */
+  exposedTools(): AnyTool[] {
+    return this.runtime.tools.filter((t) => !CONVERSATION_ONLY_TOOLS.has(t.name));
+  }
+
+  /** `tools/list`: Claude Code's names and input schemas; annotations from the tools' own traits. */
+  listTools(): Promise<McpToolDefinition[]> {
+    this.definitionsCache ??= this.runtime.definitions().then((defs) => {
+      const exposed = new Map(this.exposedTools().map((t) => [t.name, t]));
+      return defs
+        .filter((d) => exposed.has(d.name))
+        .map((d) => {
+          const tool = exposed.get(d.name)!;
+          const readOnly = safe(() => tool.isReadOnly({}), false);
+          return {
+            name: d.name,
+            description: d.description ?? '',
+            inputSchema: d.input_schema as McpToolDefinition['inputSchema'],
+            annotations: {
+              title: safe(() => tool.userFacingName(), d.name),
+              readOnlyHint: readOnly,
+              destructiveHint: !readOnly && safe(() => tool.isDestructive({}), false),
+              openWorldHint: false,
+            },
+          };
+        });
+    });
+    return this.definitionsCache;
+  }
+
+  /** One MCP server object for one client session (stdio: the only one; HTTP: one per session). */
+  createServer(): Server {
+    const server = new Server({ name: 'toolgate', version: '0.1.0' }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.listTools() }));
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const id = `toolu_mcp_${(++this.counter).toString(36)}_${Date.now().toString(36)}`;
+      this.pending.set(id, {
+        canElicit: () => server.getClientCapabilities()?.elicitation !== undefined,
+        request: (params, signal) => server.elicitInput({ mode: 'form', ...params } as Parameters<Server['elicitInput']>[0], { signal }) as Promise<{ action: string; content?: Record<string, unknown> }>,
+      });
+      try {
+        const progressToken = extra._meta?.progressToken;
+        let step = 0;
+        return await this.call(request.params.name, request.params.arguments ?? {}, id, extra.signal, (message) => {
+          if (progressToken === undefined) return;
+          void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++step, message } }).catch(() => {});
+        });
+      } finally {
+        this.pending.delete(id);
+      }
+    });
+    return server;
+  }
+
+  /** One call through the runtime: exactly one result, errors as `isError`. */
+  async call(name: string, args: Record<string, unknown>, id: string, signal: AbortSignal, onProgress?: (message: string) => void): Promise<CallToolResult> {
+    const tool = this.exposedTools().find((t) => t.name === name);
+    if (!tool) return { content: [{ type: 'text', text: `No tool named "${name}" is served here. Tools: ${this.exposedTools().map((t) => t.name).join(', ')}` }], isError: true };
+    const block = { type: 'tool_use', id, name, input: args } as ToolUseBlock;
+    const exclusive = !safe(() => tool.isConcurrencySafe(tool.inputSchema.safeParse(args).data ?? args), false);
+    const release = await this.gate.enter(exclusive, signal);
+    if (!release) return { content: [{ type: 'text', text: 'The call was cancelled before it started.' }], isError: true };
+    try {
+      let result: ToolResultBlockParam | undefined;
+      for await (const event of this.runtime.stream([block], { signal })) {
+        if (event.type === 'progress') onProgress?.(progressText(event.progress.data));
+        else if (event.type === 'done') result = event.result.results[0];
+      }
+      return result ? toCallToolResult(result) : { content: [{ type: 'text', text: 'The call produced no result.' }], isError: true };
+    } finally {
+      release();
+    }
+  }
+
+  /** The runtime's permission prompt: elicitation when the client can, otherwise a refusal naming the rule. */
+  private async askPerson(request: RuntimePermissionRequest): Promise<PermissionAnswer> {
+    const call = this.pending.get(request.toolUseID);
+    const rule = request.suggestedRules[0];
+    const why = request.ask.message;
+    if (!call || !call.canElicit()) {
+      const hint = rule ? ` To allow it, add ${JSON.stringify(rule)} to permissions.allow in ${this.runtime.cwd}/.claude/settings.json (or run with --permission-mode).` : '';
+      return { behavior: 'deny', message: `${why}. The MCP client cannot ask the person (it does not support elicitation), so the call was refused.${hint}` };
+    }
+    const choices = ['Allow once', ...(rule ? [`Allow ${rule} for this session`] : []), 'Deny'];
+    let answer: { action: string; content?: Record<string, unknown> };
+    try {
+      answer = await call.request(
+        {
+          message: `toolgate: ${why}\n\nInput: ${JSON.stringify(request.input).slice(0, 1_000)}`,
+          requestedSchema: { type: 'object', properties: { decision: { type: 'string', title: 'Decision', enum: choices } }, required: ['decision'] },
+        },
+        request.signal,
+      );
+    } catch (error) {
+      return { behavior: 'deny', message: `${why}. Asking the person through the MCP client failed (${error instanceof Error ? error.message : String(error)}), so the call was refused.` };
+    }
+    const decision = answer.action === 'accept' ? answer.content?.decision : undefined;
+    if (decision === 'Allow once') return { behavior: 'allow', scope: 'once' };
+    if (typeof decision === 'string' && rule && decision === choices[1]) return { behavior: 'allow', scope: 'session', rules: [rule] };
+    return { behavior: 'deny', message: `${why}. The person declined through the MCP client.` };
+  }
+
+  async dispose(): Promise<void> {
+    await this.runtime.dispose();
+  }
+}
+
+/** A tool_result as MCP content: text stays text, images go as image content, errors keep their flag. */
+export function toCallToolResult(block: ToolResultBlockParam): CallToolResult {
+  const content: CallToolResult['content'] = [];
+  if (typeof block.content === 'string') content.push({ type: 'text', text: block.content });
+  else {
+    for (const part of block.content ?? []) {
+      if (part.type === 'text') content.push({ type: 'text', text: part.text });
+      else if (part.type === 'image' && part.source.type === 'base64') content.push({ type: 'image', data: part.source.data, mimeType: part.source.media_type });
+      else content.push({ type: 'text', text: `[${part.type} content not representable over MCP]` });
+    }
+  }
+  if (content.length === 0) content.push({ type: 'text', text: '(no output)' });
+  return block.is_error === true ? { content, isError: true } : { content };
+}
+
+function progressText(data: Record<string, unknown>): string {
+  for (const key of ['message', 'line', 'output', 'text']) {
+    const v = data[key];
+    if (typeof v === 'string' && v.length > 0) return `${String(data.type)}: ${v.slice(-200)}`;
+  }
+  return String(data.type);
+}
+
+function safe<T>(fn: () => T, fallback: T): T {
+  try {
+    return fn();
+  } catch {
+    return fallback;
+  }
+}
