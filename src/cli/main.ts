@@ -8,6 +8,7 @@ import { registerExecCommand } from './commands/exec.js';
 import { registerCheckCommand } from './commands/check.js';
 import { registerGrantsCommand } from './commands/grants.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
+import { registerMcpCommand } from './commands/mcp.js';
 
 export function createProgram(): Command {
   const program = new Command()
@@ -21,6 +22,7 @@ export function createProgram(): Command {
   registerCheckCommand(program);
   registerGrantsCommand(program);
   registerSandboxCommand(program);
+  registerMcpCommand(program);
   return program;
 }
 

@@ -112,9 +112,11 @@ export class McpClientManager {
     if (server.approval === 'rejected') return false;
     const known = this.approvals.get(server.name);
     if (known !== undefined) return known;
+    // Headless: nobody to ask, so the server stays pending (not refused: a setting may approve it next time).
+    if (!this.options.approveProjectServer) return false;
     let ok = false;
     try {
-      ok = (await this.options.approveProjectServer?.(server)) === true;
+      ok = (await this.options.approveProjectServer(server)) === true;
     } catch {
       ok = false;
     }

@@ -24,6 +24,7 @@ interface ServeOptions {
   port?: string;
   tokenEnv: string;
   settings: string[];
+  sessionDir?: string;
 }
 
 interface ListOptions {
@@ -43,6 +44,7 @@ export function registerMcpCommand(program: Command): void {
     .option('--cwd <dir>', 'working directory and project whose settings apply', process.cwd())
     .option('--permission-mode <mode>', `permission mode: ${PERMISSION_MODES.join(', ')}`)
     .option('--settings <file>', 'extra settings file or inline JSON (repeatable)', collect, [])
+    .option('--session-dir <dir>', 'where persisted outputs go (default: under the user state directory)')
     .option('--http', 'serve streamable HTTP on 127.0.0.1 instead of stdio (bearer token required)')
     .option('--port <n>', 'HTTP port (default: any free port)')
     .option('--token-env <name>', 'environment variable holding the bearer token (absent or empty: generate one)', 'TOOLGATE_MCP_TOKEN')
@@ -77,7 +79,10 @@ async function runServe(opts: ServeOptions): Promise<void> {
   const base = {
     cwd: path.resolve(opts.cwd),
     ...(mode ? { mode } : {}),
-    runtime: { settings: { files: opts.settings.map((f) => (f.trimStart().startsWith('{') ? f : path.resolve(f))) } },
+    runtime: {
+      settings: { files: opts.settings.map((f) => (f.trimStart().startsWith('{') ? f : path.resolve(f))) },
+      ...(opts.sessionDir !== undefined ? { sessionDir: path.resolve(opts.sessionDir) } : {}),
+    },
   };
   // Loaded only here: `toolgate mcp list` should not pay for the runtime and every tool.
   const { serveHttp, serveStdio } = await import('../../mcp/server/serve.js');

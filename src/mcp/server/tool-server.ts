@@ -17,7 +17,10 @@ import {
   type Tool as McpToolDefinition,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { PermissionAnswer, RuntimePermissionRequest, ToolRuntime, ToolRuntimeOptions } from '../../agent/types.js';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { createToolRuntime } from '../../agent/create-tool-runtime.js';
+import { defaultSessionDir } from '../../agent/session-dir.js';
 import type { AnyTool, ToolResultBlockParam, ToolUseBlock } from '../../tool/tool.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
 
@@ -45,15 +48,22 @@ export class ToolgateMcpServer {
   private constructor(readonly runtime: ToolRuntime) {}
 
   static async create(options: ToolServerOptions = {}): Promise<ToolgateMcpServer> {
-    let self: ToolgateMcpServer | undefined;
+    const holder: { self?: ToolgateMcpServer } = {};
+    const sessionId = options.runtime?.sessionId ?? randomUUID();
+    const sessionDir = path.resolve(options.runtime?.sessionDir ?? defaultSessionDir(sessionId));
+    const rules = options.runtime?.rules;
     const runtime = await createToolRuntime({
       ...options.runtime,
+      sessionId,
+      sessionDir,
+      // Persisted outputs are read back in pages with Read: the session's own folder is readable without asking.
+      rules: { ...rules, allow: [...(rules?.allow ?? []), `Read(/${sessionDir}/**)`] },
       ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
       ...(options.mode !== undefined ? { mode: options.mode } : {}),
-      onPermissionRequest: (request) => self!.askPerson(request),
+      onPermissionRequest: (request) => holder.self!.askPerson(request),
     });
-    self = new ToolgateMcpServer(runtime);
-    return self;
+    holder.self = new ToolgateMcpServer(runtime);
+    return holder.self;
   }
 
   /** The tools served: the runtime's pool, minus the ones that steer a conversation. */

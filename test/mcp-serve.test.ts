@@ -1,0 +1,184 @@
+/**
+ * `toolgate mcp serve`, driven by the MCP SDK's own client: over stdio (the real CLI, spawned) and over streamable HTTP
+ * (bearer token). Permissions come from the project's settings files; nothing here is mocked.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+
+vi.setConfig({ testTimeout: 120_000 });
+import { serveHttp, type HttpServeHandle } from '../src/mcp/server/serve.js';
+import { repoRoot } from './helpers/cli.js';
+
+let root: string;
+let project: string;
+let home: string;
+beforeAll(() => {
+  root = mkdtempSync(path.join(os.tmpdir(), 'toolgate-serve-'));
+  project = path.join(root, 'project');
+  home = path.join(root, 'home');
+  mkdirSync(path.join(project, '.claude'), { recursive: true });
+  mkdirSync(home, { recursive: true });
+  writeFileSync(path.join(project, 'notes.txt'), 'line one\nline two\n');
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const clients: Client[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close().catch(() => {})));
+});
+
+/** The real CLI over stdio, as an MCP client configuration would start it. */
+async function stdioClient(args: string[] = [], options: { elicit?: 'Allow once' | 'Deny' } = {}): Promise<Client> {
+  const client = new Client({ name: 'test', version: '1' }, { capabilities: options.elicit ? { elicitation: { form: {} } } : {} });
+  if (options.elicit) {
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { decision: options.elicit! } }));
+  }
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', 'tsx', path.join(repoRoot, 'src/cli/main.ts'), 'mcp', 'serve', '--cwd', project, '--session-dir', path.join(root, 'session'), ...args],
+    env: { ...process.env, HOME: home, XDG_STATE_HOME: path.join(home, 'state') } as Record<string, string>,
+    cwd: repoRoot,
+    stderr: 'pipe',
+  });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+const textOf = (r: CallToolResult): string => r.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
+const call = async (client: Client, name: string, args: Record<string, unknown>, signal?: AbortSignal) =>
+  (await client.callTool({ name, arguments: args }, undefined, signal ? { signal } : undefined)) as CallToolResult;
+
+describe('toolgate mcp serve over stdio (SDK client)', () => {
+  it('lists the built-in tools with their names, schemas and annotations', async () => {
+    const client = await stdioClient();
+    const { tools } = await client.listTools();
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    for (const name of ['Bash', 'Read', 'Edit', 'Write', 'Glob', 'Grep']) expect(byName.has(name), name).toBe(true);
+    expect(byName.has('AskUserQuestion')).toBe(false);
+    expect(byName.get('Read')?.inputSchema).toMatchObject({ type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] });
+    expect(byName.get('Read')?.annotations).toMatchObject({ readOnlyHint: true });
+    expect(byName.get('Write')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+  });
+
+  it('runs read-only calls; refuses a write without elicitation, naming the rule; images come back as images', async () => {
+    const client = await stdioClient();
+    const read = await call(client, 'Read', { file_path: path.join(project, 'notes.txt') });
+    expect(read.isError).toBeFalsy();
+    expect(textOf(read)).toContain('line two');
+    const echo = await call(client, 'Bash', { command: 'echo served' });
+    expect(textOf(echo)).toContain('served');
+    const write = await call(client, 'Write', { file_path: path.join(project, 'out.txt'), content: 'x' });
+    expect(write.isError).toBe(true);
+    expect(textOf(write)).toContain('cannot ask the person');
+    expect(textOf(write)).toMatch(/add "Edit\([^"]+\)" to permissions\.allow/);
+    expect(existsSync(path.join(project, 'out.txt'))).toBe(false);
+    const png = path.join(project, 'dot.png');
+    writeFileSync(png, Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64'));
+    const image = await call(client, 'Read', { file_path: png });
+    expect(image.content.some((c) => c.type === 'image' && c.mimeType === 'image/png')).toBe(true);
+  });
+
+  it('asks the person through elicitation when the client supports it: allow once writes, deny refuses', async () => {
+    const yes = await stdioClient([], { elicit: 'Allow once' });
+    const ok = await call(yes, 'Write', { file_path: path.join(project, 'elicited.txt'), content: 'yes' });
+    expect(ok.isError).toBeFalsy();
+    expect(readFileSync(path.join(project, 'elicited.txt'), 'utf8')).toBe('yes');
+    const no = await stdioClient([], { elicit: 'Deny' });
+    const refused = await call(no, 'Write', { file_path: path.join(project, 'refused.txt'), content: 'no' });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain('declined');
+    expect(existsSync(path.join(project, 'refused.txt'))).toBe(false);
+  });
+
+  it('follows the project settings: an allow rule lets a write through, a deny rule stops a read', async () => {
+    const settings = path.join(project, '.claude', 'settings.json');
+    writeFileSync(settings, JSON.stringify({ permissions: { allow: ['Edit(./allowed/**)'], deny: ['Read(./secret.txt)'] } }));
+    writeFileSync(path.join(project, 'secret.txt'), 'hunter2');
+    try {
+      const client = await stdioClient();
+      const ok = await call(client, 'Write', { file_path: path.join(project, 'allowed', 'a.txt'), content: 'ok' });
+      expect(ok.isError, textOf(ok)).toBeFalsy();
+      const denied = await call(client, 'Read', { file_path: path.join(project, 'secret.txt') });
+      expect(denied.isError).toBe(true);
+      expect(textOf(denied)).not.toContain('hunter2');
+      expect(textOf(denied)).toContain('Read(./secret.txt)');
+    } finally {
+      rmSync(settings);
+    }
+  });
+
+  it('--permission-mode acceptEdits lets edits in the project through', async () => {
+    const client = await stdioClient(['--permission-mode', 'acceptEdits']);
+    const ok = await call(client, 'Write', { file_path: path.join(project, 'accepted.txt'), content: 'a' });
+    expect(ok.isError, textOf(ok)).toBeFalsy();
+  });
+
+  it('notifications/cancelled aborts the call: the command is stopped', async () => {
+    const client = await stdioClient(['--permission-mode', 'acceptEdits', '--settings', JSON.stringify({ permissions: { allow: ['Bash(sleep:*)'] } })]);
+    const pidFile = path.join(project, 'sleeper.pid');
+    const abort = new AbortController();
+    const pending = call(client, 'Bash', { command: `echo $$ > ${pidFile}; sleep 60` }, abort.signal).catch((e: unknown) => e);
+    await expect.poll(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim().length > 0, { timeout: 20_000 }).toBe(true);
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    abort.abort();
+    expect(await pending).toBeInstanceOf(Error);
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await expect.poll(alive, { timeout: 20_000 }).toBe(false);
+    // The server is still there for the next call.
+    expect(textOf(await call(client, 'Bash', { command: 'echo after' }))).toContain('after');
+  });
+
+  it('large outputs are persisted and can be paged with Read', async () => {
+    const client = await stdioClient(['--settings', JSON.stringify({ permissions: { allow: ['Bash(seq:*)'] } })]);
+    const big = await call(client, 'Bash', { command: 'seq 1 40000' });
+    const text = textOf(big);
+    expect(text).toContain('persisted-output');
+    const file = /saved to: (\/\S+)/.exec(text)?.[1];
+    expect(file).toBeDefined();
+    const page = await call(client, 'Read', { file_path: file!, offset: 30000, limit: 2 });
+    expect(textOf(page)).toContain('30000');
+  });
+});
+
+describe('toolgate mcp serve --http', () => {
+  let server: HttpServeHandle;
+  beforeAll(async () => {
+    server = await serveHttp({ cwd: project, runtime: { settings: { sources: [] }, sessionDir: path.join(root, 'http-session') } });
+  });
+  afterAll(() => server.close());
+
+  it('answers 401 without the token (or with a wrong one), on 127.0.0.1 only', async () => {
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    expect((await fetch(server.url, { method: 'POST', headers, body })).status).toBe(401);
+    expect((await fetch(server.url, { method: 'POST', headers: { ...headers, authorization: 'Bearer wrong' }, body })).status).toBe(401);
+    const client = new Client({ name: 'nope', version: '1' });
+    await expect(client.connect(new StreamableHTTPClientTransport(new URL(server.url)))).rejects.toThrow();
+  });
+
+  it('serves the tools to a client with the token', async () => {
+    const client = new Client({ name: 'http', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${server.token}` } } }));
+    clients.push(client);
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('Read');
+    const read = (await client.callTool({ name: 'Read', arguments: { file_path: path.join(project, 'notes.txt') } })) as CallToolResult;
+    expect(textOf(read)).toContain('line one');
+    const write = (await client.callTool({ name: 'Write', arguments: { file_path: path.join(project, 'h.txt'), content: 'h' } })) as CallToolResult;
+    expect(write.isError).toBe(true);
+  });
+});
