@@ -6,6 +6,7 @@ import { aggregatePermissionDenied, aggregatePermissionRequest, aggregatePostToo
 import { buildHookInput, serializeHookInput, type HookEventExtras } from './hook-input.js';
 import { judgeHookRun, type HookVerdict } from './hook-output.js';
 import { matchesIfCondition } from './if-condition.js';
+import { createLoopHooks } from './loop-hooks.js';
 import { compileHookMatcher, type CompiledMatcher } from './matcher.js';
 import { capHookOutput } from './persist-output.js';
 import { runHttpHook } from './run-http-hook.js';
@@ -150,6 +151,7 @@ export function createHookRunner(opts: HookRunnerOptions): HookRunner {
     capHookOutput(text, opts.sessionDir, `${e.toolUseId}-${event}`);
 
   return {
+    loop: createLoopHooks({ config: opts.config, callbacks: opts.callbacks, env: opts.env, defaultTimeoutMs: opts.defaultTimeoutMs }),
     hasHooks,
     async preToolUse(e, signal) {
       return aggregatePreToolUse(await fire('PreToolUse', e, {}, signal), capperFor(e, 'PreToolUse'));
@@ -193,7 +195,7 @@ function settingsEntries(event: HookEventName, g: HookMatcherGroup): SettingsEnt
 }
 
 /** A callback gets the same JSON as stdin and a signal that fires on timeout or abort; its return is the stdout JSON. */
-async function runCallback(cb: HookCallback, body: string, timeoutMs: number, signal: AbortSignal): Promise<RawHookRun> {
+export async function runCallback(cb: HookCallback, body: string, timeoutMs: number, signal: AbortSignal): Promise<RawHookRun> {
   if (signal.aborted) return { kind: 'aborted' };
   const ac = new AbortController();
   let timer: NodeJS.Timeout | undefined;

@@ -5,3 +5,12 @@ export { compileHookMatcher, matchesHookMatcher } from './matcher.js';
 export { matchesIfCondition, parseIfRule, type IfConditionContext, type IfConditionMatcher } from './if-condition.js';
 export { MAX_HOOK_OUTPUT_CHARS } from './persist-output.js';
 export { describeHooks, type ResolvedHook } from './describe-hooks.js';
+export {
+  createLoopHooks,
+  LOOP_HOOK_EVENT_NAMES,
+  type LoopHookCallback,
+  type LoopHookEvent,
+  type LoopHookEventName,
+  type LoopHookOutcome,
+  type LoopHooks,
+} from './loop-hooks.js';

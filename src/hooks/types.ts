@@ -5,6 +5,7 @@
  */
 import type { PermissionMode } from '../tool/permission-types.js';
 import type { IfConditionMatcher } from './if-condition.js';
+import type { LoopHookEventName, LoopHooks } from './loop-hooks.js';
 
 /** The tool-call events toolgate fires. */
 export const HOOK_EVENT_NAMES = [
@@ -178,6 +179,8 @@ export interface HookRunner {
     signal: AbortSignal,
   ): Promise<PermissionRequestOutcome>;
   permissionDenied(e: HookToolEvent & { reason: string }, signal: AbortSignal): Promise<PermissionDeniedOutcome>;
+  /** The agent loop's events over the same configuration and callbacks (absent in runners built by hand). */
+  readonly loop?: LoopHooks;
 }
 
 /**
@@ -186,7 +189,8 @@ export interface HookRunner {
  * PreToolUse blocks the call, as the Agent SDK does.
  */
 export interface HookCallback {
-  event: HookEventName;
+  /** A tool event, or one of the agent loop's events (`SessionStart`, `UserPromptSubmit`, `Stop`, `SessionEnd`). */
+  event: HookEventName | LoopHookEventName;
   matcher?: string;
   callback(input: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown> | void>;
   failClosed?: boolean;

@@ -1,0 +1,211 @@
+/**
+ * The model step of one turn: one Messages API request, streamed, with retries. Each tool_use block is handed over
+ * (`onToolUse`) at its `content_block_stop`, so a tool can start while the model is still writing the next block.
+ *
+ * A failure before any tool_use was handed over is retried from scratch (nothing ran; the retry replaces the whole
+ * response). A failure after one was handed over is not retried: the tool may already be running, and a new response
+ * could ask for it again and run it twice. The turn is kept as far as it got instead — the complete blocks, the
+ * handed-over calls with their results — and the next request lets the model go on from there (`interrupted`).
+ */
+import type Anthropic from '@anthropic-ai/sdk';
+import { errorToolResult } from '../tool/tool-result.js';
+import type { AssistantMessage, ToolResultBlockParam, ToolUseBlock } from '../tool/tool.js';
+import { usageFrom, emptyUsage } from './pricing.js';
+import { classifyApiError, retryDelayMs, sleep, type RetryPolicy } from './retry.js';
+import type { QueryEvent, Usage } from './types.js';
+
+export type ModelRequest = Omit<Anthropic.Messages.MessageCreateParamsStreaming, 'stream'>;
+
+export interface ModelStepOptions {
+  readonly client: Anthropic;
+  readonly request: ModelRequest;
+  readonly signal?: AbortSignal;
+  readonly retry?: RetryPolicy;
+  /** A tool_use block whose input is a JSON object, as soon as its `content_block_stop` arrives. */
+  readonly onToolUse?: (block: ToolUseBlock, assistant: AssistantMessage) => void;
+  readonly emit?: (event: QueryEvent) => void;
+}
+
+export interface ModelStepResult {
+  /** The response's complete blocks (an incomplete tool_use is kept with `{}` input and answered in `rejected`). */
+  readonly assistant: AssistantMessage;
+  /** The API's stop reason; `null` when the stream did not get that far (abort, interruption, error). */
+  readonly stopReason: string | null;
+  readonly usage: Usage;
+  /** Every tool_use block in `assistant`, in call order. */
+  readonly toolUses: readonly ToolUseBlock[];
+  /** Results for tool_use blocks that were never handed over: input that is not a JSON object, or cut off. */
+  readonly rejected: ReadonlyMap<string, ToolResultBlockParam>;
+  readonly handedOver: number;
+  readonly aborted: boolean;
+  /** The stream failed after tool calls were handed over; the turn ends here (why, one line). */
+  readonly interrupted?: string;
+  /** The request failed for good (not retryable, or out of attempts). */
+  readonly error?: string;
+  readonly attempts: number;
+}
+
+interface OpenBlock {
+  block: Record<string, unknown>;
+  json: string;
+  complete: boolean;
+}
+
+export async function modelStep(options: ModelStepOptions): Promise<ModelStepResult> {
+  const { client, request, signal } = options;
+  for (let attempt = 0; ; attempt++) {
+    const state = newState();
+    try {
+      const stream = await client.messages.create({ ...request, stream: true }, { signal, maxRetries: 0 });
+      for await (const event of stream) handleEvent(event, state, options);
+      return finish(state, attempt, {});
+    } catch (error) {
+      if (signal?.aborted) return finish(state, attempt, { aborted: true });
+      const classified = classifyApiError(error);
+      if (state.handedOver > 0) return finish(state, attempt, { interrupted: classified.description });
+      const delayMs = retryDelayMs(classified, attempt, options.retry);
+      if (delayMs === undefined) {
+        const tries = attempt + 1;
+        const why = classified.retryable ? ` (gave up after ${tries} attempt${tries === 1 ? '' : 's'})` : '';
+        return finish(state, attempt, { error: `Messages API request failed: ${classified.description}${why}` });
+      }
+      options.emit?.({ type: 'retry', attempt: attempt + 1, delayMs, error: classified.description });
+      try {
+        await sleep(delayMs, signal);
+      } catch {
+        return finish(newState(), attempt, { aborted: true });
+      }
+    }
+  }
+}
+
+interface StepState {
+  readonly blocks: Map<number, OpenBlock>;
+  readonly assistant: { role: 'assistant'; content: Anthropic.Messages.ContentBlockParam[]; id?: string };
+  readonly toolUses: ToolUseBlock[];
+  readonly rejected: Map<string, ToolResultBlockParam>;
+  usage: Usage;
+  stopReason: string | null;
+  handedOver: number;
+}
+
+function newState(): StepState {
+  return { blocks: new Map(), assistant: { role: 'assistant', content: [] }, toolUses: [], rejected: new Map(), usage: emptyUsage(), stopReason: null, handedOver: 0 };
+}
+
+function handleEvent(event: Anthropic.Messages.RawMessageStreamEvent, state: StepState, options: ModelStepOptions): void {
+  switch (event.type) {
+    case 'message_start':
+      state.assistant.id = event.message.id;
+      state.usage = usageFrom(event.message.usage as never);
+      return;
+    case 'content_block_start':
+      state.blocks.set(event.index, { block: { ...(event.content_block as unknown as Record<string, unknown>) }, json: '', complete: false });
+      return;
+    case 'content_block_delta': {
+      const open = state.blocks.get(event.index);
+      if (!open) return;
+      const delta = event.delta;
+      if (delta.type === 'text_delta') {
+        open.block.text = `${(open.block.text as string | undefined) ?? ''}${delta.text}`;
+        options.emit?.({ type: 'text_delta', text: delta.text });
+      } else if (delta.type === 'thinking_delta') {
+        open.block.thinking = `${(open.block.thinking as string | undefined) ?? ''}${delta.thinking}`;
+        options.emit?.({ type: 'thinking_delta', thinking: delta.thinking });
+      } else if (delta.type === 'signature_delta') open.block.signature = delta.signature;
+      else if (delta.type === 'input_json_delta') open.json += delta.partial_json;
+      return;
+    }
+    case 'content_block_stop': {
+      const open = state.blocks.get(event.index);
+      if (!open) return;
+      open.complete = true;
+      closeBlock(open, state, options);
+      return;
+    }
+    case 'message_delta':
+      state.stopReason = event.delta.stop_reason ?? state.stopReason;
+      state.usage = usageFrom(event.usage as never, state.usage);
+      return;
+    case 'message_stop':
+      return;
+  }
+}
+
+/** A finished block joins the message; a tool_use with a JSON-object input is handed over at once. */
+function closeBlock(open: OpenBlock, state: StepState, options: ModelStepOptions): void {
+  const block = open.block;
+  if (block.type === 'tool_use' || block.type === 'server_tool_use') {
+    const parsed = parseInput(open.json);
+    block.input = parsed.ok ? parsed.value : {};
+    delete block.caller;
+    if (block.type === 'tool_use') {
+      const toolUse = block as unknown as ToolUseBlock;
+      state.toolUses.push(toolUse);
+      state.assistant.content.push(paramOf(block));
+      if (parsed.ok) {
+        state.handedOver++;
+        options.emit?.({ type: 'tool_use', block: toolUse });
+        options.onToolUse?.(toolUse, state.assistant as AssistantMessage);
+      } else {
+        state.rejected.set(toolUse.id, errorToolResult(toolUse.id, `The input of this ${String(block.name)} call is not a JSON object (${parsed.problem}); the call did not run. Send it again with valid JSON input.`));
+      }
+      return;
+    }
+  }
+  if ((block.type === 'thinking' && !block.signature) || (block.type === 'text' && !block.text)) return;
+  state.assistant.content.push(paramOf(block));
+}
+
+function finish(state: StepState, attempt: number, end: { aborted?: boolean; interrupted?: string; error?: string }): ModelStepResult {
+  // Blocks that never got their content_block_stop: text is kept as far as it went, a tool_use is answered.
+  for (const open of [...state.blocks.values()].filter((b) => !b.complete)) {
+    const block = open.block;
+    if (block.type === 'text' && block.text && !end.aborted) state.assistant.content.push(paramOf(block));
+    if (block.type === 'tool_use' && !end.aborted && !end.error) {
+      const id = String(block.id);
+      const cut = { type: 'tool_use', id, name: block.name, input: {} } as unknown as ToolUseBlock;
+      state.toolUses.push(cut);
+      state.assistant.content.push(cut as Anthropic.Messages.ToolUseBlockParam);
+      state.rejected.set(id, errorToolResult(id, `This ${String(block.name)} call was cut off before its input was complete; it did not run.`));
+    }
+  }
+  if (state.stopReason === 'max_tokens') {
+    // The last call of a response cut by max_tokens is the one that was cut: say so rather than "invalid JSON".
+    const last = state.toolUses.at(-1);
+    if (last && state.rejected.has(last.id)) {
+      state.rejected.set(last.id, errorToolResult(last.id, `The response reached max_tokens while this ${last.name} call's input was being written, so it did not run. Send it again in a shorter form, or split the work.`));
+    }
+  }
+  return {
+    assistant: state.assistant as AssistantMessage,
+    stopReason: end.aborted || end.interrupted || end.error ? null : state.stopReason,
+    usage: state.usage,
+    toolUses: state.toolUses,
+    rejected: state.rejected,
+    handedOver: state.handedOver,
+    aborted: end.aborted ?? false,
+    interrupted: end.interrupted,
+    error: end.error,
+    attempts: attempt + 1,
+  };
+}
+
+function parseInput(json: string): { ok: true; value: Record<string, unknown> } | { ok: false; problem: string } {
+  if (json.trim() === '') return { ok: true, value: {} };
+  try {
+    const value: unknown = JSON.parse(json);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return { ok: true, value: value as Record<string, unknown> };
+    return { ok: false, problem: `got ${Array.isArray(value) ? 'an array' : typeof value}` };
+  } catch (error) {
+    return { ok: false, problem: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** The request-side shape of a response block: drops response-only fields the API would reject on the way back. */
+function paramOf(block: Record<string, unknown>): Anthropic.Messages.ContentBlockParam {
+  if (block.type === 'text') return { type: 'text', text: String(block.text ?? '') };
+  if (block.type === 'thinking') return { type: 'thinking', thinking: String(block.thinking ?? ''), signature: String(block.signature ?? '') };
+  if (block.type === 'tool_use') return { type: 'tool_use', id: String(block.id), name: String(block.name), input: block.input };
+  return block as unknown as Anthropic.Messages.ContentBlockParam;
+}
