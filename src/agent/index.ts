@@ -3,3 +3,10 @@ export { loadRuntimeSettings, sandboxSettings, SettingsLoadError, type RuntimeSe
 export { defaultSessionDir, stateDirectory } from './session-dir.js';
 export { ToolRun, ToolRunError } from './tool-run.js';
 export type * from './types.js';
+export { query, nextRequest, DEFAULT_MODEL, DEFAULT_MAX_TOKENS, type NextRequestOptions } from './query.js';
+export { modelStep, type ModelRequest, type ModelStepOptions, type ModelStepResult } from './model-step.js';
+export { startToolStep, merge as mergeToolResults, type ToolStep, type ToolStepResult } from './tool-step.js';
+export { classifyApiError, retryDelayMs, type ClassifiedError, type RetryPolicy } from './retry.js';
+export { costOf, priceOf, addUsage, emptyUsage } from './pricing.js';
+export { buildSystemPrompt, isGitRepository, type SystemPromptOptions } from './system-prompt.js';
+export { latestSessionFor, readTranscript, transcriptPath, TranscriptWriter, TRANSCRIPT_FILE, type TranscriptEntry } from './transcript.js';

@@ -6,6 +6,7 @@
  * them additively; a breaking change here breaks four layers at once.
  */
 import type Anthropic from '@anthropic-ai/sdk';
+import type { RetryPolicy } from './retry.js';
 import type { ToolCallBackend } from '../execution/backend.js';
 import type { ToolUseOutcome } from '../execution/outcome.js';
 import type { HookCallback } from '../hooks/types.js';
@@ -242,8 +243,10 @@ export interface QueryOptions {
   readonly appendSystemPrompt?: string;
   readonly thinking?: Anthropic.Messages.ThinkingConfigParam;
   readonly signal?: AbortSignal;
-  /** Continue this transcript (JSON Lines in the session folder). */
+  /** Continue this transcript: a session id (a folder beside the runtime's session folder) or a `.jsonl` path. */
   readonly resume?: string;
+  /** Retries of failed requests (429, 5xx, 529, dropped connections); the SDK's own retries are off. */
+  readonly retry?: RetryPolicy;
 }
 
 export type QueryEvent =
@@ -253,14 +256,22 @@ export type QueryEvent =
   | { readonly type: 'tool_use'; readonly block: ToolUseBlock }
   | { readonly type: 'tool_progress'; readonly progress: ToolProgress }
   | { readonly type: 'tool_result'; readonly outcome: ToolUseOutcome }
-  | { readonly type: 'assistant'; readonly message: AssistantMessage; readonly usage: Usage; readonly stopReason: string | null }
+  | {
+      readonly type: 'assistant';
+      readonly message: AssistantMessage;
+      readonly usage: Usage;
+      readonly stopReason: string | null;
+      /** What this turn cost (dollars, by model family; 0 for a model outside the price table). */
+      readonly costUsd?: number;
+    }
   | { readonly type: 'user'; readonly message: MessageParam }
   | { readonly type: 'retry'; readonly attempt: number; readonly delayMs: number; readonly error: string }
   | { readonly type: 'result'; readonly result: QueryResult };
 
 export interface QueryResult {
   readonly sessionId: string;
-  readonly stopReason: 'end_turn' | 'max_turns' | 'max_tokens' | 'refusal' | 'aborted' | 'error' | 'stop_sequence' | 'pause_turn';
+  /** `blocked`: a hook refused the prompt or stopped the loop (`error` says which and why). */
+  readonly stopReason: 'end_turn' | 'max_turns' | 'max_tokens' | 'refusal' | 'aborted' | 'error' | 'stop_sequence' | 'pause_turn' | 'blocked';
   readonly isError: boolean;
   readonly turns: number;
   readonly usage: Usage;

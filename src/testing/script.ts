@@ -45,6 +45,11 @@ export type ScriptedBlock =
       readonly rawInput?: string;
       readonly chunks?: Chunking;
     }
+  /**
+   * The connection is cut here and the turn counts as served (unlike an `errors` entry, which makes the next
+   * attempt replay the turn): the next request gets the next turn.
+   */
+  | { readonly type: 'disconnect' }
   /** Nothing is sent for `ms` milliseconds. */
   | { readonly type: 'pause'; readonly ms: number }
   /**
@@ -112,7 +117,7 @@ export function parseScript(value: unknown, origin = 'script'): Script {
     if (content !== undefined && !Array.isArray(content)) throw new Error(`${origin}: turns[${i}].content is not an array`);
     (content ?? []).forEach((block: unknown, j: number) => {
       const type = (block as { type?: unknown } | null)?.type;
-      if (!['text', 'thinking', 'redacted_thinking', 'tool_use', 'pause'].includes(type as string)) {
+      if (!['text', 'thinking', 'redacted_thinking', 'tool_use', 'pause', 'disconnect'].includes(type as string)) {
         throw new Error(`${origin}: turns[${i}].content[${j}] has unknown type ${JSON.stringify(type)}`);
       }
     });

@@ -17,7 +17,7 @@ interface Ids {
   readonly toolPrefix: string;
 }
 
-type ContentBlock = Exclude<ScriptedBlock, { type: 'pause' } | { type: 'wait' }>;
+type ContentBlock = Exclude<ScriptedBlock, { type: 'pause' } | { type: 'wait' } | { type: 'disconnect' }>;
 
 const DEFAULT_CHUNKS = 3;
 
@@ -59,6 +59,11 @@ export async function streamTurn(
     if (block.type === 'pause') {
       await sleep(block.ms);
       continue;
+    }
+    if (block.type === 'disconnect') {
+      await new Promise<void>((resolve) => res.write('', () => resolve()));
+      res.destroy();
+      return;
     }
     if (block.type === 'wait') {
       await waitUntil(block.until, block.pollMs ?? 5, block.timeoutMs ?? 10_000, res);

@@ -1,0 +1,96 @@
+/**
+ * A session's transcript: JSON Lines in the session folder (`transcript.jsonl`), one entry per message as it is
+ * committed, after a header naming the session, its working directory and model. `--continue` picks the newest
+ * transcript for a working directory, `--resume ID` a given one.
+ */
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { errorToolResult } from '../tool/tool-result.js';
+import type { MessageParam } from '../tool/tool.js';
+
+export const TRANSCRIPT_FILE = 'transcript.jsonl';
+
+export type TranscriptEntry =
+  | { readonly type: 'session'; readonly sessionId: string; readonly cwd: string; readonly model: string; readonly at: string }
+  | { readonly type: 'message'; readonly message: MessageParam; readonly at: string }
+  | { readonly type: 'result'; readonly stopReason: string; readonly turns: number; readonly costUsd: number; readonly at: string };
+
+export function transcriptPath(sessionDir: string): string {
+  return path.join(sessionDir, TRANSCRIPT_FILE);
+}
+
+export class TranscriptWriter {
+  constructor(readonly file: string) {
+    mkdirSync(path.dirname(file), { recursive: true });
+  }
+
+  append(entry: TranscriptEntry): void {
+    // Synchronous on purpose: a crash right after a message was committed must not lose it.
+    appendFileSync(this.file, `${JSON.stringify(entry)}\n`);
+  }
+}
+
+/** The conversation in a transcript, repaired so the next request is valid (a crash may have cut a turn). */
+export function readTranscript(file: string): {
+  messages: MessageParam[];
+  /** How many of `messages` are in the file (the rest is the repair). */
+  stored: number;
+  header?: Extract<TranscriptEntry, { type: 'session' }>;
+} {
+  const messages: MessageParam[] = [];
+  let header: Extract<TranscriptEntry, { type: 'session' }> | undefined;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    let entry: TranscriptEntry;
+    try {
+      entry = JSON.parse(line) as TranscriptEntry;
+    } catch {
+      continue; // a line cut by a crash mid-write
+    }
+    if (entry.type === 'session') header ??= entry;
+    if (entry.type === 'message') messages.push(entry.message);
+  }
+  return { messages: repairTail(messages), stored: messages.length, header };
+}
+
+/** An assistant message whose tool_use blocks have no results (the session ended during the tools) gets them. */
+export function repairTail(messages: MessageParam[]): MessageParam[] {
+  const last = messages.at(-1);
+  if (last?.role !== 'assistant' || typeof last.content === 'string') return messages;
+  const ids = last.content.filter((b) => b.type === 'tool_use').map((b) => (b as { id: string }).id);
+  if (ids.length === 0) return messages;
+  return [
+    ...messages,
+    { role: 'user', content: ids.map((id) => errorToolResult(id, 'The session ended before this call produced a result; it may or may not have run.')) },
+  ];
+}
+
+/** The newest session under `sessionsRoot` whose transcript was written for `cwd`. */
+export function latestSessionFor(sessionsRoot: string, cwd: string): string | undefined {
+  if (!existsSync(sessionsRoot)) return undefined;
+  let best: { id: string; mtime: number } | undefined;
+  for (const id of readdirSync(sessionsRoot)) {
+    const file = transcriptPath(path.join(sessionsRoot, id));
+    let mtime: number;
+    try {
+      mtime = statSync(file).mtimeMs;
+    } catch {
+      continue;
+    }
+    if (best && mtime <= best.mtime) continue;
+    const firstLine = readFirstLine(file);
+    try {
+      const header = JSON.parse(firstLine) as TranscriptEntry;
+      if (header.type === 'session' && path.resolve(header.cwd) === path.resolve(cwd)) best = { id, mtime };
+    } catch {
+      // not a transcript of ours
+    }
+  }
+  return best?.id;
+}
+
+function readFirstLine(file: string): string {
+  const text = readFileSync(file, 'utf8');
+  const end = text.indexOf('\n');
+  return end === -1 ? text : text.slice(0, end);
+}
