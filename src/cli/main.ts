@@ -9,6 +9,7 @@ import { registerCheckCommand } from './commands/check.js';
 import { registerGrantsCommand } from './commands/grants.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerMcpCommand } from './commands/mcp.js';
+import { registerRunCommand } from './commands/run.js';
 
 export function createProgram(): Command {
   const program = new Command()
@@ -23,6 +24,7 @@ export function createProgram(): Command {
   registerGrantsCommand(program);
   registerSandboxCommand(program);
   registerMcpCommand(program);
+  registerRunCommand(program);
   return program;
 }
 

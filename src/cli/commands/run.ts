@@ -1,0 +1,200 @@
+/**
+ * `toolgate run [-p] "PROMPT"`: the agent loop from the shell, with the flags people already use with `claude -p`.
+ * The prompt comes from the arguments or stdin; the model from the Messages API (`ANTHROPIC_API_KEY` or
+ * `ANTHROPIC_AUTH_TOKEN`, `ANTHROPIC_BASE_URL`). Headless: anything that would need a person is denied, with the rule
+ * that would allow it. Without `-p` on a terminal this is where the interactive UI plugs in (`runInteractive`).
+ *
+ * The agent layer is loaded only when a prompt actually runs, so `toolgate run --help` stays cheap.
+ */
+import path from 'node:path';
+import type { Command } from 'commander';
+import { PERMISSION_MODES, type PermissionMode } from '../../tool/permission-types.js';
+import { writeOutput, type OutputFormat } from './run-output.js';
+
+export interface RunOptions {
+  print?: boolean;
+  outputFormat: string;
+  model?: string;
+  maxTurns?: string;
+  permissionMode?: string;
+  settings: string[];
+  allowedTools: string[];
+  disallowedTools: string[];
+  addDir: string[];
+  appendSystemPrompt?: string;
+  systemPrompt?: string;
+  cwd: string;
+  continue?: boolean;
+  resume?: string;
+}
+
+export class RunUsageError extends Error {
+  override readonly name = 'RunUsageError';
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+/** `--allowedTools "Read,Bash(git *)" Edit`: commas and spaces separate rules, except inside parentheses. */
+const collectRules = (value: string, previous: string[]) => [...previous, ...splitRules(value)];
+const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
+
+export function registerRunCommand(program: Command): void {
+  program
+    .command('run')
+    .description('run the agent loop on a prompt (from the arguments or stdin) and print the result')
+    .argument('[prompt...]', 'the prompt (default: read from stdin)')
+    .option('-p, --print', 'print the result and exit (headless; the default when stdin or stdout is not a terminal)')
+    .option('--output-format <format>', `output format: ${OUTPUT_FORMATS.join(', ')}`, 'text')
+    .option('--model <model>', 'the model (default: claude-sonnet-4-6)')
+    .option('--max-turns <n>', 'stop after this many model turns')
+    .option('--permission-mode <mode>', `permission mode: ${PERMISSION_MODES.join(', ')}`)
+    .option('--settings <file-or-json>', 'extra settings file or inline JSON (repeatable, later wins)', collect, [])
+    .option('--allowedTools, --allowed-tools <rules...>', 'allow rules for this run, e.g. "Bash(git diff:*)" Read', collectRules, [])
+    .option('--disallowedTools, --disallowed-tools <rules...>', 'deny rules for this run', collectRules, [])
+    .option('--add-dir <dirs...>', 'more working directories the tools may use', collectRules, [])
+    .option('--append-system-prompt <text>', 'text added to the end of the system prompt')
+    .option('--system-prompt <text>', "replace toolgate's system prompt")
+    .option('--cwd <dir>', 'working directory (and project root for settings)', process.cwd())
+    .option('-c, --continue', 'continue the most recent session in this directory')
+    .option('-r, --resume <session-id>', 'resume a session by id')
+    .action(async (words: string[], opts: RunOptions) => {
+      process.exitCode = await runCommand(words, opts);
+    });
+}
+
+/** Runs one prompt; returns the exit code. */
+export async function runCommand(words: readonly string[], opts: RunOptions): Promise<number> {
+  const format = opts.outputFormat as OutputFormat;
+  if (!(OUTPUT_FORMATS as readonly string[]).includes(format)) {
+    throw new RunUsageError(`unknown --output-format "${opts.outputFormat}" (expected one of: ${OUTPUT_FORMATS.join(', ')})`);
+  }
+  if (opts.permissionMode !== undefined && !(PERMISSION_MODES as readonly string[]).includes(opts.permissionMode)) {
+    throw new RunUsageError(`unknown --permission-mode "${opts.permissionMode}" (expected one of: ${PERMISSION_MODES.join(', ')})`);
+  }
+  const maxTurns = opts.maxTurns === undefined ? undefined : Number(opts.maxTurns);
+  if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && maxTurns > 0)) throw new RunUsageError(`--max-turns must be a positive integer (got "${opts.maxTurns}")`);
+  if (opts.continue && opts.resume) throw new RunUsageError('--continue and --resume cannot be used together');
+
+  const interactive = !opts.print && process.stdin.isTTY === true && process.stdout.isTTY === true;
+  let prompt = words.join(' ').trim();
+  if (!prompt && !interactive) prompt = (await readStdin()).trim();
+  if (interactive && !prompt) return runInteractive(opts);
+  if (!prompt) throw new RunUsageError('no prompt: give it as an argument or on stdin');
+
+  const apiKey = process.env.ANTHROPIC_API_KEY?.trim();
+  const authToken = process.env.ANTHROPIC_AUTH_TOKEN?.trim();
+  if (!apiKey && !authToken) {
+    process.stderr.write('toolgate run: no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN; ANTHROPIC_BASE_URL for another endpoint)\n');
+    return 1;
+  }
+
+  // Loaded here, not at the top: the SDK, the runtime and the tools are most of the CLI's start-up time.
+  const [{ default: Anthropic }, agent] = await Promise.all([import('@anthropic-ai/sdk'), import('../../agent/index.js')]);
+  const cwd = path.resolve(opts.cwd);
+  const sessionsRoot = path.join(agent.stateDirectory(), 'sessions');
+  let sessionId: string;
+  let resume: string | undefined;
+  if (opts.continue) {
+    resume = agent.latestSessionFor(sessionsRoot, cwd);
+    if (!resume) throw new RunUsageError(`no session to continue in ${cwd} (start one without --continue)`);
+    sessionId = resume;
+  } else if (opts.resume) {
+    resume = opts.resume;
+    sessionId = resume;
+  } else {
+    sessionId = crypto.randomUUID();
+  }
+
+  const client = new Anthropic({ ...(apiKey ? { apiKey, authToken: null } : { authToken, apiKey: null }), maxRetries: 0 });
+  const controller = new AbortController();
+  const stopSignals = onStopSignals(controller);
+  const model = opts.model ?? agent.DEFAULT_MODEL;
+  const runtime = await agent.createToolRuntime({
+    cwd,
+    additionalDirectories: opts.addDir.map((d) => path.resolve(d)),
+    settings: { files: opts.settings.map((f) => (f.trimStart().startsWith('{') ? f : path.resolve(f))) },
+    mode: opts.permissionMode as PermissionMode | undefined,
+    rules: { allow: opts.allowedTools, deny: opts.disallowedTools },
+    sessionId,
+    sessionDir: agent.defaultSessionDir(sessionId),
+    model,
+    client,
+    signal: controller.signal,
+  });
+  try {
+    for (const warning of runtime.warnings) process.stderr.write(`toolgate: warning: ${warning}\n`);
+    const events = agent.query({
+      runtime,
+      client,
+      prompt,
+      model,
+      maxTurns,
+      appendSystemPrompt: opts.appendSystemPrompt,
+      systemPrompt: opts.systemPrompt,
+      signal: controller.signal,
+      resume,
+    });
+    const result = await writeOutput(events, format, process.stdout, { permissionMode: runtime.permissionContext.mode });
+    if (result.stopReason === 'aborted') return stopSignals.exitCode() ?? 130;
+    if (result.isError) {
+      if (format === 'text') process.stderr.write(`toolgate run: ${describeFailure(result)}\n`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    stopSignals.dispose();
+    await runtime.dispose();
+  }
+}
+
+/** The terminal UI will take over here; until then a prompt is required. */
+async function runInteractive(_opts: RunOptions): Promise<number> {
+  throw new RunUsageError('no prompt: give it as an argument or on stdin (the interactive mode is not built yet)');
+}
+
+function describeFailure(result: { stopReason: string; error?: string; turns: number }): string {
+  if (result.stopReason === 'max_turns') return `stopped after ${result.turns} turns (--max-turns)`;
+  return result.error ?? `stopped: ${result.stopReason}`;
+}
+
+/** SIGINT, SIGTERM and SIGHUP abort the run: tools get their results, process groups end, the transcript stays valid. */
+function onStopSignals(controller: AbortController): { dispose(): void; exitCode(): number | undefined } {
+  const codes: Record<string, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+  let received: string | undefined;
+  const handlers = Object.keys(codes).map((name) => {
+    const handler = () => {
+      received ??= name;
+      controller.abort(new Error(`received ${name}`));
+    };
+    process.on(name, handler);
+    return () => process.removeListener(name, handler);
+  });
+  return {
+    dispose: () => handlers.forEach((off) => off()),
+    exitCode: () => (received ? codes[received] : undefined),
+  };
+}
+
+export function splitRules(value: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const ch of value) {
+    if (ch === '(') depth++;
+    if (ch === ')') depth = Math.max(0, depth - 1);
+    if (depth === 0 && (ch === ',' || ch === ' ')) {
+      if (current.trim()) out.push(current.trim());
+      current = '';
+      continue;
+    }
+    current += ch;
+  }
+  if (current.trim()) out.push(current.trim());
+  return out;
+}
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) return '';
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,79 @@
+/**
+ * `toolgate run` end to end: the real CLI process, the real SDK inside it, the scripted server playing the model,
+ * real tools on a temp folder. HOME and XDG_STATE_HOME point into the temp folder so no real file is read or written.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startScriptedServer, type ScriptedServer } from '../src/testing/index.js';
+import { toolgate } from './helpers/cli.js';
+
+let dir: string;
+let server: ScriptedServer | undefined;
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'toolgate-run-'));
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: path.join(dir, 'home'), XDG_STATE_HOME: path.join(dir, 'state') };
+  return { ...base, ...extra };
+}
+
+describe('toolgate run', { timeout: 120_000 }, () => {
+  it('without a key: one line saying what to set, exit 1, no request', async () => {
+    const { code, stderr, stdout } = await toolgate(['run', '-p', 'hello'], { env: env() });
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(/set ANTHROPIC_API_KEY/);
+  });
+
+  it('stream-json: init line, each assistant and user message, a result line; real Bash; then --continue picks the session up', async () => {
+    const work = path.join(dir, 'work');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(work);
+    writeFileSync(path.join(work, 'notes.txt'), 'remember the milk\n');
+    server = await startScriptedServer([
+      { content: [{ type: 'text', text: 'Looking.' }, { type: 'tool_use', name: 'Bash', input: { command: 'cat notes.txt' } }, { type: 'tool_use', name: 'Bash', input: { command: 'rm notes.txt' } }], usage: { input_tokens: 100, output_tokens: 20 } },
+      { content: [{ type: 'text', text: 'It says to remember the milk.' }], usage: { input_tokens: 200, output_tokens: 10 } },
+      (request) => ({ content: [{ type: 'text', text: `I still have ${request.body.messages.length} messages.` }] }),
+    ]);
+    const keyEnv = env({ ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: server.url });
+    const first = await toolgate(
+      ['run', '-p', 'what do my notes say?', '--output-format', 'stream-json', '--cwd', work, '--allowedTools', 'Bash(cat:*)', '--model', 'claude-haiku-4-5'],
+      { env: keyEnv },
+    );
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    const lines = first.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.type)).toEqual(['system', 'assistant', 'user', 'assistant', 'result']);
+    expect(lines[0]).toMatchObject({ subtype: 'init', cwd: work, model: 'claude-haiku-4-5' });
+    expect(lines[0].tools).toEqual(expect.arrayContaining(['Bash', 'Read', 'Edit']));
+    const results = lines[2].message.content;
+    expect(results[0].content).toContain('remember the milk');
+    // Headless: the rm would need a person; it is denied with the rule that would allow it, and nothing was removed.
+    expect(results[1].is_error).toBe(true);
+    expect(JSON.stringify(results[1].content)).toContain('Bash(rm');
+    expect(readFileSync(path.join(work, 'notes.txt'), 'utf8')).toContain('milk');
+    expect(lines[4]).toMatchObject({ subtype: 'success', is_error: false, num_turns: 2, stop_reason: 'end_turn', result: 'It says to remember the milk.', usage: { input_tokens: 300, output_tokens: 30 } });
+    expect(lines[4].total_cost_usd).toBeCloseTo((300 * 1 + 30 * 5) / 1e6, 12);
+    expect(typeof lines[4].duration_ms).toBe('number');
+    const sessionId = lines[0].session_id;
+    expect(lines[4].session_id).toBe(sessionId);
+
+    const again = await toolgate(['run', '-p', '--continue', '--output-format', 'json', '--cwd', work], { env: keyEnv, input: 'and now?' });
+    expect(again.code).toBe(0);
+    const result = JSON.parse(again.stdout);
+    expect(result).toMatchObject({ type: 'result', session_id: sessionId, result: 'I still have 5 messages.' });
+    const sent = server.messageRequests[2]!.body.messages;
+    expect(sent.at(-1).content.at(-1).text).toBe('and now?');
+    expect(sent[0].content).toBe('what do my notes say?');
+  });
+});
