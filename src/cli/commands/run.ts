@@ -9,6 +9,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { PERMISSION_MODES, type PermissionMode } from '../../tool/permission-types.js';
+import { guardSignals } from '../signals.js';
 import { writeOutput, type OutputFormat } from './run-output.js';
 
 export interface RunOptions {
@@ -106,7 +107,8 @@ export async function runCommand(words: readonly string[], opts: RunOptions): Pr
 
   const client = new Anthropic({ ...(apiKey ? { apiKey, authToken: null } : { authToken, apiKey: null }), maxRetries: 0 });
   const controller = new AbortController();
-  const stopSignals = onStopSignals(controller);
+  // SIGINT, SIGTERM, SIGHUP: tools get their results, process groups end, the transcript stays valid.
+  const stopSignals = guardSignals(controller, { onForcedExit: (signal) => process.stderr.write(`toolgate run: ${signal} again, exiting now\n`) });
   const model = opts.model ?? agent.DEFAULT_MODEL;
   const runtime = await agent.createToolRuntime({
     cwd,
@@ -134,7 +136,7 @@ export async function runCommand(words: readonly string[], opts: RunOptions): Pr
       resume,
     });
     const result = await writeOutput(events, format, process.stdout, { permissionMode: runtime.permissionContext.mode });
-    if (result.stopReason === 'aborted') return stopSignals.exitCode() ?? 130;
+    if (result.stopReason === 'aborted') return stopSignals.exitCode ?? 130;
     if (result.isError) {
       if (format === 'text') process.stderr.write(`toolgate run: ${describeFailure(result)}\n`);
       return 1;
@@ -154,24 +156,6 @@ async function runInteractive(_opts: RunOptions): Promise<number> {
 function describeFailure(result: { stopReason: string; error?: string; turns: number }): string {
   if (result.stopReason === 'max_turns') return `stopped after ${result.turns} turns (--max-turns)`;
   return result.error ?? `stopped: ${result.stopReason}`;
-}
-
-/** SIGINT, SIGTERM and SIGHUP abort the run: tools get their results, process groups end, the transcript stays valid. */
-function onStopSignals(controller: AbortController): { dispose(): void; exitCode(): number | undefined } {
-  const codes: Record<string, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
-  let received: string | undefined;
-  const handlers = Object.keys(codes).map((name) => {
-    const handler = () => {
-      received ??= name;
-      controller.abort(new Error(`received ${name}`));
-    };
-    process.on(name, handler);
-    return () => process.removeListener(name, handler);
-  });
-  return {
-    dispose: () => handlers.forEach((off) => off()),
-    exitCode: () => (received ? codes[received] : undefined),
-  };
 }
 
 export function splitRules(value: string): string[] {
