@@ -1,6 +1,13 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // The examples import the package by name, as a user would; in the repository that is the sources.
+  resolve: {
+    alias: {
+      'toolgate/testing': new URL('./src/testing/index.ts', import.meta.url).pathname,
+      toolgate: new URL('./src/index.ts', import.meta.url).pathname,
+    },
+  },
   test: {
     include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'test/**/*.test.ts', 'test/**/*.test.tsx'],
     // Type-level tests (*.test-d.ts) prove that what must not compile does not.
