@@ -33,7 +33,11 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
   const { runtime, signal } = options;
   const model = options.model ?? DEFAULT_MODEL;
   const hooks: LoopHooks | undefined = runtime.context.services.hooks?.loop;
-  const transcript = new TranscriptWriter(transcriptPath(runtime.sessionDir));
+  // A sub-agent shares its parent's session folder but keeps its own transcript beside the parent's.
+  const agentId = runtime.context.agentId;
+  const transcript = new TranscriptWriter(
+    agentId ? path.join(runtime.sessionDir, 'subagents', `${agentId.replace(/[^A-Za-z0-9_.-]/g, '_')}.jsonl`) : transcriptPath(runtime.sessionDir),
+  );
   const hookEvent = (): LoopHookEvent => ({
     sessionId: runtime.sessionId,
     transcriptPath: transcript.file,

@@ -121,6 +121,8 @@ export async function runCommand(words: readonly string[], opts: RunOptions): Pr
     model,
     client,
     signal: controller.signal,
+    // The Agent tool's sub-agents run the same loop in child runtimes.
+    services: { subagents: agent.createSubagentRunner({ client, query: agent.query }) },
   });
   try {
     for (const warning of runtime.warnings) process.stderr.write(`toolgate: warning: ${warning}\n`);
