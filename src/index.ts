@@ -22,3 +22,21 @@ export type { LoadedMcpConfig, LoadMcpConfigOptions, McpServerConfig, McpServerS
 export { ListMcpResourcesTool } from './tools/list-mcp-resources/index.js';
 export { ReadMcpResourceTool } from './tools/read-mcp-resource/index.js';
 export type { McpResourceService } from './tools/shared/mcp-resource-service.js';
+export { ToolSearchTool, deferredToolsAnnouncement, type ToolSearchOutput } from './tools/tool-search/index.js';
+export {
+  AgentTool,
+  agentDefinitionsFor,
+  reloadAgentDefinitions,
+  MAX_SUBAGENT_DEPTH,
+  type AgentOutput,
+  type SubagentRequest,
+  type SubagentResult,
+  type SubagentRunner,
+} from './tools/agent/index.js';
+export { loadAgentDefinitions, parseAgentMarkdown, BUILT_IN_AGENTS, type AgentDefinition } from './tools/agent/agent-definitions.js';
+export { TodoWriteTool, getTodos, type TodoItem } from './tools/todo-write/index.js';
+export { AskUserQuestionTool } from './tools/ask-user-question/index.js';
+export { EnterPlanModeTool, ExitPlanModeTool } from './tools/plan-mode/index.js';
+export { WebFetchTool, clearWebFetchCache } from './tools/web-fetch/index.js';
+export { WebSearchTool } from './tools/web-search/index.js';
+export type { ToolQuestionAnswer, ToolQuestionRequest } from './tools/shared/questions.js';
