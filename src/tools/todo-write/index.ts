@@ -75,4 +75,5 @@ export const TodoWriteTool = buildTool<typeof todoWriteInputSchema, TodoWriteOut
   },
   mapToolResultToToolResultBlockParam: (_data, toolUseId) => ({ type: 'tool_result', tool_use_id: toolUseId, content: TODO_WRITE_RESULT }),
   renderToolUseMessage: (input) => `${input.todos?.length ?? 0} items`,
+  loadViews: () => import('./render.js').then((m) => m.todoWriteViews),
 });

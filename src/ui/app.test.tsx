@@ -1,0 +1,117 @@
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { render } from 'ink-testing-library';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createToolRuntime } from '../agent/create-tool-runtime.js';
+import type { ToolRuntime } from '../agent/types.js';
+import { App } from './app.js';
+import { Session } from './session.js';
+import { SessionStore } from './session-store.js';
+import { persistGrants } from './start-session.js';
+import { fakeLoop, type FakeTurn } from './test-helpers/fake-loop.js';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+async function mount(turns: FakeTurn[]) {
+  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-ui-')));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const store = new SessionStore('default', 'test-model');
+  const runtime: ToolRuntime = await createToolRuntime({
+    cwd: dir,
+    settings: { sources: ['project', 'local'], homeDir: dir },
+    onPermissionRequest: (r) => store.askPermission(r),
+    onQuestion: (r) => store.askQuestion(r),
+    persistRules: persistGrants,
+  });
+  cleanups.push(() => runtime.dispose());
+  await store.preloadViews(runtime.tools);
+  const session = new Session({ runtime, store, runQuery: fakeLoop(runtime, turns), model: 'test-model' });
+  let exited = false;
+  const ui = render(<App store={store} session={session} cwd={dir} onExit={() => (exited = true)} />);
+  cleanups.push(() => ui.unmount());
+  const frame = () => ui.lastFrame() ?? '';
+  const type = async (text: string) => {
+    ui.stdin.write(text);
+    await new Promise((r) => setTimeout(r, 20));
+  };
+  return { dir, ui, frame, type, session, store, exited: () => exited };
+}
+
+describe('the session app', () => {
+  it('streams text, draws tool calls through their views, and remembers "don\'t ask again" in .claude/settings.local.json', async () => {
+    const turns: FakeTurn[] = [
+      { text: 'Reading **the** file.', tools: [{ name: 'Read', input: { file_path: 'notes.txt' } }] },
+      { text: 'Now the command.', tools: [{ name: 'Bash', input: { command: 'touch made.txt' } }] },
+      { text: 'Again.', tools: [{ name: 'Bash', input: { command: 'touch made.txt' } }] },
+    ];
+    const app = await mount(turns);
+    writeFileSync(path.join(app.dir, 'notes.txt'), 'a\nb\nc\n');
+    await app.type('read it');
+    await app.type('\r');
+    await until(() => app.frame().includes('Read 3 lines'), 'the Read result');
+    expect(app.frame()).toContain('Reading the file.');
+    expect(app.frame()).toMatch(/● Read\(notes\.txt\)/);
+
+    await app.type('run it\r');
+    await until(() => app.frame().includes('Allow Bash?'), 'the permission dialog');
+    const dialog = app.frame();
+    expect(dialog).toContain('touch made.txt');
+    const rule = /Yes, and don't ask again for (Bash\(touch[^)]*\))/.exec(dialog)?.[1];
+    expect(rule).toBeDefined();
+    expect(dialog).toContain('Why: touch is not a known read-only command');
+    expect(dialog).toContain('.claude/settings.local.json');
+    await app.type('2');
+    await until(() => !app.frame().includes('Allow Bash?') && !app.session.busy, 'the command to run');
+    const settings = JSON.parse(readFileSync(path.join(app.dir, '.claude', 'settings.local.json'), 'utf8'));
+    expect(settings.permissions.allow).toContain(rule);
+
+    await app.type('again\r');
+    await until(() => app.frame().includes('Again.') && !app.session.busy, 'the second command');
+    expect(app.frame()).not.toContain('Allow Bash?');
+    expect(app.store.getSnapshot().dialogs).toHaveLength(0);
+  });
+
+  it('denies with a message for the model, walks the prompt history, and exits on Ctrl+D', async () => {
+    const app = await mount([{ tools: [{ name: 'Bash', input: { command: 'rm -f x.txt' } }] }]);
+    await app.type('remove\r');
+    await until(() => app.frame().includes('Allow Bash?'), 'the permission dialog');
+    await app.type('3');
+    await until(() => app.frame().includes('Enter sends'), 'the message field');
+    await app.type('use git clean instead');
+    await app.type('\r');
+    await until(() => !app.session.busy, 'the turn to end');
+    expect(app.frame()).toContain('The user refused: use git clean instead');
+    await app.type('\x1b[A');
+    await until(() => app.frame().includes('› remove'), 'the history entry');
+    await app.type('\x15'); // Ctrl+U empties the line
+    await app.type('\x04');
+    expect(app.exited()).toBe(true);
+  });
+
+  it('lists the rules with their files on /permissions and cycles modes with Shift+Tab', async () => {
+    const app = await mount([]);
+    await import('node:fs').then((fs) => {
+      fs.mkdirSync(path.join(app.dir, '.claude'), { recursive: true });
+    });
+    await app.type('/help\r');
+    await until(() => app.frame().includes('/permissions'), 'the help');
+    await app.type('\x1b[Z');
+    await until(() => app.frame().includes('accepts edits'), 'acceptEdits mode');
+    await app.type('\x1b[Z');
+    await until(() => app.frame().includes('plan mode'), 'plan mode');
+    await app.type('/permissions\r');
+    await until(() => app.frame().includes('Mode: plan'), 'the rules');
+  });
+});

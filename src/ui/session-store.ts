@@ -1,0 +1,324 @@
+/**
+ * The state of an interactive session, without React: what is finished (written once, never redrawn), what is live
+ * (streaming text, running tools), the dialogs waiting for the person, the mode and the background tasks. The Ink app
+ * and the plain-text printer both read it, so a terminal and a pipe show the same session.
+ *
+ * Finished items leave the live list in order: a tool that ends before the one above it waits, so the transcript
+ * never reorders.
+ */
+import type { PermissionAnswer, QueryEvent, QuestionAnswer, QuestionRequest, RuntimePermissionRequest } from '../agent/types.js';
+import type { ToolUseOutcome } from '../execution/outcome.js';
+import type { PermissionMode } from '../tool/permission-types.js';
+import type { AnyTool, ToolProgressData, ToolUseBlock, ToolViews } from '../tool/tool.js';
+
+export type Item =
+  | { readonly kind: 'user'; readonly id: number; readonly text: string }
+  | { readonly kind: 'assistant'; readonly id: number; readonly text: string }
+  | { readonly kind: 'notice'; readonly id: number; readonly text: string; readonly tone: 'info' | 'error' | 'warn' }
+  | ToolItem;
+
+export interface ToolItem {
+  readonly kind: 'tool';
+  readonly id: number;
+  readonly block: ToolUseBlock;
+  readonly tool?: AnyTool;
+  readonly views?: ToolViews;
+  readonly progress: readonly ToolProgressData[];
+  readonly startedAt: number;
+  readonly outcome?: ToolUseOutcome;
+}
+
+export type Dialog =
+  | {
+      readonly kind: 'permission';
+      readonly id: number;
+      readonly request: RuntimePermissionRequest;
+      readonly views?: ToolViews;
+      readonly resolve: (answer: PermissionAnswer) => void;
+    }
+  | { readonly kind: 'question'; readonly id: number; readonly request: QuestionRequest; readonly resolve: (answer: QuestionAnswer) => void };
+
+export interface BackgroundTask {
+  readonly id: string;
+  readonly label: string;
+}
+
+export interface SessionSnapshot {
+  /** Everything written for good, oldest first (the Ink app hands it to `<Static>`). */
+  readonly finished: readonly Item[];
+  readonly live: readonly Item[];
+  readonly dialogs: readonly Dialog[];
+  readonly busy: boolean;
+  readonly mode: PermissionMode;
+  readonly model: string;
+  readonly tasks: readonly BackgroundTask[];
+  /** Bumped by `/clear`: the app remounts `<Static>` under a new key. */
+  readonly epoch: number;
+}
+
+type Listener = () => void;
+
+export class SessionStore {
+  private finished: Item[] = [];
+  private live: Item[] = [];
+  private dialogs: Dialog[] = [];
+  private tasks: BackgroundTask[] = [];
+  private nextId = 1;
+  private busy = false;
+  /** The last assistant item is still receiving text. */
+  private textOpen = false;
+  private epoch = 0;
+  private snapshot: SessionSnapshot;
+  private readonly listeners = new Set<Listener>();
+  private readonly finishedListeners = new Set<(item: Item) => void>();
+  private readonly viewsCache = new Map<AnyTool, ToolViews | undefined>();
+
+  constructor(
+    private mode: PermissionMode,
+    private model: string,
+  ) {
+    this.snapshot = this.makeSnapshot();
+  }
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Called once per item, in transcript order, when it is written for good (the plain printer prints it). */
+  onFinished(listener: (item: Item) => void): () => void {
+    this.finishedListeners.add(listener);
+    return () => this.finishedListeners.delete(listener);
+  }
+
+  getSnapshot = (): SessionSnapshot => this.snapshot;
+
+  /** Loads every tool's views before the session starts, so drawing never waits on an import. */
+  async preloadViews(tools: readonly AnyTool[]): Promise<void> {
+    await Promise.all(
+      tools.map(async (tool) => {
+        try {
+          this.viewsCache.set(tool, await tool.loadViews?.());
+        } catch {
+          this.viewsCache.set(tool, undefined); // the plain-text forms still draw it
+        }
+      }),
+    );
+  }
+
+  viewsOf(tool: AnyTool | undefined): ToolViews | undefined {
+    return tool ? this.viewsCache.get(tool) : undefined;
+  }
+
+  // — what the person does —
+
+  addUser(text: string): void {
+    this.push({ kind: 'user', id: this.nextId++, text });
+  }
+
+  notice(text: string, tone: 'info' | 'error' | 'warn' = 'info'): void {
+    this.push({ kind: 'notice', id: this.nextId++, text, tone });
+  }
+
+  setBusy(busy: boolean): void {
+    this.busy = busy;
+    if (!busy) this.settleLive();
+    this.emit();
+  }
+
+  setMode(mode: PermissionMode): void {
+    this.mode = mode;
+    this.emit();
+  }
+
+  setModel(model: string): void {
+    this.model = model;
+    this.emit();
+  }
+
+  setTasks(tasks: readonly BackgroundTask[]): void {
+    this.tasks = [...tasks];
+    this.emit();
+  }
+
+  clear(): void {
+    this.finished = [];
+    this.live = [];
+    this.epoch++;
+    this.emit();
+  }
+
+  // — what the loop reports —
+
+  apply(event: QueryEvent, findTool: (name: string) => AnyTool | undefined): void {
+    switch (event.type) {
+      case 'text_delta': {
+        const last = this.live.at(-1);
+        const open = this.textOpen;
+        this.textOpen = true;
+        if (open && last?.kind === 'assistant') this.live[this.live.length - 1] = { ...last, text: last.text + event.text };
+        else this.live.push({ kind: 'assistant', id: this.nextId++, text: event.text });
+        break;
+      }
+      case 'tool_use': {
+        const tool = findTool(event.block.name);
+        this.closeText();
+        this.live.push({
+          kind: 'tool',
+          id: this.nextId++,
+          block: event.block,
+          tool,
+          views: this.viewsOf(tool),
+          progress: [],
+          startedAt: Date.now(),
+        });
+        break;
+      }
+      case 'tool_progress': {
+        const i = this.toolIndex(event.progress.toolUseID);
+        const item = this.live[i];
+        if (item?.kind === 'tool') this.live[i] = { ...item, progress: [...item.progress, event.progress.data] };
+        break;
+      }
+      case 'tool_result': {
+        const i = this.toolIndex(event.outcome.toolUseId);
+        const item = this.live[i];
+        if (item?.kind === 'tool') this.live[i] = { ...item, outcome: event.outcome };
+        else this.live.push({ kind: 'tool', id: this.nextId++, block: blockOf(event.outcome), tool: event.outcome.tool, views: this.viewsOf(event.outcome.tool), progress: [], startedAt: Date.now(), outcome: event.outcome });
+        for (const notice of event.outcome.userNotices) this.live.push({ kind: 'notice', id: this.nextId++, text: notice, tone: 'warn' });
+        break;
+      }
+      case 'assistant':
+        this.closeText();
+        break;
+      case 'retry':
+        this.live.push({ kind: 'notice', id: this.nextId++, text: `API error (${event.error}); retrying in ${Math.round(event.delayMs / 1000)}s (attempt ${event.attempt})`, tone: 'warn' });
+        break;
+      case 'result':
+        this.closeText();
+        if (event.result.isError || event.result.stopReason === 'aborted') {
+          const text = event.result.stopReason === 'aborted' ? 'Interrupted' : `Stopped: ${event.result.error ?? event.result.stopReason}`;
+          this.live.push({ kind: 'notice', id: this.nextId++, text, tone: event.result.stopReason === 'aborted' ? 'warn' : 'error' });
+        } else if (event.result.stopReason === 'max_turns') {
+          this.live.push({ kind: 'notice', id: this.nextId++, text: `Stopped after ${event.result.turns} turns (max turns)`, tone: 'warn' });
+        }
+        break;
+      default:
+        break;
+    }
+    this.flush();
+    this.emit();
+  }
+
+  // — dialogs —
+
+  askPermission(request: RuntimePermissionRequest): Promise<PermissionAnswer> {
+    return this.openDialog<PermissionAnswer>(
+      (id, resolve) => ({ kind: 'permission', id, request, views: this.viewsOf(request.tool), resolve }),
+      request.signal,
+      { behavior: 'deny', message: 'The request was withdrawn.' },
+    );
+  }
+
+  askQuestion(request: QuestionRequest): Promise<QuestionAnswer> {
+    return this.openDialog<QuestionAnswer>((id, resolve) => ({ kind: 'question', id, request, resolve }), request.signal, { action: 'cancel' });
+  }
+
+  /** Answers every open dialog as withdrawn (an interrupt). */
+  cancelDialogs(): void {
+    for (const dialog of [...this.dialogs]) {
+      if (dialog.kind === 'permission') dialog.resolve({ behavior: 'deny', message: 'The user interrupted the turn.', interrupt: true });
+      else dialog.resolve({ action: 'cancel' });
+    }
+  }
+
+  private openDialog<A>(make: (id: number, resolve: (answer: A) => void) => Dialog, signal: AbortSignal, withdrawn: A): Promise<A> {
+    return new Promise<A>((resolveAnswer) => {
+      const id = this.nextId++;
+      let done = false;
+      const resolve = (answer: A) => {
+        if (done) return;
+        done = true;
+        signal.removeEventListener('abort', onAbort);
+        this.dialogs = this.dialogs.filter((d) => d.id !== id);
+        this.emit();
+        resolveAnswer(answer);
+      };
+      const onAbort = () => resolve(withdrawn);
+      if (signal.aborted) return resolveAnswer(withdrawn);
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.dialogs = [...this.dialogs, make(id, resolve)];
+      this.emit();
+    });
+  }
+
+  // — internals —
+
+  private push(item: Item): void {
+    this.live.push(item);
+    this.flush();
+    this.emit();
+  }
+
+  private toolIndex(toolUseId: string): number {
+    for (let i = this.live.length - 1; i >= 0; i--) {
+      const item = this.live[i]!;
+      if (item.kind === 'tool' && item.block.id === toolUseId) return i;
+    }
+    return -1;
+  }
+
+  /** Text that is followed by a tool call or ends a message is complete: it may be written for good. */
+  private closeText(): void {
+    this.textOpen = false;
+  }
+
+  /** Moves the finished prefix of the live list to `finished`. */
+  private flush(): void {
+    let n = 0;
+    for (const item of this.live) {
+      if (!this.isDone(item, n === this.live.length - 1)) break;
+      n++;
+    }
+    if (n === 0) return;
+    const done = this.live.splice(0, n);
+    // A new array, not a push: <Static> notices new items by the array's identity.
+    this.finished = this.finished.concat(done);
+    for (const item of done) for (const listener of this.finishedListeners) listener(item);
+  }
+
+  private isDone(item: Item, isLast: boolean): boolean {
+    if (item.kind === 'tool') return item.outcome !== undefined;
+    // The last assistant text may still be streaming; anything after it proves it complete.
+    if (item.kind === 'assistant') return !(isLast && this.textOpen);
+    return true;
+  }
+
+  /** The turn ended: whatever is live is final now (a tool without a result keeps none — the loop gave one each). */
+  private settleLive(): void {
+    this.textOpen = false;
+    this.flush();
+  }
+
+  private emit(): void {
+    this.snapshot = this.makeSnapshot();
+    for (const listener of this.listeners) listener();
+  }
+
+  private makeSnapshot(): SessionSnapshot {
+    return {
+      finished: this.finished,
+      live: [...this.live],
+      dialogs: this.dialogs,
+      busy: this.busy,
+      mode: this.mode,
+      model: this.model,
+      tasks: this.tasks,
+      epoch: this.epoch,
+    };
+  }
+}
+
+function blockOf(outcome: ToolUseOutcome): ToolUseBlock {
+  return { type: 'tool_use', id: outcome.toolUseId, name: outcome.toolName, input: outcome.input ?? {} } as ToolUseBlock;
+}

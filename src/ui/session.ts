@@ -1,0 +1,166 @@
+/**
+ * One interactive session, without a screen: the conversation, the prompt history, the running turn and its abort
+ * controller, the slash commands, the mode cycle. The Ink app and the plain printer drive it the same way.
+ */
+import type { QueryEvent, ToolRuntime } from '../agent/types.js';
+import { USER_INTERRUPT } from '../execution/abort-reasons.js';
+import { formatPermissionRule } from '../permissions/permission-rule.js';
+import type { PermissionMode, PermissionRule } from '../tool/permission-types.js';
+import type { MessageParam } from '../tool/tool.js';
+import type { SessionStore } from './session-store.js';
+
+export type RunQuery = (options: { readonly prompt: readonly MessageParam[]; readonly model: string; readonly signal: AbortSignal }) => AsyncIterable<QueryEvent>;
+
+export interface SessionOptions {
+  readonly runtime: ToolRuntime;
+  readonly store: SessionStore;
+  /** Runs one turn of the agent loop: `query()` in the CLI, a script in tests. */
+  readonly runQuery: RunQuery;
+  readonly model: string;
+}
+
+/** The modes Shift+Tab walks through (bypass only when the session allows it). */
+export function modeCycle(bypassAvailable: boolean): readonly PermissionMode[] {
+  return bypassAvailable ? ['default', 'acceptEdits', 'plan', 'bypassPermissions'] : ['default', 'acceptEdits', 'plan'];
+}
+
+export const HELP_TEXT = [
+  'Type a request and press Enter. Alt+Enter or a trailing \\ adds a line; pasted text keeps its lines.',
+  '',
+  '  /help          this text',
+  '  /permissions   the permission rules in effect and the files they come from',
+  '  /model [name]  show or change the model',
+  '  /clear         forget the conversation and clear the screen',
+  '  /exit          leave',
+  '',
+  '  Esc, Ctrl+C    interrupt the running turn (tools that must finish, finish)',
+  '  Ctrl+C twice, Ctrl+D on an empty prompt   exit',
+  '  Shift+Tab      cycle the permission mode',
+  '  ↑/↓            prompt history',
+].join('\n');
+
+export class Session {
+  private messages: MessageParam[] = [];
+  readonly history: string[] = [];
+  private controller: AbortController | undefined;
+  private running: Promise<void> | undefined;
+  model: string;
+
+  constructor(private readonly options: SessionOptions) {
+    this.model = options.model;
+  }
+
+  get busy(): boolean {
+    return this.controller !== undefined;
+  }
+
+  /** Resolves when the current turn (if any) has ended. */
+  idle(): Promise<void> {
+    return this.running ?? Promise.resolve();
+  }
+
+  /** A line from the prompt: a slash command, or a turn. Returns 'exit' when the person asked to leave. */
+  submit(text: string): 'exit' | undefined {
+    const trimmed = text.trim();
+    if (trimmed === '') return undefined;
+    if (this.history.at(-1) !== text) this.history.push(text);
+    if (trimmed.startsWith('/')) return this.command(trimmed);
+    if (this.busy) {
+      this.options.store.notice('A turn is running: wait for it, or press Esc to interrupt it.', 'warn');
+      return undefined;
+    }
+    this.running = this.turn(text).finally(() => {
+      this.running = undefined;
+    });
+    return undefined;
+  }
+
+  /** Esc / Ctrl+C: stops the running turn. False when there was nothing to stop. */
+  interrupt(): boolean {
+    if (!this.controller) return false;
+    this.options.store.cancelDialogs();
+    this.controller.abort(USER_INTERRUPT);
+    return true;
+  }
+
+  cycleMode(): PermissionMode {
+    const { runtime, store } = this.options;
+    const cycle = modeCycle(runtime.permissionContext.isBypassPermissionsModeAvailable);
+    const current = runtime.context.getAppState().toolPermissionContext.mode;
+    const next = cycle[(cycle.indexOf(current) + 1) % cycle.length] ?? 'default';
+    runtime.setMode(next);
+    store.setMode(next);
+    return next;
+  }
+
+  private command(line: string): 'exit' | undefined {
+    const { store, runtime } = this.options;
+    const [name, ...rest] = line.slice(1).split(/\s+/);
+    switch (name) {
+      case 'help':
+        store.notice(HELP_TEXT);
+        return undefined;
+      case 'exit':
+      case 'quit':
+        return 'exit';
+      case 'clear':
+        if (this.busy) this.interrupt();
+        this.messages = [];
+        store.clear();
+        store.notice('Conversation cleared.');
+        return undefined;
+      case 'model':
+        if (rest.length > 0 && rest[0]) {
+          this.model = rest[0];
+          store.setModel(this.model);
+          store.notice(`Model: ${this.model} (from the next turn)`);
+        } else store.notice(`Model: ${this.model}`);
+        return undefined;
+      case 'permissions':
+        store.notice(describeRules(runtime));
+        return undefined;
+      default:
+        store.notice(`Unknown command /${name}. /help lists the commands.`, 'warn');
+        return undefined;
+    }
+  }
+
+  private async turn(text: string): Promise<void> {
+    const { store, runQuery, runtime } = this.options;
+    const controller = new AbortController();
+    this.controller = controller;
+    store.addUser(text);
+    store.setBusy(true);
+    const prompt: MessageParam[] = [...this.messages, { role: 'user', content: text }];
+    try {
+      for await (const event of runQuery({ prompt, model: this.model, signal: controller.signal })) {
+        store.apply(event, (name) => runtime.findTool(name));
+        if (event.type === 'result') this.messages = [...event.result.messages];
+      }
+    } catch (error) {
+      store.notice(error instanceof Error ? error.message : String(error), 'error');
+    } finally {
+      this.controller = undefined;
+      store.setMode(runtime.context.getAppState().toolPermissionContext.mode);
+      store.setBusy(false);
+    }
+  }
+}
+
+/** `/permissions`: the mode, then allow / ask / deny rules, each with the file it was read from. */
+export function describeRules(runtime: ToolRuntime): string {
+  const ctx = runtime.context.getAppState().toolPermissionContext;
+  const lines = [`Mode: ${ctx.mode}`];
+  const group = (title: string, rules: readonly PermissionRule[]) => {
+    lines.push('', `${title}:`);
+    if (rules.length === 0) lines.push('  (none)');
+    for (const rule of rules) {
+      const from = rule.sourceFile && rule.sourceFile !== rule.source ? `${rule.source}, ${rule.sourceFile}` : rule.source;
+      lines.push(`  ${formatPermissionRule(rule.ruleValue)}  (${from})`);
+    }
+  };
+  group('Allow', ctx.alwaysAllowRules as readonly PermissionRule[]);
+  group('Ask', ctx.alwaysAskRules as readonly PermissionRule[]);
+  group('Deny', ctx.alwaysDenyRules as readonly PermissionRule[]);
+  return lines.join('\n');
+}

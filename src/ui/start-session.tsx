@@ -1,0 +1,100 @@
+/**
+ * Starts an interactive session: a runtime whose permission prompts and questions go to the person, the Ink app on
+ * a terminal — or, without one, the same session printed as plain text with prompts read line by line from stdin.
+ * Returns the exit code once the person leaves; every turn is interrupted and the runtime disposed on the way out.
+ */
+import { createInterface } from 'node:readline';
+import type { ToolRuntime, ToolRuntimeOptions } from '../agent/types.js';
+import { writeGrants } from '../settings/grants.js';
+import type { BackgroundTask } from './session-store.js';
+import { SessionStore } from './session-store.js';
+import { Session, type RunQuery } from './session.js';
+import { itemText } from './plain-text.js';
+
+export interface InteractiveOptions {
+  readonly createRuntime: (options: ToolRuntimeOptions) => Promise<ToolRuntime>;
+  /** Runtime options besides the handlers this function adds (cwd, settings, mode, rules…). */
+  readonly runtimeOptions: ToolRuntimeOptions;
+  /** One turn of the agent loop over this runtime (`query()`). */
+  readonly runQuery: (runtime: ToolRuntime) => RunQuery;
+  readonly model: string;
+  readonly stdin?: NodeJS.ReadStream;
+  readonly stdout?: NodeJS.WriteStream;
+  /** Draw with Ink (default: when stdin and stdout are terminals). */
+  readonly tty?: boolean;
+}
+
+/** `NO_COLOR` (any non-empty value) turns colour off before chalk decides its level at import. */
+function honourNoColor(): void {
+  const noColor = process.env.NO_COLOR;
+  if (noColor !== undefined && noColor !== '') process.env.FORCE_COLOR = '0';
+}
+
+/** Writes "don't ask again" answers where the person chose (the grants writer of the settings layer). */
+export async function persistGrants(request: Parameters<NonNullable<ToolRuntimeOptions['persistRules']>>[0]): Promise<void> {
+  writeGrants({ projectDir: request.cwd, destination: request.destination, rules: request.rules, ...(request.expiresAt ? { expiresAt: request.expiresAt } : {}) });
+}
+
+export async function startInteractiveSession(options: InteractiveOptions): Promise<number> {
+  honourNoColor();
+  const stdin = options.stdin ?? process.stdin;
+  const stdout = options.stdout ?? process.stdout;
+  const tty = options.tty ?? (stdin.isTTY === true && stdout.isTTY === true);
+  const store = new SessionStore(options.runtimeOptions.mode ?? 'default', options.model);
+  const runtime = await options.createRuntime({
+    ...options.runtimeOptions,
+    model: options.model,
+    onPermissionRequest: (request) => store.askPermission(request),
+    onQuestion: (request) => store.askQuestion(request),
+    persistRules: options.runtimeOptions.persistRules ?? persistGrants,
+  });
+  store.setMode(runtime.permissionContext.mode);
+  for (const warning of runtime.warnings ?? []) store.notice(warning, 'warn');
+  const session = new Session({ runtime, store, runQuery: options.runQuery(runtime), model: options.model });
+  try {
+    if (tty) await runInk(store, session, runtime, stdin, stdout);
+    else await runPlain(store, session, stdin, stdout);
+  } finally {
+    session.interrupt();
+    await session.idle();
+    await runtime.dispose();
+  }
+  return 0;
+}
+
+async function runInk(store: SessionStore, session: Session, runtime: ToolRuntime, stdin: NodeJS.ReadStream, stdout: NodeJS.WriteStream): Promise<void> {
+  await store.preloadViews(runtime.tools);
+  const [{ render }, { createElement }, { App }] = await Promise.all([import('ink'), import('react'), import('./app.js')]);
+  const listTasks = (): BackgroundTask[] => {
+    const registry = (runtime.context.services as { tasks?: { list(): { id: string; status: string; description?: string; command: string }[] } }).tasks;
+    return (registry?.list() ?? []).filter((t) => t.status === 'running').map((t) => ({ id: t.id, label: t.description ?? t.command.slice(0, 30) }));
+  };
+  const instance = render(createElement(App, { store, session, cwd: runtime.cwd, onExit: () => {}, listTasks }), {
+    stdin,
+    stdout,
+    exitOnCtrlC: false,
+    maxFps: 60,
+    patchConsole: true,
+  });
+  await instance.waitUntilExit();
+}
+
+/** No terminal: each prompt line is a turn; finished items print as text; prompts that need a person are refused. */
+async function runPlain(store: SessionStore, session: Session, stdin: NodeJS.ReadStream, stdout: NodeJS.WriteStream): Promise<void> {
+  store.onFinished((item) => {
+    if (item.kind !== 'user') stdout.write(`${itemText(item)}\n\n`);
+  });
+  // Nobody can answer a dialog through a pipe: permission prompts are denied, questions declined, with the reason.
+  store.subscribe(() => {
+    for (const dialog of store.getSnapshot().dialogs) {
+      if (dialog.kind === 'permission') dialog.resolve({ behavior: 'deny', message: 'No terminal to ask the person on; the call was refused.' });
+      else dialog.resolve({ action: 'decline', message: 'No terminal to ask the person on.' });
+    }
+  });
+  const lines = createInterface({ input: stdin, terminal: false });
+  for await (const line of lines) {
+    if (session.submit(line) === 'exit') break;
+    await session.idle();
+  }
+  await session.idle();
+}
