@@ -160,6 +160,13 @@ export type Tool<Input extends AnyObject = AnyObject, Output = unknown, P extend
   isConcurrencySafe(input: z.infer<Input>): boolean;
   isReadOnly(input: z.infer<Input>): boolean;
   isDestructive(input: z.infer<Input>): boolean;
+  /**
+   * Whether this call may simply run again when a crash left it unknown whether its first run finished (a durable
+   * backend's worker died mid-call): running twice has the effect of running once, or the second run refuses by
+   * itself (an edit that checks the file's content hash against what was read). Absent: only read-only calls are.
+   * A call that is not safe is answered with an error that says it may or may not have happened, never re-run.
+   */
+  isRetrySafe?(input: z.infer<Input>): boolean;
   isEnabled(): boolean;
   /** What a user interrupt does while this tool runs: `cancel` it (default) or let it finish (`block`). */
   interruptBehavior?(): 'cancel' | 'block';

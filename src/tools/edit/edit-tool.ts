@@ -175,6 +175,8 @@ export const EditTool = buildTool({
   },
   isConcurrencySafe: () => false,
   isReadOnly: () => false,
+  // A second run after a first one that finished finds the file changed since it was read (content hash) and refuses.
+  isRetrySafe: () => true,
   getPath: (input) => pathForPermission(input.file_path),
   backfillObservableInput(input, context) {
     backfillPathField(input, 'file_path', context);

@@ -169,6 +169,8 @@ export const NotebookEditTool = buildTool({
   },
   isConcurrencySafe: () => false,
   isReadOnly: () => false,
+  // A second run after a first one that finished finds the file changed since it was read (content hash) and refuses.
+  isRetrySafe: () => true,
   isDestructive: (input) => input.edit_mode === 'delete',
   getPath: (input) => pathForPermission(input.notebook_path),
   backfillObservableInput(input, context) {

@@ -110,6 +110,8 @@ export const WriteTool = buildTool({
   },
   isConcurrencySafe: () => false,
   isReadOnly: () => false,
+  // A second run after a first one that finished finds the file changed since it was read (content hash) and refuses.
+  isRetrySafe: () => true,
   // Replacing a whole file can lose content; classifiers and UIs may treat it with more care than an Edit.
   isDestructive: () => true,
   getPath: (input) => pathForPermission(input.file_path),
