@@ -10,6 +10,7 @@ import { registerGrantsCommand } from './commands/grants.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerMcpCommand } from './commands/mcp.js';
 import { registerRunCommand } from './commands/run.js';
+import { registerWorkerCommand } from './commands/worker.js';
 
 export function createProgram(): Command {
   const program = new Command()
@@ -25,6 +26,7 @@ export function createProgram(): Command {
   registerSandboxCommand(program);
   registerMcpCommand(program);
   registerRunCommand(program);
+  registerWorkerCommand(program);
   return program;
 }
 
