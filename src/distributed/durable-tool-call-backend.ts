@@ -12,6 +12,7 @@
  */
 import type { ToolCallBackend, ToolCallRequest } from '../execution/backend.js';
 import { localToolCallBackend } from '../execution/backend.js';
+import { permissionTraitsOf } from '../permissions/tool-traits.js';
 import type { AnyTool, ToolResult } from '../tool/tool.js';
 import type { ProgressReceiver } from './progress-channel.js';
 import { applyRemoteEffects, idempotencyKeyOf, toRemoteToolCall, type DurableToolEngine, type RemoteToolResult } from './remote-tool-call.js';
@@ -21,8 +22,9 @@ export interface DurableToolCallBackendOptions {
   /** Where workers post progress; without one, remote calls report no progress. */
   readonly progress?: ProgressReceiver;
   /**
-   * Calls that stay in this process (default: MCP tools, whose connections live here). Everything else goes to the
-   * engine.
+   * Calls that stay in this process. Default: everything but workspace tools — those whose permission traits say they
+   * run commands, read, write or search files (and are not MCP tools, whose connections live here). Tools that work on
+   * the session itself (plan mode, to-do lists, questions, sub-agents) change this process's state and stay.
    */
   readonly runsLocally?: (tool: AnyTool, input: Record<string, unknown>) => boolean;
 }
@@ -45,7 +47,14 @@ export class RemoteCallAbortedError extends Error {
   override readonly name = 'AbortError';
 }
 
-const defaultRunsLocally = (tool: AnyTool) => tool.isMcp === true;
+const WORKSPACE_KINDS = new Set(['shell', 'read', 'write', 'search']);
+
+export function isWorkspaceTool(tool: AnyTool): boolean {
+  if (tool.isMcp === true || tool.mcpInfo !== undefined) return false;
+  return WORKSPACE_KINDS.has(permissionTraitsOf(tool).kind);
+}
+
+const defaultRunsLocally = (tool: AnyTool) => !isWorkspaceTool(tool);
 
 export function createDurableToolCallBackend(options: DurableToolCallBackendOptions): ToolCallBackend {
   const runsLocally = options.runsLocally ?? defaultRunsLocally;

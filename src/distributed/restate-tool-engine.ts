@@ -69,7 +69,7 @@ export function toolCallService(options: ToolCallServiceOptions) {
           const begun = await ctx.run('begin', () => attempt);
           if (begun !== attempt) return { ok: false, interrupted: true, error: { message: interruptedMessage(tool.name) }, worker: options.workerName };
         }
-        const signal = ctx.request().attemptCompletedSignal;
+        const signal = cancellationSignal(ctx);
         return limit(async () => {
           options.onCall?.('start', call);
           const progress = createProgressSender(call.progressUrl);
@@ -96,6 +96,25 @@ export function toolCallService(options: ToolCallServiceOptions) {
       idempotencyRetention: { days: 1 },
     },
   });
+}
+
+/**
+ * An AbortSignal that fires when this invocation is cancelled (the coordinator's turn was aborted) or its attempt ends.
+ * The tool runs outside Restate's promises, so it would not notice a cancellation on its own: an awakeable that
+ * nobody ever resolves is a Restate promise that rejects exactly then.
+ */
+function cancellationSignal(ctx: restate.Context): AbortSignal {
+  const controller = new AbortController();
+  const attempt = ctx.request().attemptCompletedSignal;
+  if (attempt.aborted) controller.abort('attempt ended');
+  else attempt.addEventListener('abort', () => controller.abort('attempt ended'), { once: true });
+  ctx.awakeable<never>().promise.then(
+    () => undefined,
+    (error: unknown) => {
+      if (error instanceof restate.CancelledError) controller.abort('cancelled');
+    },
+  );
+  return controller.signal;
 }
 
 function createLimiter(max: number): <T>(fn: () => Promise<T>) => Promise<T> {

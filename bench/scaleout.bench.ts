@@ -1,0 +1,109 @@
+/**
+ * Scale-out: a no-op tool through the whole pipeline and executor, in this process (the baseline) and through the
+ * Restate backend with a pool of 1 and of 4 `toolgate worker` processes, against a real Restate server from npm on
+ * 127.0.0.1 — all in the same run.
+ *
+ * - scaleout.calls_per_s.inprocess / .workers_1 / .workers_4: throughput with many calls in flight;
+ * - scaleout.dispatch_overhead_ms: per call, one at a time, remote minus in-process (1 worker process).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createDurableToolCallBackend } from '../src/distributed/durable-tool-call-backend.js';
+import { startRestateServer, type RestateServer } from '../src/distributed/restate-server.js';
+import { createRestateToolEngine } from '../src/distributed/restate-tool-engine.js';
+import type { ToolCallBackend } from '../src/execution/backend.js';
+import { StreamingToolExecutor } from '../src/execution/streaming-tool-executor.js';
+import { getEmptyToolPermissionContext } from '../src/tool/permission-types.js';
+import type { AssistantMessage, ToolUseBlock } from '../src/tool/tool.js';
+import { createToolUseContext } from '../src/tool/tool-use-context.js';
+import { tools } from '../test/fixtures/distributed-tools.js';
+import { median, type Benchmark, type BenchFigure } from './lib.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const allow = async () => ({ behavior: 'allow' as const });
+let session = 0;
+
+/** `count` Noop calls as one assistant message, `inFlight` at a time; resolves with the elapsed ms. */
+async function runCalls(backend: ToolCallBackend | undefined, workspace: string, count: number, inFlight: number): Promise<number> {
+  const sessionId = `bench-${process.pid}-${++session}`;
+  const blocks = Array.from({ length: count }, (_, i) => ({ type: 'tool_use', id: `toolu_${i}`, name: 'Noop', input: { n: i } }) as ToolUseBlock);
+  const message: AssistantMessage = { role: 'assistant', content: blocks };
+  const context = createToolUseContext({
+    tools,
+    permissionContext: { ...getEmptyToolPermissionContext(workspace), mode: 'bypassPermissions' },
+    sessionDir: workspace,
+    sessionId,
+  });
+  const start = performance.now();
+  const executor = new StreamingToolExecutor(tools, allow, context, { backend, maxConcurrency: inFlight });
+  for (const block of blocks) executor.addTool(block, message);
+  let errors = 0;
+  for await (const update of executor.getRemainingResults()) if (update.type === 'result' && update.outcome.isError) errors++;
+  if (errors > 0) throw new Error(`${errors} of ${count} calls failed`);
+  return performance.now() - start;
+}
+
+async function withPool<T>(server: RestateServer, workspace: string, processes: number, fn: () => Promise<T>): Promise<T> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), 'worker', '--restate', server.ingressUrl, '--admin', server.adminUrl,
+      '--processes', String(processes), '--workspace', workspace, '--tools', path.join(root, 'test/fixtures/distributed-tools.ts')],
+    { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    while (!stderr.includes('serving on')) {
+      if (child.exitCode !== null) throw new Error(`worker exited: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return await fn();
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+export const benchmarks: Benchmark[] = [
+  {
+    group: 'scaleout',
+    names: ['scaleout.calls_per_s', 'scaleout.dispatch_overhead_ms'],
+    async run(): Promise<BenchFigure[]> {
+      const workspace = mkdtempSync(path.join(os.tmpdir(), 'toolgate-scaleout-'));
+      const server = await startRestateServer({ env: { RESTATE_WORKER__INVOKER__HTTP2_STREAMS_PER_CONNECTION_LIMIT: '8' } });
+      try {
+        const backend = createDurableToolCallBackend({ engine: createRestateToolEngine({ ingressUrl: server.ingressUrl, adminUrl: server.adminUrl }) });
+        const CALLS = 2_000;
+        const IN_FLIGHT = 64;
+        await runCalls(undefined, workspace, 500, IN_FLIGHT);
+        const local = CALLS / ((await runCalls(undefined, workspace, CALLS, IN_FLIGHT)) / 1000);
+        const localSerial: number[] = [];
+        for (let i = 0; i < 200; i++) localSerial.push(await runCalls(undefined, workspace, 1, 1));
+
+        const remoteSerial: number[] = [];
+        const one = await withPool(server, workspace, 1, async () => {
+          await runCalls(backend, workspace, 200, IN_FLIGHT); // warm-up: connections, JIT
+          for (let i = 0; i < 100; i++) remoteSerial.push(await runCalls(backend, workspace, 1, 1));
+          return CALLS / ((await runCalls(backend, workspace, CALLS, IN_FLIGHT)) / 1000);
+        });
+        const four = await withPool(server, workspace, 4, async () => {
+          await runCalls(backend, workspace, 200, IN_FLIGHT);
+          return CALLS / ((await runCalls(backend, workspace, CALLS, IN_FLIGHT)) / 1000);
+        });
+        return [
+          { name: 'scaleout.calls_per_s.inprocess', value: local, unit: 'calls/s' },
+          { name: 'scaleout.calls_per_s.workers_1', value: one, unit: 'calls/s', baseline: local },
+          { name: 'scaleout.calls_per_s.workers_4', value: four, unit: 'calls/s', baseline: one },
+          { name: 'scaleout.dispatch_overhead_ms', value: median(remoteSerial) - median(localSerial), unit: 'ms', baseline: median(localSerial) },
+        ];
+      } finally {
+        await server.stop();
+        rmSync(workspace, { recursive: true, force: true });
+      }
+    },
+  },
+];
