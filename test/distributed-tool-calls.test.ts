@@ -3,7 +3,8 @@
  * processes, the real executor and pipeline on the coordinator side. Executions are counted with marker lines the
  * tool appends when it starts, whatever process runs it.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDurableToolCallBackend } from '../src/distributed/durable-tool-call-backend.js';
 import { startProgressReceiver, type ProgressReceiver } from '../src/distributed/progress-channel.js';
@@ -17,6 +18,7 @@ import type { AssistantMessage, ToolProgress, ToolUseBlock } from '../src/tool/t
 import { toolResultText } from '../src/tool/tool-result.js';
 import { createToolUseContext } from '../src/tool/tool-use-context.js';
 import { tools } from './fixtures/distributed-tools.js';
+import { toolgate } from './helpers/cli.js';
 import { countExecutions, startTestRestate, startWorkerPool, tempWorkspace, type WorkerPool } from './helpers/restate.js';
 
 const allow = async () => ({ behavior: 'allow' as const });
@@ -58,12 +60,12 @@ function runMessage(
   })();
 }
 
-/** SIGKILLs the pool process that is running the most calls right now (started, not finished); returns its pid. */
-function killRunning(markers: string, finished: ReadonlySet<string>): number | undefined {
+/** SIGKILLs the pool process running the most calls (ids with `prefix`, started, not finished); returns its pid. */
+function killRunning(markers: string, finished: ReadonlySet<string>, prefix: string): number | undefined {
   const running = new Map<number, number>();
   for (const line of readFileSync(markers, 'utf8').split('\n')) {
     const [id, pid, tag] = line.split(' ');
-    if (!id || !pid || tag || finished.has(id)) continue;
+    if (!id?.startsWith(prefix) || !pid || tag || finished.has(id)) continue;
     running.set(Number(pid), (running.get(Number(pid)) ?? 0) + 1);
   }
   const [pid] = [...running.entries()].sort((a, b) => b[1] - a[1])[0] ?? [];
@@ -104,7 +106,7 @@ describe('durable tool calls on Restate', () => {
       done++;
       finishedIds.add(o.toolUseId.slice('toolu_'.length));
       if (killed === undefined) completedBeforeKill.add(o.toolUseId);
-      if (killed === undefined && done >= TOTAL * 0.3) killed = killRunning(ws.markers, finishedIds);
+      if (killed === undefined && done >= TOTAL * 0.3) killed = killRunning(ws.markers, finishedIds, 'm');
     };
     const runs: MessageRun[] = [];
     // Four messages at a time, 25 calls of each in flight: about a hundred calls in the pool at any moment.
@@ -143,14 +145,15 @@ describe('durable tool calls on Restate', () => {
   }, 600_000);
 
   it('never runs a call that is not retry-safe twice: cut off by a SIGKILL, it is answered as interrupted', async () => {
-    const inputs = Array.from({ length: 120 }, (_, i) => ({ id: `once${i}`, delayMs: 300 }));
+    // The first 20 are quick; when they have all been answered, the slow ones after them are surely still running.
+    const inputs = Array.from({ length: 120 }, (_, i) => ({ id: `once${i}`, delayMs: i < 20 ? 50 : 2_000 }));
     let killed: number | undefined;
     const finished = new Set<string>();
     const run = await runMessage(backend, ws.dir, 'once', inputs, {
       maxConcurrency: 40,
       onResult: (o) => {
         finished.add(o.toolUseId.slice('toolu_'.length));
-        if (finished.size === 20 && killed === undefined) killed = killRunning(ws.markers, finished);
+        if (finished.size === 20 && killed === undefined) killed = killRunning(ws.markers, finished, 'once');
       },
     });
     expect(killed).toBeTypeOf('number');
@@ -201,5 +204,22 @@ describe('durable tool calls on Restate', () => {
     const deadline = Date.now() + 20_000;
     while (!countExecutions(readFileSync(ws.markers, 'utf8')).aborted.has('slow1') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(countExecutions(readFileSync(ws.markers, 'utf8')).aborted.has('slow1')).toBe(true);
+  }, 120_000);
+
+  it('toolgate exec --backend restate=URL runs the calls on the workers', async () => {
+    const file = path.join(ws.dir, 'note.txt');
+    writeFileSync(file, 'from the workspace\n');
+    const input = JSON.stringify([
+      { type: 'tool_use', id: 'toolu_cli_read', name: 'Read', input: { file_path: file } },
+      { type: 'tool_use', id: 'toolu_cli_mark', name: 'Mark', input: { id: 'cli1' } },
+    ]);
+    const out = await toolgate(['exec', '--json', '--cwd', ws.dir, '--mode', 'bypassPermissions', '--backend', `restate=${server.ingressUrl}`], {
+      input,
+      env: { ...process.env, TOOLGATE_RESTATE_ADMIN: server.adminUrl },
+    });
+    expect(out.stderr).toBe('');
+    expect(out.stdout).toContain('from the workspace');
+    // Mark is not a built-in of the coordinator: the exec pool does not know it, so it is answered there, not run.
+    expect(countExecutions(readFileSync(ws.markers, 'utf8')).runs.has('cli1')).toBe(false);
   }, 120_000);
 });

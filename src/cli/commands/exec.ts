@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { createToolRuntime } from '../../agent/create-tool-runtime.js';
+import { backendFromSpec } from '../../distributed/backend-spec.js';
 import { SettingsLoadError } from '../../agent/runtime-settings.js';
 import type { RunResult, ToolRuntime } from '../../agent/types.js';
 import type { ToolUseOutcome } from '../../execution/outcome.js';
@@ -23,6 +24,7 @@ interface ExecOptions {
   allow: string[];
   deny: string[];
   ask: string[];
+  backend?: string;
 }
 
 export class ExecInputError extends Error {
@@ -44,6 +46,7 @@ export function registerExecCommand(program: Command): void {
     .option('--ask <rule>', 'ask rule for this run (headless: denied) (repeatable)', collect, [])
     .option('--session-dir <dir>', 'where persisted outputs go (default: ~/.local/state/toolgate/sessions/<id>, or under $XDG_STATE_HOME)')
     .option('--json', 'print the user message as JSON')
+    .option('--backend <spec>', 'where call() runs: local (default) or restate=URL (see docs/distributed.md)')
     // Failures throw: main() prints "toolgate: <message>" and exits 1.
     .action((file: string, opts: ExecOptions) => runExec(file, opts));
 }
@@ -55,6 +58,7 @@ async function runExec(file: string, opts: ExecOptions): Promise<void> {
   }
   const text = file === '-' ? await readStdin() : await readInputFile(file);
   const blocks = parseToolUseInput(text);
+  const remote = await backendFromSpec(opts.backend);
 
   const controller = new AbortController();
   const signals = guardSignals(controller, {
@@ -68,6 +72,7 @@ async function runExec(file: string, opts: ExecOptions): Promise<void> {
   try {
     try {
       runtime = await createToolRuntime({
+        backend: remote.backend,
         cwd,
         settings: {
           // Relative to where the command was typed, like any other path argument (not to --cwd).
@@ -106,6 +111,7 @@ async function runExec(file: string, opts: ExecOptions): Promise<void> {
     writeSafely(process.stdout, opts.json ? `${JSON.stringify(result.message, null, 2)}\n` : formatReadable(result.outcomes));
   } finally {
     await runtime?.dispose();
+    await remote.close();
     signals.dispose();
     if (signals.exitCode !== undefined) process.exitCode = signals.exitCode;
   }
