@@ -40,3 +40,15 @@ export { EnterPlanModeTool, ExitPlanModeTool } from './tools/plan-mode/index.js'
 export { WebFetchTool, clearWebFetchCache } from './tools/web-fetch/index.js';
 export { WebSearchTool } from './tools/web-search/index.js';
 export type { ToolQuestionAnswer, ToolQuestionRequest } from './tools/shared/questions.js';
+// Durable tool calls (the Restate worker side and the dev server live in src/distributed/, loaded on demand).
+export {
+  createDurableToolCallBackend,
+  createRestateToolEngine,
+  executeRemoteToolCall,
+  isRetrySafe,
+  isWorkspaceTool,
+  RemoteCallInterruptedError,
+  RemoteToolError,
+  startProgressReceiver,
+} from './distributed/index.js';
+export type { DurableToolEngine, ProgressReceiver, RemoteToolCall, RemoteToolResult, RestateToolEngineOptions } from './distributed/index.js';

@@ -36,6 +36,8 @@ describe('the library entry', () => {
       'assembleToolPool',
       'findToolByName',
       'loadSettings',
+      'createDurableToolCallBackend',
+      'createRestateToolEngine',
     ]) {
       expect(toolgate, name).toHaveProperty(name);
     }

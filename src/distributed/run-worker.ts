@@ -8,7 +8,8 @@ import { pathToFileURL } from 'node:url';
 import { getAllBaseTools } from '../registry/base-tools.js';
 import type { AnyTool, Tools } from '../tool/tool.js';
 import { freePort } from './restate-server.js';
-import { defaultAdminUrl, toolCallService } from './restate-tool-engine.js';
+import { defaultAdminUrl } from './restate-tool-engine.js';
+import { toolCallService } from './restate-tool-service.js';
 import { exitWithPrimary, isPoolProcess, registerDeployment, runWorkerPool, startToolWorkerEndpoint } from './tool-worker.js';
 
 export interface RunWorkerOptions {

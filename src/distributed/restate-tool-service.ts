@@ -1,0 +1,113 @@
+/**
+ * Durable tool calls on Restate, the worker's side: the `<service>/call` handler that runs a decided call.
+ *
+ * A worker that dies mid-call: Restate retries the invocation on a live worker (the deployment URL is served by every
+ * worker of the pool, see tool-worker.ts). What the retry does depends on the tool's trait (`isRetrySafe`): a
+ * retry-safe call runs again; any other call journals a `begin` marker before it starts, and a retry that finds the
+ * marker of an earlier attempt answers with `interrupted` instead of running it a second time. Retry-safe calls skip
+ * the marker: they cost one durable step fewer.
+ */
+import './node20-compat.js';
+import { randomUUID } from 'node:crypto';
+import * as restate from '@restatedev/restate-sdk';
+import type { Tools } from '../tool/tool.js';
+import { createProgressSender } from './progress-channel.js';
+import { executeRemoteToolCall, findWorkerTool, isRetrySafe, type RemoteToolCall, type RemoteToolResult } from './remote-tool-call.js';
+import { toolServiceName } from './restate-tool-engine.js';
+
+export interface ToolCallServiceOptions {
+  readonly tools: Tools;
+  readonly workspaces: readonly string[];
+  readonly pool?: string;
+  /** Most calls running at once in this process; more wait their turn (default 64). */
+  readonly concurrency?: number;
+  readonly workerName?: string;
+  readonly stateDir?: string;
+  /** Called when a call starts and ends on this worker (tests count executions with it). */
+  readonly onCall?: (event: 'start' | 'end', call: RemoteToolCall) => void;
+}
+
+export function interruptedMessage(tool: string, worker?: string): string {
+  const where = worker ? ` (last seen on ${worker})` : '';
+  return (
+    `The worker running this ${tool} call stopped before it reported back${where}. ${tool} is not safe to run twice, so it ` +
+    'was not run again: it may or may not have taken effect. Check the state it would have changed before running it again.'
+  );
+}
+
+export function toolCallService(options: ToolCallServiceOptions) {
+  const limit = createLimiter(options.concurrency ?? 64);
+  return restate.service({
+    name: toolServiceName(options.pool),
+    handlers: {
+      call: async (ctx: restate.Context, call: RemoteToolCall): Promise<RemoteToolResult> => {
+        const tool = findWorkerTool(options.tools, call.tool);
+        if (tool && !isRetrySafe(tool, call.input)) {
+          // Non-deterministic on purpose: the value tells this attempt from an earlier one that got this far.
+          const attempt = randomUUID();
+          const begun = await ctx.run('begin', () => attempt);
+          if (begun !== attempt) return { ok: false, interrupted: true, error: { message: interruptedMessage(tool.name) }, worker: options.workerName };
+        }
+        const signal = cancellationSignal(ctx);
+        return limit(async () => {
+          options.onCall?.('start', call);
+          const progress = createProgressSender(call.progressUrl);
+          try {
+            const result = await executeRemoteToolCall(call, {
+              tools: options.tools,
+              workspaces: options.workspaces,
+              signal,
+              onProgress: progress.send,
+              stateDir: options.stateDir,
+              workerName: options.workerName,
+            });
+            await progress.flush();
+            return result;
+          } finally {
+            options.onCall?.('end', call);
+          }
+        });
+      },
+    },
+    options: {
+      // A dead worker's calls come back quickly on a live one; after many failed attempts the call ends with an error.
+      retryPolicy: { initialInterval: 200, maxInterval: 5_000, exponentiationFactor: 2, maxAttempts: 30, onMaxAttempts: 'kill' },
+      idempotencyRetention: { days: 1 },
+    },
+  });
+}
+
+/**
+ * An AbortSignal that fires when this invocation is cancelled (the coordinator's turn was aborted) or its attempt ends.
+ * The tool runs outside Restate's promises, so it would not notice a cancellation on its own: an awakeable that
+ * nobody ever resolves is a Restate promise that rejects exactly then.
+ */
+function cancellationSignal(ctx: restate.Context): AbortSignal {
+  const controller = new AbortController();
+  const attempt = ctx.request().attemptCompletedSignal;
+  if (attempt.aborted) controller.abort('attempt ended');
+  else attempt.addEventListener('abort', () => controller.abort('attempt ended'), { once: true });
+  ctx.awakeable<never>().promise.then(
+    () => undefined,
+    (error: unknown) => {
+      if (error instanceof restate.CancelledError) controller.abort('cancelled');
+    },
+  );
+  return controller.signal;
+}
+
+function createLimiter(max: number): <T>(fn: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (fn) => {
+    if (running >= max) await new Promise<void>((resolve) => waiting.push(resolve));
+    running++;
+    try {
+      return await fn();
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
+  };
+}
+
