@@ -18,7 +18,8 @@ import { findToolByName } from '../registry/find-tool.js';
 import { assembleToolPool } from '../registry/tool-pool.js';
 import { createTaskRegistry } from '../tools/bash/task-registry.js';
 import { deferredLoadingFor, toolsToAPI } from '../tool/api-format.js';
-import { registerRunContext } from './subagent-runner.js';
+import { createSubagentRunner, registerRuntimeContext } from './subagent-runner.js';
+import { query } from './query.js';
 import { NotificationQueue } from '../tool/notification-queue.js';
 import type { PermissionMode, ToolPermissionContext } from '../tool/permission-types.js';
 import type { AnyTool, APIToolDefinition, AssistantMessage, CanUseToolFn, MessageParam, ToolUseBlock, Tools } from '../tool/tool.js';
@@ -88,7 +89,9 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
       sessionDir,
       env: { ...process.env, ...settings.env },
     }),
-    ...(options.client !== undefined ? { modelClient: options.client } : {}),
+    ...(options.client !== undefined
+      ? { modelClient: options.client, subagents: createSubagentRunner({ client: options.client, query: (q) => query(q) }) }
+      : {}),
     // A PermissionRequest hook's updatedPermissions are written where they say (when this runtime reads settings files).
     ...(grantWriter !== undefined ? { permissionUpdates: grantWriter } : {}),
     // The caller's services win: a higher layer that brings its own registry or hook runner means it.
@@ -236,7 +239,7 @@ class Runtime implements ToolRuntime {
     if (this.#disposed) throw new Error('this runtime has been disposed');
     const controller = createChildAbortController(this.#context.abortController);
     // An Agent call in this run makes its sub-agent a child of this runtime.
-    registerRunContext(controller, this);
+    registerRuntimeContext(this.#context, this);
     const signal = options.signal;
     const onAbort = () => controller.abort(signal?.reason);
     if (signal?.aborted) controller.abort(signal.reason);

@@ -11,7 +11,9 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { LoopHookEvent, LoopHooks } from '../hooks/loop-hooks.js';
+import { deferredToolNames } from '../tool/api-format.js';
 import type { APIToolDefinition, MessageParam } from '../tool/tool.js';
+import { deferredToolsAnnouncement } from '../tools/tool-search/prompt.js';
 import { EventChannel } from './event-channel.js';
 import { modelStep, type ModelRequest, type ModelStepResult } from './model-step.js';
 import { addUsage, costOf, emptyUsage } from './pricing.js';
@@ -33,10 +35,11 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
   const { runtime, signal } = options;
   const model = options.model ?? DEFAULT_MODEL;
   const hooks: LoopHooks | undefined = runtime.context.services.hooks?.loop;
-  // A sub-agent shares its parent's session folder but keeps its own transcript beside the parent's.
+  // A sub-agent's conversation is its own: its own transcript file, and SubagentStop instead of the session's hooks.
   const agentId = runtime.context.agentId;
+  const subagent = agentId !== undefined ? { agentId, agentType: runtime.context.agentType ?? 'general-purpose' } : undefined;
   const transcript = new TranscriptWriter(
-    agentId ? path.join(runtime.sessionDir, 'subagents', `${agentId.replace(/[^A-Za-z0-9_.-]/g, '_')}.jsonl`) : transcriptPath(runtime.sessionDir),
+    subagent ? path.join(runtime.sessionDir, 'subagents', `${subagent.agentId.replace(/[^A-Za-z0-9_.-]/g, '_')}.jsonl`) : transcriptPath(runtime.sessionDir),
   );
   const hookEvent = (): LoopHookEvent => ({
     sessionId: runtime.sessionId,
@@ -84,9 +87,10 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
   yield { type: 'init', sessionId: runtime.sessionId, model, tools, cwd: runtime.cwd };
   let result: QueryResult | undefined;
   try {
-    const start = await hooks?.sessionStart({ ...hookEvent(), source: options.resume ? 'resume' : 'startup', model }, hookSignal);
-    const prompt = await promptMessages(options.prompt, hooks, hookEvent, hookSignal, start?.additionalContext ?? []);
+    const start = subagent ? undefined : await hooks?.sessionStart({ ...hookEvent(), source: options.resume ? 'resume' : 'startup', model }, hookSignal);
+    const prompt = await promptMessages(options.prompt, subagent ? undefined : hooks, hookEvent, hookSignal, start?.additionalContext ?? []);
     if ('blocked' in prompt) return (result = end('blocked', prompt.blocked));
+    if (!options.resume && messages.length === 0) announceDeferredTools(prompt.messages, runtime);
     for (const m of prompt.messages) commit(mergeIntoLastUser(messages, m));
 
     const system = options.systemPrompt ?? buildSystemPrompt({ cwd: runtime.cwd, model, appendSystemPrompt: options.appendSystemPrompt });
@@ -123,7 +127,10 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
       if (step.stopReason === 'max_tokens' || step.stopReason === 'model_context_window_exceeded') return (result = end('max_tokens'));
       if (step.stopReason === 'refusal') return (result = end('refusal'));
       // The model is done. A Stop hook may refuse that and tell it why (Claude Code's `stop_hook_active` protocol).
-      const stop = await hooks?.stop({ ...hookEvent(), stopHookActive: stopHookBlocks > 0, lastAssistantMessage: lastText(messages) }, hookSignal);
+      const stopEvent = { ...hookEvent(), stopHookActive: stopHookBlocks > 0, lastAssistantMessage: lastText(messages) };
+      const stop = subagent
+        ? await hooks?.subagentStop({ ...stopEvent, ...subagent, agentTranscriptPath: transcript.file }, hookSignal)
+        : await hooks?.stop(stopEvent, hookSignal);
       if (stop?.preventContinuation) return (result = end('blocked', stop.preventContinuation.stopReason ?? 'A Stop hook stopped the loop.'));
       if (stop?.block && stopHookBlocks < MAX_STOP_HOOK_BLOCKS && !(options.maxTurns !== undefined && turns >= options.maxTurns)) {
         stopHookBlocks++;
@@ -140,7 +147,7 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
   } finally {
     result ??= end('aborted');
     transcript.append({ type: 'result', stopReason: result.stopReason, turns, costUsd, at: new Date().toISOString() });
-    await hooks?.sessionEnd({ ...hookEvent(), reason: result.stopReason === 'error' ? 'error' : 'other' }, new AbortController().signal).catch(() => undefined);
+    if (!subagent) await hooks?.sessionEnd({ ...hookEvent(), reason: result.stopReason === 'error' ? 'error' : 'other' }, new AbortController().signal).catch(() => undefined);
     yield { type: 'result', result };
   }
 }
@@ -242,3 +249,15 @@ function lastText(messages: readonly MessageParam[]): string {
 }
 
 export type { Usage };
+
+/**
+ * Deferred tools are announced by name only, in the first user message (a system reminder): their schemas reach the
+ * model when it loads them through ToolSearch. Names only, so the prompt stays small and its cache stable.
+ */
+function announceDeferredTools(prompt: MessageParam[], runtime: ToolRuntime): void {
+  const names = deferredToolNames(runtime.tools).filter((n) => runtime.context.options.loadedDeferredTools?.has(n) !== true);
+  const first = prompt[0];
+  if (names.length === 0 || first?.role !== 'user') return;
+  const content = typeof first.content === 'string' ? [{ type: 'text' as const, text: first.content }] : [...first.content];
+  prompt[0] = { ...first, content: [{ type: 'text', text: deferredToolsAnnouncement(names) }, ...content] };
+}

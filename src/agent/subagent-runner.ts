@@ -6,21 +6,23 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { SubagentRequest, SubagentResult, SubagentRunner } from '../tools/agent/index.js';
+import type { FileStateCache } from '../tool/file-state-cache.js';
 import type { ToolUseContext } from '../tool/tool-use-context.js';
 import type { QueryEvent, QueryOptions, QueryResult, ToolRuntime } from './types.js';
 
 export type QueryFn = (options: QueryOptions) => AsyncGenerator<QueryEvent, QueryResult>;
 
-// The runtime each run's context belongs to, by the run's abort controller (stable for the whole run, unlike the
-// context object, which context modifiers replace).
-const runtimes = new WeakMap<AbortController, ToolRuntime>();
+// The runtime a tool call's context belongs to. Contexts are copied freely (per run, per call, by modifiers) and
+// each call gets its own abort controller, but a runtime's file-read state is one object for its whole life, and
+// every runtime has its own (a child's is a clone).
+const runtimes = new WeakMap<FileStateCache, ToolRuntime>();
 
-export function registerRunContext(controller: AbortController, runtime: ToolRuntime): void {
-  runtimes.set(controller, runtime);
+export function registerRuntimeContext(context: ToolUseContext, runtime: ToolRuntime): void {
+  runtimes.set(context.readFileState, runtime);
 }
 
 export function runtimeOfContext(context: ToolUseContext): ToolRuntime | undefined {
-  return runtimes.get(context.abortController);
+  return runtimes.get(context.readFileState);
 }
 
 export interface SubagentRunnerDeps {
@@ -47,10 +49,24 @@ export function createSubagentRunner(deps: SubagentRunnerDeps): SubagentRunner {
       });
       try {
         const model = request.model ?? request.parent.options.mainLoopModel;
+        // SubagentStart hooks (matched on the agent type) may add context to the child's first message.
+        const start = await child.context.services.hooks?.loop?.subagentStart(
+          {
+            sessionId: child.sessionId,
+            cwd: child.cwd,
+            permissionMode: child.permissionContext.mode,
+            projectDir: child.permissionContext.projectDir,
+            agentId: request.agentId,
+            agentType: request.agentType,
+          },
+          child.context.abortController.signal,
+        );
+        const extra = start?.additionalContext ?? [];
+        const prompt = extra.length > 0 ? `${request.prompt}\n\n<system-reminder>\n${extra.join('\n')}\n</system-reminder>` : request.prompt;
         const generator = deps.query({
           runtime: child,
           client: deps.client,
-          prompt: request.prompt,
+          prompt,
           systemPrompt: request.systemPrompt,
           model,
           signal: child.context.abortController.signal,

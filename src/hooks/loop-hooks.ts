@@ -13,7 +13,7 @@ import { runCommandHook, type RawHookRun } from './run-hook-process.js';
 import type { HookCallback, HookRunnerOptions } from './types.js';
 import type { PermissionMode } from '../tool/permission-types.js';
 
-export const LOOP_HOOK_EVENT_NAMES = ['SessionStart', 'UserPromptSubmit', 'Stop', 'SessionEnd'] as const;
+export const LOOP_HOOK_EVENT_NAMES = ['SessionStart', 'UserPromptSubmit', 'Stop', 'SessionEnd', 'SubagentStart', 'SubagentStop'] as const;
 export type LoopHookEventName = (typeof LOOP_HOOK_EVENT_NAMES)[number];
 
 /** UserPromptSubmit's command/http hooks default to 30 s (reference A8); SessionEnd hooks must not hold the exit. */
@@ -45,6 +45,15 @@ export interface LoopHooks {
   userPromptSubmit(e: LoopHookEvent & { prompt: string }, signal: AbortSignal): Promise<LoopHookOutcome>;
   stop(e: LoopHookEvent & { stopHookActive: boolean; lastAssistantMessage: string }, signal: AbortSignal): Promise<LoopHookOutcome>;
   sessionEnd(e: LoopHookEvent & { reason: 'clear' | 'logout' | 'prompt_input_exit' | 'other' | 'error' }, signal: AbortSignal): Promise<LoopHookOutcome>;
+  /** A sub-agent starts (matcher: its agent type); `additionalContext` goes into the sub-agent's first message. */
+  subagentStart(e: LoopHookEvent & SubagentHookFields, signal: AbortSignal): Promise<LoopHookOutcome>;
+  /** A sub-agent is about to finish (matcher: its agent type); a block makes it go on with the reason. */
+  subagentStop(e: LoopHookEvent & SubagentHookFields & { stopHookActive: boolean; lastAssistantMessage: string; agentTranscriptPath?: string }, signal: AbortSignal): Promise<LoopHookOutcome>;
+}
+
+export interface SubagentHookFields {
+  agentId: string;
+  agentType: string;
 }
 
 /** An in-process callback for a loop event (the tool events' `HookCallback` takes tool events only). */
@@ -101,10 +110,25 @@ export function createLoopHooks(opts: Pick<HookRunnerOptions, 'config' | 'env' |
     userPromptSubmit: (e, signal) => fire('UserPromptSubmit', undefined, e, { prompt: e.prompt }, signal),
     stop: (e, signal) => fire('Stop', undefined, e, { stop_hook_active: e.stopHookActive, last_assistant_message: e.lastAssistantMessage }, signal),
     sessionEnd: (e, signal) => fire('SessionEnd', e.reason, e, { reason: e.reason }, signal),
+    subagentStart: (e, signal) => fire('SubagentStart', e.agentType, e, { agent_id: e.agentId, agent_type: e.agentType }, signal),
+    subagentStop: (e, signal) =>
+      fire(
+        'SubagentStop',
+        e.agentType,
+        e,
+        {
+          stop_hook_active: e.stopHookActive,
+          agent_id: e.agentId,
+          agent_type: e.agentType,
+          agent_transcript_path: e.agentTranscriptPath ?? '',
+          last_assistant_message: e.lastAssistantMessage,
+        },
+        signal,
+      ),
   };
 }
 
-const CAN_BLOCK = new Set<LoopHookEventName>(['UserPromptSubmit', 'Stop']);
+const CAN_BLOCK = new Set<LoopHookEventName>(['UserPromptSubmit', 'Stop', 'SubagentStop']);
 const PLAIN_STDOUT_IS_CONTEXT = new Set<LoopHookEventName>(['UserPromptSubmit', 'SessionStart']);
 
 function judge(event: LoopHookEventName, label: string, run: RawHookRun, out: LoopHookOutcome): void {
