@@ -1,0 +1,192 @@
+/**
+ * MCP both ways.
+ * - mcp.serve_{read_small,edit,bash_echo}_ms: one call to `toolgate mcp serve` over stdio with the SDK client, server
+ *   warm; baseline: the same call made in this process on a server object of the same kind (the pipeline alone).
+ * - mcp.serve_start_ms: spawn to the first `tools/list` answer of the built server (esbuild, packages external — what
+ *   `dist/` loads), baseline `node -e 0`; mcp.serve_rss_mb: the server's RSS then.
+ * - mcp.client_call_overhead_ms: server-everything's `echo` through toolgate's MCP tool; baseline: the bare SDK client.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { build } from 'esbuild';
+import { McpClientManager } from '../src/mcp/manager.js';
+import { ToolgateMcpServer } from '../src/mcp/server/tool-server.js';
+import { EVERYTHING_SERVER, nodeServer, scoped } from '../src/mcp/test-helpers/servers.js';
+import type { AssistantMessage } from '../src/tool/tool.js';
+import { createToolUseContext } from '../src/tool/tool-use-context.js';
+import { getEmptyToolPermissionContext } from '../src/tool/permission-types.js';
+import { median, timePerCallUs, type Benchmark, type BenchFigure } from './lib.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SAMPLES = { warmup: 30, samples: 15, batch: 10 };
+
+function project(): { dir: string; cleanup(): void } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'toolgate-bench-mcp-'));
+  mkdirSync(path.join(dir, 'p'));
+  writeFileSync(path.join(dir, 'p', 'small.txt'), 'alpha\nbeta\ngamma\n');
+  writeFileSync(path.join(dir, 'p', 'edit.txt'), 'value = one\n');
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** The three calls, each a function of a caller (stdio client or in-process server). */
+function calls(p: string) {
+  let flip = false;
+  return {
+    read_small: ['Read', () => ({ file_path: path.join(p, 'small.txt') })] as const,
+    edit: [
+      'Edit',
+      () => {
+        flip = !flip;
+        return { file_path: path.join(p, 'edit.txt'), old_string: flip ? 'one' : 'two', new_string: flip ? 'two' : 'one' };
+      },
+    ] as const,
+    bash_echo: ['Bash', () => ({ command: 'echo hi' })] as const,
+  };
+}
+
+async function serveFigures(): Promise<BenchFigure[]> {
+  const { dir, cleanup } = project();
+  const p = path.join(dir, 'p');
+  const env = { ...process.env, HOME: dir, XDG_STATE_HOME: path.join(dir, 'state') } as Record<string, string>;
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), 'mcp', 'serve', '--cwd', p, '--permission-mode', 'acceptEdits', '--session-dir', path.join(dir, 's1')],
+      env,
+      stderr: 'ignore',
+    }),
+  );
+  const local = await ToolgateMcpServer.create({ cwd: p, mode: 'acceptEdits', runtime: { settings: { sources: [] }, sessionDir: path.join(dir, 's2') } });
+  const out: BenchFigure[] = [];
+  try {
+    // Edit needs the file read first, in each server's session.
+    await client.callTool({ name: 'Read', arguments: { file_path: path.join(p, 'edit.txt') } });
+    await local.call('Read', { file_path: path.join(p, 'edit.txt') }, 'toolu_warm', new AbortController().signal);
+    let n = 0;
+    for (const [key, [name, args]] of Object.entries(calls(p))) {
+      const remote = await timePerCallUs(async () => {
+        const r = await client.callTool({ name, arguments: args() });
+        if (r.isError) throw new Error(`${name} failed over stdio: ${JSON.stringify(r.content)}`);
+      }, SAMPLES);
+      const inProcess = await timePerCallUs(async () => {
+        const r = await local.call(name, args(), `toolu_b${++n}`, new AbortController().signal);
+        if (r.isError) throw new Error(`${name} failed in process: ${JSON.stringify(r.content)}`);
+      }, SAMPLES);
+      out.push({ name: `mcp.serve_${key}_ms`, value: remote / 1000, unit: 'ms', baseline: inProcess / 1000 });
+    }
+  } finally {
+    await client.close();
+    await local.dispose();
+    cleanup();
+  }
+  return out;
+}
+
+async function bundleServer(): Promise<string> {
+  const outDir = path.join(root, 'node_modules', '.cache', 'toolgate-bench');
+  mkdirSync(outDir, { recursive: true });
+  const outfile = path.join(outDir, 'toolgate-cli.mjs');
+  await build({
+    entryPoints: [path.join(root, 'src/cli/main.ts')],
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile,
+    logLevel: 'silent',
+  });
+  return outfile;
+}
+
+function timeSpawn(args: readonly string[], env: NodeJS.ProcessEnv, untilToolsList: boolean): Promise<{ ms: number; rssMb?: number }> {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const child = spawn(process.execPath, [...args], { env, stdio: ['pipe', 'pipe', 'ignore'] });
+    child.once('error', reject);
+    if (!untilToolsList) {
+      child.once('exit', () => resolve({ ms: performance.now() - start }));
+      return;
+    }
+    let buffer = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString('utf8');
+      for (const line of buffer.split('\n')) {
+        if (!line.includes('"id":2')) continue;
+        const ms = performance.now() - start;
+        let rssMb: number | undefined;
+        try {
+          const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+          const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
+          if (Number.isFinite(kb)) rssMb = kb / 1024;
+        } catch {
+          // not Linux: no RSS figure
+        }
+        child.kill();
+        resolve({ ms, rssMb });
+        return;
+      }
+    });
+    const send = (msg: unknown) => child.stdin.write(`${JSON.stringify(msg)}\n`);
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'b', version: '1' } } });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+  });
+}
+
+async function startFigures(): Promise<BenchFigure[]> {
+  const bundle = await bundleServer();
+  const { dir, cleanup } = project();
+  const env = { ...process.env, HOME: dir, XDG_STATE_HOME: path.join(dir, 'state') };
+  try {
+    const serveArgs = [bundle, 'mcp', 'serve', '--cwd', path.join(dir, 'p'), '--session-dir', path.join(dir, 's')];
+    await timeSpawn(serveArgs, env, true); // warm the file cache
+    const starts: number[] = [];
+    const rss: number[] = [];
+    const bare: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const r = await timeSpawn(serveArgs, env, true);
+      starts.push(r.ms);
+      if (r.rssMb !== undefined) rss.push(r.rssMb);
+      bare.push((await timeSpawn(['-e', '0'], env, false)).ms);
+    }
+    const out: BenchFigure[] = [{ name: 'mcp.serve_start_ms', value: median(starts), unit: 'ms', baseline: median(bare) }];
+    if (rss.length > 0) out.push({ name: 'mcp.serve_rss_mb', value: median(rss), unit: 'MB' });
+    return out;
+  } finally {
+    cleanup();
+  }
+}
+
+async function clientFigures(): Promise<BenchFigure[]> {
+  const bare = new Client({ name: 'bare', version: '1' });
+  await bare.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'], stderr: 'ignore' }));
+  const manager = new McpClientManager({ cwd: os.tmpdir(), servers: scoped({ everything: nodeServer(EVERYTHING_SERVER, ['stdio']) }) });
+  try {
+    const echo = (await manager.getTools()).find((t) => t.name === 'mcp__everything__echo')!;
+    const context = createToolUseContext({ tools: [echo], permissionContext: getEmptyToolPermissionContext(os.tmpdir()), sessionDir: os.tmpdir() });
+    const parent: AssistantMessage = { role: 'assistant', content: [] };
+    const canUse = async () => ({ behavior: 'allow' as const });
+    const ours = await timePerCallUs(async () => {
+      const r = await echo.call({ message: 'hi' }, context, canUse, parent);
+      echo.mapToolResultToToolResultBlockParam(r.data, 'toolu_x');
+    }, SAMPLES);
+    const sdk = await timePerCallUs(() => bare.callTool({ name: 'echo', arguments: { message: 'hi' } }), SAMPLES);
+    return [{ name: 'mcp.client_call_overhead_ms', value: ours / 1000, unit: 'ms', baseline: sdk / 1000 }];
+  } finally {
+    await bare.close();
+    await manager.dispose();
+  }
+}
+
+export const benchmarks: Benchmark[] = [
+  { group: 'mcp', names: ['mcp.serve_read_small_ms', 'mcp.serve_edit_ms', 'mcp.serve_bash_echo_ms'], run: serveFigures },
+  { group: 'mcp', names: ['mcp.serve_start_ms', 'mcp.serve_rss_mb'], run: startFigures },
+  { group: 'mcp', names: ['mcp.client_call_overhead_ms'], run: clientFigures },
+];
