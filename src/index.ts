@@ -9,6 +9,7 @@ export * from './settings/index.js';
 export * from './agent/index.js';
 export {
   createMcpTool,
+  createPermissionPromptTool,
   loadMcpConfig,
   mapMcpToolOutput,
   McpClientManager,
@@ -17,6 +18,9 @@ export {
   buildMcpToolName,
   normalizeNameForMcp,
   parseMcpServerConfig,
+  serveHttp,
+  serveStdio,
+  ToolgateMcpServer,
 } from './mcp/index.js';
 export type { LoadedMcpConfig, LoadMcpConfigOptions, McpServerConfig, McpServerStatus, ScopedMcpServer } from './mcp/index.js';
 export { ListMcpResourcesTool } from './tools/list-mcp-resources/index.js';

@@ -12,3 +12,8 @@ export { mapMcpToolOutput, mcpContentToBlocks } from './result.js';
 export type { McpToolOutput } from './result.js';
 export { McpClientManager } from './manager.js';
 export type { McpClientManagerOptions, McpServerEvent, McpServerState, McpServerStatus } from './manager.js';
+export { createPermissionPromptTool } from './permission-prompt-tool.js';
+export { ToolgateMcpServer, toCallToolResult } from './server/tool-server.js';
+export type { ToolServerOptions } from './server/tool-server.js';
+export { serveHttp, serveStdio } from './server/serve.js';
+export type { HttpServeHandle, HttpServeOptions } from './server/serve.js';

@@ -12,7 +12,8 @@ import { describeMcpServer } from './config.js';
 import { McpConnection, type McpElicitationRequest } from './connection.js';
 import type { ScopedMcpServer } from './load-config.js';
 import { createMcpTool, DEFAULT_MAX_MCP_OUTPUT_TOKENS } from './mcp-tool.js';
-import type { ElicitResult, Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ElicitResult, Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
+import { buildMcpToolName, normalizeNameForMcp } from './names.js';
 
 export type McpServerState = 'connected' | 'failed' | 'pending-approval' | 'rejected' | 'not-started';
 
@@ -165,6 +166,18 @@ export class McpClientManager {
     const tools = defs.map((def) => createMcpTool(conn, def, { maxOutputTokens: this.maxOutputTokens, alwaysLoad: server.config.alwaysLoad }));
     this.toolCache.set(name, { defs, tools });
     return tools;
+  }
+
+  /** Calls a tool by its `mcp__server__tool` name outside the pool (the permission prompt tool). */
+  async callToolByName(fullName: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
+    for (const name of this.servers.keys()) {
+      if (!fullName.startsWith(`mcp__${normalizeNameForMcp(name)}__`)) continue;
+      const conn = await this.connection(name);
+      if (!conn) throw new Error(`MCP server "${name}" is not running (not approved)`);
+      const def = (await conn.listTools()).find((d) => buildMcpToolName(name, d.name) === fullName);
+      if (def) return conn.callTool(def.name, args, signal ? { signal } : {});
+    }
+    throw new Error(`no MCP tool named ${fullName} (configured servers: ${[...this.servers.keys()].join(', ') || 'none'})`);
   }
 
   /** For `createToolRuntime({ toolProviders })`. */
