@@ -46,7 +46,9 @@ function cases(): Case[] {
     { name: '//abs path', tool: 'Read', input: { file_path: '/etc/hosts' }, rules: [R('allow', 'Read(//etc/hosts)')], want: { behavior: 'allow', layer: 'allowRule', rule: 'Read(//etc/hosts)' } },
     { name: '~/path', tool: 'Read', input: { file_path: path.join(home, '.aws', 'credentials') }, rules: [R('deny', 'Read(~/.aws/**)', 'userSettings')], want: { behavior: 'deny', rule: 'Read(~/.aws/**)', source: 'userSettings' } },
     { name: '/path is project-relative for project rules', tool: 'Edit', input: { file_path: p('src', 'a.ts') }, rules: [R('allow', 'Edit(/src/**/*.ts)')], want: { behavior: 'allow', layer: 'allowRule' } },
-    { name: '/path is not the filesystem root', tool: 'Read', input: { file_path: '/src/a.ts' }, rules: [R('deny', 'Read(/src/**)')], want: { behavior: 'ask', layer: 'safetyCheck' } },
+    // Documented: `/path` is the settings root's. A deny takes the reading that denies more (issue 10): the filesystem's too.
+    { name: '/path in a deny also reads from the filesystem root', tool: 'Read', input: { file_path: '/src/a.ts' }, rules: [R('deny', 'Read(/src/**)')], want: { behavior: 'deny', layer: 'denyRule' } },
+    { name: '/path in an allow is the settings root only', tool: 'Read', input: { file_path: '/src/a.ts' }, rules: [R('allow', 'Read(/src/**)')], want: { behavior: 'ask', layer: 'safetyCheck' } },
     { name: 'relative path is cwd-relative', tool: 'Read', input: { file_path: p('.env') }, rules: [R('deny', 'Read(./.env)')], want: { behavior: 'deny', rule: 'Read(./.env)' } },
     { name: 'explicit root', tool: 'Read', input: { file_path: path.join(outside, 'data.txt') }, rules: [{ source: 'policySettings', behavior: 'deny', rule: 'Read(/data.txt)', root: outside }], want: { behavior: 'deny', source: 'policySettings' } },
     // Edit covers Write and NotebookEdit; Read deny blocks writes [PERM]

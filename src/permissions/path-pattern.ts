@@ -8,7 +8,10 @@
  *
  * Deny and ask patterns are deliberately broader than allow patterns (fail closed): they compare case-insensitively,
  * a slash-less pattern matches at any depth anywhere on disk (not only below the cwd), and a single-segment directory
- * pattern (`secrets/**`) matches that directory at any depth.
+ * pattern (`secrets/**`) matches that directory at any depth. Where a deny pattern has two readings, both deny:
+ * `/path` is the settings root's (Claude Code's documented reading) and also the filesystem's; `dir/file` is the
+ * working directory's and also any depth below it. An allow pattern ending in a wildcard covers one level only
+ * (`Edit(/docs/*)` allows docs/a.md, not docs/sub/a.md).
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -133,6 +136,14 @@ export function compilePathPatternVariants(
     if (!out.some((o) => o.regex.source === c.regex.source)) out.push(c);
   };
   add(anchorPattern(pattern, rule.ruleBehavior, real(ruleRoot(rule, ctx)), real(ctx.cwd), real(home)));
+  // A deny or ask pattern with two readings denies by both (documented above): `/secrets/**` also from the
+  // filesystem root, `config/keys.json` also at any depth below the working directory.
+  if (rule.ruleBehavior !== 'allow') {
+    for (const alt of alternateReadings(pattern)) {
+      add(anchorPattern(alt, rule.ruleBehavior, ruleRoot(rule, ctx), ctx.cwd, home));
+      add(anchorPattern(alt, rule.ruleBehavior, real(ruleRoot(rule, ctx)), real(ctx.cwd), real(home)));
+    }
+  }
   if (rule.ruleBehavior !== 'allow') {
     for (const variant of [...out]) {
       const segs = variant.segments;
@@ -144,11 +155,24 @@ export function compilePathPatternVariants(
   return out;
 }
 
+/** The other readings of a deny/ask pattern a person may have meant. */
+function alternateReadings(pattern: string): string[] {
+  if (pattern.startsWith('/') && !pattern.startsWith('//')) return [`/${pattern}`];
+  if (pattern.startsWith('./') || pattern.startsWith('../') || pattern.startsWith('~') || pattern.startsWith('**/')) return [];
+  const segs = pattern.split('/').filter((x) => x !== '');
+  if (segs.length < 2 || (segs.length === 2 && segs[1] === '**')) return [];
+  return [`**/${pattern}`];
+}
+
 function compileSegments(rule: PermissionRule, pattern: string, segments: readonly string[]): CompiledPathPattern {
   const caseInsensitive = rule.ruleBehavior !== 'allow';
   let src = '^';
   for (const seg of segments) src += seg === '**' ? '(?:/[^/]+)*' : `/${segmentToRegex(seg)}`;
-  src += '(?:/.*)?$';
+  // A pattern naming a directory covers what is in it — except, for allow rules, one that ends in a wildcard:
+  // `Edit(/docs/*)` covers the entries of docs/ only, one level (deny and ask keep the reading that covers more).
+  const last = segments[segments.length - 1];
+  const oneLevel = rule.ruleBehavior === 'allow' && last !== undefined && last !== '**' && /[*?[]/.test(last);
+  src += oneLevel ? '$' : '(?:/.*)?$';
   return { rule, pattern, segments, caseInsensitive, regex: new RegExp(src, caseInsensitive ? 'iu' : 'u') };
 }
 

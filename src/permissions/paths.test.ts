@@ -60,7 +60,9 @@ describe('expandPath', () => {
     ['../up', '/up'],
     ['//abs//x///', '/abs/x'],
     ['/a/b/../../../c', '/c'],
-    ['~user/x', '/c/~user/x'],
+    // Another user's home, beside ours (root's is /root): never a folder of the working directory.
+    ['~user/x', '/user/x'],
+    ['~root/.ssh/id_rsa', '/root/.ssh/id_rsa'],
   ])('%s → %s', (input, out) => {
     expect(expandPath(input, '/c', '/h')).toBe(out);
   });
@@ -170,10 +172,12 @@ describe('checkPathPermission: rule anchoring', () => {
     const c = ctx({ deny: ['Read(/x/**)'], root: outside });
     expect(decide(path.join(outside, 'x', 'y'), 'read', c)).toMatchObject({ behavior: 'deny' });
   });
-  it('./path and path with a slash are relative to the cwd', () => {
+  it('./path is relative to the cwd; a deny path with a slash also at any depth (the reading that denies more)', () => {
     const c = ctx({ deny: ['Read(src/deep/*)'] });
     expect(decide('src/deep/f', 'read', c)).toMatchObject({ behavior: 'deny' });
-    expect(decide('other/src/deep/f', 'read', c)).toMatchObject({ behavior: 'allow' });
+    expect(decide('other/src/deep/f', 'read', c)).toMatchObject({ behavior: 'deny' });
+    const anchored = ctx({ deny: ['Read(./src/deep/*)'] });
+    expect(decide('other/src/deep/f', 'read', anchored)).toMatchObject({ behavior: 'allow' });
   });
   it('* does not cross /, ** does', () => {
     const c = ctx({ deny: ['Read(./src/*.ts)'] });

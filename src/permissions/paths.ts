@@ -27,6 +27,13 @@ export function expandPath(p: string, cwd: string, homeDir?: string): string {
   let s = p;
   if (s === '~') s = homeDir ?? os.homedir();
   else if (s.startsWith('~/')) s = (homeDir ?? os.homedir()) + s.slice(1);
+  else if (/^~[A-Za-z0-9_.][A-Za-z0-9_.-]*(\/|$)/.test(s)) {
+    // `~user/…` is another user's home: where the system keeps homes (root's is /root), never the working directory.
+    const slash = s.indexOf('/');
+    const user = slash === -1 ? s.slice(1) : s.slice(1, slash);
+    const base = user === 'root' ? '/root' : path.join(path.dirname(homeDir ?? os.homedir()), user);
+    s = base + (slash === -1 ? '' : s.slice(slash));
+  }
   return path.isAbsolute(s) ? path.resolve(s) : path.resolve(cwd, s);
 }
 

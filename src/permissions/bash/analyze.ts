@@ -104,6 +104,17 @@ function finishCommand(raw: RawCommand, depth: number): SimpleCommand {
   let inner: readonly SimpleCommand[] | undefined;
   const shell = core[0]?.literal ? core[0].value : undefined;
   // `BASH_ENV=evil.sh bash -c 'ls'` runs evil.sh first: only harmless assignments let a shell be judged by its code.
+  if (shell !== undefined && SHELLS.has(shell.slice(shell.lastIndexOf('/') + 1))) {
+    // A login or interactive shell, or one given an rc file, runs startup files before the code: not what it says.
+    const at0 = shellCodeIndex(core);
+    const options: MatchWord[] = [];
+    for (const w of core.slice(1, at0 >= 0 ? at0 : core.length)) {
+      if (w.literal && !/^[-+]/.test(w.value)) break;
+      options.push(w);
+    }
+    const startup = options.find((w) => !w.literal || /^-[A-Za-z]*[li]/.test(w.value) || /^--(login|interactive|rcfile|init-file)(=|$)/.test(w.value));
+    if (startup) unsafe.push(`${shell} ${startup.value} runs startup (rc) files first`);
+  }
   if (shell !== undefined && SHELLS.has(shell.slice(shell.lastIndexOf('/') + 1)) && kept.length === 0) {
     const at = shellCodeIndex(core);
     if (at >= 0 && core[at]!.literal) {

@@ -252,7 +252,7 @@ describe('reads outside the working directories are not auto-allowed', () => {
     ['cd .. && ls', none, 'passthrough'],
     ['cd && cat .bashrc', none, 'passthrough'],
     ['cd - && ls', none, 'passthrough'],
-    ['cd "$d" && git status', none, 'passthrough'],
+    ['cd "$d" && git status', none, 'ask', 'safetyCheck'],
     // the cd may fail (`;`), or may not: both directories count, so a relative path must be fine from either
     ['cd src; cat ../package.json', none, 'passthrough'],
     ['cd src && cat ../package.json', none, 'allow'],

@@ -127,7 +127,7 @@ describe('allow rules (golden cases from the documented rule syntax)', () => {
     ['setsid ls', { allow: ['setsid *'] }, 'passthrough'],
     ['ionice -c3 ls', { allow: ['ionice:*'] }, 'passthrough'],
     ['flock /tmp/l ls', { allow: ['flock:*'] }, 'passthrough'],
-    ['cd /tmp && npm test', { allow: ['npm test'] }, 'passthrough'],
+    ['cd /tmp && npm test', { allow: ['npm test'] }, 'ask', 'safetyCheck'],
     ['cd src && npm test', { allow: ['npm test'] }, 'allow'],
     ['npm test > out.log 2>&1', { allow: ['npm test'] }, 'allow'],
     ['npm test > /tmp/out.log', { allow: ['npm test'] }, 'ask'],

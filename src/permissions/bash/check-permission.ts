@@ -9,6 +9,8 @@ import { analyzeBashCommand } from './analyze.js';
 import { bashRules, matchDenyLike, type BashRule } from './rule-set.js';
 import { matchCompiled } from './rule-match.js';
 import { neverApprovedByPrefix } from './wrappers.js';
+import { dangerousFlag } from './program-options.js';
+import type { MatchWord } from './rule-match.js';
 import { collectPathFacts, type PathFacts, type SubcommandFacts } from './path-checks.js';
 import { flattenSubcommands } from './read-only.js';
 import { suggestionsFor } from './suggestions.js';
@@ -29,17 +31,37 @@ function ask(message: string, decisionReason: DecisionTrace): PermissionResult {
   return { behavior: 'ask', message, decisionReason };
 }
 
-function allowRuleFor(sub: SimpleCommand, allow: readonly BashRule[]): BashRule | undefined {
-  if (sub.kind !== 'command' && sub.kind !== 'declaration') return undefined;
-  if (sub.strippedWords.length === 0) return undefined;
+/**
+ * The allow rule that covers a subcommand. A prefix or wildcard rule never covers `find -exec`, `watch …` and the
+ * like, nor a dangerous option its own text does not name (`git -c …`, `sort -o`, `npm --prefix …`): `blocked` says
+ * which rule matched but did not count, and why.
+ */
+function allowRuleFor(sub: SimpleCommand, allow: readonly BashRule[]): { rule?: BashRule; blocked?: string } {
+  if (sub.kind !== 'command' && sub.kind !== 'declaration') return {};
+  if (sub.strippedWords.length === 0) return {};
+  let blocked: string | undefined;
   for (const rule of allow) {
     const compiled = rule.compiled;
-    if (compiled === undefined) return rule;
+    if (compiled === undefined) return { rule };
     if (!matchCompiled(compiled, sub.strippedWords)) continue;
-    if (compiled.kind !== 'exact' && neverApprovedByPrefix(sub.strippedWords)) continue;
-    return rule;
+    if (compiled.kind !== 'exact') {
+      if (neverApprovedByPrefix(sub.strippedWords)) continue;
+      const danger = dangerousFlag(programWords(sub.strippedWords), rule.words);
+      if (danger) {
+        blocked ??= `${danger.flag} ${danger.what}, which ${rule.text} does not name`;
+        continue;
+      }
+    }
+    return { rule };
   }
-  return undefined;
+  return blocked === undefined ? {} : { blocked };
+}
+
+/** The words from the program on (kept `VAR=value` assignments left out). */
+function programWords(words: readonly MatchWord[]): readonly MatchWord[] {
+  let i = 0;
+  while (i < words.length - 1 && words[i]!.literal && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!.value)) i++;
+  return i === 0 ? words : words.slice(i);
 }
 
 /** Which subcommands an allow rule covers, and which are neither covered nor read-only. */
@@ -47,14 +69,18 @@ export function judgeSubcommands(
   subcommands: readonly SimpleCommand[],
   allow: readonly BashRule[],
   paths: PathFacts,
-): { used: { rule: BashRule; sub: SimpleCommand }[]; failing: { sub: SimpleCommand; facts: SubcommandFacts | undefined }[] } {
+): { used: { rule: BashRule; sub: SimpleCommand }[]; failing: { sub: SimpleCommand; facts: SubcommandFacts | undefined; blocked?: string }[] } {
   const used: { rule: BashRule; sub: SimpleCommand }[] = [];
-  const failing: { sub: SimpleCommand; facts: SubcommandFacts | undefined }[] = [];
+  const failing: { sub: SimpleCommand; facts: SubcommandFacts | undefined; blocked?: string }[] = [];
   const judge = (list: readonly SimpleCommand[]): void => {
     for (const sub of list) {
-      const rule = allowRuleFor(sub, allow);
+      const { rule, blocked } = allowRuleFor(sub, allow);
       if (rule) {
         used.push({ rule, sub });
+        continue;
+      }
+      if (blocked !== undefined) {
+        failing.push({ sub, facts: paths.facts.get(sub), blocked });
         continue;
       }
       if (sub.inner) {
@@ -81,7 +107,7 @@ export function narrowestBashRules(command: string, ctx: ToolPermissionContext, 
   const subs = [...flattenSubcommands(analysis.subcommands)];
   if (subs.some((s) => s.unsafeReason)) return undefined;
   const paths = collectPathFacts(subs, ctx, deps);
-  if (paths.deny || paths.critical || paths.unknownTarget || paths.writeAsk) return undefined;
+  if (paths.deny || paths.critical || paths.foreignConfig || paths.unknownTarget || paths.writeAsk) return undefined;
   const own = deps.ruleToolName ?? 'Bash';
   const { failing } = judgeSubcommands(analysis.subcommands, bashRules(ctx.alwaysAllowRules, own === 'Bash' ? undefined : [own]), paths);
   const out: string[] = [];
@@ -162,6 +188,7 @@ export function checkBashPermission(command: string, ctx: ToolPermissionContext,
   // 3. Fail closed on anything we cannot reason about.
   if (!analysis.ok) return ask(`This command needs approval: ${analysis.reason}.`, trace('safetyCheck', analysis.reason));
   if (unsafe) return ask(`"${short(unsafe.text)}" needs approval: ${unsafe.unsafeReason}.`, trace('safetyCheck', unsafe.unsafeReason!, undefined, unsafe.text));
+  if (paths.foreignConfig) return ask(`"${short(paths.foreignConfig.subcommand)}" needs approval: ${paths.foreignConfig.reason}.`, trace('safetyCheck', paths.foreignConfig.reason, undefined, paths.foreignConfig.subcommand));
   if (paths.critical) return ask(`"${short(paths.critical.subcommand)}" needs approval: ${paths.critical.reason}.`, { ...trace('safetyCheck', paths.critical.reason, undefined, paths.critical.subcommand), classifierApprovable: false });
 
   // 4. Output redirections are writes.
@@ -195,7 +222,7 @@ export function checkBashPermission(command: string, ctx: ToolPermissionContext,
 
   // 6. No opinion: the engine asks (or applies its mode), naming the first subcommand that is not allowed.
   const firstFail = failing[0]!;
-  const why = firstFail.facts?.reason ?? 'not allowed by a rule';
+  const why = firstFail.blocked ?? firstFail.facts?.reason ?? 'not allowed by a rule';
   return {
     behavior: 'passthrough',
     message: `"${short(firstFail.sub.text)}" requires approval: no allow rule matches it and it is not read-only (${why}).`,

@@ -39,6 +39,7 @@ function classifyFind(args: readonly WordValue[]): CommandVerdict {
   while (i < args.length && /^-([HLP]|O\d*)$/.test(args[i]!.value)) i++;
   if (args[i]?.value === '-D') i += 2;
   const paths: string[] = [];
+  let fromList = false;
   while (i < args.length && !args[i]!.value.startsWith('-') && !['(', '!', ')', ','].includes(args[i]!.value)) paths.push(args[i++]!.value);
   if (paths.length === 0) paths.push('.');
   for (; i < args.length; i++) {
@@ -52,11 +53,12 @@ function classifyFind(args: readonly WordValue[]): CommandVerdict {
     if (FIND_PATH_ARG.has(v)) {
       const p = args[++i];
       if (p) paths.push(p.value);
+      if (v === '-files0-from') fromList = true;
       continue;
     }
     return no(`find ${v} is not a known read-only expression`);
   }
-  return yes(paths);
+  return yes(paths, fromList ? { unknownPaths: true } : {});
 }
 
 const XARGS_VALUED = new Set(['-n', '--max-args', '-L', '--max-lines', '-P', '--max-procs', '-s', '--max-chars', '-I', '--replace', '-E', '--eof', '-d', '--delimiter', '-a', '--arg-file', '--process-slot-var']);
@@ -100,8 +102,10 @@ function classifyGeneric(name: string, spec: ReadOnlySpec, args: readonly WordVa
     if (w.literal && strict) return no(`${name} with a glob that could expand to an option`);
   }
   const paths: string[] = [];
+  let fromList = false;
   for (const o of p.options) {
     if (isUnsafeOption(o.name, spec.unsafe)) return no(`${name} ${o.name} writes, deletes or runs commands`);
+    if (spec.listOptions?.has(o.name)) fromList = true;
     if (spec.allowed && !spec.allowed.has(o.name)) return no(`${name} ${o.name} is not a known read-only option`);
     if (o.value && !o.value.literal) return no(`${name} ${o.name} with a non-literal value`);
     if (o.value && spec.pathOptions?.has(o.name)) paths.push(o.value.value);
@@ -116,7 +120,7 @@ function classifyGeneric(name: string, spec: ReadOnlySpec, args: readonly WordVa
     paths.push(...named);
     if (named.length === 0 && spec.defaultPath !== undefined) paths.push(spec.defaultPath);
   }
-  return yes(paths);
+  return yes(paths, fromList ? { unknownPaths: true } : {});
 }
 
 /** Classify a command given as words (name first), without assignments or redirects. */

@@ -4,7 +4,8 @@
  * or approved by the engine's read check), and `rm -r` of critical paths.
  */
 import { homedir } from 'node:os';
-import { resolve, sep } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve, sep } from 'node:path';
 import type { PermissionResult, ToolPermissionContext } from '../../tool/permission-types.js';
 import type { BashPermissionDeps, SimpleCommand } from './types.js';
 import { classifySubcommand, type CommandVerdict } from './classify.js';
@@ -25,7 +26,43 @@ export interface PathFacts {
   readonly writeAllowed?: { readonly result: PermissionResult; readonly path: string; readonly subcommand: string };
   readonly unknownTarget?: { readonly reason: string; readonly subcommand: string };
   readonly critical?: { readonly reason: string; readonly subcommand: string };
+  /** A program that reads configuration or hooks from where it runs, run after a `cd` away from the project root. */
+  readonly foreignConfig?: { readonly reason: string; readonly subcommand: string };
   readonly facts: Map<SimpleCommand, SubcommandFacts>;
+}
+
+/**
+ * Programs that read configuration, hooks or code from the directory they run in (`.git/config` with its
+ * `core.fsmonitor`/pager/hooks, Makefiles, `.npmrc` and package scripts, `conftest.py`, `.cargo/config.toml`, …).
+ */
+export const CONFIG_READERS: ReadonlySet<string> = new Set([
+  'git', 'make', 'gmake', 'just', 'npm', 'pnpm', 'yarn', 'npx', 'bun', 'bunx', 'deno', 'node', 'cargo', 'go', 'mvn', 'gradle',
+  'gradlew', './gradlew', 'mvnw', './mvnw', 'bundle', 'rake', 'poetry', 'uv', 'pip', 'pip3', 'python', 'python3', 'pytest', 'tox', 'nox',
+  'direnv', 'docker', 'docker-compose', 'podman', 'terraform', 'tofu', 'helm', 'composer', 'mix', 'dotnet', 'swift', 'jest', 'vitest',
+  'eslint', 'prettier', 'tsc', 'turbo', 'nx', 'lerna', 'pre-commit', 'cmake', 'meson', 'ninja', 'bazel', 'sbt', 'lein', 'stack', 'cabal',
+]);
+
+function nestedRepoBetween(dir: string, root: string): boolean {
+  for (let d = dir; d !== root && d.startsWith(root + sep); d = dirname(d)) {
+    if (existsSync(join(d, '.git'))) return true;
+  }
+  return false;
+}
+
+/**
+ * Why running `name` in one of `dirs` may load another directory's configuration, if it may. Inside the project,
+ * only git is told apart (a nested repository brings its own config and hooks); outside it, every config reader.
+ */
+function foreignConfigReason(name: string, state: CwdState, ctx: ToolPermissionContext): string | undefined {
+  if (!CONFIG_READERS.has(name)) return undefined;
+  if (state.unknown) return `${name} reads configuration from the directory it runs in, which cannot be known here`;
+  const root = ctx.projectDir;
+  for (const dir of state.dirs) {
+    if (dir === root || dir === ctx.cwd) continue;
+    if (!(dir.startsWith(root + sep) || dir.startsWith(ctx.cwd + sep))) return `${name} would read configuration (and hooks) from ${dir}, outside the project`;
+    if (name === 'git' && nestedRepoBetween(dir, root)) return `git would use the repository at or above ${dir} (its own config and hooks), not the project's`;
+  }
+  return undefined;
 }
 
 function isCriticalPath(abs: string, ctx: ToolPermissionContext, home: string): boolean {
@@ -84,6 +121,7 @@ export function collectPathFacts(subs: readonly SimpleCommand[], ctx: ToolPermis
   let writeAllowed: PathFacts['writeAllowed'];
   let unknownTarget: PathFacts['unknownTarget'];
   let critical: PathFacts['critical'];
+  let foreignConfig: PathFacts['foreignConfig'];
 
   for (const sub of subs) {
     for (const r of sub.redirects) {
@@ -128,8 +166,18 @@ export function collectPathFacts(subs: readonly SimpleCommand[], ctx: ToolPermis
       }
     }
     critical ??= ((r) => (r ? { reason: r, subcommand: sub.text } : undefined))(criticalRemoval(sub, state, ctx, home));
+    if (foreignConfig === undefined && (state.unknown || state.dirs.some((d) => d !== ctx.cwd))) {
+      for (const view of sub.denyWords) {
+        const name = view[0]?.literal ? view[0].value : undefined;
+        const why = name === undefined ? undefined : foreignConfigReason(name.slice(name.lastIndexOf('/') + 1), state, ctx) ?? foreignConfigReason(name, state, ctx);
+        if (why !== undefined) {
+          foreignConfig = { reason: why, subcommand: sub.text };
+          break;
+        }
+      }
+    }
     facts.set(sub, { verdict, autoAllowed: verdict.readOnly && reason === undefined, reason });
     if (verdict.cd) state = nextCwdState(state, verdict.cd.target, home, sub.cdCertain);
   }
-  return { writeAsk, writeAllowed, unknownTarget, critical, facts };
+  return { writeAsk, writeAllowed, unknownTarget, critical, foreignConfig, facts };
 }

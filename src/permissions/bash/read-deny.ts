@@ -27,6 +27,7 @@ import { stripAllowWrappers } from './wrappers.js';
 import { naiveWords } from './raw-split.js';
 import { expandBraces, expandGlob, hasGlobChars, isPlainBraceWord } from './glob-expand.js';
 import { contentReader, toWords, type DirReader } from './recursive-readers.js';
+import { gitHistoryRead } from './git-history.js';
 import { askRuleTrace, denyPatternsInside, excludedName, readDenyScope, ruleText, type ReadDenyScope } from './read-deny-scope.js';
 
 export type ReadDenyFinding =
@@ -274,7 +275,10 @@ class Judge {
       else if (!(r.isWrite && r.target.startsWith('/dev/'))) this.checkWord(r.target, true, text, [r.target]);
     }
     if (name !== undefined && INLINE_CODE.test(name)) this.inlineCode(core.slice(1), name, text);
-    if (name === 'git') this.revisionPaths(core.slice(1), text);
+    if (name === 'git') {
+      this.revisionPaths(core.slice(1), text);
+      this.historyRead(core, text);
+    }
     for (const view of sub.denyWords) this.contentReader(view, text);
     const verdict = classifySubcommand(sub);
     if (verdict.cd) this.state = nextCwdState(this.state, verdict.cd.target, this.home, sub.cdCertain);
@@ -297,6 +301,45 @@ class Judge {
             this.ask(pattern, `the ${name} code names ${abs}, which ${ruleText(pattern)} denies`, subcommand);
           }
         }
+      }
+    }
+  }
+
+  /**
+   * `git show`, `git log -p`, `git archive`…: with Read denies in place, contents from history print only when the
+   * pathspecs keep every denied path out (literal paths, none of them holding or naming a denied one).
+   */
+  private historyRead(words: readonly MatchWord[], subcommand: string): void {
+    const read = gitHistoryRead(words);
+    if (read === undefined) return;
+    const limits = [...read.pathspecs];
+    for (const p of read.maybePaths) {
+      // `REV:path` names one blob (its path was checked by revisionPaths); a positional that exists as a path limits
+      // the output like a pathspec; anything else may be a revision.
+      const colon = p.indexOf(':');
+      if (colon > 0 && p.slice(colon + 1) !== '') {
+        limits.push(p.slice(colon + 1));
+        continue;
+      }
+      const abs = resolveExact(p, this.state, this.home);
+      if (abs !== undefined && abs.length > 0 && abs.every((a) => existsSync(a))) limits.push(p);
+    }
+    if (limits.length === 0) return this.cannotRuleOut(`${read.what} (any file, including denied ones, unless limited to paths with -- PATH)`, subcommand);
+    for (const spec of limits) {
+      if (spec.startsWith(':') || hasGlobChars(spec)) return this.cannotRuleOut(`${read.what}, and the pathspec ${short(spec)} is a pattern`, subcommand);
+      const resolved = resolveExact(spec, this.state, this.home);
+      if (!resolved) return this.cannotRuleOut(`${read.what}, and where ${short(spec)} points cannot be known`, subcommand);
+      for (const abs of resolved) {
+        if (this.checkAbs(abs, subcommand)) return;
+        let isFile = false;
+        try {
+          isFile = statSync(abs, { throwIfNoEntry: false })?.isFile() ?? false;
+        } catch {
+          // unreadable: judged as a directory
+        }
+        if (isFile) continue;
+        const hit = denyPatternsInside(this.scope, abs, this.realCache)[0];
+        if (hit) return this.ask(hit.pattern, `${read.what}, and ${abs} may hold files denied by ${ruleText(hit.pattern)}`, subcommand);
       }
     }
   }

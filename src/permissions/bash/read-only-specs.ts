@@ -25,6 +25,8 @@ export interface ReadOnlySpec {
   readonly defaultPath?: string;
   /** Extra check on the parsed arguments. */
   readonly check?: (parsed: ParsedArgs) => boolean;
+  /** Options whose value is a file listing the paths to read: what is read is not in the command. */
+  readonly listOptions?: ReadonlySet<string>;
 }
 
 const set = (...xs: string[]): ReadonlySet<string> => new Set(xs);
@@ -62,7 +64,7 @@ export const READ_ONLY_SPECS: Readonly<Record<string, ReadOnlySpec>> = {
   nl: { args: { valued: set('-b', '-d', '-f', '-h', '-i', '-n', '-s', '-v', '-w') } },
   head: { args: { valued: set('-n', '--lines', '-c', '--bytes'), numericOptions: true } },
   tail: { args: { valued: set('-n', '--lines', '-c', '--bytes', '-s', '--sleep-interval', '--pid', '--max-unchanged-stats'), numericOptions: true } },
-  wc: { args: { valued: set('--files0-from') }, pathOptions: set('--files0-from') },
+  wc: { args: { valued: set('--files0-from') }, pathOptions: set('--files0-from'), listOptions: set('--files0-from') },
   grep: { defaultPath: '.', args: { valued: GREP_VALUED }, positionals: 'afterPattern', patternOptions: set('-e', '--regexp', '-f', '--file'), pathOptions: set('-f', '--file', '--exclude-from') },
   rg: {
     defaultPath: '.',
@@ -90,8 +92,9 @@ export const READ_ONLY_SPECS: Readonly<Record<string, ReadOnlySpec>> = {
     args: { valued: set('-m', '--magic-file', '-F', '--separator', '-e', '--exclude', '-P', '--parameter', '-f', '--files-from') },
     unsafe: set('-C', '--compile', '-z', '-Z', '--uncompress', '--uncompress-noreport'),
     pathOptions: set('-m', '--magic-file', '-f', '--files-from'),
+    listOptions: set('-f', '--files-from'),
   },
-  du: { defaultPath: '.', args: { valued: set('-d', '--max-depth', '-B', '--block-size', '-t', '--threshold', '--exclude', '-X', '--exclude-from', '--time-style', '--files0-from') }, pathOptions: set('-X', '--exclude-from', '--files0-from') },
+  du: { defaultPath: '.', args: { valued: set('-d', '--max-depth', '-B', '--block-size', '-t', '--threshold', '--exclude', '-X', '--exclude-from', '--time-style', '--files0-from') }, pathOptions: set('-X', '--exclude-from', '--files0-from'), listOptions: set('--files0-from') },
   df: { args: { valued: set('-B', '--block-size', '-t', '--type', '-x', '--exclude-type') } },
   pwd: { positionals: 'none' },
   whoami: { positionals: 'none' },
@@ -123,6 +126,7 @@ export const READ_ONLY_SPECS: Readonly<Record<string, ReadOnlySpec>> = {
     args: { valued: set('-k', '--key', '-t', '--field-separator', '-S', '--buffer-size', '-T', '--temporary-directory', '--parallel', '--files0-from', '--batch-size', '--random-source', '-o', '--output', '--compress-program') },
     unsafe: set('-o', '--output', '--compress-program'),
     pathOptions: set('--files0-from', '--random-source'),
+    listOptions: set('--files0-from'),
   },
   uniq: { args: { valued: set('-f', '--skip-fields', '-s', '--skip-chars', '-w', '--check-chars') }, maxPositionals: 1 },
   cut: { args: { valued: set('-b', '--bytes', '-c', '--characters', '-f', '--fields', '-d', '--delimiter', '--output-delimiter') } },

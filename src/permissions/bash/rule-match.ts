@@ -104,10 +104,13 @@ function compile(content: string): CompiledRule {
   if (content === '' || content === '*') return { kind: 'any' };
   let body = content;
   let trailingAny = false;
-  if (body.endsWith(':*')) {
+  // The trailing ` *` (or `:*`) may match nothing only when it is the rule's only wildcard (`Bash(ls *)` allows `ls`;
+  // `Bash(git * *)` needs two more words).
+  const onlyWildcard = (rest: string): boolean => !(tokenizeRule(rest) ?? []).some((t) => t.stars.length > 0);
+  if (body.endsWith(':*') && onlyWildcard(body.slice(0, -2))) {
     body = body.slice(0, -2);
     trailingAny = true;
-  } else if (/\s\*$/.test(body)) {
+  } else if (/\s\*$/.test(body) && onlyWildcard(body.slice(0, -1))) {
     body = body.slice(0, -1);
     trailingAny = true;
   }

@@ -19,6 +19,8 @@ export interface BashRule {
   readonly trimmed: string | undefined;
   /** Written with shell operators (`curl * | sh`): such a rule can only match the command as a whole. */
   readonly operators: boolean;
+  /** The content's words, quotes removed (the flags a rule names itself). */
+  readonly words: readonly string[];
 }
 
 /**
@@ -44,6 +46,7 @@ export function bashRules(rules: readonly PermissionRule[], toolNames: readonly 
       compiled: content === undefined ? undefined : compileBashRule(content),
       trimmed: content?.trim(),
       operators: content !== undefined && /[|&;]/.test(content),
+      words: content === undefined ? [] : content.split(/\s+/).map((w) => w.replace(/^['"]|['"]$/g, '')).filter(Boolean),
     });
   }
   compiledLists.set(rules, { snapshot: [...rules], key, rules: out });

@@ -7,6 +7,7 @@
  *    `find -exec`, `trap`) so a deny rule is not dodged by a wrapper.
  */
 import type { MatchWord } from './rule-match.js';
+import { GLOBAL_OPTIONS, subcommandStarts } from './program-options.js';
 
 export type Words = readonly MatchWord[];
 
@@ -129,18 +130,6 @@ export interface DenyViewResult {
   readonly opaqueCode?: string;
 }
 
-const GIT_VALUE_OPTIONS = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--exec-path', '--config-env', '--super-prefix', '--list-cmds']);
-
-function gitWithoutGlobalOptions(words: Words): Words | undefined {
-  let i = 1;
-  while (i < words.length) {
-    const v = lit(words[i]);
-    if (v === undefined || !v.startsWith('-')) break;
-    i += GIT_VALUE_OPTIONS.has(v) ? 2 : 1;
-  }
-  return i > 1 && i < words.length ? [words[0]!, ...words.slice(i)] : undefined;
-}
-
 function joinLiteral(words: Words): string | undefined {
   if (!words.every((w) => w.literal)) return undefined;
   return words.map((w) => w.value).join(' ');
@@ -148,7 +137,7 @@ function joinLiteral(words: Words): string | undefined {
 
 /** Every argv view a deny rule should be tried against, plus code strings to analyse recursively. */
 /** Command names whose arguments may hold another command (everything else is its own only view). */
-const SPECIAL = new Set([...DENY_WRAPPERS, ...SHELLS, 'git', 'eval', 'watch', 'trap', 'su', 'script', 'flock', 'runuser', 'env', 'find', 'fd', 'fdfind', 'mapfile', 'readarray', 'alias']);
+const SPECIAL = new Set([...DENY_WRAPPERS, ...SHELLS, ...Object.keys(GLOBAL_OPTIONS), 'eval', 'watch', 'trap', 'su', 'script', 'flock', 'runuser', 'env', 'find', 'fd', 'fdfind', 'mapfile', 'readarray', 'alias']);
 
 export function denyViews(words: Words): DenyViewResult {
   const first = words[0];
@@ -170,10 +159,10 @@ export function denyViews(words: Words): DenyViewResult {
       if (base) visit([{ value: base, literal: true }, ...w.slice(1)], depth + 1);
       return;
     }
-    if (name === 'git') {
-      const bare = gitWithoutGlobalOptions(w);
-      if (bare) visit(bare, depth + 1);
-    }
+    // Global options before the subcommand (`docker --context prod run`, `kubectl -n prod delete`): also seen
+    // without them, from every place the subcommand may start when an unknown option leaves it open.
+    const starts = subcommandStarts(name, w);
+    if (starts) for (const at of starts) if (at > 1) visit([w[0]!, ...w.slice(at)], depth + 1);
     if (DENY_WRAPPERS.has(name)) {
       for (let i = 1; i < w.length; i++) {
         const v = w[i]!;
