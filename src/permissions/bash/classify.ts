@@ -42,6 +42,9 @@ function classifyFind(args: readonly WordValue[]): CommandVerdict {
   let fromList = false;
   while (i < args.length && !args[i]!.value.startsWith('-') && !['(', '!', ')', ','].includes(args[i]!.value)) paths.push(args[i++]!.value);
   if (paths.length === 0) paths.push('.');
+  // An unquoted glob in the expression expands against the cwd first (`-name *.txt` → `-name a.txt b.txt`): the
+  // expression find then sees is not the one written.
+  if (args.slice(i).some((w) => w.glob)) return no('find with an unquoted glob in its expression');
   for (; i < args.length; i++) {
     const v = args[i]!.value;
     if (FIND_UNSAFE.has(v)) return no(`find ${v} writes, deletes or runs commands`);

@@ -46,7 +46,7 @@ export function bashRules(rules: readonly PermissionRule[], toolNames: readonly 
       compiled: content === undefined ? undefined : compileBashRule(content),
       trimmed: content?.trim(),
       operators: content !== undefined && /[|&;]/.test(content),
-      words: content === undefined ? [] : content.split(/\s+/).map((w) => w.replace(/^['"]|['"]$/g, '')).filter(Boolean),
+      words: content === undefined ? [] : content.split(/\s+/).map((w) => w.replace(/:\*$/, '').replace(/^['"]|['"]$/g, '')).filter(Boolean),
     });
   }
   compiledLists.set(rules, { snapshot: [...rules], key, rules: out });
