@@ -108,15 +108,14 @@ async function resolveLive(
 
   // 4. The tool's own objections, then the remaining content verdicts (safety checks, mode denials).
   let toolCheck: PermissionResult | undefined;
-  if (checkContext) {
+  if (checkContext || runToolCheck) {
     try {
-      toolCheck = await tool.checkPermissions(input, checkContext);
+      toolCheck = checkContext ? await tool.checkPermissions(input, checkContext) : await runToolCheck!();
     } catch (error) {
+      // A check that throws decided nothing: ask, never allow.
       const reason = `${tool.name}'s permission check failed: ${error instanceof Error ? error.message : String(error)}`;
       toolCheck = { behavior: 'ask', message: reason, decisionReason: { layer: 'toolCheck', reason, classifierApprovable: false } };
     }
-  } else if (runToolCheck) {
-    toolCheck = await runToolCheck();
   }
   if (toolCheck?.behavior === 'deny') {
     return asDeny(toolCheck, { layer: 'toolCheck', reason: toolCheck.message || `${tool.name} refused this call` });
