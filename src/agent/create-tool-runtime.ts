@@ -14,7 +14,7 @@ import type { StreamingToolExecutorOptions } from '../execution/streaming-tool-e
 import { createHookRunner } from '../hooks/hook-runner.js';
 import { createCanUseTool } from '../permissions/can-use-tool.js';
 import { enterPlanMode, updatePermissionContext } from '../permissions/permission-context.js';
-import { findToolByName } from '../registry/find-tool.js';
+import { findToolByName } from '../tool/find-tool.js';
 import { assembleToolPool } from '../registry/tool-pool.js';
 import { createTaskRegistry } from '../tools/bash/task-registry.js';
 import { deferredLoadingFor, toolsToAPI } from '../tool/api-format.js';
@@ -382,7 +382,8 @@ class Runtime implements ToolRuntime {
 
 function normaliseInput(input: RunInput): { message: AssistantMessage; blocks: ToolUseBlock[] } {
   if (Array.isArray(input)) {
-    const blocks = [...(input as readonly ToolUseBlock[])];
+    // The request form differs only in optional fields the executor does not read.
+    const blocks = [...input] as ToolUseBlock[];
     return { message: { role: 'assistant', content: blocks }, blocks };
   }
   const message = input as AssistantMessage;

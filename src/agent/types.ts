@@ -19,6 +19,7 @@ import type {
   ToolProgress,
   ToolResultBlockParam,
   ToolUseBlock,
+  ToolUseBlockParam,
   Tools,
 } from '../tool/tool.js';
 import type { PermissionRequest, ToolServices, ToolUseContext } from '../tool/tool-use-context.js';
@@ -153,7 +154,8 @@ export interface ToolRuntimeOptions {
   readonly persistRules?: (request: PersistRulesRequest) => Promise<void>;
 }
 
-export type RunInput = AssistantMessage | readonly ToolUseBlock[];
+/** An assistant message, or its tool_use blocks (as the API returned them, or in the request form). */
+export type RunInput = AssistantMessage | readonly (ToolUseBlock | ToolUseBlockParam)[];
 
 export interface RunResult {
   /** The user message: one tool_result per tool_use, in call order, then any `newMessages` content. */

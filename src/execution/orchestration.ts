@@ -5,6 +5,7 @@
  * sibling abort and interrupts) by feeding every block to one executor at once: a complete message is a stream that
  * has already ended, so there is one implementation of those rules, not two that could drift apart.
  */
+import { findToolByName } from '../tool/find-tool.js';
 import type { AnyTool, AssistantMessage, CanUseToolFn, ToolUseBlock, Tools } from '../tool/tool.js';
 import type { ToolUseContext } from '../tool/tool-use-context.js';
 import { checkInputShape } from './input-validation.js';
@@ -17,7 +18,7 @@ export interface ToolCallBatch {
 
 /** Whether this call may run beside others: its input must parse, and the tool must say so for that input. */
 export function isToolCallConcurrencySafe(block: ToolUseBlock, tools: Tools): boolean {
-  const tool: AnyTool | undefined = tools.find((t) => t.name === block.name) ?? tools.find((t) => t.aliases?.includes(block.name) === true);
+  const tool: AnyTool | undefined = findToolByName(tools, block.name);
   if (!tool) return true; // only produces an error result
   if (checkInputShape(block.input) !== undefined) return false;
   try {

@@ -12,6 +12,7 @@
  */
 import type { HookRunner } from '../hooks/types.js';
 import { isDeferredTool } from '../tool/api-format.js';
+import { findToolByName } from '../tool/find-tool.js';
 import { toolResultText } from '../tool/tool-result.js';
 import type { PermissionDecision } from '../tool/permission-types.js';
 import type {
@@ -292,14 +293,9 @@ function toolUseIdOf(block: ToolUseBlock | undefined): string {
 
 function lookupTool(name: unknown, tools: Tools, fallback: Tools | undefined): AnyTool | undefined {
   if (typeof name !== 'string') return undefined;
-  return findIn(tools, name) ?? (fallback ? findIn(fallback, name) : undefined);
+  return findToolByName(tools, name) ?? (fallback ? findToolByName(fallback, name) : undefined);
 }
 
-function findIn(pool: Tools, name: string): AnyTool | undefined {
-  for (const tool of pool) if (tool.name === name) return tool;
-  for (const tool of pool) if (tool.aliases?.includes(name) === true) return tool;
-  return undefined;
-}
 
 /** Step 6's clone; `undefined` if the tool's backfill throws (fail closed: a permission check on half an input is unsafe). */
 function backfill(tool: AnyTool, input: Record<string, unknown>, context: ToolUseContext): Record<string, unknown> | undefined {

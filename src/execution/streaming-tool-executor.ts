@@ -13,6 +13,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { AnyTool, AssistantMessage, CanUseToolFn, ToolProgress, ToolUseBlock, Tools } from '../tool/tool.js';
+import { findToolByName } from '../tool/find-tool.js';
 import { createChildAbortController, type ToolUseContext } from '../tool/tool-use-context.js';
 import {
   abortKindOf,
@@ -119,7 +120,7 @@ export class StreamingToolExecutor {
   addTool(block: ToolUseBlock, assistantMessage: AssistantMessage): void {
     if (this.#discarded) return;
     const name = (block as { name?: unknown } | null | undefined)?.name;
-    const tool = typeof name === 'string' ? findTool(this.toolDefinitions, name) : undefined;
+    const tool = typeof name === 'string' ? findToolByName(this.toolDefinitions, name) : undefined;
     let parsedInput: Record<string, unknown> | undefined;
     let isConcurrencySafe = tool === undefined; // an unknown tool only produces an error: it blocks nobody
     const input = (block as { input?: unknown } | null | undefined)?.input;
@@ -373,10 +374,6 @@ export class StreamingToolExecutor {
   #nameOf(tracked: TrackedTool): string {
     return tracked.tool?.name ?? printableName((tracked.block as { name?: unknown } | null | undefined)?.name);
   }
-}
-
-function findTool(tools: Tools, name: string): AnyTool | undefined {
-  return tools.find((t) => t.name === name) ?? tools.find((t) => t.aliases?.includes(name) === true);
 }
 
 function safe<T>(fn: () => T, fallback: T): T {

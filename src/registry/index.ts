@@ -1,4 +1,3 @@
 export * from './base-tools.js';
-export * from './find-tool.js';
 export * from './tool-pool.js';
 export * from './tool-search-mode.js';

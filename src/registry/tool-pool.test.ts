@@ -3,7 +3,7 @@ import { getEmptyToolPermissionContext, type PermissionRule, type ToolPermission
 import type { AnyTool } from '../tool/tool.js';
 import { makeMcpTestTool, makeTestTool } from '../../test/helpers/tools.js';
 import { getAllBaseTools, type BaseToolEntry } from './base-tools.js';
-import { findToolByName } from './find-tool.js';
+import { findToolByName } from '../tool/find-tool.js';
 import { assembleToolPool, dedupeByName, getTools } from './tool-pool.js';
 import { filterToolsByDenyRules } from '../permissions/tool-rule-match.js';
 

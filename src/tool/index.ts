@@ -7,3 +7,4 @@ export * from './permission-types.js';
 export * from './tool-result.js';
 export * from './tool-use-context.js';
 export type * from './tool.js';
+export * from './find-tool.js';

@@ -10,7 +10,7 @@ import { PATH_FIELDS } from '../../permissions/content-check.js';
 import { isReadOnlyCommand } from '../../permissions/bash/index.js';
 import { canonicalToolName } from '../../permissions/permission-rule.js';
 import { parseMcpToolName } from '../../permissions/tool-rule-match.js';
-import { findToolByName } from '../../registry/find-tool.js';
+import { findToolByName } from '../../tool/find-tool.js';
 import { getAllBaseTools } from '../../registry/base-tools.js';
 
 /** Documented tools that only read or look (no side effects beyond network reads). */

@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
+import { toolMatchesName } from '../../tool/find-tool.js';
 import type { PermissionMode } from '../../tool/permission-types.js';
 import type { AnyTool, ValidationResult } from '../../tool/tool.js';
 import type { ToolServices, ToolUseContext } from '../../tool/tool-use-context.js';
@@ -98,7 +99,7 @@ export function subagentToolFilter(definition: AgentDefinition, childDepth: numb
   const all = allow === undefined || allow.includes('*');
   const deny = new Set(definition.disallowedTools?.map(bareName) ?? []);
   const matches = (names: Iterable<string>, tool: AnyTool) => {
-    for (const n of names) if (n === tool.name || tool.aliases?.includes(n) === true) return true;
+    for (const n of names) if (toolMatchesName(tool, n)) return true;
     return false;
   };
   return (tool) => {

@@ -4,7 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { NotificationQueue } from '../../../tool/notification-queue.js';
 import { getEmptyToolPermissionContext, type ToolPermissionContext } from '../../../tool/permission-types.js';
-import type { AnyTool, AssistantMessage, CanUseToolFn, ToolProgress, ToolResultBlockParam } from '../../../tool/tool.js';
+import { localToolCallBackend, type ToolCallBackend } from '../../../execution/backend.js';
+import { runToolUse } from '../../../execution/pipeline.js';
+import type { AnyTool, AssistantMessage, CanUseToolFn, ToolProgress, ToolResultBlockParam, ToolUseBlock } from '../../../tool/tool.js';
 import { toolResultText } from '../../../tool/tool-result.js';
 import { createToolUseContext, type ToolSettings, type ToolUseContext } from '../../../tool/tool-use-context.js';
 import { createTaskRegistry, type TaskRegistry } from '../task-registry.js';
@@ -69,13 +71,31 @@ export interface CallResult<T> {
   readonly progress: ToolProgress[];
 }
 
-/** call() then map, the way the executor does (validation is checked separately by the tests that need it). */
+let calls = 0;
+
+/**
+ * One call through the real pipeline (`runToolUse`), allowed by the gate (the engine has its own tests). The output
+ * data is read off the backend; a call that never reached `call()` (invalid input…) throws with the model's text.
+ */
 export async function callTool<T>(tool: AnyTool, input: Record<string, unknown>, context: ToolUseContext): Promise<CallResult<T>> {
   const progress: ToolProgress[] = [];
-  const parsed = tool.inputSchema.parse(input);
-  const result = await tool.call(parsed, context, allowAll, assistantMessage, (p) => progress.push(p));
-  const block = tool.mapToolResultToToolResultBlockParam(result.data, 'toolu_test');
-  return { data: result.data as T, block, text: toolResultText(block), progress };
+  let data: { value: unknown } | undefined;
+  const backend: ToolCallBackend = {
+    name: 'local (recording the output for the test)',
+    async call(request) {
+      const output = await localToolCallBackend.call(request);
+      data = { value: output.data };
+      return output;
+    },
+  };
+  const block = { type: 'tool_use', id: `toolu_test_${++calls}`, name: tool.name, input } as ToolUseBlock;
+  const withTool: ToolUseContext = { ...context, options: { ...context.options, tools: [tool] } };
+  const outcome = await runToolUse(block, { role: 'assistant', content: [block] }, allowAll, withTool, {
+    backend,
+    onProgress: (p) => progress.push(p),
+  });
+  if (data === undefined) throw new Error(`${tool.name} did not run (${outcome.stage}): ${toolResultText(outcome.result)}`);
+  return { data: data.value as T, block: outcome.result, text: toolResultText(outcome.result), progress };
 }
 
 /** Live (non-zombie) processes whose command line contains `marker`. */

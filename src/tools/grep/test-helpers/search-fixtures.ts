@@ -1,10 +1,12 @@
-/** Real temp trees and contexts for the Grep and Glob tests, and a runner that goes validate → call → tool_result. */
+/** Real temp trees and contexts for the Grep and Glob tests, and a runner that goes through the real pipeline. */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { getEmptyToolPermissionContext, type PermissionRule } from '../../../tool/permission-types.js';
 import { toolResultText } from '../../../tool/tool-result.js';
-import type { AnyTool, AssistantMessage, CanUseToolFn } from '../../../tool/tool.js';
+import { localToolCallBackend, type ToolCallBackend } from '../../../execution/backend.js';
+import { runToolUse } from '../../../execution/pipeline.js';
+import type { AnyTool, CanUseToolFn, ToolUseBlock } from '../../../tool/tool.js';
 import { createToolUseContext, type ToolSettings, type ToolUseContext } from '../../../tool/tool-use-context.js';
 
 export interface FileSpec {
@@ -64,19 +66,37 @@ export interface RunResult {
 }
 
 const canUseTool = (async () => ({ behavior: 'allow' })) as CanUseToolFn;
-const parentMessage = { role: 'assistant', content: [] } as AssistantMessage;
+let calls = 0;
 
-/** The path a model's call takes through the tool: schema, validateInput, call, tool_result text. */
+/**
+ * A model's call through the real pipeline (`runToolUse`), allowed by the gate (the engine has its own tests). `text`
+ * is what the model reads, without the `<tool_use_error>` wrapper; `errorCode` is validateInput's, when it refused.
+ */
 export async function runTool(tool: AnyTool, input: Record<string, unknown>, context: ToolUseContext): Promise<RunResult> {
-  const parsed = tool.inputSchema.safeParse(input);
-  if (!parsed.success) return { text: parsed.error.message, isError: true };
-  const validation = (await tool.validateInput?.(parsed.data, context)) ?? { result: true };
-  if (!validation.result) return { text: validation.message, isError: true, errorCode: validation.errorCode };
-  try {
-    const result = await tool.call(parsed.data, context, canUseTool, parentMessage);
-    const block = tool.mapToolResultToToolResultBlockParam(result.data, 'toolu_test');
-    return { text: toolResultText(block), isError: block.is_error === true, data: result.data };
-  } catch (error) {
-    return { text: (error as Error).message, isError: true };
+  let data: { value: unknown } | undefined;
+  const backend: ToolCallBackend = {
+    name: 'local (recording the output for the test)',
+    async call(request) {
+      const output = await localToolCallBackend.call(request);
+      data = { value: output.data };
+      return output;
+    },
+  };
+  const block = { type: 'tool_use', id: `toolu_test_${++calls}`, name: tool.name, input } as ToolUseBlock;
+  const withTool: ToolUseContext = { ...context, options: { ...context.options, tools: [tool] } };
+  const outcome = await runToolUse(block, { role: 'assistant', content: [block] }, canUseTool, withTool, { backend });
+  const text = toolResultText(outcome.result).replace(/^<tool_use_error>([\s\S]*)<\/tool_use_error>$/, '$1');
+  let errorCode: number | undefined;
+  if (outcome.stage === 'validation' && tool.validateInput) {
+    // The pipeline keeps validateInput's code to itself; ask again for it (same input, same answer).
+    const parsed = tool.inputSchema.safeParse(input);
+    const verdict = parsed.success ? await tool.validateInput(parsed.data, context) : undefined;
+    if (verdict && !verdict.result) errorCode = verdict.errorCode;
   }
+  return {
+    text,
+    isError: outcome.isError,
+    ...(errorCode !== undefined ? { errorCode } : {}),
+    ...(data !== undefined ? { data: data.value } : {}),
+  };
 }

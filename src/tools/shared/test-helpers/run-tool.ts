@@ -1,15 +1,17 @@
 /**
  * Test support for the file tools (excluded from the build): a real context over a real temp dir, and `runTool`,
- * which walks the steps of the pipeline that concern a tool — schema, validateInput, backfill, call, result mapping —
- * turning refusals and thrown errors into the `<tool_use_error>` results the model would see.
+ * which runs a call through the real pipeline, so refusals and thrown errors come back as the `<tool_use_error>`
+ * results the model would see.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { FileStateCache } from '../../../tool/file-state-cache.js';
 import { getEmptyToolPermissionContext } from '../../../tool/permission-types.js';
-import type { AnyTool, ToolResultBlockParam } from '../../../tool/tool.js';
-import { errorToolResult, toolResultText } from '../../../tool/tool-result.js';
+import { localToolCallBackend, type ToolCallBackend } from '../../../execution/backend.js';
+import { runToolUse } from '../../../execution/pipeline.js';
+import type { AnyTool, CanUseToolFn, ToolResultBlockParam, ToolUseBlock } from '../../../tool/tool.js';
+import { toolResultText } from '../../../tool/tool-result.js';
 import { createToolUseContext, type ToolSettings, type ToolUseContext } from '../../../tool/tool-use-context.js';
 
 export async function makeTempDir(prefix = 'toolgate-files-'): Promise<string> {
@@ -40,26 +42,34 @@ export interface RunResult<T = unknown> {
 
 let counter = 0;
 
+/**
+ * One call through the real pipeline (`runToolUse`: schema, validateInput, backfill, hooks, permission, call, budget,
+ * mapping), with a permission gate that allows everything: these tests are about the tool, the engine has its own.
+ */
 export async function runTool<T = unknown>(tool: AnyTool, input: Record<string, unknown>, context: ToolUseContext): Promise<RunResult<T>> {
   const id = `toolu_test_${++counter}`;
-  const observable = structuredClone(input);
-  const fail = (message: string): RunResult<T> => {
-    const block = errorToolResult(id, message);
-    return { block, text: toolResultText(block), isError: true, observable };
+  let observable: Record<string, unknown> = structuredClone(input);
+  let data: { value: unknown } | undefined;
+  const allow: CanUseToolFn = async (_tool, seen) => {
+    observable = seen;
+    return { behavior: 'allow' };
   };
-  const parsed = tool.inputSchema.safeParse(input);
-  if (!parsed.success) return fail(`InputValidationError: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-  const validation = (await tool.validateInput?.(parsed.data, context)) ?? { result: true };
-  if (!validation.result) return fail(validation.message);
-  tool.backfillObservableInput?.(observable, context);
-  try {
-    const result = await tool.call(parsed.data, context, async () => ({ behavior: 'allow', updatedInput: input }), {
-      role: 'assistant',
-      content: [],
-    });
-    const block = tool.mapToolResultToToolResultBlockParam(result.data, id);
-    return { block, text: toolResultText(block), isError: block.is_error === true, data: result.data as T, observable };
-  } catch (error) {
-    return fail(error instanceof Error ? error.message : String(error));
-  }
+  const backend: ToolCallBackend = {
+    name: 'local (recording the output for the test)',
+    async call(request) {
+      const output = await localToolCallBackend.call(request);
+      data = { value: output.data };
+      return output;
+    },
+  };
+  const withTool: ToolUseContext = { ...context, options: { ...context.options, tools: [tool] } };
+  const block = { type: 'tool_use', id, name: tool.name, input } as ToolUseBlock;
+  const outcome = await runToolUse(block, { role: 'assistant', content: [block] }, allow, withTool, { backend });
+  return {
+    block: outcome.result,
+    text: toolResultText(outcome.result),
+    isError: outcome.isError,
+    ...(data !== undefined && outcome.stage === 'completed' ? { data: data.value as T } : {}),
+    observable,
+  };
 }
