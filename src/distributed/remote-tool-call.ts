@@ -12,6 +12,7 @@
 import path from 'node:path';
 import os from 'node:os';
 import { FileStateCache, type FileReadRecord } from '../tool/file-state-cache.js';
+import { findToolByName } from '../tool/find-tool.js';
 import type { AdditionalWorkingDirectory, ToolPermissionContext } from '../tool/permission-types.js';
 import type { AnyTool, MessageParam, ToolProgressData, Tools } from '../tool/tool.js';
 import { createToolUseContext, type ToolSettings, type ToolUseContext } from '../tool/tool-use-context.js';
@@ -153,7 +154,7 @@ export interface ExecuteRemoteOptions {
 }
 
 export function findWorkerTool(tools: Tools, name: string): AnyTool | undefined {
-  return tools.find((t) => t.name === name) ?? tools.find((t) => t.aliases?.includes(name) === true);
+  return findToolByName(tools, name);
 }
 
 export function servesWorkspace(workspaces: readonly string[], cwd: string): boolean {
