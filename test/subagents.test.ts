@@ -177,6 +177,25 @@ describe('sub-agents through the loop', () => {
     expect(JSON.stringify(last.content)).toContain('tool_result');
   });
 
+  it('a sub-agent keeps its own todo list, shown to the runtime’s callback with its id', async () => {
+    const seen: { n: number; agent: string | undefined }[] = [];
+    const { runtime, client } = await setup(
+      {
+        'track it': [call('Agent', { description: 'todo', prompt: 'CHILD-TODO' }), text('ok')],
+        'CHILD-TODO': [
+          call('ToolSearch', { query: 'select:TodoWrite' }),
+          call('TodoWrite', { todos: [{ content: 'Check', status: 'in_progress', activeForm: 'Checking' }] }),
+          text('tracked'),
+        ],
+      },
+      { onTodosChanged: (todos, agent) => void seen.push({ n: todos.length, agent }) },
+    );
+    await run({ runtime, client, prompt: 'track it', model: 'claude-sonnet-4-5' });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.n).toBe(1);
+    expect(seen[0]!.agent).toMatch(/^agent-/);
+  });
+
   it('the depth limit: a third-level sub-agent has no Agent tool', async () => {
     const { runtime, client } = await setup({
       'go deep': [call('Agent', { description: 'l1', prompt: 'LEVEL-1' }), text('top done')],

@@ -124,10 +124,11 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
     persistRules,
   };
   const ui: ToolUseUICallbacks | undefined =
-    options.onPermissionRequest || options.onQuestion
+    options.onPermissionRequest || options.onQuestion || options.onTodosChanged
       ? {
           ...(options.onPermissionRequest ? { requestPermission: createPermissionHandler(options.onPermissionRequest, persistRules, bridge) } : {}),
           ...(options.onQuestion ? { askQuestion: options.onQuestion } : {}),
+          ...(options.onTodosChanged ? { onTodosChanged: options.onTodosChanged } : {}),
         }
       : undefined;
   const context = createToolUseContext({
@@ -329,9 +330,15 @@ class Runtime implements ToolRuntime {
     });
     const { onPermissionRequest } = this.#shared.options;
     const persistRules = this.#shared.persistRules;
-    const ui: ToolUseUICallbacks | undefined = onPermissionRequest
-      ? { requestPermission: createPermissionHandler(onPermissionRequest, persistRules, this.#shared.bridge, agentId) }
-      : undefined;
+    // A child shows nothing itself, but its todo list reaches the UI (tagged with its agent id).
+    const onTodosChanged = this.#context.ui?.onTodosChanged;
+    const ui: ToolUseUICallbacks | undefined =
+      onPermissionRequest || onTodosChanged
+        ? {
+            ...(onPermissionRequest ? { requestPermission: createPermissionHandler(onPermissionRequest, persistRules, this.#shared.bridge, agentId) } : {}),
+            ...(onTodosChanged ? { onTodosChanged } : {}),
+          }
+        : undefined;
     const context: ToolUseContext = { ...base, ui, ...(options.mode !== undefined ? withMode(base, options.mode) : {}) };
     if (options.signal) {
       const controller = context.abortController;

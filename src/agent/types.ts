@@ -8,6 +8,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { RetryPolicy } from './retry.js';
 import type { ToolCallBackend } from '../execution/backend.js';
+import type { TodoItem } from '../tools/todo-write/index.js';
 import type { ToolUseOutcome } from '../execution/outcome.js';
 import type { HookCallback } from '../hooks/types.js';
 import type { PermissionDecision, PermissionMode, ToolPermissionContext } from '../tool/permission-types.js';
@@ -133,6 +134,8 @@ export interface ToolRuntimeOptions {
   readonly onPermissionRequest?: (request: RuntimePermissionRequest) => Promise<PermissionAnswer>;
   /** Answers questions (AskUserQuestion, elicitation, plan approval). Absent: headless, questions are declined. */
   readonly onQuestion?: (request: QuestionRequest) => Promise<QuestionAnswer>;
+  /** TodoWrite changed an agent's list (`agentId` undefined: the main thread; `[]`: cleared). */
+  readonly onTodosChanged?: (todos: readonly TodoItem[], agentId: string | undefined) => void;
   /** Where transcripts and persisted outputs go (default: under the user's state directory). */
   readonly sessionDir?: string;
   readonly sessionId?: string;
