@@ -1,10 +1,13 @@
 #!/usr/bin/env node
-// The `toolgate` command. Runs the compiled CLI (built by `npm ci` through the `prepare` script); in a checkout
-// without dist/, it runs the TypeScript sources through tsx instead.
+// The `toolgate` command. Runs the bundled CLI (built by `npm ci` through the `prepare` script), else the compiled
+// modules; in a checkout without dist/, the TypeScript sources through tsx.
 import { existsSync } from 'node:fs';
 
+const bundle = new URL('../dist/cli-bundle/toolgate.mjs', import.meta.url);
 const dist = new URL('../dist/cli/main.js', import.meta.url);
-if (existsSync(dist)) {
+if (existsSync(bundle)) {
+  await import(bundle.href);
+} else if (existsSync(dist)) {
   await import(dist.href);
 } else {
   const { register } = await import('tsx/esm/api');

@@ -3,35 +3,41 @@
  * usage errors into one line on stderr and a non-zero exit.
  */
 import { Command, CommanderError } from 'commander';
-import { registerToolsCommand } from './commands/tools.js';
-import { registerExecCommand } from './commands/exec.js';
-import { registerCheckCommand } from './commands/check.js';
-import { registerGrantsCommand } from './commands/grants.js';
-import { registerSandboxCommand } from './commands/sandbox.js';
-import { registerMcpCommand } from './commands/mcp.js';
-import { registerRunCommand } from './commands/run.js';
-import { registerWorkerCommand } from './commands/worker.js';
 
-export function createProgram(): Command {
+type Register = (program: Command) => void;
+
+/**
+ * Each command's module, loaded only when that command runs (or for the full `--help`): a command's module pulls in
+ * its layers (tree-sitter for `check`, the MCP SDK for `mcp`…), and loading all of them was most of the start-up
+ * time of every command.
+ */
+const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
+  tools: () => import('./commands/tools.js').then((m) => m.registerToolsCommand),
+  exec: () => import('./commands/exec.js').then((m) => m.registerExecCommand),
+  check: () => import('./commands/check.js').then((m) => m.registerCheckCommand),
+  grants: () => import('./commands/grants.js').then((m) => m.registerGrantsCommand),
+  sandbox: () => import('./commands/sandbox.js').then((m) => m.registerSandboxCommand),
+  mcp: () => import('./commands/mcp.js').then((m) => m.registerMcpCommand),
+  run: () => import('./commands/run.js').then((m) => m.registerRunCommand),
+  worker: () => import('./commands/worker.js').then((m) => m.registerWorkerCommand),
+};
+
+/** The program with the commands `argv` names (all of them when it names none: `toolgate --help`, a typo). */
+export async function createProgram(argv: readonly string[] = process.argv): Promise<Command> {
   const program = new Command()
     .name('toolgate')
     .description('The tool system of a coding agent: tools, permissions, executor.')
     .version('0.1.0')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  registerToolsCommand(program);
-  registerExecCommand(program);
-  registerCheckCommand(program);
-  registerGrantsCommand(program);
-  registerSandboxCommand(program);
-  registerMcpCommand(program);
-  registerRunCommand(program);
-  registerWorkerCommand(program);
+  const named = argv.slice(2).find((a) => !a.startsWith('-'));
+  const wanted = named !== undefined && named in COMMANDS ? [named] : Object.keys(COMMANDS);
+  for (const register of await Promise.all(wanted.map((name) => COMMANDS[name]!()))) register(program);
   return program;
 }
 
 export async function main(argv: readonly string[] = process.argv): Promise<number> {
-  const program = createProgram();
+  const program = await createProgram(argv);
   try {
     await program.parseAsync([...argv]);
     // A command may set its own code (a signal's 128 + n) without throwing.

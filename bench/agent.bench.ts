@@ -1,0 +1,119 @@
+/**
+ * The agent loop's own cost, through the real SDK and the scripted server (in this process, over 127.0.0.1):
+ * - agent.tool_start_after_block_stop_ms: from the moment the server wrote a tool_use block's content_block_stop to
+ *   the tool's call() (median over 40 turns).
+ * - agent.turn_overhead_ms: per turn, from the end of the model's response (message_stop written) to the next request
+ *   arriving at the server, with the turn's tool finishing inside the response (the server holds the stream until it
+ *   has): the loop's work between model and model — results, transcript, next request (median).
+ * - cli.cold_start_ratio: `toolgate run --help` and `toolgate check Bash …` (the bundled CLI, built if missing) against
+ *   `node -e 0`, median of 7 starts each; the value is the worse of the two ratios.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import { createToolRuntime } from '../src/agent/create-tool-runtime.js';
+import { query } from '../src/agent/query.js';
+import { startScriptedServer, type ScriptedTurn, type WireEvent } from '../src/testing/index.js';
+import { buildTool } from '../src/tool/build-tool.js';
+import { median, type Benchmark } from './lib.js';
+
+const repoRoot = path.resolve(import.meta.dirname, '..');
+const TURNS = 40;
+
+async function loopFigures() {
+  const callAt = new Map<string, number>();
+  const doneAt = new Map<string, number>();
+  const Probe = buildTool({
+    name: 'Probe',
+    inputSchema: z.object({ n: z.number() }),
+    maxResultSizeChars: 1_000,
+    prompt: async () => 'Records when it was called.',
+    isReadOnly: () => true,
+    isConcurrencySafe: () => true,
+    call: async ({ n }) => {
+      callAt.set(String(n), performance.now());
+      doneAt.set(String(n), performance.now());
+      return { data: 'ok' };
+    },
+  });
+  const stopAt = new Map<string, number>();
+  const endAt: number[] = [];
+  const requestAt: number[] = [];
+  const turns: ScriptedTurn[] = [];
+  for (let i = 0; i < TURNS; i++) {
+    turns.push(() => {
+      requestAt.push(performance.now());
+      return { content: [{ type: 'text', text: 'probe' }, { type: 'tool_use', name: 'Probe', id: `toolu_probe_${i}`, input: { n: i } }, { type: 'wait', until: () => doneAt.has(String(i)), pollMs: 1 }] };
+    });
+  }
+  turns.push(() => {
+    requestAt.push(performance.now());
+    return { content: [{ type: 'text', text: 'done' }] };
+  });
+  const onEvent = (event: WireEvent) => {
+    if (event.type === 'content_block_stop' && event.data.index === 1) stopAt.set(String(stopAt.size), event.at);
+    if (event.type === 'message_stop') endAt.push(event.at);
+  };
+  const server = await startScriptedServer(turns, { onEvent });
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'toolgate-bench-agent-'));
+  const runtime = await createToolRuntime({ cwd: dir, sessionDir: path.join(dir, 'session'), tools: [Probe], rules: { allow: ['Probe'] }, settings: { sources: [] } });
+  try {
+    const client = new Anthropic({ apiKey: 'bench', baseURL: server.url });
+    for await (const event of query({ runtime, client, prompt: 'go', model: 'claude-sonnet-4-6', maxTurns: TURNS + 1 })) {
+      if (event.type === 'result' && event.result.stopReason !== 'end_turn') throw new Error(`bench loop ended with ${event.result.stopReason}: ${event.result.error}`);
+    }
+  } finally {
+    await runtime.dispose();
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const startDelays = [...stopAt.entries()].map(([n, at]) => callAt.get(n)! - at);
+  // Skip the first turns: module loading and JIT warm-up are not the loop's steady cost.
+  const overheads = endAt.slice(0, TURNS).map((end, i) => requestAt[i + 1]! - end);
+  return { start: median(startDelays.slice(5)), overhead: median(overheads.slice(5)) };
+}
+
+function timeStarts(args: readonly string[], runs = 7): number {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    execFileSync(process.execPath, args, { cwd: repoRoot, stdio: 'ignore' });
+    times.push(performance.now() - start);
+  }
+  return median(times);
+}
+
+export const benchmarks: Benchmark[] = [
+  {
+    group: 'agent',
+    names: ['agent.tool_start_after_block_stop_ms', 'agent.turn_overhead_ms'],
+    async run() {
+      const { start, overhead } = await loopFigures();
+      return [
+        { name: 'agent.tool_start_after_block_stop_ms', value: start, unit: 'ms' },
+        { name: 'agent.turn_overhead_ms', value: overhead, unit: 'ms' },
+      ];
+    },
+  },
+  {
+    group: 'cli',
+    names: ['cli.cold_start_ratio', 'cli.cold_start_run_help_ms', 'cli.cold_start_check_ms'],
+    async run() {
+      const bundle = path.join(repoRoot, 'dist/cli-bundle/toolgate.mjs');
+      if (!existsSync(bundle)) execFileSync(process.execPath, [path.join(repoRoot, 'scripts/bundle-cli.mjs')], { cwd: repoRoot, stdio: 'inherit' });
+      const bin = path.join(repoRoot, 'bin/toolgate.js');
+      timeStarts(['-e', '0'], 2); // warm the file cache
+      const baseline = timeStarts(['-e', '0']);
+      const runHelp = timeStarts([bin, 'run', '--help']);
+      const check = timeStarts([bin, 'check', 'Bash', '{"command":"ls"}']);
+      return [
+        { name: 'cli.cold_start_run_help_ms', value: runHelp, unit: 'ms', baseline },
+        { name: 'cli.cold_start_check_ms', value: check, unit: 'ms', baseline },
+        { name: 'cli.cold_start_ratio', value: Math.max(runHelp, check) / baseline, unit: 'x' },
+      ];
+    },
+  },
+];
