@@ -64,6 +64,7 @@ describe('parseHooksSettings', () => {
     const r = parse(
       {
         pretooluse: [],
+        PreCompact: [{ hooks: [{ type: 'command', command: 'hi' }] }],
         SessionStart: [{ hooks: [{ type: 'command', command: 'hi' }] }],
         PreToolUse: [{ matcher: 'Bash', comment: 'x', hooks: [{ type: 'command', command: 'a', timout: 5, once: true }, { type: 'prompt', prompt: 'p' }] }],
       },
@@ -72,7 +73,7 @@ describe('parseHooksSettings', () => {
     expect(r.errors).toEqual([]);
     expect(r.warnings).toEqual([
       'projectSettings: hooks.pretooluse: unknown hook event, ignored (did you mean "PreToolUse"?)',
-      'projectSettings: hooks.SessionStart: toolgate does not fire SessionStart (a Claude Code session event); kept but never run',
+      'projectSettings: hooks.PreCompact: toolgate does not fire PreCompact (a Claude Code session event); kept but never run',
       'projectSettings: hooks.PreToolUse[0]: unknown key "comment" ignored (a matcher group has "matcher" and "hooks")',
       'projectSettings: hooks.PreToolUse[0].hooks[0]: unknown key "timout" ignored for a command hook',
       'projectSettings: hooks.PreToolUse[0].hooks[0].once: only meaningful in skill frontmatter; toolgate runs this hook every time',

@@ -3,6 +3,7 @@
  * `HooksConfig`. Hooks that silently never fire are a top complaint (user-asks #7), so every dropped entry gets an
  * error naming the file, the event and the index, and every oddity that is kept gets a warning.
  */
+import { LOOP_HOOK_EVENT_NAMES } from './loop-hooks.js';
 import { hookMatcherError } from './matcher.js';
 import {
   CLAUDE_CODE_HOOK_EVENTS,
@@ -16,7 +17,8 @@ import {
 } from './types.js';
 
 const KNOWN_EVENTS = new Set<string>(CLAUDE_CODE_HOOK_EVENTS);
-const FIRED_EVENTS = new Set<string>(HOOK_EVENT_NAMES);
+// The agent loop (`query()`) fires its own four events beside the tool events.
+const FIRED_EVENTS = new Set<string>([...HOOK_EVENT_NAMES, ...LOOP_HOOK_EVENT_NAMES]);
 const GROUP_KEYS = new Set(['matcher', 'hooks']);
 const COMMON_KEYS = ['type', 'if', 'timeout', 'statusMessage', 'once', 'failClosed'];
 const HANDLER_KEYS: Record<string, Set<string>> = {
