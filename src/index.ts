@@ -134,6 +134,8 @@ export { parseHooksSettings } from './hooks/parse-hooks-settings.js';
 export { describeHooks } from './hooks/describe-hooks.js';
 export type { ResolvedHook } from './hooks/describe-hooks.js';
 export { CLAUDE_CODE_HOOK_EVENTS, HOOK_EVENT_NAMES } from './hooks/types.js';
+export { createLoopHooks, LOOP_HOOK_EVENT_NAMES } from './hooks/loop-hooks.js';
+export type { LoopHookCallback, LoopHookEvent, LoopHookEventName, LoopHookOutcome, LoopHooks } from './hooks/loop-hooks.js';
 export type {
   ClaudeCodeHookEventName,
   CommandHookHandler,
@@ -217,6 +219,10 @@ export type { GrantDestination, GrantEntry, GrantLocations, WriteGrantsOptions }
 export { createToolRuntime, RUNTIME_DISPOSED } from './agent/create-tool-runtime.js';
 export { DEFAULT_MAX_TOKENS, DEFAULT_MODEL, nextRequest, query } from './agent/query.js';
 export type { NextRequestOptions } from './agent/query.js';
+export { modelStep } from './agent/model-step.js';
+export type { ModelRequest, ModelStepOptions, ModelStepResult } from './agent/model-step.js';
+export { merge as mergeToolResults, startToolStep } from './agent/tool-step.js';
+export type { ToolStep, ToolStepResult } from './agent/tool-step.js';
 export { classifyApiError, retryDelayMs } from './agent/retry.js';
 export type { ClassifiedError, RetryPolicy } from './agent/retry.js';
 export { addUsage, costOf, emptyUsage, priceOf } from './agent/pricing.js';
