@@ -7,8 +7,12 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { getAllBaseTools } from '../registry/base-tools.js';
 import type { AnyTool, Tools } from '../tool/tool.js';
+import Anthropic from '@anthropic-ai/sdk';
+import { createToolRuntime } from '../agent/create-tool-runtime.js';
+import { createDurableToolCallBackend } from './durable-tool-call-backend.js';
+import { sessionObject } from './durable-session.js';
 import { freePort } from './restate-server.js';
-import { defaultAdminUrl } from './restate-tool-engine.js';
+import { createRestateToolEngine, defaultAdminUrl } from './restate-tool-engine.js';
 import { toolCallService } from './restate-tool-service.js';
 import { exitWithPrimary, isPoolProcess, registerDeployment, runWorkerPool, startToolWorkerEndpoint } from './tool-worker.js';
 
@@ -24,12 +28,14 @@ export interface RunWorkerOptions {
   readonly advertise?: string;
   readonly workspaces?: readonly string[];
   readonly pool?: string;
+  /** The tool pool the sessions of this worker send their calls to (default: the default pool). */
+  readonly toolPool?: string;
   /** Modules whose `tools` export (or default export) adds custom tools to the built-ins. */
   readonly toolModules?: readonly string[];
   readonly register?: boolean;
   readonly stateDir?: string;
-  /** Extra services this worker serves (durable sessions). */
-  readonly extraServices?: Parameters<typeof startToolWorkerEndpoint>[0]['services'];
+  /** Also serve durable sessions (the agent loop; needs ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL). */
+  readonly sessions?: boolean;
   readonly log?: (line: string) => void;
 }
 
@@ -44,15 +50,23 @@ export function parseListen(listen: string | undefined): { host: string; port: n
 
 export async function loadWorkerTools(toolModules: readonly string[] = []): Promise<Tools> {
   const tools: AnyTool[] = [...(await getAllBaseTools())];
+  for (const tool of await loadCustomTools(toolModules)) {
+    const i = tools.findIndex((t) => t.name === tool.name);
+    if (i >= 0) tools[i] = tool;
+    else tools.push(tool);
+  }
+  return tools;
+}
+
+export async function loadCustomTools(toolModules: readonly string[] = []): Promise<AnyTool[]> {
+  const tools: AnyTool[] = [];
   for (const file of toolModules) {
     const mod = (await import(pathToFileURL(path.resolve(file)).href)) as { tools?: unknown; default?: unknown };
     const extra = mod.tools ?? mod.default;
     if (!Array.isArray(extra)) throw new Error(`${file} exports no "tools" array (or default export)`);
     for (const tool of extra as AnyTool[]) {
       if (!tool || typeof tool.name !== 'string' || typeof tool.call !== 'function') throw new Error(`${file}: an entry of "tools" is not a tool`);
-      const i = tools.findIndex((t) => t.name === tool.name);
-      if (i >= 0) tools[i] = tool;
-      else tools.push(tool);
+      tools.push(tool);
     }
   }
   return tools;
@@ -96,7 +110,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
         workerName: `${os.hostname()}:${process.pid}`,
         stateDir: options.stateDir,
       }),
-      ...(options.extraServices ?? []),
+      ...(options.sessions ? [sessionService(options, admin, await loadCustomTools(options.toolModules))] : []),
     ],
   });
   if (!isPoolProcess()) await register(endpoint.port);
@@ -105,4 +119,24 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
     process.once('SIGTERM', () => resolve());
   });
   await endpoint.close();
+}
+
+/** Durable sessions on this worker: each run gets a headless runtime whose workspace tools go to the tool pool. */
+function sessionService(options: RunWorkerOptions, admin: string, customTools: readonly AnyTool[]) {
+  const engine = createRestateToolEngine({ ingressUrl: options.restate, adminUrl: admin, pool: options.toolPool });
+  const backend = createDurableToolCallBackend({ engine });
+  return sessionObject({
+    client: () => new Anthropic(),
+    createRuntime: (sessionId, request) =>
+      createToolRuntime({
+        cwd: request.cwd,
+        sessionId,
+        // Settings of the workspace, not of the account the worker runs under.
+        settings: { sources: ['project', 'local'] },
+        mode: request.mode,
+        rules: { allow: request.allow, deny: request.deny },
+        tools: customTools,
+        backend,
+      }),
+  });
 }

@@ -28,7 +28,7 @@ export function startTestRestate(): Promise<RestateServer> {
 
 export async function startWorkerPool(
   server: RestateServer,
-  options: { processes: number; workspace: string; markers: string; concurrency?: number; extraArgs?: readonly string[] },
+  options: { processes: number; workspace: string; markers: string; concurrency?: number; extraArgs?: readonly string[]; env?: NodeJS.ProcessEnv },
 ): Promise<WorkerPool> {
   const args = [
     '--import',
@@ -51,14 +51,14 @@ export async function startWorkerPool(
   ];
   const child = spawn(process.execPath, args, {
     cwd: repoRoot,
-    env: { ...process.env, TOOLGATE_TEST_MARKERS: options.markers },
+    env: { ...process.env, ...options.env, TOOLGATE_TEST_MARKERS: options.markers },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => {
     stderr += d.toString();
   });
-  const deadline = Date.now() + 120_000;
+  const deadline = Date.now() + 180_000;
   while (!stderr.includes('serving on')) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`toolgate worker exited: ${stderr}`);
     if (Date.now() > deadline) {

@@ -17,6 +17,8 @@ interface WorkerFlags {
   tools: string[];
   register: boolean;
   stateDir?: string;
+  sessions?: boolean;
+  toolPool?: string;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -42,6 +44,8 @@ export function registerWorkerCommand(program: Command): void {
     .option('--tools <module>', 'a module exporting extra `tools` (repeatable)', collect, [])
     .option('--no-register', 'do not register with the admin API (someone else registers the shared URL)')
     .option('--state-dir <dir>', 'where per-session files of this worker go')
+    .option('--sessions', 'also serve durable sessions (the agent loop; reads ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL)')
+    .option('--tool-pool <name>', 'the worker pool durable sessions send tool calls to (default: default)')
     .action((flags: WorkerFlags) =>
       runWorker({
         restate: flags.restate,
@@ -55,6 +59,8 @@ export function registerWorkerCommand(program: Command): void {
         toolModules: flags.tools,
         register: flags.register,
         stateDir: flags.stateDir,
+        sessions: flags.sessions === true,
+        toolPool: flags.toolPool,
       }),
     );
 }
