@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RestateServer } from '../src/distributed/restate-server.js';
 import { startScriptedServer, type ScriptedServer } from '../src/testing/index.js';
+import { toolgate } from './helpers/cli.js';
 import { countExecutions, startTestRestate, startWorkerPool, tempWorkspace, type WorkerPool } from './helpers/restate.js';
 
 describe('a durable session', () => {
@@ -21,6 +22,7 @@ describe('a durable session', () => {
     model = await startScriptedServer([
       ...[0, 1, 2].map((i) => ({ content: [{ type: 'tool_use' as const, name: 'Mark', input: { id: `s${i}`, delayMs: 1_500 } }] })),
       { content: [{ type: 'text' as const, text: 'done' }] },
+      { content: [{ type: 'text' as const, text: 'second answer' }] },
     ]);
     server = await startTestRestate();
     tools = await startWorkerPool(server, { processes: 2, workspace: ws.dir, markers: ws.markers });
@@ -73,4 +75,14 @@ describe('a durable session', () => {
     expect(toolResults).toHaveLength(3);
     expect(toolResults.every((b) => b.is_error !== true)).toBe(true);
   }, 300_000);
+
+  it('toolgate run --resume ID --backend restate=URL continues the conversation on the workers', async () => {
+    const out = await toolgate(['run', '-p', '--backend', `restate=${server.ingressUrl}`, '--resume', 'sess-1', '--cwd', ws.dir, 'and now?']);
+    expect(out.stdout).toBe('second answer\n');
+    expect(out.code).toBe(0);
+    expect(out.stderr).toContain('session sess-1');
+    // The fifth request carries the whole conversation: the session's state, not this process's.
+    expect(model.messageRequests.length).toBe(5);
+    expect((model.messageRequests[4]!.body as { messages: unknown[] }).messages.length).toBe(9);
+  }, 120_000);
 });

@@ -27,6 +27,7 @@ export interface RunOptions {
   cwd: string;
   continue?: boolean;
   resume?: string;
+  backend?: string;
 }
 
 export class RunUsageError extends Error {
@@ -57,6 +58,7 @@ export function registerRunCommand(program: Command): void {
     .option('--cwd <dir>', 'working directory (and project root for settings)', process.cwd())
     .option('-c, --continue', 'continue the most recent session in this directory')
     .option('-r, --resume <session-id>', 'resume a session by id')
+    .option('--backend <spec>', 'local (default) or restate=URL: the session runs durably on toolgate workers (docs/distributed.md)')
     .action(async (words: string[], opts: RunOptions) => {
       process.exitCode = await runCommand(words, opts);
     });
@@ -80,6 +82,7 @@ export async function runCommand(words: readonly string[], opts: RunOptions): Pr
   if (!prompt && !interactive) prompt = (await readStdin()).trim();
   if (interactive && !prompt) return runInteractive(opts);
   if (!prompt) throw new RunUsageError('no prompt: give it as an argument or on stdin');
+  if (opts.backend !== undefined && opts.backend !== 'local') return runOnRestate(prompt, opts, format, maxTurns);
 
   const apiKey = process.env.ANTHROPIC_API_KEY?.trim();
   const authToken = process.env.ANTHROPIC_AUTH_TOKEN?.trim();
@@ -183,4 +186,28 @@ async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** `--backend restate=URL`: the loop runs on the workers as a durable session; this process waits for its answer. */
+async function runOnRestate(prompt: string, opts: RunOptions, format: OutputFormat, maxTurns: number | undefined): Promise<number> {
+  const { parseBackendSpec } = await import('../../distributed/backend-spec.js');
+  const { runDurableSession } = await import('../../distributed/session-client.js');
+  const spec = parseBackendSpec(opts.backend ?? 'local');
+  if (spec.kind !== 'restate') throw new RunUsageError(`unknown --backend "${opts.backend}"`);
+  if (opts.continue) throw new RunUsageError('--continue is not available with --backend restate=URL: use --resume ID');
+  const result = await runDurableSession({
+    ingressUrl: spec.url,
+    resume: opts.resume,
+    prompt,
+    cwd: path.resolve(opts.cwd),
+    model: opts.model,
+    maxTurns,
+    systemPrompt: opts.systemPrompt,
+    mode: opts.permissionMode as PermissionMode | undefined,
+    allow: opts.allowedTools,
+    deny: opts.disallowedTools,
+    onAccepted: (sessionId) => process.stderr.write(`toolgate run: session ${sessionId} (after a crash: toolgate run --resume ${sessionId} --backend ${opts.backend} with the same prompt)\n`),
+  });
+  process.stdout.write(format === 'text' ? `${result.text}\n` : `${JSON.stringify({ type: 'result', ...result })}\n`);
+  return result.stopReason === 'end_turn' || result.stopReason === 'stop_sequence' ? 0 : 1;
 }

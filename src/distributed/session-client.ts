@@ -1,0 +1,37 @@
+/**
+ * `toolgate run --backend restate=URL`: the prompt goes to the session's virtual object and runs on the workers (a
+ * `toolgate worker --sessions` pool); this process only waits for the answer. If it dies, the session goes on; the
+ * same command with `--resume ID` and the same prompt attaches to that run again (the idempotency key is the session
+ * and the prompt), and a new prompt continues the conversation after it.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { SessionRunRequest, SessionRunResult } from './durable-session.js';
+
+export interface DurableRunOptions extends SessionRunRequest {
+  readonly ingressUrl: string;
+  /** Continue (or re-attach to) this session; default: a new one. */
+  readonly resume?: string;
+  readonly signal?: AbortSignal;
+  /** Told the session id and invocation as soon as the run is accepted. */
+  readonly onAccepted?: (sessionId: string, invocationId: string) => void;
+}
+
+export async function runDurableSession(options: DurableRunOptions): Promise<SessionRunResult> {
+  const { ingressUrl, resume, signal, onAccepted, ...request } = options;
+  const ingress = ingressUrl.replace(/\/+$/, '');
+  const sessionId = resume ?? randomUUID();
+  const key = `${sessionId}/${createHash('sha256').update(request.prompt).digest('hex').slice(0, 24)}`;
+  const sent = await fetch(`${ingress}/ToolgateSession/${encodeURIComponent(sessionId)}/run/send`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'idempotency-key': key },
+    body: JSON.stringify(request),
+    signal,
+  });
+  const accepted = (await sent.json()) as { invocationId?: string; message?: string };
+  if (!sent.ok || !accepted.invocationId) throw new Error(`Restate did not accept the run (${sent.status}): ${accepted.message ?? 'no invocation id'}`);
+  onAccepted?.(sessionId, accepted.invocationId);
+  const attached = await fetch(`${ingress}/restate/invocation/${accepted.invocationId}/attach`, { signal });
+  const text = await attached.text();
+  if (!attached.ok) throw new Error(`the session run failed (${attached.status}): ${text.slice(0, 500)}`);
+  return JSON.parse(text) as SessionRunResult;
+}
