@@ -145,7 +145,8 @@ export async function runWorkerPool(options: WorkerPoolOptions): Promise<void> {
   await Promise.race([ready, done]);
   if (!stopping) {
     try {
-      await options.onReady?.(options.port);
+      // A SIGTERM during registration (a Restate that does not answer) stops the pool without waiting for it.
+      await Promise.race([options.onReady?.(options.port), done]);
     } catch (error) {
       stop();
       await done;
