@@ -285,3 +285,7 @@ export {
   startProgressReceiver,
 } from './distributed/index.js';
 export type { DurableToolEngine, ProgressReceiver, RemoteToolCall, RemoteToolResult, RestateToolEngineOptions } from './distributed/index.js';
+export { detectSandbox } from './tools/bash/sandbox.js';
+export type { SandboxAvailability } from './tools/bash/sandbox.js';
+export { shutdownSandboxRuntime } from './tools/bash/sandbox-runtime.js';
+export type { SandboxSettings } from './tools/bash/bash-settings.js';

@@ -9,3 +9,14 @@ export * from './outcome.js';
 export * from './permission-messages.js';
 export * from './pipeline.js';
 export * from './streaming-tool-executor.js';
+export {
+  buildRedactor,
+  DEFAULT_SECRET_ENV_PATTERNS,
+  isSecretEnvName,
+  redactorFor,
+  registerSecretValues,
+  secretEnvNames,
+  SecretRedactor,
+  urlCredentials,
+} from './redaction.js';
+export type { RedactionSettings, SecretEntry } from './redaction.js';

@@ -8,6 +8,7 @@ import { errorToolResult } from '../tool/tool-result.js';
 import type { AnyTool, MessageParam, ToolResultBlockParam } from '../tool/tool.js';
 import type { ToolUseContext } from '../tool/tool-use-context.js';
 import { emitToolEvent, type ToolEventSink } from './errors.js';
+import type { SecretRedactor } from './redaction.js';
 import { printableName } from './messages.js';
 
 /** Where a call ended. `completed`: `call()` ran and its result (error or not) is the tool's own. */
@@ -52,6 +53,8 @@ export class OutcomeBuilder {
   readonly newMessages: MessageParam[] = [];
   readonly userNotices: string[] = [];
   tool: AnyTool | undefined;
+  /** Applied to the one result on its way out: no path (an error message included) carries a known secret. */
+  redactor: SecretRedactor | undefined;
 
   constructor(
     readonly toolUseId: string,
@@ -71,6 +74,7 @@ export class OutcomeBuilder {
   }
 
   seal(result: ToolResultBlockParam, stage: ToolUseStage, errorClass: string | undefined, extras: Extras = {}): ToolUseOutcome {
+    if (this.redactor !== undefined) result = this.redactor.redactBlock(result);
     const isError = result.is_error === true;
     const durationMs = performance.now() - this.started;
     // Every field written out, one fixed shape: spreading objects of varying shapes here cost microseconds per call.

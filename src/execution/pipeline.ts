@@ -39,6 +39,7 @@ import {
 } from './hook-steps.js';
 import { cloneInput, parseToolInput, sameTopLevel } from './input-validation.js';
 import { abortedBeforeStartMessage, systemReminder, unknownToolMessage } from './messages.js';
+import { redactorFor, type SecretRedactor } from './redaction.js';
 import { OutcomeBuilder, telemetryToolName, type ToolUseOutcome } from './outcome.js';
 import { hookDecisionToPermission, unansweredAskMessage } from './permission-messages.js';
 
@@ -70,6 +71,11 @@ export function runToolUse(
   return checkPermissionsAndCallTool(block, assistantMessage, canUseTool, context, options).catch((error: unknown) => {
     // Each step handles its own failures; arriving here means a bug in the pipeline. Still one answer, and no run.
     const acc = new OutcomeBuilder(toolUseIdOf(block), (block as { name?: unknown } | null | undefined)?.name, performance.now(), options.eventSink);
+    try {
+      acc.redactor = redactorFor(context);
+    } catch {
+      // the message below names no input; nothing to hide
+    }
     return acc.fail('executor', `Internal error while handling this tool call: ${errorMessageForModel(error)}`, classifyToolError(error));
   });
 }
@@ -86,6 +92,7 @@ export async function checkPermissionsAndCallTool(
   // The block comes from the model (or a file): nothing about its shape is taken for granted.
   const requested: Partial<ToolUseBlock> = block !== null && typeof block === 'object' ? block : {};
   const acc = new OutcomeBuilder(toolUseId, requested.name, performance.now(), sink);
+  acc.redactor = redactorFor(context);
   const signal = context.abortController.signal;
   const hooks: HookRunner | undefined = context.services.hooks;
 
@@ -232,7 +239,7 @@ export async function checkPermissionsAndCallTool(
 
   // 11 — Result budget: the tool's mapping, then the per-tool size limit (oversized text goes to disk).
   let data = output.data;
-  const mapped = mapAndBudget(tool, data, toolUseId, context);
+  const mapped = mapAndBudget(tool, data, toolUseId, context, acc.redactor);
   let budgeted = mapped instanceof Promise ? await mapped : mapped;
   if (!budgeted.ok) return acc.fail('budget', budgeted.message, budgeted.errorClass, { decision, input: callInput });
 
@@ -249,7 +256,7 @@ export async function checkPermissionsAndCallTool(
       );
       if (post.updatedToolOutput !== undefined) {
         const check = checkUpdatedToolOutput(tool, data, post.updatedToolOutput, toolUseId);
-        const rebudgeted = check.ok ? await budgetBlock(tool, check.block, context) : undefined;
+        const rebudgeted = check.ok ? await budgetBlock(tool, redact(acc.redactor, check.block), context) : undefined;
         if (check.ok && rebudgeted?.ok) {
           data = check.data;
           budgeted = rebudgeted;
@@ -318,7 +325,13 @@ type Budgeted =
   | { ok: false; message: string; errorClass: string };
 
 /** Synchronous when the result fits its limit (the common case): no microtask turns for a result that stays as it is. */
-function mapAndBudget(tool: AnyTool, data: unknown, toolUseId: string, context: ToolUseContext): Budgeted | Promise<Budgeted> {
+function mapAndBudget(
+  tool: AnyTool,
+  data: unknown,
+  toolUseId: string,
+  context: ToolUseContext,
+  redactor: SecretRedactor | undefined,
+): Budgeted | Promise<Budgeted> {
   let block: ToolResultBlockParam;
   try {
     block = tool.mapToolResultToToolResultBlockParam(data, toolUseId);
@@ -326,7 +339,12 @@ function mapAndBudget(tool: AnyTool, data: unknown, toolUseId: string, context: 
   } catch (error) {
     return { ok: false, message: `${tool.name} ran, but its result could not be formatted (${classifyToolError(error)}).`, errorClass: C.resultMapping };
   }
-  return budgetBlock(tool, { ...block, tool_use_id: toolUseId }, context);
+  // Redacted before the budget step, so a persisted oversized result holds no secret either.
+  return budgetBlock(tool, redact(redactor, { ...block, tool_use_id: toolUseId }), context);
+}
+
+function redact(redactor: SecretRedactor | undefined, block: ToolResultBlockParam): ToolResultBlockParam {
+  return redactor === undefined ? block : redactor.redactBlock(block);
 }
 
 function budgetBlock(tool: AnyTool, block: ToolResultBlockParam, context: ToolUseContext): Budgeted | Promise<Budgeted> {

@@ -87,15 +87,8 @@ export const DEFAULT_MAX_OUTPUT_FILE_BYTES = 5 * 1024 ** 3;
 export const DEFAULT_PROGRESS_INTERVAL_MS = 500;
 export const DEFAULT_KILL_GRACE_MS = 300;
 
-export const DEFAULT_SECRET_ENV_PATTERNS: readonly string[] = [
-  'ANTHROPIC_API_KEY',
-  '*_API_KEY',
-  '*_TOKEN',
-  '*_SECRET',
-  '*_SECRET_KEY',
-  '*_SECRET_ACCESS_KEY',
-  '*_PASSWORD',
-];
+/** Credential-looking variable names (the list lives with result redaction, which hides the same values). */
+export { DEFAULT_SECRET_ENV_PATTERNS } from '../../execution/redaction.js';
 
 export function clampOutputChars(value: number): number {
   if (!Number.isFinite(value)) return DEFAULT_OUTPUT_CHARS;

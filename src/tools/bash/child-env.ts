@@ -1,7 +1,11 @@
 /**
  * The environment a command runs with: the parent's, minus secrets. Claude Code hands its own API key to every
- * shell; toolgate removes anything that looks like a credential unless the settings pass it through by name.
+ * shell; toolgate removes anything that looks like a credential — by name (`*_TOKEN`, `AWS_ACCESS_KEY_ID`,
+ * `DATABASE_URL`, `PGPASSWORD`, `*_WEBHOOK_URL`, `*_DSN`, `*_PRIVATE_KEY`…) or by value (a URL carrying a password)
+ * — unless the settings pass it through by name. Every value removed is also registered for redaction, so it cannot
+ * come back to the model through the command's output either (`cat /proc/*\/environ` outside the sandbox).
  */
+import { envSecretEntries, isSecretEnvName as isSecretName, registerSecretValues, secretEnvNames } from '../../execution/redaction.js';
 import { DEFAULT_SECRET_ENV_PATTERNS, type BashToolSettings } from './bash-settings.js';
 
 export interface ChildEnv {
@@ -11,59 +15,17 @@ export interface ChildEnv {
 }
 
 export function buildChildEnv(base: NodeJS.ProcessEnv, settings: BashToolSettings = {}): ChildEnv {
-  const matchers = compiled(settings.secretEnvPatterns ?? DEFAULT_SECRET_ENV_PATTERNS);
-  const pass = new Set((settings.passEnv ?? []).map((n) => n.toUpperCase()));
+  const scrubbed = secretEnvNames(base, { patterns: settings.secretEnvPatterns ?? DEFAULT_SECRET_ENV_PATTERNS, passEnv: settings.passEnv });
+  const removed = new Set(scrubbed);
   const env: NodeJS.ProcessEnv = {};
-  const scrubbed: string[] = [];
   for (const [name, value] of Object.entries(base)) {
-    if (value === undefined) continue;
-    const upper = name.toUpperCase();
-    if (!pass.has(upper) && matchers.some((matches) => matches(upper))) {
-      scrubbed.push(name);
-      continue;
-    }
-    env[name] = value;
+    if (value !== undefined && !removed.has(name)) env[name] = value;
   }
+  if (scrubbed.length > 0) registerSecretValues(scrubbed.flatMap((name) => envSecretEntries(name, base[name]!)));
   env.TOOLGATE = '1';
   return { env, scrubbed: scrubbed.sort() };
 }
 
 export function isSecretEnvName(name: string, patterns: readonly string[] = DEFAULT_SECRET_ENV_PATTERNS): boolean {
-  const upper = name.toUpperCase();
-  return compiled(patterns).some((matches) => matches(upper));
-}
-
-type NameMatcher = (upperName: string) => boolean;
-
-// Compiled once per pattern list (settings objects are long-lived), not once per call.
-const compiledLists = new WeakMap<readonly string[], NameMatcher[]>();
-
-function compiled(patterns: readonly string[]): NameMatcher[] {
-  let list = compiledLists.get(patterns);
-  if (list === undefined) {
-    list = patterns.map(compileGlob);
-    compiledLists.set(patterns, list);
-  }
-  return list;
-}
-
-/** `*_TOKEN` → a suffix test, `AWS_*` → a prefix test, no `*` → equality; anything else a regular expression. */
-function compileGlob(pattern: string): NameMatcher {
-  const p = pattern.toUpperCase();
-  const stars = p.split('*').length - 1;
-  if (stars === 0) return (name) => name === p;
-  if (stars === 1 && p.startsWith('*')) {
-    const suffix = p.slice(1);
-    return (name) => name.endsWith(suffix);
-  }
-  if (stars === 1 && p.endsWith('*')) {
-    const prefix = p.slice(0, -1);
-    return (name) => name.startsWith(prefix);
-  }
-  const body = p
-    .split('*')
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join('.*');
-  const re = new RegExp(`^${body}$`);
-  return (name) => re.test(name);
+  return isSecretName(name, patterns);
 }
