@@ -54,7 +54,7 @@ async function createFile(absPath: string, content: string, context: ToolUseCont
   } catch (error) {
     throw describeFsError(error, absPath);
   }
-  const written = await writeTextFile(absPath, content, 'utf8');
+  const written = await writeTextFile(absPath, content, 'utf8', context);
   recordFileState(context, absPath, { bytes: written.bytes, stats: written.stats, text: content, partial: false });
   const structuredPatch = patchBetween('', content);
   return {
@@ -123,7 +123,7 @@ async function editFile(input: EditInput, context: ToolUseContext): Promise<Edit
   const updated = applyRanges(content, match.ranges, match.newString);
   if (updated === content) throw new FileToolError(NO_CHANGE_MESSAGE, 'NO_CHANGE');
   const finalText = crlf ? applyLineEndings(updated, 'CRLF') : updated;
-  const written = await writeTextFile(absPath, finalText, file.encoding);
+  const written = await writeTextFile(absPath, finalText, file.encoding, context);
   recordFileState(context, absPath, {
     bytes: written.bytes,
     stats: written.stats,

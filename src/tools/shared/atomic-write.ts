@@ -4,6 +4,14 @@
  * rename itself survives a crash. A reader — or a crash, or `kill -9` at any instant — sees the old file or the new
  * one, never a truncated mix. A symlink is written through (its target is replaced; the link stays a link).
  *
+ * The path checked is the path written: the target's folder is resolved once, opened (`O_DIRECTORY|O_NOFOLLOW`),
+ * and the open folder itself — not its name — is verified and then written through (`/proc/self/fd/N/…` on Linux):
+ * a folder flipped to a symlink after the check cannot redirect the temp file or the rename. With `confineTo`, the
+ * open folder must lie inside one of those directories, or nothing is written at all.
+ *
+ * Temp files `.NAME.<pid>.<hex>.tmp` left by a process that died mid-write are removed on the first write into their
+ * folder (and by `cleanStaleTempFiles`, e.g. at session start).
+ *
  * Known limit: rename gives the file a new inode, so hard links to the old file keep the old content.
  */
 import { randomBytes } from 'node:crypto';
@@ -16,6 +24,8 @@ export interface AtomicWriteOptions {
   readonly mode?: number;
   /** fsync the data and the directory (default true; tests of crash safety rely on it). */
   readonly fsync?: boolean;
+  /** Real directories the written folder must be inside (a link leading elsewhere was not expected): refused if not. */
+  readonly confineTo?: readonly string[];
 }
 
 export interface AtomicWriteResult {
@@ -40,22 +50,8 @@ async function resolveTarget(filePath: string): Promise<{ target: string; existi
   }
 }
 
-function tempPathFor(target: string): string {
-  const dir = path.dirname(target);
-  const base = path.basename(target).slice(0, 100);
-  return path.join(dir, `.${base}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-}
-
-async function fsyncDirectory(dir: string): Promise<void> {
-  let handle: fs.promises.FileHandle | undefined;
-  try {
-    handle = await fs.promises.open(dir, fs.constants.O_RDONLY);
-    await handle.sync();
-  } catch {
-    // Some platforms and file systems cannot fsync a directory; the data itself is already durable.
-  } finally {
-    await handle?.close().catch(() => {});
-  }
+function tempNameFor(name: string): string {
+  return `.${name.slice(0, 100)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
 }
 
 export async function atomicWriteFile(
@@ -71,29 +67,139 @@ export async function atomicWriteFile(
   } catch (error) {
     throw describeFsError(error, filePath);
   }
-  const temp = tempPathFor(target);
-  const mode = existing ? existing.mode & 0o7777 : (options.mode ?? 0o666);
-  let handle: fs.promises.FileHandle | undefined;
+  const dir = path.dirname(target);
+  const name = path.basename(target);
+  const pinned = await pinDirectory(dir, filePath, options.confineTo);
   try {
-    handle = await fs.promises.open(temp, 'wx', existing ? 0o600 : mode);
-    await handle.writeFile(data);
-    if (existing) {
-      // open() applied the umask; the replacement must carry exactly the old permissions and, if we may, owner.
-      await handle.chmod(mode);
-      if (existing.uid !== process.getuid?.() || existing.gid !== process.getgid?.()) {
-        await handle.chown(existing.uid, existing.gid).catch(() => {});
+    cleanStaleTempFilesOnce(pinned.path, dir);
+    const temp = path.join(pinned.path, tempNameFor(name));
+    const mode = existing ? existing.mode & 0o7777 : (options.mode ?? 0o666);
+    let handle: fs.promises.FileHandle | undefined;
+    try {
+      handle = await fs.promises.open(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, existing ? 0o600 : mode);
+      await handle.writeFile(data);
+      if (existing) {
+        // open() applied the umask; the replacement must carry exactly the old permissions and, if we may, owner.
+        await handle.chmod(mode);
+        if (existing.uid !== process.getuid?.() || existing.gid !== process.getgid?.()) {
+          await handle.chown(existing.uid, existing.gid).catch(() => {});
+        }
       }
+      if (doSync) await handle.sync();
+      await handle.close();
+      handle = undefined;
+      await fs.promises.rename(temp, path.join(pinned.path, name));
+    } catch (error) {
+      await handle?.close().catch(() => {});
+      await fs.promises.unlink(temp).catch(() => {});
+      throw describeFsError(error, filePath);
     }
-    if (doSync) await handle.sync();
-    await handle.close();
-    handle = undefined;
-    await fs.promises.rename(temp, target);
+    if (doSync) await pinned.sync();
+    const stats = await fs.promises.stat(path.join(pinned.path, name));
+    return { writtenPath: target, stats };
+  } finally {
+    await pinned.close();
+  }
+}
+
+interface PinnedDirectory {
+  /** A path that names the opened folder itself (`/proc/self/fd/N`), or its checked path where /proc is missing. */
+  readonly path: string;
+  sync(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const PROC_FD = process.platform === 'linux' && fs.existsSync('/proc/self/fd');
+
+async function pinDirectory(dir: string, filePath: string, confineTo: readonly string[] | undefined): Promise<PinnedDirectory> {
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW);
   } catch (error) {
-    await handle?.close().catch(() => {});
-    await fs.promises.unlink(temp).catch(() => {});
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' || code === 'ENOTDIR') {
+      // Resolved a moment ago as a real folder (or a path without one): a link now stands where it was not expected.
+      throw new AtomicWriteRefusedError(`Refused to write ${filePath}: ${dir} is a symbolic link now, not the folder that was checked. Nothing was written.`);
+    }
     throw describeFsError(error, filePath);
   }
-  if (doSync) await fsyncDirectory(path.dirname(target));
-  const stats = await fs.promises.stat(target);
-  return { writtenPath: target, stats };
+  const close = () => handle.close().catch(() => {});
+  const sync = async () => {
+    try {
+      await handle.sync();
+    } catch {
+      // Some platforms and file systems cannot fsync a directory; the data itself is already durable.
+    }
+  };
+  let real: string;
+  let viaFd: string;
+  try {
+    // What was opened, not what the name means now: a component flipped to a link before the open shows here.
+    viaFd = PROC_FD ? `/proc/self/fd/${handle.fd}` : dir;
+    real = PROC_FD ? await fs.promises.readlink(viaFd) : await fs.promises.realpath(dir);
+  } catch (error) {
+    await close();
+    throw describeFsError(error, filePath);
+  }
+  if (real !== dir || (confineTo !== undefined && !confineTo.some((root) => real === root || real.startsWith(root.endsWith('/') ? root : `${root}/`)))) {
+    await close();
+    throw new AtomicWriteRefusedError(
+      `Refused to write ${filePath}: its folder resolves to ${real}${real !== dir ? ` (it was ${dir} a moment ago: a link changed under the write)` : ', outside the working directories'}. Nothing was written.`,
+    );
+  }
+  return { path: viaFd, sync, close };
+}
+
+export class AtomicWriteRefusedError extends Error {
+  override readonly name = 'AtomicWriteRefusedError';
+}
+
+// — temp files of processes that died mid-write —
+
+const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]{12}\.tmp$/;
+const cleanedDirs = new Set<string>();
+
+function cleanStaleTempFilesOnce(pinnedPath: string, dir: string): void {
+  if (cleanedDirs.has(dir)) return;
+  cleanedDirs.add(dir);
+  removeStaleTempFiles(pinnedPath);
+}
+
+/** Removes `.NAME.<pid>.<hex>.tmp` files whose writing process is gone; returns how many. */
+export function cleanStaleTempFiles(dirs: Iterable<string>): number {
+  let n = 0;
+  for (const dir of dirs) n += removeStaleTempFiles(dir);
+  return n;
+}
+
+function removeStaleTempFiles(dir: string): number {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  let n = 0;
+  for (const entry of names) {
+    const m = TEMP_NAME.exec(entry);
+    if (m === null) continue;
+    const pid = Number(m[1]);
+    if (pid === process.pid || processAlive(pid)) continue;
+    try {
+      fs.unlinkSync(path.join(dir, entry));
+      n++;
+    } catch {
+      // gone already, or not ours to remove
+    }
+  }
+  return n;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

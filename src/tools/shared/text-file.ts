@@ -1,8 +1,10 @@
+import type { ToolUseContext } from '../../tool/tool-use-context.js';
 /**
  * Loading a file that is about to be changed, and writing it back: whole, decoded with its encoding and line endings
  * noted, and written atomically in the same encoding.
  */
-import type fs from 'node:fs';
+import fs from 'node:fs';
+import path from 'node:path';
 import { atomicWriteFile } from './atomic-write.js';
 import { isBinaryContent } from './binary.js';
 import { canEncode, decodeText, describeEncoding, detectLineEndings, encodeText, hasUtf16LeBom, type LineEndings, type TextEncoding } from './encoding.js';
@@ -51,7 +53,11 @@ export interface WrittenTextFile {
   readonly stats: fs.Stats;
 }
 
-export async function writeTextFile(absPath: string, text: string, encoding: TextEncoding): Promise<WrittenTextFile> {
+/**
+ * `context`: when the path (as given) lies inside a working directory, its folder must really be inside one when it
+ * is written — a link in the path that leads elsewhere (or was flipped there after the permission check) is refused.
+ */
+export async function writeTextFile(absPath: string, text: string, encoding: TextEncoding, context?: ToolUseContext): Promise<WrittenTextFile> {
   if (!canEncode(text, encoding)) {
     throw new FileToolError(
       `Cannot write ${absPath}: the file is ${describeEncoding(encoding)}, and the new text has characters that encoding cannot hold.`,
@@ -59,6 +65,23 @@ export async function writeTextFile(absPath: string, text: string, encoding: Tex
     );
   }
   const bytes = encodeText(text, encoding);
-  const { stats } = await atomicWriteFile(absPath, bytes);
+  const { stats } = await atomicWriteFile(absPath, bytes, { confineTo: context ? confinement(absPath, context) : undefined });
   return { bytes, stats };
+}
+
+function confinement(absPath: string, context: ToolUseContext): string[] | undefined {
+  const permissionContext = context.getAppState().toolPermissionContext;
+  const dirs = [permissionContext.cwd, ...[...permissionContext.additionalWorkingDirectories.values()].map((d) => d.path)];
+  const inside = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
+  if (!dirs.some((d) => inside(absPath, path.resolve(d)))) return undefined;
+  const roots = new Set<string>();
+  for (const d of dirs) {
+    roots.add(path.resolve(d));
+    try {
+      roots.add(fs.realpathSync(d));
+    } catch {
+      // a working directory that is gone confines nothing
+    }
+  }
+  return [...roots];
 }

@@ -68,7 +68,7 @@ async function writeFile(input: WriteInput, context: ToolUseContext): Promise<Wr
       throw describeFsError(error, absPath);
     }
   }
-  const written = await writeTextFile(absPath, text, encoding);
+  const written = await writeTextFile(absPath, text, encoding, context);
   // What is on disk now is exactly what the model wrote: the record is a full read.
   recordFileState(context, absPath, { bytes: written.bytes, stats: written.stats, text, partial: false });
   const oldLf = (before ?? '').replace(/\r\n/g, '\n');
