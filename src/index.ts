@@ -158,6 +158,8 @@ export type { PipelineOptions } from './execution/pipeline.js';
 export { StreamingToolExecutor } from './execution/streaming-tool-executor.js';
 export type { ExecutorUpdate, StreamingToolExecutorOptions, ToolStatus } from './execution/streaming-tool-executor.js';
 export { partitionToolCalls, runTools } from './execution/orchestration.js';
+export { buildRedactor, DEFAULT_SECRET_ENV_PATTERNS, redactorFor, registerSecretValues, SecretRedactor } from './execution/redaction.js';
+export type { RedactionSettings, SecretEntry } from './execution/redaction.js';
 export type { ToolCallBatch } from './execution/orchestration.js';
 export { localToolCallBackend } from './execution/backend.js';
 export type { ToolCallBackend, ToolCallRequest } from './execution/backend.js';
@@ -288,4 +290,3 @@ export type { DurableToolEngine, ProgressReceiver, RemoteToolCall, RemoteToolRes
 export { detectSandbox } from './tools/bash/sandbox.js';
 export type { SandboxAvailability } from './tools/bash/sandbox.js';
 export { shutdownSandboxRuntime } from './tools/bash/sandbox-runtime.js';
-export type { SandboxSettings } from './tools/bash/bash-settings.js';
