@@ -37,9 +37,11 @@ export async function createProgram(argv: readonly string[] = process.argv): Pro
 }
 
 export async function main(argv: readonly string[] = process.argv): Promise<number> {
-  const program = await createProgram(argv);
+  // `toolgate` alone on a terminal: the interactive session (`run` without a prompt).
+  const args = argv.slice(2).length === 0 && process.stdin.isTTY === true && process.stdout.isTTY === true ? [...argv, 'run'] : [...argv];
+  const program = await createProgram(args);
   try {
-    await program.parseAsync([...argv]);
+    await program.parseAsync(args);
     // A command may set its own code (a signal's 128 + n) without throwing.
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {

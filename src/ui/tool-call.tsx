@@ -20,14 +20,14 @@ export function ToolCall({ item, options }: { item: ToolItem; options: ToolRende
       <Box flexDirection="row">
         {dot}
         <Text> </Text>
-        <Box flexShrink={1}>
+        <Box flexShrink={1} width={inner.columns + 3}>
           <Text bold>{name(item.tool, input, item.block.name)}</Text>
           {args(item.tool, item.views, input, inner)}
         </Box>
       </Box>
       <Box flexDirection="row">
         <Text dimColor>{'  ⎿  '}</Text>
-        <Box flexDirection="column" flexShrink={1}>
+        <Box flexDirection="column" flexShrink={1} width={inner.columns}>
           {running ? progressView(item, inner, elapsedMs) : resultView(item, input, inner)}
         </Box>
       </Box>

@@ -153,9 +153,10 @@ export async function runCommand(words: readonly string[], opts: RunOptions): Pr
   }
 }
 
-/** The terminal UI will take over here; until then a prompt is required. */
-async function runInteractive(_opts: RunOptions): Promise<number> {
-  throw new RunUsageError('no prompt: give it as an argument or on stdin (the interactive mode is not built yet)');
+/** The terminal UI (`src/ui/`), loaded only for an interactive session. */
+async function runInteractive(opts: RunOptions): Promise<number> {
+  const { runInteractive: start } = await import('./run-interactive.js');
+  return start(opts);
 }
 
 function describeFailure(result: { stopReason: string; error?: string; turns: number }): string {
