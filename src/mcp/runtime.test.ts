@@ -105,4 +105,19 @@ describe('MCP tools in the runtime', () => {
     const m = await missing.run([use('Write', { file_path: path.join(dir, 'm.txt'), content: 'x' })]);
     expect(text(m.results[0]?.content)).toContain('no MCP tool named mcp__fx__nope');
   });
+  it('hook matchers name MCP tools as they name built-ins', async () => {
+    const deny = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'no fx reads today' } });
+    const manager = new McpClientManager({ cwd: dir, servers: scoped({ fx: nodeServer(FIXTURE_SERVER) }) });
+    const runtime = await runtimeWith(manager, {
+      rules: { allow: ['mcp__fx'] },
+      settings: {
+        sources: [],
+        object: { hooks: { PreToolUse: [{ matcher: 'mcp__fx__read.*', hooks: [{ type: 'command', command: `echo '${deny}'` }] }] } },
+      },
+    });
+    const r = await runtime.run([use('mcp__fx__read-thing', { id: '1' }), use('mcp__fx__plain', { text: 'ok' })]);
+    expect(r.results[0]?.is_error).toBe(true);
+    expect(text(r.results[0]?.content)).toContain('no fx reads today');
+    expect(text(r.results[1]?.content)).toContain('plain: ok');
+  });
 });

@@ -28,6 +28,9 @@ export interface RunOptions {
   continue?: boolean;
   resume?: string;
   backend?: string;
+  mcpConfig: string[];
+  strictMcpConfig?: boolean;
+  permissionPromptTool?: string;
 }
 
 export class RunUsageError extends Error {
@@ -59,6 +62,9 @@ export function registerRunCommand(program: Command): void {
     .option('-c, --continue', 'continue the most recent session in this directory')
     .option('-r, --resume <session-id>', 'resume a session by id')
     .option('--backend <spec>', 'local (default) or restate=URL: the session runs durably on toolgate workers (docs/distributed.md)')
+    .option('--mcp-config <file-or-json...>', 'MCP servers from a file or inline JSON ({"mcpServers": {…}}), beside .mcp.json and settings', collect, [])
+    .option('--strict-mcp-config', 'only the MCP servers of --mcp-config')
+    .option('--permission-prompt-tool <mcp-tool>', 'an MCP tool (mcp__server__tool) that answers permission prompts in headless runs')
     .action(async (words: string[], opts: RunOptions) => {
       process.exitCode = await runCommand(words, opts);
     });
@@ -76,6 +82,9 @@ export async function runCommand(words: readonly string[], opts: RunOptions): Pr
   const maxTurns = opts.maxTurns === undefined ? undefined : Number(opts.maxTurns);
   if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && maxTurns > 0)) throw new RunUsageError(`--max-turns must be a positive integer (got "${opts.maxTurns}")`);
   if (opts.continue && opts.resume) throw new RunUsageError('--continue and --resume cannot be used together');
+  if (opts.permissionPromptTool !== undefined && !/^mcp__[^_].*__./.test(opts.permissionPromptTool)) {
+    throw new RunUsageError(`--permission-prompt-tool must name an MCP tool (mcp__server__tool), not "${opts.permissionPromptTool}"`);
+  }
 
   const interactive = !opts.print && process.stdin.isTTY === true && process.stdout.isTTY === true;
   let prompt = words.join(' ').trim();
@@ -113,6 +122,7 @@ export async function runCommand(words: readonly string[], opts: RunOptions): Pr
   // SIGINT, SIGTERM, SIGHUP: tools get their results, process groups end, the transcript stays valid.
   const stopSignals = guardSignals(controller, { onForcedExit: (signal) => process.stderr.write(`toolgate run: ${signal} again, exiting now\n`) });
   const model = opts.model ?? agent.DEFAULT_MODEL;
+  const mcp = await startMcp(cwd, opts);
   const runtime = await agent.createToolRuntime({
     cwd,
     additionalDirectories: opts.addDir.map((d) => path.resolve(d)),
@@ -125,7 +135,9 @@ export async function runCommand(words: readonly string[], opts: RunOptions): Pr
     client,
     signal: controller.signal,
     // The Agent tool's sub-agents run the same loop in child runtimes.
-    services: { subagents: agent.createSubagentRunner({ client, query: agent.query }) },
+    services: { subagents: agent.createSubagentRunner({ client, query: agent.query }), ...(mcp ? { mcpResources: mcp.manager.resourceService } : {}) },
+    ...(mcp ? { toolProviders: [mcp.manager.toolProvider()] } : {}),
+    ...(mcp?.onPermissionRequest ? { onPermissionRequest: mcp.onPermissionRequest } : {}),
   });
   try {
     for (const warning of runtime.warnings) process.stderr.write(`toolgate: warning: ${warning}\n`);
@@ -157,6 +169,41 @@ export async function runCommand(words: readonly string[], opts: RunOptions): Pr
 async function runInteractive(opts: RunOptions): Promise<number> {
   const { runInteractive: start } = await import('./run-interactive.js');
   return start(opts);
+}
+
+/**
+ * The MCP servers of this run: `--mcp-config`, `.mcp.json` and settings, as Claude Code reads them. Headless, so project
+ * servers nobody approved stay stopped (said on stderr, with the setting that approves them).
+ */
+async function startMcp(cwd: string, opts: RunOptions) {
+  const [{ loadMcpConfig }, { McpClientManager }, { createPermissionPromptTool }] = await Promise.all([
+    import('../../mcp/load-config.js'),
+    import('../../mcp/manager.js'),
+    import('../../mcp/permission-prompt-tool.js'),
+  ]);
+  const config = loadMcpConfig({
+    cwd,
+    mcpConfigs: opts.mcpConfig.map((f) => (f.trimStart().startsWith('{') ? f : path.resolve(f))),
+    strict: opts.strictMcpConfig === true,
+    flagSettings: opts.settings.map((f) => (f.trimStart().startsWith('{') ? f : path.resolve(f))),
+  });
+  for (const p of config.problems) process.stderr.write(`toolgate: warning: MCP config ${p.file}${p.server ? ` (server "${p.server}")` : ''}: ${p.message}\n`);
+  const pending = [...config.servers.values()].filter((s) => s.approval === 'pending').map((s) => s.name);
+  if (pending.length > 0) {
+    process.stderr.write(`toolgate: warning: MCP servers of .mcp.json not approved, not started: ${pending.join(', ')} (approve with "enabledMcpjsonServers" in .claude/settings.local.json)\n`);
+  }
+  if (config.servers.size === 0) {
+    if (opts.permissionPromptTool) throw new RunUsageError(`--permission-prompt-tool ${opts.permissionPromptTool}: no MCP server is configured`);
+    return undefined;
+  }
+  const manager = new McpClientManager({
+    cwd,
+    servers: config.servers,
+    onServerEvent: (e) => {
+      if (e.type === 'failed') process.stderr.write(`toolgate: warning: ${e.error.split('\n')[0]}\n`);
+    },
+  });
+  return { manager, onPermissionRequest: opts.permissionPromptTool ? createPermissionPromptTool(manager, opts.permissionPromptTool) : undefined };
 }
 
 function describeFailure(result: { stopReason: string; error?: string; turns: number }): string {
