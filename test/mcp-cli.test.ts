@@ -16,7 +16,7 @@ import type { ToolUseBlock } from '../src/tool/tool.js';
 import { createToolUseContext } from '../src/tool/tool-use-context.js';
 import { repoRoot, toolgate } from './helpers/cli.js';
 
-vi.setConfig({ testTimeout: 120_000 });
+vi.setConfig({ testTimeout: 300_000 });
 
 let root: string;
 let project: string;
@@ -40,7 +40,7 @@ beforeAll(() => {
     }),
   );
   writeFileSync(path.join(project, '.claude', 'settings.local.json'), JSON.stringify({ enabledMcpjsonServers: ['toolgate'] }));
-  env = { ...process.env, HOME: home, XDG_STATE_HOME: path.join(home, 'state'), PROJECT_DIR: project };
+  env = { ...process.env, HOME: home, XDG_STATE_HOME: path.join(home, 'state'), PROJECT_DIR: project, MCP_TIMEOUT: '240000' };
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

@@ -25,13 +25,13 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const env = () => ({ PATH: process.env.PATH, HOME: path.join(dir, 'home'), XDG_STATE_HOME: path.join(dir, 'state'), ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: server!.url });
+const env = () => ({ PATH: process.env.PATH, HOME: path.join(dir, 'home'), XDG_STATE_HOME: path.join(dir, 'state'), ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: server!.url, MCP_TIMEOUT: '240000' });
 const node = (script: string, ...args: string[]) => ({ command: process.execPath, args: [script, ...args] });
 /** The tool_result blocks of the request that followed turn `turn` (0-based). */
 const resultsAfter = (turn: number) =>
   (server!.messageRequests[turn + 1]!.body.messages.at(-1).content as { type: string; content: unknown; is_error?: boolean }[]).filter((b) => b.type === 'tool_result');
 
-describe('toolgate run with MCP servers', { timeout: 180_000 }, () => {
+describe('toolgate run with MCP servers', { timeout: 300_000 }, () => {
   it('.mcp.json servers (memory, filesystem) once approved; unapproved ones never start; rules as for built-ins', async () => {
     writeFileSync(path.join(work, 'hello.txt'), 'hi from the filesystem server');
     writeFileSync(

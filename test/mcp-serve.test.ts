@@ -11,7 +11,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
-vi.setConfig({ testTimeout: 120_000 });
+// Each test starts the real CLI through tsx: slow on a loaded machine. Safety nets only.
+vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 });
+const SLOW = { timeout: 240_000 };
 import { serveHttp, type HttpServeHandle } from '../src/mcp/server/serve.js';
 import { repoRoot } from './helpers/cli.js';
 
@@ -46,19 +48,19 @@ async function stdioClient(args: string[] = [], options: { elicit?: 'Allow once'
     cwd: repoRoot,
     stderr: 'pipe',
   });
-  await client.connect(transport);
+  await client.connect(transport, SLOW);
   clients.push(client);
   return client;
 }
 
 const textOf = (r: CallToolResult): string => r.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
 const call = async (client: Client, name: string, args: Record<string, unknown>, signal?: AbortSignal) =>
-  (await client.callTool({ name, arguments: args }, undefined, signal ? { signal } : undefined)) as CallToolResult;
+  (await client.callTool({ name, arguments: args }, undefined, { ...SLOW, ...(signal ? { signal } : {}) })) as CallToolResult;
 
 describe('toolgate mcp serve over stdio (SDK client)', () => {
   it('lists the built-in tools with their names, schemas and annotations', async () => {
     const client = await stdioClient();
-    const { tools } = await client.listTools();
+    const { tools } = await client.listTools(undefined, SLOW);
     const byName = new Map(tools.map((t) => [t.name, t]));
     for (const name of ['Bash', 'Read', 'Edit', 'Write', 'Glob', 'Grep']) expect(byName.has(name), name).toBe(true);
     expect(byName.has('AskUserQuestion')).toBe(false);

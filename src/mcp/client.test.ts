@@ -69,7 +69,8 @@ const find = (tools: Tools, name: string): AnyTool => {
   return t;
 };
 
-describe('server-everything (npm) through the pipeline', () => {
+// Real servers on a shared two-core machine: generous safety nets, no timing assertions.
+describe('server-everything (npm) through the pipeline', { timeout: 180_000 }, () => {
   // One server for the group: starting it is the slow part.
   let shared: McpClientManager;
   let everythingTools: Tools;
@@ -164,7 +165,7 @@ describe('server-everything (npm) through the pipeline', () => {
   });
 });
 
-describe('the fixture server: traits, errors, timeouts, crash, list change', () => {
+describe('the fixture server: traits, errors, timeouts, crash, list change', { timeout: 180_000 }, () => {
   const fixture = (env: Record<string, string> = {}) => ({ fx: nodeServer(FIXTURE_SERVER, [], env) });
 
   it('destructiveHint asks even with a server-wide allow rule; a rule naming the tool runs it', async () => {

@@ -42,7 +42,7 @@ let n = 0;
 const use = (name: string, input: Record<string, unknown>): ToolUseBlock => ({ type: 'tool_use', id: `toolu_rt${++n}`, name, input }) as ToolUseBlock;
 const text = (c: unknown) => (typeof c === 'string' ? c : JSON.stringify(c));
 
-describe('MCP tools in the runtime', () => {
+describe('MCP tools in the runtime', { timeout: 180_000 }, () => {
   it('the pool is built-ins then MCP tools; rules from the runtime decide; list_changed reaches refreshTools()', async () => {
     const changed: string[] = [];
     const manager = new McpClientManager({ cwd: dir, servers: scoped({ fx: nodeServer(FIXTURE_SERVER) }), onToolsChanged: (s) => changed.push(s) });
