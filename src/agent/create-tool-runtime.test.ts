@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { getEventListeners } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -207,6 +208,14 @@ describe('createToolRuntime', () => {
     await rt.dispose();
     await rt.dispose();
     expect(disposed).toBe(1);
+  });
+
+  it('finished runs leave no abort listener on the runtime (a long-lived runtime does not leak one per run)', async () => {
+    writeFileSync(path.join(dir, 'a.txt'), 'alpha\n');
+    const rt = await runtime();
+    const before = getEventListeners(rt.context.abortController.signal, 'abort').length;
+    for (let i = 0; i < 25; i++) await rt.run([use('Read', { file_path: path.join(dir, 'a.txt') })]);
+    expect(getEventListeners(rt.context.abortController.signal, 'abort').length).toBe(before);
   });
 
   it('findTool knows names and aliases', async () => {

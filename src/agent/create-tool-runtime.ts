@@ -24,7 +24,7 @@ import { NotificationQueue } from '../tool/notification-queue.js';
 import type { PermissionMode, ToolPermissionContext } from '../tool/permission-types.js';
 import type { AnyTool, APIToolDefinition, AssistantMessage, CanUseToolFn, MessageParam, ToolUseBlock, Tools } from '../tool/tool.js';
 import {
-  createChildAbortController,
+  createLinkedAbortController,
   createSubagentContext,
   createToolUseContext,
   type AppState,
@@ -238,7 +238,7 @@ class Runtime implements ToolRuntime {
 
   begin(assistantMessage: AssistantMessage, options: { readonly signal?: AbortSignal } = {}): ToolRunHandle {
     if (this.#disposed) throw new Error('this runtime has been disposed');
-    const controller = createChildAbortController(this.#context.abortController);
+    const { controller, unlink } = createLinkedAbortController(this.#context.abortController);
     // An Agent call in this run makes its sub-agent a child of this runtime.
     registerRuntimeContext(this.#context, this);
     const signal = options.signal;
@@ -257,6 +257,7 @@ class Runtime implements ToolRuntime {
       onAdd: (id, r) => this.#shared.runsByToolUse.set(id, r),
       onSettled: (finalContext, r) => {
         signal?.removeEventListener('abort', onAbort);
+        unlink();
         for (const id of r.ids) if (this.#shared.runsByToolUse.get(id) === r) this.#shared.runsByToolUse.delete(id);
         // Modifiers carry over; the runtime's own controller stays (the run's is spent).
         if (finalContext) this.#context = { ...finalContext, abortController: this.#context.abortController };

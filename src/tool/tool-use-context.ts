@@ -115,16 +115,25 @@ let agentCounter = 0;
 
 /** An AbortController that aborts when `parent` does, but whose own abort leaves the parent running. */
 export function createChildAbortController(parent: AbortController): AbortController {
+  return createLinkedAbortController(parent).controller;
+}
+
+/**
+ * As `createChildAbortController`, plus `unlink()` to drop the link once the child's work is done without aborting
+ * it: a long-lived parent (a runtime serving thousands of runs) would otherwise keep one listener per finished child.
+ */
+export function createLinkedAbortController(parent: AbortController): { controller: AbortController; unlink: () => void } {
   const child = new AbortController();
   if (parent.signal.aborted) {
     child.abort(parent.signal.reason);
-    return child;
+    return { controller: child, unlink: () => {} };
   }
   const onAbort = () => child.abort(parent.signal.reason);
+  const unlink = () => parent.signal.removeEventListener('abort', onAbort);
   parent.signal.addEventListener('abort', onAbort, { once: true });
   // Drop the listener once the child ends on its own, so long-lived parents do not accumulate them.
-  child.signal.addEventListener('abort', () => parent.signal.removeEventListener('abort', onAbort), { once: true });
-  return child;
+  child.signal.addEventListener('abort', unlink, { once: true });
+  return { controller: child, unlink };
 }
 
 /**
