@@ -127,8 +127,9 @@ describe('environment', () => {
     process.env.CUSTOM_CRED = 'custom';
     const custom = makeProject({ settings: { bash: { passEnv: ['GITHUB_TOKEN'], secretEnvPatterns: ['*_TOKEN', 'CUSTOM_*'] } } });
     try {
-      const r = await run('echo "$GITHUB_TOKEN/${CUSTOM_CRED:-gone}"', custom);
-      expect(r.text).toBe('ghp-pass/gone');
+      // The child gets the passed secret; the model still never sees its value (redaction at the result boundary).
+      const r = await run('[ "$GITHUB_TOKEN" = ghp-pass ] && echo "passed/${CUSTOM_CRED:-gone}"; echo "$GITHUB_TOKEN"', custom);
+      expect(r.text).toBe('passed/gone\n[REDACTED:GITHUB_TOKEN]');
     } finally {
       await custom.cleanup();
     }
