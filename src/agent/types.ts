@@ -7,6 +7,7 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { RetryPolicy } from './retry.js';
+import type { ToolQuestionAnswer, ToolQuestionRequest } from '../tools/shared/questions.js';
 import type { ToolCallBackend } from '../execution/backend.js';
 import type { TodoItem } from '../tools/todo-write/index.js';
 import type { ToolUseOutcome } from '../execution/outcome.js';
@@ -55,24 +56,10 @@ export interface RuntimePermissionRequest extends PermissionRequest {
   readonly agentId?: string;
 }
 
-/** A question to the person (AskUserQuestion, MCP elicitation, ExitPlanMode approval). */
-export interface QuestionRequest {
-  readonly kind: 'choice' | 'elicitation' | 'plan-approval';
-  readonly questions?: readonly {
-    readonly question: string;
-    readonly header?: string;
-    readonly options: readonly { readonly label: string; readonly description?: string }[];
-    readonly multiSelect?: boolean;
-  }[];
-  /** For elicitation: the server's message and requested JSON schema; for plan approval: the plan. */
-  readonly message?: string;
-  readonly schema?: Record<string, unknown>;
-  readonly signal: AbortSignal;
-}
-
-export type QuestionAnswer =
-  | { readonly action: 'accept'; readonly answers?: Record<string, string>; readonly content?: Record<string, unknown> }
-  | { readonly action: 'decline' | 'cancel'; readonly message?: string };
+/** A question to the person (AskUserQuestion, MCP elicitation, ExitPlanMode approval). Declared once, beside the
+ * tools that ask (`tools/shared/questions.ts`), so the tools never import upward. */
+export type QuestionRequest = ToolQuestionRequest;
+export type QuestionAnswer = ToolQuestionAnswer;
 
 /** What `persistRules` is asked to write when a person answers a prompt with scope `rule`. */
 export interface PersistRulesRequest {
@@ -286,15 +273,4 @@ export interface QueryResult {
   readonly text: string;
   readonly messages: readonly MessageParam[];
   readonly error?: string;
-}
-
-declare module '../tool/tool-use-context.js' {
-  interface ToolServices {
-    /** The Messages API client for tools that need a model (Agent, WebFetch's prompt, WebSearch). */
-    readonly modelClient?: Anthropic;
-  }
-  interface ToolUseUICallbacks {
-    /** Asks the person a question (AskUserQuestion, MCP elicitation, plan approval); absent when headless. */
-    readonly askQuestion?: (request: QuestionRequest) => Promise<QuestionAnswer>;
-  }
 }
