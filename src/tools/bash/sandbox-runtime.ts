@@ -138,7 +138,7 @@ async function wrap(
     const custom: Partial<SandboxRuntimeConfig> = {
       filesystem: { denyRead: [...policy.denyRead], allowWrite: [...policy.allowWrite], denyWrite: [...policy.denyWrite] },
     } as Partial<SandboxRuntimeConfig>;
-    const { argv } = await SandboxManager.wrapWithSandboxArgv(script, 'bash', custom, undefined, undefined, options);
+    const { argv } = await SandboxManager.wrapWithSandboxArgv(WAIT_FOR_BRIDGES + script, 'bash', custom, undefined, undefined, options);
     const [file, ...args] = argv;
     if (file === undefined) throw new Error('the sandbox runtime returned no command');
     return { file, args, release };
@@ -147,6 +147,17 @@ async function wrap(
     throw error;
   }
 }
+
+/**
+ * The runtime starts its two in-sandbox socat listeners (HTTP proxy on 3128, SOCKS on 1080) in the background and runs
+ * the command at once, so a command that goes to the network first thing could find nothing listening yet ("Couldn't
+ * connect to server"). This waits, 3 s at most, until both listen in the sandbox's own network namespace: read from
+ * /proc/net/tcp so no connection is made to the proxy, with bash built-ins and sleep only.
+ */
+const WAIT_FOR_BRIDGES =
+  '__tg_n=0; while [ -r /proc/net/tcp ] && [ $__tg_n -lt 300 ]; do __tg_t=$(</proc/net/tcp); ' +
+  "[[ $__tg_t == *':0C38 00000000:0000 0A'* && $__tg_t == *':0438 00000000:0000 0A'* ]] && break; " +
+  'sleep 0.01; __tg_n=$((__tg_n+1)); done; unset __tg_n __tg_t\n';
 
 /** Stops the runtime's proxy and bridges (tests, embedders closing a session; it also runs on process exit). */
 export async function shutdownSandboxRuntime(): Promise<void> {

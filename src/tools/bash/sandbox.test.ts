@@ -105,14 +105,19 @@ describe.skipIf(!canSandbox)('the sandbox enforces the rules (bubblewrap through
     // A host process started with a secret in its environment, as toolgate is with ANTHROPIC_API_KEY.
     const host = spawn('sleep', ['60'], { env: { PATH: process.env.PATH, HOST_ONLY_SECRET: 'host-only-secret-4711' }, stdio: 'ignore' });
     try {
-      const probe = "cat /proc/[0-9]*/cmdline | tr '\\0' ' '; echo; cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c host-only-secret-4711";
+      // Counts, not the raw listing: a busy CI host has so many processes that the listing itself would be
+      // persisted to a file, and the preview would no longer show what the test looks for.
+      const probe =
+        "cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' '\\n' | grep -c 'vites[t]'; " +
+        "cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c host-only-secret-4711; true";
+      const counts = (text: string) => text.trim().split('\n').map((l) => Number(l.trim()));
       const r = await run(probe);
-      expect(r.text).not.toContain('vitest');
-      expect(r.text.trim().split('\n').pop()).toBe('0');
+      expect(counts(r.text)).toEqual([0, 0]);
       // The same probe outside the sandbox does see the host: the test can tell the difference.
       const unsandboxed = await run(probe, { dangerouslyDisableSandbox: true });
-      expect(unsandboxed.text).toContain('vitest');
-      expect(Number(unsandboxed.text.split('\n').find((l) => /^\d+$/.test(l.trim())))).toBeGreaterThan(0);
+      const [vitestSeen, secretSeen] = counts(unsandboxed.text.split('\n').filter((l) => /^\s*\d+\s*$/.test(l)).join('\n'));
+      expect(vitestSeen).toBeGreaterThan(0);
+      expect(secretSeen).toBeGreaterThan(0);
     } finally {
       host.kill('SIGKILL');
     }
