@@ -5,7 +5,7 @@
  * every level; a background child lives until it ends or the runtime is disposed.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import type { SubagentRequest, SubagentResult, SubagentRunner } from '../tools/agent/index.js';
+import type { SubagentEvent, SubagentRequest, SubagentResult, SubagentRunner } from '../tools/agent/index.js';
 import type { FileStateCache } from '../tool/file-state-cache.js';
 import type { ToolUseContext } from '../tool/tool-use-context.js';
 import type { QueryEvent, QueryOptions, QueryResult, ToolRuntime } from './types.js';
@@ -72,6 +72,7 @@ export function createSubagentRunner(deps: SubagentRunnerDeps): SubagentRunner {
           signal: child.context.abortController.signal,
         });
         let toolUseCount = 0;
+        const tokens = { total: 0 };
         let result: QueryResult | undefined;
         for (;;) {
           const next = await generator.next();
@@ -79,8 +80,10 @@ export function createSubagentRunner(deps: SubagentRunnerDeps): SubagentRunner {
             result ??= next.value;
             break;
           }
-          if (next.value.type === 'tool_result') toolUseCount++;
-          else if (next.value.type === 'result') result = next.value.result;
+          const event = next.value;
+          if (event.type === 'tool_result') toolUseCount++;
+          else if (event.type === 'result') result = event.result;
+          if (request.onEvent) report(event, child, request.onEvent, tokens);
         }
         return {
           text: result.text,
@@ -96,4 +99,43 @@ export function createSubagentRunner(deps: SubagentRunnerDeps): SubagentRunner {
       }
     },
   };
+}
+
+/** A child's loop event as what the Agent call reports; a listener that throws never stops the child. */
+function report(event: QueryEvent, child: ToolRuntime, onEvent: (event: SubagentEvent) => void, tokens: { total: number }): void {
+  let out: SubagentEvent | undefined;
+  switch (event.type) {
+    case 'tool_use': {
+      const tool = child.findTool(event.block.name);
+      const input = (event.block.input ?? {}) as Record<string, unknown>;
+      const name = tool ? attempt(() => tool.userFacingName(input)) || tool.name : event.block.name;
+      const summary = tool ? attempt(() => tool.renderToolUseMessage(input)) : '';
+      out = { type: 'tool_start', toolUseId: event.block.id, toolName: name, summary };
+      break;
+    }
+    case 'tool_result':
+      out = { type: 'tool_end', toolUseId: event.outcome.toolUseId, isError: event.outcome.isError };
+      break;
+    case 'assistant': {
+      const u = event.usage;
+      tokens.total += u.input_tokens + u.output_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
+      const content = event.message.content;
+      const text = typeof content === 'string' ? content : content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
+      if (text.trim() !== '') attempt(() => onEvent({ type: 'text', text }));
+      out = { type: 'usage', totalTokens: tokens.total };
+      break;
+    }
+    default:
+      return;
+  }
+  attempt(() => onEvent(out));
+}
+
+function attempt(f: () => unknown): string {
+  try {
+    const value = f();
+    return typeof value === 'string' ? value : '';
+  } catch {
+    return '';
+  }
 }

@@ -18,9 +18,11 @@ import type { AnyTool, ValidationResult } from '../../tool/tool.js';
 import type { ToolServices, ToolUseContext } from '../../tool/tool-use-context.js';
 import { loadAgentDefinitions, type AgentDefinition } from './agent-definitions.js';
 import { AGENT_TOOL_NAME, agentPrompt } from './prompt.js';
+import { agentProgressReporter, formatTokens, type AgentProgress } from './progress.js';
 import type { SubagentResult, SubagentUsage } from './subagent-runner.js';
 
-export type { SubagentRequest, SubagentResult, SubagentRunner, SubagentUsage } from './subagent-runner.js';
+export type { SubagentEvent, SubagentRequest, SubagentResult, SubagentRunner, SubagentUsage } from './subagent-runner.js';
+export type { AgentCallSummary, AgentProgress } from './progress.js';
 export { AGENT_TOOL_NAME };
 export const MAX_SUBAGENT_DEPTH = 3;
 export const MAX_CONCURRENT_SUBAGENTS = 20;
@@ -165,7 +167,13 @@ function summaryLine(o: Extract<AgentOutput, { status: 'completed' }>): string {
   return `agentId: ${o.agentId} · ${o.totalToolUseCount} tool uses · ${o.totalTokens} tokens · ${(o.totalDurationMs / 1000).toFixed(1)} s`;
 }
 
-export const AgentTool = buildTool<typeof agentInputSchema, AgentOutput>({
+/** For a person: what the finished call did, without the id. */
+export function doneLine(o: Extract<AgentOutput, { status: 'completed' }>): string {
+  const uses = `${o.totalToolUseCount} tool ${o.totalToolUseCount === 1 ? 'use' : 'uses'}`;
+  return `${o.isError ? 'Failed' : 'Done'} (${uses} · ${formatTokens(o.totalTokens)} · ${(o.totalDurationMs / 1000).toFixed(1)}s)`;
+}
+
+export const AgentTool = buildTool<typeof agentInputSchema, AgentOutput, AgentProgress>({
   name: AGENT_TOOL_NAME,
   aliases: ['Task'],
   searchHint: 'subagent delegate parallel background research task',
@@ -184,7 +192,7 @@ export const AgentTool = buildTool<typeof agentInputSchema, AgentOutput>({
     const { result, ...rest } = check(input, context);
     return result ? { result } : (rest as Exclude<ValidationResult, { result: true }>);
   },
-  async call(input, context) {
+  async call(input, context, _canUseTool, _parentMessage, onProgress) {
     const verdict = check(input, context);
     if (!verdict.result) throw new Error(verdict.message);
     const definition = verdict.definition!;
@@ -204,6 +212,10 @@ export const AgentTool = buildTool<typeof agentInputSchema, AgentOutput>({
       tools: subagentToolFilter(definition, context.agentDepth + 1),
       mode: childMode(context.getAppState().toolPermissionContext.mode, definition.permissionMode),
       isAsync,
+      // Progress belongs to the call: a background child outlives it and reports through its notification instead.
+      ...(onProgress && !isAsync
+        ? { onEvent: agentProgressReporter({ agentId, description: input.description, toolUseID: '' }, onProgress) }
+        : {}),
     };
     counter.count++;
     const run = context.services.subagents!.run(request).finally(() => counter.count--);
@@ -245,4 +257,6 @@ export const AgentTool = buildTool<typeof agentInputSchema, AgentOutput>({
     };
   },
   renderToolUseMessage: (input) => `${input.subagent_type ?? 'general-purpose'}: ${input.description ?? ''}`,
+  renderToolResultMessage: (output) => (output.status === 'async_launched' ? `Running in the background as ${output.agentId}` : doneLine(output)),
+  loadViews: () => import('./render.js').then((m) => m.agentViews),
 });

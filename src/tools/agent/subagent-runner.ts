@@ -21,7 +21,19 @@ export interface SubagentRequest {
   /** The child's mode (already capped at the parent's). */
   readonly mode?: PermissionMode;
   readonly isAsync: boolean;
+  /** Told what the child does while it runs (a foreground child's Agent call turns it into progress for a UI). */
+  readonly onEvent?: (event: SubagentEvent) => void;
 }
+
+/**
+ * What a running child reports: its tool calls as they start and end (`summary` is the tool's own plain-text form of
+ * the call), its latest text, and its tokens so far. Events, not snapshots: the Agent tool keeps the tally.
+ */
+export type SubagentEvent =
+  | { readonly type: 'tool_start'; readonly toolUseId: string; readonly toolName: string; readonly summary: string }
+  | { readonly type: 'tool_end'; readonly toolUseId: string; readonly isError: boolean }
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'usage'; readonly totalTokens: number };
 
 export interface SubagentUsage {
   input_tokens: number;
