@@ -80,4 +80,6 @@ export const AskUserQuestionTool = buildTool<typeof askUserQuestionInputSchema, 
   },
   mapToolResultToToolResultBlockParam: (data, toolUseId) => ({ type: 'tool_result', tool_use_id: toolUseId, content: formatAnswers(data.answers) }),
   renderToolUseMessage: (input) => input.questions?.map((q) => q?.question).join(' / ') ?? '',
+  renderToolResultMessage: (data) => data.questions.map((q) => `${q.question} → ${data.answers[q.question] ?? '(no answer)'}`).join('\n'),
+  loadViews: () => import('./render.js').then((m) => m.askUserQuestionViews),
 });

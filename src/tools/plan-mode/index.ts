@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { enterPlanMode, exitPlanMode } from '../../permissions/permission-context.js';
 import { buildTool } from '../../tool/build-tool.js';
+import { errorToolResult } from '../../tool/tool-result.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import '../shared/questions.js';
 import { ENTER_PLAN_MODE_TOOL_NAME, enterPlanModePrompt, EXIT_PLAN_MODE_TOOL_NAME, exitPlanModePrompt } from './prompt.js';
@@ -47,6 +48,8 @@ export const EnterPlanModeTool = buildTool({
     content:
       'Plan mode is on. Explore with read-only tools only and write nothing; when the plan is ready, present it with ExitPlanMode.',
   }),
+  renderToolUseMessage: () => '',
+  renderToolResultMessage: () => 'Plan mode on: read-only until the plan is approved',
 });
 
 export const exitPlanModeInputSchema = z.looseObject({
@@ -56,8 +59,12 @@ export const exitPlanModeInputSchema = z.looseObject({
 
 export interface ExitPlanModeOutput {
   plan: string;
-  approved: true;
+  /** False: the person refused it; plan mode stays on and the result is an error for the model. */
+  approved: boolean;
+  /** The mode now in force (`plan` when refused). */
   restoredMode: string;
+  /** What the person said when refusing. */
+  feedback?: string;
 }
 
 export const ExitPlanModeTool = buildTool<typeof exitPlanModeInputSchema, ExitPlanModeOutput>({
@@ -82,10 +89,8 @@ export const ExitPlanModeTool = buildTool<typeof exitPlanModeInputSchema, ExitPl
       throw new Error('No one can approve the plan in this session (it runs headless), so plan mode stays on. Report the plan as your answer.');
     }
     const answer = await ask({ kind: 'plan-approval', message: plan, signal: context.abortController.signal });
-    if (answer.action !== 'accept') {
-      const why = answer.message ? ` Their feedback: ${answer.message}` : '';
-      throw new Error(`The person did not approve the plan; plan mode stays on.${why} Revise the plan and present it again.`);
-    }
+    // A refusal is an answer, not a failure: an output (drawn as such), sent to the model as an error.
+    if (answer.action !== 'accept') return { data: { plan, approved: false, restoredMode: modeOf(context), ...(answer.message ? { feedback: answer.message } : {}) } };
     const restored = exitPlanMode(context.getAppState().toolPermissionContext).mode;
     return {
       data: { plan, approved: true, restoredMode: restored },
@@ -95,9 +100,23 @@ export const ExitPlanModeTool = buildTool<typeof exitPlanModeInputSchema, ExitPl
       },
     };
   },
-  mapToolResultToToolResultBlockParam: (data, toolUseId) => ({
-    type: 'tool_result',
-    tool_use_id: toolUseId,
-    content: `The person approved the plan. Plan mode is off (mode: ${data.restoredMode}); start the work, following the plan.`,
-  }),
+  mapToolResultToToolResultBlockParam: (data, toolUseId) =>
+    data.approved
+      ? {
+          type: 'tool_result',
+          tool_use_id: toolUseId,
+          content: `The person approved the plan. Plan mode is off (mode: ${data.restoredMode}); start the work, following the plan.`,
+        }
+      : errorToolResult(
+          toolUseId,
+          `The person did not approve the plan; plan mode stays on.${data.feedback ? ` Their feedback: ${data.feedback}` : ''} Revise the plan and present it again.`,
+        ),
+  renderToolUseMessage: (input) => firstLine(typeof input.plan === 'string' ? input.plan : ''),
+  renderToolResultMessage: (data) => (data.approved ? `Plan approved (mode: ${data.restoredMode})` : `Plan refused${data.feedback ? `: ${data.feedback}` : ''}; plan mode stays on`),
+  loadViews: () => import('./render.js').then((m) => m.exitPlanModeViews),
 });
+
+function firstLine(text: string): string {
+  const line = text.split('\n').find((l) => l.trim() !== '')?.replace(/^#+\s*/, '').trim() ?? '';
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}

@@ -121,4 +121,5 @@ export const ToolSearchTool = buildTool<typeof toolSearchInputSchema, ToolSearch
   },
   renderToolUseMessage: (input) => String(input.query ?? ''),
   renderToolResultMessage: (data) => (data.matches.length > 0 ? `Loaded ${data.matches.join(', ')}` : 'No matches'),
+  loadViews: () => import('./render.js').then((m) => m.toolSearchViews),
 });

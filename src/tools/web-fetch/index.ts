@@ -278,4 +278,6 @@ export const WebFetchTool = buildTool<typeof webFetchInputSchema, WebFetchOutput
     content: data.code >= 400 ? `HTTP ${data.code} ${data.codeText}\n\n${data.result}` : data.result,
   }),
   renderToolUseMessage: (input) => String(input.url ?? ''),
+  renderToolResultMessage: (data) => [`${data.code} ${data.codeText}`.trim(), `${data.bytes} bytes`, `${(data.durationMs / 1000).toFixed(1)}s`].join(' · '),
+  loadViews: () => import('./render.js').then((m) => m.webFetchViews),
 });

@@ -126,4 +126,9 @@ export const WebSearchTool = buildTool<typeof webSearchInputSchema, WebSearchOut
     return { type: 'tool_result', tool_use_id: toolUseId, content: parts.join('\n\n') };
   },
   renderToolUseMessage: (input) => String(input.query ?? ''),
+  renderToolResultMessage: (data) => {
+    const n = data.results.reduce((sum, r) => sum + (typeof r === 'string' ? 0 : r.content.length), 0);
+    return `${n} ${n === 1 ? 'result' : 'results'} · ${data.durationSeconds.toFixed(1)}s`;
+  },
+  loadViews: () => import('./render.js').then((m) => m.webSearchViews),
 });
