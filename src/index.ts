@@ -156,6 +156,7 @@ export type {
 export { checkPermissionsAndCallTool, runToolUse } from './execution/pipeline.js';
 export type { PipelineOptions } from './execution/pipeline.js';
 export { StreamingToolExecutor } from './execution/streaming-tool-executor.js';
+export { ToolUseBlockError } from './execution/block-snapshot.js';
 export type { ExecutorUpdate, StreamingToolExecutorOptions, ToolStatus } from './execution/streaming-tool-executor.js';
 export { partitionToolCalls, runTools } from './execution/orchestration.js';
 export { buildRedactor, DEFAULT_SECRET_ENV_PATTERNS, redactorFor, registerSecretValues, SecretRedactor } from './execution/redaction.js';

@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { snapshotAssistantMessage } from '../execution/block-snapshot.js';
 import { ToolResultBudget } from '../execution/budget.js';
 import type { StreamingToolExecutorOptions } from '../execution/streaming-tool-executor.js';
 import { createHookRunner } from '../hooks/hook-runner.js';
@@ -229,15 +230,18 @@ class Runtime implements ToolRuntime {
   }
 
   async *stream(input: RunInput, options: { readonly signal?: AbortSignal } = {}): AsyncGenerator<RunEvent> {
-    const { message, blocks } = normaliseInput(input);
+    // Read once; an entry that cannot be answered (no usable id, not an object) rejects here, before anything runs.
+    const { message } = snapshotAssistantMessage(input, Array.isArray(input) ? 'the list of tool_use blocks' : 'the assistant message');
     const handle = this.begin(message, options);
-    for (const block of blocks) handle.add(block);
+    for (const block of message.content as ToolUseBlock[]) handle.add(block);
     handle.finish();
     yield* handle.events();
   }
 
   begin(assistantMessage: AssistantMessage, options: { readonly signal?: AbortSignal } = {}): ToolRunHandle {
     if (this.#disposed) throw new Error('this runtime has been disposed');
+    // Tools get a plain copy; its blocks come one by one through add(), so an odd entry here is not an error yet.
+    const message = snapshotAssistantMessage(assistantMessage, 'the assistant message', { strict: false }).message;
     const { controller, unlink } = createLinkedAbortController(this.#context.abortController);
     // An Agent call in this run makes its sub-agent a child of this runtime.
     registerRuntimeContext(this.#context, this);
@@ -252,7 +256,7 @@ class Runtime implements ToolRuntime {
       tools: this.tools,
       canUseTool: this.#shared.canUseTool,
       context: { ...this.#context, abortController: controller },
-      assistantMessage,
+      assistantMessage: message,
       executorOptions,
       onAdd: (id, r) => this.#shared.runsByToolUse.set(id, r),
       onSettled: (finalContext, r) => {
@@ -386,17 +390,6 @@ class Runtime implements ToolRuntime {
     }
     if (problems.length > 0) throw new Error(`the runtime was disposed, but not everything closed cleanly:\n  ${problems.join('\n  ')}`);
   }
-}
-
-function normaliseInput(input: RunInput): { message: AssistantMessage; blocks: ToolUseBlock[] } {
-  if (Array.isArray(input)) {
-    // The request form differs only in optional fields the executor does not read.
-    const blocks = [...input] as ToolUseBlock[];
-    return { message: { role: 'assistant', content: blocks }, blocks };
-  }
-  const message = input as AssistantMessage;
-  const content = Array.isArray(message.content) ? message.content : [];
-  return { message, blocks: content.filter((b): b is ToolUseBlock => (b as { type?: unknown }).type === 'tool_use') };
 }
 
 function samePool(a: Tools, b: Tools): boolean {

@@ -4,10 +4,12 @@
  * it happens and results in call order; `done` carries the user message with one tool_result per tool_use, the
  * conversation budget applied (a later result may have pushed an earlier one of the same message out to disk).
  */
+import { snapshotContentBlock, ToolUseBlockError } from '../execution/block-snapshot.js';
 import { toolResultsMessage } from '../execution/messages.js';
+import { toolResultText } from '../tool/tool-result.js';
 import type { ToolUseOutcome } from '../execution/outcome.js';
 import { StreamingToolExecutor, type StreamingToolExecutorOptions } from '../execution/streaming-tool-executor.js';
-import type { AssistantMessage, CanUseToolFn, ToolResultBlockParam, ToolUseBlock, Tools } from '../tool/tool.js';
+import type { AssistantMessage, CanUseToolFn, MessageParam, ToolResultBlockParam, ToolUseBlock, Tools } from '../tool/tool.js';
 import type { ToolUseContext } from '../tool/tool-use-context.js';
 import type { RunEvent, RunResult, ToolRunHandle } from './types.js';
 
@@ -55,13 +57,15 @@ export class ToolRun implements ToolRunHandle {
   add(block: ToolUseBlock): void {
     if (this.#finished) throw new ToolRunError('add() after finish(): this run takes no more tool_use blocks');
     if (this.#discarded) return;
-    const id = (block as { id?: unknown } | null | undefined)?.id;
-    if (typeof id === 'string') {
-      this.ids.push(id);
-      this.#init.onAdd?.(id, this);
-    }
+    // Read once, here (block-snapshot.ts): text and thinking blocks are skipped, a block without a usable id throws.
+    const snapshot = snapshotContentBlock(block);
+    if (snapshot.kind === 'skip') return;
+    if (snapshot.kind === 'unanswerable') throw new ToolUseBlockError(`add(): this content block cannot be answered with a tool_result: ${snapshot.reason}`);
+    const id = snapshot.block.id;
+    this.ids.push(id);
+    this.#init.onAdd?.(id, this);
     // Starts now when the executor admits it: the loop calls this at the block's content_block_stop.
-    this.#executor.addTool(block, this.#init.assistantMessage);
+    this.#executor.addTool(snapshot.block, this.#init.assistantMessage);
     this.#poke();
   }
 
@@ -115,8 +119,17 @@ export class ToolRun implements ToolRunHandle {
       if (replacement === undefined || replacement === o.result.content) return o;
       return { ...o, result: { ...o.result, content: replacement } as ToolResultBlockParam };
     });
-    const results = current.map((o) => o.result);
-    const newMessages = current.flatMap((o) => o.newMessages);
+    // The Messages API takes one tool_result per tool_use id: a repeated id's error goes after them, as text.
+    const seen = new Set<string>();
+    const results: ToolResultBlockParam[] = [];
+    const repeated: MessageParam[] = [];
+    for (const o of current) {
+      if (!seen.has(o.toolUseId)) {
+        seen.add(o.toolUseId);
+        results.push(o.result);
+      } else repeated.push({ role: 'user', content: toolResultText(o.result) });
+    }
+    const newMessages = [...current.flatMap((o) => o.newMessages), ...repeated];
     const message = toolResultsMessage(results, newMessages) as RunResult['message'];
     return { message, results, outcomes: current, newMessages };
   }

@@ -163,7 +163,11 @@ export type RunEvent =
 
 /** A run in progress that tool_use blocks can still be added to while the model streams. */
 export interface ToolRunHandle {
-  /** Hand over one tool_use block as soon as its `content_block_stop` arrives. */
+  /**
+   * Hand over one tool_use block as soon as its `content_block_stop` arrives. Read once; text/thinking/server-tool
+   * blocks are ignored; a block without a usable id (a non-empty string) throws `ToolUseBlockError` (a TypeError);
+   * an unreadable field, a non-JSON input or a repeated id gets an `is_error` result (see execution/block-snapshot.ts).
+   */
   add(block: ToolUseBlock): void;
   /** Progress and results as they happen; ends with `done` after `finish()`. */
   events(): AsyncGenerator<RunEvent>;
@@ -188,7 +192,11 @@ export interface ToolRuntime {
   readonly warnings: readonly string[];
   /** The `tools` array for the Messages API; byte-identical between calls while the pool is unchanged. */
   definitions(options?: { readonly model?: string }): Promise<APIToolDefinition[]>;
-  /** Runs the tool_use blocks of one assistant message to completion. */
+  /**
+   * Runs the tool_use blocks of one assistant message to completion: one tool_result per distinct tool_use id (a
+   * repeated id is not run; its error follows the results as text). Rejects with `ToolUseBlockError` (a TypeError),
+   * before anything runs, when the message is not an object or an entry cannot be answered (not an object, no usable id).
+   */
   run(input: RunInput, options?: { readonly signal?: AbortSignal }): Promise<RunResult>;
   /** The same, as events. */
   stream(input: RunInput, options?: { readonly signal?: AbortSignal }): AsyncGenerator<RunEvent>;

@@ -33,6 +33,8 @@ export const TOOL_ERROR_CLASSES = {
   interrupted: 'user_interrupted',
   discarded: 'streaming_fallback',
   toolError: 'tool_error',
+  invalidBlock: 'invalid_block',
+  duplicateId: 'duplicate_tool_use_id',
 } as const;
 
 const STABLE_NAME = /^[A-Z][A-Za-z0-9]{2,63}$/;

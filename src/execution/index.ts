@@ -9,6 +9,8 @@ export * from './outcome.js';
 export * from './permission-messages.js';
 export * from './pipeline.js';
 export * from './streaming-tool-executor.js';
+export { NON_CLIENT_BLOCK_TYPES, snapshotAssistantMessage, snapshotContentBlock, ToolUseBlockError } from './block-snapshot.js';
+export type { BlockSnapshot } from './block-snapshot.js';
 export {
   buildRedactor,
   DEFAULT_SECRET_ENV_PATTERNS,

@@ -37,6 +37,7 @@ import {
   postToolUseBlockMessage,
   withPermissionRequestHooks,
 } from './hook-steps.js';
+import { snapshotContentBlock } from './block-snapshot.js';
 import { cloneInput, parseToolInput, sameTopLevel } from './input-validation.js';
 import { abortedBeforeStartMessage, systemReminder, unknownToolMessage } from './messages.js';
 import { redactorFor, type SecretRedactor } from './redaction.js';
@@ -70,7 +71,8 @@ export function runToolUse(
   // synchronously, so the rejection handler is the whole safety net.
   return checkPermissionsAndCallTool(block, assistantMessage, canUseTool, context, options).catch((error: unknown) => {
     // Each step handles its own failures; arriving here means a bug in the pipeline. Still one answer, and no run.
-    const acc = new OutcomeBuilder(toolUseIdOf(block), (block as { name?: unknown } | null | undefined)?.name, performance.now(), options.eventSink);
+    const snapshot = snapshotContentBlock(block);
+    const acc = new OutcomeBuilder(toolUseIdOf(block), snapshot.kind === 'tool_use' ? snapshot.block.name : undefined, performance.now(), options.eventSink);
     try {
       acc.redactor = redactorFor(context);
     } catch {
@@ -87,12 +89,19 @@ export async function checkPermissionsAndCallTool(
   context: ToolUseContext,
   options: PipelineOptions = NO_OPTIONS,
 ): Promise<ToolUseOutcome> {
-  const toolUseId = toolUseIdOf(block);
   const sink = options.eventSink;
-  // The block comes from the model (or a file): nothing about its shape is taken for granted.
-  const requested: Partial<ToolUseBlock> = block !== null && typeof block === 'object' ? block : {};
+  // The block comes from the model or an embedding program: read once (block-snapshot.ts), never trusted again.
+  const snapshot = snapshotContentBlock(block);
+  if (snapshot.kind !== 'tool_use') {
+    const why = snapshot.kind === 'skip' ? `it is a \`${snapshot.type}\` block, not a tool_use` : snapshot.reason;
+    const rejected = new OutcomeBuilder(toolUseIdOf(block), undefined, performance.now(), sink);
+    return rejected.fail('validation', `This content block cannot be run: ${why}.`, C.invalidBlock);
+  }
+  const requested = snapshot.block;
+  const toolUseId = requested.id;
   const acc = new OutcomeBuilder(toolUseId, requested.name, performance.now(), sink);
   acc.redactor = redactorFor(context);
+  if (snapshot.problem !== undefined) return acc.fail('validation', snapshot.problem, C.invalidBlock);
   const signal = context.abortController.signal;
   const hooks: HookRunner | undefined = context.services.hooks;
 
@@ -293,9 +302,10 @@ export async function checkPermissionsAndCallTool(
   });
 }
 
-function toolUseIdOf(block: ToolUseBlock | undefined): string {
-  const id = (block as { id?: unknown } | undefined)?.id;
-  return typeof id === 'string' ? id : String(id);
+/** The block's id when it is a string (read in a try: the block may be hostile), else an empty string. */
+function toolUseIdOf(block: unknown): string {
+  const snapshot = snapshotContentBlock(block);
+  return snapshot.kind === 'tool_use' ? snapshot.block.id : '';
 }
 
 function lookupTool(name: unknown, tools: Tools, fallback: Tools | undefined): AnyTool | undefined {

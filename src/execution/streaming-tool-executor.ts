@@ -24,7 +24,10 @@ import {
   syntheticOutcome,
   type AbortKind,
 } from './abort-reasons.js';
+import { snapshotContentBlock, ToolUseBlockError } from './block-snapshot.js';
+import { TOOL_ERROR_CLASSES } from './errors.js';
 import { checkInputShape } from './input-validation.js';
+import { OutcomeBuilder } from './outcome.js';
 import { describeToolCall, printableName } from './messages.js';
 import type { ToolUseOutcome } from './outcome.js';
 import { runToolUse, type PipelineOptions } from './pipeline.js';
@@ -57,6 +60,9 @@ interface TrackedTool {
   readonly parsedInput: Record<string, unknown> | undefined;
   readonly isConcurrencySafe: boolean;
   readonly interruptBehavior: 'cancel' | 'block';
+  /** Why this block is answered with an error and not run (unreadable field, not a tool_use, repeated id). */
+  readonly problem?: string;
+  readonly problemClass?: string;
   status: ToolStatus;
   promise?: Promise<void>;
   outcome?: ToolUseOutcome;
@@ -84,6 +90,7 @@ export function defaultCancelsSiblingsOnError(tool: AnyTool, input: Record<strin
 
 export class StreamingToolExecutor {
   readonly #tools: TrackedTool[] = [];
+  readonly #ids = new Set<string>();
   #siblingAbortController: AbortController;
   readonly #maxConcurrency: number;
   #context: ToolUseContext;
@@ -116,14 +123,29 @@ export class StreamingToolExecutor {
     return this.#context;
   }
 
-  /** Called as each tool_use block finishes streaming; the tool starts now if `canExecuteTool()` admits it. */
+  /**
+   * Called as each tool_use block finishes streaming; the tool starts now if `canExecuteTool()` admits it. The block is
+   * read once (block-snapshot.ts): a kind the client does not answer (text, thinking, server tools) is ignored; one
+   * that cannot be answered at all (no usable id) throws `ToolUseBlockError` here and nothing is queued; a repeated id
+   * is answered with an `is_error` result and not run (the first block with that id runs).
+   */
   addTool(block: ToolUseBlock, assistantMessage: AssistantMessage): void {
     if (this.#discarded) return;
-    const name = (block as { name?: unknown } | null | undefined)?.name;
-    const tool = typeof name === 'string' ? findToolByName(this.toolDefinitions, name) : undefined;
+    const snapshot = snapshotContentBlock(block);
+    if (snapshot.kind === 'skip') return;
+    if (snapshot.kind === 'unanswerable') throw new ToolUseBlockError(`this content block cannot be answered with a tool_result: ${snapshot.reason}`);
+    const plain = snapshot.block;
+    let problem = snapshot.problem;
+    let problemClass: string = TOOL_ERROR_CLASSES.invalidBlock;
+    if (this.#ids.has(plain.id)) {
+      problemClass = TOOL_ERROR_CLASSES.duplicateId;
+      problem = `Another tool_use block in this message has the id "${plain.id}"; ids must be unique, so this one was not run.`;
+    }
+    this.#ids.add(plain.id);
+    const tool = problem === undefined && typeof plain.name === 'string' ? findToolByName(this.toolDefinitions, plain.name) : undefined;
     let parsedInput: Record<string, unknown> | undefined;
     let isConcurrencySafe = tool === undefined; // an unknown tool only produces an error: it blocks nobody
-    const input = (block as { input?: unknown } | null | undefined)?.input;
+    const input: unknown = plain.input;
     if (tool && checkInputShape(input) === undefined) {
       const parsed = safe(() => tool.inputSchema.safeParse(input), undefined);
       if (parsed?.success) {
@@ -136,8 +158,8 @@ export class StreamingToolExecutor {
     const behaviour = tool ? safe(() => tool.interruptBehavior?.() ?? 'cancel', 'cancel' as const) : 'cancel';
     this.#tools.push({
       index: this.#tools.length,
-      id: typeof block?.id === 'string' ? block.id : String((block as { id?: unknown } | null | undefined)?.id),
-      block,
+      id: plain.id,
+      block: plain,
       assistantMessage,
       tool,
       parsedInput,
@@ -145,6 +167,8 @@ export class StreamingToolExecutor {
       interruptBehavior: behaviour === 'block' ? 'block' : 'cancel',
       status: 'queued',
       pendingProgress: [],
+      problem,
+      problemClass,
     });
     this.#processQueue();
   }
@@ -218,6 +242,11 @@ export class StreamingToolExecutor {
     for (let i = this.#queueStart; i < this.#tools.length; i++) {
       const tracked = this.#tools[i]!;
       if (tracked.status !== 'queued') continue;
+      if (tracked.problem !== undefined) {
+        const acc = new OutcomeBuilder(tracked.id, tracked.block.name, performance.now(), this.options.eventSink);
+        this.#complete(tracked, acc.fail('validation', tracked.problem, tracked.problemClass ?? TOOL_ERROR_CLASSES.invalidBlock));
+        continue;
+      }
       const kind = this.#abortKind(tracked);
       if (kind) {
         this.#complete(tracked, syntheticOutcome(kind, tracked.id, this.#nameOf(tracked), this.#erroredCall?.description, this.options.eventSink));
@@ -372,7 +401,7 @@ export class StreamingToolExecutor {
   }
 
   #nameOf(tracked: TrackedTool): string {
-    return tracked.tool?.name ?? printableName((tracked.block as { name?: unknown } | null | undefined)?.name);
+    return tracked.tool?.name ?? printableName(tracked.block.name);
   }
 }
 
