@@ -40,7 +40,16 @@ async function until(check: () => boolean, what: string, timeoutMs = 60_000): Pr
   }
 }
 
-async function killedWith(signal: 'SIGTERM' | 'SIGHUP' | 'SIGINT'): Promise<{ code: number | null; stdout: string; marker: string }> {
+interface Killed {
+  code: number | null;
+  /** Set when the process died of a signal instead of exiting (what to look at when `code` is null). */
+  diedOf: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  marker: string;
+}
+
+async function killedWith(signal: 'SIGTERM' | 'SIGHUP' | 'SIGINT'): Promise<Killed> {
   const marker = `${Math.floor(Math.random() * 900_000) + 100_000}.${process.pid}`;
   markers.push(marker);
   const blocks = [
@@ -56,14 +65,15 @@ async function killedWith(signal: 'SIGTERM' | 'SIGHUP' | 'SIGINT'): Promise<{ co
   );
   let stdout = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.resume();
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   child.stdin.end(JSON.stringify(blocks));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('close', (code, sig) => resolve([code, sig])));
   // The foreground tree (3 sleeps) and the background task (1) are all running.
   await until(() => pids(`sleep ${marker}`).length >= 4, 'the sleep trees to start');
   child.kill(signal);
-  const code = await exited;
-  return { code, stdout, marker };
+  const [code, diedOf] = await exited;
+  return { code, diedOf, stdout, stderr, marker };
 }
 
 describe('toolgate exec under termination signals', () => {
@@ -73,8 +83,8 @@ describe('toolgate exec under termination signals', () => {
     ['SIGINT', 130],
   ] as const) {
     it(`${signal}: every call answered, no process left, exit ${expected}`, async () => {
-      const { code, stdout, marker } = await killedWith(signal);
-      expect(code).toBe(expected);
+      const { code, diedOf, stdout, stderr, marker } = await killedWith(signal);
+      expect({ code, diedOf }, `stderr: ${stderr}`).toEqual({ code: expected, diedOf: null });
       const message = JSON.parse(stdout) as { content: { type: string; tool_use_id: string; is_error?: boolean }[] };
       const results = message.content.filter((b) => b.type === 'tool_result');
       expect(results.map((r) => r.tool_use_id)).toEqual(['toolu_bg', 'toolu_tree', 'toolu_after']);
