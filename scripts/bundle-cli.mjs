@@ -2,7 +2,11 @@
 // hundred ES modules is most of the CLI's start-up time (zod alone is hundreds of files); code behind dynamic imports
 // (each command, the agent loop, the SDK) goes into chunks that load only when a command needs them. Packages that
 // find native or wasm files next to themselves stay external and are resolved from node_modules as usual.
+import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
+
+// Chunk names carry content hashes: without a clean folder, every rebuild would leave the old chunks beside the new.
+rmSync('dist/cli-bundle', { recursive: true, force: true });
 
 await build({
   entryPoints: { toolgate: 'src/cli/main.ts' },

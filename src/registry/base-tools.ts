@@ -57,3 +57,13 @@ export async function getAllBaseTools(options: GetAllBaseToolsOptions = {}): Pro
   const entries = (options.entries ?? BASE_TOOL_ENTRIES).filter((entry) => entry.gate?.(env) ?? true);
   return Promise.all(entries.map(load));
 }
+
+/**
+ * One built-in by its name (loading only that tool's module), or undefined when no open entry has that name. For
+ * callers that need a single tool, such as `toolgate check`, whose start-up would otherwise pay for every module.
+ */
+export async function loadBaseTool(name: string, options: GetAllBaseToolsOptions = {}): Promise<AnyTool | undefined> {
+  const env = options.env ?? process.env;
+  const entry = (options.entries ?? BASE_TOOL_ENTRIES).find((e) => e.name === name && (e.gate?.(env) ?? true));
+  return entry ? load(entry) : undefined;
+}

@@ -11,7 +11,7 @@ import type {
   ToolPermissionContext,
 } from '../../tool/permission-types.js';
 import { PERMISSION_MODES, PERMISSION_RULE_SOURCES } from '../../tool/permission-types.js';
-import type { AnyTool, Tools } from '../../tool/tool.js';
+import type { AnyTool } from '../../tool/tool.js';
 import { createToolUseContext, type ToolUseContext } from '../../tool/tool-use-context.js';
 import { createPermissionContext, updatePermissionContext } from '../../permissions/permission-context.js';
 import { tryParsePermissionRule, validatePermissionRule } from '../../permissions/permission-rule.js';
@@ -19,7 +19,6 @@ import { resolvePermission } from '../../permissions/resolve.js';
 import { PATH_FIELDS } from '../../permissions/content-check.js';
 import { expandPath } from '../../permissions/paths.js';
 import { loadSettings, type LoadSettingsOptions } from '../../settings/load-settings.js';
-import { toolForCheck } from './check-tools.js';
 
 /** The batch output line, fields in this order. */
 export interface CheckOutput {
@@ -44,16 +43,17 @@ export interface CheckDefaults {
 }
 
 export class CheckEngine {
-  readonly #tools: Tools;
+  readonly #toolFor: (name: string) => Promise<AnyTool>;
   readonly #defaults: CheckDefaults;
   readonly #contexts = new Map<string, { ctx: ToolPermissionContext; context: ToolUseContext }>();
   readonly #byRawKey = new Map<string, { ctx: ToolPermissionContext; context: ToolUseContext }>();
   readonly #base: ToolUseContext;
 
-  constructor(tools: Tools, defaults: CheckDefaults) {
-    this.#tools = tools;
+  /** `toolFor`: the tool a request names (see createCheckToolResolver), asked once per request. */
+  constructor(toolFor: (name: string) => Promise<AnyTool>, defaults: CheckDefaults) {
+    this.#toolFor = toolFor;
     this.#defaults = defaults;
-    this.#base = createToolUseContext({ tools, permissionContext: createPermissionContext({ cwd: defaults.cwd }), sessionDir: os.tmpdir() });
+    this.#base = createToolUseContext({ tools: [], permissionContext: createPermissionContext({ cwd: defaults.cwd }), sessionDir: os.tmpdir() });
   }
 
   /**
@@ -67,7 +67,7 @@ export class CheckEngine {
     const input = r.input ?? {};
     if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new CheckRequestError('"input" must be a JSON object');
     const { ctx, context, warnings } = this.#contextFor(r, fromJson);
-    const tool = toolForCheck(this.#tools, r.tool);
+    const tool = await this.#toolFor(r.tool);
     // As in the pipeline, permissions see the input after schema parsing (which may coerce fields); input the schema
     // rejects would never run, but is still decided as given. Backfills rewrite top-level fields: copy shallowly.
     const parsed = safeParse(tool, input);

@@ -5,13 +5,12 @@
  */
 import { z } from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
-import type { AnyTool, Tools } from '../../tool/tool.js';
+import type { AnyTool } from '../../tool/tool.js';
 import { PATH_FIELDS } from '../../permissions/content-check.js';
 import { isReadOnlyCommand } from '../../permissions/bash/index.js';
 import { canonicalToolName } from '../../permissions/permission-rule.js';
 import { parseMcpToolName } from '../../permissions/tool-rule-match.js';
-import { findToolByName } from '../../tool/find-tool.js';
-import { getAllBaseTools } from '../../registry/base-tools.js';
+import { loadBaseTool } from '../../registry/base-tools.js';
 
 /** Documented tools that only read or look (no side effects beyond network reads). */
 const READ_ONLY_NAMES = new Set([
@@ -55,18 +54,27 @@ function safeReadOnly(command: string): boolean {
   }
 }
 
-let registry: Promise<Tools> | undefined;
-
-/** The registry's built-ins, loaded once; a registry that fails to load leaves only stand-ins (reported once). */
-export function loadCheckTools(onError: (message: string) => void = () => {}): Promise<Tools> {
-  registry ??= getAllBaseTools().catch((error: unknown) => {
-    onError(`could not load the built-in tools (${error instanceof Error ? error.message : String(error)}); using stand-ins`);
-    return [];
-  });
-  return registry;
-}
-
-/** The tool a request names (aliases resolve), or a stand-in. */
-export function toolForCheck(tools: Tools, name: string): AnyTool {
-  return findToolByName(tools, name) ?? findToolByName(tools, canonicalToolName(name)) ?? standIn(canonicalToolName(name));
+/**
+ * The tool a request names (aliases resolve): the registry's built-in, loaded on first use — only the modules of the
+ * tools a run asks about are imported, which is most of `toolgate check`'s start-up — or a stand-in. A built-in that
+ * fails to load is reported once (through `onError`) and replaced by its stand-in.
+ */
+export function createCheckToolResolver(onError: (message: string) => void = () => {}): (name: string) => Promise<AnyTool> {
+  const resolved = new Map<string, Promise<AnyTool>>();
+  return (name) => {
+    let tool = resolved.get(name);
+    if (!tool) {
+      const canonical = canonicalToolName(name);
+      tool = (async () => {
+        try {
+          return (await loadBaseTool(name)) ?? (await loadBaseTool(canonical)) ?? standIn(canonical);
+        } catch (error) {
+          onError(`could not load the built-in tool ${canonical} (${error instanceof Error ? error.message : String(error)}); using a stand-in`);
+          return standIn(canonical);
+        }
+      })();
+      resolved.set(name, tool);
+    }
+    return tool;
+  };
 }

@@ -9,7 +9,7 @@ import { CommanderError, type Command } from 'commander';
 import { PERMISSION_MODES, type PermissionMode } from '../../tool/permission-types.js';
 import { explainDecision } from '../../permissions/explain.js';
 import { CheckEngine, CheckRequestError, type CheckDefaults } from './check-request.js';
-import { loadCheckTools } from './check-tools.js';
+import { createCheckToolResolver } from './check-tools.js';
 
 interface CheckOptions {
   cwd: string;
@@ -55,8 +55,8 @@ export function registerCheckCommand(program: Command): void {
         flagSettingsFiles: opts.settings,
         cliRules: { allow: opts.allow, deny: opts.deny, ask: opts.ask },
       };
-      const tools = await loadCheckTools((m) => process.stderr.write(`toolgate check: warning: ${m}\n`));
-      const engine = new CheckEngine(tools, defaults);
+      const toolFor = createCheckToolResolver((m) => process.stderr.write(`toolgate check: warning: ${m}\n`));
+      const engine = new CheckEngine(toolFor, defaults);
       if (opts.batch) {
         if (tool !== undefined) throw new Error('--batch reads requests from stdin: give no TOOL or INPUT');
         await runBatch(engine);
