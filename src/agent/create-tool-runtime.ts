@@ -16,6 +16,7 @@ import { createHookRunner } from '../hooks/hook-runner.js';
 import { createCanUseTool } from '../permissions/can-use-tool.js';
 import { enterPlanMode, updatePermissionContext } from '../permissions/permission-context.js';
 import { findToolByName } from '../tool/find-tool.js';
+import { addSharedAbortListener } from '../tool/shared-abort-listener.js';
 import { assembleToolPool } from '../registry/tool-pool.js';
 import { createTaskRegistry } from '../tools/bash/task-registry.js';
 import { deferredLoadingFor, toolsToAPI } from '../tool/api-format.js';
@@ -74,7 +75,7 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
   const root = new AbortController();
   if (options.signal) {
     if (options.signal.aborted) root.abort(options.signal.reason);
-    else options.signal.addEventListener('abort', () => root.abort(options.signal?.reason), { once: true });
+    else addSharedAbortListener(options.signal, () => root.abort(options.signal?.reason));
   }
   // Grants go to the settings files this runtime reads; a runtime that reads none (`sources: []`) writes none either.
   const where = { projectDir: settings.permissionContext.projectDir, ...(options.settings?.homeDir !== undefined ? { homeDir: options.settings.homeDir } : {}) };
@@ -246,9 +247,10 @@ class Runtime implements ToolRuntime {
     // An Agent call in this run makes its sub-agent a child of this runtime.
     registerRuntimeContext(this.#context, this);
     const signal = options.signal;
-    const onAbort = () => controller.abort(signal?.reason);
+    // A caller may hand one signal to many concurrent runs: one shared listener on it, removed when each run settles.
+    let unlinkSignal: (() => void) | undefined;
     if (signal?.aborted) controller.abort(signal.reason);
-    else signal?.addEventListener('abort', onAbort, { once: true });
+    else if (signal) unlinkSignal = addSharedAbortListener(signal, () => controller.abort(signal.reason));
     let settled!: () => void;
     const done = new Promise<void>((resolve) => (settled = resolve));
     const executorOptions: StreamingToolExecutorOptions = this.#shared.options.backend ? { backend: this.#shared.options.backend } : {};
@@ -260,7 +262,7 @@ class Runtime implements ToolRuntime {
       executorOptions,
       onAdd: (id, r) => this.#shared.runsByToolUse.set(id, r),
       onSettled: (finalContext, r) => {
-        signal?.removeEventListener('abort', onAbort);
+        unlinkSignal?.();
         unlink();
         for (const id of r.ids) if (this.#shared.runsByToolUse.get(id) === r) this.#shared.runsByToolUse.delete(id);
         // Modifiers carry over; the runtime's own controller stays (the run's is spent).
@@ -348,7 +350,7 @@ class Runtime implements ToolRuntime {
     if (options.signal) {
       const controller = context.abortController;
       if (options.signal.aborted) controller.abort(options.signal.reason);
-      else options.signal.addEventListener('abort', () => controller.abort(options.signal?.reason), { once: true });
+      else addSharedAbortListener(options.signal, () => controller.abort(options.signal?.reason));
     }
     const child = new Runtime(this.#shared, context, this, keep);
     this.#children.add(child);

@@ -5,6 +5,7 @@
  * - a sibling error aborts a child controller of the turn's, so the turn itself goes on;
  * - a streaming fallback (`discard()`) drops everything of the abandoned response.
  */
+import { addSharedAbortListener } from '../tool/shared-abort-listener.js';
 import { OutcomeBuilder, type ToolUseOutcome } from './outcome.js';
 import { TOOL_ERROR_CLASSES as C, type ToolEventSink } from './errors.js';
 import { STREAMING_FALLBACK_MESSAGE, siblingCancelledMessage, USER_INTERRUPT_MESSAGE } from './messages.js';
@@ -53,8 +54,8 @@ export function linkToolAbortController(
     onAbort();
     return { controller, dispose: () => {} };
   }
-  source.addEventListener('abort', onAbort, { once: true });
-  return { controller, dispose: () => source.removeEventListener('abort', onAbort) };
+  // One listener on the sibling signal whatever the number of tools running (shared-abort-listener.ts).
+  return { controller, dispose: addSharedAbortListener(source, onAbort) };
 }
 
 /** The synthetic answer for a call that was cancelled (or never started) for `kind`. */

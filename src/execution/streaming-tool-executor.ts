@@ -11,7 +11,6 @@
  * it was automatic and not the user; a user interrupt honours each tool's `interruptBehavior`; `discard()` drops
  * everything when the response is abandoned.
  */
-import { setMaxListeners } from 'node:events';
 import type { AnyTool, AssistantMessage, CanUseToolFn, ToolProgress, ToolUseBlock, Tools } from '../tool/tool.js';
 import { findToolByName } from '../tool/find-tool.js';
 import { createChildAbortController, type ToolUseContext } from '../tool/tool-use-context.js';
@@ -371,10 +370,8 @@ export class StreamingToolExecutor {
 
   /** A child of the turn's controller: aborting it cancels this response's tools and leaves the turn running. */
   #newSiblingController(): AbortController {
-    const controller = createChildAbortController(this.#context.abortController);
-    // One listener per running tool is expected, up to the ceiling; more than that would be a leak worth a warning.
-    setMaxListeners(this.#maxConcurrency + 10, controller.signal);
-    return controller;
+    // Its tools listen through one shared listener (linkToolAbortController), so no listener limit needs raising.
+    return createChildAbortController(this.#context.abortController);
   }
 
   #applyModifier(modifier: (context: ToolUseContext) => ToolUseContext): void {

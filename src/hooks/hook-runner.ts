@@ -2,6 +2,7 @@
  * The hook runner: picks the hooks that match a tool call, runs them all in parallel (identical commands once), and
  * folds their verdicts into one outcome per event. Settings hooks come first in hook order, then callbacks.
  */
+import { addSharedAbortListener } from '../tool/shared-abort-listener.js';
 import { aggregatePermissionDenied, aggregatePermissionRequest, aggregatePostToolUse, aggregatePreToolUse } from './aggregate.js';
 import { buildHookInput, serializeHookInput, type HookEventExtras } from './hook-input.js';
 import { judgeHookRun, type HookVerdict } from './hook-output.js';
@@ -199,17 +200,17 @@ export async function runCallback(cb: HookCallback, body: string, timeoutMs: num
   if (signal.aborted) return { kind: 'aborted' };
   const ac = new AbortController();
   let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
+  let unlink: (() => void) | undefined;
   const stop = new Promise<RawHookRun>((resolve) => {
     timer = setTimeout(() => {
       ac.abort(new Error('hook timeout'));
       resolve({ kind: 'timeout', timeoutMs });
     }, timeoutMs);
-    onAbort = () => {
+    // Many callbacks may run for one call at once: one shared listener on its signal (shared-abort-listener.ts).
+    unlink = addSharedAbortListener(signal, () => {
       ac.abort(signal.reason);
       resolve({ kind: 'aborted' });
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
+    });
   });
   try {
     // Parsed from the stdin text: the very JSON a shell hook sees, and a copy the callback may mutate freely.
@@ -222,7 +223,7 @@ export async function runCallback(cb: HookCallback, body: string, timeoutMs: num
     return await Promise.race([call, stop]);
   } finally {
     clearTimeout(timer);
-    if (onAbort) signal.removeEventListener('abort', onAbort);
+    unlink?.();
   }
 }
 

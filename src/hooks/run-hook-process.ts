@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
+import { addSharedAbortListener } from '../tool/shared-abort-listener.js';
 import type { CommandHookHandler } from './types.js';
 
 /** What happened to one hook, before its output is interpreted. */
@@ -104,13 +105,14 @@ function spawnHook(file: string, args: string[], opts: ProcessRunOptions): Promi
     let settled = false;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let graceTimer: NodeJS.Timeout | undefined;
+    let unlinkAbort: () => void = () => {};
 
     const finish = (result: RawHookRun) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       clearTimeout(graceTimer);
-      opts.signal.removeEventListener('abort', onAbort);
+      unlinkAbort();
       if (pid !== undefined) liveGroups.delete(pid);
       child.stdout?.destroy();
       child.stderr?.destroy();
@@ -130,7 +132,8 @@ function spawnHook(file: string, args: string[], opts: ProcessRunOptions): Promi
       stopAll();
       finish({ kind: 'timeout', timeoutMs: opts.timeoutMs });
     }, opts.timeoutMs);
-    opts.signal.addEventListener('abort', onAbort, { once: true });
+    // Several hooks of one call share its signal: one shared listener on it (shared-abort-listener.ts).
+    unlinkAbort = addSharedAbortListener(opts.signal, onAbort);
 
     child.stdout?.setEncoding('utf8');
     child.stderr?.setEncoding('utf8');

@@ -5,6 +5,7 @@
  * Higher layers hang their own services on `services` by augmenting the `ToolServices` interface from their module
  * (`declare module '…/tool/tool-use-context.js'`), so the contract never imports upward.
  */
+import { addSharedAbortListener } from './shared-abort-listener.js';
 import { FileStateCache } from './file-state-cache.js';
 import type { NotificationQueue } from './notification-queue.js';
 import type { PermissionAskDecision, PermissionDecision, ToolPermissionContext } from './permission-types.js';
@@ -128,9 +129,8 @@ export function createLinkedAbortController(parent: AbortController): { controll
     child.abort(parent.signal.reason);
     return { controller: child, unlink: () => {} };
   }
-  const onAbort = () => child.abort(parent.signal.reason);
-  const unlink = () => parent.signal.removeEventListener('abort', onAbort);
-  parent.signal.addEventListener('abort', onAbort, { once: true });
+  // Through the shared listener: a runtime's or a turn's signal has one child per run or tool, hundreds at once.
+  const unlink = addSharedAbortListener(parent.signal, () => child.abort(parent.signal.reason));
   // Drop the listener once the child ends on its own, so long-lived parents do not accumulate them.
   child.signal.addEventListener('abort', unlink, { once: true });
   return { controller: child, unlink };
