@@ -2,18 +2,17 @@
  * MCP both ways.
  * - mcp.serve_{read_small,edit,bash_echo}_ms: one call to `toolgate mcp serve` over stdio with the SDK client, server
  *   warm; baseline: the same call made in this process on a server object of the same kind (the pipeline alone).
- * - mcp.serve_start_ms: spawn to the first `tools/list` answer of the built server (esbuild, packages external — what
- *   `dist/` loads), baseline `node -e 0`; mcp.serve_rss_mb: the server's RSS then.
+ * - mcp.serve_start_ms: spawn to the first `tools/list` answer of `toolgate mcp serve` as installed (bin/toolgate.js
+ *   and the CLI bundle), baseline `node -e 0`; mcp.serve_rss_mb: the server's RSS then.
  * - mcp.client_call_overhead_ms: server-everything's `echo` through toolgate's MCP tool; baseline: the bare SDK client.
  */
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { build } from 'esbuild';
 import { McpClientManager } from '../src/mcp/manager.js';
 import { ToolgateMcpServer } from '../src/mcp/server/tool-server.js';
 import { EVERYTHING_SERVER, nodeServer, scoped } from '../src/mcp/test-helpers/servers.js';
@@ -88,21 +87,12 @@ async function serveFigures(): Promise<BenchFigure[]> {
   return out;
 }
 
-async function bundleServer(): Promise<string> {
-  const outDir = path.join(root, 'node_modules', '.cache', 'toolgate-bench');
-  mkdirSync(outDir, { recursive: true });
-  const outfile = path.join(outDir, 'toolgate-cli.mjs');
-  await build({
-    entryPoints: [path.join(root, 'src/cli/main.ts')],
-    bundle: true,
-    packages: 'external',
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile,
-    logLevel: 'silent',
-  });
-  return outfile;
+/** The `toolgate` command as installed: bin/toolgate.js runs the CLI bundle that `npm ci` builds (built here if absent). */
+function toolgateBin(): string {
+  if (!existsSync(path.join(root, 'dist/cli-bundle/toolgate.mjs'))) {
+    execFileSync(process.execPath, [path.join(root, 'scripts/bundle-cli.mjs')], { cwd: root, stdio: 'inherit' });
+  }
+  return path.join(root, 'bin/toolgate.js');
 }
 
 function timeSpawn(args: readonly string[], env: NodeJS.ProcessEnv, untilToolsList: boolean): Promise<{ ms: number; rssMb?: number }> {
@@ -141,7 +131,7 @@ function timeSpawn(args: readonly string[], env: NodeJS.ProcessEnv, untilToolsLi
 }
 
 async function startFigures(): Promise<BenchFigure[]> {
-  const bundle = await bundleServer();
+  const bundle = toolgateBin();
   const { dir, cleanup } = project();
   const env = { ...process.env, HOME: dir, XDG_STATE_HOME: path.join(dir, 'state') };
   try {

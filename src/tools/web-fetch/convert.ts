@@ -1,14 +1,21 @@
-/** Page bodies to text the model can read: HTML to Markdown (turndown), PDF to text (unpdf), text as it is. */
-import TurndownService from 'turndown';
-import { extractText, getDocumentProxy } from 'unpdf';
+/**
+ * Page bodies to text the model can read: HTML to Markdown (turndown), PDF to text (unpdf), text as it is. Both
+ * converters are imported on first use: every process that lists the tools (an agent, `mcp serve`) loads this
+ * module, and PDF.js alone is several megabytes that only a fetched PDF needs.
+ */
+import type TurndownService from 'turndown';
 
-let turndown: TurndownService | undefined;
+let turndown: Promise<TurndownService> | undefined;
 
-function htmlToMarkdown(html: string): string {
-  turndown ??= new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced' });
-  // Scripts and styles are code for the browser, not content.
-  turndown.remove(['script', 'style', 'noscript', 'template']);
-  return turndown.turndown(html);
+async function htmlToMarkdown(html: string): Promise<string> {
+  turndown ??= import('turndown').then(({ default: Turndown }) => {
+    const service = new Turndown({ headingStyle: 'atx', codeBlockStyle: 'fenced' });
+    // Scripts and styles are code for the browser, not content.
+    service.remove(['script', 'style', 'noscript', 'template']);
+    return service;
+  });
+  turndown.catch(() => (turndown = undefined));
+  return (await turndown).turndown(html);
 }
 
 export type ContentKind = 'html' | 'pdf' | 'text';
@@ -23,6 +30,7 @@ export function contentKindOf(contentType: string, body: Uint8Array): ContentKin
 
 export async function bodyToText(kind: ContentKind, body: Uint8Array, contentType: string): Promise<string> {
   if (kind === 'pdf') {
+    const { extractText, getDocumentProxy } = await import('unpdf');
     const pdf = await getDocumentProxy(new Uint8Array(body));
     const { text } = await extractText(pdf, { mergePages: true });
     return text;
