@@ -11,6 +11,8 @@ if (existsSync(bundle)) {
   await import(dist.href);
 } else {
   const { register } = await import('tsx/esm/api');
-  register();
+  // The checkout's tsconfig, wherever the command starts: tsx would look in the working directory, and without
+  // `jsx: react-jsx` the terminal UI's .tsx files would not run.
+  register({ tsconfig: new URL('../tsconfig.json', import.meta.url).pathname });
   await import(new URL('../src/cli/main.ts', import.meta.url).href);
 }

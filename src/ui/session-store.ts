@@ -116,6 +116,11 @@ export class SessionStore {
     this.push({ kind: 'user', id: this.nextId++, text });
   }
 
+  /** A finished assistant message (a continued conversation's). */
+  addAssistant(text: string): void {
+    this.push({ kind: 'assistant', id: this.nextId++, text });
+  }
+
   notice(text: string, tone: 'info' | 'error' | 'warn' = 'info'): void {
     this.push({ kind: 'notice', id: this.nextId++, text, tone });
   }

@@ -9,7 +9,16 @@ import type { PermissionMode, PermissionRule } from '../tool/permission-types.js
 import type { MessageParam } from '../tool/tool.js';
 import type { SessionStore } from './session-store.js';
 
-export type RunQuery = (options: { readonly prompt: readonly MessageParam[]; readonly model: string; readonly signal: AbortSignal }) => AsyncIterable<QueryEvent>;
+/**
+ * One turn of the loop. With `resume` (the runtime's session id) the conversation so far is the session's transcript
+ * and `prompt` is only the new message; without it `prompt` is the whole conversation.
+ */
+export type RunQuery = (options: {
+  readonly prompt: readonly MessageParam[];
+  readonly model: string;
+  readonly signal: AbortSignal;
+  readonly resume?: string;
+}) => AsyncIterable<QueryEvent>;
 
 export interface SessionOptions {
   readonly runtime: ToolRuntime;
@@ -17,6 +26,8 @@ export interface SessionOptions {
   /** Runs one turn of the agent loop: `query()` in the CLI, a script in tests. */
   readonly runQuery: RunQuery;
   readonly model: string;
+  /** The runtime's transcript already holds a conversation to go on with (`--continue`): its messages. */
+  readonly continued?: readonly MessageParam[];
 }
 
 /** The modes Shift+Tab walks through (bypass only when the session allows it). */
@@ -44,10 +55,19 @@ export class Session {
   readonly history: string[] = [];
   private controller: AbortController | undefined;
   private running: Promise<void> | undefined;
+  /**
+   * The runtime's transcript holds exactly `messages`: a turn resumes it and sends only the new prompt (the loop
+   * appends to the transcript whatever it is given, so a whole conversation sent each turn would be written again).
+   * False for good after /clear: the file still holds the old conversation, so turns send the conversation whole.
+   */
+  private transcriptInStep: boolean;
+  private cleared = false;
   model: string;
 
   constructor(private readonly options: SessionOptions) {
     this.model = options.model;
+    this.messages = [...(options.continued ?? [])];
+    this.transcriptInStep = options.continued !== undefined;
   }
 
   get busy(): boolean {
@@ -106,6 +126,8 @@ export class Session {
       case 'clear':
         if (this.busy) this.interrupt();
         this.messages = [];
+        this.cleared = true;
+        this.transcriptInStep = false;
         store.clear();
         store.notice('Conversation cleared.');
         return undefined;
@@ -131,9 +153,12 @@ export class Session {
     this.controller = controller;
     store.addUser(text);
     store.setBusy(true);
-    const prompt: MessageParam[] = [...this.messages, { role: 'user', content: text }];
+    const resume = this.transcriptInStep && this.messages.length > 0 ? runtime.sessionId : undefined;
+    const prompt: MessageParam[] = resume ? [{ role: 'user', content: text }] : [...this.messages, { role: 'user', content: text }];
+    // A fresh transcript, or one resumed, holds this conversation once the turn has run.
+    if (!this.cleared && (resume !== undefined || this.messages.length === 0)) this.transcriptInStep = true;
     try {
-      for await (const event of runQuery({ prompt, model: this.model, signal: controller.signal })) {
+      for await (const event of runQuery({ prompt, model: this.model, signal: controller.signal, ...(resume ? { resume } : {}) })) {
         store.apply(event, (name) => runtime.findTool(name));
         if (event.type === 'result') this.messages = [...event.result.messages];
       }

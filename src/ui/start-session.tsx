@@ -5,6 +5,7 @@
  */
 import { createInterface } from 'node:readline';
 import type { ToolRuntime, ToolRuntimeOptions } from '../agent/types.js';
+import type { MessageParam } from '../tool/tool.js';
 import { writeGrants } from '../settings/grants.js';
 import type { BackgroundTask } from './session-store.js';
 import { SessionStore } from './session-store.js';
@@ -22,6 +23,10 @@ export interface InteractiveOptions {
   readonly stdout?: NodeJS.WriteStream;
   /** Draw with Ink (default: when stdin and stdout are terminals). */
   readonly tty?: boolean;
+  /** The conversation the runtime's transcript holds (`--continue`): shown, and the first turn goes on from it. */
+  readonly continued?: readonly MessageParam[];
+  /** Ends the session as the person leaving would (a termination signal): the turn is interrupted, tools answered. */
+  readonly signal?: AbortSignal;
 }
 
 /** `NO_COLOR` (any non-empty value) turns colour off before chalk decides its level at import. */
@@ -50,11 +55,22 @@ export async function startInteractiveSession(options: InteractiveOptions): Prom
   });
   store.setMode(runtime.permissionContext.mode);
   for (const warning of runtime.warnings ?? []) store.notice(warning, 'warn');
-  const session = new Session({ runtime, store, runQuery: options.runQuery(runtime), model: options.model });
+  if (options.continued) showContinued(store, options.continued, runtime.sessionId);
+  const session = new Session({ runtime, store, runQuery: options.runQuery(runtime), model: options.model, ...(options.continued ? { continued: options.continued } : {}) });
+  const stop = new AbortController();
+  const onSignal = () => {
+    session.interrupt();
+    stop.abort();
+  };
+  if (options.signal?.aborted) onSignal();
+  options.signal?.addEventListener('abort', onSignal, { once: true });
   try {
-    if (tty) await runInk(store, session, runtime, stdin, stdout);
-    else await runPlain(store, session, stdin, stdout);
+    if (!stop.signal.aborted) {
+      if (tty) await runInk(store, session, runtime, stdin, stdout, stop.signal);
+      else await runPlain(store, session, stdin, stdout, stop.signal);
+    }
   } finally {
+    options.signal?.removeEventListener('abort', onSignal);
     session.interrupt();
     await session.idle();
     await runtime.dispose();
@@ -62,7 +78,27 @@ export async function startInteractiveSession(options: InteractiveOptions): Prom
   return 0;
 }
 
-async function runInk(store: SessionStore, session: Session, runtime: ToolRuntime, stdin: NodeJS.ReadStream, stdout: NodeJS.WriteStream): Promise<void> {
+/** The continued conversation's words (tool calls are in its transcript, not redrawn), then where it came from. */
+function showContinued(store: SessionStore, messages: readonly MessageParam[], sessionId: string): void {
+  for (const message of messages) {
+    // Tool results and reminders ride in user messages too: only what a person typed is shown as theirs.
+    const blocks = typeof message.content === 'string' ? [message.content] : message.content.flatMap((b) => (b.type === 'text' ? [b.text] : []));
+    const text = blocks.filter((b) => !b.trimStart().startsWith('<system-reminder>')).join('\n');
+    if (text.trim() === '') continue;
+    if (message.role === 'user') store.addUser(text);
+    else store.addAssistant(text);
+  }
+  store.notice(`Continuing session ${sessionId} (${messages.length} messages).`);
+}
+
+async function runInk(
+  store: SessionStore,
+  session: Session,
+  runtime: ToolRuntime,
+  stdin: NodeJS.ReadStream,
+  stdout: NodeJS.WriteStream,
+  stop: AbortSignal,
+): Promise<void> {
   await store.preloadViews(runtime.tools);
   const [{ render }, { createElement }, { App }] = await Promise.all([import('ink'), import('react'), import('./app.js')]);
   const listTasks = (): BackgroundTask[] => {
@@ -76,11 +112,20 @@ async function runInk(store: SessionStore, session: Session, runtime: ToolRuntim
     maxFps: 60,
     patchConsole: true,
   });
-  await instance.waitUntilExit();
+  // A signal ends the session as leaving does: the turn is interrupted (its tools answered) before Ink lets go.
+  const onStop = () => {
+    void session.idle().then(() => instance.unmount());
+  };
+  stop.addEventListener('abort', onStop, { once: true });
+  try {
+    await instance.waitUntilExit();
+  } finally {
+    stop.removeEventListener('abort', onStop);
+  }
 }
 
 /** No terminal: each prompt line is a turn; finished items print as text; prompts that need a person are refused. */
-async function runPlain(store: SessionStore, session: Session, stdin: NodeJS.ReadStream, stdout: NodeJS.WriteStream): Promise<void> {
+async function runPlain(store: SessionStore, session: Session, stdin: NodeJS.ReadStream, stdout: NodeJS.WriteStream, stop: AbortSignal): Promise<void> {
   store.onFinished((item) => {
     if (item.kind !== 'user') stdout.write(`${itemText(item)}\n\n`);
   });
@@ -92,6 +137,7 @@ async function runPlain(store: SessionStore, session: Session, stdin: NodeJS.Rea
     }
   });
   const lines = createInterface({ input: stdin, terminal: false });
+  stop.addEventListener('abort', () => lines.close(), { once: true });
   for await (const line of lines) {
     if (session.submit(line) === 'exit') break;
     await session.idle();

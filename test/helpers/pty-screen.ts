@@ -13,6 +13,8 @@ export interface PtyScreen {
   screen(): string;
   /** Every line the terminal holds: scrollback and screen. */
   transcript(): string;
+  /** Every byte the program wrote, escape sequences included. */
+  raw(): string;
   write(data: string): void;
   /** Resolves once `test` holds for the screen text; rejects with the screen after `timeoutMs`. */
   waitFor(test: string | RegExp | ((screen: string) => boolean), timeoutMs?: number): Promise<string>;
@@ -31,21 +33,34 @@ export interface PtyOptions {
   readonly rows?: number;
   readonly env?: NodeJS.ProcessEnv;
   readonly cwd?: string;
+  /** Start `bin/toolgate.js` (the command a person runs) instead of the CLI's source through `--import tsx`. */
+  readonly bin?: boolean;
 }
 
 export function spawnToolgate(args: readonly string[], options: PtyOptions = {}): PtyScreen {
   const cols = options.cols ?? 100;
   const rows = options.rows ?? 40;
   const term = new xterm.Terminal({ cols, rows, allowProposedApi: true, scrollback: 20_000 });
-  const child = pty.spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/cli/main.ts'), ...args], {
+  // tsx by its resolved URL: the program may start in a folder with no node_modules of its own. `bin`: the command
+  // as installed (bin/toolgate.js), which registers tsx itself in a checkout without dist/.
+  const argv = options.bin
+    ? [path.join(repoRoot, 'bin/toolgate.js'), ...args]
+    : ['--import', import.meta.resolve('tsx'), path.join(repoRoot, 'src/cli/main.ts'), ...args];
+  const child = pty.spawn(process.execPath, argv, {
     name: 'xterm-256color',
     cols,
     rows,
     cwd: options.cwd ?? repoRoot,
-    env: { TERM: 'xterm-256color', ...(options.env ?? process.env) } as Record<string, string>,
+    // tsx reads the tsconfig of the working directory unless told which (the UI's .tsx needs `jsx: react-jsx`).
+    env: { TERM: 'xterm-256color', ...(options.bin ? {} : { TSX_TSCONFIG_PATH: path.join(repoRoot, 'tsconfig.json') }), ...(options.env ?? process.env) } as Record<
+      string,
+      string
+    >,
   });
   let pending = Promise.resolve();
+  let raw = '';
   child.onData((data) => {
+    raw += data;
     pending = pending.then(() => new Promise<void>((resolve) => term.write(data, resolve)));
   });
   const exited = new Promise<number>((resolve) => child.onExit(({ exitCode }) => resolve(exitCode)));
@@ -60,6 +75,7 @@ export function spawnToolgate(args: readonly string[], options: PtyOptions = {})
   return {
     screen,
     transcript,
+    raw: () => raw,
     pid: child.pid,
     write: (data) => child.write(data),
     exited,
@@ -75,7 +91,7 @@ export function spawnToolgate(args: readonly string[], options: PtyOptions = {})
         // already gone
       }
     },
-    async waitFor(test, timeoutMs = 30_000) {
+    async waitFor(test, timeoutMs = 60_000) {
       const check = typeof test === 'function' ? test : (s: string) => (typeof test === 'string' ? s.includes(test) : test.test(s));
       const deadline = Date.now() + timeoutMs;
       for (;;) {

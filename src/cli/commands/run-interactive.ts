@@ -2,9 +2,12 @@
  * `toolgate` (no arguments) or `toolgate run` on a terminal without `-p` and without a prompt: the interactive
  * session of `src/ui/`, over the same runtime and loop as `run -p`. Loaded only then (Ink and React are not small).
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { PermissionMode } from '../../tool/permission-types.js';
-import type { RunOptions } from './run.js';
+import type { MessageParam } from '../../tool/tool.js';
+import { guardSignals } from '../signals.js';
+import { RunUsageError, type RunOptions } from './run.js';
 
 export async function runInteractive(opts: RunOptions): Promise<number> {
   const apiKey = process.env.ANTHROPIC_API_KEY?.trim();
@@ -19,12 +22,52 @@ export async function runInteractive(opts: RunOptions): Promise<number> {
     import('../../ui/start-session.js'),
   ]);
   const cwd = path.resolve(opts.cwd);
-  const sessionId = crypto.randomUUID();
+  // --continue / --resume: this session goes on in that session's folder, from its transcript.
+  let sessionId: string = crypto.randomUUID();
+  let continued: MessageParam[] | undefined;
+  if (opts.continue || opts.resume) {
+    const id = opts.continue ? agent.latestSessionFor(path.join(agent.stateDirectory(), 'sessions'), cwd) : opts.resume!;
+    if (!id) throw new RunUsageError(`no session to continue in ${cwd} (start one without --continue)`);
+    const file = agent.transcriptPath(agent.defaultSessionDir(id));
+    if (!existsSync(file)) throw new RunUsageError(`no transcript for session ${id} at ${file}`);
+    sessionId = id;
+    continued = agent.readTranscript(file).messages;
+  }
   const client = new Anthropic({ ...(apiKey ? { apiKey, authToken: null } : { authToken, apiKey: null }), maxRetries: 0 });
   const model = opts.model ?? agent.DEFAULT_MODEL;
   const maxTurns = opts.maxTurns === undefined ? undefined : Number(opts.maxTurns);
+  // SIGTERM, SIGHUP (a closed terminal), SIGINT from outside: the turn is interrupted, its tools answered and the
+  // transcript written, the runtime disposed (no process left), then 128 + n.
+  const controller = new AbortController();
+  const stopSignals = guardSignals(controller, { onForcedExit: (signal) => process.stderr.write(`toolgate: ${signal} again, exiting now\n`) });
+  try {
+    const code = await startSession(ui, agent, opts, { cwd, sessionId, client, model, maxTurns, continued, signal: controller.signal });
+    return stopSignals.exitCode ?? code;
+  } finally {
+    stopSignals.dispose();
+  }
+}
+
+interface SessionSetup {
+  readonly cwd: string;
+  readonly sessionId: string;
+  readonly client: InstanceType<typeof import('@anthropic-ai/sdk').default>;
+  readonly model: string;
+  readonly maxTurns: number | undefined;
+  readonly continued: MessageParam[] | undefined;
+  readonly signal: AbortSignal;
+}
+
+function startSession(
+  ui: typeof import('../../ui/start-session.js'),
+  agent: typeof import('../../agent/index.js'),
+  opts: RunOptions,
+  { cwd, sessionId, client, model, maxTurns, continued, signal }: SessionSetup,
+): Promise<number> {
   return ui.startInteractiveSession({
     model,
+    signal,
+    ...(continued ? { continued } : {}),
     createRuntime: agent.createToolRuntime,
     runtimeOptions: {
       cwd,
@@ -37,16 +80,17 @@ export async function runInteractive(opts: RunOptions): Promise<number> {
       client,
       services: { subagents: agent.createSubagentRunner({ client, query: agent.query }) },
     },
-    runQuery: (runtime) => ({ prompt, model: turnModel, signal }) =>
+    runQuery: (runtime) => ({ prompt, model: turnModel, signal: turnSignal, resume }) =>
       agent.query({
         runtime,
         client,
         prompt,
+        resume,
         model: turnModel,
         maxTurns,
         appendSystemPrompt: opts.appendSystemPrompt,
         systemPrompt: opts.systemPrompt,
-        signal,
+        signal: turnSignal,
       }),
   });
 }
