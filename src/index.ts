@@ -159,7 +159,7 @@ export { StreamingToolExecutor } from './execution/streaming-tool-executor.js';
 export { ToolUseBlockError } from './execution/block-snapshot.js';
 export type { ExecutorUpdate, StreamingToolExecutorOptions, ToolStatus } from './execution/streaming-tool-executor.js';
 export { partitionToolCalls, runTools } from './execution/orchestration.js';
-export { buildRedactor, DEFAULT_SECRET_ENV_PATTERNS, redactorFor, registerSecretValues, SecretRedactor } from './execution/redaction.js';
+export { buildRedactor, DEFAULT_SECRET_ENV_PATTERNS, redactorFor, refreshEnvironmentSecrets, registerSecretValues, SecretRedactor } from './execution/redaction.js';
 export type { RedactionSettings, SecretEntry } from './execution/redaction.js';
 export type { ToolCallBatch } from './execution/orchestration.js';
 export { localToolCallBackend } from './execution/backend.js';

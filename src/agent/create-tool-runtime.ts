@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { snapshotAssistantMessage } from '../execution/block-snapshot.js';
 import { ToolResultBudget } from '../execution/budget.js';
+import { refreshEnvironmentSecrets } from '../execution/redaction.js';
 import type { StreamingToolExecutorOptions } from '../execution/streaming-tool-executor.js';
 import { createHookRunner } from '../hooks/hook-runner.js';
 import { createCanUseTool } from '../permissions/can-use-tool.js';
@@ -243,6 +244,8 @@ class Runtime implements ToolRuntime {
     if (this.#disposed) throw new Error('this runtime has been disposed');
     // Tools get a plain copy; its blocks come one by one through add(), so an odd entry here is not an error yet.
     const message = snapshotAssistantMessage(assistantMessage, 'the assistant message', { strict: false }).message;
+    // A credential put in process.env since the last run is redacted from this run's results on.
+    refreshEnvironmentSecrets();
     const { controller, unlink } = createLinkedAbortController(this.#context.abortController);
     // An Agent call in this run makes its sub-agent a child of this runtime.
     registerRuntimeContext(this.#context, this);

@@ -74,7 +74,15 @@ export class OutcomeBuilder {
   }
 
   seal(result: ToolResultBlockParam, stage: ToolUseStage, errorClass: string | undefined, extras: Extras = {}): ToolUseOutcome {
-    if (this.redactor !== undefined) result = this.redactor.redactBlock(result);
+    const redactor = this.redactor;
+    let newMessages: readonly MessageParam[] = this.newMessages;
+    let userNotices: readonly string[] = this.userNotices;
+    if (redactor !== undefined) {
+      // The result, and everything else that reaches the model or a person: a tool's newMessages, hook context.
+      result = redactor.redactBlock(result);
+      if (newMessages.length > 0) newMessages = newMessages.map((m) => redactor.redactMessage(m));
+      if (userNotices.length > 0) userNotices = userNotices.map((n) => redactor.redactText(n));
+    }
     const isError = result.is_error === true;
     const durationMs = performance.now() - this.started;
     // Every field written out, one fixed shape: spreading objects of varying shapes here cost microseconds per call.
@@ -84,8 +92,8 @@ export class OutcomeBuilder {
       tool: this.tool,
       result: result.tool_use_id === this.toolUseId ? result : { ...result, tool_use_id: this.toolUseId },
       isError,
-      newMessages: this.newMessages,
-      userNotices: this.userNotices,
+      newMessages,
+      userNotices,
       contextModifier: extras.contextModifier,
       stage,
       errorClass,

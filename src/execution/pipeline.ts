@@ -246,7 +246,9 @@ export async function checkPermissionsAndCallTool(
     return acc.fail('call', message, classifyToolError(error), { decision, input: callInput });
   }
 
-  // 11 — Result budget: the tool's mapping, then the per-tool size limit (oversized text goes to disk).
+  // 11 — Result budget: the tool's mapping, then the per-tool size limit (oversized text goes to disk). The redactor
+  // is looked up again: the call may have registered secrets (Bash's scrub list) its own output must not show.
+  acc.redactor = redactorFor(context);
   let data = output.data;
   const mapped = mapAndBudget(tool, data, toolUseId, context, acc.redactor);
   let budgeted = mapped instanceof Promise ? await mapped : mapped;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildRedactor, isSecretEnvName, SecretRedactor, secretEnvNames, urlCredentials } from './redaction.js';
+import { buildRedactor, isRedactableSecret, isSecretEnvName, redactorFor, SecretRedactor, secretEnvNames, urlCredentials } from './redaction.js';
 
 describe('which environment variables are secrets', () => {
   it('covers the credential names a CI or a laptop carries', () => {
@@ -66,5 +66,34 @@ describe('SecretRedactor', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('short secrets', () => {
+  it('a value a name calls secret counts from 4 characters, as a whole word under 6; flags and 3 characters never', () => {
+    expect([isRedactableSecret('pw9x', true), isRedactableSecret('pw9x'), isRedactableSecret('abc', true), isRedactableSecret('true', true), isRedactableSecret('OFF', true)])
+      .toEqual([true, false, false, false, false]);
+    const r = buildRedactor({ secrets: ['zq7k'] }, { DB_PASSWORD: 'x7Hq2', FEATURE_TOKEN: 'true', APP_SECRET: '1', PATH: '/bin' });
+    expect(r.redactText('pw=x7Hq2 in ax7Hq2b; zq7k, enabled=true, 1'))
+      .toBe('pw=[REDACTED:DB_PASSWORD] in ax7Hq2b; [REDACTED:secret], enabled=true, 1');
+  });
+
+  it('settings.env credentials are redacted; a new settings object (a reload) gets its own redactor', () => {
+    const a = { env: { RELOADED_TOKEN: 'first-value-111' } };
+    const b = { env: { RELOADED_TOKEN: 'second-value-222' } };
+    const ra = redactorFor({ options: { settings: a } } as never, {});
+    const rb = redactorFor({ options: { settings: b } } as never, {});
+    expect(ra?.redactText('first-value-111 second-value-222')).toBe('[REDACTED:RELOADED_TOKEN] second-value-222');
+    expect(rb?.redactText('first-value-111 second-value-222')).toBe('first-value-111 [REDACTED:RELOADED_TOKEN]');
+  });
+
+  it('messages: string content, text blocks and tool_results inside are redacted; a clean message is the same object', () => {
+    const r = new SecretRedactor([{ label: 'K', value: 'message-secret-1' }]);
+    const clean = { role: 'user' as const, content: 'fine' };
+    expect(r.redactMessage(clean)).toBe(clean);
+    expect(r.redactMessage({ role: 'user', content: 'a message-secret-1' })).toEqual({ role: 'user', content: 'a [REDACTED:K]' });
+    expect(
+      r.redactMessage({ role: 'user', content: [{ type: 'text', text: 'message-secret-1' }, { type: 'tool_result', tool_use_id: 't', content: 'x message-secret-1' }] }),
+    ).toEqual({ role: 'user', content: [{ type: 'text', text: '[REDACTED:K]' }, { type: 'tool_result', tool_use_id: 't', content: 'x [REDACTED:K]' }] });
   });
 });

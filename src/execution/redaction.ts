@@ -7,11 +7,17 @@
  * `settings.redaction` names. So `cat /proc/*\/environ`, `ps eww`, a printed `.env` or a stack trace cannot carry a
  * known secret to the model — whichever tool (built-in, MCP, custom) produced it.
  *
- * Cost: one Wu–Manber pass over the text for all the secrets at once; nothing is copied when none occurs. `npm run bench -- --filter redaction` measures it.
+ * A tool's newMessages, hook context and background notifications are redacted as results are (outcome.ts,
+ * streaming-tool-executor.ts). The environment is looked at again at the start of every run of a runtime
+ * (`refreshEnvironmentSecrets`), and `settings.env` is part of what a context's settings redact, so a reload counts.
+ *
+ * Cost: one Wu–Manber pass over the text for all the long secrets at once (secret-scanner.ts); nothing is copied when
+ * none occurs. `npm run bench -- --filter redaction` measures it.
  */
 import { readFileSync } from 'node:fs';
-import type { ToolResultBlockParam } from '../tool/tool.js';
+import type { MessageParam, ToolResultBlockParam } from '../tool/tool.js';
 import type { ToolSettings, ToolUseContext } from '../tool/tool-use-context.js';
+import { SecretScanner, type SecretPattern } from './secret-scanner.js';
 
 export interface RedactionSettings {
   /** Default true. */
@@ -57,8 +63,17 @@ export const DEFAULT_SECRET_ENV_PATTERNS: readonly string[] = [
   '*_CONNECTION_STRING',
 ];
 
-/** A marker for a value shorter than this would redact ordinary words and digits: such values are left alone. */
+/**
+ * How short a secret may be. A value whose variable name (or a `redaction.secrets` setting) says it is a secret counts
+ * from 4 characters — a 5-character password is still a password — and, under 6, only as a whole word, so that it is
+ * hidden where it is printed without cutting it out of every longer word. A value known only by where it was found (a
+ * line of a secret file) counts from 6. Shorter than 4, or a flag such as `true`/`off`/`none`, is never a secret: a
+ * marker for `1` would destroy the output and protect nothing.
+ */
 export const MIN_SECRET_LENGTH = 6;
+export const MIN_NAMED_SECRET_LENGTH = 4;
+/** Values that are settings, not secrets, whatever the variable is called. */
+const NOT_SECRETS: ReadonlySet<string> = new Set(['true', 'false', 'null', 'none', 'undefined', 'yes', 'no', 'on', 'off', 'enabled', 'disabled', 'unset', 'empty', 'changeme']);
 
 // — names —
 
@@ -133,17 +148,27 @@ export interface SecretEntry {
   /** What the marker names: an environment variable, `secret`, or `file:<path>`. */
   readonly label: string;
   readonly value: string;
+  /** A name or a setting says this value is a secret: it counts from `MIN_NAMED_SECRET_LENGTH` characters. */
+  readonly named?: boolean;
+}
+
+/** Whether `value` (trimmed) is long enough, and not a flag, to be redacted. */
+export function isRedactableSecret(value: string, named = false): boolean {
+  const v = value.trim();
+  if (v.length < (named ? MIN_NAMED_SECRET_LENGTH : MIN_SECRET_LENGTH)) return false;
+  return v.length > 9 || !NOT_SECRETS.has(v.toLowerCase());
 }
 
 /** The entries for one environment variable: its value and, for a URL, the password inside it. */
 export function envSecretEntries(name: string, value: string): SecretEntry[] {
-  const out: SecretEntry[] = [{ label: name, value }];
+  // Named: secretEnvNames chose it by its name or because it is a URL carrying a password.
+  const out: SecretEntry[] = [{ label: name, value, named: true }];
   const creds = urlCredentials(value);
   if (creds) {
-    out.push({ label: name, value: creds.password });
+    out.push({ label: name, value: creds.password, named: true });
     try {
       const decoded = decodeURIComponent(creds.password);
-      if (decoded !== creds.password) out.push({ label: name, value: decoded });
+      if (decoded !== creds.password) out.push({ label: name, value: decoded, named: true });
     } catch {
       // not percent-encoded after all
     }
@@ -152,37 +177,51 @@ export function envSecretEntries(name: string, value: string): SecretEntry[] {
 }
 
 export class SecretRedactor {
-  readonly #markers: ReadonlyMap<string, string>;
-  readonly #scanner: MultiStringScanner | undefined;
+  readonly #size: number;
+  readonly #scanner: SecretScanner | undefined;
   /** Blocks this redactor produced or found clean: the pipeline's last net does not scan them twice. */
   readonly #clean = new WeakSet<ToolResultBlockParam>();
 
   constructor(entries: Iterable<SecretEntry>) {
-    const byValue = new Map<string, string>();
-    for (const { label, value } of entries) {
+    const byValue = new Map<string, SecretPattern>();
+    for (const { label, value, named } of entries) {
       const v = value.trim();
-      if (v.length < MIN_SECRET_LENGTH || byValue.has(v)) continue;
-      byValue.set(v, `[REDACTED:${label}]`);
+      if (byValue.has(v) || !isRedactableSecret(v, named === true)) continue;
+      byValue.set(v, { value: v, marker: `[REDACTED:${label}]`, wholeWord: v.length < MIN_SECRET_LENGTH });
     }
-    this.#markers = byValue;
-    this.#scanner = byValue.size === 0 ? undefined : new MultiStringScanner([...byValue.keys()]);
+    this.#size = byValue.size;
+    this.#scanner = byValue.size === 0 ? undefined : new SecretScanner([...byValue.values()]);
   }
 
   get size(): number {
-    return this.#markers.size;
+    return this.#size;
   }
 
   /** `text` with every secret replaced; the same string when none occurs. */
   redactText(text: string): string {
-    if (this.#scanner === undefined) return text;
-    let out: string | undefined;
-    let pos = 0;
-    this.#scanner.scan(text, (at, secret) => {
-      // `+=` builds a rope that is copied once when read; Array#join of slices of a large string measured ~20× slower.
-      out = (out ?? '') + text.slice(pos, at) + this.#markers.get(secret)!;
-      pos = at + secret.length;
+    return this.#scanner === undefined ? text : this.#scanner.replace(text);
+  }
+
+  /** A message's text (a string, text blocks, tool_result blocks inside it) redacted; the same object when clean. */
+  redactMessage(message: MessageParam): MessageParam {
+    if (this.#scanner === undefined) return message;
+    const { content } = message;
+    if (typeof content === 'string') {
+      const text = this.redactText(content);
+      return text === content ? message : { ...message, content: text };
+    }
+    if (!Array.isArray(content)) return message;
+    let changed = false;
+    const parts = content.map((part) => {
+      let next = part;
+      if (part.type === 'text' && typeof part.text === 'string') {
+        const text = this.redactText(part.text);
+        if (text !== part.text) next = { ...part, text };
+      } else if (part.type === 'tool_result') next = this.redactBlock(part);
+      if (next !== part) changed = true;
+      return next;
     });
-    return out === undefined ? text : out + text.slice(pos);
+    return changed ? ({ ...message, content: parts } as MessageParam) : message;
   }
 
   /** The block with its text parts redacted (images untouched); the same object when nothing changed. */
@@ -220,7 +259,7 @@ let registryVersion = 0;
 /** Secrets a tool learned at run time (Bash's scrub list under custom patterns); redacted from then on, process-wide. */
 export function registerSecretValues(entries: Iterable<SecretEntry>): void {
   for (const entry of entries) {
-    if (entry.value.trim().length < MIN_SECRET_LENGTH) continue;
+    if (!isRedactableSecret(entry.value, entry.named === true)) continue;
     const key = `${entry.label}\0${entry.value}`;
     if (registered.has(key)) continue;
     registered.set(key, entry);
@@ -230,27 +269,53 @@ export function registerSecretValues(entries: Iterable<SecretEntry>): void {
 
 const cache = new WeakMap<ToolSettings, { version: number; env: NodeJS.ProcessEnv; redactor: SecretRedactor }>();
 
-/** The redactor for this context's settings (cached; rebuilt when a tool registers new secrets); undefined when off. */
+let envSignature: string | undefined;
+
+/**
+ * Looks at the environment again: a credential set or changed in `process.env` since the last look is redacted from
+ * the next result on. One pass over the variables (~0.1 ms): the runtime calls it at the start of every run, which is
+ * cheap there and too dear per call. A program that drives the executor itself calls it after changing the environment.
+ */
+export function refreshEnvironmentSecrets(env: NodeJS.ProcessEnv = process.env): boolean {
+  let signature = '';
+  for (const name in env) signature += `${name}\u0000${env[name] ?? ''}\u0001`;
+  if (signature === envSignature) return false;
+  envSignature = signature;
+  registryVersion++;
+  return true;
+}
+
+/**
+ * The redactor for this context's settings: the environment's credentials, the credentials among `settings.env`
+ * (which Bash sets for its children by name), registered and configured secrets. Cached per settings object — new
+ * settings (a reload) get a new redactor — and rebuilt when a tool registers secrets or the environment was seen to
+ * change (`refreshEnvironmentSecrets`); undefined when off.
+ */
 export function redactorFor(context: Pick<ToolUseContext, 'options'>, env: NodeJS.ProcessEnv = process.env): SecretRedactor | undefined {
   const settings = context.options.settings;
   const config = settings.redaction;
   if (config?.enabled === false) return undefined;
   const hit = cache.get(settings);
   if (hit !== undefined && hit.version === registryVersion && hit.env === env) return hit.redactor.size > 0 ? hit.redactor : undefined;
-  const redactor = buildRedactor(config ?? {}, env);
+  const redactor = buildRedactor(config ?? {}, env, settings.env);
   cache.set(settings, { version: registryVersion, env, redactor });
   return redactor.size > 0 ? redactor : undefined;
 }
 
-export function buildRedactor(config: RedactionSettings, env: NodeJS.ProcessEnv = process.env): SecretRedactor {
+export function buildRedactor(
+  config: RedactionSettings,
+  env: NodeJS.ProcessEnv = process.env,
+  settingsEnv: Readonly<Record<string, string>> = {},
+): SecretRedactor {
   const entries: SecretEntry[] = [];
-  for (const name of secretEnvNames(env, { patterns: config.envPatterns, passEnv: config.passEnv })) {
-    entries.push(...envSecretEntries(name, env[name]!));
+  const options = { patterns: config.envPatterns, passEnv: config.passEnv };
+  for (const source of [env, settingsEnv]) {
+    for (const name of secretEnvNames(source, options)) entries.push(...envSecretEntries(name, source[name]!));
   }
   entries.push(...registered.values());
   const secrets = config.secrets;
-  if (Array.isArray(secrets)) for (const value of secrets) entries.push({ label: 'secret', value });
-  else if (secrets !== undefined) for (const [label, value] of Object.entries(secrets)) entries.push({ label, value });
+  if (Array.isArray(secrets)) for (const value of secrets) entries.push({ label: 'secret', value, named: true });
+  else if (secrets !== undefined) for (const [label, value] of Object.entries(secrets)) entries.push({ label, value, named: true });
   for (const file of config.secretFiles ?? []) {
     let text: string;
     try {
@@ -270,76 +335,4 @@ export function buildRedactor(config: RedactionSettings, env: NodeJS.ProcessEnv 
     }
   }
   return new SecretRedactor(entries);
-}
-
-/**
- * Finds many literal strings in one left-to-right pass (Wu–Manber): a table of hashed 3-character blocks says how far
- * the window may jump; only where a block ends a secret's prefix are the candidates compared. With secrets of 16+
- * characters the window moves ~14 characters per step, so 10 MB takes well under a million steps whatever the number
- * of secrets — where one `indexOf` per secret, or a regular expression of them all, slows with every secret added.
- * Matches do not overlap; at one position the longest secret wins.
- */
-class MultiStringScanner {
-  static readonly #B = 3;
-  static readonly #BITS = 15;
-  readonly #m: number;
-  readonly #shift: Uint8Array;
-  readonly #candidates = new Map<number, string[]>();
-
-  constructor(patterns: readonly string[]) {
-    const B = MultiStringScanner.#B;
-    this.#m = Math.min(16, ...patterns.map((p) => p.length));
-    const m = this.#m;
-    this.#shift = new Uint8Array(1 << MultiStringScanner.#BITS).fill(m - B + 1);
-    for (const p of [...patterns].sort((a, b) => b.length - a.length)) {
-      for (let j = 0; j <= m - B; j++) {
-        const h = hashOfPattern(p, j);
-        const shift = m - B - j;
-        if (shift < this.#shift[h]!) this.#shift[h] = shift;
-        if (shift === 0) {
-          const list = this.#candidates.get(h);
-          if (list) list.push(p);
-          else this.#candidates.set(h, [p]);
-        }
-      }
-    }
-  }
-
-  scan(text: string, onMatch: (at: number, pattern: string) => void): void {
-    const m = this.#m;
-    const shiftTable = this.#shift;
-    const n = text.length;
-    let end = m - 1; // index of the last character of the current window
-    while (end < n) {
-      const h = hash3(text, end - 2);
-      const shift = shiftTable[h]!;
-      if (shift > 0) {
-        end += shift;
-        continue;
-      }
-      const start = end - m + 1;
-      let matched: string | undefined;
-      for (const p of this.#candidates.get(h)!) {
-        if (text.startsWith(p, start)) {
-          matched = p;
-          break;
-        }
-      }
-      if (matched === undefined) {
-        end += 1;
-        continue;
-      }
-      onMatch(start, matched);
-      end = start + matched.length + m - 1;
-    }
-  }
-}
-
-/** hash3 for the patterns: a separate function, so the scan's call site sees only flat strings and stays fast. */
-function hashOfPattern(s: string, i: number): number {
-  return ((s.charCodeAt(i) << 10) ^ (s.charCodeAt(i + 1) << 5) ^ s.charCodeAt(i + 2)) & 0x7fff;
-}
-
-function hash3(s: string, i: number): number {
-  return ((s.charCodeAt(i) << 10) ^ (s.charCodeAt(i + 1) << 5) ^ s.charCodeAt(i + 2)) & 0x7fff;
 }

@@ -27,6 +27,7 @@ import { snapshotContentBlock, ToolUseBlockError } from './block-snapshot.js';
 import { TOOL_ERROR_CLASSES } from './errors.js';
 import { checkInputShape } from './input-validation.js';
 import { OutcomeBuilder } from './outcome.js';
+import { redactorFor } from './redaction.js';
 import { describeToolCall, printableName } from './messages.js';
 import type { ToolUseOutcome } from './outcome.js';
 import { runToolUse, type PipelineOptions } from './pipeline.js';
@@ -383,7 +384,10 @@ export class StreamingToolExecutor {
   #withNotifications(outcome: ToolUseOutcome): ToolUseOutcome {
     const queue = this.#context.services.notifications;
     if (!queue || queue.size === 0) return outcome;
-    return { ...outcome, newMessages: [...outcome.newMessages, ...queue.drain()] };
+    // Background output (a task's last lines) reaches the model too: redacted as results are.
+    const redactor = redactorFor(this.#context);
+    const drained = queue.drain();
+    return { ...outcome, newMessages: [...outcome.newMessages, ...(redactor ? drained.map((m) => redactor.redactMessage(m)) : drained)] };
   }
 
   #hasYieldable(): boolean {
