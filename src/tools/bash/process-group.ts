@@ -1,9 +1,12 @@
 /**
  * Process groups: every command is the leader of its own group (spawned detached → setsid), so one signal reaches
  * everything it started — pipelines, subshells, `&` children — except processes that leave the group on purpose
- * (`setsid`, daemons). The module also remembers every group still alive and kills them all if the Node process
- * exits, so a crash or a forgotten `shutdown()` leaves no orphans behind.
+ * (`setsid`, daemons: those are found by their environment marker, process-marker.ts). The module also remembers
+ * every group still alive and kills them all if the Node process exits, so a crash or a forgotten `shutdown()` leaves
+ * no orphans behind; a death that runs no handler at all (SIGKILL) is the orphan watchdog's (orphan-watchdog.ts).
  */
+import { unwatchGroup, unwatchGroupsSync, watchGroup } from './orphan-watchdog.js';
+import { PROCESS_MARKER, signalMarked } from './process-marker.js';
 
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
@@ -26,6 +29,7 @@ export function groupAlive(pgid: number): boolean {
 
 export function trackGroup(pgid: number): void {
   liveGroups.add(pgid);
+  watchGroup(pgid);
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.on('exit', killAllShellProcessesSync);
@@ -34,18 +38,23 @@ export function trackGroup(pgid: number): void {
 
 export function untrackGroup(pgid: number): void {
   liveGroups.delete(pgid);
+  unwatchGroup(pgid);
 }
 
 /**
- * SIGKILLs every group a Bash call or task started that may still be alive. Runs on `process.on('exit')`; a program
- * that handles SIGINT/SIGTERM itself should call it (or `TaskRegistry.shutdown()`) before exiting.
+ * SIGKILLs every group a Bash call or task started that may still be alive, and sends SIGTERM to every process that
+ * left its group but carries this process's marker (the orphan watchdog, once we are gone, sends the SIGKILL). Runs on
+ * `process.on('exit')`; a program that handles SIGINT/SIGTERM itself should call it (or `TaskRegistry.shutdown()`)
+ * before exiting. Returns the number of groups signalled.
  */
 export function killAllShellProcessesSync(): number {
   let n = 0;
   for (const pgid of liveGroups) {
     if (signalGroup(pgid, 'SIGKILL')) n++;
   }
+  unwatchGroupsSync(liveGroups);
   liveGroups.clear();
+  signalMarked(`${PROCESS_MARKER}.`, 'SIGTERM', { prefix: true });
   return n;
 }
 

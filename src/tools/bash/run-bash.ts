@@ -115,6 +115,7 @@ export async function runBash(
   }
 
   // — where, with what —
+  const registry = getTaskRegistry(context);
   const id = newTaskId();
   let outputFile: string;
   let proc: ShellProcess;
@@ -129,6 +130,7 @@ export async function runBash(
       outputFile,
       envFile,
       launch,
+      markerScope: registry.markerScope,
       killGraceMs: settings.bash?.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
       maxOutputBytes: settings.bash?.maxOutputFileBytes ?? DEFAULT_MAX_OUTPUT_FILE_BYTES,
       pollIntervalMs: settings.bash?.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS,
@@ -166,7 +168,6 @@ export async function runBash(
     });
   }
 
-  const registry = getTaskRegistry(context);
   const notifications = context.services.notifications;
 
   // — background from the start —

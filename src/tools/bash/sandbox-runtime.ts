@@ -10,6 +10,7 @@
  * alive after the last command.
  */
 import type { SandboxManager as SandboxManagerType, SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
+import { PGROUP_ENV, PROCESS_MARKER } from './process-marker.js';
 import type { SandboxAvailability } from './sandbox.js';
 import type { SandboxNetworkPolicy, SandboxPolicy } from './sandbox-policy.js';
 
@@ -34,10 +35,17 @@ async function ensureInitialized(available: Available): Promise<void> {
     ({ SandboxManager } = await import('@anthropic-ai/sandbox-runtime'));
     const handlesBefore = new Set(activeHandles());
     const listenersBefore = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))] as const));
+    // The runtime's host-side socat bridges inherit process.env: marked, the orphan watchdog ends them if we die by
+    // SIGKILL (the runtime's own exit handler covers every other exit). Not a `<marker>.` prefix: the exit hook's scan
+    // must leave them to that handler. A child the embedder spawns in these few milliseconds is marked too.
+    const markerBefore = process.env[PGROUP_ENV];
+    process.env[PGROUP_ENV] = `${PROCESS_MARKER}-sandbox-runtime`;
     try {
       await SandboxManager.initialize(baseConfig(available), askForUnlisted);
       await SandboxManager.waitForNetworkInitialization();
     } finally {
+      if (markerBefore === undefined) delete process.env[PGROUP_ENV];
+      else process.env[PGROUP_ENV] = markerBefore;
       for (const [signal, before] of listenersBefore) {
         for (const listener of process.listeners(signal)) if (!before.has(listener)) process.removeListener(signal, listener);
       }

@@ -8,6 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { groupAlive, signalGroup, terminateGroup, trackGroup, untrackGroup } from './process-group.js';
+import { PGROUP_ENV, PROCESS_MARKER, signalMarked, terminateMarked } from './process-marker.js';
 import { buildShellScript } from './shell-script.js';
 
 /** Why toolgate ended a process (absent: it ended on its own or by someone else's signal). */
@@ -35,6 +36,11 @@ export interface SpawnShellOptions {
   readonly envFile?: string;
   /** Run this instead of `bash -c <script>` (the sandbox's wrapper around the same script). */
   readonly launch?: { readonly file: string; readonly args: readonly string[]; readonly release?: () => void };
+  /**
+   * Who owns the processes (a task registry's token): the command's environment marker is
+   * `<process marker>.<scope>.<id>`, so the owner can end, at its shutdown, what its commands detached.
+   */
+  readonly markerScope?: string;
   readonly killGraceMs: number;
   readonly maxOutputBytes: number;
   readonly pollIntervalMs: number;
@@ -50,6 +56,8 @@ export class ShellProcess {
   readonly startedAt = Date.now();
   readonly exited: Promise<ShellExit>;
   readonly sandboxed: boolean;
+  /** `TOOLGATE_PGROUP` of this command and of everything it starts, `setsid` or not (process-marker.ts). */
+  readonly marker: string;
   #child: ChildProcess;
   #pid: number | undefined;
   #running = true;
@@ -66,6 +74,7 @@ export class ShellProcess {
     this.outputFile = options.outputFile;
     this.sandboxed = options.launch !== undefined;
     this.#graceMs = options.killGraceMs;
+    this.marker = `${PROCESS_MARKER}.${options.markerScope ?? 'none'}.${options.id}`;
     const cwdFile = `${options.outputFile}.cwd`;
     const [file, args] = options.launch
       ? [options.launch.file, [...options.launch.args]]
@@ -78,7 +87,7 @@ export class ShellProcess {
       cwdFd = openSync(cwdFile, 'w', 0o600);
       this.#child = spawn(file, args, {
         cwd: options.cwd,
-        env: options.env,
+        env: { ...options.env, [PGROUP_ENV]: this.marker },
         stdio: ['ignore', outFd, outFd, cwdFd],
         detached: true,
       });
@@ -149,11 +158,15 @@ export class ShellProcess {
     return () => this.#listeners.delete(listener);
   }
 
-  /** SIGTERM to the group, SIGKILL after the grace period; resolves with the exit. The first reason given sticks. */
+  /**
+   * SIGTERM to the group and to every process that left it but carries the command's marker (`setsid cmd &`), SIGKILL
+   * after the grace period; resolves with the exit. The first reason given sticks.
+   */
   kill(reason: KillReason): Promise<ShellExit> {
     if (this.#running && this.#pid !== undefined) {
       this.#killReason ??= reason;
       void terminateGroup(this.#pid, this.#graceMs);
+      void terminateMarked(this.marker, this.#graceMs);
     }
     return this.exited;
   }
@@ -168,6 +181,7 @@ export class ShellProcess {
     if (this.#running && this.#pid !== undefined) {
       this.#killReason ??= reason;
       signalGroup(this.#pid, 'SIGKILL');
+      signalMarked(this.marker, 'SIGKILL');
     }
   }
 

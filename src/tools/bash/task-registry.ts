@@ -7,8 +7,11 @@
  * One registry per runtime lives in `context.services.tasks`; `createTaskRegistry()` makes one. A context without
  * one falls back to a process-wide default registry (`getTaskRegistry`), so tools work in a bare context too.
  */
+import { randomBytes } from 'node:crypto';
 import type { NotificationQueue } from '../../tool/notification-queue.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
+import { DEFAULT_KILL_GRACE_MS } from './bash-settings.js';
+import { PROCESS_MARKER, terminateMarked } from './process-marker.js';
 import type { KillReason, ShellExit, ShellProcess } from './shell-process.js';
 import { taskNotification } from './task-notification.js';
 
@@ -59,6 +62,11 @@ interface Entry {
 }
 
 export class TaskRegistry {
+  /**
+   * The middle part of the environment marker of every command run for this registry (foreground ones too): what
+   * they detached from their group (`setsid cmd &`) and left running when they ended is ended by `shutdown()`.
+   */
+  readonly markerScope = randomBytes(4).toString('hex');
   #tasks = new Map<string, Entry>();
   #listeners = new Set<TaskEndListener>();
   #closed = false;
@@ -138,12 +146,16 @@ export class TaskRegistry {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Ends every running task and reports each one; later adoptions are killed at once. */
+  /**
+   * Ends every running task and reports each one, then every process a command of this registry detached and left
+   * behind (Linux: found by its environment marker); later adoptions are killed at once.
+   */
   async shutdown(): Promise<TaskShutdownReport> {
     this.#closed = true;
     const running = [...this.#tasks.values()].filter((e) => e.info.status === 'running');
     const alreadyEnded = [...this.#tasks.values()].filter((e) => e.info.status !== 'running').map((e) => e.info);
     const ended = await Promise.all(running.map((e) => e.process.kill('shutdown').then(() => e.done)));
+    await terminateMarked(`${PROCESS_MARKER}.${this.markerScope}.`, DEFAULT_KILL_GRACE_MS, { prefix: true });
     return { ended, alreadyEnded };
   }
 
