@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { getEventListeners } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
@@ -279,5 +279,30 @@ describe('createToolRuntime', () => {
     setTimeout(() => controller.abort('stop'), 200);
     const { results } = await pending;
     expect(results[0]!.is_error).toBe(true);
+  });
+});
+
+describe('session start', () => {
+  it('removes temp files that dead writers left in the working directories, not a live writer’s, not deeper down', async () => {
+    const dead = 2 ** 22 + 4321; // above the largest pid_max: no such process
+    const extra = mkdtempSync(path.join(os.tmpdir(), 'toolgate-runtime-extra-'));
+    try {
+      mkdirSync(path.join(dir, 'sub'));
+      const stale = path.join(dir, `.a.txt.${dead}.0123456789ab.tmp`);
+      const staleExtra = path.join(extra, `.b.txt.${dead}.0123456789ab.tmp`);
+      const live = path.join(dir, `.c.txt.${process.pid}.0123456789ab.tmp`);
+      const deeper = path.join(dir, 'sub', `.d.txt.${dead}.0123456789ab.tmp`);
+      const lookalike = path.join(dir, `.e.txt.${dead}.not-hex.tmp`);
+      for (const f of [stale, staleExtra, live, deeper, lookalike]) writeFileSync(f, 'partial');
+      await runtime({ additionalDirectories: [extra] });
+      expect(existsSync(stale)).toBe(false);
+      expect(existsSync(staleExtra)).toBe(false);
+      expect(existsSync(live)).toBe(true);
+      // Not recursive (start-up stays cheap): the next write into that folder removes it.
+      expect(existsSync(deeper)).toBe(true);
+      expect(existsSync(lookalike)).toBe(true);
+    } finally {
+      rmSync(extra, { recursive: true, force: true });
+    }
   });
 });

@@ -165,31 +165,44 @@ function cleanStaleTempFilesOnce(pinnedPath: string, dir: string): void {
   removeStaleTempFiles(pinnedPath);
 }
 
-/** Removes `.NAME.<pid>.<hex>.tmp` files whose writing process is gone; returns how many. */
-export function cleanStaleTempFiles(dirs: Iterable<string>): number {
+/**
+ * Removes `.NAME.<pid>.<hex>.tmp` files whose writing process is gone; returns how many. Not recursive; `maxEntries`
+ * bounds the names read per folder (a session start must not wait on a folder of a million files). Never throws.
+ */
+export function cleanStaleTempFiles(dirs: Iterable<string>, options: { maxEntries?: number } = {}): number {
   let n = 0;
-  for (const dir of dirs) n += removeStaleTempFiles(dir);
+  for (const dir of dirs) n += removeStaleTempFiles(dir, options.maxEntries ?? Infinity);
   return n;
 }
 
-function removeStaleTempFiles(dir: string): number {
-  let names: string[];
+function removeStaleTempFiles(dir: string, maxEntries = Infinity): number {
+  let handle: fs.Dir;
   try {
-    names = fs.readdirSync(dir);
+    handle = fs.opendirSync(dir);
   } catch {
     return 0;
   }
   let n = 0;
-  for (const entry of names) {
-    const m = TEMP_NAME.exec(entry);
-    if (m === null) continue;
-    const pid = Number(m[1]);
-    if (pid === process.pid || processAlive(pid)) continue;
+  try {
+    for (let seen = 0, entry = handle.readSync(); entry !== null && seen < maxEntries; entry = handle.readSync(), seen++) {
+      const m = TEMP_NAME.exec(entry.name);
+      if (m === null || !entry.isFile()) continue;
+      const pid = Number(m[1]);
+      if (pid === process.pid || processAlive(pid)) continue;
+      try {
+        fs.unlinkSync(path.join(dir, entry.name));
+        n++;
+      } catch {
+        // gone already, or not ours to remove
+      }
+    }
+  } catch {
+    // the folder went away while we read it
+  } finally {
     try {
-      fs.unlinkSync(path.join(dir, entry));
-      n++;
+      handle.closeSync();
     } catch {
-      // gone already, or not ours to remove
+      // already closed
     }
   }
   return n;
