@@ -50,4 +50,5 @@ export const ListMcpResourcesTool = buildTool<typeof listMcpResourcesInputSchema
     return { type: 'tool_result', tool_use_id: toolUseId, content: lines.join('\n') };
   },
   renderToolUseMessage: (input) => input.server ?? '',
+  loadViews: () => import('./render.js').then((m) => m.listMcpResourcesViews),
 });

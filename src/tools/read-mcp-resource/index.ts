@@ -80,6 +80,7 @@ export const ReadMcpResourceTool = buildTool<typeof readMcpResourceInputSchema, 
     return blocksToolResult(toolUseId, blocks);
   },
   renderToolUseMessage: (input) => `${input.server ?? ''} ${input.uri ?? ''}`.trim(),
+  loadViews: () => import('./render.js').then((m) => m.readMcpResourceViews),
 });
 
 function extensionFor(mime: string | undefined): string {

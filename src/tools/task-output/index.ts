@@ -111,4 +111,5 @@ export const TaskOutputTool = buildTool<typeof taskOutputInputSchema, TaskOutput
   },
   renderToolUseMessage: (input) => `${input.task_id ?? ''}${input.block === false ? ' (no wait)' : ''}`,
   renderToolResultMessage: (data) => `${data.task.task_id}: ${data.task.status}`,
+  loadViews: () => import('./render.js').then((m) => m.taskOutputViews),
 });

@@ -74,4 +74,5 @@ export const TaskStopTool = buildTool<typeof taskStopInputSchema, TaskStopData>(
   mapToolResultToToolResultBlockParam: (data, toolUseId) => ({ type: 'tool_result', tool_use_id: toolUseId, content: data.message }),
   renderToolUseMessage: (input) => taskIdOf(input as TaskStopInput) ?? '',
   renderToolResultMessage: (data) => data.message,
+  loadViews: () => import('./render.js').then((m) => m.taskStopViews),
 });
