@@ -206,6 +206,7 @@ describe('sibling abort', () => {
     const schema = z.object({ command: z.string() });
     return buildTool<typeof schema, string>({
       name: 'Bash',
+      permissionTraits: { kind: 'shell', commandField: 'command' },
       inputSchema: schema,
       maxResultSizeChars: 30_000,
       prompt: async () => '',

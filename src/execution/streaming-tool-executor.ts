@@ -49,7 +49,6 @@ export interface StreamingToolExecutorOptions extends Omit<PipelineOptions, 'onP
 }
 
 export const DEFAULT_MAX_TOOL_USE_CONCURRENCY = 10;
-export const BASH_TOOL_NAME = 'Bash';
 
 interface TrackedTool {
   readonly index: number;

@@ -13,16 +13,11 @@ import type {
 import type { AnyTool } from '../tool/tool.js';
 import { checkBashPermission } from './bash/index.js';
 import type { BashPermissionDeps } from './bash/types.js';
-import { BUILTIN_TRAITS, isPathTool, isShellTool, permissionTraitsOf } from './tool-traits.js';
+import { isPathTool, isShellTool, permissionTraitsOf } from './tool-traits.js';
 import { domainPatternOf, hostMatchesDomainPattern, hostOfUrl } from './domains.js';
 import { parameterRulesFor, PRIMARY_FIELDS } from './parameter-rules.js';
 import { formatPermissionRule } from './permission-rule.js';
 import { checkPathPermission, expandPath, type PathAccessKind } from './paths.js';
-
-/** Where each built-in file tool keeps its path (from their traits; kept for callers that look a name up). */
-export const PATH_FIELDS: Readonly<Record<string, string>> = Object.fromEntries(
-  Object.entries(BUILTIN_TRAITS).flatMap(([name, t]) => (t.pathField !== undefined ? [[name, t.pathField]] : [])),
-);
 
 const ALTERNATE_PATH_FIELDS = ['file_path', 'path', 'notebook_path'];
 

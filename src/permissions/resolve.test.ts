@@ -24,6 +24,7 @@ const fileSchema = z.object({ file_path: z.string() });
 function fileTool(name: string, readOnly: boolean, check?: AnyTool['checkPermissions']): AnyTool {
   return buildTool<typeof fileSchema, string>({
     name,
+    permissionTraits: { kind: readOnly ? 'read' : 'write', pathField: 'file_path' },
     inputSchema: fileSchema,
     maxResultSizeChars: 1000,
     prompt: async () => name,
@@ -38,6 +39,7 @@ const Edit = fileTool('Edit', false);
 const Write = fileTool('Write', false);
 const WebFetch = buildTool({
   name: 'WebFetch',
+  permissionTraits: { kind: 'fetch', urlField: 'url' },
   inputSchema: z.object({ url: z.string(), prompt: z.string() }),
   maxResultSizeChars: 1000,
   prompt: async () => 'fetch',
@@ -46,6 +48,7 @@ const WebFetch = buildTool({
 });
 const Agent = buildTool({
   name: 'Agent',
+  permissionTraits: { kind: 'other', contentField: 'subagent_type' },
   inputSchema: z.looseObject({ subagent_type: z.string(), prompt: z.string() }),
   maxResultSizeChars: 1000,
   prompt: async () => 'agent',
@@ -200,6 +203,7 @@ describe('resolution chain: read-only, MCP, WebFetch, Agent', () => {
   it('a glob pattern that leaves its path is judged where it goes', async () => {
     const Glob = buildTool({
       name: 'Glob',
+      permissionTraits: { kind: 'search', pathField: 'path', patternField: 'pattern' },
       inputSchema: z.object({ pattern: z.string(), path: z.string().optional() }),
       maxResultSizeChars: 1000,
       prompt: async () => 'glob',

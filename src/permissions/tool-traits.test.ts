@@ -65,9 +65,11 @@ describe('declared traits', () => {
     expect((await resolvePermission(Fetcher, { href: 'https://other.example/x' }, ctx())).behavior).toBe('ask');
   });
 
-  it('an MCP tool named like a built-in does not inherit its traits; built-ins keep theirs', () => {
+  it('traits come from what a tool declares, never from its name', async () => {
+    // Named like a built-in, declaring nothing: none of the built-in's treatment (MCP or not).
     expect(permissionTraitsOf(tool('Bash', undefined, { isMcp: true })).kind).toBe('other');
-    expect(permissionTraitsOf(tool('Bash', undefined)).kind).toBe('shell');
+    expect(permissionTraitsOf(tool('Bash', undefined)).kind).toBe('other');
+    expect((await resolvePermission(tool('Bash', undefined), { command: 'ls' }, ctx({ allow: ['Bash(ls)'] }))).behavior).toBe('ask');
     expect(permissionTraitsOf(tool('Whatever', undefined, { getPath: () => '/x' })).kind).toBe('read');
   });
 

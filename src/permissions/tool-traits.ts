@@ -5,8 +5,13 @@
  */
 import type { AnyTool, PermissionTraits } from '../tool/tool.js';
 
-/** Claude Code's built-in tools, as they would declare themselves. */
-export const BUILTIN_TRAITS: Readonly<Record<string, PermissionTraits>> = {
+/**
+ * Claude Code's documented tools, as they declare themselves. Data, not a lookup the engine makes: the engine reads
+ * only what a tool declares (`permissionTraits`, `getPath`), so a tool is never judged by its name. Stand-ins that
+ * describe a documented tool without being it (`toolgate check` for a tool this process does not have) take their
+ * traits from here.
+ */
+export const CLAUDE_CODE_TOOL_TRAITS: Readonly<Record<string, PermissionTraits>> = {
   Bash: { kind: 'shell', commandField: 'command' },
   Read: { kind: 'read', pathField: 'file_path' },
   NotebookRead: { kind: 'read', pathField: 'notebook_path' },
@@ -30,10 +35,9 @@ const memo = new WeakMap<AnyTool, PermissionTraits>();
 export function permissionTraitsOf(tool: AnyTool): PermissionTraits {
   const known = memo.get(tool);
   if (known !== undefined) return known;
-  const declared = tool.permissionTraits;
-  // An MCP tool never inherits a built-in's traits by sharing its name.
-  const builtin = tool.isMcp === true || tool.mcpInfo !== undefined ? undefined : Object.hasOwn(BUILTIN_TRAITS, tool.name) ? BUILTIN_TRAITS[tool.name] : undefined;
-  const traits = declared ?? builtin ?? (typeof tool.getPath === 'function' ? FILE : OTHER);
+  // Undeclared: a tool that names its path is a file tool (read, the cautious reading); anything else is 'other',
+  // whose calls only whole-tool rules cover. Sharing a built-in's name gives a tool none of its traits.
+  const traits = tool.permissionTraits ?? (typeof tool.getPath === 'function' ? FILE : OTHER);
   memo.set(tool, traits);
   return traits;
 }

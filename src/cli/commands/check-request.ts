@@ -16,7 +16,7 @@ import { createToolUseContext, type ToolUseContext } from '../../tool/tool-use-c
 import { createPermissionContext, updatePermissionContext } from '../../permissions/permission-context.js';
 import { tryParsePermissionRule, validatePermissionRule } from '../../permissions/permission-rule.js';
 import { resolvePermission } from '../../permissions/resolve.js';
-import { PATH_FIELDS } from '../../permissions/content-check.js';
+import { permissionTraitsOf } from '../../permissions/tool-traits.js';
 import { expandPath } from '../../permissions/paths.js';
 import { loadSettings, type LoadSettingsOptions } from '../../settings/load-settings.js';
 
@@ -73,7 +73,7 @@ export class CheckEngine {
     const parsed = safeParse(tool, input);
     const observable = { ...(parsed ?? (input as Record<string, unknown>)) };
     // `home` replaces `~` for this request: expand it before a tool's backfill would use the process's home.
-    const field = PATH_FIELDS[tool.name];
+    const field = permissionTraitsOf(tool).pathField;
     const raw = field !== undefined ? observable[field] : undefined;
     if (field !== undefined && typeof raw === 'string' && (raw === '~' || raw.startsWith('~/'))) {
       observable[field] = expandPath(raw, ctx.cwd, ctx.homeDir);

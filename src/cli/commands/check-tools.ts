@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
 import type { AnyTool } from '../../tool/tool.js';
-import { PATH_FIELDS } from '../../permissions/content-check.js';
+import { CLAUDE_CODE_TOOL_TRAITS } from '../../permissions/tool-traits.js';
 import { isReadOnlyCommand } from '../../permissions/bash/index.js';
 import { canonicalToolName } from '../../permissions/permission-rule.js';
 import { parseMcpToolName } from '../../permissions/tool-rule-match.js';
@@ -25,9 +25,12 @@ function standIn(name: string): AnyTool {
   const cached = standIns.get(name);
   if (cached) return cached;
   const mcp = parseMcpToolName(name);
-  const pathField = PATH_FIELDS[name];
+  // A documented tool's stand-in declares that tool's traits; an MCP tool never borrows them by its name.
+  const traits = mcp === undefined && Object.hasOwn(CLAUDE_CODE_TOOL_TRAITS, name) ? CLAUDE_CODE_TOOL_TRAITS[name] : undefined;
+  const pathField = traits?.pathField;
   const tool = buildTool({
     name,
+    ...(traits !== undefined ? { permissionTraits: traits } : {}),
     inputSchema: anyInput,
     maxResultSizeChars: 100_000,
     prompt: async () => `${name} (described for permission checks only)`,
@@ -36,7 +39,10 @@ function standIn(name: string): AnyTool {
     },
     isReadOnly: (input: Record<string, unknown>) => {
       if (mcp) return false;
-      if (name === 'Bash') return typeof input.command === 'string' && safeReadOnly(input.command);
+      if (traits?.kind === 'shell') {
+        const command = input[traits.commandField ?? 'command'];
+        return typeof command === 'string' && safeReadOnly(command);
+      }
       return READ_ONLY_NAMES.has(name);
     },
     ...(pathField !== undefined ? { getPath: (input: Record<string, unknown>) => (typeof input[pathField] === 'string' ? (input[pathField] as string) : undefined) } : {}),

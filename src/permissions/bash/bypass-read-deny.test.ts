@@ -26,6 +26,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const Bash = buildTool({
   name: 'Bash',
+  permissionTraits: { kind: 'shell', commandField: 'command' },
   inputSchema: z.object({ command: z.string() }),
   maxResultSizeChars: 1000,
   prompt: async () => 'bash',
@@ -138,13 +139,14 @@ describe('class 9: git commands that print file contents from history', () => {
 describe('documented path rules (golden)', () => {
   const Edit = buildTool({
     name: 'Edit',
+    permissionTraits: { kind: 'write', pathField: 'file_path' },
     inputSchema: z.object({ file_path: z.string() }),
     maxResultSizeChars: 1,
     prompt: async () => '',
     call: async () => ({ data: '' }),
     getPath: (i) => i.file_path,
   });
-  const Read = { ...Edit, name: 'Read', isReadOnly: () => true };
+  const Read = { ...Edit, name: 'Read', permissionTraits: { kind: 'read', pathField: 'file_path' }, isReadOnly: () => true } as typeof Edit;
   const decide = async (tool: typeof Edit, file: string, allow: string[], deny: string[] = []) => {
     const ctx = createPermissionContext({
       cwd: proj,

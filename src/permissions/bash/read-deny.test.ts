@@ -34,6 +34,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const Bash = buildTool({
   name: 'Bash',
+  permissionTraits: { kind: 'shell', commandField: 'command' },
   inputSchema: z.object({ command: z.string() }),
   maxResultSizeChars: 1000,
   prompt: async () => 'bash',

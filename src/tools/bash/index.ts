@@ -81,6 +81,7 @@ async function runsSandboxed(input: BashToolInput, context: ToolUseContext): Pro
 
 export const BashTool = buildTool<typeof bashInputSchema, BashOutput, BashProgress>({
   name: BASH_TOOL_NAME,
+  permissionTraits: { kind: 'shell', commandField: 'command' },
   searchHint: 'execute shell commands',
   inputSchema: bashInputSchema,
   // Static, so read from TOOLGATE_BASH_MAX_OUTPUT_LENGTH / BASH_MAX_OUTPUT_LENGTH at load; the per-call inline limit

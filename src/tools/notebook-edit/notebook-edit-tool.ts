@@ -157,6 +157,7 @@ export function mapNotebookEditResult(output: NotebookEditOutput, toolUseId: str
 
 export const NotebookEditTool = buildTool({
   name: NOTEBOOK_EDIT_TOOL_NAME,
+  permissionTraits: { kind: 'write', pathField: 'notebook_path' },
   searchHint: 'edit Jupyter notebook cells (.ipynb)',
   inputSchema,
   maxResultSizeChars: 100_000,

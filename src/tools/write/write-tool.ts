@@ -98,6 +98,7 @@ export function mapWriteResult(output: WriteOutput, toolUseId: string): ToolResu
 
 export const WriteTool = buildTool({
   name: WRITE_TOOL_NAME,
+  permissionTraits: { kind: 'write', pathField: 'file_path' },
   searchHint: 'create or overwrite files',
   inputSchema,
   maxResultSizeChars: 100_000,
