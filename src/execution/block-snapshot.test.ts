@@ -4,6 +4,7 @@ import { allowAll, assistantMessage, makeContext, tempSession, type TempSession 
 import { buildTool } from '../tool/build-tool.js';
 import type { ToolUseBlock } from '../tool/tool.js';
 import { plainCopy, snapshotAssistantMessage, snapshotContentBlock, ToolUseBlockError } from './block-snapshot.js';
+import { runTools, toolUseBlocksOf } from './orchestration.js';
 import { runToolUse } from './pipeline.js';
 import { StreamingToolExecutor } from './streaming-tool-executor.js';
 
@@ -108,5 +109,17 @@ describe('the executor and the pipeline with hostile blocks', () => {
     }
     await new Promise((resolve) => setImmediate(resolve));
     expect(escaped).toEqual([]);
+  });
+
+  it('runTools: an unanswerable block throws before any block starts; toolUseBlocksOf skips text and copies', async () => {
+    calls.length = 0;
+    const context = makeContext([echo], session.dir);
+    const good = { type: 'tool_use', id: 'g', name: 'Echo', input: { say: 'first' } } as ToolUseBlock;
+    const run = runTools([good, { type: 'tool_use', id: '', name: 'Echo', input: { say: 'x' } } as ToolUseBlock], assistantMessage, allowAll, context);
+    await expect(run.next()).rejects.toThrow(/content\[1\]: its `id` is an empty string/);
+    expect(calls).toEqual([]);
+    const blocks = toolUseBlocksOf({ role: 'assistant', content: [{ type: 'text', text: 'x', citations: null }, good] });
+    expect(blocks).toEqual([good]);
+    expect(blocks[0]).not.toBe(good);
   });
 });

@@ -8,6 +8,7 @@
 import { findToolByName } from '../tool/find-tool.js';
 import type { AnyTool, AssistantMessage, CanUseToolFn, ToolUseBlock, Tools } from '../tool/tool.js';
 import type { ToolUseContext } from '../tool/tool-use-context.js';
+import { snapshotAssistantMessage, snapshotContentBlock } from './block-snapshot.js';
 import { checkInputShape } from './input-validation.js';
 import { StreamingToolExecutor, type ExecutorUpdate, type StreamingToolExecutorOptions } from './streaming-tool-executor.js';
 
@@ -18,11 +19,15 @@ export interface ToolCallBatch {
 
 /** Whether this call may run beside others: its input must parse, and the tool must say so for that input. */
 export function isToolCallConcurrencySafe(block: ToolUseBlock, tools: Tools): boolean {
-  const tool: AnyTool | undefined = findToolByName(tools, block.name);
+  // Read once, in a try (block-snapshot.ts): a block that cannot run only produces an error result.
+  const snapshot = snapshotContentBlock(block);
+  if (snapshot.kind !== 'tool_use' || snapshot.problem !== undefined) return true;
+  const { name, input } = snapshot.block;
+  const tool: AnyTool | undefined = typeof name === 'string' ? findToolByName(tools, name) : undefined;
   if (!tool) return true; // only produces an error result
-  if (checkInputShape(block.input) !== undefined) return false;
+  if (checkInputShape(input) !== undefined) return false;
   try {
-    const parsed = tool.inputSchema.safeParse(block.input);
+    const parsed = tool.inputSchema.safeParse(input);
     return parsed.success && Boolean(tool.isConcurrencySafe(parsed.data));
   } catch {
     return false;
@@ -48,14 +53,16 @@ export async function* runTools(
   context: ToolUseContext,
   options: StreamingToolExecutorOptions & { readonly tools?: Tools } = {},
 ): AsyncGenerator<ExecutorUpdate, ToolUseContext> {
+  // Every block read before any starts: one that cannot be answered throws ToolUseBlockError with nothing running.
+  const plain = snapshotAssistantMessage(blocks, 'the list of tool_use blocks').message.content as ToolUseBlock[];
   const executor = new StreamingToolExecutor(options.tools ?? context.options.tools, canUseTool, context, options);
-  for (const block of blocks) executor.addTool(block, assistantMessage);
+  for (const block of plain) executor.addTool(block, assistantMessage);
   yield* executor.getRemainingResults();
   return executor.getUpdatedContext();
 }
 
 /** The tool_use blocks of an assistant message, in order. */
 export function toolUseBlocksOf(message: AssistantMessage): ToolUseBlock[] {
-  if (typeof message.content === 'string') return [];
-  return message.content.filter((b): b is ToolUseBlock => b.type === 'tool_use') as ToolUseBlock[];
+  // Plain copies; text, thinking and server-tool blocks left out; ToolUseBlockError for what cannot be answered.
+  return snapshotAssistantMessage(message).message.content as ToolUseBlock[];
 }
