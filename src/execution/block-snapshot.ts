@@ -52,8 +52,31 @@ export class ToolUseBlockError extends TypeError {
 const MAX_DEPTH = 64;
 const MAX_NODES = 200_000;
 
-/** Blocks this module produced, with their problem: snapshotting one again returns it as is (the runtime, the executor and the pipeline all call). */
-const snapshots = new WeakMap<object, string | undefined>();
+/**
+ * The plain tool_use block this module produces. A class only so that "already read" is an `instanceof` test (a
+ * WeakMap per call measured slower); its own fields are exactly a tool_use block's, so it serialises as one.
+ */
+class PlainToolUseBlock {
+  readonly type = 'tool_use';
+  constructor(
+    readonly id: string,
+    readonly name: unknown,
+    readonly input: unknown,
+  ) {}
+}
+/** `instanceof` asks a Proxy's `getPrototypeOf` trap, which may throw: such a value is not one of ours. */
+function isPlain(value: object): value is PlainToolUseBlock {
+  try {
+    return value instanceof PlainToolUseBlock;
+  } catch {
+    return false;
+  }
+}
+/** Problems found while reading, kept beside the block (a field on it would be sent to the API). */
+const problems = new WeakMap<PlainToolUseBlock, string>();
+
+/** Read in this order, each once. */
+const BLOCK_FIELDS = ['type', 'id', 'name', 'input'] as const;
 
 type Read = { ok: true; value: unknown } | { ok: false };
 
@@ -83,12 +106,17 @@ export function snapshotContentBlock(value: unknown): BlockSnapshot {
   if (value === null || (typeof value !== 'object' && typeof value !== 'function')) {
     return { kind: 'unanswerable', reason: `it is ${describe(value)}, not a content block` };
   }
-  if (snapshots.has(value)) {
-    const known = snapshots.get(value);
-    return known === undefined ? { kind: 'tool_use', block: value as ToolUseBlock } : { kind: 'tool_use', block: value as ToolUseBlock, problem: known };
+  if (isPlain(value)) {
+    const known = problems.get(value);
+    return known === undefined ? { kind: 'tool_use', block: value as unknown as ToolUseBlock } : { kind: 'tool_use', block: value as unknown as ToolUseBlock, problem: known };
   }
-  const type = read(value, 'type');
-  const id = read(value, 'id');
+  const fields = readAll(value, BLOCK_FIELDS);
+  const typeValue = fields[0];
+  const idValue = fields[1];
+  const nameValue = fields[2];
+  const inputValue = fields[3];
+  const type: Read = typeValue === UNREADABLE ? { ok: false } : { ok: true, value: typeValue };
+  const id: Read = idValue === UNREADABLE ? { ok: false } : { ok: true, value: idValue };
   const typeName = type.ok && typeof type.value === 'string' ? type.value : undefined;
   if (typeName !== undefined && NON_CLIENT_BLOCK_TYPES.has(typeName)) return { kind: 'skip', type: typeName };
   if (!id.ok) return { kind: 'unanswerable', reason: 'its `id` could not be read' };
@@ -97,25 +125,29 @@ export function snapshotContentBlock(value: unknown): BlockSnapshot {
     if (!type.ok) return { kind: 'unanswerable', reason: 'neither its `type` nor its `id` could be read' };
     return { kind: 'unanswerable', reason: `its \`id\` is ${describe(id.value)}; a tool_use needs a non-empty string id` };
   }
-  const problems: string[] = [];
+  // No closure here: this runs for every call, and a closure per call costs more than the rest (keepNames wraps it).
+  let problem: string | undefined;
   if (typeName !== 'tool_use') {
     const what = !type.ok ? 'could not be read' : type.value === undefined ? 'is missing' : typeName !== undefined ? `is "${printable(typeName)}"` : `is ${describe(type.value)}`;
-    problems.push(`This content block's \`type\` ${what}, so it is not a tool_use; it was not run.`);
+    problem = join(problem, `This content block's \`type\` ${what}, so it is not a tool_use; it was not run.`);
   }
-  const name = read(value, 'name');
-  if (!name.ok) problems.push('The tool name could not be read.');
-  const input = read(value, 'input');
+  if (nameValue === UNREADABLE) problem = join(problem, 'The tool name could not be read.');
   let plainInput: unknown;
-  if (!input.ok) problems.push('The input could not be read.');
+  if (inputValue === UNREADABLE) problem = join(problem, 'The input could not be read.');
   else {
-    const copied = plainCopy(input.value);
+    const copied = plainCopy(inputValue);
     if (copied.ok) plainInput = copied.value;
-    else problems.push(copied.problem);
+    else problem = join(problem, copied.problem);
   }
-  const block = { type: 'tool_use', id: id.value, name: name.ok ? safeName(name.value) : undefined, input: plainInput } as unknown as ToolUseBlock;
-  const problem = problems.length > 0 ? problems.join(' ') : undefined;
-  snapshots.set(block, problem);
-  return problem === undefined ? { kind: 'tool_use', block } : { kind: 'tool_use', block, problem };
+  const plain = new PlainToolUseBlock(id.value, nameValue === UNREADABLE ? undefined : safeName(nameValue), plainInput);
+  const block = plain as unknown as ToolUseBlock;
+  if (problem === undefined) return { kind: 'tool_use', block };
+  problems.set(plain, problem);
+  return { kind: 'tool_use', block, problem };
+}
+
+function join(problem: string | undefined, text: string): string {
+  return problem === undefined ? text : `${problem} ${text}`;
 }
 
 /** A non-string name is kept only as a primitive (an object's `toString` is never called later). */
@@ -137,43 +169,92 @@ type Copied = { ok: true; value: unknown } | { ok: false; problem: string };
  * absent options). Depth and size are bounded as the shape check bounds them.
  */
 export function plainCopy(value: unknown): Copied {
-  let nodes = 0;
-  const onPath = new Set<object>();
-  const fail = (problem: string): Copied => ({ ok: false, problem });
-  const at = (path: string) => (path ? `\`${path}\`` : 'the top level');
-  const copy = (v: unknown, path: string, depth: number): Copied => {
-    if (v === null || v === undefined || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return { ok: true, value: v };
-    if (typeof v !== 'object') return fail(`The input holds ${describe(v)} at ${at(path)}; it must be plain JSON.`);
-    if (onPath.has(v)) return fail(`The input refers to itself at ${at(path)}; it must be plain JSON.`);
-    if (depth > MAX_DEPTH) return fail(`The input is nested more than ${MAX_DEPTH} levels deep at ${at(path)}.`);
-    if (++nodes > MAX_NODES) return fail(`The input has more than ${MAX_NODES} objects and arrays.`);
-    onPath.add(v);
-    try {
-      let isArray: boolean;
-      let keys: string[];
-      try {
-        isArray = Array.isArray(v);
-        keys = Object.keys(v);
-      } catch {
-        return fail(`The input could not be read at ${at(path)}.`);
-      }
-      const out: unknown[] | Record<string, unknown> = isArray ? [] : {};
-      for (const key of keys) {
-        const childPath = isArray ? `${path}[${key}]` : path ? `${path}.${key}` : key;
-        const child = read(v, key);
-        if (!child.ok) return fail(`The input's parameter \`${childPath}\` could not be read.`);
-        const c = copy(child.value, childPath, depth + 1);
-        if (!c.ok) return c;
-        // An own `__proto__` key stays an own key (the shape check refuses it by name later), never a prototype.
-        if (key === '__proto__') Object.defineProperty(out, key, { value: c.value, enumerable: true, writable: true, configurable: true });
-        else (out as Record<string, unknown>)[key] = c.value;
-      }
-      return { ok: true, value: out };
-    } finally {
-      onPath.delete(v);
+  if (value === null || typeof value !== 'object') return copyValue(value, '', 0, { nodes: 0, onPath: new Set() });
+  let isArray: boolean;
+  let keys: string[];
+  try {
+    isArray = Array.isArray(value);
+    keys = Object.keys(value);
+  } catch {
+    return { ok: false, problem: 'The input could not be read at the top level.' };
+  }
+  if (isArray) return copyValue(value, '', 0, { nodes: 0, onPath: new Set() });
+  // The common case, a flat object: each key read once, no walk allocated unless a value is an object.
+  const values = readAll(value, keys);
+  const out: Record<string, unknown> = {};
+  let walk: Walk | undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    let v = values[i];
+    if (v === UNREADABLE) return { ok: false, problem: `The input's parameter \`${key}\` could not be read.` };
+    if (v !== null && (typeof v === 'object' || typeof v === 'function' || typeof v === 'symbol' || typeof v === 'bigint')) {
+      walk ??= { nodes: 1, onPath: new Set([value]) };
+      const c = copyValue(v, key, 1, walk);
+      if (!c.ok) return c;
+      v = c.value;
     }
-  };
-  return copy(value, '', 0);
+    if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+    else out[key] = v;
+  }
+  return { ok: true, value: out };
+}
+
+const UNREADABLE: unique symbol = Symbol('unreadable');
+
+/** Each key read once; one `try` for the whole run (a throwing getter marks its own value and the reading goes on). */
+function readAll(target: object, keys: readonly PropertyKey[]): unknown[] {
+  const out = new Array<unknown>(keys.length);
+  let i = 0;
+  while (i < keys.length) {
+    try {
+      for (; i < keys.length; i++) out[i] = (target as Record<PropertyKey, unknown>)[keys[i]!];
+    } catch {
+      out[i++] = UNREADABLE;
+    }
+  }
+  return out;
+}
+
+interface Walk {
+  nodes: number;
+  readonly onPath: Set<object>;
+}
+
+function at(path: string): string {
+  return path ? `\`${path}\`` : 'the top level';
+}
+
+function copyValue(v: unknown, path: string, depth: number, walk: Walk): Copied {
+  if (v === null || v === undefined || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return { ok: true, value: v };
+  if (typeof v !== 'object') return { ok: false, problem: `The input holds ${describe(v)} at ${at(path)}; it must be plain JSON.` };
+  if (walk.onPath.has(v)) return { ok: false, problem: `The input refers to itself at ${at(path)}; it must be plain JSON.` };
+  if (depth > MAX_DEPTH) return { ok: false, problem: `The input is nested more than ${MAX_DEPTH} levels deep at ${at(path)}.` };
+  if (++walk.nodes > MAX_NODES) return { ok: false, problem: `The input has more than ${MAX_NODES} objects and arrays.` };
+  let isArray: boolean;
+  let keys: string[];
+  try {
+    isArray = Array.isArray(v);
+    keys = Object.keys(v);
+  } catch {
+    return { ok: false, problem: `The input could not be read at ${at(path)}.` };
+  }
+  walk.onPath.add(v);
+  try {
+    const out: unknown[] | Record<string, unknown> = isArray ? [] : {};
+    for (const key of keys) {
+      const childPath = isArray ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+      const child = read(v, key);
+      if (!child.ok) return { ok: false, problem: `The input's parameter \`${childPath}\` could not be read.` };
+      const c = copyValue(child.value, childPath, depth + 1, walk);
+      if (!c.ok) return c;
+      // An own `__proto__` key stays an own key (the shape check refuses it by name later), never a prototype.
+      if (key === '__proto__') Object.defineProperty(out, key, { value: c.value, enumerable: true, writable: true, configurable: true });
+      else (out as Record<string, unknown>)[key] = c.value;
+    }
+    return { ok: true, value: out };
+  } finally {
+    walk.onPath.delete(v);
+  }
 }
 
 export interface MessageSnapshot {
