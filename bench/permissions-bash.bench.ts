@@ -13,6 +13,9 @@ import { getEmptyToolPermissionContext, type PermissionRule, type ToolPermission
 import { checkBashPermission, type BashPermissionDeps } from '../src/permissions/bash/index.js';
 import { parseBash } from '../src/permissions/bash/parser.js';
 import { timePerCallUs, type Benchmark } from './lib.js';
+import { loadBashParser } from '../src/permissions/bash/parser.js';
+
+await loadBashParser();
 
 function rule(ruleBehavior: PermissionRule['ruleBehavior'], ruleContent: string): PermissionRule {
   return { source: 'projectSettings', ruleBehavior, ruleValue: { toolName: 'Bash', ruleContent } };

@@ -1,5 +1,6 @@
 // The library entry: a curated list, bottom to top. What is not here is internal and may change without notice.
 // Add a public name by name (never `export *`): every export is a promise to the people who import it.
+import { loadBashParser as loadBashParserAtImport } from './permissions/bash/parser.js';
 
 // — the tool contract (src/tool) —
 export { buildTool, passthroughInputSchema, ToolDefinitionError } from './tool/build-tool.js';
@@ -124,6 +125,7 @@ export { filterToolsByDenyRules } from './permissions/tool-rule-match.js';
 export { applyPermissionUpdates, parsePermissionUpdates } from './permissions/permission-updates.js';
 export { isRuleExpired } from './permissions/rule-expiry.js';
 export { analyzeBashCommand } from './permissions/bash/analyze.js';
+export { isBashParserLoaded, loadBashParser } from './permissions/bash/parser.js';
 export { checkBashPermission } from './permissions/bash/check-permission.js';
 export { isReadOnlyCommand } from './permissions/bash/read-only.js';
 export type { BashAnalysis, SimpleCommand } from './permissions/bash/types.js';
@@ -295,3 +297,8 @@ export { shutdownSandboxRuntime } from './tools/bash/sandbox-runtime.js';
 export { startInteractiveSession, persistGrants, type InteractiveOptions } from './ui/start-session.js';
 export { Session, HELP_TEXT, type RunQuery, type SessionOptions } from './ui/session.js';
 export { SessionStore, type Item, type Dialog, type SessionSnapshot, type BackgroundTask } from './ui/session-store.js';
+
+// The library entry keeps the bash analysis synchronous from the first call, as it always was: the parser is loaded
+// here, once, while the package is imported. (The CLI imports modules directly and loads it only when it judges a
+// command.)
+await loadBashParserAtImport();

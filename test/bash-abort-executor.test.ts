@@ -7,6 +7,7 @@ import { StreamingToolExecutor } from '../src/execution/streaming-tool-executor.
 import { USER_INTERRUPT } from '../src/execution/abort-reasons.js';
 import type { ToolUseOutcome } from '../src/execution/outcome.js';
 import { BashTool } from '../src/tools/bash/index.js';
+import { loadBashParser } from '../src/permissions/bash/parser.js';
 import { allowAll, assistantMessage, makeProject, processesWithMarker, waitFor, type TestProject } from '../src/tools/bash/test-helpers/project.js';
 import type { AnyTool, ToolUseBlock } from '../src/tool/tool.js';
 
@@ -30,6 +31,8 @@ describe('Bash under the executor: user interrupt during 50 running commands', (
       // Read-only (so the executor runs them together) and each with children: a background job and a pipeline.
       input: { command: `sleep ${marker}.${i} & sleep ${marker}.${i} | cat; wait` },
     })) as unknown as ToolUseBlock[];
+    // The precondition is asked directly (the executor would wait for the parser itself).
+    await loadBashParser();
     expect(BashTool.isConcurrencySafe(blocks[0]!.input as { command: string })).toBe(true);
     const tools = [BashTool as AnyTool];
     const context = { ...project.context, options: { ...project.context.options, tools } };

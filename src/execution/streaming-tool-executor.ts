@@ -32,6 +32,7 @@ import { describeToolCall, printableName } from './messages.js';
 import type { ToolUseOutcome } from './outcome.js';
 import { runToolUse, type PipelineOptions } from './pipeline.js';
 import { isShellTool } from '../permissions/tool-traits.js';
+import { isBashParserLoaded, loadBashParser } from '../permissions/bash/parser.js';
 
 export type ToolStatus = 'queued' | 'executing' | 'completed' | 'yielded';
 
@@ -57,7 +58,9 @@ interface TrackedTool {
   readonly assistantMessage: AssistantMessage;
   readonly tool: AnyTool | undefined;
   readonly parsedInput: Record<string, unknown> | undefined;
-  readonly isConcurrencySafe: boolean;
+  isConcurrencySafe: boolean;
+  /** A shell call whose concurrency answer waits for the bash parser (loading now): nothing overtakes it meanwhile. */
+  awaitingParser?: boolean;
   readonly interruptBehavior: 'cancel' | 'block';
   /** Why this block is answered with an error and not run (unreadable field, not a tool_use, repeated id). */
   readonly problem?: string;
@@ -155,7 +158,12 @@ export class StreamingToolExecutor {
       }
     }
     const behaviour = tool ? safe(() => tool.interruptBehavior?.() ?? 'cancel', 'cancel' as const) : 'cancel';
+    // A shell command is judged by its parse, which loads on first need: answered now it would be "not safe" only
+    // because the parser is not there yet, so the call waits for it (in order) instead of running alone for nothing.
+    const awaitingParser = parsedInput !== undefined && tool !== undefined && !isBashParserLoaded() && isShellTool(tool);
+    if (awaitingParser) this.#awaitParser();
     this.#tools.push({
+      ...(awaitingParser ? { awaitingParser } : {}),
       index: this.#tools.length,
       id: plain.id,
       block: plain,
@@ -219,6 +227,26 @@ export class StreamingToolExecutor {
     this.#wake();
   }
 
+  #waitingForParser = false;
+
+  #awaitParser(): void {
+    if (this.#waitingForParser) return;
+    this.#waitingForParser = true;
+    void loadBashParser()
+      .catch(() => undefined) // a parser that cannot load leaves the calls unsafe (alone); the pipeline reports why
+      .then(() => {
+        for (const tracked of this.#tools) {
+          if (!tracked.awaitingParser) continue;
+          tracked.awaitingParser = false;
+          const data = tracked.parsedInput!;
+          tracked.isConcurrencySafe = safe(() => Boolean(tracked.tool!.isConcurrencySafe(data)), false);
+        }
+        this.#waitingForParser = false;
+        this.#processQueue();
+        this.#wake();
+      });
+  }
+
   #processQueue(): void {
     // Completing a tool re-enters here; the outer loop picks up whatever the inner call would have done.
     if (this.#processing) {
@@ -251,6 +279,7 @@ export class StreamingToolExecutor {
         this.#complete(tracked, syntheticOutcome(kind, tracked.id, this.#nameOf(tracked), this.#erroredCall?.description, this.options.eventSink));
         continue;
       }
+      if (tracked.awaitingParser) break;
       if (this.canExecuteTool(tracked.isConcurrencySafe)) this.#start(tracked);
       else if (!tracked.isConcurrencySafe || this.#executing >= this.#maxConcurrency) break; // nothing may overtake it
     }

@@ -3,6 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { analyzeBashCommand } from './analyze.js';
 import { flattenSubcommands } from './read-only.js';
 import type { SimpleCommand } from './types.js';
+import { loadBashParser } from './parser.js';
+
+// The analysis is synchronous once the parser is loaded (the engine loads it before judging a shell call).
+await loadBashParser();
 
 const names = (command: string): string[] => {
   const a = analyzeBashCommand(command);

@@ -3,7 +3,7 @@
  * run, each with its literal words, redirects, the argv allow rules see (wrappers stripped), the argv views deny
  * rules see (through `sudo`, `env`, `bash -c '…'`, …) and why it cannot be reasoned about, if it cannot.
  */
-import { parseBash, type SyntaxNode } from './parser.js';
+import { isBashParserLoaded, parseBash, type SyntaxNode } from './parser.js';
 import type { BashAnalysis, SimpleCommand } from './types.js';
 import type { MatchWord } from './rule-match.js';
 import { Walker, type RawCommand } from './walker.js';
@@ -190,7 +190,12 @@ export function analyzeInternal(command: string, depth: number): Analysis {
     walker.walk(parsed.root);
   } catch (error) {
     // Pathological nesting can exhaust the stack: what we cannot walk we do not allow.
-    const why = error instanceof RangeError ? 'the command is nested too deeply to analyse' : `analysis failed: ${String(error)}`;
+    const why =
+      error instanceof RangeError
+        ? 'the command is nested too deeply to analyse'
+        : error instanceof Error && error.name === 'BashParserNotLoadedError'
+          ? error.message
+          : `analysis failed: ${String(error)}`;
     return fail(command, charReason ?? why, walker.commands);
   }
   if (parsed.hasMissing) walker.parseError ??= 'incomplete command (the parser had to insert a missing token)';
@@ -211,7 +216,8 @@ const CACHE_SIZE = 256;
 
 /**
  * Analyse a command (synchronous; results for recent commands are cached because a tool call checks the same
- * command several times: permissions, read-only, concurrency safety).
+ * command several times: permissions, read-only, concurrency safety). Call `loadBashParser()` first: until it has
+ * resolved, every command is "cannot analyse" (the engine asks; read-only is false).
  */
 export function analyzeBashCommand(command: string): Analysis {
   const hit = cache.get(command);
@@ -221,6 +227,8 @@ export function analyzeBashCommand(command: string): Analysis {
     return hit;
   }
   const result = analyzeInternal(command, 0);
+  // Before the parser is loaded every analysis fails closed; that is not an answer to remember.
+  if (!isBashParserLoaded()) return result;
   if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
   cache.set(command, result);
   return result;

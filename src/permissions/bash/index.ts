@@ -3,3 +3,4 @@ export { analyzeBashCommand } from './analyze.js';
 export { isReadOnlyCommand } from './read-only.js';
 export { matchBashRuleContent } from './rule-match.js';
 export { checkBashPermission } from './check-permission.js';
+export { loadBashParser, isBashParserLoaded } from './parser.js';

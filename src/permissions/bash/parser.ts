@@ -1,7 +1,9 @@
 /**
- * The one tree-sitter parser for bash, loaded once at import (top-level await) so every analysis after import is
- * synchronous. Each parse is copied into a plain JS tree and the wasm tree freed at once: reading node properties
- * through web-tree-sitter costs a wasm round trip each, and the analysis reads them many times.
+ * The one tree-sitter parser for bash. Loaded on first need (`loadBashParser()`, which the permission engine awaits
+ * before it judges a shell tool's call), not at import: compiling the wasm costs ~50–150 ms and ~14 MB, which a
+ * process that never judges a command (`mcp serve` listing its tools, `toolgate check Read …`) should not pay. Once
+ * loaded, every analysis is synchronous. Each parse is copied into a plain JS tree and the wasm tree freed at once:
+ * reading node properties through web-tree-sitter costs a wasm round trip each, and the analysis reads them many times.
  */
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
@@ -28,27 +30,67 @@ interface CursorBinding {
   _ts_tree_root_node_wasm(tree: number): void;
   _ts_node_has_error_wasm(tree: number): number;
 }
-const binding: Partial<CursorBinding> = {};
-await Parser.init(binding);
-const bash = await Language.load(readFileSync(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm')));
-const parser = new Parser();
-parser.setLanguage(bash);
 const CURSOR_FUNCTIONS = [
   '_ts_tree_cursor_goto_first_child_wasm', '_ts_tree_cursor_goto_next_sibling_wasm', '_ts_tree_cursor_goto_parent_wasm',
   '_ts_tree_cursor_current_node_type_id_wasm', '_ts_tree_cursor_start_index_wasm', '_ts_tree_cursor_end_index_wasm',
   '_ts_tree_cursor_delete_wasm', '_ts_tree_cursor_new_wasm', '_ts_tree_root_node_wasm', '_ts_node_has_error_wasm',
 ] as const;
-for (const name of CURSOR_FUNCTIONS) {
-  if (typeof binding[name] !== 'function') throw new Error(`web-tree-sitter no longer exposes ${name}: the bash parser cannot walk trees`);
-}
-const wasm = binding as CursorBinding;
 
-const types = bash.types;
-// Named-ness per type id, computed once (65535 is ERROR).
-const namedTypes: boolean[] = [];
-for (let id = 0; id < bash.nodeTypeCount; id++) namedTypes[id] = bash.nodeTypeIsNamed(id);
-function isNamedType(typeId: number): boolean {
-  return typeId === 65535 || (namedTypes[typeId] ?? bash.nodeTypeIsNamed(typeId));
+interface Loaded {
+  readonly parser: Parser;
+  readonly wasm: CursorBinding;
+  readonly types: readonly string[];
+  /** Named-ness per type id, computed once (65535 is ERROR). */
+  readonly namedTypes: readonly boolean[];
+  readonly language: Language;
+}
+
+let loaded: Loaded | undefined;
+let loading: Promise<void> | undefined;
+
+async function load(): Promise<Loaded> {
+  const binding: Partial<CursorBinding> = {};
+  await Parser.init(binding);
+  const language = await Language.load(readFileSync(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm')));
+  const parser = new Parser();
+  parser.setLanguage(language);
+  for (const name of CURSOR_FUNCTIONS) {
+    if (typeof binding[name] !== 'function') throw new Error(`web-tree-sitter no longer exposes ${name}: the bash parser cannot walk trees`);
+  }
+  const namedTypes: boolean[] = [];
+  for (let id = 0; id < language.nodeTypeCount; id++) namedTypes[id] = language.nodeTypeIsNamed(id);
+  return { parser, wasm: binding as CursorBinding, types: language.types, namedTypes, language };
+}
+
+/** Loads the parser once (later calls share the first); a failed load is tried again by the next call. */
+export function loadBashParser(): Promise<void> {
+  loading ??= load().then(
+    (l) => {
+      loaded = l;
+    },
+    (error: unknown) => {
+      loading = undefined;
+      throw error;
+    },
+  );
+  return loading;
+}
+
+/** Whether commands can be parsed now (until then every analysis fails closed: see parseBash). */
+export function isBashParserLoaded(): boolean {
+  return loaded !== undefined;
+}
+
+/** Thrown by parseBash before the parser is loaded: the analysis turns it into "cannot analyse" (ask, never allow). */
+export class BashParserNotLoadedError extends Error {
+  constructor() {
+    super('the bash parser is not loaded yet (await loadBashParser() first)');
+    this.name = 'BashParserNotLoadedError';
+  }
+}
+
+function isNamedType(l: Loaded, typeId: number): boolean {
+  return typeId === 65535 || (l.namedTypes[typeId] ?? l.language.nodeTypeIsNamed(typeId));
 }
 
 /** A node of a parsed command: type, UTF-16 offsets into the source, children. */
@@ -99,17 +141,18 @@ const LEAF_TYPES = new Set([
 const NO_CHILDREN: readonly SyntaxNode[] = [];
 
 // Depth-first over the cursor held in the transfer buffer (see CursorBinding).
-function copy(tree: number, source: string, counter: { errors: number }): SyntaxNode {
+function copy(l: Loaded, tree: number, source: string, counter: { errors: number }): SyntaxNode {
+  const wasm = l.wasm;
   const typeId = wasm._ts_tree_cursor_current_node_type_id_wasm(tree);
-  const type = types[typeId] ?? 'ERROR';
-  const named = isNamedType(typeId);
+  const type = l.types[typeId] ?? 'ERROR';
+  const named = isNamedType(l, typeId);
   if (type === 'ERROR') counter.errors++;
   const startIndex = wasm._ts_tree_cursor_start_index_wasm(tree);
   // Anonymous nodes (tokens) and named leaves have no children; an internal node ends where its last child ends.
   let children = NO_CHILDREN;
   if (named && !LEAF_TYPES.has(type) && wasm._ts_tree_cursor_goto_first_child_wasm(tree) === 1) {
     const list: SyntaxNode[] = [];
-    do list.push(copy(tree, source, counter));
+    do list.push(copy(l, tree, source, counter));
     while (wasm._ts_tree_cursor_goto_next_sibling_wasm(tree) === 1);
     wasm._ts_tree_cursor_goto_parent_wasm(tree);
     children = list;
@@ -122,7 +165,8 @@ function copy(tree: number, source: string, counter: { errors: number }): Syntax
 }
 
 /** The tree copied out, and whether it has an error or missing node anywhere. */
-function copyTree(tree: Tree, source: string, counter: { errors: number }): { root: SyntaxNode; hasError: boolean } {
+function copyTree(l: Loaded, tree: Tree, source: string, counter: { errors: number }): { root: SyntaxNode; hasError: boolean } {
+  const wasm = l.wasm;
   const treePtr = (tree as unknown as { readonly 0: number })[0];
   // The root node goes into the transfer buffer; the error check and the new cursor read it from there (what
   // `tree.rootNode.hasError` and `tree.walk()` do, without their JS objects). From then on only the direct calls
@@ -132,7 +176,7 @@ function copyTree(tree: Tree, source: string, counter: { errors: number }): { ro
   wasm._ts_tree_root_node_wasm(treePtr);
   wasm._ts_tree_cursor_new_wasm(treePtr);
   try {
-    return { root: copy(treePtr, source, counter), hasError };
+    return { root: copy(l, treePtr, source, counter), hasError };
   } finally {
     wasm._ts_tree_cursor_delete_wasm(treePtr);
   }
@@ -146,14 +190,16 @@ export interface ParsedBash {
   readonly hasMissing: boolean;
 }
 
-/** Parse a bash command into a plain tree; null when the parser gave up. */
+/** Parse a bash command into a plain tree; null when the parser gave up. Throws before loadBashParser() resolved. */
 export function parseBash(source: string): ParsedBash | null {
-  parser.reset();
-  const tree = parser.parse(source);
+  const l = loaded;
+  if (l === undefined) throw new BashParserNotLoadedError();
+  l.parser.reset();
+  const tree = l.parser.parse(source);
   if (!tree) return null;
   try {
     const counter = { errors: 0 };
-    const { root, hasError } = copyTree(tree, source, counter);
+    const { root, hasError } = copyTree(l, tree, source, counter);
     return { root, hasError, hasMissing: hasError && counter.errors === 0 };
   } finally {
     tree.delete();

@@ -3,6 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isReadOnlyCommand } from './read-only.js';
+import { loadBashParser } from './parser.js';
+
+// The analysis is synchronous once the parser is loaded (the engine loads it before judging a shell call).
+await loadBashParser();
 
 const root = mkdtempSync(join(tmpdir(), 'toolgate-bash-ro-'));
 const cwd = join(root, 'repo');

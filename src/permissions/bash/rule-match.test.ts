@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { compileBashRule, matchBashRuleContent, matchCompiled, matchFlagsCompiled, mayMatchCompiled, type MatchWord } from './rule-match.js';
+import { loadBashParser } from './parser.js';
+
+// The analysis is synchronous once the parser is loaded (the engine loads it before judging a shell call).
+await loadBashParser();
 
 const words = (s: string): string[] => s.split(' ');
 const hole: MatchWord = { value: '$x', literal: false };

@@ -3,7 +3,7 @@
  * helpers; read-only classification — hence parallel execution — comes from the permission engine's Bash analyser.
  */
 import { z } from 'zod';
-import { isReadOnlyCommand } from '../../permissions/bash/index.js';
+import { isBashParserLoaded, isReadOnlyCommand, loadBashParser } from '../../permissions/bash/index.js';
 import { buildTool } from '../../tool/build-tool.js';
 import type { ValidationResult } from '../../tool/tool.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
@@ -107,8 +107,13 @@ export const BashTool = buildTool<typeof bashInputSchema, BashOutput, BashProgre
     }
     return { behavior: 'allow', updatedInput: input };
   },
-  // call() is not given its tool_use id; the executor stamps progress events with it.
-  call: (input, context, _canUseTool, _parentMessage, onProgress) => runBash(input, context, '', onProgress),
+  // call() is not given its tool_use id; the executor stamps progress events with it. The command's parse decides
+  // what it may do at a timeout (move to the background only if parseable): load the parser even when a caller
+  // runs the tool without the permission engine (a no-op once loaded).
+  call: async (input, context, _canUseTool, _parentMessage, onProgress) => {
+    if (!isBashParserLoaded()) await loadBashParser();
+    return runBash(input, context, '', onProgress);
+  },
   mapToolResultToToolResultBlockParam: mapBashOutput,
   renderToolUseMessage: (input) => {
     const command = (input.command ?? '').replace(/\s+/g, ' ').trim();

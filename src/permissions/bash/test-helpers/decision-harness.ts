@@ -17,6 +17,10 @@ import {
 } from '../../../tool/permission-types.js';
 import { checkBashPermission } from '../check-permission.js';
 import type { BashPermissionDeps } from '../types.js';
+import { loadBashParser } from '../parser.js';
+
+// The analysis is synchronous once the parser is loaded (the engine loads it before judging a shell call).
+await loadBashParser();
 
 export const root = mkdtempSync(join(tmpdir(), 'toolgate-bash-perm-'));
 export const cwd = join(root, 'project');
