@@ -27,19 +27,31 @@ export function spareProcess(pid: number): void {
 
 /**
  * Live processes (of this user: others' environ cannot be read) whose environment has `TOOLGATE_PGROUP` equal to
- * `marker`, or starting with it when `prefix` is set. One pass over /proc; a few milliseconds for hundreds of
- * processes.
+ * `marker`, or starting with it when `prefix` is set. One pass over /proc: about 30 µs a process.
  */
 export function markedProcesses(marker: string, options: { prefix?: boolean } = {}): number[] {
-  if (!markersSupported) return [];
+  const found: number[] = [];
+  scan([{ needle: needleOf(marker), prefix: options.prefix === true, found }]);
+  return found;
+}
+
+interface Query {
+  readonly needle: Buffer;
+  readonly prefix: boolean;
+  readonly found: number[];
+}
+
+const needleOf = (marker: string) => Buffer.from(`${PGROUP_ENV}=${marker}`);
+
+/** One pass over /proc answering every query: each environment is read once however many markers are looked for. */
+function scan(queries: readonly Query[]): void {
+  if (!markersSupported || queries.length === 0) return;
   let entries: string[];
   try {
     entries = readdirSync('/proc');
   } catch {
-    return [];
+    return;
   }
-  const needle = Buffer.from(`${PGROUP_ENV}=${marker}`);
-  const found: number[] = [];
   for (const entry of entries) {
     const code = entry.charCodeAt(0);
     if (code < 48 || code > 57) continue;
@@ -51,10 +63,13 @@ export function markedProcesses(marker: string, options: { prefix?: boolean } = 
     } catch {
       continue; // gone, or not ours
     }
-    if (carries(environ, needle, options.prefix === true)) found.push(pid);
+    // Cheap first test: no marker variable at all (most processes of the machine).
+    if (environ.indexOf(PGROUP_PREFIX) === -1) continue;
+    for (const q of queries) if (carries(environ, q.needle, q.prefix)) q.found.push(pid);
   }
-  return found;
 }
+
+const PGROUP_PREFIX = Buffer.from(`${PGROUP_ENV}=`);
 
 /** True when one NUL-separated entry of `environ` is `needle` (or starts with it, for a prefix). */
 function carries(environ: Buffer, needle: Buffer, prefix: boolean): boolean {
@@ -69,10 +84,9 @@ function carries(environ: Buffer, needle: Buffer, prefix: boolean): boolean {
   return false;
 }
 
-/** Sends `signal` to every process carrying the marker (or prefix); returns how many were signalled. */
-export function signalMarked(marker: string, signal: NodeJS.Signals, options: { prefix?: boolean } = {}): number {
+function send(pids: readonly number[], signal: NodeJS.Signals): number {
   let n = 0;
-  for (const pid of markedProcesses(marker, options)) {
+  for (const pid of pids) {
     try {
       process.kill(pid, signal);
       n++;
@@ -83,16 +97,44 @@ export function signalMarked(marker: string, signal: NodeJS.Signals, options: { 
   return n;
 }
 
+/** Sends `signal` now to every process carrying the marker (or prefix); returns how many were signalled. */
+export function signalMarked(marker: string, signal: NodeJS.Signals, options: { prefix?: boolean } = {}): number {
+  return send(markedProcesses(marker, options), signal);
+}
+
+// — batched: fifty commands aborted at once cost one pass over /proc, not fifty —
+
+interface Pending extends Query {
+  readonly signal: NodeJS.Signals;
+  readonly done: (signalled: number) => void;
+}
+
+let pending: Pending[] = [];
+
+function signalMarkedSoon(marker: string, signal: NodeJS.Signals, prefix: boolean): Promise<number> {
+  return new Promise((done) => {
+    pending.push({ needle: needleOf(marker), prefix, found: [], signal, done });
+    if (pending.length === 1) setImmediate(flush);
+  });
+}
+
+function flush(): void {
+  const batch = pending;
+  pending = [];
+  try {
+    scan(batch);
+  } finally {
+    for (const p of batch) p.done(send(p.found, p.signal));
+  }
+}
+
 /**
  * SIGTERM to every process carrying the marker, SIGKILL after `graceMs` to those still there (a fresh scan: a daemon
- * may have forked meanwhile). Resolves once the SIGKILL step ran; at once when nothing carried it.
+ * may have forked meanwhile). Resolves once the SIGKILL step ran; as soon as the first scan finds nothing.
  */
-export function terminateMarked(marker: string, graceMs: number, options: { prefix?: boolean } = {}): Promise<void> {
-  if (signalMarked(marker, 'SIGTERM', options) === 0) return Promise.resolve();
-  return new Promise((resolve) => {
-    setTimeout(() => {
-      signalMarked(marker, 'SIGKILL', options);
-      resolve();
-    }, graceMs);
-  });
+export async function terminateMarked(marker: string, graceMs: number, options: { prefix?: boolean } = {}): Promise<void> {
+  const prefix = options.prefix === true;
+  if (!markersSupported || (await signalMarkedSoon(marker, 'SIGTERM', prefix)) === 0) return;
+  await new Promise((resolve) => setTimeout(resolve, graceMs));
+  await signalMarkedSoon(marker, 'SIGKILL', prefix);
 }
