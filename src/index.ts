@@ -185,6 +185,8 @@ export { BashTool } from './tools/bash/index.js';
 export type { BashToolSettings, SandboxSettings } from './tools/bash/bash-settings.js';
 export { createTaskRegistry, getTaskRegistry, TaskRegistry } from './tools/bash/task-registry.js';
 export type { TaskInfo, TaskShutdownReport, TaskStatus } from './tools/bash/task-registry.js';
+// For a program that handles SIGINT/SIGTERM itself: ends every command's process group (and what it detached) now.
+export { killAllShellProcessesSync } from './tools/bash/process-group.js';
 export { EditTool } from './tools/edit/index.js';
 export { GlobTool } from './tools/glob/index.js';
 export { GrepTool } from './tools/grep/index.js';
