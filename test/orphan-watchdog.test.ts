@@ -57,8 +57,8 @@ function newMarker(): string {
 const untilDetached =
   'p=$!; while [ "$(ps -o pgid= -p $p | tr -d " ")" = "$(ps -o pgid= -p $$ | tr -d " ")" ]; do sleep 0.01; done';
 
-function exec(blocks: unknown[], options: { sandboxed?: boolean; env?: NodeJS.ProcessEnv } = {}) {
-  const settings = { permissions: { allow: ['Bash'] }, ...(options.sandboxed ? { sandbox: { enabled: true } } : {}) };
+function exec(blocks: unknown[], options: { sandboxed?: boolean; env?: NodeJS.ProcessEnv; settings?: Record<string, unknown> } = {}) {
+  const settings = { permissions: { allow: ['Bash'] }, ...(options.sandboxed ? { sandbox: { enabled: true } } : {}), ...options.settings };
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', path.join(repoRoot, 'src/cli/main.ts'), 'exec', '--json', '--cwd', work, '--session-dir', path.join(session.dir, 's'), '--settings', JSON.stringify(settings), '-'],
@@ -105,6 +105,18 @@ describe.runIf(linux)('toolgate killed by SIGKILL', () => {
     await run.exited;
     // Nothing would end them: they are still all there once exec is gone (afterEach kills them).
     expect(pids(`^sleep ${marker}`).length).toBe(5);
+  }, 120_000);
+
+  it('a hook command running at that moment is ended too (its process group)', async () => {
+    const marker = newMarker();
+    const hook = { type: 'command', command: `sleep ${marker} & sleep ${marker}`, timeout: 600 };
+    const run = exec([{ type: 'tool_use', id: 'toolu_hooked', name: 'Bash', input: { command: 'echo after the hook' } }], {
+      settings: { hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [hook] }] } },
+    });
+    await until(() => pids(`^sleep ${marker}`).length === 2, 'the hook to run');
+    run.child.kill('SIGKILL');
+    await run.exited;
+    await until(() => pids(`^sleep ${marker}`).length === 0, 'the hook’s sleeps to end');
   }, 120_000);
 
   it.runIf(sandbox.available)('under the sandbox, bwrap (--die-with-parent, PID namespace) ends the tree without the watchdog', async () => {

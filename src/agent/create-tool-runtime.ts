@@ -20,7 +20,6 @@ import { findToolByName } from '../tool/find-tool.js';
 import { addSharedAbortListener } from '../tool/shared-abort-listener.js';
 import { assembleToolPool } from '../registry/tool-pool.js';
 import { createTaskRegistry } from '../tools/bash/task-registry.js';
-import { cleanStaleTempFiles } from '../tools/shared/atomic-write.js';
 import { deferredLoadingFor, toolsToAPI } from '../tool/api-format.js';
 import { createSubagentRunner, registerRuntimeContext } from './subagent-runner.js';
 import { query } from './query.js';
@@ -40,6 +39,7 @@ import { createPermissionHandler, type PermissionBridge } from './permission-han
 import { loadRuntimeSettings, SettingsLoadError } from './runtime-settings.js';
 import { createGrantWriter, createRulePersister } from '../settings/grants.js';
 import { defaultSessionDir } from './session-dir.js';
+import { startSessionHousekeeping } from './session-start.js';
 import { ToolRun } from './tool-run.js';
 import type { ChildRuntimeOptions, RunEvent, RunInput, RunResult, ToolProvider, ToolRunHandle, ToolRuntime, ToolRuntimeOptions } from './types.js';
 
@@ -73,9 +73,7 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
   if (settings.errors.length > 0) throw new SettingsLoadError(settings.errors);
   const sessionId = options.sessionId ?? randomUUID();
   const sessionDir = path.resolve(options.sessionDir ?? defaultSessionDir(sessionId));
-  // Temp files of writers that died mid-write (`.NAME.<pid>.<hex>.tmp`): the working directories' own, cheaply.
-  const { additionalWorkingDirectories: extraDirs } = settings.permissionContext;
-  cleanStaleTempFiles([cwd, ...[...extraDirs.values()].map((d) => d.path)], { maxEntries: 10_000 });
+  startSessionHousekeeping(cwd, settings.permissionContext);
 
   const root = new AbortController();
   if (options.signal) {

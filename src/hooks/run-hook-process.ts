@@ -31,14 +31,34 @@ const PIPE_GRACE_MS = 200;
 const liveGroups = new Set<number>();
 let exitHandlerInstalled = false;
 
+/** Told of every hook process group as it starts and ends (the orphan watchdog of the tools layer, wired above). */
+export interface ProcessGroupObserver {
+  started(pgid: number): void;
+  ended(pgid: number): void;
+}
+
+let observer: ProcessGroupObserver | undefined;
+
+export function observeHookProcessGroups(next: ProcessGroupObserver | undefined): void {
+  observer = next;
+}
+
 /** Hook process groups outlive us otherwise (they are detached): kill whatever is still running when we exit. */
 function trackGroup(pid: number): void {
   liveGroups.add(pid);
+  observer?.started(pid);
   if (exitHandlerInstalled) return;
   exitHandlerInstalled = true;
   process.once('exit', () => {
-    for (const group of liveGroups) killGroup(group);
+    for (const group of liveGroups) {
+      killGroup(group);
+      observer?.ended(group);
+    }
   });
+}
+
+function untrackGroup(pid: number): void {
+  if (liveGroups.delete(pid)) observer?.ended(pid);
 }
 
 function killGroup(pid: number): void {
@@ -113,7 +133,7 @@ function spawnHook(file: string, args: string[], opts: ProcessRunOptions): Promi
       clearTimeout(timer);
       clearTimeout(graceTimer);
       unlinkAbort();
-      if (pid !== undefined) liveGroups.delete(pid);
+      if (pid !== undefined) untrackGroup(pid);
       child.stdout?.destroy();
       child.stderr?.destroy();
       resolve(result);
@@ -152,7 +172,7 @@ function spawnHook(file: string, args: string[], opts: ProcessRunOptions): Promi
     child.on('error', (err) => finish({ kind: 'error', message: errorText(err) }));
     child.on('exit', (code, signal) => {
       exit = { code, signal };
-      if (pid !== undefined) liveGroups.delete(pid);
+      if (pid !== undefined) untrackGroup(pid);
       graceTimer = setTimeout(finishExit, PIPE_GRACE_MS);
     });
     child.on('close', finishExit);
