@@ -82,6 +82,18 @@ function trees(marker: string) {
 }
 
 const watchdogOf = (pid: number) => pids(`toolgate-watchdog ${pid} `);
+const bridgesOf = (pid: number) =>
+  spawnSync('pgrep', ['-P', String(pid), 'socat'], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // A zombie waits for a reaper: it runs nothing any more.
+  return !/\) Z /.test(spawnSync('cat', [`/proc/${pid}/stat`], { encoding: 'utf8' }).stdout);
+}
 
 describe.runIf(linux)('toolgate killed by SIGKILL', () => {
   it('the watchdog ends the background task, the foreground tree and its setsid child, then itself', async () => {
@@ -123,9 +135,34 @@ describe.runIf(linux)('toolgate killed by SIGKILL', () => {
     const marker = newMarker();
     const run = exec(trees(marker), { sandboxed: true, env: { TOOLGATE_ORPHAN_WATCHDOG: '0' } });
     await until(() => pids(`^sleep ${marker}`).length >= 5, 'the sandboxed sleeps to start');
+    // The runtime's host-side bridges are toolgate's children, not the sandbox's: with the watchdog off, nothing ends
+    // them (the next test shows the watchdog does), so this test does.
+    const bridges = bridgesOf(run.child.pid!);
+    try {
+      run.child.kill('SIGKILL');
+      await run.exited;
+      await until(() => pids(`^sleep ${marker}`).length === 0, 'every sandboxed sleep to end');
+    } finally {
+      for (const pid of bridges) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    }
+  }, 120_000);
+});
+
+describe.runIf(linux && sandbox.available)('toolgate killed by SIGKILL, sandboxed', () => {
+  it('the watchdog ends the sandbox runtime’s host-side bridges (socat, children of toolgate)', async () => {
+    const marker = newMarker();
+    const run = exec(trees(marker), { sandboxed: true });
+    await until(() => pids(`^sleep ${marker}`).length >= 5, 'the sandboxed sleeps to start');
+    const bridges = bridgesOf(run.child.pid!);
+    expect(bridges.length).toBeGreaterThan(0);
     run.child.kill('SIGKILL');
     await run.exited;
-    await until(() => pids(`^sleep ${marker}`).length === 0, 'every sandboxed sleep to end');
+    try {
+      await until(() => bridges.every((pid) => !alive(pid)), 'the bridges to end');
+      await until(() => pids(`^sleep ${marker}`).length === 0, 'every sandboxed sleep to end');
+    } finally {
+      for (const pid of bridges) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    }
   }, 120_000);
 });
 
