@@ -45,14 +45,24 @@ export async function startInteractiveSession(options: InteractiveOptions): Prom
   const stdin = options.stdin ?? process.stdin;
   const stdout = options.stdout ?? process.stdout;
   const tty = options.tty ?? (stdin.isTTY === true && stdout.isTTY === true);
+  // Raw mode from the start, not from Ink's first effect: keys typed while the session starts (or between the first
+  // frame and that effect, on a loaded machine) would otherwise be echoed by the terminal and held until a newline,
+  // and Enter would arrive as part of a line of pasted text instead of submitting it.
+  const raw = tty && typeof stdin.setRawMode === 'function';
+  if (raw) stdin.setRawMode(true);
   const store = new SessionStore(options.runtimeOptions.mode ?? 'default', options.model);
-  const runtime = await options.createRuntime({
-    ...options.runtimeOptions,
-    model: options.model,
-    onPermissionRequest: (request) => store.askPermission(request),
-    onQuestion: (request) => store.askQuestion(request),
-    persistRules: options.runtimeOptions.persistRules ?? persistGrants,
-  });
+  const runtime = await options
+    .createRuntime({
+      ...options.runtimeOptions,
+      model: options.model,
+      onPermissionRequest: (request) => store.askPermission(request),
+      onQuestion: (request) => store.askQuestion(request),
+      persistRules: options.runtimeOptions.persistRules ?? persistGrants,
+    })
+    .catch((error: unknown) => {
+      if (raw) stdin.setRawMode(false);
+      throw error;
+    });
   store.setMode(runtime.permissionContext.mode);
   for (const warning of runtime.warnings ?? []) store.notice(warning, 'warn');
   if (options.continued) showContinued(store, options.continued, runtime.sessionId);
@@ -70,6 +80,7 @@ export async function startInteractiveSession(options: InteractiveOptions): Prom
       else await runPlain(store, session, stdin, stdout, stop.signal);
     }
   } finally {
+    if (raw) stdin.setRawMode(false);
     options.signal?.removeEventListener('abort', onSignal);
     session.interrupt();
     await session.idle();
