@@ -176,7 +176,7 @@ export { toolResultsMessage } from './execution/messages.js';
 
 // — built-in tools (src/tools), their settings, the task registry —
 export { AgentTool, agentDefinitionsFor, MAX_SUBAGENT_DEPTH, reloadAgentDefinitions } from './tools/agent/index.js';
-export type { AgentOutput, SubagentRequest, SubagentResult, SubagentRunner } from './tools/agent/index.js';
+export type { AgentCallSummary, AgentOutput, AgentProgress, SubagentEvent, SubagentRequest, SubagentResult, SubagentRunner } from './tools/agent/index.js';
 export { BUILT_IN_AGENTS, loadAgentDefinitions, parseAgentMarkdown } from './tools/agent/agent-definitions.js';
 export type { AgentDefinition } from './tools/agent/agent-definitions.js';
 export type { ToolQuestionAnswer, ToolQuestionRequest } from './tools/shared/questions.js';
