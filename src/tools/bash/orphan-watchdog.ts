@@ -22,12 +22,13 @@ import { PGROUP_ENV, PROCESS_MARKER, spareProcess } from './process-marker.js';
 const GRACE_SECONDS = '1';
 
 // $1 owner pid (for `ps`), $2 process marker (commands carry `<marker>.…`, the sandbox runtime's bridges
-// `<marker>-sandbox-runtime`), $3 grace. Associative array: groups come and go in any order.
+// `<marker>-sandbox-runtime`), $3 grace. A sparse array indexed by pgid (bash 3.2, macOS's, has no associative ones).
 const SCRIPT = `
 trap '' INT HUP PIPE
 prefix="${PGROUP_ENV}=$2"
-declare -A groups=()
+groups=()
 while read -r op pg; do
+  case $pg in ''|0|1|*[!0-9]*) continue ;; esac
   case $op in
     +) groups[$pg]=1 ;;
     -) unset "groups[$pg]" ;;
