@@ -40,13 +40,14 @@ async function exec(settings: unknown, commands: string[]): Promise<{ code: numb
 }
 
 describe('toolgate exec honours settings files', () => {
-  it('env: the settings file’s variables reach Bash, even a name the secret scrubber would remove', async () => {
+  it('env: the settings file’s variables reach Bash, even a name the secret scrubber would remove (its value redacted in the result)', async () => {
     const { code, results } = await exec(
-      { env: { FOO_SETTING: 'bar', GH_TOKEN: 'from-settings' }, permissions: { allow: ['Bash(printenv:*)'] } },
-      ['printenv FOO_SETTING', 'printenv GH_TOKEN'],
+      { env: { FOO_SETTING: 'bar', GH_TOKEN: 'from-settings' }, permissions: { allow: ['Bash(printenv:*)', 'Bash(test:*)'] } },
+      ['printenv FOO_SETTING', 'printenv GH_TOKEN', 'test "$GH_TOKEN" = from-settings && echo same'],
     );
     expect(code).toBe(0);
-    expect(results.map((r) => r.content.trim())).toEqual(['bar', 'from-settings']);
+    // Bash has the credential (the comparison), and the model never sees it printed.
+    expect(results.map((r) => r.content.trim())).toEqual(['bar', '[REDACTED:GH_TOKEN]', 'same']);
   });
 
   it('bashOutputMaxChars: a longer output is not printed in full', async () => {

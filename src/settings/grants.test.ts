@@ -16,6 +16,10 @@ import type { AnyTool } from '../tool/tool.js';
 import { formatPermissionRule } from '../permissions/permission-rule.js';
 import { createGrantWriter, editSettingsFile, GrantError, listGrants, revokeGrant, writeGrants } from './grants.js';
 import { loadSettings } from './load-settings.js';
+import { loadBashParser } from '../permissions/bash/parser.js';
+
+// narrowestRules is asked here directly; in a session it comes after the engine's decision, which loaded the parser.
+await loadBashParser();
 
 let tmp: string;
 let proj: string;
