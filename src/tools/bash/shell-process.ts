@@ -165,6 +165,10 @@ export class ShellProcess {
   kill(reason: KillReason): Promise<ShellExit> {
     if (this.#running && this.#pid !== undefined) {
       this.#killReason ??= reason;
+      // A background task's child is unref'd; whoever awaits its end now must keep the process alive until the exit
+      // event arrives (when the group is already gone no grace timer holds the loop, and Node could leave first:
+      // exit code 13, "unsettled top-level await", seen once under load in `exec` killed by SIGTERM).
+      this.#child.ref();
       void terminateGroup(this.#pid, this.#graceMs);
       void terminateMarked(this.marker, this.#graceMs);
     }
