@@ -83,7 +83,9 @@ describe('toolgate run on a terminal', () => {
     expect(afterFirst).toMatch(/2 -beta\n\s+2 \+BETA/);
     expect(readFileSync(notes, 'utf8')).toBe('alpha\nBETA\ngamma\n');
 
-    // A long command, interrupted with Ctrl+C while it runs.
+    // A long command, interrupted with Ctrl+C while it runs. (A line sent while a turn still ends is refused: wait for
+    // the idle prompt first.)
+    await t.waitFor('Ask for something');
     t.write('now wait\r');
     await t.waitFor('started');
     await waitFor(() => processesWithMarker(MARKER).length > 0, 20_000, 'the sleep to start');
@@ -92,6 +94,7 @@ describe('toolgate run on a terminal', () => {
     await waitFor(() => processesWithMarker(MARKER).length === 0, 10_000, 'the process group to end');
 
     // The next turn's request carries exactly one tool_result for the interrupted call.
+    await t.waitFor('Ask for something');
     t.write('ok, stop\r');
     await t.waitFor('Stopped as you asked.');
     const last = server.messageRequests.at(-1)!.body as { messages: { role: string; content: unknown }[] };

@@ -172,6 +172,9 @@ describe('the interactive session in a terminal', () => {
     await first.waitFor('Ask for something', 60_000);
     first.write('remember the word PAPAYA\r');
     await first.waitFor('Noted: PAPAYA.');
+    // The answer is on screen before the turn has ended, and a line sent during a turn is refused: wait for the idle
+    // prompt (its placeholder comes back) before the next one.
+    await first.waitFor('Ask for something');
     first.write('and keep it\r');
     await first.waitFor('Still noted.');
     first.write('\u0004');
