@@ -104,6 +104,21 @@ function hostAllowedByRule(context: ToolUseContext, hostname: string): boolean {
   });
 }
 
+// What the permission check resolved, for 30 s: a name asked about again and again (a batch of `toolgate check`,
+// a model fetching several pages of one site) is looked up once, and an unanswered lookup — no network: about
+// 150 ms to fail — is not paid per request. The fetch itself still resolves afresh, on every hop.
+const checkLookups = new LRUCache<string, Promise<LookupAddress[]>>({ max: 256, ttl: 30_000 });
+
+function resolveHostForCheck(hostname: string): Promise<LookupAddress[]> {
+  let found = checkLookups.get(hostname);
+  if (!found) {
+    found = resolveHost(hostname);
+    found.catch(() => undefined); // kept (a failure too) for the TTL; each caller sees the rejection itself
+    checkLookups.set(hostname, found);
+  }
+  return found;
+}
+
 async function resolveHost(hostname: string): Promise<LookupAddress[]> {
   const host = bareHost(hostname);
   const family = isIP(host);
@@ -208,7 +223,7 @@ export const WebFetchTool = buildTool<typeof webFetchInputSchema, WebFetchOutput
     if (hostAllowedByRule(context, url.hostname)) return allow;
     let addresses: LookupAddress[];
     try {
-      addresses = await resolveHost(url.hostname);
+      addresses = await resolveHostForCheck(url.hostname);
     } catch {
       return allow; // the fetch will fail to resolve too, and say so
     }
