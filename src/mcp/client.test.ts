@@ -13,6 +13,7 @@ import { createPermissionContext } from '../permissions/permission-context.js';
 import type { PermissionMode, PermissionRule } from '../tool/permission-types.js';
 import type { AnyTool, ToolProgress, ToolUseBlock, Tools } from '../tool/tool.js';
 import { createToolUseContext } from '../tool/tool-use-context.js';
+import { sharedAbortListenerCount } from '../tool/shared-abort-listener.js';
 import { McpClientManager } from './manager.js';
 import { EVERYTHING_SERVER, FIXTURE_SERVER, nodeServer, scoped } from './test-helpers/servers.js';
 
@@ -90,6 +91,24 @@ describe('server-everything (npm) through the pipeline', { timeout: 180_000 }, (
     expect(find(tools, 'mcp__everything__get-sum').name).toBe('mcp__everything__get-sum');
     // The server has resources, so the resource tools come with it.
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['ListMcpResources', 'ReadMcpResource']));
+  });
+
+  it('many calls under one long-lived signal leave no listener on it and raise no MaxListenersExceededWarning', async () => {
+    const echo = find(everythingTools, 'mcp__everything__echo');
+    const outer = new AbortController();
+    const context = createToolUseContext({ tools: everythingTools, permissionContext: createPermissionContext({ cwd: dir }), sessionDir: dir, abortController: outer });
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      for (let i = 0; i < 25; i++) await echo.call({ message: `m${i}` }, context, async () => ({ behavior: 'allow' }), { role: 'assistant', content: [] });
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    expect(sharedAbortListenerCount(outer.signal)).toBe(0);
   });
 
   it('asks before a first call (headless: denied, naming the rule), runs with an allow rule', async () => {

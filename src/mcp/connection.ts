@@ -22,6 +22,7 @@ import {
   type Tool as McpToolDefinition,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from './config.js';
+import { addSharedAbortListener } from '../tool/shared-abort-listener.js';
 
 export type McpConnectionState = 'idle' | 'connecting' | 'connected' | 'failed' | 'closed';
 
@@ -230,9 +231,13 @@ export class McpConnection {
     // list first so the check is never skipped.
     if (!this.tools) await this.listTools();
     const timeout = this.toolTimeoutMs;
+    // The SDK listens on the signal it is given and never lets go: a caller's long-lived signal (a context reused
+    // across calls) would gather one listener per call. It gets a signal of this call's own instead.
+    const local = new AbortController();
+    const unlink = options.signal ? linkAbort(options.signal, local) : () => {};
     try {
       const result = await client.callTool({ name: toolName, arguments: args }, undefined, {
-        signal: options.signal,
+        signal: local.signal,
         timeout,
         resetTimeoutOnProgress: true,
         onprogress: (p) => options.onProgress?.(p),
@@ -249,6 +254,8 @@ export class McpConnection {
         throw new McpConnectionError(`${this.lastError ?? `MCP server "${this.name}" closed the connection`} during the call to "${toolName}"; it will be restarted on the next use`);
       }
       throw error;
+    } finally {
+      unlink();
     }
   }
 
@@ -283,4 +290,13 @@ export class McpConnection {
 
 function lastLines(text: string, n = 5): string {
   return text.split('\n').slice(-n).join('\n');
+}
+
+/** Aborts `local` when `outer` aborts, through one shared listener; the returned function lets go of `outer`. */
+function linkAbort(outer: AbortSignal, local: AbortController): () => void {
+  if (outer.aborted) {
+    local.abort(outer.reason);
+    return () => {};
+  }
+  return addSharedAbortListener(outer, () => local.abort(outer.reason));
 }
