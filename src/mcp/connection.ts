@@ -22,7 +22,7 @@ import {
   type Tool as McpToolDefinition,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from './config.js';
-import { addSharedAbortListener } from '../tool/shared-abort-listener.js';
+import { createLinkedAbortController } from '../tool/tool-use-context.js';
 
 export type McpConnectionState = 'idle' | 'connecting' | 'connected' | 'failed' | 'closed';
 
@@ -233,8 +233,7 @@ export class McpConnection {
     const timeout = this.toolTimeoutMs;
     // The SDK listens on the signal it is given and never lets go: a caller's long-lived signal (a context reused
     // across calls) would gather one listener per call. It gets a signal of this call's own instead.
-    const local = new AbortController();
-    const unlink = options.signal ? linkAbort(options.signal, local) : () => {};
+    const { controller: local, unlink } = options.signal ? createLinkedAbortController(options.signal) : { controller: new AbortController(), unlink: () => {} };
     try {
       const result = await client.callTool({ name: toolName, arguments: args }, undefined, {
         signal: local.signal,
@@ -290,13 +289,4 @@ export class McpConnection {
 
 function lastLines(text: string, n = 5): string {
   return text.split('\n').slice(-n).join('\n');
-}
-
-/** Aborts `local` when `outer` aborts, through one shared listener; the returned function lets go of `outer`. */
-function linkAbort(outer: AbortSignal, local: AbortController): () => void {
-  if (outer.aborted) {
-    local.abort(outer.reason);
-    return () => {};
-  }
-  return addSharedAbortListener(outer, () => local.abort(outer.reason));
 }

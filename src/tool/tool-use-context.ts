@@ -120,17 +120,19 @@ export function createChildAbortController(parent: AbortController): AbortContro
 }
 
 /**
- * As `createChildAbortController`, plus `unlink()` to drop the link once the child's work is done without aborting
- * it: a long-lived parent (a runtime serving thousands of runs) would otherwise keep one listener per finished child.
+ * As `createChildAbortController` (of a controller or a bare signal), plus `unlink()` to drop the link once the
+ * child's work is done without aborting it: a long-lived parent (a runtime serving thousands of runs) would otherwise
+ * keep one listener per finished child.
  */
-export function createLinkedAbortController(parent: AbortController): { controller: AbortController; unlink: () => void } {
+export function createLinkedAbortController(parent: AbortController | AbortSignal): { controller: AbortController; unlink: () => void } {
+  const signal = parent instanceof AbortController ? parent.signal : parent;
   const child = new AbortController();
-  if (parent.signal.aborted) {
-    child.abort(parent.signal.reason);
+  if (signal.aborted) {
+    child.abort(signal.reason);
     return { controller: child, unlink: () => {} };
   }
   // Through the shared listener: a runtime's or a turn's signal has one child per run or tool, hundreds at once.
-  const unlink = addSharedAbortListener(parent.signal, () => child.abort(parent.signal.reason));
+  const unlink = addSharedAbortListener(signal, () => child.abort(signal.reason));
   // Drop the listener once the child ends on its own, so long-lived parents do not accumulate them.
   child.signal.addEventListener('abort', unlink, { once: true });
   return { controller: child, unlink };
