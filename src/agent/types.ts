@@ -7,6 +7,7 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { RetryPolicy } from './retry.js';
+import type { LoopSteps } from './loop-steps.js';
 import type { ToolQuestionAnswer, ToolQuestionRequest } from '../tools/shared/questions.js';
 import type { ToolCallBackend } from '../execution/backend.js';
 import type { TodoItem } from '../tools/todo-write/index.js';
@@ -247,6 +248,13 @@ export interface QueryOptions {
   readonly resume?: string;
   /** Retries of failed requests (429, 5xx, 529, dropped connections); the SDK's own retries are off. */
   readonly retry?: RetryPolicy;
+  /**
+   * How each step of a turn runs (loop-steps.ts): in this process by default; a durable engine journals them (the
+   * Restate session object passes its own).
+   */
+  readonly steps?: LoopSteps;
+  /** `false`: no transcript is written (the Agent SDK's `persistSession: false`; a durable session keeps its own). */
+  readonly persistSession?: boolean;
 }
 
 export type QueryEvent =

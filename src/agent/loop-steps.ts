@@ -1,0 +1,114 @@
+/**
+ * The seam of the agent loop: how each step of a turn runs. `query()` is the one loop — in this process, on a durable
+ * engine, for the Agent SDK face and the CLI alike — and a `LoopSteps` decides two things only:
+ *
+ * - whether the model step hands tool_use blocks to the tool step while it streams (`overlap`: in this process a tool
+ *   starts at its block's `content_block_stop`; a journaled model step is one unit, so its tools start after it);
+ * - where a step's result is kept (`step()`: nowhere in this process; in a durable engine's journal, so that a replay
+ *   after a crash takes the same path without calling the model, running a hook or a tool again).
+ *
+ * Everything that may come out differently when run twice goes through `step()`: the system prompt (it holds the
+ * date), every hook the loop fires, each model step and each tool step. What the loop computes from their results is
+ * deterministic, so a replay yields the same events and sends byte-identical requests.
+ */
+import type { PermissionDecision } from '../tool/permission-types.js';
+import type { AssistantMessage, ToolResultBlockParam, ToolUseBlock } from '../tool/tool.js';
+import type { ToolUseOutcome } from '../execution/outcome.js';
+import type { ModelStepResult } from './model-step.js';
+import type { ToolStepResult } from './tool-step.js';
+import type { Usage } from './types.js';
+
+export interface LoopSteps {
+  /** Tools may start while the model is still streaming. A journaled runner sets `false`. */
+  readonly overlap: boolean;
+  /**
+   * Runs one step of the loop. `name` is unique within a session run (`model 3`, `tools 3`, `hook Stop 3`); when
+   * `overlap` is false the result must be plain JSON (a durable engine stores it and returns it on replay).
+   */
+  step<T>(name: string, run: () => Promise<T>): Promise<T>;
+  /**
+   * Errors that must leave the loop as they are (a durable engine's own control flow: a journal mismatch, a
+   * cancelled invocation) instead of ending the session with an `error` result.
+   */
+  readonly passThrough?: (error: unknown) => boolean;
+}
+
+/** The default: steps run here and now, tools start while the model streams. */
+export const inProcessSteps: LoopSteps = Object.freeze({ overlap: true, step: <T>(_name: string, run: () => Promise<T>) => run() });
+
+/** A model step as plain JSON (the `rejected` map as entries; the rest is already plain). */
+export interface JournaledModelStep {
+  readonly assistant: AssistantMessage;
+  readonly stopReason: string | null;
+  readonly usage: Usage;
+  readonly toolUses: readonly ToolUseBlock[];
+  readonly rejected: readonly (readonly [string, ToolResultBlockParam])[];
+  readonly interrupted?: string;
+  readonly error?: string;
+  readonly attempts: number;
+}
+
+export function journalModelStep(step: ModelStepResult): JournaledModelStep {
+  return {
+    assistant: step.assistant,
+    stopReason: step.stopReason,
+    usage: step.usage,
+    toolUses: step.toolUses,
+    rejected: [...step.rejected.entries()],
+    ...(step.interrupted !== undefined ? { interrupted: step.interrupted } : {}),
+    ...(step.error !== undefined ? { error: step.error } : {}),
+    attempts: step.attempts,
+  };
+}
+
+export function replayModelStep(step: JournaledModelStep): ModelStepResult {
+  return {
+    assistant: step.assistant,
+    stopReason: step.stopReason,
+    usage: step.usage,
+    toolUses: step.toolUses,
+    rejected: new Map(step.rejected),
+    handedOver: step.toolUses.length - step.rejected.length,
+    // A journaled step ran to its end: an abort during it is the loop's business, not the step's.
+    aborted: false,
+    ...(step.interrupted !== undefined ? { interrupted: step.interrupted } : {}),
+    ...(step.error !== undefined ? { error: step.error } : {}),
+    attempts: step.attempts,
+  };
+}
+
+/** A tool step as plain JSON: the user message and, per call, what the loop and the faces read of its outcome. */
+export function journalToolStep(step: ToolStepResult): ToolStepResult {
+  return {
+    ...(step.message ? { message: step.message } : {}),
+    outcomes: step.outcomes.map(plainOutcome),
+    ...(step.preventContinuation ? { preventContinuation: step.preventContinuation } : {}),
+  };
+}
+
+/** An outcome without what cannot be stored (the tool object, a context modifier, the typed output). */
+function plainOutcome(o: ToolUseOutcome): ToolUseOutcome {
+  const decision: PermissionDecision | undefined = o.decision
+    ? ({
+        behavior: o.decision.behavior,
+        ...('message' in o.decision && typeof o.decision.message === 'string' ? { message: o.decision.message } : {}),
+        ...(o.decision.decisionReason ? { decisionReason: JSON.parse(JSON.stringify(o.decision.decisionReason)) } : {}),
+      } as PermissionDecision)
+    : undefined;
+  return {
+    toolUseId: o.toolUseId,
+    toolName: o.toolName,
+    result: o.result,
+    isError: o.isError,
+    newMessages: o.newMessages,
+    userNotices: o.userNotices,
+    stage: o.stage,
+    durationMs: o.durationMs,
+    ...(o.errorClass !== undefined ? { errorClass: o.errorClass } : {}),
+    ...(decision ? { decision } : {}),
+    ...(o.preventContinuation ? { preventContinuation: o.preventContinuation } : {}),
+    ...(o.deferred ? { deferred: true } : {}),
+    ...(o.input ? { input: o.input } : {}),
+    ...(o.persistedPath ? { persistedPath: o.persistedPath } : {}),
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * The user's side of a turn: the prompt as user messages after UserPromptSubmit hooks, the announcement of deferred
+ * tools in a new conversation, and two user messages in a row folded into one (a resumed transcript may end with one).
+ */
+import type { LoopHookEvent, LoopHooks } from '../hooks/loop-hooks.js';
+import { deferredToolNames } from '../tool/api-format.js';
+import type { MessageParam } from '../tool/tool.js';
+import { deferredToolsAnnouncement } from '../tools/tool-search/prompt.js';
+import type { LoopSteps } from './loop-steps.js';
+import type { QueryOptions, ToolRuntime } from './types.js';
+
+/** The prompt as user messages, after UserPromptSubmit hooks (which may refuse it or add context). */
+export async function promptMessages(
+  prompt: QueryOptions['prompt'],
+  hooks: LoopHooks | undefined,
+  hookEvent: () => LoopHookEvent,
+  signal: AbortSignal,
+  startContext: readonly string[],
+  steps: LoopSteps,
+): Promise<{ messages: MessageParam[] } | { blocked: string }> {
+  const messages: MessageParam[] = typeof prompt === 'string' ? [{ role: 'user', content: prompt }] : [...prompt];
+  const last = messages.at(-1);
+  const text = last?.role === 'user' ? (typeof last.content === 'string' ? last.content : last.content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('\n')) : '';
+  const submit = hooks && last?.role === 'user' ? await steps.step('hook UserPromptSubmit', () => hooks.userPromptSubmit({ ...hookEvent(), prompt: text }, signal)) : undefined;
+  if (submit?.block) return { blocked: `Prompt blocked by ${submit.block.source}: ${submit.block.reason}` };
+  if (submit?.preventContinuation) return { blocked: submit.preventContinuation.stopReason ?? 'A UserPromptSubmit hook stopped the loop.' };
+  const context = [...startContext, ...(submit?.additionalContext ?? [])];
+  if (context.length > 0 && last?.role === 'user') {
+    const blocks = typeof last.content === 'string' ? [{ type: 'text' as const, text: last.content }] : [...last.content];
+    messages[messages.length - 1] = { role: 'user', content: [...blocks, ...context.map((c) => ({ type: 'text' as const, text: c }))] };
+  }
+  return { messages };
+}
+
+/** Two user messages in a row become one (a resumed transcript may end with one). */
+export function mergeIntoLastUser(messages: MessageParam[], next: MessageParam): MessageParam {
+  const last = messages.at(-1);
+  if (last?.role !== 'user' || next.role !== 'user') return next;
+  messages.pop();
+  const blocks = (m: MessageParam) => (typeof m.content === 'string' ? [{ type: 'text' as const, text: m.content }] : m.content);
+  return { role: 'user', content: [...blocks(last), ...blocks(next)] };
+}
+
+/**
+ * Deferred tools are announced by name only, in the first user message of a new conversation (a system reminder):
+ * their schemas reach the model when it loads them through ToolSearch. Names only, so the prompt stays small and its
+ * cache stable. A conversation handed in whole (it has an assistant message) was announced when it began.
+ */
+export function announceDeferredTools(prompt: MessageParam[], runtime: ToolRuntime): void {
+  if (prompt.some((m) => m.role === 'assistant')) return;
+  const names = deferredToolNames(runtime.tools).filter((n) => runtime.context.options.loadedDeferredTools?.has(n) !== true);
+  const first = prompt[0];
+  if (names.length === 0 || first?.role !== 'user') return;
+  const content = typeof first.content === 'string' ? [{ type: 'text' as const, text: first.content }] : [...first.content];
+  prompt[0] = { ...first, content: [{ type: 'text', text: deferredToolsAnnouncement(names) }, ...content] };
+}
+
+export function lastText(messages: readonly MessageParam[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role !== 'assistant' || typeof m.content === 'string') continue;
+    const text = m.content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('');
+    if (text) return text;
+  }
+  return '';
+}
