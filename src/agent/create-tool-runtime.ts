@@ -236,16 +236,20 @@ class Runtime implements ToolRuntime {
   async *stream(input: RunInput, options: { readonly signal?: AbortSignal } = {}): AsyncGenerator<RunEvent> {
     // Read once; an entry that cannot be answered (no usable id, not an object) rejects here, before anything runs.
     const { message } = snapshotAssistantMessage(input, Array.isArray(input) ? 'the list of tool_use blocks' : 'the assistant message');
-    const handle = this.begin(message, options);
+    const handle = this.#begin(message, options);
     for (const block of message.content as ToolUseBlock[]) handle.add(block);
     handle.finish();
     yield* handle.events();
   }
 
   begin(assistantMessage: AssistantMessage, options: { readonly signal?: AbortSignal } = {}): ToolRunHandle {
-    if (this.#disposed) throw new Error('this runtime has been disposed');
     // Tools get a plain copy; its blocks come one by one through add(), so an odd entry here is not an error yet.
-    const message = snapshotAssistantMessage(assistantMessage, 'the assistant message', { strict: false }).message;
+    return this.#begin(snapshotAssistantMessage(assistantMessage, 'the assistant message', { strict: false }).message, options);
+  }
+
+  /** `message` is a plain copy already (block-snapshot.ts). */
+  #begin(message: AssistantMessage, options: { readonly signal?: AbortSignal }): ToolRun {
+    if (this.#disposed) throw new Error('this runtime has been disposed');
     // A credential put in process.env since the last run is redacted from this run's results on.
     refreshEnvironmentSecrets();
     const { controller, unlink } = createLinkedAbortController(this.#context.abortController);

@@ -4,7 +4,7 @@
  * it happens and results in call order; `done` carries the user message with one tool_result per tool_use, the
  * conversation budget applied (a later result may have pushed an earlier one of the same message out to disk).
  */
-import { snapshotContentBlock, ToolUseBlockError } from '../execution/block-snapshot.js';
+import { ToolUseBlockError } from '../execution/block-snapshot.js';
 import { toolResultsMessage } from '../execution/messages.js';
 import { toolResultText } from '../tool/tool-result.js';
 import type { ToolUseOutcome } from '../execution/outcome.js';
@@ -57,15 +57,19 @@ export class ToolRun implements ToolRunHandle {
   add(block: ToolUseBlock): void {
     if (this.#finished) throw new ToolRunError('add() after finish(): this run takes no more tool_use blocks');
     if (this.#discarded) return;
-    // Read once, here (block-snapshot.ts): text and thinking blocks are skipped, a block without a usable id throws.
-    const snapshot = snapshotContentBlock(block);
-    if (snapshot.kind === 'skip') return;
-    if (snapshot.kind === 'unanswerable') throw new ToolUseBlockError(`add(): this content block cannot be answered with a tool_result: ${snapshot.reason}`);
-    const id = snapshot.block.id;
+    // Read once, by the executor (block-snapshot.ts): text and thinking blocks are skipped, a block without a usable
+    // id throws. The call starts now when the executor admits it: the loop calls this at the block's
+    // content_block_stop; a permission prompt it raises is answered later, when the run below is registered.
+    let id: string | undefined;
+    try {
+      id = this.#executor.addTool(block, this.#init.assistantMessage);
+    } catch (error) {
+      if (error instanceof ToolUseBlockError) throw new ToolUseBlockError(`add(): ${error.message}`);
+      throw error;
+    }
+    if (id === undefined) return;
     this.ids.push(id);
     this.#init.onAdd?.(id, this);
-    // Starts now when the executor admits it: the loop calls this at the block's content_block_stop.
-    this.#executor.addTool(snapshot.block, this.#init.assistantMessage);
     this.#poke();
   }
 
@@ -130,8 +134,17 @@ export class ToolRun implements ToolRunHandle {
       } else repeated.push({ role: 'user', content: toolResultText(o.result) });
     }
     const newMessages = [...current.flatMap((o) => o.newMessages), ...repeated];
-    const message = toolResultsMessage(results, newMessages) as RunResult['message'];
-    return { message, results, outcomes: current, newMessages };
+    // Built on first read: the agent loop builds its own (with the model step's answers in call order) and never
+    // reads this one, so the message is built once on either path.
+    let message: RunResult['message'] | undefined;
+    return {
+      get message() {
+        return (message ??= toolResultsMessage(results, newMessages) as RunResult['message']);
+      },
+      results,
+      outcomes: current,
+      newMessages,
+    };
   }
 
   #settle(context: ToolUseContext | undefined): void {

@@ -4,6 +4,7 @@
  * not JSON, calls cut off), in call order.
  */
 import type { ToolUseOutcome } from '../execution/outcome.js';
+import { toolResultsMessage } from '../execution/messages.js';
 import { errorToolResult } from '../tool/tool-result.js';
 import type { AssistantMessage, MessageParam, ToolResultBlockParam, ToolUseBlock } from '../tool/tool.js';
 import type { ModelStepResult } from './model-step.js';
@@ -82,9 +83,9 @@ export function merge(model: ModelStepResult, run: RunResult | undefined, failur
     emit?.({ type: 'tool_result', outcome });
     return result;
   });
-  const rest = run ? (Array.isArray(run.message.content) ? run.message.content.filter((b) => b.type !== 'tool_result') : []) : [];
   const preventContinuation = run?.outcomes.find((o) => o.preventContinuation)?.preventContinuation;
-  return { message: { role: 'user', content: [...results, ...rest] }, outcomes, ...(preventContinuation ? { preventContinuation } : {}) };
+  const message = toolResultsMessage(results, run?.newMessages ?? []) as NonNullable<ToolStepResult['message']>;
+  return { message, outcomes, ...(preventContinuation ? { preventContinuation } : {}) };
 }
 
 function syntheticOutcome(block: ToolUseBlock, result: ToolResultBlockParam): ToolUseOutcome {

@@ -63,6 +63,12 @@ export function formatInputValidationError(toolName: string, error: z.ZodError, 
   return `InputValidationError: ${toolName} failed due to the following ${noun}:\n${unique.join('\n')}`;
 }
 
+/** A schema failure of a deferred tool the model has not loaded gets the ToolSearch hint (decided when the call runs). */
+export function withDeferredHint(parsed: ParsedInput, tool: AnyTool): ParsedInput {
+  if (parsed.ok || parsed.bySchema !== true) return parsed;
+  return { ok: false, message: parsed.message + deferredToolHint(tool), errorClass: 'deferred_tool_not_loaded' };
+}
+
 /** The same error plus how to recover, for a deferred tool whose schema the model has not loaded. */
 export function deferredToolHint(tool: AnyTool): string {
   return (
@@ -164,7 +170,7 @@ function preview(value: unknown): string {
 
 export type ParsedInput =
   | { ok: true; input: Record<string, unknown> }
-  | { ok: false; message: string; errorClass: 'input_validation' | 'deferred_tool_not_loaded' };
+  | { ok: false; message: string; errorClass: 'input_validation' | 'deferred_tool_not_loaded'; readonly bySchema?: true };
 
 /**
  * The model's input through the shape checks and the tool's schema, internal fields stripped. A deferred tool whose
@@ -186,7 +192,7 @@ export function parseToolInput(tool: AnyTool, input: unknown, deferredNotLoaded 
     const message = formatInputValidationError(tool.name, result.error, input);
     return deferredNotLoaded
       ? { ok: false, message: message + deferredToolHint(tool), errorClass: 'deferred_tool_not_loaded' }
-      : { ok: false, message, errorClass: 'input_validation' };
+      : { ok: false, message, errorClass: 'input_validation', bySchema: true };
   }
   const data = result.data as unknown;
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {

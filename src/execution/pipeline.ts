@@ -12,7 +12,6 @@
  */
 import type { HookRunner } from '../hooks/types.js';
 import { isDeferredTool } from '../tool/api-format.js';
-import { findToolByName } from '../tool/find-tool.js';
 import { toolResultText } from '../tool/tool-result.js';
 import type { PermissionDecision } from '../tool/permission-types.js';
 import type {
@@ -37,8 +36,8 @@ import {
   postToolUseBlockMessage,
   withPermissionRequestHooks,
 } from './hook-steps.js';
-import { snapshotContentBlock } from './block-snapshot.js';
-import { cloneInput, parseToolInput, sameTopLevel } from './input-validation.js';
+import { prepareToolUse, type PreparedToolUse } from './prepared-tool-use.js';
+import { cloneInput, parseToolInput, sameTopLevel, withDeferredHint } from './input-validation.js';
 import { abortedBeforeStartMessage, systemReminder, unknownToolMessage } from './messages.js';
 import { redactorFor, type SecretRedactor } from './redaction.js';
 import { OutcomeBuilder, telemetryToolName, type ToolUseOutcome } from './outcome.js';
@@ -59,7 +58,10 @@ export interface PipelineOptions {
 
 const NO_OPTIONS: PipelineOptions = Object.freeze({});
 
-/** Runs one tool_use block through the pipeline; never throws, always exactly one tool_result. */
+/**
+ * Runs one tool_use block through the pipeline; never throws, always exactly one tool_result. The block is read once
+ * here (a block the executor prepared is recognised and not read again).
+ */
 export function runToolUse(
   block: ToolUseBlock,
   assistantMessage: AssistantMessage,
@@ -67,12 +69,28 @@ export function runToolUse(
   context: ToolUseContext,
   options: PipelineOptions = NO_OPTIONS,
 ): Promise<ToolUseOutcome> {
+  const prepared = prepareToolUse(block, context.options.tools, options.fallbackTools);
+  if (prepared.kind !== 'call') {
+    const why = prepared.kind === 'skip' ? `it is a \`${prepared.type}\` block, not a tool_use` : prepared.reason;
+    const rejected = new OutcomeBuilder('', undefined, performance.now(), options.eventSink);
+    return Promise.resolve(rejected.fail('validation', `This content block cannot be run: ${why}.`, C.invalidBlock));
+  }
+  return runPreparedToolUse(prepared.call, assistantMessage, canUseTool, context, options);
+}
+
+/** The same for a call already prepared (the executor's path). */
+export function runPreparedToolUse(
+  call: PreparedToolUse,
+  assistantMessage: AssistantMessage,
+  canUseTool: CanUseToolFn,
+  context: ToolUseContext,
+  options: PipelineOptions = NO_OPTIONS,
+): Promise<ToolUseOutcome> {
   // Not an async function wrapping another: one promise per call instead of two. The async steps cannot throw
   // synchronously, so the rejection handler is the whole safety net.
-  return checkPermissionsAndCallTool(block, assistantMessage, canUseTool, context, options).catch((error: unknown) => {
+  return checkPermissionsAndCallTool(call, assistantMessage, canUseTool, context, options).catch((error: unknown) => {
     // Each step handles its own failures; arriving here means a bug in the pipeline. Still one answer, and no run.
-    const snapshot = snapshotContentBlock(block);
-    const acc = new OutcomeBuilder(toolUseIdOf(block), snapshot.kind === 'tool_use' ? snapshot.block.name : undefined, performance.now(), options.eventSink);
+    const acc = new OutcomeBuilder(call.block.id, call.block.name, performance.now(), options.eventSink);
     try {
       acc.redactor = redactorFor(context);
     } catch {
@@ -83,31 +101,24 @@ export function runToolUse(
 }
 
 export async function checkPermissionsAndCallTool(
-  block: ToolUseBlock,
+  call: PreparedToolUse,
   assistantMessage: AssistantMessage,
   canUseTool: CanUseToolFn,
   context: ToolUseContext,
   options: PipelineOptions = NO_OPTIONS,
 ): Promise<ToolUseOutcome> {
   const sink = options.eventSink;
-  // The block comes from the model or an embedding program: read once (block-snapshot.ts), never trusted again.
-  const snapshot = snapshotContentBlock(block);
-  if (snapshot.kind !== 'tool_use') {
-    const why = snapshot.kind === 'skip' ? `it is a \`${snapshot.type}\` block, not a tool_use` : snapshot.reason;
-    const rejected = new OutcomeBuilder(toolUseIdOf(block), undefined, performance.now(), sink);
-    return rejected.fail('validation', `This content block cannot be run: ${why}.`, C.invalidBlock);
-  }
-  const requested = snapshot.block;
+  const requested = call.block;
   const toolUseId = requested.id;
   const acc = new OutcomeBuilder(toolUseId, requested.name, performance.now(), sink);
   acc.redactor = redactorFor(context);
-  if (snapshot.problem !== undefined) return acc.fail('validation', snapshot.problem, C.invalidBlock);
+  if (call.problem !== undefined) return acc.fail('validation', call.problem, call.problemClass ?? C.invalidBlock);
   const signal = context.abortController.signal;
   const hooks: HookRunner | undefined = context.services.hooks;
 
-  // 1 — Lookup: by name, then alias, then the tools of former sessions.
-  const tool = lookupTool(requested.name, context.options.tools, options.fallbackTools);
-  if (!tool) return acc.fail('lookup', unknownToolMessage(requested.name), C.unknownTool);
+  // 1 — Lookup (done once, when the call was prepared): by name, then alias, then the tools of former sessions.
+  const tool = call.tool;
+  if (!tool || !call.parsed) return acc.fail('lookup', unknownToolMessage(requested.name), C.unknownTool);
   acc.tool = tool;
   // Telemetry attributes are built only when someone listens: this path runs for every call.
   if (sink) emitToolEvent(sink, 'tool.start', { 'tool.name': telemetryToolName(tool), 'tool.use_id': toolUseId });
@@ -117,7 +128,7 @@ export async function checkPermissionsAndCallTool(
 
   // 3 — Schema: shape checks, Zod, internal fields stripped; a deferred tool not yet loaded gets the ToolSearch hint.
   const deferredNotLoaded = isDeferredTool(tool, context.options.tools) && context.options.loadedDeferredTools?.has(tool.name) !== true;
-  const parsed = parseToolInput(tool, requested.input, deferredNotLoaded);
+  const parsed = deferredNotLoaded ? withDeferredHint(call.parsed, tool) : call.parsed;
   if (!parsed.ok) return acc.fail('validation', parsed.message, parsed.errorClass);
   let callInput = parsed.input;
 
@@ -303,18 +314,6 @@ export async function checkPermissionsAndCallTool(
     output: data,
   });
 }
-
-/** The block's id when it is a string (read in a try: the block may be hostile), else an empty string. */
-function toolUseIdOf(block: unknown): string {
-  const snapshot = snapshotContentBlock(block);
-  return snapshot.kind === 'tool_use' ? snapshot.block.id : '';
-}
-
-function lookupTool(name: unknown, tools: Tools, fallback: Tools | undefined): AnyTool | undefined {
-  if (typeof name !== 'string') return undefined;
-  return findToolByName(tools, name) ?? (fallback ? findToolByName(fallback, name) : undefined);
-}
-
 
 /** Step 6's clone; `undefined` if the tool's backfill throws (fail closed: a permission check on half an input is unsafe). */
 function backfill(tool: AnyTool, input: Record<string, unknown>, context: ToolUseContext): Record<string, unknown> | undefined {

@@ -12,7 +12,6 @@
  * everything when the response is abandoned.
  */
 import type { AnyTool, AssistantMessage, CanUseToolFn, ToolProgress, ToolUseBlock, Tools } from '../tool/tool.js';
-import { findToolByName } from '../tool/find-tool.js';
 import { createChildAbortController, type ToolUseContext } from '../tool/tool-use-context.js';
 import {
   abortKindOf,
@@ -23,14 +22,14 @@ import {
   syntheticOutcome,
   type AbortKind,
 } from './abort-reasons.js';
-import { snapshotContentBlock, ToolUseBlockError } from './block-snapshot.js';
+import { ToolUseBlockError } from './block-snapshot.js';
+import { prepareToolUse, withProblem, type PreparedToolUse } from './prepared-tool-use.js';
 import { TOOL_ERROR_CLASSES } from './errors.js';
-import { checkInputShape } from './input-validation.js';
 import { OutcomeBuilder } from './outcome.js';
 import { redactorFor } from './redaction.js';
 import { describeToolCall, printableName } from './messages.js';
 import type { ToolUseOutcome } from './outcome.js';
-import { runToolUse, type PipelineOptions } from './pipeline.js';
+import { runPreparedToolUse, type PipelineOptions } from './pipeline.js';
 import { isShellTool } from '../permissions/tool-traits.js';
 import { isBashParserLoaded, loadBashParser } from '../permissions/bash/parser.js';
 
@@ -54,17 +53,16 @@ export const DEFAULT_MAX_TOOL_USE_CONCURRENCY = 10;
 interface TrackedTool {
   readonly index: number;
   readonly id: string;
-  readonly block: ToolUseBlock;
+  /** Read, looked up and parsed once (prepared-tool-use.ts); the pipeline trusts it. */
+  readonly call: PreparedToolUse;
   readonly assistantMessage: AssistantMessage;
   readonly tool: AnyTool | undefined;
+  /** The parsed input, when the schema accepted it. */
   readonly parsedInput: Record<string, unknown> | undefined;
   isConcurrencySafe: boolean;
   /** A shell call whose concurrency answer waits for the bash parser (loading now): nothing overtakes it meanwhile. */
   awaitingParser?: boolean;
   readonly interruptBehavior: 'cancel' | 'block';
-  /** Why this block is answered with an error and not run (unreadable field, not a tool_use, repeated id). */
-  readonly problem?: string;
-  readonly problemClass?: string;
   status: ToolStatus;
   promise?: Promise<void>;
   outcome?: ToolUseOutcome;
@@ -129,34 +127,23 @@ export class StreamingToolExecutor {
    * Called as each tool_use block finishes streaming; the tool starts now if `canExecuteTool()` admits it. The block is
    * read once (block-snapshot.ts): a kind the client does not answer (text, thinking, server tools) is ignored; one
    * that cannot be answered at all (no usable id) throws `ToolUseBlockError` here and nothing is queued; a repeated id
-   * is answered with an `is_error` result and not run (the first block with that id runs).
+   * is answered with an `is_error` result and not run (the first block with that id runs). Returns the block's id
+   * (`undefined` for a skipped kind).
    */
-  addTool(block: ToolUseBlock, assistantMessage: AssistantMessage): void {
-    if (this.#discarded) return;
-    const snapshot = snapshotContentBlock(block);
-    if (snapshot.kind === 'skip') return;
-    if (snapshot.kind === 'unanswerable') throw new ToolUseBlockError(`this content block cannot be answered with a tool_result: ${snapshot.reason}`);
-    const plain = snapshot.block;
-    let problem = snapshot.problem;
-    let problemClass: string = TOOL_ERROR_CLASSES.invalidBlock;
-    if (this.#ids.has(plain.id)) {
-      problemClass = TOOL_ERROR_CLASSES.duplicateId;
-      problem = `Another tool_use block in this message has the id "${plain.id}"; ids must be unique, so this one was not run.`;
+  addTool(block: ToolUseBlock, assistantMessage: AssistantMessage): string | undefined {
+    if (this.#discarded) return undefined;
+    const prepared = prepareToolUse(block, this.toolDefinitions, this.options.fallbackTools);
+    if (prepared.kind === 'skip') return undefined;
+    if (prepared.kind === 'unanswerable') throw new ToolUseBlockError(`this content block cannot be answered with a tool_result: ${prepared.reason}`);
+    let call = prepared.call;
+    if (this.#ids.has(call.block.id)) {
+      call = withProblem(call, `Another tool_use block in this message has the id "${call.block.id}"; ids must be unique, so this one was not run.`, TOOL_ERROR_CLASSES.duplicateId);
     }
-    this.#ids.add(plain.id);
-    const tool = problem === undefined && typeof plain.name === 'string' ? findToolByName(this.toolDefinitions, plain.name) : undefined;
-    let parsedInput: Record<string, unknown> | undefined;
-    let isConcurrencySafe = tool === undefined; // an unknown tool only produces an error: it blocks nobody
-    const input: unknown = plain.input;
-    if (tool && checkInputShape(input) === undefined) {
-      const parsed = safe(() => tool.inputSchema.safeParse(input), undefined);
-      if (parsed?.success) {
-        const data = parsed.data as Record<string, unknown>;
-        parsedInput = data;
-        // Fail closed: a tool whose check throws runs alone.
-        isConcurrencySafe = safe(() => Boolean(tool.isConcurrencySafe(data)), false);
-      }
-    }
+    this.#ids.add(call.block.id);
+    const tool = call.problem === undefined ? call.tool : undefined;
+    const parsedInput = tool && call.parsed?.ok ? call.parsed.input : undefined;
+    // An unknown tool only produces an error: it blocks nobody. Fail closed: a tool whose check throws runs alone.
+    const isConcurrencySafe = tool === undefined ? true : parsedInput !== undefined && safe(() => Boolean(tool.isConcurrencySafe(parsedInput)), false);
     const behaviour = tool ? safe(() => tool.interruptBehavior?.() ?? 'cancel', 'cancel' as const) : 'cancel';
     // A shell command is judged by its parse, which loads on first need: answered now it would be "not safe" only
     // because the parser is not there yet, so the call waits for it (in order) instead of running alone for nothing.
@@ -165,8 +152,8 @@ export class StreamingToolExecutor {
     this.#tools.push({
       ...(awaitingParser ? { awaitingParser } : {}),
       index: this.#tools.length,
-      id: plain.id,
-      block: plain,
+      id: call.block.id,
+      call,
       assistantMessage,
       tool,
       parsedInput,
@@ -174,10 +161,9 @@ export class StreamingToolExecutor {
       interruptBehavior: behaviour === 'block' ? 'block' : 'cancel',
       status: 'queued',
       pendingProgress: [],
-      problem,
-      problemClass,
     });
     this.#processQueue();
+    return call.block.id;
   }
 
   /** Admits a tool when nothing runs, or when it and everything running are concurrency-safe, under the ceiling. */
@@ -269,9 +255,9 @@ export class StreamingToolExecutor {
     for (let i = this.#queueStart; i < this.#tools.length; i++) {
       const tracked = this.#tools[i]!;
       if (tracked.status !== 'queued') continue;
-      if (tracked.problem !== undefined) {
-        const acc = new OutcomeBuilder(tracked.id, tracked.block.name, performance.now(), this.options.eventSink);
-        this.#complete(tracked, acc.fail('validation', tracked.problem, tracked.problemClass ?? TOOL_ERROR_CLASSES.invalidBlock));
+      if (tracked.call.problem !== undefined) {
+        const acc = new OutcomeBuilder(tracked.id, tracked.call.block.name, performance.now(), this.options.eventSink);
+        this.#complete(tracked, acc.fail('validation', tracked.call.problem, tracked.call.problemClass ?? TOOL_ERROR_CLASSES.invalidBlock));
         continue;
       }
       const kind = this.#abortKind(tracked);
@@ -311,9 +297,8 @@ export class StreamingToolExecutor {
       this.#context.abortController,
     );
     const context: ToolUseContext = { ...this.#context, abortController: controller };
-    const run = runToolUse(tracked.block, tracked.assistantMessage, this.canUseTool, context, {
+    const run = runPreparedToolUse(tracked.call, tracked.assistantMessage, this.canUseTool, context, {
       ...this.options,
-      fallbackTools: this.toolDefinitions === context.options.tools ? this.options.fallbackTools : this.toolDefinitions,
       onProgress: (progress) => {
         if (tracked.status !== 'executing') return;
         tracked.pendingProgress.push(progress);
@@ -430,7 +415,7 @@ export class StreamingToolExecutor {
   }
 
   #nameOf(tracked: TrackedTool): string {
-    return tracked.tool?.name ?? printableName(tracked.block.name);
+    return tracked.tool?.name ?? printableName(tracked.call.block.name);
   }
 }
 
