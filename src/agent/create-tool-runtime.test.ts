@@ -51,6 +51,29 @@ describe('createToolRuntime', () => {
     expect((result.message.content as unknown[]).slice(0, 3)).toEqual(result.results);
   });
 
+  it('call() receives its own tool_use id on the context, for concurrent calls and for a single runToolUse', async () => {
+    const seen: [string, string | undefined][] = [];
+    const Probe = buildTool({
+      name: 'Probe',
+      inputSchema: z.object({ tag: z.string() }),
+      maxResultSizeChars: 1_000,
+      prompt: async () => 'probe',
+      isReadOnly: () => true,
+      isConcurrencySafe: () => true,
+      call: async ({ tag }, context) => {
+        await new Promise((r) => setTimeout(r, 5));
+        seen.push([tag, context.toolUseId]);
+        return { data: tag };
+      },
+    });
+    const rt = await runtime({ tools: [Probe], rules: { allow: ['Probe'] } });
+    const blocks = ['a', 'b', 'c'].map((tag) => use('Probe', { tag }));
+    await rt.run(blocks);
+    expect(Object.fromEntries(seen)).toEqual({ a: blocks[0]!.id, b: blocks[1]!.id, c: blocks[2]!.id });
+    // Between calls the runtime's context names no call.
+    expect(rt.context.toolUseId).toBeUndefined();
+  });
+
   it('headless: what would prompt is denied, naming the rule that would allow it', async () => {
     const rt = await runtime();
     const { results } = await rt.run([use('Bash', { command: 'touch ./x' })]);

@@ -75,7 +75,9 @@ export function runToolUse(
     const rejected = new OutcomeBuilder('', undefined, performance.now(), options.eventSink);
     return Promise.resolve(rejected.fail('validation', `This content block cannot be run: ${why}.`, C.invalidBlock));
   }
-  return runPreparedToolUse(prepared.call, assistantMessage, canUseTool, context, options);
+  const { call } = prepared;
+  const callContext = context.toolUseId === call.block.id ? context : { ...context, toolUseId: call.block.id };
+  return runPreparedToolUse(call, assistantMessage, canUseTool, callContext, options);
 }
 
 /** The same for a call already prepared (the executor's path). */

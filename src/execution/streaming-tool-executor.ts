@@ -296,7 +296,7 @@ export class StreamingToolExecutor {
       tracked.interruptBehavior,
       this.#context.abortController,
     );
-    const context: ToolUseContext = { ...this.#context, abortController: controller };
+    const context: ToolUseContext = { ...this.#context, abortController: controller, toolUseId: tracked.id };
     const run = runPreparedToolUse(tracked.call, tracked.assistantMessage, this.canUseTool, context, {
       ...this.options,
       onProgress: (progress) => {

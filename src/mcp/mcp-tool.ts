@@ -80,7 +80,7 @@ export function createMcpTool(connection: McpConnection, definition: McpToolDefi
         result = await connection.callTool(definition.name, input, {
           signal: context.abortController.signal,
           onProgress: onProgress
-            ? (p) => onProgress({ toolUseID: '', data: { type: 'mcp_progress', serverName: connection.name, progress: p.progress, total: p.total, message: p.message } })
+            ? (p) => onProgress({ toolUseID: context.toolUseId ?? '', data: { type: 'mcp_progress', serverName: connection.name, progress: p.progress, total: p.total, message: p.message } })
             : undefined,
         });
       } catch (error) {

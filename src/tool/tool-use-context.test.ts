@@ -19,7 +19,7 @@ function parent() {
     sessionDir: '/tmp/session',
     contentReplacementState: new CountingReplacementState(500),
     services: { notifications: new NotificationQueue() },
-    ui: { requestPermission, addNotification: () => {} },
+    ui: { requestPermission },
     settings: { requireReadBeforeWrite: true },
   });
   ctx.readFileState.set('/work/a.ts', { contentHash: 'h', mtimeMs: 1, size: 1, partial: false, timestamp: 1 });

@@ -72,8 +72,6 @@ export type PermissionPromptHandler = (request: PermissionRequest) => Promise<Pe
 export interface ToolUseUICallbacks {
   /** Answers permission prompts; absent when headless. Shared with sub-agents so bubble mode can escalate. */
   readonly requestPermission?: PermissionPromptHandler;
-  readonly addNotification?: (text: string) => void;
-  readonly setToolStatus?: (toolUseID: string, text: string | null) => void;
 }
 
 export interface ToolUseContext {
@@ -88,6 +86,8 @@ export interface ToolUseContext {
   readonly contentReplacementState?: ContentReplacementState;
   readonly localDenialTracking: DenialTrackingState;
   readonly services: ToolServices;
+  /** The tool_use this context was made for: set for `call()` (and everything the call does); absent between calls. */
+  readonly toolUseId?: string;
   // — UI —
   readonly ui?: ToolUseUICallbacks;
   // — agent identity —

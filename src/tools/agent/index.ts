@@ -214,7 +214,7 @@ export const AgentTool = buildTool<typeof agentInputSchema, AgentOutput, AgentPr
       isAsync,
       // Progress belongs to the call: a background child outlives it and reports through its notification instead.
       ...(onProgress && !isAsync
-        ? { onEvent: agentProgressReporter({ agentId, description: input.description, toolUseID: '' }, onProgress) }
+        ? { onEvent: agentProgressReporter({ agentId, description: input.description, toolUseID: context.toolUseId ?? '' }, onProgress) }
         : {}),
     };
     counter.count++;
