@@ -296,7 +296,7 @@ export { detectSandbox } from './tools/bash/sandbox.js';
 export type { SandboxAvailability } from './tools/bash/sandbox.js';
 export { shutdownSandboxRuntime } from './tools/bash/sandbox-runtime.js';
 // The terminal UI (Ink and React load only when a session starts on a terminal).
-export { startInteractiveSession, persistGrants, type InteractiveOptions } from './ui/start-session.js';
+export { startInteractiveSession, type InteractiveOptions } from './ui/start-session.js';
 export { Session, HELP_TEXT, type RunQuery, type SessionOptions } from './ui/session.js';
 export { SessionStore, type Item, type Dialog, type SessionSnapshot, type BackgroundTask } from './ui/session-store.js';
 

@@ -21,7 +21,7 @@ import { addSharedAbortListener } from '../tool/shared-abort-listener.js';
 import { assembleToolPool } from '../registry/tool-pool.js';
 import { createTaskRegistry } from '../tools/bash/task-registry.js';
 import { deferredLoadingFor, toolsToAPI } from '../tool/api-format.js';
-import { createSubagentRunner, registerRuntimeContext } from './subagent-runner.js';
+import { createSubagentRunner } from './subagent-runner.js';
 import { query } from './query.js';
 import { NotificationQueue } from '../tool/notification-queue.js';
 import type { PermissionMode, ToolPermissionContext } from '../tool/permission-types.js';
@@ -94,9 +94,7 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
       sessionDir,
       env: { ...process.env, ...settings.env },
     }),
-    ...(options.client !== undefined
-      ? { modelClient: options.client, subagents: createSubagentRunner({ client: options.client, query: (q) => query(q) }) }
-      : {}),
+    ...(options.client !== undefined ? { modelClient: options.client } : {}),
     // A PermissionRequest hook's updatedPermissions are written where they say (when this runtime reads settings files).
     ...(grantWriter !== undefined ? { permissionUpdates: grantWriter } : {}),
     // The caller's services win: a higher layer that brings its own registry or hook runner means it.
@@ -174,7 +172,13 @@ class Runtime implements ToolRuntime {
 
   constructor(shared: Shared, context: ToolUseContext, parent: Runtime | undefined, keep?: (tool: AnyTool) => boolean) {
     this.#shared = shared;
-    this.#context = context;
+    // The Agent tool's sub-agents are children of the runtime whose call made them: each runtime puts its own runner
+    // on its context (a caller's own `services.subagents` wins).
+    const client = shared.options.client;
+    this.#context =
+      client !== undefined && shared.options.services?.subagents === undefined
+        ? { ...context, services: { ...context.services, subagents: createSubagentRunner({ client, query, parent: this }) } }
+        : context;
     this.#parent = parent;
     this.#keep = keep;
   }
@@ -253,8 +257,6 @@ class Runtime implements ToolRuntime {
     // A credential put in process.env since the last run is redacted from this run's results on.
     refreshEnvironmentSecrets();
     const { controller, unlink } = createLinkedAbortController(this.#context.abortController);
-    // An Agent call in this run makes its sub-agent a child of this runtime.
-    registerRuntimeContext(this.#context, this);
     const signal = options.signal;
     // A caller may hand one signal to many concurrent runs: one shared listener on it, removed when each run settles.
     let unlinkSignal: (() => void) | undefined;

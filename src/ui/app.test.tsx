@@ -8,7 +8,6 @@ import type { ToolRuntime } from '../agent/types.js';
 import { App } from './app.js';
 import { Session } from './session.js';
 import { SessionStore } from './session-store.js';
-import { persistGrants } from './start-session.js';
 import { fakeLoop, type FakeTurn } from './test-helpers/fake-loop.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -33,7 +32,6 @@ async function mount(turns: FakeTurn[]) {
     settings: { sources: ['project', 'local'], homeDir: dir },
     onPermissionRequest: (r) => store.askPermission(r),
     onQuestion: (r) => store.askQuestion(r),
-    persistRules: persistGrants,
   });
   cleanups.push(() => runtime.dispose());
   await store.preloadViews(runtime.tools);

@@ -6,7 +6,6 @@
 import { createInterface } from 'node:readline';
 import type { ToolRuntime, ToolRuntimeOptions } from '../agent/types.js';
 import type { MessageParam } from '../tool/tool.js';
-import { writeGrants } from '../settings/grants.js';
 import type { BackgroundTask } from './session-store.js';
 import { SessionStore } from './session-store.js';
 import { Session, type RunQuery } from './session.js';
@@ -35,11 +34,6 @@ function honourNoColor(): void {
   if (noColor !== undefined && noColor !== '') process.env.FORCE_COLOR = '0';
 }
 
-/** Writes "don't ask again" answers where the person chose (the grants writer of the settings layer). */
-export async function persistGrants(request: Parameters<NonNullable<ToolRuntimeOptions['persistRules']>>[0]): Promise<void> {
-  writeGrants({ projectDir: request.cwd, destination: request.destination, rules: request.rules, ...(request.expiresAt ? { expiresAt: request.expiresAt } : {}) });
-}
-
 export async function startInteractiveSession(options: InteractiveOptions): Promise<number> {
   honourNoColor();
   const stdin = options.stdin ?? process.stdin;
@@ -57,7 +51,7 @@ export async function startInteractiveSession(options: InteractiveOptions): Prom
       model: options.model,
       onPermissionRequest: (request) => store.askPermission(request),
       onQuestion: (request) => store.askQuestion(request),
-      persistRules: options.runtimeOptions.persistRules ?? persistGrants,
+      // "Don't ask again" answers are written by the runtime's one grant writer (settings/grants.ts).
     })
     .catch((error: unknown) => {
       if (raw) stdin.setRawMode(false);

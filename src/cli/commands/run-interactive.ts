@@ -78,7 +78,6 @@ function startSession(
       sessionId,
       sessionDir: agent.defaultSessionDir(sessionId),
       client,
-      services: { subagents: agent.createSubagentRunner({ client, query: agent.query }) },
     },
     runQuery: (runtime) => ({ prompt, model: turnModel, signal: turnSignal, resume }) =>
       agent.query({

@@ -134,8 +134,7 @@ export async function runCommand(words: readonly string[], opts: RunOptions): Pr
     model,
     client,
     signal: controller.signal,
-    // The Agent tool's sub-agents run the same loop in child runtimes.
-    services: { subagents: agent.createSubagentRunner({ client, query: agent.query }), ...(mcp ? { mcpResources: mcp.manager.resourceService } : {}) },
+    ...(mcp ? { services: { mcpResources: mcp.manager.resourceService } } : {}),
     ...(mcp ? { toolProviders: [mcp.manager.toolProvider()] } : {}),
     ...(mcp?.onPermissionRequest ? { onPermissionRequest: mcp.onPermissionRequest } : {}),
   });
