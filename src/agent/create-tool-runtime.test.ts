@@ -74,6 +74,26 @@ describe('createToolRuntime', () => {
     expect(rt.context.toolUseId).toBeUndefined();
   });
 
+  it('a run may bring its own permission handler: its calls ask it; the runtime stays headless for other runs', async () => {
+    const rt = await runtime();
+    const asked: RuntimePermissionRequest[] = [];
+    const first = await rt.run([use('Bash', { command: 'touch ./per-run' })], {
+      onPermissionRequest: async (request) => {
+        asked.push(request);
+        return { behavior: 'allow', scope: 'once' };
+      },
+    });
+    expect(first.results[0]!.is_error).not.toBe(true);
+    expect(existsSync(path.join(dir, 'per-run'))).toBe(true);
+    expect(asked.map((r) => r.toolUseID)).toEqual([first.results[0]!.tool_use_id]);
+    // The handler went with its run: the next run is headless again.
+    const second = await rt.run([use('Bash', { command: 'touch ./after' })]);
+    expect(second.results[0]!.is_error).toBe(true);
+    expect(text(second.results[0]!)).toMatch(/headless/);
+    expect(rt.context.ui?.requestPermission).toBeUndefined();
+    expect(rt.context.options.isNonInteractiveSession).toBe(true);
+  });
+
   it('headless: what would prompt is denied, naming the rule that would allow it', async () => {
     const rt = await runtime();
     const { results } = await rt.run([use('Bash', { command: 'touch ./x' })]);

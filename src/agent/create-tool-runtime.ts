@@ -41,7 +41,7 @@ import { createGrantWriter, createRulePersister } from '../settings/grants.js';
 import { defaultSessionDir } from './session-dir.js';
 import { startSessionHousekeeping } from './session-start.js';
 import { ToolRun } from './tool-run.js';
-import type { ChildRuntimeOptions, RunEvent, RunInput, RunResult, ToolProvider, ToolRunHandle, ToolRuntime, ToolRuntimeOptions } from './types.js';
+import type { ChildRuntimeOptions, RunEvent, RunInput, RunOptions, RunResult, ToolProvider, ToolRunHandle, ToolRuntime, ToolRuntimeOptions } from './types.js';
 
 /** The reason the runtime's controller is aborted with by `dispose()`. */
 export const RUNTIME_DISPOSED = 'runtime disposed';
@@ -231,13 +231,13 @@ class Runtime implements ToolRuntime {
     return cached;
   }
 
-  async run(input: RunInput, options: { readonly signal?: AbortSignal } = {}): Promise<RunResult> {
+  async run(input: RunInput, options: RunOptions = {}): Promise<RunResult> {
     for await (const event of this.stream(input, options)) if (event.type === 'done') return event.result;
     // Only a dropped run ends without `done` (dispose() while it ran); every call is answered by the abort path.
     throw new Error('the run was dropped before it finished (the runtime was disposed)');
   }
 
-  async *stream(input: RunInput, options: { readonly signal?: AbortSignal } = {}): AsyncGenerator<RunEvent> {
+  async *stream(input: RunInput, options: RunOptions = {}): AsyncGenerator<RunEvent> {
     // Read once; an entry that cannot be answered (no usable id, not an object) rejects here, before anything runs.
     const { message } = snapshotAssistantMessage(input, Array.isArray(input) ? 'the list of tool_use blocks' : 'the assistant message');
     const handle = this.#begin(message, options);
@@ -246,13 +246,13 @@ class Runtime implements ToolRuntime {
     yield* handle.events();
   }
 
-  begin(assistantMessage: AssistantMessage, options: { readonly signal?: AbortSignal } = {}): ToolRunHandle {
+  begin(assistantMessage: AssistantMessage, options: RunOptions = {}): ToolRunHandle {
     // Tools get a plain copy; its blocks come one by one through add(), so an odd entry here is not an error yet.
     return this.#begin(snapshotAssistantMessage(assistantMessage, 'the assistant message', { strict: false }).message, options);
   }
 
   /** `message` is a plain copy already (block-snapshot.ts). */
-  #begin(message: AssistantMessage, options: { readonly signal?: AbortSignal }): ToolRun {
+  #begin(message: AssistantMessage, options: RunOptions): ToolRun {
     if (this.#disposed) throw new Error('this runtime has been disposed');
     // A credential put in process.env since the last run is redacted from this run's results on.
     refreshEnvironmentSecrets();
@@ -268,7 +268,7 @@ class Runtime implements ToolRuntime {
     const run = new ToolRun({
       tools: this.tools,
       canUseTool: this.#shared.canUseTool,
-      context: { ...this.#context, abortController: controller },
+      context: { ...this.#context, abortController: controller, ...this.#perRunPrompts(options) },
       assistantMessage: message,
       executorOptions,
       onAdd: (id, r) => this.#shared.runsByToolUse.set(id, r),
@@ -277,13 +277,27 @@ class Runtime implements ToolRuntime {
         unlink();
         for (const id of r.ids) if (this.#shared.runsByToolUse.get(id) === r) this.#shared.runsByToolUse.delete(id);
         // Modifiers carry over; the runtime's own controller stays (the run's is spent).
-        if (finalContext) this.#context = { ...finalContext, abortController: this.#context.abortController };
+        // A per-run permission handler stays with its run.
+        if (finalContext) {
+          const own = this.#context;
+          this.#context = options.onPermissionRequest
+            ? { ...finalContext, abortController: own.abortController, ui: own.ui, options: { ...finalContext.options, isNonInteractiveSession: own.options.isNonInteractiveSession } }
+            : { ...finalContext, abortController: own.abortController };
+        }
         this.#active.delete(r);
         settled();
       },
     });
     this.#active.set(run, done);
     return run;
+  }
+
+  /** A run with its own permission handler: its calls ask it (tagged like the runtime's), and can be asked. */
+  #perRunPrompts(options: RunOptions): Partial<ToolUseContext> {
+    const handler = options.onPermissionRequest;
+    if (!handler) return {};
+    const requestPermission = createPermissionHandler(handler, this.#shared.persistRules, this.#shared.bridge, this.#context.agentId);
+    return { ui: { ...this.#context.ui, requestPermission }, options: { ...this.#context.options, isNonInteractiveSession: false } };
   }
 
   setMode(mode: PermissionMode): void {

@@ -145,6 +145,17 @@ export interface ToolRuntimeOptions {
   readonly persistRules?: (request: PersistRulesRequest) => Promise<void>;
 }
 
+/** Options of one run. */
+export interface RunOptions {
+  /** Aborts this run's calls (each is still answered). */
+  readonly signal?: AbortSignal;
+  /**
+   * Answers the permission prompts of this run's calls instead of the runtime's handler (a server answering each
+   * request through its own client: the MCP server asks the client that sent the call). Sub-agents keep the runtime's.
+   */
+  readonly onPermissionRequest?: ToolRuntimeOptions['onPermissionRequest'];
+}
+
 /** An assistant message, or its tool_use blocks (as the API returned them, or in the request form). */
 export type RunInput = AssistantMessage | readonly (ToolUseBlock | ToolUseBlockParam)[];
 
@@ -198,11 +209,11 @@ export interface ToolRuntime {
    * repeated id is not run; its error follows the results as text). Rejects with `ToolUseBlockError` (a TypeError),
    * before anything runs, when the message is not an object or an entry cannot be answered (not an object, no usable id).
    */
-  run(input: RunInput, options?: { readonly signal?: AbortSignal }): Promise<RunResult>;
+  run(input: RunInput, options?: RunOptions): Promise<RunResult>;
   /** The same, as events. */
-  stream(input: RunInput, options?: { readonly signal?: AbortSignal }): AsyncGenerator<RunEvent>;
+  stream(input: RunInput, options?: RunOptions): AsyncGenerator<RunEvent>;
   /** A run the loop feeds block by block while the model is still streaming. */
-  begin(assistantMessage: AssistantMessage, options?: { readonly signal?: AbortSignal }): ToolRunHandle;
+  begin(assistantMessage: AssistantMessage, options?: RunOptions): ToolRunHandle;
   setMode(mode: PermissionMode): void;
   /** Re-reads tool providers (MCP `list_changed`); the pool keeps its cache-stable order. */
   refreshTools(): Promise<void>;
