@@ -31,7 +31,7 @@ import { describeToolCall, printableName } from './messages.js';
 import type { ToolUseOutcome } from './outcome.js';
 import { runPreparedToolUse, type PipelineOptions } from './pipeline.js';
 import { isShellTool } from '../permissions/tool-traits.js';
-import { isBashParserLoaded, loadBashParser } from '../permissions/bash/parser.js';
+import { analysisReady } from '../permissions/analysis-ready.js';
 
 export type ToolStatus = 'queued' | 'executing' | 'completed' | 'yielded';
 
@@ -60,8 +60,8 @@ interface TrackedTool {
   /** The parsed input, when the schema accepted it. */
   readonly parsedInput: Record<string, unknown> | undefined;
   isConcurrencySafe: boolean;
-  /** A shell call whose concurrency answer waits for the bash parser (loading now): nothing overtakes it meanwhile. */
-  awaitingParser?: boolean;
+  /** A call whose concurrency answer waits for what its analysis needs (analysis-ready.ts): nothing overtakes it. */
+  awaitingAnalysis?: boolean;
   readonly interruptBehavior: 'cancel' | 'block';
   status: ToolStatus;
   promise?: Promise<void>;
@@ -145,12 +145,12 @@ export class StreamingToolExecutor {
     // An unknown tool only produces an error: it blocks nobody. Fail closed: a tool whose check throws runs alone.
     const isConcurrencySafe = tool === undefined ? true : parsedInput !== undefined && safe(() => Boolean(tool.isConcurrencySafe(parsedInput)), false);
     const behaviour = tool ? safe(() => tool.interruptBehavior?.() ?? 'cancel', 'cancel' as const) : 'cancel';
-    // A shell command is judged by its parse, which loads on first need: answered now it would be "not safe" only
-    // because the parser is not there yet, so the call waits for it (in order) instead of running alone for nothing.
-    const awaitingParser = parsedInput !== undefined && tool !== undefined && !isBashParserLoaded() && isShellTool(tool);
-    if (awaitingParser) this.#awaitParser();
+    // Some calls are judged by an analysis that loads on first need (a shell command's parse): answered now it would
+    // be "not safe" only because it is not there yet, so the call waits for it (in order) instead of running alone.
+    const ready = parsedInput !== undefined && tool !== undefined ? analysisReady(tool) : undefined;
+    if (ready) this.#awaitAnalysis(ready);
     this.#tools.push({
-      ...(awaitingParser ? { awaitingParser } : {}),
+      ...(ready ? { awaitingAnalysis: true } : {}),
       index: this.#tools.length,
       id: call.block.id,
       call,
@@ -213,24 +213,18 @@ export class StreamingToolExecutor {
     this.#wake();
   }
 
-  #waitingForParser = false;
-
-  #awaitParser(): void {
-    if (this.#waitingForParser) return;
-    this.#waitingForParser = true;
-    void loadBashParser()
-      .catch(() => undefined) // a parser that cannot load leaves the calls unsafe (alone); the pipeline reports why
-      .then(() => {
-        for (const tracked of this.#tools) {
-          if (!tracked.awaitingParser) continue;
-          tracked.awaitingParser = false;
-          const data = tracked.parsedInput!;
-          tracked.isConcurrencySafe = safe(() => Boolean(tracked.tool!.isConcurrencySafe(data)), false);
-        }
-        this.#waitingForParser = false;
-        this.#processQueue();
-        this.#wake();
-      });
+  #awaitAnalysis(ready: Promise<void>): void {
+    void ready.then(() => {
+      for (const tracked of this.#tools) {
+        // Judged now whatever came of the wait: an analysis that could not load fails closed (the call runs alone).
+        if (!tracked.awaitingAnalysis) continue;
+        tracked.awaitingAnalysis = false;
+        const data = tracked.parsedInput!;
+        tracked.isConcurrencySafe = safe(() => Boolean(tracked.tool!.isConcurrencySafe(data)), false);
+      }
+      this.#processQueue();
+      this.#wake();
+    });
   }
 
   #processQueue(): void {
@@ -265,7 +259,7 @@ export class StreamingToolExecutor {
         this.#complete(tracked, syntheticOutcome(kind, tracked.id, this.#nameOf(tracked), this.#erroredCall?.description, this.options.eventSink));
         continue;
       }
-      if (tracked.awaitingParser) break;
+      if (tracked.awaitingAnalysis) break;
       if (this.canExecuteTool(tracked.isConcurrencySafe)) this.#start(tracked);
       else if (!tracked.isConcurrencySafe || this.#executing >= this.#maxConcurrency) break; // nothing may overtake it
     }

@@ -21,8 +21,7 @@ import type { AnyTool } from '../tool/tool.js';
 import type { ToolUseContext } from '../tool/tool-use-context.js';
 import { checkToolContent, isNetworkTool, safeIsReadOnly } from './content-check.js';
 import { formatPermissionRule } from './permission-rule.js';
-import { isBashParserLoaded, loadBashParser } from './bash/parser.js';
-import { isShellTool } from './tool-traits.js';
+import { analysisReady } from './analysis-ready.js';
 import { liveContext, withExpiredRules } from './rule-expiry.js';
 import { suggestRules } from './suggest.js';
 import { findToolLevelRule, isFrozenRule, toolRuleKey } from './tool-rule-match.js';
@@ -70,9 +69,9 @@ async function resolveChain(
   runToolCheck: (() => Promise<PermissionResult>) | undefined,
   checkContext: ToolUseContext | undefined,
 ): Promise<PermissionDecision> {
-  // A shell tool's rules and checks read the parsed command: load the parser before anything judges one (once per
-  // process; afterwards this is a flag test, no await).
-  if (!isBashParserLoaded() && isShellTool(tool)) await loadBashParser();
+  // What the judgement needs loaded (analysis-ready.ts); once it is, this is a flag test and no await.
+  const ready = analysisReady(tool);
+  if (ready) await ready;
   const view = liveContext(ctx);
   if (view.expired.length === 0) return resolveLive(tool, input, ctx, hook, runToolCheck, checkContext);
   const decision = await resolveLive(tool, input, view.live, hook, runToolCheck, checkContext);
