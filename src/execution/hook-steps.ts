@@ -9,6 +9,7 @@ import { applyPermissionUpdates, parsePermissionUpdates } from '../permissions/p
 import { textToolResult } from '../tool/tool-result.js';
 import type { AnyTool, ToolResultBlockParam } from '../tool/tool.js';
 import type { PermissionPromptHandler, ToolUseContext } from '../tool/tool-use-context.js';
+import { classifyToolError } from './errors.js';
 import { systemReminder } from './messages.js';
 import type { OutcomeBuilder } from './outcome.js';
 
@@ -160,4 +161,28 @@ function shapeMismatch(original: unknown, updated: unknown): string | undefined 
     if (!Object.hasOwn(o, key)) return `the field "${key}" is not part of the tool's output`;
   }
   return undefined;
+}
+
+/** PostToolUseFailure hooks, when a call failed or its tool reported an error. Their failure is a notice, never a crash. */
+export async function runFailureHooks(
+  acc: OutcomeBuilder,
+  hooks: HookRunner | undefined,
+  tool: AnyTool,
+  observableInput: Record<string, unknown>,
+  toolUseId: string,
+  context: ToolUseContext,
+  error: string,
+  durationMs: number,
+): Promise<void> {
+  if (!hooks?.hasHooks('PostToolUseFailure', tool.name)) return;
+  const signal = context.abortController.signal;
+  try {
+    const outcome = await hooks.postToolUseFailure(
+      { ...hookEvent(tool, observableInput, toolUseId, context), error, isInterrupt: signal.aborted, durationMs },
+      signal,
+    );
+    collectHookReport(acc, 'PostToolUseFailure', tool.name, outcome);
+  } catch (hookError) {
+    acc.userNotices.push(`PostToolUseFailure:${tool.name} hooks failed (${classifyToolError(hookError)})`);
+  }
 }

@@ -21,25 +21,25 @@ import type {
   MessageParam,
   ToolProgress,
   ToolResult,
-  ToolResultBlockParam,
   ToolUseBlock,
   Tools,
 } from '../tool/tool.js';
 import type { ToolUseContext } from '../tool/tool-use-context.js';
 import { localToolCallBackend, type ToolCallBackend } from './backend.js';
-import { applyResultSizeLimit, effectiveMaxResultSizeChars, fitsResultSizeLimit } from './budget.js';
 import { classifyToolError, emitToolEvent, errorMessageForModel, TOOL_ERROR_CLASSES as C, type ToolEventSink } from './errors.js';
 import {
   checkUpdatedToolOutput,
+  runFailureHooks,
   collectHookReport,
   hookEvent,
   postToolUseBlockMessage,
   withPermissionRequestHooks,
 } from './hook-steps.js';
 import { prepareToolUse, type PreparedToolUse } from './prepared-tool-use.js';
+import { budgetBlock, mapAndBudget, recordForConversationBudget, redact } from './result-step.js';
 import { cloneInput, parseToolInput, sameTopLevel, withDeferredHint } from './input-validation.js';
 import { abortedBeforeStartMessage, systemReminder, unknownToolMessage } from './messages.js';
-import { redactorFor, type SecretRedactor } from './redaction.js';
+import { redactorFor } from './redaction.js';
 import { OutcomeBuilder, telemetryToolName, type ToolUseOutcome } from './outcome.js';
 import { hookDecisionToPermission, unansweredAskMessage } from './permission-messages.js';
 
@@ -331,90 +331,4 @@ function backfill(tool: AnyTool, input: Record<string, unknown>, context: ToolUs
 
 function hookSource(pre: { decision?: { source: string } }): string {
   return pre.decision?.source ?? 'updatedInput';
-}
-
-type Budgeted =
-  | { ok: true; block: ToolResultBlockParam; persistedPath?: string }
-  | { ok: false; message: string; errorClass: string };
-
-/** Synchronous when the result fits its limit (the common case): no microtask turns for a result that stays as it is. */
-function mapAndBudget(
-  tool: AnyTool,
-  data: unknown,
-  toolUseId: string,
-  context: ToolUseContext,
-  redactor: SecretRedactor | undefined,
-): Budgeted | Promise<Budgeted> {
-  let block: ToolResultBlockParam;
-  try {
-    block = tool.mapToolResultToToolResultBlockParam(data, toolUseId);
-    if (block === null || typeof block !== 'object') throw new TypeError('no block');
-  } catch (error) {
-    return { ok: false, message: `${tool.name} ran, but its result could not be formatted (${classifyToolError(error)}).`, errorClass: C.resultMapping };
-  }
-  // Redacted before the budget step, so a persisted oversized result holds no secret either.
-  return budgetBlock(tool, redact(redactor, { ...block, tool_use_id: toolUseId }), context);
-}
-
-function redact(redactor: SecretRedactor | undefined, block: ToolResultBlockParam): ToolResultBlockParam {
-  return redactor === undefined ? block : redactor.redactBlock(block);
-}
-
-function budgetBlock(tool: AnyTool, block: ToolResultBlockParam, context: ToolUseContext): Budgeted | Promise<Budgeted> {
-  try {
-    if (fitsResultSizeLimit(block, tool, context)) return { ok: true, block, persistedPath: undefined };
-  } catch {
-    // the full path below meets the same failure and words it
-  }
-  return budgetBlockAsync(tool, block, context);
-}
-
-async function budgetBlockAsync(tool: AnyTool, block: ToolResultBlockParam, context: ToolUseContext): Promise<Budgeted> {
-  try {
-    const limited = await applyResultSizeLimit(block, tool, context);
-    return { ok: true, block: limited.block, persistedPath: limited.persistedPath };
-  } catch (error) {
-    return { ok: false, message: `${tool.name} ran, but its output was too large and ${errorMessageForModel(error)}`, errorClass: classifyToolError(error) };
-  }
-}
-
-async function recordForConversationBudget(
-  acc: OutcomeBuilder,
-  tool: AnyTool,
-  budgeted: Extract<Budgeted, { ok: true }>,
-  toolUseId: string,
-  context: ToolUseContext,
-): Promise<void> {
-  const state = context.contentReplacementState;
-  if (!state?.record) return;
-  const replaceable = Number.isFinite(effectiveMaxResultSizeChars(tool, context)) && budgeted.persistedPath === undefined;
-  state.record({ toolUseId, toolName: tool.name, block: budgeted.block, replaceable });
-  try {
-    await state.enforce?.(context.options.sessionDir, new Set([toolUseId]));
-  } catch (error) {
-    acc.userNotices.push(`conversation tool-result budget: could not replace old results (${classifyToolError(error)})`);
-  }
-}
-
-async function runFailureHooks(
-  acc: OutcomeBuilder,
-  hooks: HookRunner | undefined,
-  tool: AnyTool,
-  observableInput: Record<string, unknown>,
-  toolUseId: string,
-  context: ToolUseContext,
-  error: string,
-  durationMs: number,
-): Promise<void> {
-  if (!hooks?.hasHooks('PostToolUseFailure', tool.name)) return;
-  const signal = context.abortController.signal;
-  try {
-    const outcome = await hooks.postToolUseFailure(
-      { ...hookEvent(tool, observableInput, toolUseId, context), error, isInterrupt: signal.aborted, durationMs },
-      signal,
-    );
-    collectHookReport(acc, 'PostToolUseFailure', tool.name, outcome);
-  } catch (hookError) {
-    acc.userNotices.push(`PostToolUseFailure:${tool.name} hooks failed (${classifyToolError(hookError)})`);
-  }
 }

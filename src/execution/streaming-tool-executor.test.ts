@@ -7,7 +7,8 @@ import type { ToolUseContext } from '../tool/tool-use-context.js';
 import { makeTestTool } from '../../test/helpers/tools.js';
 import { allowAll, assistantMessage, gate, makeContext, tempSession, textOf, toolUse, type TempSession } from '../../test/helpers/execution.js';
 import { USER_INTERRUPT } from './abort-reasons.js';
-import { maxToolUseConcurrency, StreamingToolExecutor, type ExecutorUpdate } from './streaming-tool-executor.js';
+import { StreamingToolExecutor, type ExecutorUpdate } from './streaming-tool-executor.js';
+import { maxToolUseConcurrency } from './concurrency.js';
 
 let session: TempSession;
 beforeEach(() => {

@@ -23,6 +23,7 @@ import {
   type AbortKind,
 } from './abort-reasons.js';
 import { ToolUseBlockError } from './block-snapshot.js';
+import { admits, maxToolUseConcurrency } from './concurrency.js';
 import { prepareToolUse, withProblem, type PreparedToolUse } from './prepared-tool-use.js';
 import { TOOL_ERROR_CLASSES } from './errors.js';
 import { OutcomeBuilder } from './outcome.js';
@@ -48,7 +49,6 @@ export interface StreamingToolExecutorOptions extends Omit<PipelineOptions, 'onP
   readonly cancelsSiblingsOnError?: (tool: AnyTool, input: Record<string, unknown>, outcome: ToolUseOutcome) => boolean;
 }
 
-export const DEFAULT_MAX_TOOL_USE_CONCURRENCY = 10;
 
 interface TrackedTool {
   readonly index: number;
@@ -71,12 +71,6 @@ interface TrackedTool {
 
 /** The reason the executor's own child controller is aborted with when it goes idle (not a cancellation). */
 const RELEASED: unique symbol = Symbol('released');
-
-/** The ceiling from the environment, or the default when unset or not a positive integer. */
-export function maxToolUseConcurrency(env: NodeJS.ProcessEnv = process.env): number {
-  const n = Number(env.TOOLGATE_MAX_TOOL_USE_CONCURRENCY);
-  return Number.isInteger(n) && n > 0 ? n : DEFAULT_MAX_TOOL_USE_CONCURRENCY;
-}
 
 /** The default sibling-abort rule: a failing shell call (a tool declaring `kind: 'shell'`) that may have changed something; reads fail independently. */
 export function defaultCancelsSiblingsOnError(tool: AnyTool, input: Record<string, unknown>, outcome: ToolUseOutcome): boolean {
@@ -168,8 +162,7 @@ export class StreamingToolExecutor {
 
   /** Admits a tool when nothing runs, or when it and everything running are concurrency-safe, under the ceiling. */
   canExecuteTool(isConcurrencySafe: boolean): boolean {
-    if (this.#executing === 0) return true;
-    return isConcurrencySafe && this.#executing < this.#maxConcurrency && this.#executingUnsafe === 0;
+    return admits(isConcurrencySafe, this.#executing, this.#executingUnsafe, this.#maxConcurrency);
   }
 
   /** Progress of every tool at once; results in call order, as far as the calls before them have completed. */

@@ -22,7 +22,7 @@ import path from 'node:path';
 import { createToolRuntime } from '../../agent/create-tool-runtime.js';
 import { defaultSessionDir } from '../../agent/session-dir.js';
 import type { AnyTool, ToolResultBlockParam, ToolUseBlock } from '../../tool/tool.js';
-import { ConcurrencyGate } from './concurrency-gate.js';
+import { ConcurrencyGate } from '../../execution/concurrency.js';
 
 /** Tools that only make sense inside a conversation with a model (they steer the loop, not the machine). */
 const CONVERSATION_ONLY_TOOLS: ReadonlySet<string> = new Set(['AskUserQuestion', 'EnterPlanMode', 'ExitPlanMode', 'ToolSearch', 'Agent', 'TodoWrite']);

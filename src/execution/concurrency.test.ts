@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConcurrencyGate } from './concurrency-gate.js';
+import { admits, ConcurrencyGate } from './concurrency.js';
 
 const tick = () => new Promise((r) => setImmediate(r));
 
@@ -36,5 +36,29 @@ describe('ConcurrencyGate: the executor rule across requests', () => {
     const a = await gate.enter(true);
     expect(a).toBeTypeOf('function');
     a!();
+  });
+  it('keeps the executor ceiling: at most N safe calls at once, the next one waits for a release', async () => {
+    const gate = new ConcurrencyGate(2);
+    const a = await gate.enter(false);
+    const b = await gate.enter(false);
+    let third = false;
+    const c = gate.enter(false).then((r) => ((third = true), r));
+    await tick();
+    expect(third).toBe(false);
+    a!();
+    await tick();
+    expect(third).toBe(true);
+    b!();
+    (await c)!();
+  });
+});
+
+describe('admits: the one rule', () => {
+  it('admits anything when nothing runs, only safe calls beside safe calls, under the ceiling', () => {
+    expect(admits(false, 0, 0, 10)).toBe(true);
+    expect(admits(true, 3, 0, 10)).toBe(true);
+    expect(admits(false, 1, 0, 10)).toBe(false);
+    expect(admits(true, 1, 1, 10)).toBe(false);
+    expect(admits(true, 10, 0, 10)).toBe(false);
   });
 });

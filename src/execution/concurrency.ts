@@ -1,0 +1,76 @@
+/**
+ * The executor's concurrency rule, in one place: a call is admitted when nothing runs, or when it and everything
+ * running are concurrency-safe, under a ceiling (`TOOLGATE_MAX_TOOL_USE_CONCURRENCY`, default 10). The
+ * StreamingToolExecutor applies it to the calls of one message; `ConcurrencyGate` applies it to calls that arrive as
+ * separate requests (the MCP server's `tools/call`), first come, first served, so a stream of reads cannot starve a
+ * write.
+ */
+export const DEFAULT_MAX_TOOL_USE_CONCURRENCY = 10;
+
+/** The ceiling from the environment, or the default when unset or not a positive integer. */
+export function maxToolUseConcurrency(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.TOOLGATE_MAX_TOOL_USE_CONCURRENCY);
+  return Number.isInteger(n) && n > 0 ? n : DEFAULT_MAX_TOOL_USE_CONCURRENCY;
+}
+
+/** Whether a call (concurrency-safe or not) may start while `executing` calls run, `executingUnsafe` of them not safe. */
+export function admits(isConcurrencySafe: boolean, executing: number, executingUnsafe: number, maxConcurrency: number): boolean {
+  if (executing === 0) return true;
+  return isConcurrencySafe && executingUnsafe === 0 && executing < maxConcurrency;
+}
+
+interface Waiter {
+  readonly exclusive: boolean;
+  readonly start: () => void;
+}
+
+export class ConcurrencyGate {
+  private shared = 0;
+  private exclusiveRunning = false;
+  private readonly queue: Waiter[] = [];
+
+  constructor(private readonly maxConcurrency: number = maxToolUseConcurrency()) {}
+
+  /** Resolves with a release function once the call may start, or `undefined` if `signal` aborts first. */
+  enter(exclusive: boolean, signal?: AbortSignal): Promise<(() => void) | undefined> {
+    if (signal?.aborted) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        exclusive,
+        start: () => {
+          signal?.removeEventListener('abort', onAbort);
+          if (exclusive) this.exclusiveRunning = true;
+          else this.shared++;
+          let released = false;
+          resolve(() => {
+            if (released) return;
+            released = true;
+            if (exclusive) this.exclusiveRunning = false;
+            else this.shared--;
+            this.drain();
+          });
+        },
+      };
+      const onAbort = () => {
+        const i = this.queue.indexOf(waiter);
+        if (i !== -1) this.queue.splice(i, 1);
+        resolve(undefined);
+        this.drain();
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(waiter);
+      this.drain();
+    });
+  }
+
+  private drain(): void {
+    // First come, first served: the head waits until the executor's rule admits it, and nothing overtakes it.
+    while (this.queue.length > 0) {
+      const next = this.queue[0]!;
+      const running = this.shared + (this.exclusiveRunning ? 1 : 0);
+      if (!admits(!next.exclusive, running, this.exclusiveRunning ? 1 : 0, this.maxConcurrency)) return;
+      this.queue.shift();
+      next.start();
+    }
+  }
+}
