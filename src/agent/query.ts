@@ -24,12 +24,15 @@ import type { QueryEvent, QueryOptions, QueryResult, ToolRuntime, Usage } from '
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 
+/** The model `query()` and the runtime's side calls use when none is given. */
 export const DEFAULT_MODEL = 'claude-sonnet-4-6';
+/** `max_tokens` of each model request when `QueryOptions.maxTokens` is not given. */
 export const DEFAULT_MAX_TOKENS = 32_000;
 /** Claude Code forces the stop after this many Stop-hook refusals in a row. */
 const MAX_STOP_HOOK_BLOCKS = 8;
 const EPHEMERAL = { type: 'ephemeral' } as const;
 
+/** The agent loop: streams a conversation with the model, running its tool calls through `runtime` as they arrive. */
 export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, QueryResult> {
   const started = performance.now();
   const { runtime, signal } = options;

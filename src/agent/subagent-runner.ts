@@ -25,6 +25,7 @@ export function runtimeOfContext(context: ToolUseContext): ToolRuntime | undefin
   return runtimes.get(context.readFileState);
 }
 
+/** What `createSubagentRunner` needs: the model client and the loop each sub-agent runs (`query`). */
 export interface SubagentRunnerDeps {
   readonly client: Anthropic;
   readonly query: QueryFn;
@@ -32,6 +33,10 @@ export interface SubagentRunnerDeps {
   readonly fallback?: () => ToolRuntime;
 }
 
+/**
+ * The Agent tool's sub-agents: pass the result as `services.subagents` to `createToolRuntime`; each sub-agent runs the
+ * loop in a child runtime of the caller's (`ToolRuntime.child`).
+ */
 export function createSubagentRunner(deps: SubagentRunnerDeps): SubagentRunner {
   return {
     async run(request: SubagentRequest): Promise<SubagentResult> {

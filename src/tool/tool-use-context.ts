@@ -76,6 +76,7 @@ export interface ToolUseUICallbacks {
   readonly setToolStatus?: (toolUseID: string, text: string | null) => void;
 }
 
+/** What a tool call runs with: the pool and settings, the abort signal, file state, permissions, services, agent identity. */
 export interface ToolUseContext {
   // — configuration —
   readonly options: ToolUseContextOptions;
