@@ -66,6 +66,11 @@ interface Shared {
   readonly persistRules: ToolRuntimeOptions['persistRules'];
 }
 
+/**
+ * The one way to run tool calls: reads the settings (files, an object, extra rules), wires hooks, the permission engine
+ * with your `onPermissionRequest`, the tool pool (built-ins, your `tools`, tool providers such as MCP servers), the
+ * executor and the conversation budget. Throws `SettingsLoadError` when a settings file cannot be read (fail closed).
+ */
 export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promise<ToolRuntime> {
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const settings = loadRuntimeSettings(options, cwd);

@@ -29,6 +29,7 @@ export { inProcessSteps, type LoopSteps } from './loop-steps.js';
 /** Claude Code forces the stop after this many Stop-hook refusals in a row. */
 const MAX_STOP_HOOK_BLOCKS = 8;
 
+/** The agent loop: streams a conversation with the model, running its tool calls through `runtime` as they arrive. */
 export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, QueryResult> {
   const started = performance.now();
   const { runtime, signal } = options;

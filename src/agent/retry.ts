@@ -5,6 +5,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 
+/** How `query()` retries a failed model request (429, 5xx, 529, a dropped connection). */
 export interface RetryPolicy {
   /** Attempts after the first (default 8). */
   readonly maxRetries?: number;

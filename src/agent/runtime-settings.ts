@@ -26,6 +26,7 @@ export interface RuntimeSettings {
   readonly errors: readonly string[];
 }
 
+/** A settings file could not be read or is invalid: `createToolRuntime` refuses to start (`problems` says what). */
 export class SettingsLoadError extends Error {
   override readonly name = 'SettingsLoadError';
   constructor(readonly problems: readonly string[]) {

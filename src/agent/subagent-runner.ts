@@ -18,6 +18,10 @@ export interface SubagentRunnerDeps {
   readonly parent: ToolRuntime;
 }
 
+/**
+ * The Agent tool's sub-agents: pass the result as `services.subagents` to `createToolRuntime`; each sub-agent runs the
+ * loop in a child runtime of the caller's (`ToolRuntime.child`).
+ */
 export function createSubagentRunner(deps: SubagentRunnerDeps): SubagentRunner {
   const { parent } = deps;
   return {

@@ -50,6 +50,7 @@ export type PermissionAnswer =
     }
   | { readonly behavior: 'deny'; readonly message?: string; readonly interrupt?: boolean };
 
+/** A call that needs a person's answer, as `onPermissionRequest` receives it (with the rules that would cover it). */
 export interface RuntimePermissionRequest extends PermissionRequest {
   /** The narrowest allow rules that would cover this call (per subcommand of a compound Bash command). */
   readonly suggestedRules: readonly string[];
@@ -60,6 +61,7 @@ export interface RuntimePermissionRequest extends PermissionRequest {
 /** A question to the person (AskUserQuestion, MCP elicitation, ExitPlanMode approval). Declared once, beside the
  * tools that ask (`tools/shared/questions.ts`), so the tools never import upward. */
 export type QuestionRequest = ToolQuestionRequest;
+/** The answer to a `QuestionRequest` (the choices made, or declined). */
 export type QuestionAnswer = ToolQuestionAnswer;
 
 /** What `persistRules` is asked to write when a person answers a prompt with scope `rule`. */
@@ -94,6 +96,7 @@ export interface ChildRuntimeOptions {
   readonly signal?: AbortSignal;
 }
 
+/** What `createToolRuntime` wires: working directories, settings, mode and rules, tools, hooks, answer handlers. */
 export interface ToolRuntimeOptions {
   /** Working directory and project root (default: `process.cwd()`). */
   readonly cwd?: string;
@@ -159,6 +162,7 @@ export interface RunOptions {
 /** An assistant message, or its tool_use blocks (as the API returned them, or in the request form). */
 export type RunInput = AssistantMessage | readonly (ToolUseBlock | ToolUseBlockParam)[];
 
+/** What `ToolRuntime.run` returns: the user message to send back, its tool_result blocks and what happened to each call. */
 export interface RunResult {
   /** The user message: one tool_result per tool_use, in call order, then any `newMessages` content. */
   readonly message: MessageParam & { readonly role: 'user' };
@@ -168,6 +172,7 @@ export interface RunResult {
   readonly newMessages: readonly MessageParam[];
 }
 
+/** What `ToolRuntime.stream` and a `ToolRunHandle` yield: progress and results as they happen, then `done`. */
 export type RunEvent =
   | { readonly type: 'progress'; readonly progress: ToolProgress }
   | { readonly type: 'result'; readonly outcome: ToolUseOutcome }
@@ -189,6 +194,7 @@ export interface ToolRunHandle {
   discard(): void;
 }
 
+/** A wired tool system (`createToolRuntime`): runs tool_use blocks, gives the API definitions, owns the session. */
 export interface ToolRuntime {
   readonly cwd: string;
   readonly sessionId: string;
@@ -241,6 +247,7 @@ export interface Usage {
   cache_read_input_tokens: number;
 }
 
+/** What `query()` runs: the runtime, the model client, the prompt or conversation, and the loop's limits. */
 export interface QueryOptions {
   readonly runtime: ToolRuntime;
   /** An `Anthropic` client (it reads `ANTHROPIC_API_KEY` / `ANTHROPIC_BASE_URL` itself). */
@@ -268,6 +275,7 @@ export interface QueryOptions {
   readonly persistSession?: boolean;
 }
 
+/** What `query()` yields as the conversation goes: deltas, tool calls and their results, turns, retries, the result. */
 export type QueryEvent =
   | { readonly type: 'init'; readonly sessionId: string; readonly model: string; readonly tools: readonly string[]; readonly cwd: string }
   | { readonly type: 'text_delta'; readonly text: string }
@@ -287,6 +295,7 @@ export type QueryEvent =
   | { readonly type: 'retry'; readonly attempt: number; readonly delayMs: number; readonly error: string }
   | { readonly type: 'result'; readonly result: QueryResult };
 
+/** How a `query()` ended: the stop reason, turns, usage and cost, the last text and the whole conversation. */
 export interface QueryResult {
   readonly sessionId: string;
   /** `blocked`: a hook refused the prompt or stopped the loop (`error` says which and why). */

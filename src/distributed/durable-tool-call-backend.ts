@@ -17,6 +17,7 @@ import type { AnyTool, ToolResult } from '../tool/tool.js';
 import type { ProgressReceiver } from './progress-channel.js';
 import { applyRemoteEffects, idempotencyKeyOf, toRemoteToolCall, type DurableToolEngine, type RemoteToolResult } from './remote-tool-call.js';
 
+/** The engine that runs the calls, where their progress comes back, and which calls stay in this process. */
 export interface DurableToolCallBackendOptions {
   readonly engine: DurableToolEngine;
   /** Where workers post progress; without one, remote calls report no progress. */
@@ -39,6 +40,7 @@ export class RemoteToolError extends Error {
   }
 }
 
+/** A worker died mid-call and the call is not safe to run again: it may or may not have happened. */
 export class RemoteCallInterruptedError extends Error {
   override readonly name = 'RemoteCallInterruptedError';
 }
@@ -56,6 +58,7 @@ export function isWorkspaceTool(tool: AnyTool): boolean {
 
 const defaultRunsLocally = (tool: AnyTool) => !isWorkspaceTool(tool);
 
+/** A `ToolCallBackend` (`ToolRuntimeOptions.backend`) that runs workspace tools' `call()` on workers through a durable engine. */
 export function createDurableToolCallBackend(options: DurableToolCallBackendOptions): ToolCallBackend {
   const runsLocally = options.runsLocally ?? defaultRunsLocally;
   return {

@@ -13,6 +13,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ToolProgressData } from '../tool/tool.js';
 
+/** The coordinator's HTTP endpoint where workers post the progress of remote calls (`startProgressReceiver`). */
 export interface ProgressReceiver {
   /** A URL for one call; events posted there go to `listener` until `release()`. */
   open(listener: (data: ToolProgressData) => void): { readonly url: string; release(): void };
@@ -29,6 +30,7 @@ export interface ProgressReceiverOptions {
 
 const MAX_BODY = 1024 * 1024;
 
+/** Starts the progress endpoint a durable backend hands to workers; without one, remote calls report no progress. */
 export async function startProgressReceiver(options: ProgressReceiverOptions = {}): Promise<ProgressReceiver> {
   const listeners = new Map<string, (data: ToolProgressData) => void>();
   const server = http.createServer((req, res) => {

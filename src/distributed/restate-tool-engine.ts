@@ -16,6 +16,7 @@ export function toolServiceName(pool?: string): string {
   return `${DEFAULT_TOOL_SERVICE}_${pool}`;
 }
 
+/** Where Restate is (ingress, admin API) and which worker pool serves the calls. */
 export interface RestateToolEngineOptions {
   /** The Restate ingress, e.g. `http://restate:8080`. */
   readonly ingressUrl: string;
@@ -32,6 +33,7 @@ export function defaultAdminUrl(ingressUrl: string): string {
   return url.origin;
 }
 
+/** A `DurableToolEngine` on Restate: each call one invocation keyed `session/tool_use_id`, run once, its result kept. */
 export function createRestateToolEngine(options: RestateToolEngineOptions): DurableToolEngine {
   const ingress = options.ingressUrl.replace(/\/+$/, '');
   const admin = (options.adminUrl ?? defaultAdminUrl(ingress)).replace(/\/+$/, '');

@@ -7,6 +7,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { SessionRunRequest, SessionRunResult } from './durable-session.js';
 
+/** A durable session run: the Restate ingress, the prompt and its settings, and the session to resume. */
 export interface DurableRunOptions extends SessionRunRequest {
   readonly ingressUrl: string;
   /** Continue (or re-attach to) this session; default: a new one. */
@@ -16,6 +17,7 @@ export interface DurableRunOptions extends SessionRunRequest {
   readonly onAccepted?: (sessionId: string, invocationId: string) => void;
 }
 
+/** Runs the agent loop as a durable session on the workers (`toolgate worker --sessions`) and waits for its result. */
 export async function runDurableSession(options: DurableRunOptions): Promise<SessionRunResult> {
   const { ingressUrl, resume, signal, onAccepted, ...request } = options;
   const ingress = ingressUrl.replace(/\/+$/, '');

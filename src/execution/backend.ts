@@ -18,6 +18,7 @@ export interface ToolCallRequest {
   readonly onProgress?: ToolCallProgress;
 }
 
+/** Where a decided call's `call()` runs (`ToolRuntimeOptions.backend`): this process by default, or a durable backend. */
 export interface ToolCallBackend {
   /** For logs and telemetry (`local`, `remote:…`). */
   readonly name: string;

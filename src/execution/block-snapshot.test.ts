@@ -4,7 +4,6 @@ import { allowAll, assistantMessage, makeContext, tempSession, type TempSession 
 import { buildTool } from '../tool/build-tool.js';
 import type { ToolUseBlock } from '../tool/tool.js';
 import { plainCopy, snapshotAssistantMessage, snapshotContentBlock, ToolUseBlockError } from './block-snapshot.js';
-import { runTools, toolUseBlocksOf } from './orchestration.js';
 import { runToolUse } from './pipeline.js';
 import { StreamingToolExecutor } from './streaming-tool-executor.js';
 
@@ -57,9 +56,11 @@ describe('snapshotContentBlock', () => {
   });
 
   it('a message: text skipped, unanswerable entries named by index in one TypeError', () => {
-    const { message, entries } = snapshotAssistantMessage({ role: 'assistant', id: 'msg_1', content: [{ type: 'text', text: 'x' }, { type: 'tool_use', id: 't', name: 'Echo', input: {} }] });
+    const block = { type: 'tool_use', id: 't', name: 'Echo', input: {} };
+    const { message, entries } = snapshotAssistantMessage({ role: 'assistant', id: 'msg_1', content: [{ type: 'text', text: 'x' }, block] });
     expect(entries.map((e) => e.kind)).toEqual(['skip', 'tool_use']);
     expect(message).toMatchObject({ role: 'assistant', id: 'msg_1', content: [{ id: 't' }] });
+    expect((message.content as unknown[])[0]).not.toBe(block); // a copy: the caller's object is not read again
     expect(() => snapshotAssistantMessage({ content: [null, { type: 'tool_use', id: '' }] })).toThrow(
       /content\[0\]: it is null, not a content block; content\[1\]: its `id` is an empty string/,
     );
@@ -109,17 +110,5 @@ describe('the executor and the pipeline with hostile blocks', () => {
     }
     await new Promise((resolve) => setImmediate(resolve));
     expect(escaped).toEqual([]);
-  });
-
-  it('runTools: an unanswerable block throws before any block starts; toolUseBlocksOf skips text and copies', async () => {
-    calls.length = 0;
-    const context = makeContext([echo], session.dir);
-    const good = { type: 'tool_use', id: 'g', name: 'Echo', input: { say: 'first' } } as ToolUseBlock;
-    const run = runTools([good, { type: 'tool_use', id: '', name: 'Echo', input: { say: 'x' } } as ToolUseBlock], assistantMessage, allowAll, context);
-    await expect(run.next()).rejects.toThrow(/content\[1\]: its `id` is an empty string/);
-    expect(calls).toEqual([]);
-    const blocks = toolUseBlocksOf({ role: 'assistant', content: [{ type: 'text', text: 'x', citations: null }, good] });
-    expect(blocks).toEqual([good]);
-    expect(blocks[0]).not.toBe(good);
   });
 });

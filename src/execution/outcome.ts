@@ -14,6 +14,7 @@ import { printableName } from './messages.js';
 /** Where a call ended. `completed`: `call()` ran and its result (error or not) is the tool's own. */
 export type ToolUseStage = 'lookup' | 'abort' | 'validation' | 'hook' | 'permission' | 'call' | 'budget' | 'completed' | 'executor';
 
+/** What happened to one tool call: its tool_result block, whether it failed and at which stage, its decision and output. */
 export interface ToolUseOutcome {
   readonly toolUseId: string;
   /** The canonical name of the tool that ran, or the (sanitised) name the model asked for when there was none. */

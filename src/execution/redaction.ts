@@ -19,6 +19,7 @@ import type { MessageParam, ToolResultBlockParam } from '../tool/tool.js';
 import type { ToolSettings, ToolUseContext } from '../tool/tool-use-context.js';
 import { SecretScanner, type SecretPattern } from './secret-scanner.js';
 
+/** The `redaction` key of toolgate's settings: which secrets are replaced by `[REDACTED:NAME]` in tool results. */
 export interface RedactionSettings {
   /** Default true. */
   readonly enabled?: boolean;

@@ -27,6 +27,7 @@ export interface McpRemoteServerConfig extends McpServerConfigBase {
   readonly headers: Readonly<Record<string, string>>;
 }
 
+/** One MCP server entry as Claude Code's files write it: a command to start (stdio) or a URL (http, sse). */
 export type McpServerConfig = McpStdioServerConfig | McpRemoteServerConfig;
 
 /** Where a server's entry came from, highest precedence first when names clash. */

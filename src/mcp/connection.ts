@@ -52,6 +52,7 @@ export interface McpConnectionOptions {
   readonly onToolsChanged?: (serverName: string) => void;
 }
 
+/** An MCP server could not be started, reached or initialised. */
 export class McpConnectionError extends Error {
   override readonly name = 'McpConnectionError';
 }

@@ -27,6 +27,7 @@ export interface ScopedMcpServer {
   readonly approval: McpApproval;
 }
 
+/** Where `loadMcpConfig` looks: the project, the home directory, `--mcp-config` files or JSON, strict mode. */
 export interface LoadMcpConfigOptions {
   readonly cwd: string;
   /** Where `.mcp.json` and `.claude/` live (default: cwd). */
@@ -46,6 +47,7 @@ export interface LoadMcpConfigOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
+/** The MCP servers of a session with their scope and approval, and what was wrong in the files. */
 export interface LoadedMcpConfig {
   /** By name, in the order the scopes were read (stable). */
   readonly servers: ReadonlyMap<string, ScopedMcpServer>;
@@ -64,6 +66,7 @@ interface Source {
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+/** Reads the MCP servers from Claude Code's files, unchanged: `.mcp.json`, `~/.claude.json`, settings, `--mcp-config`. */
 export function loadMcpConfig(options: LoadMcpConfigOptions): LoadedMcpConfig {
   const cwd = path.resolve(options.cwd);
   const projectDir = path.resolve(cwd, options.projectDir ?? cwd);

@@ -17,6 +17,7 @@ import { buildMcpToolName, normalizeNameForMcp } from './names.js';
 
 export type McpServerState = 'connected' | 'failed' | 'pending-approval' | 'rejected' | 'not-started';
 
+/** One configured server as `McpClientManager.status()` reports it: scope, file, approval, state, its tools. */
 export interface McpServerStatus {
   readonly name: string;
   readonly scope: ScopedMcpServer['scope'];
@@ -34,6 +35,7 @@ export type McpServerEvent =
   | { readonly type: 'failed'; readonly server: string; readonly error: string }
   | { readonly type: 'tools-changed'; readonly server: string };
 
+/** The servers to manage (`loadMcpConfig().servers`), the environment and the handlers for their events. */
 export interface McpClientManagerOptions {
   readonly cwd: string;
   readonly servers: ReadonlyMap<string, ScopedMcpServer>;
@@ -54,6 +56,7 @@ function positiveInt(value: string | undefined): number | undefined {
   return Number.isFinite(n) && n > 0 ? Math.floor(n) : undefined;
 }
 
+/** The MCP servers of a session as tools: give `toolProvider()` to `ToolRuntimeOptions.toolProviders`. */
 export class McpClientManager {
   readonly servers: ReadonlyMap<string, ScopedMcpServer>;
   private readonly connections = new Map<string, McpConnection>();

@@ -7,6 +7,7 @@
 import type { PermissionAnswer, RuntimePermissionRequest } from '../agent/types.js';
 import type { McpClientManager } from './manager.js';
 
+/** An `onPermissionRequest` that asks an MCP tool instead of a person (`--permission-prompt-tool`); fails closed. */
 export function createPermissionPromptTool(
   manager: McpClientManager,
   toolName: string,

@@ -19,6 +19,7 @@ export function describeLayer(layer: DecisionLayer): string {
   return LAYER_WORDS[layer];
 }
 
+/** A permission decision in words: the verdict, the layer and rule that decided, the file the rule came from. */
 export function explainDecision(decision: PermissionDecision | PermissionResult): string {
   const t = decision.decisionReason;
   const verdict = decision.behavior.toUpperCase();

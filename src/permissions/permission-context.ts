@@ -14,6 +14,7 @@ import type {
 } from '../tool/permission-types.js';
 import { parsePermissionRule } from './permission-rule.js';
 
+/** What `createPermissionContext` builds a context from: directories, mode and rules. */
 export interface PermissionContextInit {
   readonly cwd: string;
   readonly projectDir?: string;

@@ -30,6 +30,7 @@ export const KNOWN_TOOL_NAMES: ReadonlySet<string> = new Set([
   'WebSearch', 'Workflow', 'Write',
 ]);
 
+/** A permission rule's text could not be read (`ruleText`, and the `problem`). */
 export class PermissionRuleParseError extends Error {
   override readonly name = 'PermissionRuleParseError';
   constructor(

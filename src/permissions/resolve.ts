@@ -41,6 +41,7 @@ export function hasPermissionsToUseTool(
   }
 }
 
+/** A PreToolUse hook's decision to weigh, and the tool's own `checkPermissions` (e.g. `() => tool.checkPermissions(input, runtime.context)`). */
 export interface ResolveOptions {
   readonly hookDecision?: PermissionDecision;
   /** The tool's own check; omitted → no tool-specific objection. */

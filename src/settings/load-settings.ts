@@ -23,6 +23,7 @@ import { readSettingsFile, type SettingsError, type SettingsFileContent } from '
 
 export type { SettingsError } from './read-settings-file.js';
 
+/** Where `loadSettings` looks (project, home, managed policy), extra files and rules, and which sources to read. */
 export interface LoadSettingsOptions {
   readonly cwd: string;
   /** Where `.claude/` and `.toolgate/` of the project live (default: cwd). */
@@ -60,6 +61,7 @@ export interface HooksFromSource {
   readonly hooks: unknown;
 }
 
+/** The settings of a project, merged: the permission context, hooks, env, sandbox and toolgate keys, and the problems found. */
 export interface LoadedSettings {
   readonly permissionContext: ToolPermissionContext;
   /** Highest precedence first. */
@@ -89,6 +91,7 @@ interface Planned {
   readonly root: string;
 }
 
+/** Reads and merges the settings files Claude Code reads (and toolgate's own beside them), by documented precedence. */
 export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
   const cwd = path.resolve(options.cwd);
   const projectDir = path.resolve(cwd, options.projectDir ?? cwd);

@@ -11,6 +11,7 @@ import { parseExpiry } from '../permissions/permission-updates.js';
 import { locateJsonError } from './locate-json-error.js';
 import { KNOWN_PERMISSION_KEYS, KNOWN_TOP_LEVEL_KEYS } from './settings-keys.js';
 
+/** A problem in a settings file: the file, the key and what is wrong. */
 export interface SettingsError {
   /** The settings file (or `--settings` inline JSON) the problem is in. */
   readonly file: string;

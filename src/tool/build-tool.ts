@@ -38,6 +38,7 @@ export type JSONSchemaToolDef<Output, P extends ToolProgressData = ToolProgressD
   'inputSchema' | 'inputJSONSchema'
 > & { inputSchema?: undefined; inputJSONSchema: ToolInputJSONSchema };
 
+/** `buildTool` was given a definition it cannot make a tool of (a missing or wrong member, named in the message). */
 export class ToolDefinitionError extends Error {
   override readonly name = 'ToolDefinitionError';
 }
@@ -53,6 +54,10 @@ const TOOL_DEFAULTS = {
   renderToolUseMessage: (input: unknown) => truncate(safeJson(input).replace(/\s+/g, ' '), 200),
 };
 
+/**
+ * Makes a tool from a definition, with fail-closed defaults for what it leaves out: not concurrency-safe, not read-only,
+ * no objection of its own in `checkPermissions` (the engine still decides), enabled.
+ */
 export function buildTool<Input extends AnyObject, Output, P extends ToolProgressData = ToolProgressData>(
   def: ToolDef<Input, Output, P>,
 ): Tool<Input, Output, P>;

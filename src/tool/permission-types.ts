@@ -4,6 +4,7 @@
  */
 import type { DeepImmutable } from './deep-immutable.js';
 
+/** Every permission mode, for validating one given as text. */
 export const PERMISSION_MODES = [
   'default',
   'acceptEdits',
@@ -13,8 +14,10 @@ export const PERMISSION_MODES = [
   'auto',
   'bubble',
 ] as const;
+/** How the engine treats calls no rule decides (Claude Code's modes: `default`, `acceptEdits`, `plan`, …). */
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
 
+/** What a rule says, or what was decided: allow, deny or ask. */
 export type PermissionBehavior = 'allow' | 'deny' | 'ask';
 
 /** Where a rule came from, highest precedence first (`session` rules are added at run time). */
@@ -27,6 +30,7 @@ export const PERMISSION_RULE_SOURCES = [
   'userSettings',
   'session',
 ] as const;
+/** Where a rule came from: a settings file by scope, the command line, or the session. */
 export type PermissionRuleSource = (typeof PERMISSION_RULE_SOURCES)[number];
 
 /** `Bash(npm test:*)` → `{ toolName: 'Bash', ruleContent: 'npm test:*' }`; `WebFetch` → `{ toolName: 'WebFetch' }`. */
@@ -35,6 +39,7 @@ export interface PermissionRuleValue {
   readonly ruleContent?: string;
 }
 
+/** A parsed permission rule with its behaviour and source (and file), as the engine holds it. */
 export interface PermissionRule {
   readonly source: PermissionRuleSource;
   readonly ruleBehavior: PermissionBehavior;
@@ -153,6 +158,7 @@ export interface PermissionDenyDecision {
   readonly decisionReason: DecisionTrace;
 }
 
+/** The engine's answer for one call: allow (possibly with an updated input), ask, or deny, each with its trace. */
 export type PermissionDecision<I = Record<string, unknown>> =
   | PermissionAllowDecision<I>
   | PermissionAskDecision
@@ -166,6 +172,7 @@ export interface PermissionPassthrough {
   readonly suggestions?: readonly PermissionRuleValue[];
 }
 
+/** What a tool's `checkPermissions` returns: a decision, or `passthrough` to leave it to the engine. */
 export type PermissionResult<I = Record<string, unknown>> = PermissionDecision<I> | PermissionPassthrough;
 
 /** A fresh, empty context: default mode, no rules, the given directory as cwd and project root. */

@@ -22,6 +22,7 @@ export function imageBlock(base64: string, mediaType: ImageMediaType): Anthropic
   return { type: 'image', source: { type: 'base64', data: base64, media_type: mediaType } };
 }
 
+/** A tool_result block holding text. */
 export function textToolResult(toolUseId: string, text: string): ToolResultBlockParam {
   return { type: 'tool_result', tool_use_id: toolUseId, content: text };
 }

@@ -74,6 +74,7 @@ export interface ToolUseUICallbacks {
   readonly requestPermission?: PermissionPromptHandler;
 }
 
+/** What a tool call runs with: the pool and settings, the abort signal, file state, permissions, services, agent identity. */
 export interface ToolUseContext {
   // — configuration —
   readonly options: ToolUseContextOptions;

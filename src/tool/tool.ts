@@ -33,6 +33,7 @@ export interface ToolProgressData {
   readonly [key: string]: unknown;
 }
 
+/** One progress report of a running call, tagged with its tool_use id. */
 export interface ToolProgress<P extends ToolProgressData = ToolProgressData> {
   readonly toolUseID: string;
   readonly data: P;
@@ -40,6 +41,7 @@ export interface ToolProgress<P extends ToolProgressData = ToolProgressData> {
 
 export type ToolCallProgress<P extends ToolProgressData = ToolProgressData> = (progress: ToolProgress<P>) => void;
 
+/** What a tool's `call()` returns: its typed output, and optionally messages to add and a change to the context. */
 export interface ToolResult<T> {
   /** The typed output, serialised by `mapToolResultToToolResultBlockParam`. */
   data: T;
@@ -117,6 +119,7 @@ export interface ToolViews<Input = Record<string, unknown>, Output = unknown, P 
   renderPermissionPreview?(input: Partial<Input>, options: ToolRenderOptions): ReactNode;
 }
 
+/** The tool contract: any object with these members is a tool (built-in, MCP or yours); make one with `buildTool`. */
 export type Tool<Input extends AnyObject = AnyObject, Output = unknown, P extends ToolProgressData = ToolProgressData> = {
   /** The name the model calls the tool by: canonical, matched by permission rules and hook matchers. */
   readonly name: string;
@@ -194,4 +197,5 @@ export type Tool<Input extends AnyObject = AnyObject, Output = unknown, P extend
 
 /** A tool of unknown input and output, as registries and executors hold them. */
 export type AnyTool = Tool<AnyObject, any, any>;
+/** A tool pool. */
 export type Tools = readonly AnyTool[];

@@ -11,6 +11,7 @@ import { SessionStore } from './session-store.js';
 import { Session, type RunQuery } from './session.js';
 import { itemText } from './plain-text.js';
 
+/** The runtime, the loop and the terminal an interactive session runs with. */
 export interface InteractiveOptions {
   readonly createRuntime: (options: ToolRuntimeOptions) => Promise<ToolRuntime>;
   /** Runtime options besides the handlers this function adds (cwd, settings, mode, rules…). */
@@ -34,6 +35,7 @@ function honourNoColor(): void {
   if (noColor !== undefined && noColor !== '') process.env.FORCE_COLOR = '0';
 }
 
+/** The interactive terminal session (`toolgate` with no arguments) over your runtime and loop; resolves to the exit code. */
 export async function startInteractiveSession(options: InteractiveOptions): Promise<number> {
   honourNoColor();
   const stdin = options.stdin ?? process.stdin;

@@ -11,6 +11,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ToolgateMcpServer, type ToolServerOptions } from './tool-server.js';
 
+/** Serves the tool pool as an MCP server on stdin/stdout (`toolgate mcp serve`), behind the permission engine. */
 export async function serveStdio(options: ToolServerOptions = {}): Promise<{ readonly closed: Promise<void>; close(): Promise<void> }> {
   const tools = await ToolgateMcpServer.create(options);
   const server = tools.createServer();
@@ -31,6 +32,7 @@ export async function serveStdio(options: ToolServerOptions = {}): Promise<{ rea
   return { closed, close };
 }
 
+/** The port and bearer token of `serveHttp`, beside the server's options. */
 export interface HttpServeOptions extends ToolServerOptions {
   /** 0 or absent: any free port. */
   readonly port?: number;
@@ -38,6 +40,7 @@ export interface HttpServeOptions extends ToolServerOptions {
   readonly token?: string;
 }
 
+/** A running `serveHttp` server: its URL, port and token, and how to close it. */
 export interface HttpServeHandle {
   readonly url: string;
   readonly port: number;
@@ -45,6 +48,7 @@ export interface HttpServeHandle {
   close(): Promise<void>;
 }
 
+/** Serves the tool pool as an MCP server over streamable HTTP on 127.0.0.1; every request needs the bearer token. */
 export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpServeHandle> {
   const token = options.token && options.token.length > 0 ? options.token : randomBytes(32).toString('base64url');
   const expected = Buffer.from(`Bearer ${token}`);

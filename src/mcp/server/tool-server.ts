@@ -27,6 +27,7 @@ import { ConcurrencyGate } from '../../execution/concurrency.js';
 /** Tools that only make sense inside a conversation with a model (they steer the loop, not the machine). */
 const CONVERSATION_ONLY_TOOLS: ReadonlySet<string> = new Set(['AskUserQuestion', 'EnterPlanMode', 'ExitPlanMode', 'ToolSearch', 'Agent', 'TodoWrite']);
 
+/** The project (`cwd`), mode and runtime options the MCP server runs its calls with. */
 export interface ToolServerOptions {
   readonly cwd?: string;
   readonly mode?: ToolRuntimeOptions['mode'];
@@ -39,6 +40,7 @@ interface PendingCall {
   readonly canElicit: () => boolean;
 }
 
+/** The tool pool as an MCP server: each `tools/call` is one tool_use run through `createToolRuntime`. */
 export class ToolgateMcpServer {
   private readonly gate = new ConcurrencyGate();
   private readonly pending = new Map<string, PendingCall>();

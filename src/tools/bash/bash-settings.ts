@@ -5,6 +5,7 @@
  */
 import type { ToolSettings } from '../../tool/tool-use-context.js';
 
+/** Claude Code's `sandbox` settings key, as far as toolgate implements it (`ToolSettings.sandbox`). */
 export interface SandboxSettings {
   /** Run Bash commands inside the OS sandbox (Linux: bubblewrap + socat through @anthropic-ai/sandbox-runtime). */
   readonly enabled?: boolean;
@@ -40,6 +41,7 @@ export interface SandboxSettings {
   };
 }
 
+/** The Bash tool's settings (`toolgate.bash` in settings files; `ToolSettings.bash`): timeouts, background tasks, the child's environment, output limits. */
 export interface BashToolSettings {
   /** Foreground default timeout in ms (default 120,000). */
   readonly defaultTimeoutMs?: number;

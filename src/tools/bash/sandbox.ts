@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { locateRipgrep } from '../grep/ripgrep.js';
 
+/** Whether the OS sandbox can run here (`detectSandbox`): the programs it found, or why not. */
 export type SandboxAvailability =
   | {
       readonly available: true;

@@ -12,6 +12,7 @@ export const todoItemSchema = z.strictObject({
   status: z.enum(['pending', 'in_progress', 'completed']),
   activeForm: z.string().min(1).describe('The same while it happens ("Running the tests")'),
 });
+/** One entry of an agent's to-do list (TodoWrite), as `onTodosChanged` reports it. */
 export type TodoItem = z.infer<typeof todoItemSchema>;
 
 export const todoWriteInputSchema = z.strictObject({

@@ -1,4 +1,0 @@
-export * from './load-settings.js';
-export * from './read-settings-file.js';
-export * from './settings-keys.js';
-export * from './grants.js';
