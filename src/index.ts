@@ -4,7 +4,6 @@
 // Building blocks for a program that brings its own loop (the executor, the pipeline, the engine's pieces) are in
 // `toolgate/internals` (src/internals.ts), which may change between minor versions; the scripted Messages API server
 // is `toolgate/testing`. Add a public name by name (never `export *`): every export is a promise.
-import { loadBashParser as loadBashParserAtImport } from './permissions/bash/parser.js';
 
 // — writing a tool —
 export { buildTool, ToolDefinitionError } from './tool/build-tool.js';
@@ -102,8 +101,3 @@ export { shutdownSandboxRuntime } from './tools/bash/sandbox-runtime.js';
 // — the terminal UI (Ink and React load only when a session starts on a terminal) —
 export { startInteractiveSession } from './ui/start-session.js';
 export type { InteractiveOptions } from './ui/start-session.js';
-
-// The library entry keeps the bash analysis synchronous from the first call, as it always was: the parser is loaded
-// here, once, while the package is imported. (The CLI imports modules directly and loads it only when it judges a
-// command; `toolgate/internals` imports this entry rather than loading it a second way.)
-await loadBashParserAtImport();

@@ -4,8 +4,10 @@
 // you import them. Everything a user of the library needs is in the root entry (`toolgate`); a name lives in one
 // entry only (test/public-api.test.ts). Add a name by name, never `export *`.
 //
-// The root entry is imported first: it loads the bash parser once (one load path), and the analysis below is then
-// synchronous from the first call, as it is for the root entry's users.
+// The bash parser loads on first need (permissions/analysis-ready.ts): the runtime, the engine's `resolvePermission`
+// and the Bash tool wait for it themselves. A program that calls the synchronous analysis here directly
+// (`isReadOnlyCommand`, `analyzeBashCommand`, a tool's `isReadOnly`) awaits `loadBashParser()` once first; before
+// that every such answer fails closed (not read-only, asks, runs alone).
 import './index.js';
 
 // — the contract, beyond writing a tool —
