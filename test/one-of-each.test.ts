@@ -48,9 +48,10 @@ describe('one of each', () => {
   it('a call is looked up and parsed once, when it is prepared; the pipeline trusts the prepared call', () => {
     expect(callersOf('parseToolInput')).toEqual(['execution/prepared-tool-use.ts', 'execution/pipeline.ts'].sort());
     const pipeline = readFileSync(path.join(SRC, 'execution/pipeline.ts'), 'utf8');
-    // The pipeline parses only an input a hook rewrote; the model's input arrives parsed.
-    expect(pipeline.match(/parseToolInput\(/g)).toHaveLength(1);
+    // The pipeline parses only an input a hook or a person rewrote; the model's input arrives parsed.
+    expect(pipeline.match(/parseToolInput\(/g)).toHaveLength(2);
     expect(pipeline).toMatch(/parseToolInput\(tool, pre\.updatedInput\)/);
+    expect(pipeline).toMatch(/parseToolInput\(tool, decision\.updatedInput\)/);
     expect(callersOf('findToolByName').filter((f) => f.startsWith('execution/'))).toEqual(['execution/prepared-tool-use.ts']);
   });
 

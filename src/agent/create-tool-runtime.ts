@@ -273,7 +273,7 @@ class Runtime implements ToolRuntime {
     const run = new ToolRun({
       tools: this.tools,
       canUseTool: this.#shared.canUseTool,
-      context: { ...this.#context, abortController: controller, ...this.#perRunPrompts(options) },
+      context: { ...this.#context, abortController: controller, ...(options.messages ? { messages: options.messages } : {}), ...this.#perRunPrompts(options) },
       assistantMessage: message,
       executorOptions,
       onAdd: (id, r) => this.#shared.runsByToolUse.set(id, r),
@@ -282,12 +282,12 @@ class Runtime implements ToolRuntime {
         unlink();
         for (const id of r.ids) if (this.#shared.runsByToolUse.get(id) === r) this.#shared.runsByToolUse.delete(id);
         // Modifiers carry over; the runtime's own controller stays (the run's is spent).
-        // A per-run permission handler stays with its run.
         if (finalContext) {
           const own = this.#context;
+          // The run's history and its own permission handler stay with the run.
           this.#context = options.onPermissionRequest
-            ? { ...finalContext, abortController: own.abortController, ui: own.ui, options: { ...finalContext.options, isNonInteractiveSession: own.options.isNonInteractiveSession } }
-            : { ...finalContext, abortController: own.abortController };
+            ? { ...finalContext, abortController: own.abortController, messages: own.messages, ui: own.ui, options: { ...finalContext.options, isNonInteractiveSession: own.options.isNonInteractiveSession } }
+            : { ...finalContext, abortController: own.abortController, messages: own.messages };
         }
         this.#active.delete(r);
         settled();

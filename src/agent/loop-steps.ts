@@ -81,6 +81,7 @@ export function replayModelStep(step: JournaledModelStep): ModelStepResult {
 export function journalToolStep(step: ToolStepResult): ToolStepResult {
   return {
     ...(step.message ? { message: step.message } : {}),
+    ...(step.attachments ? { attachments: step.attachments } : {}),
     outcomes: step.outcomes.map(plainOutcome),
     ...(step.preventContinuation ? { preventContinuation: step.preventContinuation } : {}),
   };
@@ -110,5 +111,6 @@ function plainOutcome(o: ToolUseOutcome): ToolUseOutcome {
     ...(o.deferred ? { deferred: true } : {}),
     ...(o.input ? { input: o.input } : {}),
     ...(o.persistedPath ? { persistedPath: o.persistedPath } : {}),
+    ...(o.mcpMeta ? { mcpMeta: o.mcpMeta } : {}),
   };
 }

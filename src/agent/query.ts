@@ -110,7 +110,7 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
       const request = await nextRequest({ runtime, model, system, messages, maxTokens: options.maxTokens, thinking: options.thinking });
       const channel = new EventChannel<QueryEvent>();
       const emit = (event: QueryEvent) => channel.push(event);
-      const turn = runTurn(options, steps, turns, request, emit);
+      const turn = runTurn(options, steps, turns, request, [...messages], emit);
       const { model: step, tools: toolStep } = yield* channel.drainUntil(turn);
 
       usage = addUsage(usage, step.usage);
@@ -123,6 +123,10 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
       if (toolStep.message) {
         commit(toolStep.message);
         yield { type: 'user', message: toolStep.message };
+      }
+      for (const attachment of toolStep.attachments ?? []) {
+        commit(attachment);
+        yield { type: 'user', message: attachment };
       }
       if (step.aborted || signal?.aborted) return (result = end('aborted'));
       if (step.error) return (result = end('error', step.error));
@@ -183,18 +187,19 @@ async function runTurn(
   steps: LoopSteps,
   turn: number,
   request: ModelRequest,
+  history: readonly MessageParam[],
   emit: (event: QueryEvent) => void,
 ): Promise<{ model: ModelStepResult; tools: ToolStepResult }> {
   const { client, signal, retry, runtime } = options;
   if (steps.overlap) {
-    const tools = startToolStep(runtime, emit, signal);
+    const tools = startToolStep(runtime, emit, signal, history);
     const model = await modelStep({ client, request, signal, retry, onToolUse: tools.add, emit });
     return { model, tools: await tools.settle(model) };
   }
   const model = replayModelStep(await steps.step(`model ${turn}`, async () => journalModelStep(await modelStep({ client, request, signal, retry, emit }))));
   if (model.toolUses.length === 0) return { model, tools: { outcomes: [] } };
   const tools = await steps.step(`tools ${turn}`, async () => {
-    const step = startToolStep(runtime, emit, signal);
+    const step = startToolStep(runtime, emit, signal, history);
     for (const block of model.toolUses) if (!model.rejected.has(block.id)) step.add(block, model.assistant);
     return journalToolStep(await step.settle(model));
   });

@@ -4,6 +4,7 @@
  * last message.
  */
 import type Anthropic from '@anthropic-ai/sdk';
+import { normalizeMessagesForAPI } from '../execution/messages.js';
 import type { APIToolDefinition, MessageParam } from '../tool/tool.js';
 import type { ModelRequest } from './model-step.js';
 import type { ToolRuntime } from './types.js';
@@ -31,7 +32,7 @@ export async function nextRequest(options: NextRequestOptions): Promise<ModelReq
     max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
     system: [{ type: 'text', text: options.system, cache_control: EPHEMERAL }],
     ...(tools.length > 0 ? { tools } : {}),
-    messages: options.runtime.applyBudget(withLastMessageBreakpoint(options.messages)),
+    messages: options.runtime.applyBudget(withLastMessageBreakpoint(normalizeMessagesForAPI(options.messages))),
     ...(options.thinking ? { thinking: options.thinking } : {}),
   };
 }

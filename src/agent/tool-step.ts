@@ -4,7 +4,7 @@
  * not JSON, calls cut off), in call order.
  */
 import type { ToolUseOutcome } from '../execution/outcome.js';
-import { toolResultsMessage } from '../execution/messages.js';
+import { attachmentMessages, toolResultsMessage } from '../execution/messages.js';
 import { errorToolResult } from '../tool/tool-result.js';
 import type { AssistantMessage, MessageParam, ToolResultBlockParam, ToolUseBlock } from '../tool/tool.js';
 import type { ModelStepResult } from './model-step.js';
@@ -13,6 +13,8 @@ import type { QueryEvent, RunResult, ToolRunHandle, ToolRuntime } from './types.
 export interface ToolStepResult {
   /** The user message with one tool_result per tool_use (absent when the response had none). */
   readonly message?: MessageParam & { readonly role: 'user' };
+  /** What the tools' `newMessages` carry, as the messages that follow the tool_result message (attachments). */
+  readonly attachments?: readonly MessageParam[];
   readonly outcomes: readonly ToolUseOutcome[];
   /** A hook said `continue: false` during a call. */
   readonly preventContinuation?: { readonly stopReason?: string };
@@ -25,14 +27,15 @@ export interface ToolStep {
   settle(model: ModelStepResult): Promise<ToolStepResult>;
 }
 
-export function startToolStep(runtime: ToolRuntime, emit: (event: QueryEvent) => void, signal?: AbortSignal): ToolStep {
+/** `history`: the conversation before this turn's assistant message (the tools' `context.messages`). */
+export function startToolStep(runtime: ToolRuntime, emit: (event: QueryEvent) => void, signal?: AbortSignal, history: readonly MessageParam[] = []): ToolStep {
   let handle: ToolRunHandle | undefined;
   let pump: Promise<RunResult | undefined> | undefined;
   return {
     add(block, assistant) {
       if (!handle) {
         // The run begins with the first tool_use: a response with none costs nothing here.
-        handle = runtime.begin(assistant, signal ? { signal } : undefined);
+        handle = runtime.begin(assistant, { ...(signal ? { signal } : {}), messages: [...history, assistant] });
         pump = drain(handle, emit);
       }
       handle.add(block);
@@ -84,8 +87,9 @@ export function merge(model: ModelStepResult, run: RunResult | undefined, failur
     return result;
   });
   const preventContinuation = run?.outcomes.find((o) => o.preventContinuation)?.preventContinuation;
-  const message = toolResultsMessage(results, run?.newMessages ?? []) as NonNullable<ToolStepResult['message']>;
-  return { message, outcomes, ...(preventContinuation ? { preventContinuation } : {}) };
+  const message = toolResultsMessage(results) as NonNullable<ToolStepResult['message']>;
+  const attachments = attachmentMessages(run?.newMessages ?? []);
+  return { message, ...(attachments.length > 0 ? { attachments } : {}), outcomes, ...(preventContinuation ? { preventContinuation } : {}) };
 }
 
 function syntheticOutcome(block: ToolUseBlock, result: ToolResultBlockParam): ToolUseOutcome {

@@ -157,6 +157,8 @@ export interface RunOptions {
    * request through its own client: the MCP server asks the client that sent the call). Sub-agents keep the runtime's.
    */
   readonly onPermissionRequest?: ToolRuntimeOptions['onPermissionRequest'];
+  /** The conversation so far (the agent loop's history and this assistant message): the calls' `context.messages`. */
+  readonly messages?: readonly MessageParam[];
 }
 
 /** An assistant message, or its tool_use blocks (as the API returned them, or in the request form). */

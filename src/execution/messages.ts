@@ -57,12 +57,44 @@ export const USER_INTERRUPT_MESSAGE =
 export const STREAMING_FALLBACK_MESSAGE =
   'Discarded: the response that issued this tool call was abandoned (streaming fallback); the call will be re-issued.';
 
-/** The user message the API expects after an assistant turn with tool_use blocks: every tool_result, in call order. */
+/**
+ * A tool's `newMessages` as the messages that follow its tool_result (the seeds' attachment messages): a user message
+ * keeps every block (text, images, documents); an assistant message (a sub-agent's words) becomes a user message
+ * whose text says whose words they are — the model must not take them for its own. The API boundary folds the
+ * consecutive user messages into one (`normalizeMessagesForAPI`).
+ */
+export function attachmentMessages(newMessages: readonly MessageParam[]): MessageParam[] {
+  return newMessages.map((m) => {
+    if (m.role === 'user') return m;
+    const parts = typeof m.content === 'string' ? [m.content] : m.content.flatMap((b) => (b.type === 'text' ? [b.text] : b.type === 'tool_use' ? [`[tool call ${b.name} ${safeJson(b.input)}]`] : []));
+    return { role: 'user', content: [{ type: 'text', text: `<system-reminder>\nA message from another agent's conversation (role: assistant):\n${parts.join('\n')}\n</system-reminder>` }] };
+  });
+}
+
+/** The user message the API expects after an assistant turn with tool_use blocks: every tool_result, in call order,
+ * then what the tools' `newMessages` carry (every kind of block). */
 export function toolResultsMessage(results: readonly ToolResultBlockParam[], after: readonly MessageParam[] = []): MessageParam {
-  const extra = after.flatMap((m) =>
-    typeof m.content === 'string'
-      ? [{ type: 'text' as const, text: m.content }]
-      : m.content.filter((b): b is Extract<typeof b, { type: 'text' }> => b.type === 'text'),
-  );
+  const extra = attachmentMessages(after).flatMap((m) => (typeof m.content === 'string' ? [{ type: 'text' as const, text: m.content }] : m.content));
   return { role: 'user', content: [...results, ...extra] };
+}
+
+/**
+ * The conversation as the Messages API takes it: consecutive user messages (a tool_result message and the
+ * attachments after it, a resumed transcript's last message and a new prompt) folded into one, tool_results first.
+ */
+export function normalizeMessagesForAPI(messages: readonly MessageParam[]): MessageParam[] {
+  const out: MessageParam[] = [];
+  for (const m of messages) {
+    const last = out.at(-1);
+    if (last?.role !== 'user' || m.role !== 'user') {
+      out.push(m);
+      continue;
+    }
+    const blocks = (x: MessageParam) => (typeof x.content === 'string' ? [{ type: 'text' as const, text: x.content }] : x.content);
+    const merged = [...blocks(last), ...blocks(m)];
+    // tool_result blocks must open the user message that answers a tool_use.
+    merged.sort((a, b) => Number(b.type === 'tool_result') - Number(a.type === 'tool_result'));
+    out[out.length - 1] = { role: 'user', content: merged };
+  }
+  return out;
 }

@@ -42,11 +42,13 @@ export interface ToolUseOutcome {
   readonly persistedPath?: string;
   /** The typed output `call()` returned (after a PostToolUse hook's accepted update), for a UI's result view. */
   readonly output?: unknown;
+  /** MCP protocol metadata of the result (`_meta`, `structuredContent`), redacted, for the faces that pass it on. */
+  readonly mcpMeta?: { readonly _meta?: Record<string, unknown>; readonly structuredContent?: Record<string, unknown> };
   readonly durationMs: number;
 }
 
 type Extras = Partial<
-  Pick<ToolUseOutcome, 'contextModifier' | 'decision' | 'preventContinuation' | 'deferred' | 'input' | 'persistedPath' | 'output'>
+  Pick<ToolUseOutcome, 'contextModifier' | 'decision' | 'preventContinuation' | 'deferred' | 'input' | 'persistedPath' | 'output' | 'mcpMeta'>
 >;
 
 /** Collects what a call produces along the way and seals it into one outcome (and one `tool.end` event). */
@@ -104,6 +106,7 @@ export class OutcomeBuilder {
       input: extras.input,
       persistedPath: extras.persistedPath,
       output: extras.output,
+      mcpMeta: extras.mcpMeta !== undefined && redactor !== undefined ? redactor.redactJson(extras.mcpMeta) : extras.mcpMeta,
       durationMs,
     };
     if (this.sink) {

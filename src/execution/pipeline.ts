@@ -235,7 +235,15 @@ export async function checkPermissionsAndCallTool(
     return acc.fail('permission', message, C.permissionDenied, { decision });
   }
   denials.consecutiveDenials = 0;
-  if (decision.updatedInput && !sameTopLevel(decision.updatedInput, observableInput)) callInput = decision.updatedInput;
+  // A person (or a permission handler) may answer with a changed input: it goes through the schema like the model's,
+  // and a tool that reports edits tells the model the person changed them (`context.inputModifiedByUser`).
+  let inputModifiedByUser = false;
+  if (decision.updatedInput && !sameTopLevel(decision.updatedInput, observableInput)) {
+    const updated = parseToolInput(tool, decision.updatedInput);
+    if (!updated.ok) return acc.fail('permission', `The input given with the approval is not one ${tool.name} accepts:\n${updated.message}`, C.inputValidation, { decision });
+    callInput = updated.input;
+    inputModifiedByUser = decision.userModified === true;
+  }
 
   // 10 — call(), through the backend, with the original (or hook/permission-updated) input — unless the turn was
   // cancelled while hooks ran or a prompt waited.
@@ -246,7 +254,7 @@ export async function checkPermissionsAndCallTool(
     output = await (options.backend ?? localToolCallBackend).call({
       tool,
       input: callInput,
-      context,
+      context: inputModifiedByUser ? { ...context, inputModifiedByUser } : context,
       canUseTool,
       assistantMessage,
       toolUseId,
@@ -314,6 +322,7 @@ export async function checkPermissionsAndCallTool(
     persistedPath: budgeted.persistedPath,
     preventContinuation: postStop,
     output: data,
+    ...(output.mcpMeta !== undefined && typeof output.mcpMeta === 'object' ? { mcpMeta: output.mcpMeta } : {}),
   });
 }
 

@@ -225,6 +225,29 @@ export class SecretRedactor {
     return changed ? ({ ...message, content: parts } as MessageParam) : message;
   }
 
+  /** Every string inside plain JSON data redacted (MCP `structuredContent`, `_meta`); the same value when clean. */
+  redactJson<T>(value: T, depth = 0): T {
+    if (this.#scanner === undefined) return value;
+    if (typeof value === 'string') return this.redactText(value) as T;
+    if (value === null || typeof value !== 'object' || depth > 64) return value;
+    let changed = false;
+    if (Array.isArray(value)) {
+      const out = value.map((v: unknown) => {
+        const r = this.redactJson(v, depth + 1);
+        if (r !== v) changed = true;
+        return r;
+      });
+      return (changed ? out : value) as T;
+    }
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      const r = this.redactJson(v, depth + 1);
+      if (r !== v) changed = true;
+      out[k] = r;
+    }
+    return (changed ? out : value) as T;
+  }
+
   /** The block with its text parts redacted (images untouched); the same object when nothing changed. */
   redactBlock(block: ToolResultBlockParam): ToolResultBlockParam {
     if (this.#scanner === undefined || this.#clean.has(block)) return block;

@@ -89,6 +89,8 @@ export interface ToolUseContext {
   readonly services: ToolServices;
   /** The tool_use this context was made for: set for `call()` (and everything the call does); absent between calls. */
   readonly toolUseId?: string;
+  /** Set for `call()` when a person changed the input before approving it (Edit and Write tell the model so). */
+  readonly inputModifiedByUser?: boolean;
   // — UI —
   readonly ui?: ToolUseUICallbacks;
   // — agent identity —

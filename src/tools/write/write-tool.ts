@@ -80,19 +80,21 @@ async function writeFile(input: WriteInput, context: ToolUseContext): Promise<Wr
     content: input.content,
     structuredPatch,
     originalFile: before !== null && before.length <= ORIGINAL_FILE_MAX_CHARS ? before : null,
-    userModified: false,
+    userModified: context.inputModifiedByUser === true,
     snippet: stats ? snippetForHunks(newLf, structuredPatch).text : '',
   };
 }
 
 export function mapWriteResult(output: WriteOutput, toolUseId: string): ToolResultBlockParam {
-  if (output.type === 'create') return textToolResult(toolUseId, `File created successfully at: ${output.filePath}`);
+  // The person changed the content before approving it: the model must not assume its own text was written.
+  const userNote = output.userModified ? ' The user modified your proposed content before accepting it; what was written is what they approved.' : '';
+  if (output.type === 'create') return textToolResult(toolUseId, `File created successfully at: ${output.filePath}${userNote ? `.${userNote}` : ''}`);
   if (output.structuredPatch.length === 0) {
-    return textToolResult(toolUseId, `The file ${output.filePath} has been updated. (The new content is identical to the old.)`);
+    return textToolResult(toolUseId, `The file ${output.filePath} has been updated.${userNote} (The new content is identical to the old.)`);
   }
   return textToolResult(
     toolUseId,
-    `The file ${output.filePath} has been updated. Here's the result of running \`cat -n\` on a snippet of the edited file:\n${output.snippet}`,
+    `The file ${output.filePath} has been updated.${userNote} Here's the result of running \`cat -n\` on a snippet of the edited file:\n${output.snippet}`,
   );
 }
 
