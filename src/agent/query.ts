@@ -17,6 +17,7 @@ import { deferredToolsAnnouncement } from '../tools/tool-search/prompt.js';
 import { EventChannel } from './event-channel.js';
 import { modelStep, type ModelRequest, type ModelStepResult } from './model-step.js';
 import { addUsage, costOf, emptyUsage } from './pricing.js';
+import { endCommandTurn, slashCommandInit } from './slash-commands.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { startToolStep, type ToolStepResult } from './tool-step.js';
 import { readTranscript, transcriptPath, TranscriptWriter } from './transcript.js';
@@ -84,7 +85,7 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
   });
 
   const tools = runtime.tools.map((t) => t.name);
-  yield { type: 'init', sessionId: runtime.sessionId, model, tools, cwd: runtime.cwd };
+  yield { type: 'init', sessionId: runtime.sessionId, model, tools, cwd: runtime.cwd, ...(await slashCommandInit(runtime)) };
   let result: QueryResult | undefined;
   try {
     const start = subagent ? undefined : await hooks?.sessionStart({ ...hookEvent(), source: options.resume ? 'resume' : 'startup', model }, hookSignal);
@@ -149,6 +150,8 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
     return result;
   } finally {
     result ??= end('aborted');
+    // The turn is over: the allowed-tools ceilings of the skills and commands it ran are lifted.
+    endCommandTurn(runtime);
     transcript.append({ type: 'result', stopReason: result.stopReason, turns, costUsd, at: new Date().toISOString() });
     if (!subagent) await hooks?.sessionEnd({ ...hookEvent(), reason: result.stopReason === 'error' ? 'error' : 'other' }, new AbortController().signal).catch(() => undefined);
     yield { type: 'result', result };
