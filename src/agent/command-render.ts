@@ -32,8 +32,13 @@ export interface RenderCommandInput {
   /** Where `@path` references are resolved (the session's current directory). */
   readonly cwd: string;
   readonly homeDir?: string;
+  /** `disableSkillShellExecution`: each `!` command is replaced by a note instead of being run. */
+  readonly disableShell?: boolean;
   readonly run: RunCommandCall;
 }
+
+/** What replaces a `!` command when the settings turn them off (Claude Code's text). */
+export const SHELL_DISABLED_TEXT = '[shell command execution disabled by policy]';
 
 export interface RenderedCommand {
   readonly text: string;
@@ -55,7 +60,7 @@ export async function renderCommand(input: RenderCommandInput): Promise<Rendered
   let text = '';
   let at = 0;
   for (const c of commands) {
-    text += substituted.slice(at, c.start) + (await runShell(c.command, input.run));
+    text += substituted.slice(at, c.start) + (input.disableShell ? SHELL_DISABLED_TEXT : await runShell(c.command, input.run));
     at = c.end;
   }
   text += substituted.slice(at);

@@ -92,6 +92,15 @@ describe('expandSlashCommand', () => {
     expect(asked.map((r) => [r.tool.name, r.input.command])).toEqual([['Bash', 'mkdir made-by-command'], ['Bash', 'mkdir made-by-command']]);
   });
 
+  it('disableSkillShellExecution in any settings file: `!` commands are replaced by a note and never run', async () => {
+    command(project, 'setup.md', 'Make it: !`mkdir made-by-command`\n');
+    const runtime = await runtimeWith({ rules: { allow: ['Bash(mkdir *)'] }, settings: { object: { disableSkillShellExecution: true } } });
+    const text = texts((await expandSlashCommand(runtime, '/setup'))!.message.content)[1]!;
+    expect(text).toBe('Make it: [shell command execution disabled by policy]\n');
+    expect(existsSync(path.join(project, 'made-by-command'))).toBe(false);
+    await expect(runtimeWith({ settings: { object: { disableSkillShellExecution: 'yes' } } })).rejects.toThrow('"disableSkillShellExecution" must be true or false');
+  });
+
   it('a denied @ file is not inlined, and the text says why', async () => {
     command(project, 'peek.md', 'Look at @secrets/key.txt\n');
     put(path.join(project, 'secrets', 'key.txt'), 'PRIVATE-KEY-MATERIAL\n');

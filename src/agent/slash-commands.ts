@@ -73,6 +73,8 @@ export interface CommandCatalogOptions {
   readonly homeDir?: string;
   readonly sources?: readonly SettingSource[];
   readonly sessionId: string;
+  /** Settings' `disableSkillShellExecution`: `!` commands are not run. */
+  readonly disableShellExecution?: boolean;
   /** Where problems go (the runtime's warnings). */
   readonly warn: (warning: string) => unknown;
 }
@@ -190,6 +192,7 @@ export class CommandCatalog implements SkillCatalog {
       sessionId: this.#options.sessionId,
       cwd,
       ...(this.#options.homeDir !== undefined ? { homeDir: this.#options.homeDir } : {}),
+      ...(this.#options.disableShellExecution ? { disableShell: true } : {}),
       run,
     });
     const text = entry.kind === 'skill' ? `Base directory for this skill: ${entry.baseDir}\n\n${rendered.text}` : rendered.text;
@@ -258,10 +261,16 @@ function firstParagraph(body: string): string {
 }
 
 /** The catalogue of a runtime with these options: the setting sources it reads, its home folder. */
-export function commandCatalogFor(options: ToolRuntimeOptions, projectDir: string, sessionId: string, warn: (warning: string) => unknown): CommandCatalog {
+export function commandCatalogFor(
+  options: ToolRuntimeOptions,
+  settings: { readonly projectDir: string; readonly disableShellExecution: boolean },
+  sessionId: string,
+  warn: (warning: string) => unknown,
+): CommandCatalog {
   const s = options.settings;
   return new CommandCatalog({
-    projectDir,
+    projectDir: settings.projectDir,
+    disableShellExecution: settings.disableShellExecution,
     ...(s?.homeDir !== undefined ? { homeDir: s.homeDir } : {}),
     ...(s?.sources !== undefined ? { sources: s.sources } : {}),
     sessionId,
