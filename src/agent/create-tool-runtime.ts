@@ -89,14 +89,7 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
   const persistRules = options.persistRules ?? (readsFiles ? createRulePersister(where) : undefined);
   const warnings = [...settings.warnings];
   // Skills and custom commands of the setting sources this runtime reads (a readdir or two; files are read later).
-  const commands =
-    options.services?.commands ??
-    commandCatalogFor(
-      options,
-      { projectDir: settings.permissionContext.projectDir, disableShellExecution: settings.loaded.disableSkillShellExecution },
-      sessionId,
-      (w) => warnings.includes(w) || warnings.push(w),
-    );
+  const commands = options.services?.commands ?? commandCatalogFor(options, settings, sessionId, (w) => warnings.includes(w) || warnings.push(w));
   const services: ToolServices = {
     notifications: new NotificationQueue(),
     commands,

@@ -21,6 +21,7 @@ import { createSkillTool, type SkillCatalog, type SkillInvocation, type SkillInv
 import type { AnyTool } from '../tool/tool.js';
 import { runToolUse } from '../execution/pipeline.js';
 import { renderCommand, type RunCommandCall } from './command-render.js';
+import type { RuntimeSettings } from './runtime-settings.js';
 import type { SettingSource, ToolRuntime, ToolRuntimeOptions } from './types.js';
 
 declare module '../tool/tool-use-context.js' {
@@ -263,14 +264,14 @@ function firstParagraph(body: string): string {
 /** The catalogue of a runtime with these options: the setting sources it reads, its home folder. */
 export function commandCatalogFor(
   options: ToolRuntimeOptions,
-  settings: { readonly projectDir: string; readonly disableShellExecution: boolean },
+  settings: Pick<RuntimeSettings, 'permissionContext' | 'loaded'>,
   sessionId: string,
   warn: (warning: string) => unknown,
 ): CommandCatalog {
   const s = options.settings;
   return new CommandCatalog({
-    projectDir: settings.projectDir,
-    disableShellExecution: settings.disableShellExecution,
+    projectDir: settings.permissionContext.projectDir,
+    disableShellExecution: settings.loaded.disableSkillShellExecution,
     ...(s?.homeDir !== undefined ? { homeDir: s.homeDir } : {}),
     ...(s?.sources !== undefined ? { sources: s.sources } : {}),
     sessionId,
