@@ -27,6 +27,9 @@ beforeAll(() => {
   mkdirSync(path.join(project, '.claude'), { recursive: true });
   mkdirSync(home, { recursive: true });
   writeFileSync(path.join(project, 'notes.txt'), 'line one\nline two\n');
+  // A skill makes the runtime's pool include Skill, which steers a conversation and is not served.
+  mkdirSync(path.join(project, '.claude', 'skills', 'demo'), { recursive: true });
+  writeFileSync(path.join(project, '.claude', 'skills', 'demo', 'SKILL.md'), 'Demo.\n');
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -64,6 +67,7 @@ describe('toolgate mcp serve over stdio (SDK client)', () => {
     const byName = new Map(tools.map((t) => [t.name, t]));
     for (const name of ['Bash', 'Read', 'Edit', 'Write', 'Glob', 'Grep']) expect(byName.has(name), name).toBe(true);
     expect(byName.has('AskUserQuestion')).toBe(false);
+    expect(byName.has('Skill')).toBe(false);
     expect(byName.get('Read')?.inputSchema).toMatchObject({ type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] });
     expect(byName.get('Read')?.annotations).toMatchObject({ readOnlyHint: true });
     expect(byName.get('Write')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });

@@ -40,6 +40,7 @@ import { loadRuntimeSettings, SettingsLoadError } from './runtime-settings.js';
 import { createGrantWriter, createRulePersister } from '../settings/grants.js';
 import { defaultSessionDir } from './session-dir.js';
 import { startSessionHousekeeping } from './session-start.js';
+import { commandCatalogFor } from './slash-commands.js';
 import { ToolRun } from './tool-run.js';
 import type { ChildRuntimeOptions, RunEvent, RunInput, RunOptions, RunResult, ToolProvider, ToolRunHandle, ToolRuntime, ToolRuntimeOptions } from './types.js';
 
@@ -55,7 +56,8 @@ interface Shared {
   readonly sessionId: string;
   readonly sessionDir: string;
   readonly env: Readonly<Record<string, string>>;
-  readonly warnings: readonly string[];
+  /** Settings' warnings, then those of skills and commands (some found only when a file is first read). */
+  readonly warnings: string[];
   readonly services: ToolServices;
   readonly canUseTool: CanUseToolFn;
   readonly providers: readonly ToolProvider[];
@@ -90,8 +92,12 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
   const readsFiles = (options.settings?.sources ?? ['user', 'project', 'local', 'managed']).length > 0;
   const grantWriter = readsFiles ? createGrantWriter(where) : undefined;
   const persistRules = options.persistRules ?? (readsFiles ? createRulePersister(where) : undefined);
+  const warnings = [...settings.warnings];
+  // Skills and custom commands of the setting sources this runtime reads (a readdir or two; files are read later).
+  const commands = options.services?.commands ?? commandCatalogFor(options, settings, sessionId, (w) => warnings.includes(w) || warnings.push(w));
   const services: ToolServices = {
     notifications: new NotificationQueue(),
+    commands,
     tasks: createTaskRegistry(),
     hooks: createHookRunner({
       config: settings.hooks,
@@ -122,7 +128,7 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
     sessionId,
     sessionDir,
     env: settings.env,
-    warnings: settings.warnings,
+    warnings,
     services,
     canUseTool: createCanUseTool(),
     providers: options.toolProviders ?? [],
@@ -332,7 +338,8 @@ class Runtime implements ToolRuntime {
         }),
       );
       const extra = [...(this.#shared.options.tools ?? []), ...providers.flatMap((p) => providerTools.get(p) ?? [])];
-      pool = await assembleToolPool(this.permissionContext, extra);
+      const skill = this.#shared.services.commands?.skillTool;
+      pool = await assembleToolPool(this.permissionContext, extra, skill ? { sessionTools: [skill] } : {});
     }
     if (!samePool(pool, this.tools)) {
       this.#context = { ...this.#context, options: { ...this.#context.options, tools: pool } };

@@ -11,3 +11,13 @@ export { costOf, priceOf, addUsage, emptyUsage } from './pricing.js';
 export { buildSystemPrompt, isGitRepository, type SystemPromptOptions } from './system-prompt.js';
 export { latestSessionFor, readTranscript, transcriptPath, TranscriptWriter, TRANSCRIPT_FILE, type TranscriptEntry } from './transcript.js';
 export { createSubagentRunner, type SubagentRunnerDeps, type QueryFn } from './subagent-runner.js';
+export {
+  expandSlashCommand,
+  listSlashCommands,
+  slashCommandInit,
+  endCommandTurn,
+  CommandCatalog,
+  SlashCommandError,
+  type SlashCommandExpansion,
+  type SlashCommandInfo,
+} from './slash-commands.js';

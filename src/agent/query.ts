@@ -15,6 +15,7 @@ import { modelStep, type ModelRequest, type ModelStepResult } from './model-step
 import { addUsage, costOf, emptyUsage } from './pricing.js';
 import { announceDeferredTools, lastText, mergeIntoLastUser, promptMessages } from './prompt-messages.js';
 import { DEFAULT_MODEL, nextRequest } from './request.js';
+import { endCommandTurn, slashCommandInit } from './slash-commands.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { startToolStep, type ToolStepResult } from './tool-step.js';
 import { readTranscript, transcriptPath, TranscriptWriter, type TranscriptEntry } from './transcript.js';
@@ -88,7 +89,7 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
   });
 
   const tools = runtime.tools.map((t) => t.name);
-  yield { type: 'init', sessionId: runtime.sessionId, model, tools, cwd: runtime.cwd };
+  yield { type: 'init', sessionId: runtime.sessionId, model, tools, cwd: runtime.cwd, ...(await slashCommandInit(runtime)) };
   let result: QueryResult | undefined;
   let escaping = false;
   try {
@@ -169,6 +170,8 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
 
   async function* finish(): AsyncGenerator<QueryEvent> {
     result ??= end('aborted');
+    // The turn is over: the allowed-tools ceilings of the skills and commands it ran are lifted.
+    endCommandTurn(runtime);
     record({ type: 'result', stopReason: result.stopReason, turns, costUsd, at: new Date().toISOString() });
     if (!subagent && hooks) {
       const ended = result;

@@ -279,7 +279,17 @@ export interface QueryOptions {
 
 /** What `query()` yields as the conversation goes: deltas, tool calls and their results, turns, retries, the result. */
 export type QueryEvent =
-  | { readonly type: 'init'; readonly sessionId: string; readonly model: string; readonly tools: readonly string[]; readonly cwd: string }
+  | {
+      readonly type: 'init';
+      readonly sessionId: string;
+      readonly model: string;
+      readonly tools: readonly string[];
+      readonly cwd: string;
+      /** Custom slash commands and skills a person can type (`/name`), by name. */
+      readonly slashCommands: readonly string[];
+      /** Skills (`.claude/skills/<name>/SKILL.md`), by name. */
+      readonly skills: readonly string[];
+    }
   | { readonly type: 'text_delta'; readonly text: string }
   | { readonly type: 'thinking_delta'; readonly thinking: string }
   | { readonly type: 'tool_use'; readonly block: ToolUseBlock }

@@ -7,6 +7,8 @@
  * Precedence, in words: a deny anywhere wins; then an ask (hook ask, ask rule); a hook's allow only stands in for the
  * user's answer at the end, so deny and ask rules, plan mode and adversarial-looking safety checks still apply to it.
  * bypassPermissions allows everything except deny and ask rules. dontAsk turns whatever would prompt into a deny.
+ * Last, an agent's allow ceilings (an active skill's allowed-tools, allow-ceiling.ts) turn an allow they do not cover
+ * into an ask.
  */
 import type {
   DecisionTrace,
@@ -19,6 +21,7 @@ import type {
 } from '../tool/permission-types.js';
 import type { AnyTool } from '../tool/tool.js';
 import type { ToolUseContext } from '../tool/tool-use-context.js';
+import { applyAllowCeilings, ceilingsFor } from './allow-ceiling.js';
 import { checkToolContent, isNetworkTool, safeIsReadOnly } from './content-check.js';
 import { formatPermissionRule } from './permission-rule.js';
 import { analysisReady } from './analysis-ready.js';
@@ -35,7 +38,11 @@ export function hasPermissionsToUseTool(
   // Not itself async, and no per-call closure for the tool check: every tool call comes through here, and each extra
   // async layer costs microtask turns. A failure still arrives as a rejection, as from an async function.
   try {
-    return resolveChain(tool, input, context.getAppState().toolPermissionContext, hookDecision, undefined, context);
+    const ctx = context.getAppState().toolPermissionContext;
+    const decision = resolveChain(tool, input, ctx, hookDecision, undefined, context);
+    // A skill's allowed-tools narrow this agent's automatic allows while it is active (allow-ceiling.ts).
+    const ceilings = ceilingsFor(ctx, context.agentId);
+    return ceilings.length === 0 ? decision : decision.then((d) => applyDontAsk(applyAllowCeilings(d, ceilings, tool, input, ctx), ctx));
   } catch (error) {
     return Promise.reject(error);
   }
@@ -46,6 +53,8 @@ export interface ResolveOptions {
   readonly hookDecision?: PermissionDecision;
   /** The tool's own check; omitted → no tool-specific objection. */
   readonly runToolCheck?: () => Promise<PermissionResult>;
+  /** Whose call this is, for the context's allow ceilings (`undefined`: the main thread). */
+  readonly agentId?: string;
 }
 
 /** The chain for an explicit permission context (what `toolgate check` and tests call). */
@@ -55,7 +64,8 @@ export async function resolvePermission(
   ctx: ToolPermissionContext,
   options: ResolveOptions = {},
 ): Promise<PermissionDecision> {
-  return resolveChain(tool, input, ctx, options.hookDecision, options.runToolCheck, undefined);
+  const decision = await resolveChain(tool, input, ctx, options.hookDecision, options.runToolCheck, undefined);
+  return applyDontAsk(applyAllowCeilings(decision, ceilingsFor(ctx, options.agentId), tool, input, ctx), ctx);
 }
 
 /**

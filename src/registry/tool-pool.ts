@@ -20,6 +20,8 @@ export interface ToolPoolOptions extends GetAllBaseToolsOptions {
   readonly toolSearch?: string | boolean;
   /** The model's context window, for `auto` (default 200,000 tokens). */
   readonly contextWindowTokens?: number;
+  /** Built-ins made for this session (the Skill tool over its skills): sorted and filtered with the catalogue's. */
+  readonly sessionTools?: Tools;
 }
 
 function isTruthyEnv(value: string | undefined): boolean {
@@ -29,7 +31,7 @@ function isTruthyEnv(value: string | undefined): boolean {
 /** Built-ins available under this permission context: simple mode, whole-tool deny rules, then each tool's veto. */
 export async function getTools(permissionContext: ToolPermissionContext, options: ToolPoolOptions = {}): Promise<Tools> {
   const env = options.env ?? process.env;
-  let tools: AnyTool[] = [...(await getAllBaseTools(options))];
+  let tools: AnyTool[] = [...(await getAllBaseTools(options)), ...(options.sessionTools ?? [])];
   if (isTruthyEnv(env.TOOLGATE_SIMPLE)) tools = tools.filter((t) => SIMPLE_MODE_TOOLS.includes(t.name));
   tools = filterToolsByDenyRules(tools, permissionContext);
   return dedupeByName(tools.filter((t) => t.isEnabled()), options.onDuplicate);

@@ -73,6 +73,8 @@ export interface LoadedSettings {
   readonly bashOutputMaxChars?: number;
   /** toolgate's own `toolgate` key, merged key by key (higher levels winning); `{}` when no file sets it. */
   readonly toolgate: Readonly<Record<string, unknown>>;
+  /** `disableSkillShellExecution: true` in any file read (a safety switch: no level can turn it back off). */
+  readonly disableSkillShellExecution: boolean;
   /** Files consulted, highest precedence first, and whether each existed. */
   readonly files: readonly { source: PermissionRuleSource; file: string; found: boolean }[];
   readonly warnings: readonly string[];
@@ -183,6 +185,7 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
     env,
     ...(bashOutputMaxChars !== undefined ? { bashOutputMaxChars } : {}),
     toolgate,
+    disableSkillShellExecution: contents.some((c) => c.disableSkillShellExecution === true),
     files,
     warnings,
     errors,

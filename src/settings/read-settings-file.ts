@@ -39,6 +39,8 @@ export interface SettingsFileContent {
   readonly bashOutputMaxChars?: number;
   /** toolgate's own key: tool settings by name (raw, merged key by key across files). */
   readonly toolgate?: Record<string, unknown>;
+  /** Claude Code's `disableSkillShellExecution`: skills' and commands' `!` lines are not run. */
+  readonly disableSkillShellExecution?: boolean;
 }
 
 export interface ReadResult {
@@ -162,6 +164,9 @@ export function checkSettings(json: unknown, options: ReadOptions): ReadResult {
       bashOutputMaxChars = obj.bashOutputMaxChars;
     } else errors.push({ file, key: 'bashOutputMaxChars', message: '"bashOutputMaxChars" must be a positive number' });
   }
+  if (obj.disableSkillShellExecution !== undefined && typeof obj.disableSkillShellExecution !== 'boolean') {
+    errors.push({ file, key: 'disableSkillShellExecution', message: '"disableSkillShellExecution" must be true or false' });
+  }
   if (obj.sandbox !== undefined && (obj.sandbox === null || typeof obj.sandbox !== 'object' || Array.isArray(obj.sandbox))) {
     errors.push({ file, key: 'sandbox', message: '"sandbox" must be an object' });
   }
@@ -180,6 +185,7 @@ export function checkSettings(json: unknown, options: ReadOptions): ReadResult {
       ...(obj.sandbox !== undefined && errors.every((e) => e.key !== 'sandbox') ? { sandbox: obj.sandbox } : {}),
       ...(toolgate !== undefined ? { toolgate } : {}),
       ...(bashOutputMaxChars !== undefined ? { bashOutputMaxChars } : {}),
+      ...(typeof obj.disableSkillShellExecution === 'boolean' ? { disableSkillShellExecution: obj.disableSkillShellExecution } : {}),
       env,
     },
     errors,

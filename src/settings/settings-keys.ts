@@ -25,6 +25,7 @@ export const KNOWN_TOP_LEVEL_KEYS: ReadonlySet<string> = new Set([
   'deniedMcpServers',
   'disableAllHooks',
   'disableAutoMode',
+  'disableSkillShellExecution',
   'disabledMcpjsonServers',
   'effortLevel',
   'enableAllProjectMcpServers',

@@ -99,7 +99,22 @@ export type ToolPermissionContext = DeepImmutable<{
   isBypassPermissionsModeAvailable: boolean;
   /** Background and headless runs: whatever would prompt is denied instead. */
   shouldAvoidPermissionPrompts?: boolean;
+  /**
+   * Ceilings on automatic allows (a skill's or command's `allowed-tools` while it is active in an agent's turn): an
+   * allow of that agent's call stands only where one of its ceilings' rules covers the call; otherwise the call asks.
+   * They never allow anything themselves. See `src/permissions/allow-ceiling.ts`.
+   */
+  allowCeilings?: readonly AllowCeiling[];
 }>;
+
+/** One active ceiling: whose calls it narrows, what set it, and the rules (allow rules, never consulted as grants). */
+export interface AllowCeiling {
+  /** The agent whose calls it narrows (`undefined`: the main thread). */
+  readonly agentId?: string;
+  /** What set it, for the decision's trace (`skill "deploy"`). */
+  readonly label: string;
+  readonly rules: readonly PermissionRule[];
+}
 
 /** The layer of the resolution chain that settled a decision. */
 export type DecisionLayer =

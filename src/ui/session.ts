@@ -2,6 +2,7 @@
  * One interactive session, without a screen: the conversation, the prompt history, the running turn and its abort
  * controller, the slash commands, the mode cycle. The Ink app and the plain printer drive it the same way.
  */
+import { commandCatalogOf, expandSlashCommand, listSlashCommands, type SlashCommandInfo } from '../agent/slash-commands.js';
 import type { QueryEvent, ToolRuntime } from '../agent/types.js';
 import { USER_INTERRUPT } from '../execution/abort-reasons.js';
 import { formatPermissionRule } from '../permissions/permission-rule.js';
@@ -41,6 +42,7 @@ export const HELP_TEXT = [
   '  /help          this text',
   '  /permissions   the permission rules in effect and the files they come from',
   '  /model [name]  show or change the model',
+  '  /skills        the skills and custom commands of this session',
   '  /clear         forget the conversation and clear the screen',
   '  /exit          leave',
   '',
@@ -55,6 +57,8 @@ export class Session {
   readonly history: string[] = [];
   private controller: AbortController | undefined;
   private running: Promise<void> | undefined;
+  /** A listing being read for /help or /skills (they read the skills' files: asynchronous). */
+  private listing: Promise<void> | undefined;
   /**
    * The runtime's transcript holds exactly `messages`: a turn resumes it and sends only the new prompt (the loop
    * appends to the transcript whatever it is given, so a whole conversation sent each turn would be written again).
@@ -76,7 +80,7 @@ export class Session {
 
   /** Resolves when the current turn (if any) has ended. */
   idle(): Promise<void> {
-    return this.running ?? Promise.resolve();
+    return Promise.all([this.running, this.listing]).then(() => undefined);
   }
 
   /** A line from the prompt: a slash command, or a turn. Returns 'exit' when the person asked to leave. */
@@ -118,7 +122,11 @@ export class Session {
     const [name, ...rest] = line.slice(1).split(/\s+/);
     switch (name) {
       case 'help':
-        store.notice(HELP_TEXT);
+        // The session's own commands, then the custom commands and skills a person can type.
+        this.notice(async () => {
+          const typed = (await listSlashCommands(runtime)).filter((c) => c.userInvocable);
+          return typed.length === 0 ? HELP_TEXT : `${HELP_TEXT}\n\n${describeCommands(typed)}`;
+        });
         return undefined;
       case 'exit':
       case 'quit':
@@ -141,27 +149,58 @@ export class Session {
       case 'permissions':
         store.notice(describeRules(runtime));
         return undefined;
+      case 'skills':
+        this.notice(async () => describeCommands(await listSlashCommands(runtime)));
+        return undefined;
       default:
+        // A custom command or skill (.claude/commands, .claude/skills): its text is this turn's prompt.
+        if (name !== undefined && commandCatalogOf(runtime)?.names.includes(name)) {
+          if (this.busy) {
+            store.notice('A turn is running: wait for it, or press Esc to interrupt it.', 'warn');
+            return undefined;
+          }
+          this.running = this.turn(line, true).finally(() => {
+            this.running = undefined;
+          });
+          return undefined;
+        }
         store.notice(`Unknown command /${name}. /help lists the commands.`, 'warn');
         return undefined;
     }
   }
 
-  private async turn(text: string): Promise<void> {
-    const { store, runQuery, runtime } = this.options;
+  /** A notice whose text takes a moment to make; notices show in the order they were asked for. */
+  private notice(make: () => Promise<string>): void {
+    const { store } = this.options;
+    const previous = this.listing ?? Promise.resolve();
+    const next = previous.then(make).then(
+      (text) => store.notice(text),
+      (error: unknown) => store.notice(error instanceof Error ? error.message : String(error), 'error'),
+    );
+    this.listing = next;
+    void next.finally(() => {
+      if (this.listing === next) this.listing = undefined;
+    });
+  }
+
+  private async turn(text: string, command = false): Promise<void> {
+    const { store, runtime } = this.options;
     const controller = new AbortController();
     this.controller = controller;
     store.addUser(text);
     store.setBusy(true);
-    const resume = this.transcriptInStep && this.messages.length > 0 ? runtime.sessionId : undefined;
-    const prompt: MessageParam[] = resume ? [{ role: 'user', content: text }] : [...this.messages, { role: 'user', content: text }];
-    // A fresh transcript, or one resumed, holds this conversation once the turn has run.
-    if (!this.cleared && (resume !== undefined || this.messages.length === 0)) this.transcriptInStep = true;
     try {
-      for await (const event of runQuery({ prompt, model: this.model, signal: controller.signal, ...(resume ? { resume } : {}) })) {
-        store.apply(event, (name) => runtime.findTool(name));
-        if (event.type === 'result') this.messages = [...event.result.messages];
+      let message: MessageParam = { role: 'user', content: text };
+      let model = this.model;
+      if (command) {
+        // Its `!` lines and `@` files run now, through the runtime (a prompt that needs a person shows its dialog).
+        const expansion = await expandSlashCommand(runtime, text, { signal: controller.signal });
+        if (!expansion) throw new Error(`Unknown command ${text.split(/\s/)[0]}.`);
+        if (controller.signal.aborted) return;
+        message = expansion.message;
+        model = expansion.model ?? this.model;
       }
+      await this.runTurn(message, model, controller);
     } catch (error) {
       store.notice(error instanceof Error ? error.message : String(error), 'error');
     } finally {
@@ -170,6 +209,34 @@ export class Session {
       store.setBusy(false);
     }
   }
+
+  private async runTurn(message: MessageParam, model: string, controller: AbortController): Promise<void> {
+    const { store, runQuery, runtime } = this.options;
+    const resume = this.transcriptInStep && this.messages.length > 0 ? runtime.sessionId : undefined;
+    const prompt: MessageParam[] = resume ? [message] : [...this.messages, message];
+    // A fresh transcript, or one resumed, holds this conversation once the turn has run.
+    if (!this.cleared && (resume !== undefined || this.messages.length === 0)) this.transcriptInStep = true;
+    for await (const event of runQuery({ prompt, model, signal: controller.signal, ...(resume ? { resume } : {}) })) {
+      store.apply(event, (name) => runtime.findTool(name));
+      if (event.type === 'result') this.messages = [...event.result.messages];
+    }
+  }
+}
+
+/** `/skills`: each skill and custom command with where it comes from and what it does. */
+export function describeCommands(all: readonly SlashCommandInfo[]): string {
+  if (all.length === 0) return 'No skills or custom commands (.claude/skills/<name>/SKILL.md, .claude/commands/*.md).';
+  const sections: string[] = [];
+  for (const kind of ['skill', 'command'] as const) {
+    const some = all.filter((c) => c.kind === kind);
+    if (some.length === 0) continue;
+    const lines = some.map((c) => {
+      const flags = [c.source, c.userInvocable ? '' : 'model only', c.modelInvocable ? '' : 'user only'].filter(Boolean).join(', ');
+      return `  /${c.name}${c.argumentHint ? ` ${c.argumentHint}` : ''}  (${flags})${c.description ? ` — ${c.description}` : ''}`;
+    });
+    sections.push([kind === 'skill' ? 'Skills:' : 'Custom commands:', ...lines].join('\n'));
+  }
+  return sections.join('\n\n');
 }
 
 /** `/permissions`: the mode, then allow / ask / deny rules, each with the file it was read from. */

@@ -4,6 +4,7 @@
  * Returns the exit code once the person leaves; every turn is interrupted and the runtime disposed on the way out.
  */
 import { createInterface } from 'node:readline';
+import { listSlashCommands } from '../agent/slash-commands.js';
 import type { ToolRuntime, ToolRuntimeOptions } from '../agent/types.js';
 import type { MessageParam } from '../tool/tool.js';
 import type { BackgroundTask } from './session-store.js';
@@ -60,6 +61,8 @@ export async function startInteractiveSession(options: InteractiveOptions): Prom
       throw error;
     });
   store.setMode(runtime.permissionContext.mode);
+  // Skills' and commands' frontmatter is read now (their problems are warnings to show with the settings').
+  await listSlashCommands(runtime).catch(() => undefined);
   for (const warning of runtime.warnings ?? []) store.notice(warning, 'warn');
   if (options.continued) showContinued(store, options.continued, runtime.sessionId);
   const session = new Session({ runtime, store, runQuery: options.runQuery(runtime), model: options.model, ...(options.continued ? { continued: options.continued } : {}) });

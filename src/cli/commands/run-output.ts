@@ -27,7 +27,17 @@ export async function writeOutput(events: AsyncIterable<QueryEvent>, format: Out
 function streamLine(event: QueryEvent, extra: { permissionMode: string }): Record<string, unknown> | undefined {
   switch (event.type) {
     case 'init':
-      return { type: 'system', subtype: 'init', session_id: event.sessionId, cwd: event.cwd, model: event.model, tools: event.tools, permissionMode: extra.permissionMode };
+      return {
+        type: 'system',
+        subtype: 'init',
+        session_id: event.sessionId,
+        cwd: event.cwd,
+        model: event.model,
+        tools: event.tools,
+        permissionMode: extra.permissionMode,
+        slash_commands: event.slashCommands,
+        skills: event.skills,
+      };
     case 'assistant':
       return { type: 'assistant', message: event.message, usage: event.usage, stop_reason: event.stopReason, cost_usd: event.costUsd ?? 0 };
     case 'user':

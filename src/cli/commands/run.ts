@@ -139,12 +139,23 @@ export async function runCommand(words: readonly string[], opts: RunOptions): Pr
     ...(mcp?.onPermissionRequest ? { onPermissionRequest: mcp.onPermissionRequest } : {}),
   });
   try {
+    // `/name args`: a custom command or skill becomes the prompt (its `!` lines run headless: asks are denied).
+    let expansion: Awaited<ReturnType<typeof agent.expandSlashCommand>>;
+    try {
+      expansion = prompt.startsWith('/') ? await agent.expandSlashCommand(runtime, prompt, { signal: controller.signal }) : undefined;
+    } catch (error) {
+      if (!(error instanceof agent.SlashCommandError)) throw error;
+      process.stderr.write(`toolgate run: ${error.message}\n`);
+      return 1;
+    }
+    // Reads every skill's and command's frontmatter (the Skill tool's description needs it anyway): warnings now.
+    await agent.listSlashCommands(runtime);
     for (const warning of runtime.warnings) process.stderr.write(`toolgate: warning: ${warning}\n`);
     const events = agent.query({
       runtime,
       client,
-      prompt,
-      model,
+      prompt: expansion ? [expansion.message] : prompt,
+      model: expansion?.model ?? model,
       maxTurns,
       appendSystemPrompt: opts.appendSystemPrompt,
       systemPrompt: opts.systemPrompt,

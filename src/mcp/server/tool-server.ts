@@ -25,7 +25,7 @@ import type { AnyTool, ToolResultBlockParam, ToolUseBlock } from '../../tool/too
 import { ConcurrencyGate } from '../../execution/concurrency.js';
 
 /** Tools that only make sense inside a conversation with a model (they steer the loop, not the machine). */
-const CONVERSATION_ONLY_TOOLS: ReadonlySet<string> = new Set(['AskUserQuestion', 'EnterPlanMode', 'ExitPlanMode', 'ToolSearch', 'Agent', 'TodoWrite']);
+const CONVERSATION_ONLY_TOOLS: ReadonlySet<string> = new Set(['AskUserQuestion', 'EnterPlanMode', 'ExitPlanMode', 'ToolSearch', 'Agent', 'TodoWrite', 'Skill']);
 
 /** The project (`cwd`), mode and runtime options the MCP server runs its calls with. */
 export interface ToolServerOptions {

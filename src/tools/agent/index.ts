@@ -29,7 +29,8 @@ export const MAX_CONCURRENT_SUBAGENTS = 20;
 /** Tools a sub-agent never gets: they need the person in front of the main thread. */
 export const SUBAGENT_EXCLUDED_TOOLS: ReadonlySet<string> = new Set(['AskUserQuestion', 'EnterPlanMode', 'ExitPlanMode']);
 
-const MODEL_ALIASES: Readonly<Record<string, string>> = {
+/** `sonnet`, `opus`, `haiku` → the model ids toolgate sends (also for a command's `model`). */
+export const MODEL_ALIASES: Readonly<Record<string, string>> = {
   sonnet: 'claude-sonnet-4-5',
   opus: 'claude-opus-4-5',
   haiku: 'claude-haiku-4-5',
