@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { snapshotAssistantMessage } from '../execution/block-snapshot.js';
 import { ToolResultBudget } from '../execution/budget.js';
+import { emitToolEvent } from '../execution/errors.js';
 import { refreshEnvironmentSecrets } from '../execution/redaction.js';
 import type { StreamingToolExecutorOptions } from '../execution/streaming-tool-executor.js';
 import { createHookRunner } from '../hooks/hook-runner.js';
@@ -40,6 +41,7 @@ import { loadRuntimeSettings, SettingsLoadError } from './runtime-settings.js';
 import { createGrantWriter, createRulePersister } from '../settings/grants.js';
 import { defaultSessionDir } from './session-dir.js';
 import { startSessionHousekeeping } from './session-start.js';
+import { startTelemetry, telemetryEnvironment, type StartedTelemetry } from './telemetry/start.js';
 import { ToolRun } from './tool-run.js';
 import type { ChildRuntimeOptions, RunEvent, RunInput, RunResult, ToolProvider, ToolRunHandle, ToolRuntime, ToolRuntimeOptions } from './types.js';
 
@@ -64,6 +66,8 @@ interface Shared {
   readonly bridge: PermissionBridge;
   /** The caller's `persistRules`, else the settings-file writer (src/settings/grants.ts). */
   readonly persistRules: ToolRuntimeOptions['persistRules'];
+  /** OpenTelemetry export, when on: flushed and stopped by the root's dispose(). */
+  readonly telemetry?: StartedTelemetry;
 }
 
 export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promise<ToolRuntime> {
@@ -85,6 +89,10 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
   const readsFiles = (options.settings?.sources ?? ['user', 'project', 'local', 'managed']).length > 0;
   const grantWriter = readsFiles ? createGrantWriter(where) : undefined;
   const persistRules = options.persistRules ?? (readsFiles ? createRulePersister(where) : undefined);
+  // An embedder's own sink (services.telemetry) wins; otherwise OpenTelemetry when switched on (loaded only then).
+  const telemetry = options.services?.telemetry
+    ? undefined
+    : await startTelemetry(options.telemetry, { env: telemetryEnvironment(settings.loaded), sessionId });
   const services: ToolServices = {
     notifications: new NotificationQueue(),
     tasks: createTaskRegistry(),
@@ -99,6 +107,7 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
       : {}),
     // A PermissionRequest hook's updatedPermissions are written where they say (when this runtime reads settings files).
     ...(grantWriter !== undefined ? { permissionUpdates: grantWriter } : {}),
+    ...(telemetry?.sink ? { telemetry: telemetry.sink } : {}),
     // The caller's services win: a higher layer that brings its own registry or hook runner means it.
     ...options.services,
   };
@@ -119,7 +128,7 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
     sessionId,
     sessionDir,
     env: settings.env,
-    warnings: settings.warnings,
+    warnings: [...settings.warnings, ...(telemetry?.warnings ?? []).map((w) => `telemetry: ${w}`)],
     services,
     canUseTool: createCanUseTool(),
     providers: options.toolProviders ?? [],
@@ -127,6 +136,7 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
     runsByToolUse,
     bridge,
     persistRules,
+    ...(telemetry ? { telemetry } : {}),
   };
   const ui: ToolUseUICallbacks | undefined =
     options.onPermissionRequest || options.onQuestion || options.onTodosChanged
@@ -159,6 +169,7 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
     await runtime.dispose();
     throw error;
   }
+  emitToolEvent(services.telemetry, 'session.start', { 'session.start_type': options.sessionStart ?? 'fresh' });
   return runtime;
 }
 
@@ -258,7 +269,9 @@ class Runtime implements ToolRuntime {
     else if (signal) unlinkSignal = addSharedAbortListener(signal, () => controller.abort(signal.reason));
     let settled!: () => void;
     const done = new Promise<void>((resolve) => (settled = resolve));
-    const executorOptions: StreamingToolExecutorOptions = this.#shared.options.backend ? { backend: this.#shared.options.backend } : {};
+    const { backend } = this.#shared.options;
+    const sink = this.#shared.services.telemetry;
+    const executorOptions: StreamingToolExecutorOptions = { ...(backend ? { backend } : {}), ...(sink ? { eventSink: sink } : {}) };
     const run = new ToolRun({
       tools: this.tools,
       canUseTool: this.#shared.canUseTool,
@@ -395,6 +408,8 @@ class Runtime implements ToolRuntime {
         problems.push(`tool provider "${provider.name}": ${(error as Error).message}`);
       }
     }
+    // Last: what the closing produced is exported too; bounded, so a collector that is down cannot hold the exit.
+    await this.#shared.telemetry?.shutdown().catch(() => {});
     if (problems.length > 0) throw new Error(`the runtime was disposed, but not everything closed cleanly:\n  ${problems.join('\n  ')}`);
   }
 }

@@ -15,6 +15,7 @@ import { deferredToolNames } from '../tool/api-format.js';
 import type { APIToolDefinition, MessageParam } from '../tool/tool.js';
 import { deferredToolsAnnouncement } from '../tools/tool-search/prompt.js';
 import { EventChannel } from './event-channel.js';
+import { reportModelStep, reportPrompt } from './loop-telemetry.js';
 import { modelStep, type ModelRequest, type ModelStepResult } from './model-step.js';
 import { addUsage, costOf, emptyUsage } from './pricing.js';
 import { buildSystemPrompt } from './system-prompt.js';
@@ -88,6 +89,7 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
   let result: QueryResult | undefined;
   try {
     const start = subagent ? undefined : await hooks?.sessionStart({ ...hookEvent(), source: options.resume ? 'resume' : 'startup', model }, hookSignal);
+    if (!subagent) reportPrompt(runtime, options.prompt); // telemetry: the prompt as submitted
     const prompt = await promptMessages(options.prompt, subagent ? undefined : hooks, hookEvent, hookSignal, start?.additionalContext ?? []);
     if ('blocked' in prompt) return (result = end('blocked', prompt.blocked));
     if (!options.resume && messages.length === 0) announceDeferredTools(prompt.messages, runtime);
@@ -105,10 +107,11 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
       const channel = new EventChannel<QueryEvent>();
       const emit = (event: QueryEvent) => channel.push(event);
       const turn = runTurn(options, request, emit);
-      const { model: step, tools: toolStep } = yield* channel.drainUntil(turn);
+      const { model: step, tools: toolStep, modelMs } = yield* channel.drainUntil(turn);
 
       usage = addUsage(usage, step.usage);
       const turnCost = costOf(model, step.usage);
+      reportModelStep(runtime, model, step, modelMs, turnCost); // telemetry: tokens, cost, duration (or the failure)
       costUsd += turnCost;
       if (step.assistant.content.length > 0) {
         commit(step.assistant);
@@ -156,10 +159,12 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
 }
 
 /** One turn, both steps: tool_use blocks go to the tool step while the model step is still streaming. */
-async function runTurn(options: QueryOptions, request: ModelRequest, emit: (event: QueryEvent) => void): Promise<{ model: ModelStepResult; tools: ToolStepResult }> {
+async function runTurn(options: QueryOptions, request: ModelRequest, emit: (event: QueryEvent) => void): Promise<{ model: ModelStepResult; tools: ToolStepResult; modelMs: number }> {
   const tools = startToolStep(options.runtime, emit, options.signal);
+  const started = performance.now(); // telemetry: the model step's duration
   const model = await modelStep({ client: options.client, request, signal: options.signal, retry: options.retry, onToolUse: tools.add, emit });
-  return { model, tools: await tools.settle(model) };
+  const modelMs = performance.now() - started;
+  return { model, tools: await tools.settle(model), modelMs };
 }
 
 export interface NextRequestOptions {

@@ -198,7 +198,8 @@ export class McpConnection {
     if (c.type === 'stdio') {
       const base = this.options.baseEnv ?? process.env;
       const env: Record<string, string> = {};
-      for (const [k, v] of Object.entries(base)) if (typeof v === 'string') env[k] = v;
+      // As Claude Code: a server does not inherit the session's OpenTelemetry exporter settings (its own `env` may set them).
+      for (const [k, v] of Object.entries(base)) if (typeof v === 'string' && !k.startsWith('OTEL_')) env[k] = v;
       Object.assign(env, c.env);
       const transport = new StdioClientTransport({ command: c.command, args: [...c.args], env, cwd: c.cwd ?? this.options.cwd, stderr: 'pipe' });
       transport.stderr?.on('data', (chunk: Buffer) => {

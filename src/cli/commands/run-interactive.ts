@@ -87,6 +87,7 @@ function startSession(
       rules: { allow: opts.allowedTools, deny: opts.disallowedTools },
       sessionId,
       sessionDir: agent.defaultSessionDir(sessionId),
+      sessionStart: opts.continue ? 'continue' : opts.resume ? 'resume' : 'fresh',
       client,
       services: { subagents: agent.createSubagentRunner({ client, query: agent.query }), ...(mcp ? { mcpResources: mcp.manager.resourceService } : {}) },
       ...(mcp ? { toolProviders: [mcp.manager.toolProvider()] } : {}),

@@ -132,6 +132,7 @@ export async function runCommand(words: readonly string[], opts: RunOptions): Pr
     sessionId,
     sessionDir: agent.defaultSessionDir(sessionId),
     model,
+    sessionStart: opts.continue ? 'continue' : opts.resume ? 'resume' : 'fresh',
     client,
     signal: controller.signal,
     // The Agent tool's sub-agents run the same loop in child runtimes.
