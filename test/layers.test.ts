@@ -54,3 +54,21 @@ it('no module imports from a higher layer', () => {
   expect(checked).toBeGreaterThan(500);
   expect(upward).toEqual([]);
 });
+
+it('OpenTelemetry stays in src/agent/telemetry/, and its SDK is reached only by a dynamic import', () => {
+  const offenders: string[] = [];
+  let sdkModules = 0;
+  for (const file of sources(SRC)) {
+    const rel = path.relative(SRC, file);
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/^import\s+(type\s+)?[^'"]*from\s*['"](@opentelemetry\/[^'"]+)['"]/gm)) {
+      const typeOnly = m[1] !== undefined;
+      if (!rel.startsWith(`agent${path.sep}telemetry${path.sep}`)) offenders.push(`${rel} imports ${m[2]} (only src/agent/telemetry/ may)`);
+      else if (!typeOnly) sdkModules++;
+    }
+    // The module that loads the SDK is imported dynamically, so that a process with telemetry off never loads it.
+    if (/import\s[^'"]*from\s*['"][^'"]*otel-sink\.js['"]/.test(text)) offenders.push(`${rel} imports otel-sink.js statically`);
+  }
+  expect(sdkModules).toBeGreaterThan(0);
+  expect(offenders).toEqual([]);
+});

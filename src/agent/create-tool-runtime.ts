@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { snapshotAssistantMessage } from '../execution/block-snapshot.js';
 import { ToolResultBudget } from '../execution/budget.js';
+import { emitToolEvent } from '../execution/errors.js';
 import { refreshEnvironmentSecrets } from '../execution/redaction.js';
 import type { StreamingToolExecutorOptions } from '../execution/streaming-tool-executor.js';
 import { createHookRunner } from '../hooks/hook-runner.js';
@@ -41,6 +42,7 @@ import { createGrantWriter, createRulePersister } from '../settings/grants.js';
 import { defaultSessionDir } from './session-dir.js';
 import { startSessionHousekeeping } from './session-start.js';
 import { commandCatalogFor } from './slash-commands.js';
+import { startTelemetry, telemetryEnvironment, type StartedTelemetry } from './telemetry/start.js';
 import { ToolRun } from './tool-run.js';
 import type { ChildRuntimeOptions, RunEvent, RunInput, RunOptions, RunResult, ToolProvider, ToolRunHandle, ToolRuntime, ToolRuntimeOptions } from './types.js';
 
@@ -66,6 +68,8 @@ interface Shared {
   readonly bridge: PermissionBridge;
   /** The caller's `persistRules`, else the settings-file writer (src/settings/grants.ts). */
   readonly persistRules: ToolRuntimeOptions['persistRules'];
+  /** OpenTelemetry export, when on: flushed and stopped by the root's dispose(). */
+  readonly telemetry?: StartedTelemetry;
 }
 
 /**
@@ -95,6 +99,11 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
   const warnings = [...settings.warnings];
   // Skills and custom commands of the setting sources this runtime reads (a readdir or two; files are read later).
   const commands = options.services?.commands ?? commandCatalogFor(options, settings, sessionId, (w) => warnings.includes(w) || warnings.push(w));
+  // An embedder's own sink (services.telemetry) wins; otherwise OpenTelemetry when switched on (loaded only then).
+  const telemetry = options.services?.telemetry
+    ? undefined
+    : await startTelemetry(options.telemetry, { env: telemetryEnvironment(settings.loaded), sessionId });
+  for (const w of telemetry?.warnings ?? []) warnings.push(`telemetry: ${w}`);
   const services: ToolServices = {
     notifications: new NotificationQueue(),
     commands,
@@ -108,6 +117,7 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
     ...(options.client !== undefined ? { modelClient: options.client } : {}),
     // A PermissionRequest hook's updatedPermissions are written where they say (when this runtime reads settings files).
     ...(grantWriter !== undefined ? { permissionUpdates: grantWriter } : {}),
+    ...(telemetry?.sink ? { telemetry: telemetry.sink } : {}),
     // The caller's services win: a higher layer that brings its own registry or hook runner means it.
     ...options.services,
   };
@@ -136,6 +146,7 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
     runsByToolUse,
     bridge,
     persistRules,
+    ...(telemetry ? { telemetry } : {}),
   };
   const ui: ToolUseUICallbacks | undefined =
     options.onPermissionRequest || options.onQuestion || options.onTodosChanged
@@ -168,6 +179,7 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
     await runtime.dispose();
     throw error;
   }
+  emitToolEvent(services.telemetry, 'session.start', { 'session.start_type': options.sessionStart ?? 'fresh' });
   return runtime;
 }
 
@@ -275,7 +287,9 @@ class Runtime implements ToolRuntime {
     else if (signal) unlinkSignal = addSharedAbortListener(signal, () => controller.abort(signal.reason));
     let settled!: () => void;
     const done = new Promise<void>((resolve) => (settled = resolve));
-    const executorOptions: StreamingToolExecutorOptions = this.#shared.options.backend ? { backend: this.#shared.options.backend } : {};
+    const { backend } = this.#shared.options;
+    const sink = this.#shared.services.telemetry;
+    const executorOptions: StreamingToolExecutorOptions = { ...(backend ? { backend } : {}), ...(sink ? { eventSink: sink } : {}) };
     const run = new ToolRun({
       tools: this.tools,
       canUseTool: this.#shared.canUseTool,
@@ -427,6 +441,8 @@ class Runtime implements ToolRuntime {
         problems.push(`tool provider "${provider.name}": ${(error as Error).message}`);
       }
     }
+    // Last: what the closing produced is exported too; bounded, so a collector that is down cannot hold the exit.
+    await this.#shared.telemetry?.shutdown().catch(() => {});
     if (problems.length > 0) throw new Error(`the runtime was disposed, but not everything closed cleanly:\n  ${problems.join('\n  ')}`);
   }
 }

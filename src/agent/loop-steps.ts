@@ -46,6 +46,7 @@ export interface JournaledModelStep {
   readonly interrupted?: string;
   readonly error?: string;
   readonly attempts: number;
+  readonly durationMs: number;
 }
 
 export function journalModelStep(step: ModelStepResult): JournaledModelStep {
@@ -58,6 +59,7 @@ export function journalModelStep(step: ModelStepResult): JournaledModelStep {
     ...(step.interrupted !== undefined ? { interrupted: step.interrupted } : {}),
     ...(step.error !== undefined ? { error: step.error } : {}),
     attempts: step.attempts,
+    durationMs: step.durationMs,
   };
 }
 
@@ -74,6 +76,7 @@ export function replayModelStep(step: JournaledModelStep): ModelStepResult {
     ...(step.interrupted !== undefined ? { interrupted: step.interrupted } : {}),
     ...(step.error !== undefined ? { error: step.error } : {}),
     attempts: step.attempts,
+    durationMs: step.durationMs,
   };
 }
 

@@ -43,6 +43,8 @@ export interface ModelStepResult {
   /** The request failed for good (not retryable, or out of attempts). */
   readonly error?: string;
   readonly attempts: number;
+  /** Wall time of the step, retries included (the API's share of a session's duration). */
+  readonly durationMs: number;
 }
 
 interface OpenBlock {
@@ -53,27 +55,28 @@ interface OpenBlock {
 
 export async function modelStep(options: ModelStepOptions): Promise<ModelStepResult> {
   const { client, request, signal } = options;
+  const started = performance.now();
   for (let attempt = 0; ; attempt++) {
     const state = newState();
     try {
       const stream = await client.messages.create({ ...request, stream: true }, { signal, maxRetries: 0 });
       for await (const event of stream) handleEvent(event, state, options);
-      return finish(state, attempt, {});
+      return finish(state, attempt, started, {});
     } catch (error) {
-      if (signal?.aborted) return finish(state, attempt, { aborted: true });
+      if (signal?.aborted) return finish(state, attempt, started, { aborted: true });
       const classified = classifyApiError(error);
-      if (state.handedOver > 0) return finish(state, attempt, { interrupted: classified.description });
+      if (state.handedOver > 0) return finish(state, attempt, started, { interrupted: classified.description });
       const delayMs = retryDelayMs(classified, attempt, options.retry);
       if (delayMs === undefined) {
         const tries = attempt + 1;
         const why = classified.retryable ? ` (gave up after ${tries} attempt${tries === 1 ? '' : 's'})` : '';
-        return finish(state, attempt, { error: `Messages API request failed: ${classified.description}${why}` });
+        return finish(state, attempt, started, { error: `Messages API request failed: ${classified.description}${why}` });
       }
       options.emit?.({ type: 'retry', attempt: attempt + 1, delayMs, error: classified.description });
       try {
         await sleep(delayMs, signal);
       } catch {
-        return finish(newState(), attempt, { aborted: true });
+        return finish(newState(), attempt, started, { aborted: true });
       }
     }
   }
@@ -157,7 +160,7 @@ function closeBlock(open: OpenBlock, state: StepState, options: ModelStepOptions
   state.assistant.content.push(paramOf(block));
 }
 
-function finish(state: StepState, attempt: number, end: { aborted?: boolean; interrupted?: string; error?: string }): ModelStepResult {
+function finish(state: StepState, attempt: number, started: number, end: { aborted?: boolean; interrupted?: string; error?: string }): ModelStepResult {
   // Blocks that never got their content_block_stop: text is kept as far as it went, a tool_use is answered.
   for (const open of [...state.blocks.values()].filter((b) => !b.complete)) {
     const block = open.block;
@@ -188,6 +191,7 @@ function finish(state: StepState, attempt: number, end: { aborted?: boolean; int
     interrupted: end.interrupted,
     error: end.error,
     attempts: attempt + 1,
+    durationMs: performance.now() - started,
   };
 }
 

@@ -67,14 +67,14 @@ async function decide(
     return {
       behavior: 'deny',
       message: answer.message ?? `Permission to use ${request.tool.name} was refused.`,
-      decisionReason: { ...(reason ?? {}), layer: 'prompt', reason: `refused at the prompt${reason ? ` (${reason.reason})` : ''}` },
+      decisionReason: { ...(reason ?? {}), layer: 'prompt', reason: `refused at the prompt${reason ? ` (${reason.reason})` : ''}`, answer: answer.interrupt === true ? 'abort' : 'reject' },
     };
   }
   if (answer.behavior !== 'allow') return deny(`the permission handler answered ${JSON.stringify((answer as { behavior?: unknown }).behavior)}`);
   const scope = answer.scope ?? 'once';
   if (scope === 'once') {
     const updated = 'updatedInput' in answer ? answer.updatedInput : undefined;
-    return { behavior: 'allow', ...(updated !== undefined ? { updatedInput: updated, userModified: true } : {}) };
+    return { behavior: 'allow', ...(updated !== undefined ? { updatedInput: updated, userModified: true } : {}), decisionReason: { ...(reason ?? {}), layer: 'prompt', reason: 'allowed at the prompt for this call', answer: 'once' } };
   }
   const texts = ('rules' in answer ? answer.rules : undefined) ?? request.suggestedRules;
   const rules: PermissionRule[] = [];
@@ -111,9 +111,13 @@ async function decide(
   if (rules.length > 0) {
     bridge.setAppState((prev) => ({ ...prev, toolPermissionContext: addRules(prev.toolPermissionContext, rules) }));
   }
-  return { behavior: 'allow' };
+  const permanent = answer.scope === 'rule' && answer.destination !== 'session';
+  return {
+    behavior: 'allow',
+    decisionReason: { ...(reason ?? {}), layer: 'prompt', reason: permanent ? `allowed at the prompt, rule saved to ${answer.destination}` : 'allowed at the prompt for the session', answer: permanent ? 'permanent' : 'session' },
+  };
 }
 
 function deny(why: string): PermissionDecision {
-  return { behavior: 'deny', message: `Permission denied: ${why}.`, decisionReason: { layer: 'prompt', reason: why } };
+  return { behavior: 'deny', message: `Permission denied: ${why}.`, decisionReason: { layer: 'prompt', reason: why, answer: 'abort' } };
 }

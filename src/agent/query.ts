@@ -11,6 +11,7 @@
 import type { LoopHookEvent, LoopHooks } from '../hooks/loop-hooks.js';
 import { EventChannel } from './event-channel.js';
 import { inProcessSteps, journalModelStep, journalToolStep, replayModelStep, type LoopSteps } from './loop-steps.js';
+import { reportModelStep, reportPrompt } from './loop-telemetry.js';
 import { modelStep, type ModelRequest, type ModelStepResult } from './model-step.js';
 import { addUsage, costOf, emptyUsage } from './pricing.js';
 import { announceDeferredTools, lastText, mergeIntoLastUser, promptMessages } from './prompt-messages.js';
@@ -94,6 +95,7 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
   let escaping = false;
   try {
     const start = subagent || !hooks ? undefined : await steps.step('hook SessionStart', () => hooks.sessionStart({ ...hookEvent(), source: options.resume ? 'resume' : 'startup', model }, hookSignal));
+    if (!subagent) reportPrompt(runtime, options.prompt); // telemetry: the prompt as submitted
     const prompt = await promptMessages(options.prompt, subagent ? undefined : hooks, hookEvent, hookSignal, start?.additionalContext ?? [], steps);
     if ('blocked' in prompt) return (result = end('blocked', prompt.blocked));
     if (!options.resume && messages.length === 0) announceDeferredTools(prompt.messages, runtime);
@@ -116,6 +118,7 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
 
       usage = addUsage(usage, step.usage);
       const turnCost = costOf(model, step.usage);
+      reportModelStep(runtime, model, step, step.durationMs, turnCost); // telemetry: tokens, cost, duration (or the failure)
       costUsd += turnCost;
       if (step.assistant.content.length > 0) {
         commit(step.assistant);

@@ -8,6 +8,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { RetryPolicy } from './retry.js';
 import type { LoopSteps } from './loop-steps.js';
+import type { TelemetryOption } from './telemetry/start.js';
 import type { ToolQuestionAnswer, ToolQuestionRequest } from '../tools/shared/questions.js';
 import type { ToolCallBackend } from '../execution/backend.js';
 import type { TodoItem } from '../tools/todo-write/index.js';
@@ -146,6 +147,15 @@ export interface ToolRuntimeOptions {
    * the settings-file writer plugs in here.
    */
   readonly persistRules?: (request: PersistRulesRequest) => Promise<void>;
+  /**
+   * OpenTelemetry metrics and events in Claude Code's shape. Default: on when `CLAUDE_CODE_ENABLE_TELEMETRY=1`, with
+   * exporters from the `OTEL_*` variables; `true`: on, configured the same way; `{ meterProvider, loggerProvider }`:
+   * on, through the embedder's providers (the embedder flushes them); `false`: off. A sink of the embedder's own in
+   * `services.telemetry` replaces it. Off: the OpenTelemetry modules are not even loaded.
+   */
+  readonly telemetry?: TelemetryOption;
+  /** How this session began, for telemetry's session count (default `fresh`). */
+  readonly sessionStart?: 'fresh' | 'resume' | 'continue';
 }
 
 /** Options of one run. */

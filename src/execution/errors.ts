@@ -95,30 +95,53 @@ export function errorMessageForModel(error: unknown): string {
   }
 }
 
-export type ToolEventName = 'tool.start' | 'tool.decision' | 'tool.end';
+/**
+ * The events of the telemetry sink. The pipeline sends `tool.*` (start, the permission decision, the end with its
+ * sizes and duration); the agent loop sends `session.start`, `user.prompt`, `model.request` and `model.error`.
+ */
+export type ToolEventName = 'tool.start' | 'tool.decision' | 'tool.end' | 'session.start' | 'user.prompt' | 'model.request' | 'model.error';
 
 /** One event, OpenTelemetry-friendly: a name, a timestamp and flat scalar attributes (`tool.name`, `tool.outcome`…). */
 export interface ToolEvent {
   readonly name: ToolEventName;
   readonly timeUnixMs: number;
   readonly attributes: Readonly<Record<string, string | number | boolean>>;
+  /**
+   * Content — a prompt's text, a tool's input, an error's message — present only when the sink's `content` asks for
+   * that kind: what is never asked for is never built, let alone sent.
+   */
+  readonly detail?: Readonly<Record<string, unknown>>;
 }
 
-/** Receives pipeline events. Throwing from `emit` is ignored: telemetry must never change what a call does. */
+/**
+ * Receives pipeline and loop events. Throwing from `emit` is ignored: telemetry must never change what a call does.
+ * This is the whole of telemetry below the agent layer: no OpenTelemetry module is imported here or by the pipeline;
+ * `src/agent/telemetry/` implements the sink with OpenTelemetry, and `createToolRuntime` wires it.
+ */
 export interface ToolEventSink {
   emit(event: ToolEvent): void;
+  /** Which content the sink was switched on for (as Claude Code's `OTEL_LOG_USER_PROMPTS`, `OTEL_LOG_TOOL_DETAILS`). */
+  readonly content?: { readonly prompts?: boolean; readonly toolDetails?: boolean };
+}
+
+declare module '../tool/tool-use-context.js' {
+  interface ToolServices {
+    /** The telemetry sink, when telemetry is on: the executor's pipeline and the agent loop report to it. */
+    readonly telemetry?: ToolEventSink;
+  }
 }
 
 export function emitToolEvent(
   sink: ToolEventSink | undefined,
   name: ToolEventName,
   attributes: Record<string, string | number | boolean | undefined>,
+  detail?: Readonly<Record<string, unknown>>,
 ): void {
   if (!sink) return;
   const flat: Record<string, string | number | boolean> = {};
   for (const [key, value] of Object.entries(attributes)) if (value !== undefined) flat[key] = value;
   try {
-    sink.emit({ name, timeUnixMs: Date.now(), attributes: flat });
+    sink.emit(detail === undefined ? { name, timeUnixMs: Date.now(), attributes: flat } : { name, timeUnixMs: Date.now(), attributes: flat, detail });
   } catch {
     // A broken exporter is not the tool call's problem.
   }

@@ -7,9 +7,12 @@ import type { PermissionDecision } from '../tool/permission-types.js';
 import { errorToolResult } from '../tool/tool-result.js';
 import type { AnyTool, MessageParam, ToolResultBlockParam } from '../tool/tool.js';
 import type { ToolUseContext } from '../tool/tool-use-context.js';
-import { emitToolEvent, type ToolEventSink } from './errors.js';
+import type { ToolEventSink } from './errors.js';
 import type { SecretRedactor } from './redaction.js';
 import { printableName } from './messages.js';
+import { emitEndEvent } from './telemetry-events.js';
+
+export { telemetryToolName } from './telemetry-events.js';
 
 /** Where a call ended. `completed`: `call()` ran and its result (error or not) is the tool's own. */
 export type ToolUseStage = 'lookup' | 'abort' | 'validation' | 'hook' | 'permission' | 'call' | 'budget' | 'completed' | 'executor';
@@ -110,25 +113,19 @@ export class OutcomeBuilder {
       durationMs,
     };
     if (this.sink) {
-      emitToolEvent(this.sink, 'tool.end', {
-        'tool.name': telemetryToolName(this.tool),
-        'tool.use_id': this.toolUseId,
-        'tool.outcome': isError ? 'error' : 'success',
-        'tool.stage': stage,
-        'tool.error_class': errorClass,
-        'tool.duration_ms': Math.round(durationMs * 1000) / 1000,
-        'tool.result_persisted': extras.persistedPath !== undefined,
+      emitEndEvent(this.sink, {
+        tool: this.tool,
+        toolUseId: this.toolUseId,
+        result: outcome.result,
+        isError,
+        stage,
+        errorClass,
+        durationMs,
+        persisted: extras.persistedPath !== undefined,
+        input: extras.input,
+        output: extras.output,
       });
     }
     return outcome;
   }
-}
-
-/**
- * A tool name safe for telemetry: a tool from the pool is named by its canonical name (MCP tools as `mcp_tool`, their
- * names are user data); a name the model made up is never logged.
- */
-export function telemetryToolName(tool: AnyTool | undefined): string {
-  if (!tool) return 'unknown';
-  return tool.isMcp === true || tool.mcpInfo !== undefined ? 'mcp_tool' : tool.name;
 }

@@ -20,6 +20,7 @@ import {
 } from '../../test/helpers/execution.js';
 import type { ToolEvent } from './errors.js';
 import { runToolUse } from './pipeline.js';
+import { registerSecretValues } from './redaction.js';
 
 let session: TempSession;
 beforeEach(() => {
@@ -333,6 +334,32 @@ describe('newMessages, context modifiers and telemetry', () => {
       },
     });
     expect(outcome.isError).toBe(false);
+  });
+
+  it('tool content reaches a sink only when it asks for tool details; sizes always', async () => {
+    const tool = fileTool({ call: async () => ({ data: 'contents' }) });
+    const plain: ToolEvent[] = [];
+    await runToolUse(toolUse('FileTool', { file_path: '/a/b.ts' }), assistantMessage, allowAll, makeContext([tool], session.dir), { eventSink: { emit: (e) => plain.push(e) } });
+    expect(plain.every((e) => e.detail === undefined)).toBe(true);
+    expect(plain[2]!.attributes).toMatchObject({ 'tool.input_size_bytes': JSON.stringify({ file_path: '/a/b.ts' }).length, 'tool.result_size_bytes': 'contents'.length });
+    const detailed: ToolEvent[] = [];
+    await runToolUse(toolUse('FileTool', { file_path: '/a/b.ts' }), assistantMessage, allowAll, makeContext([tool], session.dir), {
+      eventSink: { emit: (e) => detailed.push(e), content: { toolDetails: true } },
+    });
+    expect(detailed[2]!.detail).toEqual({ input: { file_path: '/a/b.ts' } });
+  });
+
+  it('a secret a tool registers while it runs is hidden in its own error message too', async () => {
+    const token = `tok-${Date.now().toString(36)}-registered-mid-call`;
+    const tool = fileTool({
+      call: async () => {
+        registerSecretValues([{ label: 'MID_CALL', value: token, named: true }]);
+        throw new Error(`the server said: bad token ${token}`);
+      },
+    });
+    const outcome = await run([tool], 'FileTool', { file_path: '/a' });
+    expect(textOf(outcome.result.content)).toContain("[REDACTED:MID_CALL]");
+    expect(textOf(outcome.result.content)).not.toContain(token);
   });
 
   it('reports progress tagged with the tool_use id', async () => {

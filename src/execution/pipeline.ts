@@ -41,6 +41,7 @@ import { cloneInput, parseToolInput, sameTopLevel, withDeferredHint } from './in
 import { abortedBeforeStartMessage, systemReminder, unknownToolMessage } from './messages.js';
 import { redactorFor } from './redaction.js';
 import { OutcomeBuilder, telemetryToolName, type ToolUseOutcome } from './outcome.js';
+import { emitDecisionEvent } from './telemetry-events.js';
 import { hookDecisionToPermission, unansweredAskMessage } from './permission-messages.js';
 
 export interface PipelineOptions {
@@ -208,13 +209,7 @@ export async function checkPermissionsAndCallTool(
       };
     }
   }
-  if (sink) emitToolEvent(sink, 'tool.decision', {
-    'tool.name': telemetryToolName(tool),
-    'tool.use_id': toolUseId,
-    'tool.decision': decision.behavior,
-    'tool.decision.layer': decision.decisionReason?.layer,
-    'tool.decision.source': decision.decisionReason?.source,
-  });
+  if (sink) emitDecisionEvent(sink, tool, toolUseId, decision, observableInput); // telemetry: the decision, its layer, rule and answer
 
   // 9 — Denial: counted (for modes that give up after repeated denials), the reason (naming the rule), then
   // PermissionDenied hooks, which may say a retry is worth it.
@@ -263,6 +258,7 @@ export async function checkPermissionsAndCallTool(
     if (output === null || typeof output !== 'object') throw new TypeError(`${tool.name} returned no result`);
   } catch (error) {
     const message = errorMessageForModel(error);
+    acc.redactor = redactorFor(context); // secrets registered during the call (a refreshed token) are hidden in its error too
     await runFailureHooks(acc, hooks, tool, observableInput, toolUseId, context, message, performance.now() - callStarted);
     return acc.fail('call', message, classifyToolError(error), { decision, input: callInput });
   }

@@ -4,6 +4,7 @@
  * abort cancels (`notifications/cancelled`), and — when a stdio server dies — reports it and starts it again on the
  * next use. Elicitation requests go to a handler the owner gives (headless: declined).
  */
+import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -21,10 +22,13 @@ import {
   type Resource,
   type Tool as McpToolDefinition,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { McpServerConfig } from './config.js';
+import type { McpRemoteServerConfig, McpServerConfig } from './config.js';
+import { McpNeedsLoginError, McpOAuthProvider, needsLoginMessage } from './oauth-provider.js';
+import type { McpOAuthStore } from './oauth-store.js';
 import { createLinkedAbortController } from '../tool/tool-use-context.js';
 
-export type McpConnectionState = 'idle' | 'connecting' | 'connected' | 'failed' | 'closed';
+/** `needs-login`: an HTTP/SSE server asked for OAuth and no usable token is stored (`toolgate mcp login NAME`). */
+export type McpConnectionState = 'idle' | 'connecting' | 'connected' | 'failed' | 'needs-login' | 'closed';
 
 /** Claude Code's defaults: 30 s to connect; a tool call may run for a very long time (about 27.8 hours). */
 export const DEFAULT_MCP_CONNECT_TIMEOUT_MS = 30_000;
@@ -50,6 +54,11 @@ export interface McpConnectionOptions {
   readonly onElicitation?: (request: McpElicitationRequest) => Promise<ElicitResult>;
   /** The server changed its tool list (or died): the owner refreshes the pool between turns. */
   readonly onToolsChanged?: (serverName: string) => void;
+  /**
+   * Where OAuth tokens of HTTP/SSE servers are kept. Given: a server that answers 401 with an OAuth challenge gets the
+   * stored token (refreshed as needed), or is reported as needing a login. Absent: no OAuth.
+   */
+  readonly oauthStore?: McpOAuthStore;
 }
 
 /** An MCP server could not be started, reached or initialised. */
@@ -75,6 +84,9 @@ export class McpConnection {
   private tools?: readonly McpToolDefinition[];
   private stderrTail = '';
   private closingOnPurpose = false;
+  private oauth?: McpOAuthProvider;
+  /** The token file's content when the server last asked for a login: a new login there is worth a new attempt. */
+  private loginSeen?: string;
 
   constructor(private readonly options: McpConnectionOptions) {
     this.name = options.name;
@@ -97,6 +109,8 @@ export class McpConnection {
   ensureConnected(): Promise<Client> {
     if (this.state === 'connected' && this.client) return Promise.resolve(this.client);
     if (this.state === 'closed') return Promise.reject(new McpConnectionError(`MCP server "${this.name}" is closed`));
+    // Asking again without a new login would only be refused again (and cost the server a request per turn).
+    if (this.state === 'needs-login' && this.tokenSnapshot() === this.loginSeen) return Promise.reject(new McpConnectionError(this.lastError ?? needsLoginMessage(this.name)));
     this.connecting ??= this.connect().finally(() => {
       this.connecting = undefined;
     });
@@ -144,6 +158,12 @@ export class McpConnection {
       await client.close().catch(() => {});
       await transport.close().catch(() => {});
       this.closingOnPurpose = false;
+      if (this.isLoginFailure(error)) {
+        if ((this.state as McpConnectionState) !== 'closed') this.state = 'needs-login';
+        this.loginSeen = this.tokenSnapshot();
+        this.lastError = needsLoginMessage(this.name);
+        throw new McpConnectionError(this.lastError);
+      }
       if ((this.state as McpConnectionState) !== 'closed') this.state = 'failed';
       this.lastError = this.describeFailure(error);
       throw new McpConnectionError(this.lastError);
@@ -179,7 +199,8 @@ export class McpConnection {
     if (c.type === 'stdio') {
       const base = this.options.baseEnv ?? process.env;
       const env: Record<string, string> = {};
-      for (const [k, v] of Object.entries(base)) if (typeof v === 'string') env[k] = v;
+      // As Claude Code: a server does not inherit the session's OpenTelemetry exporter settings (its own `env` may set them).
+      for (const [k, v] of Object.entries(base)) if (typeof v === 'string' && !k.startsWith('OTEL_')) env[k] = v;
       Object.assign(env, c.env);
       const transport = new StdioClientTransport({ command: c.command, args: [...c.args], env, cwd: c.cwd ?? this.options.cwd, stderr: 'pipe' });
       transport.stderr?.on('data', (chunk: Buffer) => {
@@ -187,9 +208,40 @@ export class McpConnection {
       });
       return transport;
     }
-    const requestInit: RequestInit = { headers: { ...c.headers } };
-    if (c.type === 'sse') return new SSEClientTransport(new URL(c.url), { requestInit });
-    return new StreamableHTTPClientTransport(new URL(c.url), { requestInit });
+    // A configured Authorization header is the user's own credential: OAuth stays out of its way.
+    const store = this.options.oauthStore;
+    this.oauth = store && !hasAuthorizationHeader(c) ? new McpOAuthProvider(this.name, c.url, store) : undefined;
+    return createRemoteTransport(c, this.oauth);
+  }
+
+  /** The server asked for OAuth and nothing stored could answer it. */
+  private isLoginFailure(error: unknown): boolean {
+    return error instanceof McpNeedsLoginError || (this.oauth !== undefined && (error instanceof UnauthorizedError || this.oauth.needsLogin));
+  }
+
+  private tokenSnapshot(): string | undefined {
+    const c = this.config;
+    if (c.type === 'stdio' || !this.options.oauthStore) return undefined;
+    return this.options.oauthStore.read(this.name, c.url).updatedAt;
+  }
+
+  /** Whether a token is stored for this server (HTTP/SSE with a token store only). */
+  get hasStoredLogin(): boolean {
+    const c = this.config;
+    return c.type !== 'stdio' && this.options.oauthStore?.read(this.name, c.url).tokens !== undefined;
+  }
+
+  /** After a login (or a logout): the next use connects afresh with what the token store now holds. */
+  async reset(): Promise<void> {
+    if (this.state === 'closed') return;
+    const client = this.client;
+    this.client = undefined;
+    this.tools = undefined;
+    this.closingOnPurpose = true;
+    await client?.close().catch(() => {});
+    this.closingOnPurpose = false;
+    this.state = 'idle';
+    this.lastError = undefined;
   }
 
   private describeFailure(error: unknown): string {
@@ -250,6 +302,19 @@ export class McpConnection {
           `MCP server "${this.name}" tool "${toolName}" timed out: no result and no progress for ${timeout} ms (MCP_TOOL_TIMEOUT=${timeout})`,
         );
       }
+      if (this.isLoginFailure(error)) {
+        // The token was refused and could not be refreshed: the next use waits for a login.
+        this.state = 'needs-login';
+        this.loginSeen = this.tokenSnapshot();
+        this.lastError = needsLoginMessage(this.name);
+        const client = this.client;
+        this.client = undefined;
+        this.closingOnPurpose = true;
+        await client?.close().catch(() => {});
+        this.closingOnPurpose = false;
+        this.options.onToolsChanged?.(this.name);
+        throw new McpConnectionError(`${this.lastError}; the call to "${toolName}" did not run`);
+      }
       if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
         throw new McpConnectionError(`${this.lastError ?? `MCP server "${this.name}" closed the connection`} during the call to "${toolName}"; it will be restarted on the next use`);
       }
@@ -286,6 +351,18 @@ export class McpConnection {
     await client?.close().catch(() => {});
     await this.connecting?.catch(() => {});
   }
+}
+
+/** A transport for an HTTP or SSE server, with the OAuth provider when there is one. */
+export function createRemoteTransport(config: McpRemoteServerConfig, authProvider?: OAuthClientProvider): StreamableHTTPClientTransport | SSEClientTransport {
+  const requestInit: RequestInit = { headers: { ...config.headers } };
+  const options = { requestInit, ...(authProvider ? { authProvider } : {}) };
+  if (config.type === 'sse') return new SSEClientTransport(new URL(config.url), options);
+  return new StreamableHTTPClientTransport(new URL(config.url), options);
+}
+
+function hasAuthorizationHeader(config: McpRemoteServerConfig): boolean {
+  return Object.keys(config.headers).some((k) => k.toLowerCase() === 'authorization');
 }
 
 function lastLines(text: string, n = 5): string {

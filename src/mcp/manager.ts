@@ -10,12 +10,14 @@ import { ListMcpResourcesTool } from '../tools/list-mcp-resources/index.js';
 import { ReadMcpResourceTool } from '../tools/read-mcp-resource/index.js';
 import { describeMcpServer } from './config.js';
 import { McpConnection, type McpElicitationRequest } from './connection.js';
+import { loginMcpServer, type McpLoginOptions, type McpLoginResult } from './oauth-login.js';
+import { defaultMcpOAuthDir, McpOAuthStore } from './oauth-store.js';
 import type { ScopedMcpServer } from './load-config.js';
 import { createMcpTool, DEFAULT_MAX_MCP_OUTPUT_TOKENS } from './mcp-tool.js';
 import type { CallToolResult, ElicitResult, Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
 import { buildMcpToolName, normalizeNameForMcp } from './names.js';
 
-export type McpServerState = 'connected' | 'failed' | 'pending-approval' | 'rejected' | 'not-started';
+export type McpServerState = 'connected' | 'failed' | 'needs-login' | 'pending-approval' | 'rejected' | 'not-started';
 
 /** One configured server as `McpClientManager.status()` reports it: scope, file, approval, state, its tools. */
 export interface McpServerStatus {
@@ -28,6 +30,8 @@ export interface McpServerStatus {
   readonly state: McpServerState;
   readonly error?: string;
   readonly tools: readonly string[];
+  /** HTTP/SSE servers: whether an OAuth login is stored, and when its access token expires (ms since the epoch). */
+  readonly oauth?: { readonly loggedIn: boolean; readonly expiresAt?: number };
 }
 
 export type McpServerEvent =
@@ -48,6 +52,8 @@ export interface McpClientManagerOptions {
   /** A server's tool list changed or it died: refresh the pool before the next turn. */
   readonly onToolsChanged?: (server: string) => void;
   readonly onServerEvent?: (event: McpServerEvent) => void;
+  /** OAuth logins of HTTP/SSE servers (default: `$XDG_STATE_HOME/toolgate/mcp-oauth`, from `env`). */
+  readonly oauthStore?: McpOAuthStore;
 }
 
 function positiveInt(value: string | undefined): number | undefined {
@@ -64,11 +70,15 @@ export class McpClientManager {
   /** Tools per server, kept while the server's list is unchanged (same objects: stable pool, warm memos). */
   private readonly toolCache = new Map<string, { defs: readonly McpToolDefinition[]; tools: AnyTool[] }>();
   private readonly env: Readonly<Record<string, string | undefined>>;
+  readonly oauthStore: McpOAuthStore;
+  /** Logins waiting for a browser: ended by dispose(), so a session that ends does not wait for them. */
+  private readonly logins = new Set<AbortController>();
   private disposed = false;
 
   constructor(private readonly options: McpClientManagerOptions) {
     this.servers = options.servers;
     this.env = options.env ?? process.env;
+    this.oauthStore = options.oauthStore ?? new McpOAuthStore(defaultMcpOAuthDir(this.env as NodeJS.ProcessEnv));
   }
 
   get connectTimeoutMs(): number | undefined {
@@ -98,6 +108,7 @@ export class McpClientManager {
         connectTimeoutMs: this.connectTimeoutMs,
         toolTimeoutMs: this.toolTimeoutMs,
         onElicitation: (request) => this.elicit(request),
+        oauthStore: this.oauthStore,
         onToolsChanged: (s) => {
           this.toolCache.delete(s);
           const c = this.connections.get(s);
@@ -159,7 +170,8 @@ export class McpClientManager {
       defs = await conn.listTools();
     } catch (error) {
       const message = conn.lastError ?? (error instanceof Error ? error.message : String(error));
-      if (before !== 'failed') this.options.onServerEvent?.({ type: 'failed', server: name, error: message });
+      // Said once, not at every turn's pool refresh.
+      if (before !== 'failed' && before !== 'needs-login') this.options.onServerEvent?.({ type: 'failed', server: name, error: message });
       return [];
     }
     if (before !== 'connected') this.options.onServerEvent?.({ type: 'connected', server: name, restart: wasConnected });
@@ -238,9 +250,11 @@ export class McpClientManager {
             ? 'pending-approval'
             : conn?.state === 'connected'
               ? 'connected'
-              : conn?.state === 'failed'
-                ? 'failed'
+              : conn?.state === 'failed' || conn?.state === 'needs-login'
+                ? conn.state
                 : 'not-started';
+      const c = server.config;
+      const stored = c.type === 'stdio' ? undefined : this.oauthStore.read(name, c.url).tokens;
       out.push({
         name,
         scope: server.scope,
@@ -248,17 +262,60 @@ export class McpClientManager {
         type: server.config.type,
         target: describeMcpServer(server.config),
         state,
-        ...(state === 'failed' && conn?.lastError ? { error: conn.lastError } : {}),
+        ...((state === 'failed' || state === 'needs-login') && conn?.lastError ? { error: conn.lastError } : {}),
         tools: (tools[i] ?? []).map((t) => t.name),
+        ...(c.type !== 'stdio' ? { oauth: { loggedIn: stored !== undefined, ...(stored?.expires_at !== undefined ? { expiresAt: stored.expires_at } : {}) } } : {}),
       });
     });
     return out;
+  }
+
+  /**
+   * The OAuth login of an HTTP/SSE server (the browser part is the caller's: `onAuthorizationUrl` prints the URL);
+   * its connection then starts afresh with the new token, and the pool is refreshed.
+   */
+  async login(name: string, options: Omit<McpLoginOptions, 'name' | 'config' | 'store'> = {}): Promise<McpLoginResult> {
+    const server = this.servers.get(name);
+    if (!server) throw new Error(`no MCP server named "${name}" (configured: ${[...this.servers.keys()].join(', ') || 'none'})`);
+    if (server.config.type === 'stdio') throw new Error(`MCP server "${name}" is a local (stdio) server: only HTTP and SSE servers log in`);
+    const controller = new AbortController();
+    const onAbort = () => controller.abort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.signal?.aborted) controller.abort();
+    this.logins.add(controller);
+    try {
+      const result = await loginMcpServer({ ...options, name, config: server.config, store: this.oauthStore, signal: controller.signal });
+      await this.afterAuthChange(name);
+      return result;
+    } finally {
+      this.logins.delete(controller);
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Forgets the server's OAuth login (tokens and registration); true when there was one. */
+  async logout(name: string): Promise<boolean> {
+    const server = this.servers.get(name);
+    if (!server) throw new Error(`no MCP server named "${name}" (configured: ${[...this.servers.keys()].join(', ') || 'none'})`);
+    if (server.config.type === 'stdio') return false;
+    const removed = this.oauthStore.remove(name, server.config.url);
+    await this.afterAuthChange(name);
+    return removed;
+  }
+
+  private async afterAuthChange(name: string): Promise<void> {
+    const conn = this.connections.get(name);
+    if (!conn) return;
+    await conn.reset();
+    this.toolCache.delete(name);
+    this.options.onToolsChanged?.(name);
   }
 
   /** Stops every server. Idempotent. */
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    for (const login of this.logins) login.abort();
     await Promise.all([...this.connections.values()].map((c) => c.close()));
     this.connections.clear();
     this.toolCache.clear();

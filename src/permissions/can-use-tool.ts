@@ -138,7 +138,7 @@ function denyFrom(ask: PermissionAskDecision, layer: DecisionTrace['layer'], rea
 }
 
 function abortedDeny(): PermissionDenyDecision {
-  return { behavior: 'deny', message: 'The tool call was aborted before permission was given', decisionReason: { layer: 'prompt', reason: 'aborted while waiting for permission' } };
+  return { behavior: 'deny', message: 'The tool call was aborted before permission was given', decisionReason: { layer: 'prompt', reason: 'aborted while waiting for permission', answer: 'abort' } };
 }
 
 function safeClassifierInput(tool: AnyTool, input: Record<string, unknown>): string {

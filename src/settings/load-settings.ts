@@ -69,6 +69,8 @@ export interface LoadedSettings {
   /** The merged raw `sandbox` object (undefined when no file sets it). */
   readonly sandbox: unknown;
   readonly env: Readonly<Record<string, string>>;
+  /** Each level's own `env`, highest precedence first (telemetry ignores what a repository's committed files set). */
+  readonly envBySource: readonly { readonly source: PermissionRuleSource; readonly env: Readonly<Record<string, string>> }[];
   /** Claude Code's `bashOutputMaxChars`, from the highest level that sets it. */
   readonly bashOutputMaxChars?: number;
   /** toolgate's own `toolgate` key, merged key by key (higher levels winning); `{}` when no file sets it. */
@@ -183,6 +185,7 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
     hooksBySource: contents.filter((c) => c.hooks !== undefined).map((c) => ({ source: c.source, file: c.file, hooks: c.hooks })),
     sandbox,
     env,
+    envBySource: contents.filter((c) => Object.keys(c.env).length > 0).map((c) => ({ source: c.source, env: c.env })),
     ...(bashOutputMaxChars !== undefined ? { bashOutputMaxChars } : {}),
     toolgate,
     disableSkillShellExecution: contents.some((c) => c.disableSkillShellExecution === true),

@@ -141,6 +141,11 @@ export interface DecisionTrace {
   readonly classifierApprovable?: boolean;
   /** An expired allow rule that would have allowed this call (it was ignored). */
   readonly expiredRule?: string;
+  /**
+   * `prompt` layer: what the person answered — allowed for this call (`once`), for the session, with a rule written
+   * to a settings file (`permanent`), refused (`reject`), or the prompt withdrawn by an interrupt (`abort`).
+   */
+  readonly answer?: 'once' | 'session' | 'permanent' | 'reject' | 'abort';
 }
 
 export interface PermissionAllowDecision<I = Record<string, unknown>> {

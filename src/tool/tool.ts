@@ -191,6 +191,8 @@ export type Tool<Input extends AnyObject = AnyObject, Output = unknown, P extend
   preparePermissionMatcher?(input: z.infer<Input>): Promise<(pattern: string) => boolean>;
   /** The file or folder this call touches, for path rules (file tools). */
   getPath?(input: z.infer<Input>): string | undefined;
+  /** Lines this call's output added and removed (file-editing tools), for telemetry's lines-of-code count. */
+  linesChanged?(output: Output): { readonly added: number; readonly removed: number } | undefined;
   /** What kind of action the tool takes and which input fields say where (see PermissionTraits). */
   readonly permissionTraits?: PermissionTraits;
 };

@@ -5,6 +5,7 @@
 import { commandCatalogOf, expandSlashCommand, listSlashCommands, type SlashCommandInfo } from '../agent/slash-commands.js';
 import type { QueryEvent, ToolRuntime } from '../agent/types.js';
 import { USER_INTERRUPT } from '../execution/abort-reasons.js';
+import type { McpClientManager, McpServerStatus } from '../mcp/manager.js';
 import { formatPermissionRule } from '../permissions/permission-rule.js';
 import type { PermissionMode, PermissionRule } from '../tool/permission-types.js';
 import type { MessageParam } from '../tool/tool.js';
@@ -29,7 +30,12 @@ export interface SessionOptions {
   readonly model: string;
   /** The runtime's transcript already holds a conversation to go on with (`--continue`): its messages. */
   readonly continued?: readonly MessageParam[];
+  /** The session's MCP servers, for `/mcp` (list, login, logout). */
+  readonly mcp?: McpSessionControl;
 }
+
+/** What `/mcp` needs of the MCP layer (an `McpClientManager`). */
+export type McpSessionControl = Pick<McpClientManager, 'status' | 'login' | 'logout'>;
 
 /** The modes Shift+Tab walks through (bypass only when the session allows it). */
 export function modeCycle(bypassAvailable: boolean): readonly PermissionMode[] {
@@ -43,6 +49,7 @@ export const HELP_TEXT = [
   '  /permissions   the permission rules in effect and the files they come from',
   '  /model [name]  show or change the model',
   '  /skills        the skills and custom commands of this session',
+  '  /mcp           MCP servers and their state; /mcp login NAME, /mcp logout NAME for OAuth',
   '  /clear         forget the conversation and clear the screen',
   '  /exit          leave',
   '',
@@ -152,6 +159,9 @@ export class Session {
       case 'skills':
         this.notice(async () => describeCommands(await listSlashCommands(runtime)));
         return undefined;
+      case 'mcp':
+        void this.mcpCommand(rest.filter((w) => w !== ''));
+        return undefined;
       default:
         // A custom command or skill (.claude/commands, .claude/skills): its text is this turn's prompt.
         if (name !== undefined && commandCatalogOf(runtime)?.names.includes(name)) {
@@ -181,6 +191,39 @@ export class Session {
     void next.finally(() => {
       if (this.listing === next) this.listing = undefined;
     });
+  }
+
+  /** `/mcp`: the servers and their state; `/mcp login NAME` (URL shown, browser opened when there is one); `/mcp logout NAME`. */
+  private async mcpCommand(args: readonly string[]): Promise<void> {
+    const { store, runtime, mcp } = this.options;
+    if (!mcp) {
+      store.notice('No MCP servers configured (.mcp.json, ~/.claude.json, settings mcpServers, --mcp-config).');
+      return;
+    }
+    const [verb, name] = args;
+    try {
+      if (verb === undefined) {
+        store.notice(describeMcp(await mcp.status()));
+      } else if ((verb === 'login' || verb === 'logout') && name) {
+        let done: string;
+        if (verb === 'logout') {
+          done = (await mcp.logout(name)) ? `Logged out of MCP server "${name}".` : `MCP server "${name}" had no stored login.`;
+        } else {
+          store.notice(`Logging in to MCP server "${name}"…`);
+          const result = await mcp.login(name, {
+            onAuthorizationUrl: (url) => store.notice(`Open this URL in a browser to log in to "${name}" (opened for you when there is a desktop):\n  ${url}`),
+          });
+          done = result.status === 'not-required' ? `MCP server "${name}" did not ask for a login.` : `Logged in to MCP server "${name}" (${result.tools} tools).`;
+        }
+        // The pool is read again so the server's tools (or their absence) hold from the next turn.
+        await runtime.refreshTools();
+        store.notice(done);
+      } else {
+        store.notice('Usage: /mcp, /mcp login NAME, /mcp logout NAME', 'warn');
+      }
+    } catch (error) {
+      store.notice(error instanceof Error ? error.message : String(error), 'error');
+    }
   }
 
   private async turn(text: string, command = false): Promise<void> {
@@ -255,4 +298,24 @@ export function describeRules(runtime: ToolRuntime): string {
   group('Ask', ctx.alwaysAskRules as readonly PermissionRule[]);
   group('Deny', ctx.alwaysDenyRules as readonly PermissionRule[]);
   return lines.join('\n');
+}
+
+const MCP_STATE: Record<McpServerStatus['state'], string> = {
+  connected: 'connected',
+  failed: 'failed',
+  'needs-login': 'needs login',
+  'pending-approval': 'needs approval',
+  rejected: 'disabled',
+  'not-started': 'not started',
+};
+
+/** `/mcp`: one line per server, its state and login, the error when it has one. */
+export function describeMcp(status: readonly McpServerStatus[]): string {
+  if (status.length === 0) return 'No MCP servers configured.';
+  const lines = status.map((s) => {
+    const login = s.oauth ? (s.oauth.loggedIn ? ', OAuth: logged in' : '') : '';
+    const error = s.error ? `\n    ${s.error.split('\n')[0]}` : '';
+    return `  ${s.name} [${s.scope}, ${s.type}] — ${MCP_STATE[s.state]}${login}${s.tools.length > 0 ? `, ${s.tools.length} tools` : ''}${error}`;
+  });
+  return ['MCP servers:', ...lines, '', '/mcp login NAME to log in to a server that asks for OAuth, /mcp logout NAME to forget it.'].join('\n');
 }

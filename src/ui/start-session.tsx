@@ -9,7 +9,7 @@ import type { ToolRuntime, ToolRuntimeOptions } from '../agent/types.js';
 import type { MessageParam } from '../tool/tool.js';
 import type { BackgroundTask } from './session-store.js';
 import { SessionStore } from './session-store.js';
-import { Session, type RunQuery } from './session.js';
+import { Session, type McpSessionControl, type RunQuery } from './session.js';
 import { itemText } from './plain-text.js';
 
 /** The runtime, the loop and the terminal an interactive session runs with. */
@@ -28,6 +28,8 @@ export interface InteractiveOptions {
   readonly continued?: readonly MessageParam[];
   /** Ends the session as the person leaving would (a termination signal): the turn is interrupted, tools answered. */
   readonly signal?: AbortSignal;
+  /** The MCP servers (`/mcp`); `bindNotices` receives where their warnings go once the session can show them. */
+  readonly mcp?: { readonly control: McpSessionControl; readonly bindNotices?: (notice: (text: string) => void) => void };
 }
 
 /** `NO_COLOR` (any non-empty value) turns colour off before chalk decides its level at import. */
@@ -48,6 +50,7 @@ export async function startInteractiveSession(options: InteractiveOptions): Prom
   const raw = tty && typeof stdin.setRawMode === 'function';
   if (raw) stdin.setRawMode(true);
   const store = new SessionStore(options.runtimeOptions.mode ?? 'default', options.model);
+  options.mcp?.bindNotices?.((text) => store.notice(text, 'warn'));
   const runtime = await options
     .createRuntime({
       ...options.runtimeOptions,
@@ -65,7 +68,14 @@ export async function startInteractiveSession(options: InteractiveOptions): Prom
   await listSlashCommands(runtime).catch(() => undefined);
   for (const warning of runtime.warnings ?? []) store.notice(warning, 'warn');
   if (options.continued) showContinued(store, options.continued, runtime.sessionId);
-  const session = new Session({ runtime, store, runQuery: options.runQuery(runtime), model: options.model, ...(options.continued ? { continued: options.continued } : {}) });
+  const session = new Session({
+    runtime,
+    store,
+    runQuery: options.runQuery(runtime),
+    model: options.model,
+    ...(options.continued ? { continued: options.continued } : {}),
+    ...(options.mcp ? { mcp: options.mcp.control } : {}),
+  });
   const stop = new AbortController();
   const onSignal = () => {
     session.interrupt();

@@ -1,9 +1,11 @@
 /**
- * `toolgate mcp serve | list | get NAME`.
+ * `toolgate mcp serve | list | get NAME | login NAME | logout NAME`.
  * - serve: the built-in tools as an MCP server, permission engine in front (stdio, or `--http` on 127.0.0.1 with a
  *   bearer token: `$TOOLGATE_MCP_TOKEN`, or one generated and printed on stderr).
  * - list / get: the servers configured for `--cwd` in Claude Code's files (and `--mcp-config`), their approval and
  *   state; `--connect` starts the approved ones to show their tools.
+ * - login / logout: the OAuth login of an HTTP or SSE server (the URL is printed on stderr and opened in a browser when
+ *   there is a desktop; the redirect comes back to a listener on 127.0.0.1), and forgetting it.
  */
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -35,6 +37,14 @@ interface ListOptions {
   json?: boolean;
 }
 
+interface LoginOptions {
+  cwd: string;
+  mcpConfig: string[];
+  strictMcpConfig?: boolean;
+  browser: boolean;
+  timeout?: string;
+}
+
 export function registerMcpCommand(program: Command): void {
   const mcp = program.command('mcp').description('MCP: serve the tools to an MCP client, or inspect the configured MCP servers');
 
@@ -63,6 +73,19 @@ export function registerMcpCommand(program: Command): void {
   );
   listLike(mcp.command('get').description('one configured MCP server (with --connect: its tools)').argument('<name>', 'server name')).action(
     (name: string, opts: ListOptions) => runList(name, opts),
+  );
+
+  const configured = (cmd: Command) =>
+    cmd
+      .option('--cwd <dir>', 'project directory', process.cwd())
+      .option('--mcp-config <file-or-json>', 'extra MCP server configuration (repeatable)', collect, [])
+      .option('--strict-mcp-config', 'only the servers of --mcp-config');
+  configured(mcp.command('login').description('log in to an HTTP or SSE MCP server that asks for OAuth').argument('<name>', 'server name'))
+    .option('--no-browser', 'only print the URL, do not open a browser')
+    .option('--timeout <seconds>', 'how long to wait for the browser (default 300)')
+    .action((name: string, opts: LoginOptions) => runLogin(name, opts));
+  configured(mcp.command('logout').description("forget an MCP server's OAuth login (its stored tokens)").argument('<name>', 'server name')).action(
+    (name: string, opts: LoginOptions) => runLogout(name, opts),
   );
 }
 
@@ -109,7 +132,7 @@ function waitForSignal(): Promise<void> {
   });
 }
 
-async function runList(name: string | undefined, opts: ListOptions): Promise<void> {
+function loadConfigured(name: string | undefined, opts: Pick<ListOptions, 'cwd' | 'mcpConfig' | 'strictMcpConfig'>) {
   const cwd = path.resolve(opts.cwd);
   const config = loadMcpConfig({
     cwd,
@@ -120,6 +143,51 @@ async function runList(name: string | undefined, opts: ListOptions): Promise<voi
   if (name !== undefined && !config.servers.has(name)) {
     throw new McpCommandError(`no MCP server named "${name}" is configured for ${cwd}${config.servers.size > 0 ? ` (configured: ${[...config.servers.keys()].join(', ')})` : ''}`);
   }
+  return { cwd, config };
+}
+
+async function runLogin(name: string, opts: LoginOptions): Promise<void> {
+  const { cwd, config } = loadConfigured(name, opts);
+  const server = config.servers.get(name)!;
+  if (server.config.type === 'stdio') throw new McpCommandError(`MCP server "${name}" is a local (stdio) server: only HTTP and SSE servers log in with OAuth`);
+  const timeoutS = opts.timeout === undefined ? undefined : Number(opts.timeout);
+  if (timeoutS !== undefined && !(Number.isFinite(timeoutS) && timeoutS > 0)) throw new McpCommandError(`--timeout must be a positive number of seconds, not "${opts.timeout}"`);
+  const manager = new McpClientManager({ cwd, servers: new Map([[name, server]]) });
+  const controller = new AbortController();
+  const cancel = () => controller.abort();
+  process.once('SIGINT', cancel);
+  process.once('SIGTERM', cancel);
+  try {
+    const result = await manager.login(name, {
+      openBrowser: opts.browser,
+      signal: controller.signal,
+      ...(timeoutS !== undefined ? { timeoutMs: timeoutS * 1000 } : {}),
+      onAuthorizationUrl: (url) => {
+        process.stderr.write(`To log in to MCP server "${name}", open this URL in a browser:\n\n  ${url}\n\nWaiting for the browser to come back (Ctrl+C to cancel)…\n`);
+      },
+    });
+    if (result.status === 'not-required') process.stdout.write(`MCP server "${name}" did not ask for a login: nothing was stored (${result.tools} tools).\n`);
+    else process.stdout.write(`Logged in to MCP server "${name}" (${result.tools} tools). The token is kept in ${manager.oauthStore.dir}.\n`);
+  } finally {
+    process.off('SIGINT', cancel);
+    process.off('SIGTERM', cancel);
+    await manager.dispose();
+  }
+}
+
+async function runLogout(name: string, opts: LoginOptions): Promise<void> {
+  const { cwd, config } = loadConfigured(name, opts);
+  const manager = new McpClientManager({ cwd, servers: new Map([[name, config.servers.get(name)!]]) });
+  try {
+    const removed = await manager.logout(name);
+    process.stdout.write(removed ? `Logged out of MCP server "${name}": its tokens were removed.\n` : `MCP server "${name}" had no stored login.\n`);
+  } finally {
+    await manager.dispose();
+  }
+}
+
+async function runList(name: string | undefined, opts: ListOptions): Promise<void> {
+  const { cwd, config } = loadConfigured(name, opts);
   const servers = name === undefined ? config.servers : new Map([[name, config.servers.get(name)!]]);
   // Headless: project servers nobody approved stay stopped, even with --connect.
   const manager = new McpClientManager({ cwd, servers });
@@ -135,6 +203,7 @@ async function runList(name: string | undefined, opts: ListOptions): Promise<voi
 const STATE_WORDS: Record<McpServerStatus['state'], string> = {
   connected: 'connected',
   failed: 'failed',
+  'needs-login': 'needs login',
   'pending-approval': 'needs approval (enabledMcpjsonServers / enableAllProjectMcpServers)',
   rejected: 'disabled (disabledMcpjsonServers)',
   'not-started': 'not started',
@@ -143,7 +212,7 @@ const STATE_WORDS: Record<McpServerStatus['state'], string> = {
 function formatList(status: readonly McpServerStatus[]): string {
   if (status.length === 0) return 'No MCP servers configured (.mcp.json, ~/.claude.json, settings mcpServers, --mcp-config).\n';
   return status
-    .map((s) => `${s.name} [${s.scope}, ${s.type}] ${s.target} — ${STATE_WORDS[s.state]}${s.tools.length > 0 ? `, ${s.tools.length} tools` : ''}${s.error ? `\n  ${s.error.split('\n')[0]}` : ''}`)
+    .map((s) => `${s.name} [${s.scope}, ${s.type}] ${s.target} — ${STATE_WORDS[s.state]}${s.oauth?.loggedIn ? ' (OAuth: logged in)' : ''}${s.tools.length > 0 ? `, ${s.tools.length} tools` : ''}${s.error ? `\n  ${s.error.split('\n')[0]}` : ''}`)
     .join('\n')
     .concat('\n');
 }
@@ -155,8 +224,16 @@ function formatOne(s: McpServerStatus): string {
     `  type:   ${s.type}`,
     `  target: ${s.target}`,
     `  state:  ${STATE_WORDS[s.state]}`,
+    ...(s.oauth ? [`  oauth:  ${describeOAuth(s.name, s.oauth)}`] : []),
     ...(s.error ? [`  error:  ${s.error.replace(/\n/g, '\n          ')}`] : []),
     ...(s.tools.length > 0 ? ['  tools:', ...s.tools.map((t) => `    ${t}`)] : []),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+function describeOAuth(name: string, oauth: NonNullable<McpServerStatus['oauth']>): string {
+  if (!oauth.loggedIn) return `not logged in (toolgate mcp login ${name}, if the server asks for it)`;
+  if (oauth.expiresAt === undefined) return 'logged in';
+  const left = oauth.expiresAt - Date.now();
+  return left > 0 ? `logged in (access token valid for ${Math.round(left / 60_000)} min; refreshed as needed)` : 'logged in (access token expired; refreshed at the next use)';
 }

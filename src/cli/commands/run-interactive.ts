@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { PermissionMode } from '../../tool/permission-types.js';
 import type { MessageParam } from '../../tool/tool.js';
 import { guardSignals } from '../signals.js';
-import { RunUsageError, type RunOptions } from './run.js';
+import { RunUsageError, startMcp, type RunOptions } from './run.js';
 
 export async function runInteractive(opts: RunOptions): Promise<number> {
   const apiKey = process.env.ANTHROPIC_API_KEY?.trim();
@@ -36,12 +36,20 @@ export async function runInteractive(opts: RunOptions): Promise<number> {
   const client = new Anthropic({ ...(apiKey ? { apiKey, authToken: null } : { authToken, apiKey: null }), maxRetries: 0 });
   const model = opts.model ?? agent.DEFAULT_MODEL;
   const maxTurns = opts.maxTurns === undefined ? undefined : Number(opts.maxTurns);
+  // Warnings of MCP servers go to the session once it is drawn; until then they wait.
+  const early: string[] = [];
+  let warn: (text: string) => void = (text) => void early.push(text);
+  const mcp = await startMcp(cwd, opts, (text) => warn(text));
+  const bindNotices = (notice: (text: string) => void) => {
+    warn = notice;
+    for (const text of early.splice(0)) notice(text);
+  };
   // SIGTERM, SIGHUP (a closed terminal), SIGINT from outside: the turn is interrupted, its tools answered and the
   // transcript written, the runtime disposed (no process left), then 128 + n.
   const controller = new AbortController();
   const stopSignals = guardSignals(controller, { onForcedExit: (signal) => process.stderr.write(`toolgate: ${signal} again, exiting now\n`) });
   try {
-    const code = await startSession(ui, agent, opts, { cwd, sessionId, client, model, maxTurns, continued, signal: controller.signal });
+    const code = await startSession(ui, agent, opts, { cwd, sessionId, client, model, maxTurns, continued, signal: controller.signal, mcp: mcp && { manager: mcp.manager, bindNotices } });
     return stopSignals.exitCode ?? code;
   } finally {
     stopSignals.dispose();
@@ -56,18 +64,20 @@ interface SessionSetup {
   readonly maxTurns: number | undefined;
   readonly continued: MessageParam[] | undefined;
   readonly signal: AbortSignal;
+  readonly mcp: { readonly manager: import('../../mcp/manager.js').McpClientManager; readonly bindNotices: (notice: (text: string) => void) => void } | undefined;
 }
 
 function startSession(
   ui: typeof import('../../ui/start-session.js'),
   agent: typeof import('../../agent/index.js'),
   opts: RunOptions,
-  { cwd, sessionId, client, model, maxTurns, continued, signal }: SessionSetup,
+  { cwd, sessionId, client, model, maxTurns, continued, signal, mcp }: SessionSetup,
 ): Promise<number> {
   return ui.startInteractiveSession({
     model,
     signal,
     ...(continued ? { continued } : {}),
+    ...(mcp ? { mcp: { control: mcp.manager, bindNotices: mcp.bindNotices } } : {}),
     createRuntime: agent.createToolRuntime,
     runtimeOptions: {
       cwd,
@@ -77,7 +87,9 @@ function startSession(
       rules: { allow: opts.allowedTools, deny: opts.disallowedTools },
       sessionId,
       sessionDir: agent.defaultSessionDir(sessionId),
+      sessionStart: opts.continue ? 'continue' : opts.resume ? 'resume' : 'fresh',
       client,
+      ...(mcp ? { services: { mcpResources: mcp.manager.resourceService }, toolProviders: [mcp.manager.toolProvider()] } : {}),
     },
     runQuery: (runtime) => ({ prompt, model: turnModel, signal: turnSignal, resume }) =>
       agent.query({

@@ -132,6 +132,7 @@ export async function runCommand(words: readonly string[], opts: RunOptions): Pr
     sessionId,
     sessionDir: agent.defaultSessionDir(sessionId),
     model,
+    sessionStart: opts.continue ? 'continue' : opts.resume ? 'resume' : 'fresh',
     client,
     signal: controller.signal,
     ...(mcp ? { services: { mcpResources: mcp.manager.resourceService } } : {}),
@@ -185,7 +186,7 @@ async function runInteractive(opts: RunOptions): Promise<number> {
  * The MCP servers of this run: `--mcp-config`, `.mcp.json` and settings, as Claude Code reads them. Headless, so project
  * servers nobody approved stay stopped (said on stderr, with the setting that approves them).
  */
-async function startMcp(cwd: string, opts: RunOptions) {
+export async function startMcp(cwd: string, opts: RunOptions, warn: (text: string) => void = (text) => process.stderr.write(`toolgate: warning: ${text}\n`)) {
   const [{ loadMcpConfig }, { McpClientManager }, { createPermissionPromptTool }] = await Promise.all([
     import('../../mcp/load-config.js'),
     import('../../mcp/manager.js'),
@@ -210,7 +211,7 @@ async function startMcp(cwd: string, opts: RunOptions) {
     cwd,
     servers: config.servers,
     onServerEvent: (e) => {
-      if (e.type === 'failed') process.stderr.write(`toolgate: warning: ${e.error.split('\n')[0]}\n`);
+      if (e.type === 'failed') warn(e.error.split('\n')[0]!);
     },
   });
   return { manager, onPermissionRequest: opts.permissionPromptTool ? createPermissionPromptTool(manager, opts.permissionPromptTool) : undefined };

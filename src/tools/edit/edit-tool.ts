@@ -11,7 +11,7 @@ import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import { applyLineEndings } from '../shared/encoding.js';
 import { describeFsError, FileToolError } from '../shared/errors.js';
 import { statOrNull } from '../shared/file-kind.js';
-import { lineNumberAt, patchBetween, patchForSpan, snippetForHunks, snippetOf } from '../shared/patch.js';
+import { countPatchLines, lineNumberAt, patchBetween, patchForSpan, snippetForHunks, snippetOf } from '../shared/patch.js';
 import {
   backfillPathField,
   fileNotFoundMessage,
@@ -179,6 +179,7 @@ export const EditTool = buildTool({
   // A second run after a first one that finished finds the file changed since it was read (content hash) and refuses.
   isRetrySafe: () => true,
   getPath: (input) => pathForPermission(input.file_path),
+  linesChanged: (output) => countPatchLines(output.structuredPatch),
   backfillObservableInput(input, context) {
     backfillPathField(input, 'file_path', context);
   },

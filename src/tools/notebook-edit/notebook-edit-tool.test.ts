@@ -84,6 +84,15 @@ describe('NotebookEdit', () => {
     expect(onDisk(file).cells.map((c: { id: string }) => c.id)).toEqual(['intro', 'load']);
   });
 
+  it('counts the lines of the cell it changed, for telemetry (replace, insert, delete)', async () => {
+    const file = writeNotebook(fixture());
+    const ctx = await readCtx(file);
+    const lines = (r: { data?: NotebookEditOutput }) => NotebookEditTool.linesChanged?.(r.data!);
+    expect(lines(await nbEdit(ctx, { notebook_path: file, cell_id: 'load', new_source: 'x = 43\nprint(x)' }))).toEqual({ added: 1, removed: 1 });
+    expect(lines(await nbEdit(ctx, { notebook_path: file, cell_id: 'intro', new_source: 'a\nb\nc\n', edit_mode: 'insert', cell_type: 'code' }))).toEqual({ added: 3, removed: 0 });
+    expect(lines(await nbEdit(ctx, { notebook_path: file, cell_id: 'load', new_source: '', edit_mode: 'delete' }))).toEqual({ added: 0, removed: 2 });
+  });
+
   it('changes a cell type on replace, dropping what the new type cannot have', async () => {
     const file = writeNotebook(fixture());
     await nbEdit(await readCtx(file), { notebook_path: file, cell_id: 'load', new_source: 'now prose', cell_type: 'markdown' });

@@ -12,7 +12,8 @@ import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import { applyLineEndings } from '../shared/encoding.js';
 import { FileToolError } from '../shared/errors.js';
 import { statOrNull } from '../shared/file-kind.js';
-import { cellIdOf, findCellIndex, notebookLanguage, parseNotebook, type NotebookCell } from '../shared/notebook.js';
+import { cellIdOf, findCellIndex, notebookLanguage, parseNotebook, sourceText, type NotebookCell } from '../shared/notebook.js';
+import { countPatchLines, patchBetween } from '../shared/patch.js';
 import { backfillPathField, pathForPermission, resolveToolPath, validatePathInput } from '../shared/paths.js';
 import { hasChangedSinceRead, readRequirementError, recordFileState, requireReadBeforeWrite, staleFileMessage } from '../shared/read-state.js';
 import { loadTextFileForWrite, writeTextFile } from '../shared/text-file.js';
@@ -144,6 +145,18 @@ async function editNotebook(input: NotebookEditInput, context: ToolUseContext): 
   };
 }
 
+/** Lines of the cell's source the edit added and removed (from the notebook before the edit). */
+export function notebookLinesChanged(output: NotebookEditOutput): { added: number; removed: number } | undefined {
+  const lines = (text: string) => (text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0));
+  if (output.edit_mode === 'insert') return { added: lines(output.new_source), removed: 0 };
+  const before = parseNotebook(output.original_file);
+  const index = before && output.cell_id !== undefined ? findCellIndex(before, output.cell_id) : -1;
+  const old = index >= 0 ? sourceText(before!.cells[index]!.source) : undefined;
+  if (old === undefined) return undefined;
+  if (output.edit_mode === 'delete') return { added: 0, removed: lines(old) };
+  return countPatchLines(patchBetween(old, output.new_source));
+}
+
 export function mapNotebookEditResult(output: NotebookEditOutput, toolUseId: string): ToolResultBlockParam {
   switch (output.edit_mode) {
     case 'replace':
@@ -174,6 +187,7 @@ export const NotebookEditTool = buildTool({
   isRetrySafe: () => true,
   isDestructive: (input) => input.edit_mode === 'delete',
   getPath: (input) => pathForPermission(input.notebook_path),
+  linesChanged: notebookLinesChanged,
   backfillObservableInput(input, context) {
     backfillPathField(input, 'notebook_path', context);
   },

@@ -115,6 +115,19 @@ function splitLines(text: string): string[] {
   return lines;
 }
 
+/** Lines a patch adds and removes (`+` and `-` lines; `\\ No newline` markers are not lines). */
+export function countPatchLines(hunks: readonly PatchHunk[]): { added: number; removed: number } {
+  let added = 0;
+  let removed = 0;
+  for (const hunk of hunks) {
+    for (const line of hunk.lines) {
+      if (line.startsWith('+')) added++;
+      else if (line.startsWith('-')) removed++;
+    }
+  }
+  return { added, removed };
+}
+
 export function patchBetween(oldText: string, newText: string): PatchHunk[] {
   return patchForSpan(oldText, newText, changedSpan(oldText, newText));
 }

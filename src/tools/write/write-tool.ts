@@ -12,7 +12,7 @@ import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import { applyLineEndings, type TextEncoding } from '../shared/encoding.js';
 import { describeFsError, FileToolError } from '../shared/errors.js';
 import { notRegularFileMessage, statOrNull } from '../shared/file-kind.js';
-import { patchBetween, snippetForHunks, type PatchHunk } from '../shared/patch.js';
+import { countPatchLines, patchBetween, snippetForHunks, type PatchHunk } from '../shared/patch.js';
 import { backfillPathField, pathForPermission, resolveToolPath, validatePathInput } from '../shared/paths.js';
 import { hasChangedSinceRead, readRequirementError, recordFileState, requireReadBeforeWrite, staleFileMessage } from '../shared/read-state.js';
 import { loadTextFileForWrite, writeTextFile } from '../shared/text-file.js';
@@ -118,6 +118,7 @@ export const WriteTool = buildTool({
   // Replacing a whole file can lose content; classifiers and UIs may treat it with more care than an Edit.
   isDestructive: () => true,
   getPath: (input) => pathForPermission(input.file_path),
+  linesChanged: (output) => countPatchLines(output.structuredPatch),
   backfillObservableInput(input, context) {
     backfillPathField(input, 'file_path', context);
   },

@@ -1,0 +1,184 @@
+/**
+ * toolgate's side of the MCP SDK's client OAuth (`OAuthClientProvider`): the SDK does discovery (protected resource
+ * and authorization server metadata), dynamic client registration, PKCE, the code exchange and refresh; this class
+ * only keeps what it produces in the token store and decides what may happen without a person.
+ *
+ * Two modes:
+ * - `connect` (a session using a server): stored tokens are sent, refreshed shortly before they expire (and by the
+ *   SDK once on a 401); nothing is registered and no browser is opened — a server that needs a login is reported as
+ *   such (`needsLogin`) and its connection fails with `McpNeedsLoginError`.
+ * - `login` (`toolgate mcp login`, `/mcp login`): stored tokens are not used, the client registers when it must (a
+ *   registration made for another loopback port is made again), and the authorization URL goes to `onAuthorizationUrl`.
+ */
+import { randomBytes } from 'node:crypto';
+import { auth, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { expiryOf, type McpOAuthRecord, type McpOAuthStore, type StoredTokens } from './oauth-store.js';
+
+/** An access token this close to its expiry is refreshed before it is sent. */
+export const REFRESH_MARGIN_MS = 60_000;
+
+/** Where an authorization code comes back to when no login is running (never listened on: only for registration checks). */
+const IDLE_REDIRECT = 'http://127.0.0.1/callback';
+
+export class McpNeedsLoginError extends Error {
+  override readonly name = 'McpNeedsLoginError';
+  constructor(readonly server: string) {
+    super(needsLoginMessage(server));
+  }
+}
+
+export function needsLoginMessage(server: string): string {
+  return `MCP server "${server}" needs an OAuth login: run \`toolgate mcp login ${server}\` (or /mcp login ${server} in a session)`;
+}
+
+export type McpOAuthMode =
+  | { readonly kind: 'connect' }
+  | { readonly kind: 'login'; readonly redirectUrl: string; readonly onAuthorizationUrl: (url: URL) => void };
+
+export class McpOAuthProvider implements OAuthClientProvider {
+  /** Connect mode: the server asked for a login this provider could not give. */
+  needsLogin = false;
+  readonly #state = randomBytes(24).toString('base64url');
+  #codeVerifier: string | undefined;
+  /** Login mode: the tokens this login obtained (none before the code exchange). */
+  #loginTokens: StoredTokens | undefined;
+  /** What discovery found in this process (a session does not write a file for a server it has no login for). */
+  #discovery: OAuthDiscoveryState | undefined;
+  #refreshing: Promise<void> | undefined;
+  #inRefresh = false;
+
+  constructor(
+    readonly server: string,
+    readonly url: string,
+    private readonly store: McpOAuthStore,
+    readonly mode: McpOAuthMode = { kind: 'connect' },
+  ) {}
+
+  private record(): McpOAuthRecord {
+    return this.store.read(this.server, this.url);
+  }
+
+  get redirectUrl(): string {
+    if (this.mode.kind === 'login') return this.mode.redirectUrl;
+    const registered = (this.record().client as { redirect_uris?: unknown } | undefined)?.redirect_uris;
+    return Array.isArray(registered) && typeof registered[0] === 'string' ? registered[0] : IDLE_REDIRECT;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'toolgate',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      // A public client: PKCE instead of a secret (nothing on a user's machine keeps a secret).
+      token_endpoint_auth_method: 'none',
+    };
+  }
+
+  /** The `state` sent with the authorization request; the loopback listener checks it on the way back. */
+  state(): string {
+    return this.#state;
+  }
+
+  clientInformation(): OAuthClientInformationMixed | undefined {
+    const client = this.record().client;
+    if (this.mode.kind === 'connect') {
+      if (client) return client;
+      const found = this.#discovery;
+      // A 401 from a server that publishes no OAuth metadata at all wants some other credential: no login would help.
+      if (found && !found.authorizationServerMetadata && !found.resourceMetadata) {
+        throw new Error(`MCP server "${this.server}" answered 401 but publishes no OAuth metadata; give it its credential in the configuration ("headers")`);
+      }
+      // Registering needs a redirect that someone listens on: only a login may do it.
+      throw new McpNeedsLoginError(this.server);
+    }
+    const uris = (client as { redirect_uris?: unknown } | undefined)?.redirect_uris;
+    // Registered for another loopback port: register again rather than be refused at the authorization endpoint.
+    if (client && Array.isArray(uris) && !uris.includes(this.mode.redirectUrl)) return undefined;
+    return client;
+  }
+
+  async saveClientInformation(client: OAuthClientInformationMixed): Promise<void> {
+    await this.store.update(this.server, this.url, (r) => ({ ...r, client }));
+  }
+
+  /**
+   * The tokens to send. Login mode sends none (a login always asks the person). Connect mode refreshes an access token
+   * about to expire first, once for all the requests waiting on it.
+   */
+  async tokens(): Promise<OAuthTokens | undefined> {
+    if (this.mode.kind === 'login') return this.#loginTokens;
+    const tokens = this.record().tokens;
+    if (!tokens || this.#inRefresh) return tokens;
+    if (tokens.refresh_token && tokens.expires_at !== undefined && tokens.expires_at - Date.now() < REFRESH_MARGIN_MS) {
+      this.#refreshing ??= this.#refresh().finally(() => (this.#refreshing = undefined));
+      await this.#refreshing;
+      return this.record().tokens;
+    }
+    return tokens;
+  }
+
+  /** The SDK's `auth()` with a refresh token on file refreshes it; a failure leaves the old token to meet its 401. */
+  async #refresh(): Promise<void> {
+    this.#inRefresh = true;
+    try {
+      await auth(this, { serverUrl: this.url });
+    } catch {
+      // Offline, or the authorization server is down: the request goes out with what there is.
+    } finally {
+      this.#inRefresh = false;
+    }
+  }
+
+  async saveTokens(tokens: OAuthTokens): Promise<void> {
+    const expiresAt = expiryOf(tokens);
+    const stored: StoredTokens = { ...tokens, ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}) };
+    await this.store.update(this.server, this.url, (r) => ({ ...r, tokens: stored }));
+    this.needsLogin = false;
+    if (this.mode.kind === 'login') this.#loginTokens = stored;
+  }
+
+  redirectToAuthorization(authorizationUrl: URL): void {
+    if (this.mode.kind === 'login') this.mode.onAuthorizationUrl(authorizationUrl);
+    else this.needsLogin = true;
+  }
+
+  saveCodeVerifier(codeVerifier: string): void {
+    // Kept in memory: the process that started the login is the one the code comes back to.
+    if (this.mode.kind === 'login') this.#codeVerifier = codeVerifier;
+  }
+
+  codeVerifier(): string {
+    if (this.#codeVerifier === undefined) throw new Error(`no login is in progress for MCP server "${this.server}"`);
+    return this.#codeVerifier;
+  }
+
+  async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
+    if (scope === 'verifier') {
+      this.#codeVerifier = undefined;
+      return;
+    }
+    if (scope === 'tokens' || scope === 'all') this.#loginTokens = undefined;
+    if (scope === 'discovery' || scope === 'all') this.#discovery = undefined;
+    // A login that fails its code exchange must not cost the person the login they had.
+    if (scope === 'tokens' && this.mode.kind === 'login') return;
+    const r = this.record();
+    const keep = {
+      ...(scope !== 'client' && scope !== 'all' && r.client ? { client: r.client } : {}),
+      ...(scope !== 'tokens' && scope !== 'all' && r.tokens ? { tokens: r.tokens } : {}),
+      ...(scope !== 'discovery' && scope !== 'all' && r.discovery ? { discovery: r.discovery } : {}),
+    };
+    if (Object.keys(keep).length === 0) this.store.remove(this.server, this.url);
+    else await this.store.update(this.server, this.url, (current) => ({ server: current.server, url: current.url, ...keep }));
+  }
+
+  async saveDiscoveryState(discovery: OAuthDiscoveryState): Promise<void> {
+    this.#discovery = discovery;
+    if (this.mode.kind === 'login' || this.record().client) await this.store.update(this.server, this.url, (r) => ({ ...r, discovery }));
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.#discovery ?? this.record().discovery;
+  }
+}
