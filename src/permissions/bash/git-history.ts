@@ -71,6 +71,8 @@ export function gitHistoryRead(words: readonly MatchWord[]): HistoryRead | undef
   const exactly = (set: ReadonlySet<string>) => opts.some((o) => set.has(o.written) && o.names.length === 1 && o.names[0] === o.written);
   const patch = any(PATCH);
   const read = (what: string, maybePaths: readonly string[] = positionals): HistoryRead => ({ what, pathspecs, maybePaths });
+  // Commands whose output pathspecs do not limit (`git status -v -- src` prints every staged change).
+  const unlimited = (what: string): HistoryRead => ({ what, pathspecs: [], maybePaths: [] });
   switch (name) {
     case 'show':
       // `git show --stat <blob>` still prints the blob: an object id is content whatever the options.
@@ -88,9 +90,9 @@ export function gitHistoryRead(words: readonly MatchWord[]): HistoryRead | undef
       if (name !== 'diff' && name !== 'range-diff' && !patch) return undefined;
       return exactly(NO_CONTENT) && !patch ? undefined : read(`git ${name} prints file contents`);
     case 'status':
-      return any(VERBOSE) ? read('git status -v prints the staged changes (and -vv the unstaged ones)') : undefined;
+      return any(VERBOSE) ? unlimited('git status -v prints every staged change, whatever the pathspecs (and -vv the unstaged ones)') : undefined;
     case 'commit':
-      return any(VERBOSE) || any(INTERACTIVE) ? read('git commit -v/-p prints the changes') : undefined;
+      return any(VERBOSE) || any(INTERACTIVE) ? unlimited('git commit -v/-p prints the changes') : undefined;
     case 'add':
     case 'checkout':
     case 'reset':
@@ -99,17 +101,17 @@ export function gitHistoryRead(words: readonly MatchWord[]): HistoryRead | undef
     case 'stash': {
       const action = positionals[0];
       // `stash.showPatch` turns a plain `git stash show` into a patch.
-      if (action === 'show') return exactly(NO_CONTENT) && !patch ? undefined : read('git stash show prints the stashed changes', positionals.slice(1));
-      if (action === 'list') return patch ? read('git stash list -p prints the stashed changes', []) : undefined;
+      if (action === 'show') return exactly(NO_CONTENT) && !patch ? undefined : unlimited('git stash show prints the stashed changes');
+      if (action === 'list') return patch ? unlimited('git stash list -p prints the stashed changes') : undefined;
       return any(INTERACTIVE) ? read('git stash -p prints each change it offers', positionals.slice(1)) : undefined;
     }
     case 'am':
     case 'rebase':
-      return any(s('--show-current-patch')) ? read(`git ${name} --show-current-patch prints a patch`, []) : undefined;
+      return any(s('--show-current-patch')) ? unlimited(`git ${name} --show-current-patch prints a patch`) : undefined;
     case 'rerere':
-      return positionals[0] === 'diff' ? read('git rerere diff prints conflicting contents', []) : undefined;
+      return positionals[0] === 'diff' ? unlimited('git rerere diff prints conflicting contents') : undefined;
     case 'request-pull':
-      return patch ? read('git request-pull -p prints a patch', []) : undefined;
+      return patch ? unlimited('git request-pull -p prints a patch') : undefined;
     case 'archive':
     case 'bundle':
     case 'fast-export':
@@ -121,9 +123,9 @@ export function gitHistoryRead(words: readonly MatchWord[]): HistoryRead | undef
     case 'unpack-file':
     case 'difftool':
     case 'mergetool':
-      return read(`git ${name} prints or hands file contents to a program`, []);
+      return unlimited(`git ${name} prints or hands file contents to a program`);
     case 'cat-file':
-      return any(CAT_FILE_CONTENT) || positionals.length >= 2 ? read('git cat-file prints objects from history', []) : undefined;
+      return any(CAT_FILE_CONTENT) || positionals.length >= 2 ? unlimited('git cat-file prints objects from history') : undefined;
     case 'grep': {
       // The pattern is the first operand unless -e/-f gave it; the other operands before `--` are revisions (or paths).
       const patternGiven = opts.some((o) => o.names.includes('-e') || o.names.includes('-f'));
@@ -135,6 +137,6 @@ export function gitHistoryRead(words: readonly MatchWord[]): HistoryRead | undef
       return read(`git ${name} prints file contents`);
     default:
       if (NO_CONTENT_COMMANDS.has(name)) return undefined;
-      return read(`git ${name} is not a git command this engine knows: an alias or an external command may print file contents`, []);
+      return unlimited(`git ${name} is not a git command this engine knows: an alias or an external command may print file contents`);
   }
 }
