@@ -101,9 +101,10 @@ export const DANGEROUS_FLAGS: Readonly<Record<string, ProgramDangers>> = {
     },
   },
   npm: NPM_DANGERS,
-  pnpm: { ...NPM_DANGERS, operand: (w) => (/^--config\./.test(w) ? CONFIG : undefined) },
+  // pnpm: `--config.<key>=<value>` sets any setting.
+  pnpm: { global: [...NPM_DANGERS.global!, ...d(CONFIG, '--config.*')] },
   yarn: NPM_DANGERS,
-  npx: { global: [...d(RUNS, '--call', '--package', '--node-options', '--script-shell', '--shell'), ...d(ELSEWHERE, '--prefix', '--registry'), ...d(CONFIG, '--userconfig', '--globalconfig')] },
+  npx: { globalBeforeSubcommand: true, global: [...d(RUNS, '--call', '--package', '--node-options', '--script-shell', '--shell'), ...d(ELSEWHERE, '--prefix', '--registry'), ...d(CONFIG, '--userconfig', '--globalconfig')] },
   bun: { global: [...d(ELSEWHERE, '--cwd'), ...d(RUNS, '--preload', '-r', '--eval', '-e', '--print', '-p'), ...d(CONFIG, '-c', '--config', '--env-file')] },
   sort: { global: [...d(WRITES, '-o', '--output'), ...d(RUNS, '--compress-program')] },
   find: { global: [...d(RUNS, '-exec', '-execdir', '-ok', '-okdir'), ...d(WRITES, '-delete', '-fprint', '-fprint0', '-fprintf', '-fls')] },

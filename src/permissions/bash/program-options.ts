@@ -54,7 +54,8 @@ export const GLOBAL_OPTIONS: Readonly<Record<string, GlobalOptions>> = {
     known: s('--exec-path'),
   },
   npm: NPM,
-  npx: { ...NPM, valued: s(...NPM_VALUED, '-p'), shorthands: { ...NPM_SHORTHANDS, p: ['--package'] } },
+  // npx reads npm's options up to the package; what follows is the package's command line.
+  npx: { ...NPM, stopAtOperand: true, valued: s(...NPM_VALUED, '--shell'), shorthands: { ...NPM_SHORTHANDS, p: ['--package'] } },
   pnpm: PNPM,
   yarn: PNPM,
   bun: { family: 'gnu', valued: s('--cwd', '-c', '--config', '--env-file', '--preload', '-r', '-e', '--eval', '-p', '--print'), flags: s('--silent', '--bun', '--watch', '--hot', '--smol', '-v', '--version') },
@@ -183,15 +184,19 @@ const scanCache = new Map<string, OptionSyntax>();
 function scanSyntax(name: string, base: OptionSyntax, dangers: readonly Danger[]): OptionSyntax {
   let syntax = scanCache.get(name);
   if (!syntax) {
-    const known = new Set([...(base.known ?? []), ...dangers.filter((x) => x.flag.startsWith('-')).map((x) => x.flag)]);
+    const known = new Set([...(base.known ?? []), ...dangers.filter((x) => x.flag.startsWith('-') && !isPattern(x.flag)).map((x) => x.flag)]);
     syntax = { ...base, known };
     scanCache.set(name, syntax);
   }
   return syntax;
 }
 
+/** `--config.*`: any option whose name starts so. */
+const isPattern = (flag: string): boolean => flag.length > 2 && flag.endsWith('*');
+const nameHits = (name: string, flag: string): boolean => (isPattern(flag) ? name.startsWith(flag.slice(0, -1)) : name === flag);
+
 const hits = (o: OptionUse, danger: Danger): boolean => {
-  if (o.negated || !o.names.includes(danger.flag)) return false;
+  if (o.negated || !o.names.some((n) => nameHits(n, danger.flag))) return false;
   if (!danger.value) return true;
   return o.value === undefined || !o.value.literal || danger.value.test(o.value.value);
 };
@@ -216,7 +221,7 @@ export function dangerousFlag(words: readonly MatchWord[], ruleWords: readonly s
   // tar's first word may be a cluster of old-style options (`tar xIf evil a.tar`).
   const view = name === 'tar' && words[1]?.literal && /^[A-Za-z]+$/.test(words[1].value) ? [first, { value: `-${words[1].value}`, literal: true }, ...words.slice(2)] : words;
   const ruleNamed = namedOptions(ruleWords.slice(1), base);
-  const named = (danger: Danger) => ruleNamed.has(danger.flag) || (danger.flag === '+*' && ruleWords.some((w) => w.startsWith('+')));
+  const named = (danger: Danger) => [...ruleNamed].some((n) => nameHits(n, danger.flag)) || (danger.flag === '+*' && ruleWords.some((w) => w.startsWith('+')));
   const plusWord = view.slice(1).find((w) => w.literal && w.value.length > 1 && w.value.startsWith('+'));
 
   const check = (dangers: readonly Danger[], from: number, to: number, syntax: OptionSyntax, subAt: number): { flag: string; what: string } | undefined => {
