@@ -39,18 +39,19 @@ const real = (p: string): string => {
   }
 };
 
-const exists = (p: string): boolean => {
+// Checked on every git command: no exceptions on the common "not there" path (they cost more than the syscall).
+const lstat = (p: string) => {
   try {
-    lstatSync(p);
-    return true;
+    return lstatSync(p, { throwIfNoEntry: false });
   } catch {
-    return false;
+    return undefined;
   }
 };
+const exists = (p: string): boolean => lstat(p) !== undefined;
 
 const isDir = (p: string): boolean => {
   try {
-    return statSync(p).isDirectory();
+    return statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
   } catch {
     return false;
   }
@@ -58,11 +59,13 @@ const isDir = (p: string): boolean => {
 
 /** Where `commondir` points (git's own layout for worktrees), or the git directory itself. */
 function commonDirOf(gitDir: string): string {
+  const file = join(gitDir, 'commondir');
+  if (!exists(file)) return gitDir;
   try {
-    const text = readFileSync(join(gitDir, 'commondir'), 'utf8').trim();
+    const text = readFileSync(file, 'utf8').trim();
     if (text !== '') return real(isAbsolute(text) ? text : join(gitDir, text));
   } catch {
-    // none: the git directory is its own common directory
+    // unreadable: git would not use it either
   }
   return gitDir;
 }
@@ -86,12 +89,7 @@ function repoAt(gitDir: string, how: string): Discovery {
 export function discoverRepository(start: string): Discovery {
   for (let dir = resolve(start); ; dir = dirname(dir)) {
     const dotGit = join(dir, '.git');
-    let st;
-    try {
-      st = lstatSync(dotGit);
-    } catch {
-      st = undefined;
-    }
+    const st = lstat(dotGit);
     if (st) {
       if (st.isFile()) {
         let text: string;
@@ -184,18 +182,33 @@ function continuation(piece: string, quotedAtStart: boolean): { continues: boole
   return { continues: false, quoted };
 }
 
+/** Findings by file, kept while the file's identity, size and modification time stay the same. */
+const configCache = new Map<string, { readonly key: string; readonly found: string | undefined }>();
+
 /** The program a repository's own configuration names (config, and config.worktree), if any. */
 export function repoConfigProgram(repo: GitRepo): string | undefined {
   for (const file of [join(repo.commonDir, 'config'), join(repo.gitDir, 'config.worktree')]) {
-    let text: string;
+    let st;
     try {
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      st = statSync(file, { throwIfNoEntry: false, bigint: true });
+    } catch {
       return `${file} cannot be read`;
     }
-    const found = programInConfig(text);
-    if (found !== undefined) return `${file} sets ${found}`;
+    if (st === undefined) continue;
+    const key = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+    let hit = configCache.get(file);
+    if (hit?.key !== key) {
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch {
+        return `${file} cannot be read`;
+      }
+      hit = { key, found: programInConfig(text) };
+      if (configCache.size > 64) configCache.clear();
+      configCache.set(file, hit);
+    }
+    if (hit.found !== undefined) return `${file} sets ${hit.found}`;
   }
   return undefined;
 }
@@ -203,8 +216,8 @@ export function repoConfigProgram(repo: GitRepo): string | undefined {
 /** The project's own repositories: the ones git finds from the project root, the cwd and each working directory. */
 export function ownRepositories(ctx: ToolPermissionContext): GitRepo[] {
   const out: GitRepo[] = [];
-  for (const dir of [ctx.projectDir, ctx.cwd, ...ctx.additionalWorkingDirectories.keys()]) {
-    const found = discoverRepository(resolve(ctx.cwd, dir));
+  for (const dir of new Set([ctx.projectDir, ctx.cwd, ...ctx.additionalWorkingDirectories.keys()].map((d) => resolve(ctx.cwd, d)))) {
+    const found = discoverRepository(dir);
     if (found.kind === 'repo' && !out.some((r) => sameRepo(r, found.repo))) out.push(found.repo);
   }
   return out;

@@ -165,8 +165,18 @@ export function syntaxOf(name: string): OptionSyntax {
  * before it is known, several when an unknown or non-literal option leaves open whether it took the next word as its
  * value (deny rules try every candidate). Empty when there is no subcommand.
  */
+const stopping = new WeakMap<OptionSyntax, OptionSyntax>();
+const scanning = new WeakMap<OptionSyntax, OptionSyntax>();
+/** The syntax with parsing stopping at (or going past) the first operand; one object per syntax, for the reader's caches. */
+function withStop(syntax: OptionSyntax, stop: boolean): OptionSyntax {
+  const cache = stop ? stopping : scanning;
+  let out = cache.get(syntax);
+  if (!out) cache.set(syntax, (out = { ...syntax, stopAtOperand: stop }));
+  return out;
+}
+
 export function startsAfterOptions(words: readonly MatchWord[], syntax: OptionSyntax): number[] {
-  const r = readOptions(words, { ...syntax, stopAtOperand: true }, 1);
+  const r = readOptions(words, withStop(syntax, true), 1);
   const starts = r.operands.filter((o) => o.at < r.end || (o.at === r.end && !r.endedByDashes)).map((o) => o.at);
   if (r.endedByDashes && r.end < words.length) starts.push(r.end);
   else if (r.end < words.length && !starts.includes(r.end)) starts.push(r.end);
@@ -260,7 +270,7 @@ export function dangerousFlag(words: readonly MatchWord[], ruleWords: readonly s
     const subSyntax = (sub !== undefined && SUB_SYNTAX[name]?.[sub]) || SUB_SYNTAX[name]?.['*'] || base;
     const found = table.globalBeforeSubcommand
       ? (check(table.global ?? [], 1, subAt, base, -1) ?? check(subDangers, subAt + 1, view.length, scanSyntax(`${name} ${sub ?? ''}`, subSyntax, subDangers), subAt))
-      : check([...(table.global ?? []), ...subDangers], 1, view.length, { ...base, stopAtOperand: false }, subAt);
+      : check([...(table.global ?? []), ...subDangers], 1, view.length, withStop(base, false), subAt);
     if (found) return found;
   }
   return undefined;
