@@ -162,6 +162,14 @@ table('stash, interactive hunks, aliases (8 members)', [
   ['git merge-tree HEAD~1 HEAD HEAD', 'askRule'],
 ]);
 
+table('git behind wrappers and paths (5 members)', [
+  ['env git log -p', 'askRule', true],
+  ['timeout 5 git show', 'askRule', true],
+  ['sudo git show', 'askRule'],
+  ['bash -c "git status -v"', 'askRule', true],
+  ['/usr/bin/git show HEAD~1', 'askRule', true],
+]);
+
 table('benign: limited to paths no deny covers, or printing no contents', [
   ['git status', 'allow', false],
   ['git log --oneline', 'allow', false],
