@@ -85,7 +85,7 @@ describe('1c. curl, wget, httpie: a GET stays a GET to the host named (18 member
   ]);
 });
 
-describe('2. CLIs hiding their subcommand behind global options (19 members)', () => {
+describe('2. CLIs hiding their subcommand behind global options (24 members)', () => {
   run([
     denyBehind('pulumi --cwd infra destroy', 'pulumi', 'destroy'),
     denyBehind('pulumi -C infra destroy --yes', 'pulumi', 'destroy'),
@@ -99,6 +99,11 @@ describe('2. CLIs hiding their subcommand behind global options (19 members)', (
     denyBehind('wrangler -c other.toml delete', 'wrangler', 'delete'),
     denyBehind('doctl -t tok compute droplet delete x', 'doctl', 'compute'),
     denyBehind('terraform -chdir=prod destroy', 'terraform', 'destroy'),
+    denyBehind('gcloud --verbosity=debug --project p compute instances delete x', 'gcloud', 'compute'),
+    denyBehind('aws --debug --region eu-west-1 s3 rm s3://b/x', 'aws', 's3'),
+    denyBehind('az --only-show-errors group delete -n x', 'az', 'group'),
+    denyBehind('gh --repo o/r repo delete', 'gh', 'repo'),
+    denyBehind('flyctl --access-token tok apps destroy x', 'flyctl', 'apps'),
     denyBehind('mycli --profile prod delete x', 'mycli', 'delete'),
     denyBehind('mycli -v -q delete x', 'mycli', 'delete'),
     blocked('pulumi preview --cwd ../other', 'pulumi preview:*'),
@@ -113,7 +118,7 @@ describe('2. CLIs hiding their subcommand behind global options (19 members)', (
   ]);
 });
 
-describe('3. shell start-up flags count as running code (20 members)', () => {
+describe('3. shell start-up flags count as running code (23 members)', () => {
   run([
     ['fish -c ls', none, 'ask', 'safetyCheck'],
     ['fish -N -c ls', none, 'ask', 'safetyCheck'],
@@ -135,6 +140,9 @@ describe('3. shell start-up flags count as running code (20 members)', () => {
     ['sh -o vi -c ls', none, 'ask', 'safetyCheck'],
     ['zsh --login -c ls', none, 'ask', 'safetyCheck'],
     ['zsh -P -c ls', none, 'ask', 'safetyCheck'],
+    ['dash -i -c ls', none, 'ask', 'safetyCheck'],
+    ['sh -l -c ls', none, 'ask', 'safetyCheck'],
+    ['bash --init-file x -c ls', none, 'ask', 'safetyCheck'],
     ['bash -c ls', none, 'allow'],
     ['bash -e -o pipefail -c ls', none, 'allow'],
     ['bash --norc --noprofile -c ls', none, 'allow'],

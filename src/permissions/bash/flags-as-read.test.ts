@@ -87,6 +87,7 @@ describe('git: global options taken whole, subcommand options abbreviated (8 mem
     allowed('git diff --no-ext-diff --no-textconv', 'git diff:*'),
     allowed('git commit -m "--output is a word here"', 'git commit:*'),
     allowed('git push -u origin main', 'git push:*'),
+    allowed('git log -- --output=x', 'git log:*'),
   ]);
 });
 

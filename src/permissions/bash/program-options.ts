@@ -38,8 +38,8 @@ const PNPM: OptionSyntax = {
 };
 const DOCKER_VALUED = s('--context', '-c', '-H', '--host', '--config', '-l', '--log-level', '--tlscacert', '--tlscert', '--tlskey');
 const DOCKER_FLAGS = s('-D', '--debug', '--tls', '--tlsverify', '-v', '--version', '-h', '--help');
-const KUBE_VALUED = s('-n', '--namespace', '--context', '--cluster', '--kubeconfig', '-s', '--server', '--user', '--token', '--as', '--as-group', '--as-uid', '--certificate-authority', '--client-certificate', '--client-key', '--request-timeout', '-v', '--v', '--cache-dir', '--tls-server-name', '--password', '--username', '--profile', '--profile-output', '--log-dir', '--log-file', '--match-server-version', '--vmodule', '--log-file-max-size', '--stderrthreshold', '--kuberc');
-const KUBE_FLAGS = s('--insecure-skip-tls-verify', '--warnings-as-errors', '--disable-compression', '-h', '--help', '-A', '--all-namespaces', '--logtostderr', '--alsologtostderr', '--one-output', '--skip-headers', '--skip-log-headers', '--add-dir-header');
+const KUBE_VALUED = s('-n', '--namespace', '--context', '--cluster', '--kubeconfig', '-s', '--server', '--user', '--token', '--as', '--as-group', '--as-uid', '--certificate-authority', '--client-certificate', '--client-key', '--request-timeout', '-v', '--v', '--cache-dir', '--tls-server-name', '--password', '--username', '--profile', '--profile-output', '--log-dir', '--log-file', '--vmodule', '--log-file-max-size', '--stderrthreshold', '--kuberc');
+const KUBE_FLAGS = s('--match-server-version', '--insecure-skip-tls-verify', '--warnings-as-errors', '--disable-compression', '-h', '--help', '-A', '--all-namespaces', '--logtostderr', '--alsologtostderr', '--one-output', '--skip-headers', '--skip-log-headers', '--add-dir-header');
 const PIP: OptionSyntax = { family: 'argparse', valued: s('--python', '--log', '--proxy', '--retries', '--timeout', '--exists-action', '--trusted-host', '--cert', '--client-cert', '--cache-dir', '--use-feature', '--use-deprecated', '--progress-bar', '-i', '--index-url', '--extra-index-url', '-f', '--find-links', '--keyring-provider', '--resume-retries'), flags: s('-v', '--verbose', '-q', '--quiet', '--isolated', '--require-virtualenv', '--no-input', '--no-cache-dir', '--disable-pip-version-check', '--no-color', '--debug', '-V', '--version', '-h', '--help', '--no-python-version-warning') };
 const TERRAFORM: OptionSyntax = { family: 'goflag', valued: s('-chdir'), flags: s('-help', '-version', '-h', '-v') };
 
@@ -48,10 +48,10 @@ export const GLOBAL_OPTIONS: Readonly<Record<string, GlobalOptions>> = {
   git: {
     family: 'git',
     abbreviate: false,
-    valued: s('-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env', '--super-prefix', '--list-cmds', '--attr-source'),
+    valued: s('-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env', '--super-prefix', '--attr-source'),
     flags: s('--no-pager', '-P', '-p', '--paginate', '--no-optional-locks', '--literal-pathspecs', '--glob-pathspecs', '--noglob-pathspecs', '--icase-pathspecs', '--no-replace-objects', '--bare', '--no-lazy-fetch', '--no-advice', '--html-path', '--man-path', '--info-path', '--version', '--help', '-v', '-h'),
-    // `--exec-path` prints the path; `--exec-path=DIR` sets it: it never takes the next word.
-    known: s('--exec-path'),
+    // `--exec-path` prints the path; `--exec-path=DIR` sets it: neither it nor `--list-cmds=` takes the next word.
+    known: s('--exec-path', '--list-cmds'),
   },
   npm: NPM,
   // npx reads npm's options up to the package; what follows is the package's command line.
@@ -73,7 +73,7 @@ export const GLOBAL_OPTIONS: Readonly<Record<string, GlobalOptions>> = {
   gh: { family: 'pflag', valued: s('-R', '--repo', '--hostname'), flags: s('--help', '--version') },
   terraform: TERRAFORM,
   tofu: TERRAFORM,
-  pulumi: { family: 'pflag', valued: s('-C', '--cwd', '-s', '--stack', '--color', '--config-file', '-v', '--verbose', '--tracing', '--profiling', '--memprofilerate', '--logflow', '--otel-traces'), flags: s('--non-interactive', '--emoji', '--logtostderr', '--disable-integrity-checking', '--fully-qualify-stack-names', '-h', '--help', '--version') },
+  pulumi: { family: 'pflag', valued: s('-C', '--cwd', '-s', '--stack', '--color', '--config-file', '-v', '--verbose', '--tracing', '--profiling', '--memprofilerate', '--otel-traces'), flags: s('--logflow', '--non-interactive', '--emoji', '--logtostderr', '--disable-integrity-checking', '--fully-qualify-stack-names', '-h', '--help', '--version') },
   vercel: { family: 'pflag', valued: s('--cwd', '-A', '--local-config', '-Q', '--global-config', '-S', '--scope', '-t', '--token', '-T', '--team', '--api'), flags: s('-d', '--debug', '--no-color', '-y', '--yes', '-h', '--help', '-v', '--version') },
   netlify: { family: 'pflag', valued: s('--cwd', '--auth', '--site', '--filter', '--http-proxy', '--http-proxy-certificate-filename'), flags: s('--debug', '-h', '--help', '-V', '--version', '--json') },
   fly: { family: 'pflag', valued: s('-t', '--access-token', '-a', '--app', '-c', '--config', '-r', '--region', '-o', '--org'), flags: s('--verbose', '--debug', '-j', '--json', '-h', '--help') },
@@ -85,12 +85,12 @@ export const GLOBAL_OPTIONS: Readonly<Record<string, GlobalOptions>> = {
   railway: { family: 'pflag', valued: s('-s', '--service', '-e', '--environment'), flags: s('--json', '-h', '--help', '-V', '--version') },
   aws: { family: 'argparse', valued: s('--profile', '--region', '--endpoint-url', '--output', '--query', '--cli-read-timeout', '--cli-connect-timeout', '--ca-bundle', '--color', '--cli-binary-format'), flags: s('--debug', '--no-verify-ssl', '--no-paginate', '--no-sign-request', '--no-cli-pager', '--cli-auto-prompt', '--no-cli-auto-prompt') },
   gcloud: { family: 'argparse', valued: s('--project', '--account', '--configuration', '--billing-project', '--impersonate-service-account', '--verbosity', '--format', '--flags-file', '--flatten', '--access-token-file', '--trace-token'), flags: s('--quiet', '-q', '--log-http', '--user-output-enabled', '--no-user-output-enabled', '-h', '--help') },
-  az: { family: 'argparse', valued: s('--subscription', '--output', '-o', '--query', '--only-show-errors'), flags: s('--debug', '--verbose', '-h', '--help') },
+  az: { family: 'argparse', valued: s('--subscription', '--output', '-o', '--query'), flags: s('--debug', '--verbose', '--only-show-errors', '-h', '--help') },
   systemctl: { family: 'gnu', valued: s('-H', '--host', '-M', '--machine', '-t', '--type', '-p', '--property', '-s', '--signal', '--kill-whom', '--root', '-n', '--lines', '-o', '--output', '--state', '--job-mode', '--what', '--timestamp', '--image', '--drop-in', '--preset-mode', '--boot-loader-entry', '--reboot-argument'), flags: s('--user', '--system', '--global', '-a', '--all', '-l', '--full', '-q', '--quiet', '--no-block', '--no-wall', '--no-reload', '--no-ask-password', '--no-pager', '--no-legend', '-f', '--force', '--now', '-i', '--ignore-inhibitors', '--dry-run', '-r', '--recursive', '--runtime', '--failed', '--show-types', '--wait') },
   apt: { family: 'gnu', valued: s('-o', '--option', '-c', '--config-file', '-t', '--target-release'), flags: s('-y', '--yes', '--assume-yes', '-q', '--quiet', '-qq', '-s', '--simulate', '--dry-run', '--no-install-recommends', '--install-suggests', '-f', '--fix-broken', '--reinstall', '--purge', '-h', '--help', '-v', '--version') },
   'apt-get': { family: 'gnu', valued: s('-o', '--option', '-c', '--config-file', '-t', '--target-release'), flags: s('-y', '--yes', '--assume-yes', '-q', '-qq', '--quiet', '-s', '--simulate', '--dry-run', '--no-install-recommends', '-f', '--fix-broken', '--reinstall', '--purge') },
   brew: { family: 'gnu', valued: s(), flags: s('-v', '--verbose', '-d', '--debug', '-q', '--quiet') },
-  make: { family: 'gnu', valued: s('-C', '--directory', '-f', '--file', '--makefile', '-I', '--include-dir', '-l', '--load-average', '-o', '--old-file', '-W', '--what-if', '--new-file', '--assume-new', '--eval', '-E', '--jobserver-style', '--debug'), flags: s('-s', '--silent', '-k', '--keep-going', '-n', '--dry-run', '-B', '--always-make', '-i', '-e', '-r', '-R', '-w', '--no-print-directory', '-q', '--question'), known: s('-j', '--jobs', '-O', '--output-sync') },
+  make: { family: 'gnu', valued: s('-C', '--directory', '-f', '--file', '--makefile', '-I', '--include-dir', '-o', '--old-file', '-W', '--what-if', '--new-file', '--assume-new', '--eval', '-E', '--jobserver-style'), flags: s('--debug', '-s', '--silent', '-k', '--keep-going', '-n', '--dry-run', '-B', '--always-make', '-i', '-e', '-r', '-R', '-w', '--no-print-directory', '-q', '--question'), known: s('-j', '--jobs', '-O', '--output-sync', '-l', '--load-average') },
   dotnet: { family: 'gnu', abbreviate: false, valued: s(), flags: s('-d', '--diagnostics', '-h', '--help', '--info', '--version') },
   mvn: { family: 'gnu', valued: s('-f', '--file', '-s', '--settings', '-gs', '--global-settings', '-P', '--activate-profiles', '-pl', '--projects', '-T', '--threads', '-D'), flags: s('-B', '--batch-mode', '-q', '--quiet', '-X', '--debug', '-e', '--errors', '-o', '--offline', '-U', '-N', '-am', '-amd') },
   gradle: { family: 'gnu', abbreviate: false, valued: s('-p', '--project-dir', '-b', '--build-file', '-c', '--settings-file', '-g', '--gradle-user-home', '-D', '-P', '-I', '--init-script'), flags: s('-q', '--quiet', '-i', '--info', '-d', '--debug', '-s', '--stacktrace', '--offline', '--daemon', '--no-daemon', '--parallel', '--continue') },
@@ -175,9 +175,12 @@ function withStop(syntax: OptionSyntax, stop: boolean): OptionSyntax {
   return out;
 }
 
-export function startsAfterOptions(words: readonly MatchWord[], syntax: OptionSyntax): number[] {
+export function startsAfterOptions(words: readonly MatchWord[], syntax: OptionSyntax, wide = false): number[] {
   const r = readOptions(words, withStop(syntax, true), 1);
   const starts = r.operands.filter((o) => o.at < r.end || (o.at === r.end && !r.endedByDashes)).map((o) => o.at);
+  // Wide (deny views): a value the table says an option takes may be the subcommand after all (a row that is wrong,
+  // or a newer version of the program where the option became a flag).
+  if (wide) for (const o of r.options) if (o.valueAt !== undefined && o.valueAt < r.end) starts.push(o.valueAt);
   if (r.endedByDashes && r.end < words.length) starts.push(r.end);
   else if (r.end < words.length && !starts.includes(r.end)) starts.push(r.end);
   return [...new Set(starts)].sort((a, b) => a - b);

@@ -7,7 +7,7 @@
  *    `find -exec`, `trap`) so a deny rule is not dodged by a wrapper.
  */
 import type { MatchWord } from './rule-match.js';
-import { GLOBAL_OPTIONS, startsAfterOptions, subcommandStarts, syntaxOf } from './program-options.js';
+import { GLOBAL_OPTIONS, startsAfterOptions, syntaxOf } from './program-options.js';
 import { READ_ONLY_SPECS } from './read-only-specs.js';
 import { fishCode, OTHER_SHELLS, otherShellCode } from './shell-options.js';
 
@@ -168,7 +168,8 @@ export function denyViews(words: Words): DenyViewResult {
     // Global options before the subcommand (`docker --context prod run`, `kubectl -n prod delete`): also seen
     // without them, from every place the subcommand may start when an unknown option leaves it open.
     // A program without a table (`pulumi`-like CLIs not listed yet): every unknown option read both ways.
-    const starts = subcommandStarts(name, w) ?? (SPECIAL.has(name) || Object.hasOwn(READ_ONLY_SPECS, name) ? undefined : startsAfterOptions(w, syntaxOf(name)));
+    const starts =
+      Object.hasOwn(GLOBAL_OPTIONS, name) || !(SPECIAL.has(name) || Object.hasOwn(READ_ONLY_SPECS, name)) ? startsAfterOptions(w, syntaxOf(name), true) : undefined;
     if (starts) for (const at of starts) if (at > 1) visit([w[0]!, ...w.slice(at)], depth + 1);
     if (DENY_WRAPPERS.has(name)) {
       for (let i = 1; i < w.length; i++) {
