@@ -9,6 +9,7 @@ import type { MatchWord } from './rule-match.js';
 import { Walker, type RawCommand } from './walker.js';
 import { checkCommandCharacters, hasNonAscii } from './unicode.js';
 import { denyViews, shellCodeIndex, SHELLS, stripAllowWrappers } from './wrappers.js';
+import { shellStartupReason } from './shell-options.js';
 import { assignmentName, isStrippableAssignmentName } from './assignments.js';
 import { checkNameBuiltin } from './syntax-checks.js';
 import { naiveWords, rawSegments } from './raw-split.js';
@@ -105,15 +106,9 @@ function finishCommand(raw: RawCommand, depth: number): SimpleCommand {
   const shell = core[0]?.literal ? core[0].value : undefined;
   // `BASH_ENV=evil.sh bash -c 'ls'` runs evil.sh first: only harmless assignments let a shell be judged by its code.
   if (shell !== undefined && SHELLS.has(shell.slice(shell.lastIndexOf('/') + 1))) {
-    // A login or interactive shell, or one given an rc file, runs startup files before the code: not what it says.
-    const at0 = shellCodeIndex(core);
-    const options: MatchWord[] = [];
-    for (const w of core.slice(1, at0 >= 0 ? at0 : core.length)) {
-      if (w.literal && !/^[-+]/.test(w.value)) break;
-      options.push(w);
-    }
-    const startup = options.find((w) => !w.literal || /^-[A-Za-z]*[li]/.test(w.value) || /^--(login|interactive|rcfile|init-file)(=|$)/.test(w.value));
-    if (startup) unsafe.push(`${shell} ${startup.value} runs startup (rc) files first`);
+    // A login or interactive shell, an rc file, shopt settings, fish: more runs than the code says (shell-options.ts).
+    const startup = shellStartupReason(core);
+    if (startup) unsafe.push(startup);
   }
   if (shell !== undefined && SHELLS.has(shell.slice(shell.lastIndexOf('/') + 1)) && kept.length === 0) {
     const at = shellCodeIndex(core);

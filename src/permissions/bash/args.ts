@@ -1,10 +1,13 @@
 /**
- * GNU-style argument normalisation for the read-only classifier: `-rf` = `-r -f`, `--x=y` = `--x y`, `-n5` =
- * `-n 5` for options known to take a value, everything after `--` positional.
+ * Arguments as a read-only command's parser reads them (through the one option reader, option-reader.ts): `-rf` =
+ * `-r -f`, `--x=y` = `--x y`, `-n5` = `-n 5` for options known to take a value, a unique prefix of a long option is
+ * that option (`--out=f` = `--output=f` to GNU getopt_long), everything after `--` positional.
  */
+import { readOptions, type OptionFamily, type OptionSyntax } from './option-reader.js';
 import type { WordValue } from './words.js';
 
 export interface ParsedOption {
+  /** The option as the program reads it (an abbreviation resolved when unique among the known options). */
   readonly name: string;
   readonly value?: WordValue;
 }
@@ -17,78 +20,60 @@ export interface ParsedArgs {
 }
 
 export interface ArgSpec {
-  /** Options that take a value (`-n`, `--lines`). */
+  /** Options that take a value (`-n`, `--lines`); every other option takes none. */
   readonly valued?: ReadonlySet<string>;
   /** Options that take two values (jq's `--arg name value`). */
   readonly valued2?: ReadonlySet<string>;
+  /** Other long options of the program, so their abbreviations are read as them. */
+  readonly known?: ReadonlySet<string>;
   /** Treat `-123` as a numeric option (head, tail). */
   readonly numericOptions?: boolean;
   /** Stop option parsing at the first positional (POSIX style; commands that take a command after). */
   readonly posixStop?: boolean;
+  /** How the program reads options (default: GNU getopt_long, which takes unique abbreviations). */
+  readonly family?: OptionFamily;
+  readonly abbreviate?: boolean;
 }
 
 const word = (value: string): WordValue => ({ value, literal: true, glob: false, unquotedNonAscii: false });
 
+const syntaxes = new WeakMap<ArgSpec, OptionSyntax>();
+function syntaxFor(spec: ArgSpec): OptionSyntax {
+  let syntax = syntaxes.get(spec);
+  if (!syntax) {
+    syntax = {
+      family: spec.family ?? 'gnu',
+      completeValued: true,
+      ...(spec.abbreviate !== undefined ? { abbreviate: spec.abbreviate } : {}),
+      ...(spec.valued ? { valued: spec.valued } : {}),
+      ...(spec.valued2 ? { valued2: spec.valued2 } : {}),
+      ...(spec.known ? { known: spec.known } : {}),
+      ...(spec.numericOptions ? { numericOptions: true } : {}),
+      ...(spec.posixStop ? { stopAtOperand: true } : {}),
+    };
+    syntaxes.set(spec, syntax);
+  }
+  return syntax;
+}
+
 export function parseArgs(args: readonly WordValue[], spec: ArgSpec): ParsedArgs {
+  const r = readOptions(args, syntaxFor(spec));
   const options: ParsedOption[] = [];
-  const positionals: WordValue[] = [];
-  const opaque: WordValue[] = [];
-  const valued = spec.valued;
-  let onlyPositionals = false;
-  for (let i = 0; i < args.length; i++) {
+  for (const o of r.options) {
+    const name = o.names.length === 1 ? o.names[0]! : o.written;
+    const value = o.valueAt !== undefined ? args[o.valueAt] : o.value ? word(o.value.value) : undefined;
+    options.push(value ? { name, value } : { name });
+    if (o.value2) options.push({ name, value: args[o.valueAt! + 1] });
+  }
+  const opaqueAt = new Set(r.opaque);
+  const positionals = r.operands.filter((o) => !opaqueAt.has(o.at)).map((o) => args[o.at]!);
+  const inOptions = r.end - (r.endedByDashes ? 1 : 0);
+  for (let i = r.end; i < args.length; i++) if (!positionals.includes(args[i]!)) positionals.push(args[i]!);
+  const opaque = r.opaque.map((i) => args[i]!);
+  // A glob where an option could be may expand into options.
+  for (let i = 0; i < inOptions; i++) {
     const w = args[i]!;
-    if (onlyPositionals) {
-      positionals.push(w);
-      continue;
-    }
-    if (!w.literal) {
-      // `$x` may expand to an option; `"$x"` too (`"-rf"` is still an option).
-      opaque.push(w);
-      continue;
-    }
-    const v = w.value;
-    if (w.glob && /^[*?[]/.test(v)) opaque.push(w);
-    if (v === '--') {
-      onlyPositionals = true;
-      continue;
-    }
-    if (v === '-' || !v.startsWith('-')) {
-      positionals.push(w);
-      if (spec.posixStop) onlyPositionals = true;
-      continue;
-    }
-    if (v.startsWith('--')) {
-      const eq = v.indexOf('=');
-      if (eq > 0) {
-        options.push({ name: v.slice(0, eq), value: word(v.slice(eq + 1)) });
-      } else if (spec.valued2?.has(v)) {
-        options.push({ name: v, value: args[i + 1] }, { name: v, value: args[i + 2] });
-        i += 2;
-      } else if (valued?.has(v)) {
-        options.push({ name: v, value: args[i + 1] });
-        i++;
-      } else {
-        options.push({ name: v });
-      }
-      continue;
-    }
-    if (spec.numericOptions && /^-\d+$/.test(v)) {
-      options.push({ name: '-#', value: word(v.slice(1)) });
-      continue;
-    }
-    for (let j = 1; j < v.length; j++) {
-      const name = `-${v[j]}`;
-      if (valued?.has(name)) {
-        const rest = v.slice(j + 1);
-        if (rest.length > 0) options.push({ name, value: word(rest) });
-        else {
-          options.push({ name, value: args[i + 1] });
-          i++;
-        }
-        break;
-      }
-      options.push({ name });
-    }
+    if (w.literal && w.glob && /^[*?[]/.test(w.value)) opaque.push(w);
   }
   return { options, positionals, opaque };
 }

@@ -5,13 +5,14 @@
  * 8 file lists from files, sed scripts, empty commands. Benign developer commands beside each, which must keep
  * passing. (Classes 3 and 9 need Read denies against real files: bypass-read-deny.test.ts.)
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe } from 'vitest';
 import { cwd, none, run, type Rules } from './test-helpers/decision-harness.js';
 
-// A nested repository inside the project: its own config and hooks.
-mkdirSync(join(cwd, 'vendor', 'lib', '.git'), { recursive: true });
+// A nested repository inside the project: its own config and hooks (git takes a `.git` with HEAD, objects and refs).
+for (const d of ['objects', 'refs']) mkdirSync(join(cwd, 'vendor', 'lib', '.git', d), { recursive: true });
+writeFileSync(join(cwd, 'vendor', 'lib', '.git', 'HEAD'), 'ref: refs/heads/main\n');
 
 const denyRun = (program: string, sub: string): Rules => ({ allow: [`${program}:*`], deny: [`${program} ${sub}:*`] });
 

@@ -176,7 +176,8 @@ describe('flags that write, delete or execute are not read-only', () => {
     ['git -c core.pager=sh log', none, 'passthrough'],
     ['git -c alias.x=!sh x', none, 'passthrough'],
     ['git --exec-path=/tmp log', none, 'passthrough'],
-    ['git --git-dir=/tmp/evil/.git status', none, 'passthrough'],
+    // Another repository's configuration: asked whatever the rules say.
+    ['git --git-dir=/tmp/evil/.git status', none, 'ask'],
     ['git diff --output=/tmp/x', none, 'passthrough'],
     ['git diff --outp=/tmp/x', none, 'passthrough'],
     ['git log -p --ext-diff', none, 'passthrough'],

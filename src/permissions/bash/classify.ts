@@ -7,7 +7,7 @@ import type { SimpleCommand } from './types.js';
 import type { WordValue } from './words.js';
 import { isUnsafeOption, parseArgs } from './args.js';
 import { classifyGit } from './git-read-only.js';
-import { isOptionOnlySet, NEUTRAL_COMMANDS, READ_ONLY_SPECS, type ReadOnlySpec } from './read-only-specs.js';
+import { isOptionOnlySet, NEUTRAL_COMMANDS, READ_ONLY_SPECS, specArgs, type ReadOnlySpec } from './read-only-specs.js';
 import { assignmentName, isDangerousVariable } from './assignments.js';
 
 export interface CommandVerdict {
@@ -98,7 +98,7 @@ function classifyXargs(args: readonly WordValue[]): CommandVerdict {
 }
 
 function classifyGeneric(name: string, spec: ReadOnlySpec, args: readonly WordValue[]): CommandVerdict {
-  const p = parseArgs(args, spec.args ?? {});
+  const p = parseArgs(args, specArgs(spec));
   const strict = spec.unsafe !== undefined || spec.allowed !== undefined || spec.check !== undefined;
   for (const w of p.opaque) {
     if (!w.literal && !spec.tolerateOpaque) return no(`${name} with a non-literal argument`);

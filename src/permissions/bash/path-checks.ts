@@ -4,13 +4,13 @@
  * or approved by the engine's read check), and `rm -r` of critical paths.
  */
 import { homedir } from 'node:os';
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve, sep } from 'node:path';
+import { resolve, sep } from 'node:path';
 import type { PermissionResult, ToolPermissionContext } from '../../tool/permission-types.js';
 import type { BashPermissionDeps, SimpleCommand } from './types.js';
 import { classifySubcommand, type CommandVerdict } from './classify.js';
 import { nextCwdState, resolveArgPath, WorkingDirs, type CwdState } from './paths.js';
 import { HARMLESS_WRITE_TARGETS } from './read-only.js';
+import { gitRepositoryCheck, ownRepositories, type GitRepo } from './git-repo.js';
 
 export interface SubcommandFacts {
   readonly verdict: CommandVerdict;
@@ -42,16 +42,9 @@ export const CONFIG_READERS: ReadonlySet<string> = new Set([
   'eslint', 'prettier', 'tsc', 'turbo', 'nx', 'lerna', 'pre-commit', 'cmake', 'meson', 'ninja', 'bazel', 'sbt', 'lein', 'stack', 'cabal',
 ]);
 
-function nestedRepoBetween(dir: string, root: string): boolean {
-  for (let d = dir; d !== root && d.startsWith(root + sep); d = dirname(d)) {
-    if (existsSync(join(d, '.git'))) return true;
-  }
-  return false;
-}
-
 /**
- * Why running `name` in one of `dirs` may load another directory's configuration, if it may. Inside the project,
- * only git is told apart (a nested repository brings its own config and hooks); outside it, every config reader.
+ * Why running `name` in one of `dirs` may load another directory's configuration, if it may: every config reader
+ * outside the project (git inside it is told apart by the repository it finds: gitRepositoryCheck).
  */
 function foreignConfigReason(name: string, state: CwdState, ctx: ToolPermissionContext): string | undefined {
   if (!CONFIG_READERS.has(name)) return undefined;
@@ -60,7 +53,6 @@ function foreignConfigReason(name: string, state: CwdState, ctx: ToolPermissionC
   for (const dir of state.dirs) {
     if (dir === root || dir === ctx.cwd) continue;
     if (!(dir.startsWith(root + sep) || dir.startsWith(ctx.cwd + sep))) return `${name} would read configuration (and hooks) from ${dir}, outside the project`;
-    if (name === 'git' && nestedRepoBetween(dir, root)) return `git would use the repository at or above ${dir} (its own config and hooks), not the project's`;
   }
   return undefined;
 }
@@ -122,6 +114,7 @@ export function collectPathFacts(subs: readonly SimpleCommand[], ctx: ToolPermis
   let unknownTarget: PathFacts['unknownTarget'];
   let critical: PathFacts['critical'];
   let foreignConfig: PathFacts['foreignConfig'];
+  let ownRepos: readonly GitRepo[] | undefined;
 
   for (const sub of subs) {
     for (const r of sub.redirects) {
@@ -166,6 +159,14 @@ export function collectPathFacts(subs: readonly SimpleCommand[], ctx: ToolPermis
       }
     }
     critical ??= ((r) => (r ? { reason: r, subcommand: sub.text } : undefined))(criticalRemoval(sub, state, ctx, home));
+    // git: the repository it will use, wherever it runs (`-C`, `cd`, a bare or pointed-to repository inside the project).
+    for (const view of sub.denyWords) {
+      const name = view[0]?.literal ? view[0].value : undefined;
+      if (name === undefined || name.slice(name.lastIndexOf('/') + 1) !== 'git') continue;
+      const git = gitRepositoryCheck(view, sub, state, ctx, () => (ownRepos ??= ownRepositories(ctx)));
+      if (git.foreign !== undefined) foreignConfig ??= { reason: git.foreign, subcommand: sub.text };
+      if (git.config !== undefined) reason ??= git.config;
+    }
     if (foreignConfig === undefined && (state.unknown || state.dirs.some((d) => d !== ctx.cwd))) {
       for (const view of sub.denyWords) {
         const name = view[0]?.literal ? view[0].value : undefined;

@@ -275,9 +275,12 @@ class Judge {
       else if (!(r.isWrite && r.target.startsWith('/dev/'))) this.checkWord(r.target, true, text, [r.target]);
     }
     if (name !== undefined && INLINE_CODE.test(name)) this.inlineCode(core.slice(1), name, text);
-    if (name === 'git') {
-      this.revisionPaths(core.slice(1), text);
-      this.historyRead(core, text);
+    // Every view that runs git (`sudo git show`, `env git log -p`, `bash -c 'git show'`), not only the allow-stripped one.
+    for (const view of name === 'git' ? [core, ...sub.denyWords] : sub.denyWords) {
+      const program = view[0]?.literal ? view[0].value.slice(view[0].value.lastIndexOf('/') + 1) : undefined;
+      if (program !== 'git') continue;
+      this.revisionPaths(view.slice(1), text);
+      this.historyRead(view, text);
     }
     for (const view of sub.denyWords) this.contentReader(view, text);
     const verdict = classifySubcommand(sub);

@@ -68,7 +68,8 @@ export const READ_ONLY_SPECS: Readonly<Record<string, ReadOnlySpec>> = {
   grep: { defaultPath: '.', args: { valued: GREP_VALUED }, positionals: 'afterPattern', patternOptions: set('-e', '--regexp', '-f', '--file'), pathOptions: set('-f', '--file', '--exclude-from') },
   rg: {
     defaultPath: '.',
-    args: { valued: RG_VALUED },
+    // ripgrep's parser takes long options only as written.
+    args: { valued: RG_VALUED, abbreviate: false },
     unsafe: set('--pre', '--pre-glob', '--hostname-bin', '--search-zip', '-z'),
     positionals: 'afterPattern',
     patternOptions: set('-e', '--regexp', '-f', '--file', '--files', '--type-list'),
@@ -77,7 +78,7 @@ export const READ_ONLY_SPECS: Readonly<Record<string, ReadOnlySpec>> = {
   find: {}, // parsed by its own grammar in read-only.ts
   fd: {
     defaultPath: '.',
-    args: { valued: set('-e', '--extension', '-E', '--exclude', '-t', '--type', '-d', '--max-depth', '--min-depth', '-S', '--size', '--changed-within', '--changed-before', '-o', '--owner', '--search-path', '--base-directory', '-j', '--threads', '--max-results', '-c', '--color', '--ignore-file', '--format', '--path-separator', '--max-buffer-time', '--batch-size', '-x', '--exec', '-X', '--exec-batch') },
+    args: { abbreviate: false, valued: set('-e', '--extension', '-E', '--exclude', '-t', '--type', '-d', '--max-depth', '--min-depth', '-S', '--size', '--changed-within', '--changed-before', '-o', '--owner', '--search-path', '--base-directory', '-j', '--threads', '--max-results', '-c', '--color', '--ignore-file', '--format', '--path-separator', '--max-buffer-time', '--batch-size', '-x', '--exec', '-X', '--exec-batch') },
     unsafe: set('-x', '--exec', '-X', '--exec-batch'),
     positionals: 'afterPattern',
     pathOptions: set('--search-path', '--base-directory', '--ignore-file'),
@@ -154,7 +155,7 @@ export const READ_ONLY_SPECS: Readonly<Record<string, ReadOnlySpec>> = {
     pathOptions: set('-X', '--exclude-from', '--from-file', '--to-file'),
   },
   jq: {
-    args: { valued: set('-f', '--from-file', '--indent', '-L'), valued2: set('--arg', '--argjson', '--slurpfile', '--rawfile') },
+    args: { abbreviate: false, valued: set('-f', '--from-file', '--indent', '-L'), valued2: set('--arg', '--argjson', '--slurpfile', '--rawfile') },
     positionals: 'afterPattern',
     patternOptions: set('-f', '--from-file'),
     pathOptions: set('-f', '--from-file', '-L', '--slurpfile', '--rawfile'),
@@ -182,6 +183,20 @@ export const READ_ONLY_SPECS: Readonly<Record<string, ReadOnlySpec>> = {
 for (const alias of ['gawk', 'mawk', 'nawk']) (READ_ONLY_SPECS as Record<string, ReadOnlySpec>)[alias] = READ_ONLY_SPECS.awk!;
 for (const alias of ['egrep', 'fgrep']) (READ_ONLY_SPECS as Record<string, ReadOnlySpec>)[alias] = READ_ONLY_SPECS.grep!;
 (READ_ONLY_SPECS as Record<string, ReadOnlySpec>).fdfind = READ_ONLY_SPECS.fd!;
+
+const specArgsCache = new WeakMap<ReadOnlySpec, ArgSpec>();
+
+/** A spec's argument syntax, with every option it names known, so abbreviations of them are read as them. */
+export function specArgs(spec: ReadOnlySpec): ArgSpec {
+  let args = specArgsCache.get(spec);
+  if (!args) {
+    const known = new Set<string>();
+    for (const group of [spec.unsafe, spec.allowed, spec.pathOptions, spec.patternOptions, spec.listOptions, spec.args?.known]) for (const n of group ?? []) known.add(n);
+    args = { ...(spec.args ?? {}), known };
+    specArgsCache.set(spec, args);
+  }
+  return args;
+}
 
 /** Output-only commands: they neither make a command read-only nor spoil it. */
 export const NEUTRAL_COMMANDS = new Set(['echo', 'printf', ':', 'true', 'false', 'exit', 'return', 'shift', 'break', 'continue']);

@@ -6,6 +6,8 @@
  */
 import { parseArgs, type ParsedArgs } from './args.js';
 import { READ_ONLY_SPECS } from './read-only-specs.js';
+import { readOptions } from './option-reader.js';
+import { GLOBAL_OPTIONS, subcommandStarts } from './program-options.js';
 import type { WordValue } from './words.js';
 
 export interface DirReader {
@@ -127,22 +129,22 @@ function agOrAck(name: string, args: readonly WordValue[]): ContentReader {
 
 const GIT_GREP_VALUED = set('-e', '-f', '-A', '-B', '-C', '-m', '--max-count', '--max-depth', '--threads', '--context', '--after-context', '--before-context');
 
-function gitGrep(args: readonly WordValue[]): ContentReader | undefined {
-  let i = 0;
+function gitGrep(words: readonly WordValue[]): ContentReader | undefined {
+  const at = subcommandStarts('git', words)?.[0];
+  if (at === undefined || words[at]?.value !== 'grep') return undefined;
+  // `git -C a -C b grep`: each -C is relative to the one before.
   let base: string | undefined;
-  while (i < args.length && args[i]!.value.startsWith('-')) {
-    const v = args[i]!.value;
-    if (v === '-C') base = args[i + 1]?.value;
-    i += ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--exec-path', '--config-env'].includes(v) ? 2 : 1;
+  for (const o of readOptions(words.slice(0, at), GLOBAL_OPTIONS.git!, 1).options) {
+    if (!o.names.includes('-C') || o.value === undefined) continue;
+    const dir = o.value.value;
+    base = base === undefined || dir.startsWith('/') ? dir : `${base}/${dir}`;
   }
-  if (args[i]?.value !== 'grep') return undefined;
-  const rest = args.slice(i + 1);
-  const dashes = rest.findIndex((w) => w.value === '--');
-  const p = parseArgs(dashes === -1 ? rest : rest.slice(0, dashes), { valued: GIT_GREP_VALUED });
+  const p = parseArgs(words.slice(at + 1), { valued: GIT_GREP_VALUED, family: 'git' });
   const patternGiven = opt(p, '-e', '-f');
-  const before = positionals(p).slice(patternGiven ? 0 : 1);
-  const after = dashes === -1 ? [] : rest.slice(dashes + 1).map((w) => w.value);
-  const dirs = [...before, ...after];
+  const dashes = words.slice(at + 1).findIndex((w) => w.value === '--');
+  const afterDashes = dashes === -1 ? [] : words.slice(at + 2 + dashes).map((w) => w.value);
+  const before = positionals(p).filter((v) => !afterDashes.includes(v)).slice(patternGiven ? 0 : 1);
+  const dirs = [...before, ...afterDashes];
   return {
     kind: 'dirs',
     search: true,
@@ -302,7 +304,7 @@ export function contentReader(words: readonly WordValue[]): ContentReader | unde
     case 'ack-grep':
       return agOrAck(name, args);
     case 'git':
-      return gitGrep(args);
+      return gitGrep(words);
     case 'find':
       return findExec(args);
     case 'fd':

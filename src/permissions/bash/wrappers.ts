@@ -7,7 +7,9 @@
  *    `find -exec`, `trap`) so a deny rule is not dodged by a wrapper.
  */
 import type { MatchWord } from './rule-match.js';
-import { GLOBAL_OPTIONS, subcommandStarts } from './program-options.js';
+import { GLOBAL_OPTIONS, startsAfterOptions, syntaxOf } from './program-options.js';
+import { READ_ONLY_SPECS } from './read-only-specs.js';
+import { fishCode, OTHER_SHELLS, otherShellCode } from './shell-options.js';
 
 export type Words = readonly MatchWord[];
 
@@ -137,12 +139,16 @@ function joinLiteral(words: Words): string | undefined {
 
 /** Every argv view a deny rule should be tried against, plus code strings to analyse recursively. */
 /** Command names whose arguments may hold another command (everything else is its own only view). */
-const SPECIAL = new Set([...DENY_WRAPPERS, ...SHELLS, ...Object.keys(GLOBAL_OPTIONS), 'eval', 'watch', 'trap', 'su', 'script', 'flock', 'runuser', 'env', 'find', 'fd', 'fdfind', 'mapfile', 'readarray', 'alias']);
+const SPECIAL = new Set([...DENY_WRAPPERS, ...SHELLS, ...OTHER_SHELLS, ...Object.keys(GLOBAL_OPTIONS), 'eval', 'watch', 'trap', 'su', 'script', 'flock', 'runuser', 'env', 'find', 'fd', 'fdfind', 'mapfile', 'readarray', 'alias']);
 
 export function denyViews(words: Words): DenyViewResult {
   const first = words[0];
   if (first === undefined) return { views: [], code: [] };
-  if (first.literal && !SPECIAL.has(first.value) && !first.value.includes('/')) return { views: [words], code: [] };
+  if (first.literal && !SPECIAL.has(first.value) && !first.value.includes('/')) {
+    // Only options before the first operand can hide a subcommand.
+    const second = words[1];
+    if (second === undefined || (second.literal && !second.value.startsWith('-')) || Object.hasOwn(READ_ONLY_SPECS, first.value)) return { views: [words], code: [] };
+  }
   const views: Words[] = [];
   const code: CodeString[] = [];
   let opaqueCode: string | undefined;
@@ -161,7 +167,9 @@ export function denyViews(words: Words): DenyViewResult {
     }
     // Global options before the subcommand (`docker --context prod run`, `kubectl -n prod delete`): also seen
     // without them, from every place the subcommand may start when an unknown option leaves it open.
-    const starts = subcommandStarts(name, w);
+    // A program without a table (`pulumi`-like CLIs not listed yet): every unknown option read both ways.
+    const starts =
+      Object.hasOwn(GLOBAL_OPTIONS, name) || !(SPECIAL.has(name) || Object.hasOwn(READ_ONLY_SPECS, name)) ? startsAfterOptions(w, syntaxOf(name), true) : undefined;
     if (starts) for (const at of starts) if (at > 1) visit([w[0]!, ...w.slice(at)], depth + 1);
     if (DENY_WRAPPERS.has(name)) {
       for (let i = 1; i < w.length; i++) {
@@ -175,7 +183,11 @@ export function denyViews(words: Words): DenyViewResult {
       if (word.literal) code.push({ code: word.value, via });
       else opaqueCode ??= `${via} with a non-literal command string`;
     };
-    if (SHELLS.has(name)) {
+    if (name === 'fish') {
+      for (const c of fishCode(w)) addCode(c, 'fish -c');
+    } else if (OTHER_SHELLS.has(name)) {
+      for (const c of otherShellCode(w)) addCode(c, `${name} -c`);
+    } else if (SHELLS.has(name)) {
       const at = shellCodeIndex(w);
       if (at >= 0) addCode(w[at], `${name} -c`);
       // `xargs sh -c`: the code is appended from elsewhere.

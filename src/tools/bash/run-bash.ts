@@ -23,6 +23,7 @@ import {
 } from './bash-settings.js';
 import { backgroundLine, formatOutputBody, type BashOutput } from './bash-output.js';
 import { buildChildEnv } from './child-env.js';
+import { withGitSafetyConfig } from './git-safety-env.js';
 import { settleCwd, startCwd } from './cwd-tracking.js';
 import { interpretExitCode } from './exit-code.js';
 import { detectImageOutput } from './image-output.js';
@@ -76,6 +77,7 @@ export async function runBash(
   const { env } = buildChildEnv(process.env, settings.bash);
   // Settings' env names are explicit: they are set even when a secret pattern would have scrubbed the inherited value.
   if (settings.env !== undefined) Object.assign(env, settings.env);
+  withGitSafetyConfig(env);
   const envFile = envFileFromEnv();
   const script = buildShellScript(input.command, envFile);
   let launch: SandboxLaunch | undefined;
