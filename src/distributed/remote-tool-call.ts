@@ -36,6 +36,13 @@ export interface RemoteToolCall {
   readonly fileState?: { readonly path: string; readonly record: FileReadRecord };
   /** Where the worker may post progress (best effort); absent when nobody listens. */
   readonly progressUrl?: string;
+  /**
+   * Whether the call may run again after a crash cut its first run off (`isRetrySafe`), judged once by the coordinator
+   * — which has validated the call and loaded what the judgement needs (the Bash parser) — and never again on a worker.
+   * A durable worker branches on it before its first journaled step, so every attempt must see the same value: it is
+   * part of the call, stored with the invocation. Absent means not retry-safe (fail closed).
+   */
+  readonly retrySafe?: boolean;
 }
 
 export type RemoteToolResult =
@@ -131,6 +138,7 @@ export function toRemoteToolCall(
     settings: context.options.settings,
     fileState: file && record ? { path: file, record: portableRecord(record) } : undefined,
     progressUrl,
+    retrySafe: isRetrySafe(tool, input),
   };
 }
 

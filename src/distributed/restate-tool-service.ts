@@ -2,17 +2,17 @@
  * Durable tool calls on Restate, the worker's side: the `<service>/call` handler that runs a decided call.
  *
  * A worker that dies mid-call: Restate retries the invocation on a live worker (the deployment URL is served by every
- * worker of the pool, see tool-worker.ts). What the retry does depends on the tool's trait (`isRetrySafe`): a
- * retry-safe call runs again; any other call journals a `begin` marker before it starts, and a retry that finds the
- * marker of an earlier attempt answers with `interrupted` instead of running it a second time. Retry-safe calls skip
- * the marker: they cost one durable step fewer.
+ * worker of the pool, see tool-worker.ts). What the retry does depends on the tool's trait (`isRetrySafe`), judged by
+ * the coordinator and carried by the call (`retrySafe`): a retry-safe call runs again; any other call journals a
+ * `begin` marker before it starts, and a retry that finds the marker of an earlier attempt answers with `interrupted`
+ * instead of running it a second time. Retry-safe calls skip the marker: they cost one durable step fewer.
  */
 import './node20-compat.js';
 import { randomUUID } from 'node:crypto';
 import * as restate from '@restatedev/restate-sdk';
 import type { Tools } from '../tool/tool.js';
 import { createProgressSender } from './progress-channel.js';
-import { executeRemoteToolCall, findWorkerTool, isRetrySafe, type RemoteToolCall, type RemoteToolResult } from './remote-tool-call.js';
+import { executeRemoteToolCall, type RemoteToolCall, type RemoteToolResult } from './remote-tool-call.js';
 import { toolServiceName } from './restate-tool-engine.js';
 
 export interface ToolCallServiceOptions {
@@ -41,12 +41,15 @@ export function toolCallService(options: ToolCallServiceOptions) {
     name: toolServiceName(options.pool),
     handlers: {
       call: async (ctx: restate.Context, call: RemoteToolCall): Promise<RemoteToolResult> => {
-        const tool = findWorkerTool(options.tools, call.tool);
-        if (tool && !isRetrySafe(tool, call.input)) {
+        // Every branch before a journaled step depends on the call alone (stored with the invocation), never on this
+        // process: a retry on another process, warm or freshly started, must take the same path, or Restate finds a
+        // journal that does not match and retries the call until it gives up. Whether the call may run twice was
+        // judged by the coordinator (`retrySafe`); absent means no.
+        if (call.retrySafe !== true) {
           // Non-deterministic on purpose: the value tells this attempt from an earlier one that got this far.
           const attempt = randomUUID();
           const begun = await ctx.run('begin', () => attempt);
-          if (begun !== attempt) return { ok: false, interrupted: true, error: { message: interruptedMessage(tool.name) }, worker: options.workerName };
+          if (begun !== attempt) return { ok: false, interrupted: true, error: { message: interruptedMessage(call.tool) }, worker: options.workerName };
         }
         const signal = cancellationSignal(ctx);
         return limit(async () => {
