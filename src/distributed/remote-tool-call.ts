@@ -181,12 +181,14 @@ export async function executeRemoteToolCall(call: RemoteToolCall, options: Execu
   if (!servesWorkspace(options.workspaces, call.cwd)) {
     return { ok: false, error: { message: `The worker ${worker ?? ''} does not serve the workspace ${call.cwd}; nothing was run.`.replace('  ', ' ') }, worker };
   }
-  const readFileState = new FileStateCache();
+  // One call touches one file: a small cache (the default one sizes itself for a session, and costs more to make).
+  const readFileState = new FileStateCache({ maxEntries: 16 });
   if (call.fileState) readFileState.set(call.fileState.path, call.fileState.record);
   const abortController = new AbortController();
-  if (options.signal.aborted) abortController.abort(options.signal.reason);
-  else options.signal.addEventListener('abort', () => abortController.abort(options.signal.reason), { once: true });
-  const sessionDir = path.join(options.stateDir ?? path.join(os.tmpdir(), 'toolgate-worker'), safeSegment(call.sessionId));
+  const onAbort = () => abortController.abort(options.signal.reason);
+  if (options.signal.aborted) onAbort();
+  else options.signal.addEventListener('abort', onAbort, { once: true });
+  const sessionDir = path.join(options.stateDir ?? defaultStateDir(), safeSegment(call.sessionId));
   const context = createToolUseContext({
     tools: options.tools,
     permissionContext: deserializePermissionContext(call.permissionContext),
@@ -225,7 +227,14 @@ export async function executeRemoteToolCall(call: RemoteToolCall, options: Execu
       },
       worker,
     };
+  } finally {
+    options.signal.removeEventListener('abort', onAbort);
   }
+}
+
+let stateDir: string | undefined;
+function defaultStateDir(): string {
+  return (stateDir ??= path.join(os.tmpdir(), 'toolgate-worker'));
 }
 
 /** A worker has no one to ask: a tool that wants to make a nested call gets a refusal. */

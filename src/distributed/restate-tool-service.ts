@@ -51,7 +51,7 @@ export function toolCallService(options: ToolCallServiceOptions) {
           const begun = await ctx.run('begin', () => attempt);
           if (begun !== attempt) return { ok: false, interrupted: true, error: { message: interruptedMessage(call.tool) }, worker: options.workerName };
         }
-        const signal = cancellationSignal(ctx);
+        const { signal, dispose } = cancellationSignal(ctx);
         return limit(async () => {
           options.onCall?.('start', call);
           const progress = createProgressSender(call.progressUrl);
@@ -68,11 +68,14 @@ export function toolCallService(options: ToolCallServiceOptions) {
             return result;
           } finally {
             options.onCall?.('end', call);
+            dispose();
           }
         });
       },
     },
     options: {
+      // Cancellation reaches the tool through `cancellationSignal`; the handler answers (with the tool's abort error).
+      explicitCancellation: true,
       // A dead worker's calls come back quickly on a live one; after many failed attempts the call ends with an error.
       retryPolicy: { initialInterval: 200, maxInterval: 5_000, exponentiationFactor: 2, maxAttempts: 30, onMaxAttempts: 'kill' },
       idempotencyRetention: { days: 1 },
@@ -82,21 +85,23 @@ export function toolCallService(options: ToolCallServiceOptions) {
 
 /**
  * An AbortSignal that fires when this invocation is cancelled (the coordinator's turn was aborted) or its attempt ends.
- * The tool runs outside Restate's promises, so it would not notice a cancellation on its own: an awakeable that
- * nobody ever resolves is a Restate promise that rejects exactly then.
+ * The tool runs outside Restate's promises, so it would not notice a cancellation on its own: the service takes
+ * cancellation explicitly (`explicitCancellation`), and Restate's cancel signal resolves `cancellation()`. That signal
+ * is not a journal entry (an awakeable, used before, cost each call one more journal write), and it is the same on
+ * every attempt: a replay of a cancelled call sees it at once.
  */
-function cancellationSignal(ctx: restate.Context): AbortSignal {
+function cancellationSignal(ctx: restate.Context): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
   const attempt = ctx.request().attemptCompletedSignal;
-  if (attempt.aborted) controller.abort('attempt ended');
-  else attempt.addEventListener('abort', () => controller.abort('attempt ended'), { once: true });
-  ctx.awakeable<never>().promise.then(
+  const onAttemptEnd = () => controller.abort('attempt ended');
+  if (attempt.aborted) onAttemptEnd();
+  else attempt.addEventListener('abort', onAttemptEnd, { once: true });
+  (ctx as restate.Context & restate.internal.ContextInternal).cancellation().then(
+    () => controller.abort('cancelled'),
     () => undefined,
-    (error: unknown) => {
-      if (error instanceof restate.CancelledError) controller.abort('cancelled');
-    },
   );
-  return controller.signal;
+  // Once the call has answered, the end of its attempt has nothing left to stop.
+  return { signal: controller.signal, dispose: () => attempt.removeEventListener('abort', onAttemptEnd) };
 }
 
 function createLimiter(max: number): <T>(fn: () => Promise<T>) => Promise<T> {
