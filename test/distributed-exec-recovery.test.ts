@@ -7,7 +7,7 @@
  * ancestors), never by timing.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RestateServer } from '../src/distributed/restate-server.js';
@@ -111,4 +111,21 @@ describe('toolgate exec on Restate, worker processes killed mid-call', () => {
     for (const [id, b] of byId) if (id !== 'e20') expect(b.is_error ?? false, `${id}: ${text(b)}`).toBe(false);
     expect(readFileSync(path.join(ws.dir, 'q.txt'), 'utf8')).toBe('quick\n');
   }, 300_000);
+
+  it('a call goes on to its end on the worker when the exec process itself is killed', async () => {
+    const block = { type: 'tool_use', id: 'toolu_k1', name: 'Bash', input: { command: 'echo begin-k >> k.txt; sleep 5; echo end-k >> k.txt' } };
+    const child = execFile(
+      process.execPath,
+      ['--import', 'tsx', path.join(repoRoot, 'src/cli/main.ts'), 'exec', '--json', '--cwd', ws.dir, '--mode', 'bypassPermissions', '--backend', `restate=${server.ingressUrl}`],
+      { cwd: repoRoot, env: { ...process.env, TOOLGATE_RESTATE_ADMIN: server.adminUrl, TOOLGATE_RESTATE_POOL: 'exec' } },
+    );
+    child.stdin?.end(JSON.stringify([block]));
+    const file = path.join(ws.dir, 'k.txt');
+    const read = () => (existsSync(file) ? readFileSync(file, 'utf8') : '');
+    await waitFor('the call running', () => (read().includes('begin-k') ? true : undefined));
+    child.kill('SIGKILL');
+    // Nobody waits for it any more; the call is Restate's and runs to its end, once.
+    await waitFor('the call to end', () => (read().includes('end-k') ? true : undefined), 60_000);
+    expect(read()).toBe('begin-k\nend-k\n');
+  }, 120_000);
 });

@@ -5,12 +5,14 @@
  * session's process), then the tool process running a write and the one running a read (found through /proc: the
  * `sleep` of the command and its ancestors). Nothing waits on time: every step waits on a file or a process.
  */
-import { readFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RestateServer } from '../src/distributed/restate-server.js';
+import { startRestateServer, type RestateServer } from '../src/distributed/restate-server.js';
 import { startScriptedServer, type ScriptedServer } from '../src/testing/index.js';
-import { poolProcessesRunning, startTestRestate, startWorkerPool, tempWorkspace, waitFor, type WorkerPool } from './helpers/restate.js';
+import { repoRoot } from './helpers/cli.js';
+import { crashRestate, poolProcessesRunning, startTestRestate, startWorkerPool, tempWorkspace, waitFor, type WorkerPool } from './helpers/restate.js';
 
 interface Block {
   readonly type: string;
@@ -54,6 +56,12 @@ describe('a durable session whose workers are killed mid tool call', () => {
       // A read whose tool process is killed: run again, answered.
       bash('toolu_t3', 'sleep 9; cat r.txt'),
       { content: [{ type: 'text' as const, text: 'done' }] },
+      // The client (`toolgate run`) killed while its session runs a tool call.
+      bash('toolu_c1', 'echo begin-c >> wc.txt; sleep 8; echo end-c >> wc.txt'),
+      { content: [{ type: 'text' as const, text: 'done-c' }] },
+      // Restate itself killed while a session's write runs.
+      bash('toolu_x1', 'echo begin-x >> wx.txt; sleep 8; echo end-x >> wx.txt'),
+      { content: [{ type: 'text' as const, text: 'done-x' }] },
     ]);
     server = await startTestRestate();
     tools = await startWorkerPool(server, { processes: 2, workspace: ws.dir, markers: ws.markers, extraArgs: ['--pool', 'tools'] });
@@ -71,8 +79,25 @@ describe('a durable session whose workers are killed mid tool call', () => {
     await tools?.stop();
     await server?.stop();
     await model?.close();
+    if (server) rmSync(server.dataDir, { recursive: true, force: true });
     ws.cleanup();
   }, 60_000);
+
+  /** `toolgate run --backend restate=URL` as a user types it, started in the background; the session id it prints. */
+  function startRun(prompt: string, resume?: string) {
+    const args = ['run', '-p', '--backend', `restate=${server.ingressUrl}`, '--cwd', ws.dir, '--permission-mode', 'bypassPermissions', ...(resume ? ['--resume', resume] : []), prompt];
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/cli/main.ts'), ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+    return { child, exited, sessionId: () => /toolgate run: session (\S+) /.exec(stderr)?.[1] };
+  }
+
+  /** The model requests of one session (told apart by their first message, the prompt). */
+  const requestsOf = (prompt: string) =>
+    model.messageRequests.map((r) => (r.body as { messages: Message[] }).messages).filter((m) => JSON.stringify(m[0]).includes(prompt));
 
   it('finishes: no finished model turn is requested again, a write runs at most once, a write cut off is answered as interrupted', async () => {
     const sent = await fetch(`${server.ingressUrl}/ToolgateSession/sess-r/run/send`, {
@@ -123,5 +148,48 @@ describe('a durable session whose workers are killed mid tool call', () => {
     expect(resultText(lastResult(requests[2]!))).toMatch(/not safe to run twice.*may or may not have taken effect/s);
     expect(lastResult(requests[3]!)?.is_error ?? false).toBe(false);
     expect(resultText(lastResult(requests[3]!))).toContain('read me');
+  }, 400_000);
+
+  it('goes on when its client (toolgate run) is killed; the same command with --resume ID and the same prompt attaches to it', async () => {
+    const run = startRun('prompt of the client test');
+    await waitFor('the write running', () => (read(path.join(ws.dir, 'wc.txt')).includes('begin-c') ? true : undefined));
+    const sessionId = run.sessionId();
+    expect(sessionId).toBeTypeOf('string');
+    run.child.kill('SIGKILL');
+    await run.exited;
+
+    const again = await startRun('prompt of the client test', sessionId).exited;
+    expect(again.stdout).toBe('done-c\n');
+    expect(again.code).toBe(0);
+    expect(read(path.join(ws.dir, 'wc.txt'))).toBe('begin-c\nend-c\n');
+    // Two turns, two requests: attaching sent nothing again.
+    expect(requestsOf('prompt of the client test').map((m) => m.length)).toEqual([1, 3]);
+  }, 300_000);
+
+  it('finishes after Restate itself is killed mid tool call and started again on its data; the client re-attaches with --resume', async () => {
+    const run = startRun('prompt of the restate test');
+    await waitFor('the write running', () => (read(path.join(ws.dir, 'wx.txt')).includes('begin-x') ? true : undefined));
+    const sessionId = run.sessionId()!;
+    await crashRestate(server);
+    // The client loses its connection and says so; the session is not lost.
+    const lost = await run.exited;
+    expect(lost.code).not.toBe(0);
+    expect(lost.stderr).toContain(`lost the connection to Restate at ${server.ingressUrl} while waiting for session ${sessionId}`);
+    expect(lost.stderr).toContain(`--resume ${sessionId} and the same prompt`);
+
+    server = await startRestateServer({
+      env: { RESTATE_WORKER__INVOKER__HTTP2_STREAMS_PER_CONNECTION_LIMIT: '8' },
+      restart: { dataDir: server.dataDir, ports: server.ports },
+    });
+    const again = await startRun('prompt of the restate test', sessionId).exited;
+    expect(again.stdout, again.stderr).toBe('done-x\n');
+    expect(again.code).toBe(0);
+    // The write was running when its worker lost Restate: stopped, not run again, and the model is told.
+    expect(read(path.join(ws.dir, 'wx.txt'))).toBe('begin-x\n');
+    const requests = requestsOf('prompt of the restate test');
+    expect(requests.map((m) => m.length)).toEqual([1, 3]);
+    const answer = blocks(requests[1]!.at(-1)).find((b) => b.type === 'tool_result');
+    expect(answer?.is_error).toBe(true);
+    expect(resultText(answer)).toMatch(/not safe to run twice.*may or may not have taken effect/s);
   }, 400_000);
 });

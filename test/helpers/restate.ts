@@ -176,3 +176,34 @@ export async function waitFor<T>(what: string, probe: () => T | undefined, timeo
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/**
+ * Kills the Restate server binary with SIGKILL (a crash: no shutdown, nothing flushed beyond what it had made
+ * durable) and waits until it is gone. Its watchdog then ends too; `startRestateServer({ restart })` brings it back.
+ */
+export async function crashRestate(server: RestateServer): Promise<void> {
+  const binary = descendants(server.pid).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]!.endsWith('restate-server');
+    } catch {
+      return false;
+    }
+  });
+  if (binary.length === 0) throw new Error('no restate-server process under the watchdog');
+  for (const pid of binary) process.kill(pid, 'SIGKILL');
+  await waitFor('restate-server to be gone', () => (binary.every((pid) => !isAlive(pid)) ? true : undefined), 30_000);
+}
+
+function descendants(pid: number): number[] {
+  const children = childPids(pid);
+  return [...children, ...children.flatMap(descendants)];
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    // A zombie (killed, not yet reaped by its parent) is gone for our purpose.
+    return !/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
