@@ -127,5 +127,18 @@ describe('toolgate exec on Restate, worker processes killed mid-call', () => {
     // Nobody waits for it any more; the call is Restate's and runs to its end, once.
     await waitFor('the call to end', () => (read().includes('end-k') ? true : undefined), 60_000);
     expect(read()).toBe('begin-k\nend-k\n');
+
+    // A new exec is a new session (its calls get new idempotency keys): the same input runs the call again.
+    const again = await new Promise<number | null>((resolve) => {
+      const rerun = execFile(
+        process.execPath,
+        ['--import', 'tsx', path.join(repoRoot, 'src/cli/main.ts'), 'exec', '--json', '--cwd', ws.dir, '--mode', 'bypassPermissions', '--backend', `restate=${server.ingressUrl}`],
+        { cwd: repoRoot, env: { ...process.env, TOOLGATE_RESTATE_ADMIN: server.adminUrl, TOOLGATE_RESTATE_POOL: 'exec' } },
+        (error) => resolve(error ? (typeof error.code === 'number' ? error.code : null) : 0),
+      );
+      rerun.stdin?.end(JSON.stringify([block]));
+    });
+    expect(again).toBe(0);
+    expect(read()).toBe('begin-k\nend-k\nbegin-k\nend-k\n');
   }, 120_000);
 });

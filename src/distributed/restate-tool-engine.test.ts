@@ -88,6 +88,17 @@ describe('the Restate engine (coordinator side)', () => {
     await engine.close?.();
   });
 
+  it('an ingress that cannot be reached: a few attempts, then an error that says the call may or may not have started', async () => {
+    const restate = await fakeRestate(() => undefined);
+    const url = restate.url;
+    await new Promise<void>((resolve) => servers.pop()!.close(() => resolve()));
+    const engine = createRestateToolEngine({ ingressUrl: url, attempts: 2 });
+    await expect(engine.submit(call('toolu_d'), { idempotencyKey: 's/d', signal: new AbortController().signal })).rejects.toThrow(
+      `The Restate ingress at ${url} could not be reached (connect ECONNREFUSED ${url.slice('http://'.length)}). The call may or may not have started; submitting the same tool_use again returns its result if it did.`,
+    );
+    await engine.close?.();
+  });
+
   it('an abort rejects the call at once and cancels the invocation through the admin API', async () => {
     let cancelled: () => void;
     const cancelSeen = new Promise<void>((resolve) => (cancelled = resolve));
