@@ -4,15 +4,20 @@
  * 127.0.0.1 — all in the same run.
  *
  * - scaleout.calls_per_s.inprocess / .workers_1 / .workers_4: throughput with many calls in flight;
- * - scaleout.dispatch_overhead_ms: per call, one at a time, remote minus in-process (1 worker process).
+ * - scaleout.dispatch_overhead_ms: per call, one at a time, remote minus in-process (1 worker process);
+ * - scaleout.restate_floor_ms: per call, one at a time, a bare Restate handler (no journal step, no toolgate) in a
+ *   process of its own, through the same server and the same kind of connection: what Restate itself costs on this
+ *   machine at this moment. The overhead above it is toolgate's.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDurableToolCallBackend } from '../src/distributed/durable-tool-call-backend.js';
 import { startRestateServer, type RestateServer } from '../src/distributed/restate-server.js';
+import type { DurableToolEngine } from '../src/distributed/remote-tool-call.js';
 import { createRestateToolEngine } from '../src/distributed/restate-tool-engine.js';
 import type { ToolCallBackend } from '../src/execution/backend.js';
 import { StreamingToolExecutor } from '../src/execution/streaming-tool-executor.js';
@@ -53,8 +58,30 @@ async function withPool<T>(server: RestateServer, workspace: string, processes: 
       '--processes', String(processes), '--workspace', workspace, '--tools', path.join(root, 'test/fixtures/distributed-tools.ts')],
     { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] },
   );
+  return serving(child, fn);
+}
+
+/** A process serving one bare Restate handler (`BenchEcho/call` returns its input), registered with `server`. */
+async function withEcho<T>(server: RestateServer, fn: () => Promise<T>): Promise<T> {
+  const source = [
+    "import * as restate from '@restatedev/restate-sdk';",
+    `import { registerDeployment, startToolWorkerEndpoint } from ${JSON.stringify(path.join(root, 'src/distributed/tool-worker.ts'))};`,
+    "const echo = restate.service({ name: 'BenchEcho', handlers: { call: async (_ctx, input) => input } });",
+    'const endpoint = await startToolWorkerEndpoint({ services: [echo] });',
+    'await registerDeployment(process.env.BENCH_ADMIN, endpoint.url);',
+    "process.stderr.write('serving on\\n');",
+  ].join('\n');
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', source], {
+    cwd: root,
+    env: { ...process.env, BENCH_ADMIN: server.adminUrl },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  return serving(child, fn);
+}
+
+async function serving<T>(child: ChildProcess, fn: () => Promise<T>): Promise<T> {
   let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
     while (!stderr.includes('serving on')) {
@@ -68,15 +95,29 @@ async function withPool<T>(server: RestateServer, workspace: string, processes: 
   }
 }
 
+/** One request on a kept-alive connection, as the Restate engine sends a call. */
+function post(agent: http.Agent, url: string, key: string, body: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'idempotency-key': key, 'content-length': Buffer.byteLength(body) } }, (res) => {
+      res.on('data', () => {});
+      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`BenchEcho answered ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 export const benchmarks: Benchmark[] = [
   {
     group: 'scaleout',
-    names: ['scaleout.calls_per_s', 'scaleout.dispatch_overhead_ms'],
+    names: ['scaleout.calls_per_s', 'scaleout.dispatch_overhead_ms', 'scaleout.restate_floor_ms'],
     async run(): Promise<BenchFigure[]> {
       const workspace = mkdtempSync(path.join(os.tmpdir(), 'toolgate-scaleout-'));
       const server = await startRestateServer({ env: { RESTATE_WORKER__INVOKER__HTTP2_STREAMS_PER_CONNECTION_LIMIT: '8' } });
+      let engine: DurableToolEngine | undefined;
       try {
-        const backend = createDurableToolCallBackend({ engine: createRestateToolEngine({ ingressUrl: server.ingressUrl, adminUrl: server.adminUrl }) });
+        engine = createRestateToolEngine({ ingressUrl: server.ingressUrl, adminUrl: server.adminUrl });
+        const backend = createDurableToolCallBackend({ engine });
         const CALLS = 2_000;
         const IN_FLIGHT = 64;
         await runCalls(undefined, workspace, 500, IN_FLIGHT);
@@ -90,6 +131,18 @@ export const benchmarks: Benchmark[] = [
           for (let i = 0; i < 100; i++) remoteSerial.push(await runCalls(backend, workspace, 1, 1));
           return CALLS / ((await runCalls(backend, workspace, CALLS, IN_FLIGHT)) / 1000);
         });
+        const floor: number[] = [];
+        await withEcho(server, async () => {
+          const agent = new http.Agent({ keepAlive: true });
+          const url = `${server.ingressUrl}/BenchEcho/call`;
+          for (let i = 0; i < 200; i++) await post(agent, url, `warm-${i}`, '{"n":0}');
+          for (let i = 0; i < 100; i++) {
+            const start = performance.now();
+            await post(agent, url, `floor-${i}`, '{"n":0}');
+            floor.push(performance.now() - start);
+          }
+          agent.destroy();
+        });
         const four = await withPool(server, workspace, 4, async () => {
           await runCalls(backend, workspace, 200, IN_FLIGHT);
           return CALLS / ((await runCalls(backend, workspace, CALLS, IN_FLIGHT)) / 1000);
@@ -99,8 +152,10 @@ export const benchmarks: Benchmark[] = [
           { name: 'scaleout.calls_per_s.workers_1', value: one, unit: 'calls/s', baseline: local },
           { name: 'scaleout.calls_per_s.workers_4', value: four, unit: 'calls/s', baseline: one },
           { name: 'scaleout.dispatch_overhead_ms', value: median(remoteSerial) - median(localSerial), unit: 'ms', baseline: median(localSerial) },
+          { name: 'scaleout.restate_floor_ms', value: median(floor), unit: 'ms' },
         ];
       } finally {
+        await engine?.close?.();
         await server.stop();
         rmSync(workspace, { recursive: true, force: true });
       }

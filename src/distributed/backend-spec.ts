@@ -33,5 +33,11 @@ export async function backendFromSpec(spec: string | undefined, env: NodeJS.Proc
   if (parsed.kind === 'local') return { close: async () => {} };
   const progress = await startProgressReceiver({ host: env.TOOLGATE_PROGRESS_HOST ?? '127.0.0.1', advertisedHost: env.TOOLGATE_PROGRESS_ADVERTISE });
   const engine = createRestateToolEngine({ ingressUrl: parsed.url, adminUrl: env.TOOLGATE_RESTATE_ADMIN, pool: env.TOOLGATE_RESTATE_POOL });
-  return { backend: createDurableToolCallBackend({ engine, progress }), close: () => progress.close() };
+  return {
+    backend: createDurableToolCallBackend({ engine, progress }),
+    close: async () => {
+      await progress.close();
+      await engine.close?.();
+    },
+  };
 }

@@ -13,6 +13,8 @@ import { getEmptyToolPermissionContext } from '../tool/permission-types.js';
 import type { AnyTool, Tools, ToolUseBlock } from '../tool/tool.js';
 import { toolResultText } from '../tool/tool-result.js';
 import { createToolUseContext, type ToolUseContext } from '../tool/tool-use-context.js';
+import { loadBashParser } from '../permissions/bash/index.js';
+import { BashTool } from '../tools/bash/index.js';
 import { EditTool } from '../tools/edit/edit-tool.js';
 import { ReadTool } from '../tools/read/read-tool.js';
 import { createDurableToolCallBackend, isWorkspaceTool } from './durable-tool-call-backend.js';
@@ -88,6 +90,18 @@ describe('the wire form', () => {
     const back = deserializePermissionContext(JSON.parse(JSON.stringify(serializePermissionContext(withDirs))));
     expect([...back.additionalWorkingDirectories.entries()]).toEqual([['/x', { path: '/x', source: 'session' }]]);
     expect(back.cwd).toBe('/w');
+  });
+
+  it('carries the coordinator’s judgement of whether the call may run twice (a worker never re-derives it)', async () => {
+    const dir = workspace();
+    const ctx = contextFor(dir, [BashTool as AnyTool]);
+    // The coordinator's pipeline has loaded the parser before a call reaches the backend: it sees a read.
+    await loadBashParser();
+    const read = toRemoteToolCall(BashTool as AnyTool, { command: 'sleep 3; cat f' }, 'toolu_1', ctx);
+    const write = toRemoteToolCall(BashTool as AnyTool, { command: 'sleep 3; echo x >> f' }, 'toolu_2', ctx);
+    expect(JSON.parse(JSON.stringify(read)).retrySafe).toBe(true);
+    expect(JSON.parse(JSON.stringify(write)).retrySafe).toBe(false);
+    expect(toRemoteToolCall(tool('Plain'), {}, 'toolu_3', ctx).retrySafe).toBe(false);
   });
 
   it('serves a workspace and the folders below it, nothing beside it', () => {

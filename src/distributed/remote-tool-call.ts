@@ -36,6 +36,13 @@ export interface RemoteToolCall {
   readonly fileState?: { readonly path: string; readonly record: FileReadRecord };
   /** Where the worker may post progress (best effort); absent when nobody listens. */
   readonly progressUrl?: string;
+  /**
+   * Whether the call may run again after a crash cut its first run off (`isRetrySafe`), judged once by the coordinator
+   * — which has validated the call and loaded what the judgement needs (the Bash parser) — and never again on a worker.
+   * A durable worker branches on it before its first journaled step, so every attempt must see the same value: it is
+   * part of the call, stored with the invocation. Absent means not retry-safe (fail closed).
+   */
+  readonly retrySafe?: boolean;
 }
 
 export type RemoteToolResult =
@@ -131,6 +138,7 @@ export function toRemoteToolCall(
     settings: context.options.settings,
     fileState: file && record ? { path: file, record: portableRecord(record) } : undefined,
     progressUrl,
+    retrySafe: isRetrySafe(tool, input),
   };
 }
 
@@ -173,12 +181,14 @@ export async function executeRemoteToolCall(call: RemoteToolCall, options: Execu
   if (!servesWorkspace(options.workspaces, call.cwd)) {
     return { ok: false, error: { message: `The worker ${worker ?? ''} does not serve the workspace ${call.cwd}; nothing was run.`.replace('  ', ' ') }, worker };
   }
-  const readFileState = new FileStateCache();
+  // One call touches one file: a small cache (the default one sizes itself for a session, and costs more to make).
+  const readFileState = new FileStateCache({ maxEntries: 16 });
   if (call.fileState) readFileState.set(call.fileState.path, call.fileState.record);
   const abortController = new AbortController();
-  if (options.signal.aborted) abortController.abort(options.signal.reason);
-  else options.signal.addEventListener('abort', () => abortController.abort(options.signal.reason), { once: true });
-  const sessionDir = path.join(options.stateDir ?? path.join(os.tmpdir(), 'toolgate-worker'), safeSegment(call.sessionId));
+  const onAbort = () => abortController.abort(options.signal.reason);
+  if (options.signal.aborted) onAbort();
+  else options.signal.addEventListener('abort', onAbort, { once: true });
+  const sessionDir = path.join(options.stateDir ?? defaultStateDir(), safeSegment(call.sessionId));
   const context = createToolUseContext({
     tools: options.tools,
     permissionContext: deserializePermissionContext(call.permissionContext),
@@ -217,7 +227,14 @@ export async function executeRemoteToolCall(call: RemoteToolCall, options: Execu
       },
       worker,
     };
+  } finally {
+    options.signal.removeEventListener('abort', onAbort);
   }
+}
+
+let stateDir: string | undefined;
+function defaultStateDir(): string {
+  return (stateDir ??= path.join(os.tmpdir(), 'toolgate-worker'));
 }
 
 /** A worker has no one to ask: a tool that wants to make a nested call gets a refusal. */

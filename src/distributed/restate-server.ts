@@ -25,6 +25,11 @@ export interface RestateServerOptions {
   readonly startTimeoutMs?: number;
   /** Where the server's log goes (default: kept in memory, shown when start-up fails). */
   readonly logFile?: string;
+  /**
+   * Start on the data of an earlier server (its `dataDir`, with its `ports`): a restart after a crash, with the same
+   * invocations, journals and registered workers. The folder is then the caller's: `stop()` leaves it.
+   */
+  readonly restart?: { readonly dataDir: string; readonly ports: RestateServer['ports'] };
 }
 
 export interface RestateServer {
@@ -33,6 +38,8 @@ export interface RestateServer {
   /** Admin API (deployments, cancellation), e.g. `http://127.0.0.1:41235`. */
   readonly adminUrl: string;
   readonly dataDir: string;
+  readonly ports: { readonly ingress: number; readonly admin: number; readonly fabric: number };
+  /** The process that watches the server (the server is its child; stopping it stops the server). */
   readonly pid: number;
   /** True when the server runs without name resolution (see the module comment). */
   readonly networkGuard: boolean;
@@ -60,8 +67,9 @@ export function freePort(): Promise<number> {
 }
 
 export async function startRestateServer(options: RestateServerOptions = {}): Promise<RestateServer> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'toolgate-restate-'));
-  const [ingress, admin, fabric] = [await freePort(), await freePort(), await freePort()];
+  const dataDir = options.restart?.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'toolgate-restate-'));
+  const ports = options.restart?.ports ?? { ingress: await freePort(), admin: await freePort(), fabric: await freePort() };
+  const { ingress, admin, fabric } = ports;
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: dataDir,
@@ -107,12 +115,13 @@ export async function startRestateServer(options: RestateServerOptions = {}): Pr
       await exited;
       clearTimeout(timer);
     }
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!options.restart) rmSync(dataDir, { recursive: true, force: true });
   };
   const server: RestateServer = {
     ingressUrl: `http://127.0.0.1:${ingress}`,
     adminUrl: `http://127.0.0.1:${admin}`,
     dataDir,
+    ports,
     pid: child.pid ?? -1,
     networkGuard: guard !== undefined,
     stop,

@@ -2,17 +2,17 @@
  * Durable tool calls on Restate, the worker's side: the `<service>/call` handler that runs a decided call.
  *
  * A worker that dies mid-call: Restate retries the invocation on a live worker (the deployment URL is served by every
- * worker of the pool, see tool-worker.ts). What the retry does depends on the tool's trait (`isRetrySafe`): a
- * retry-safe call runs again; any other call journals a `begin` marker before it starts, and a retry that finds the
- * marker of an earlier attempt answers with `interrupted` instead of running it a second time. Retry-safe calls skip
- * the marker: they cost one durable step fewer.
+ * worker of the pool, see tool-worker.ts). What the retry does depends on the tool's trait (`isRetrySafe`), judged by
+ * the coordinator and carried by the call (`retrySafe`): a retry-safe call runs again; any other call journals a
+ * `begin` marker before it starts, and a retry that finds the marker of an earlier attempt answers with `interrupted`
+ * instead of running it a second time. Retry-safe calls skip the marker: they cost one durable step fewer.
  */
 import './node20-compat.js';
 import { randomUUID } from 'node:crypto';
 import * as restate from '@restatedev/restate-sdk';
 import type { Tools } from '../tool/tool.js';
 import { createProgressSender } from './progress-channel.js';
-import { executeRemoteToolCall, findWorkerTool, isRetrySafe, type RemoteToolCall, type RemoteToolResult } from './remote-tool-call.js';
+import { executeRemoteToolCall, type RemoteToolCall, type RemoteToolResult } from './remote-tool-call.js';
 import { toolServiceName } from './restate-tool-engine.js';
 
 export interface ToolCallServiceOptions {
@@ -41,14 +41,17 @@ export function toolCallService(options: ToolCallServiceOptions) {
     name: toolServiceName(options.pool),
     handlers: {
       call: async (ctx: restate.Context, call: RemoteToolCall): Promise<RemoteToolResult> => {
-        const tool = findWorkerTool(options.tools, call.tool);
-        if (tool && !isRetrySafe(tool, call.input)) {
+        // Every branch before a journaled step depends on the call alone (stored with the invocation), never on this
+        // process: a retry on another process, warm or freshly started, must take the same path, or Restate finds a
+        // journal that does not match and retries the call until it gives up. Whether the call may run twice was
+        // judged by the coordinator (`retrySafe`); absent means no.
+        if (call.retrySafe !== true) {
           // Non-deterministic on purpose: the value tells this attempt from an earlier one that got this far.
           const attempt = randomUUID();
           const begun = await ctx.run('begin', () => attempt);
-          if (begun !== attempt) return { ok: false, interrupted: true, error: { message: interruptedMessage(tool.name) }, worker: options.workerName };
+          if (begun !== attempt) return { ok: false, interrupted: true, error: { message: interruptedMessage(call.tool) }, worker: options.workerName };
         }
-        const signal = cancellationSignal(ctx);
+        const { signal, dispose } = cancellationSignal(ctx);
         return limit(async () => {
           options.onCall?.('start', call);
           const progress = createProgressSender(call.progressUrl);
@@ -65,11 +68,14 @@ export function toolCallService(options: ToolCallServiceOptions) {
             return result;
           } finally {
             options.onCall?.('end', call);
+            dispose();
           }
         });
       },
     },
     options: {
+      // Cancellation reaches the tool through `cancellationSignal`; the handler answers (with the tool's abort error).
+      explicitCancellation: true,
       // A dead worker's calls come back quickly on a live one; after many failed attempts the call ends with an error.
       retryPolicy: { initialInterval: 200, maxInterval: 5_000, exponentiationFactor: 2, maxAttempts: 30, onMaxAttempts: 'kill' },
       idempotencyRetention: { days: 1 },
@@ -79,21 +85,23 @@ export function toolCallService(options: ToolCallServiceOptions) {
 
 /**
  * An AbortSignal that fires when this invocation is cancelled (the coordinator's turn was aborted) or its attempt ends.
- * The tool runs outside Restate's promises, so it would not notice a cancellation on its own: an awakeable that
- * nobody ever resolves is a Restate promise that rejects exactly then.
+ * The tool runs outside Restate's promises, so it would not notice a cancellation on its own: the service takes
+ * cancellation explicitly (`explicitCancellation`), and Restate's cancel signal resolves `cancellation()`. That signal
+ * is not a journal entry (an awakeable, used before, cost each call one more journal write), and it is the same on
+ * every attempt: a replay of a cancelled call sees it at once.
  */
-function cancellationSignal(ctx: restate.Context): AbortSignal {
+function cancellationSignal(ctx: restate.Context): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
   const attempt = ctx.request().attemptCompletedSignal;
-  if (attempt.aborted) controller.abort('attempt ended');
-  else attempt.addEventListener('abort', () => controller.abort('attempt ended'), { once: true });
-  ctx.awakeable<never>().promise.then(
+  const onAttemptEnd = () => controller.abort('attempt ended');
+  if (attempt.aborted) onAttemptEnd();
+  else attempt.addEventListener('abort', onAttemptEnd, { once: true });
+  (ctx as restate.Context & restate.internal.ContextInternal).cancellation().then(
+    () => controller.abort('cancelled'),
     () => undefined,
-    (error: unknown) => {
-      if (error instanceof restate.CancelledError) controller.abort('cancelled');
-    },
   );
-  return controller.signal;
+  // Once the call has answered, the end of its attempt has nothing left to stop.
+  return { signal: controller.signal, dispose: () => attempt.removeEventListener('abort', onAttemptEnd) };
 }
 
 function createLimiter(max: number): <T>(fn: () => Promise<T>) => Promise<T> {

@@ -32,8 +32,20 @@ export async function runDurableSession(options: DurableRunOptions): Promise<Ses
   const accepted = (await sent.json()) as { invocationId?: string; message?: string };
   if (!sent.ok || !accepted.invocationId) throw new Error(`Restate did not accept the run (${sent.status}): ${accepted.message ?? 'no invocation id'}`);
   onAccepted?.(sessionId, accepted.invocationId);
-  const attached = await fetch(`${ingress}/restate/invocation/${accepted.invocationId}/attach`, { signal });
-  const text = await attached.text();
+  let attached: Response;
+  let text: string;
+  try {
+    attached = await fetch(`${ingress}/restate/invocation/${accepted.invocationId}/attach`, { signal });
+    text = await attached.text();
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    // Restate went away (or the network between): the run is Restate's, not this process's, and goes on without it.
+    const why = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+    throw new Error(
+      `lost the connection to Restate at ${ingress} while waiting for session ${sessionId} (${why}). The session is kept by Restate and goes on ` +
+        `when it is back: run the same command with --resume ${sessionId} and the same prompt to attach to it again.`,
+    );
+  }
   if (!attached.ok) throw new Error(`the session run failed (${attached.status}): ${text.slice(0, 500)}`);
   return JSON.parse(text) as SessionRunResult;
 }

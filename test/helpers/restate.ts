@@ -3,7 +3,7 @@
  * CLI, for the distributed tests. Everything started here is stopped by `stop()`.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startRestateServer, type RestateServer } from '../../src/distributed/restate-server.js';
@@ -128,4 +128,82 @@ export function countExecutions(text: string): { runs: Map<string, number>; pids
     pids.add(pid);
   }
   return { runs, pids, aborted };
+}
+
+/**
+ * Which of `pids` (a pool's processes) runs a command: for every process on the machine whose command line
+ * (arguments joined by spaces) is exactly `command`, the first of `pids` among its ancestors. Linux (/proc) only.
+ * Processes of other pools or other programs with the same command line are ignored.
+ */
+export function poolProcessesRunning(pids: readonly number[], command: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
+    } catch {
+      continue; // gone meanwhile
+    }
+    if (cmdline !== command) continue;
+    for (let pid = Number(entry), hops = 0; pid > 1 && hops < 32; pid = parentPid(pid), hops++) {
+      if (pids.includes(pid)) {
+        found.push(pid);
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+function parentPid(pid: number): number {
+  try {
+    // "pid (comm) state ppid ...": comm may contain spaces and parentheses, so read after the last ')'.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return 0;
+  }
+}
+
+/** Polls `probe` until it returns a value (not undefined), or throws `what` after `timeoutMs`. */
+export async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * Kills the Restate server binary with SIGKILL (a crash: no shutdown, nothing flushed beyond what it had made
+ * durable) and waits until it is gone. Its watchdog then ends too; `startRestateServer({ restart })` brings it back.
+ */
+export async function crashRestate(server: RestateServer): Promise<void> {
+  const binary = descendants(server.pid).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]!.endsWith('restate-server');
+    } catch {
+      return false;
+    }
+  });
+  if (binary.length === 0) throw new Error('no restate-server process under the watchdog');
+  for (const pid of binary) process.kill(pid, 'SIGKILL');
+  await waitFor('restate-server to be gone', () => (binary.every((pid) => !isAlive(pid)) ? true : undefined), 30_000);
+}
+
+function descendants(pid: number): number[] {
+  const children = childPids(pid);
+  return [...children, ...children.flatMap(descendants)];
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    // A zombie (killed, not yet reaped by its parent) is gone for our purpose.
+    return !/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
 }
