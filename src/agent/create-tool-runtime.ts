@@ -219,6 +219,7 @@ class Runtime implements ToolRuntime {
         model,
         betas: this.#context.options.betas,
         getToolPermissionContext: () => this.permissionContext,
+        settings: this.#context.options.settings,
         deferredLoading,
       });
       cached.catch(() => this.#definitions.delete(key));
@@ -335,6 +336,7 @@ class Runtime implements ToolRuntime {
       agentType: options.agentType,
       isAsync: options.isAsync,
       renderedSystemPrompt: options.renderedSystemPrompt,
+      ...(options.sessionState !== undefined ? { sessionState: options.sessionState } : {}),
       options: {
         tools: this.tools.filter((t) => keep?.(t) ?? true),
         ...(options.model !== undefined ? { mainLoopModel: options.model } : {}),

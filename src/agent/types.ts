@@ -24,7 +24,7 @@ import type {
   ToolUseBlockParam,
   Tools,
 } from '../tool/tool.js';
-import type { PermissionRequest, ToolServices, ToolUseContext } from '../tool/tool-use-context.js';
+import type { PermissionRequest, ToolServices, ToolSessionState, ToolUseContext } from '../tool/tool-use-context.js';
 
 /** Which settings files `createToolRuntime` reads, as Claude Code's `--setting-sources`. */
 export type SettingSource = 'user' | 'project' | 'local' | 'managed';
@@ -91,6 +91,11 @@ export interface ChildRuntimeOptions {
   readonly model?: string;
   readonly renderedSystemPrompt?: string;
   readonly signal?: AbortSignal;
+  /**
+   * The per-agent state the child starts from (the Bash session's environment): the calling context's, so a sub-agent
+   * sees what a call earlier in the same turn left. Default: this runtime's.
+   */
+  readonly sessionState?: ToolSessionState;
 }
 
 export interface ToolRuntimeOptions {

@@ -88,7 +88,7 @@ export const BashTool = buildTool<typeof bashInputSchema, BashOutput, BashProgre
   // (settings.bashOutputMaxChars) is applied by the tool itself, which never returns more than it.
   maxResultSizeChars: ENV_OUTPUT_CHARS,
   strict: true,
-  prompt: async () => bashPrompt(),
+  prompt: async (options) => bashPrompt({ persistEnvironment: options?.settings?.bash?.persistEnvironment !== false }),
   description: async (input) => input.description ?? 'Run shell command',
   userFacingName: () => BASH_TOOL_NAME,
   isReadOnly: readOnly,

@@ -31,6 +31,7 @@ import { detectSandbox } from './sandbox.js';
 import { buildSandboxPolicy } from './sandbox-policy.js';
 import { wrapInSandbox, type SandboxLaunch } from './sandbox-runtime.js';
 import { buildShellScript, quote } from './shell-script.js';
+import { applyShellState, persistEnvironment, shellDelta, shellStateOf, withShellDelta, type AppliedShellState } from './session-env.js';
 import { ShellProcess, type ShellExit } from './shell-process.js';
 import { getTaskRegistry } from './task-registry.js';
 
@@ -77,7 +78,16 @@ export async function runBash(
   // Settings' env names are explicit: they are set even when a secret pattern would have scrubbed the inherited value.
   if (settings.env !== undefined) Object.assign(env, settings.env);
   const envFile = envFileFromEnv();
-  const script = buildShellScript(input.command, envFile);
+  // What earlier commands left (session-env.ts), prepared for a sandboxed or an unsandboxed run: entries that
+  // sandboxed commands made apply only inside the sandbox. A background command starts from it but keeps nothing.
+  const persisting = persistEnvironment(settings);
+  const prepare = (sandboxed: boolean) => {
+    const childEnv = { ...env };
+    const applied: AppliedShellState = persisting ? applyShellState(childEnv, shellStateOf(context), sandboxed, settings) : { functions: new Map(), withheld: 0 };
+    const script = { envFile, capture: persisting && input.run_in_background !== true, importedFunctions: [...applied.functions.keys()] };
+    return { env: childEnv, applied, script };
+  };
+  let prepared: ReturnType<typeof prepare> | undefined;
   let launch: SandboxLaunch | undefined;
   if (settings.sandbox?.enabled === true) {
     const excluded = excludedCommand(input.command, settings.sandbox.excludedCommands);
@@ -93,6 +103,8 @@ export async function runBash(
           const tmp = sessionTempDirectory(context);
           env.TMPDIR = tmp;
           const policy = buildSandboxPolicy(context.getAppState().toolPermissionContext, settings.sandbox, tmp);
+          prepared = prepare(true);
+          const script = buildShellScript(input.command, prepared.script);
           launch = await wrapInSandbox(`export TMPDIR=${quote(tmp)}; ${script}`, policy, availability, { commandId: toolUseID || input.command.slice(0, 100), commandText: input.command });
         } catch (error) {
           reason = `the sandbox runtime could not start: ${(error as Error).message.split('\n')[0]}`;
@@ -114,6 +126,12 @@ export async function runBash(
     }
   }
 
+  if (launch === undefined) prepared = prepare(false);
+  const { applied } = prepared!;
+  if (applied.withheld > 0) {
+    notes.push(`(${applied.withheld} variable${applied.withheld > 1 ? 's or functions' : ' or function'} that sandboxed commands left ${applied.withheld > 1 ? 'were' : 'was'} not applied: this command ran outside the sandbox)`);
+  }
+
   // — where, with what —
   const registry = getTaskRegistry(context);
   const id = newTaskId();
@@ -126,9 +144,9 @@ export async function runBash(
       id,
       command: input.command,
       cwd: start.cwd,
-      env,
+      env: prepared!.env,
       outputFile,
-      envFile,
+      script: prepared!.script,
       launch,
       markerScope: registry.markerScope,
       killGraceMs: settings.bash?.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
@@ -265,6 +283,14 @@ export async function runBash(
     }
     const resetTo = settleCwd(context, exit.finalCwd);
     if (resetTo !== undefined) notes.push(`Shell cwd was reset to ${resetTo}`);
+    // A command cut short (abort, timeout, output cap) left a half-made environment: nothing of it is kept.
+    let contextModifier: ToolResult<BashOutput>['contextModifier'];
+    if (exit.capture !== undefined && !killed) {
+      const kept = shellDelta(exit.capture, applied, { context, sandboxed, cwd: exit.finalCwd ?? start.cwd, state: shellStateOf(context) });
+      notes.push(...kept.notes);
+      if (kept.delta !== undefined) contextModifier = withShellDelta(kept.delta);
+    }
+    const withState = (data: BashOutput): ToolResult<BashOutput> => (contextModifier ? { data, contextModifier } : { data });
 
     const window = readOutputWindow(outputFile, WINDOW_BYTES);
     if (exit.code === 0 && !killed) {
@@ -272,7 +298,7 @@ export async function runBash(
       if (image !== undefined) {
         safeUnlink(outputFile);
         if (image.note) notes.push(`(${image.note})`);
-        return result({
+        return withState({
           stdout: '',
           stderr: notes.join('\n'),
           exitCode: 0,
@@ -286,7 +312,7 @@ export async function runBash(
     }
     const body = formatOutputBody(window, { limit, failed: interpretation.isError, outputFile });
     if (!body.truncated) safeUnlink(outputFile);
-    return result({
+    return withState({
       stdout: body.text,
       stderr: notes.join('\n'),
       exitCode: exit.code,
