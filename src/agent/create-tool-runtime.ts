@@ -321,6 +321,10 @@ class Runtime implements ToolRuntime {
     return findToolByName(this.tools, name);
   }
 
+  backgroundToolUse(toolUseId?: string): string[] {
+    return this.#context.services.tasks?.moveToBackground(toolUseId) ?? [];
+  }
+
   applyBudget(messages: readonly MessageParam[]): MessageParam[] {
     return this.#context.contentReplacementState?.applyToMessages?.(messages) ?? [...messages];
   }

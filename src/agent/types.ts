@@ -212,6 +212,14 @@ export interface ToolRuntime {
   refreshTools(): Promise<void>;
   /** Looks a tool up by name or alias. */
   findTool(name: string): AnyTool | undefined;
+  /**
+   * Moves running foreground commands (Bash) to the background, as Ctrl+B does in the session: the call of
+   * `toolUseId`, or without it every one running now (sub-agents' too: they share the task registry). Each call
+   * returns at once with "Command was manually backgrounded by user with ID: <task id>. Output is being written to:
+   * <file>" and its process goes on as a background task (TaskOutput, TaskStop, a notification when it ends).
+   * Returns the tool_use ids moved (none when background tasks are disabled).
+   */
+  backgroundToolUse(toolUseId?: string): string[];
   /** Stops background tasks and closes whatever the runtime opened. Idempotent. */
   dispose(): Promise<void>;
   /**

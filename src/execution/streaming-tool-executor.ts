@@ -61,7 +61,8 @@ interface TrackedTool {
   isConcurrencySafe: boolean;
   /** A shell call whose concurrency answer waits for the bash parser (loading now): nothing overtakes it meanwhile. */
   awaitingParser?: boolean;
-  readonly interruptBehavior: 'cancel' | 'block';
+  /** Asked with the parsed input; a shell call's answer waits for the bash parser like its concurrency answer. */
+  interruptBehavior: 'cancel' | 'block';
   /** Why this block is answered with an error and not run (unreadable field, not a tool_use, repeated id). */
   readonly problem?: string;
   readonly problemClass?: string;
@@ -157,7 +158,7 @@ export class StreamingToolExecutor {
         isConcurrencySafe = safe(() => Boolean(tool.isConcurrencySafe(data)), false);
       }
     }
-    const behaviour = tool ? safe(() => tool.interruptBehavior?.() ?? 'cancel', 'cancel' as const) : 'cancel';
+    const behaviour = interruptBehaviorOf(tool, parsedInput);
     // A shell command is judged by its parse, which loads on first need: answered now it would be "not safe" only
     // because the parser is not there yet, so the call waits for it (in order) instead of running alone for nothing.
     const awaitingParser = parsedInput !== undefined && tool !== undefined && !isBashParserLoaded() && isShellTool(tool);
@@ -171,7 +172,7 @@ export class StreamingToolExecutor {
       tool,
       parsedInput,
       isConcurrencySafe,
-      interruptBehavior: behaviour === 'block' ? 'block' : 'cancel',
+      interruptBehavior: behaviour,
       status: 'queued',
       pendingProgress: [],
       problem,
@@ -240,6 +241,7 @@ export class StreamingToolExecutor {
           tracked.awaitingParser = false;
           const data = tracked.parsedInput!;
           tracked.isConcurrencySafe = safe(() => Boolean(tracked.tool!.isConcurrencySafe(data)), false);
+          if (tracked.status === 'queued') tracked.interruptBehavior = interruptBehaviorOf(tracked.tool, data);
         }
         this.#waitingForParser = false;
         this.#processQueue();
@@ -432,6 +434,12 @@ export class StreamingToolExecutor {
   #nameOf(tracked: TrackedTool): string {
     return tracked.tool?.name ?? printableName(tracked.block.name);
   }
+}
+
+/** The tool's answer for this input (`cancel` when it has none, throws, or the input did not parse). */
+function interruptBehaviorOf(tool: AnyTool | undefined, input: Record<string, unknown> | undefined): 'cancel' | 'block' {
+  if (tool?.interruptBehavior === undefined) return 'cancel';
+  return safe(() => tool.interruptBehavior!(input as never), 'cancel') === 'block' ? 'block' : 'cancel';
 }
 
 function safe<T>(fn: () => T, fallback: T): T {

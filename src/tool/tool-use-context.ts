@@ -99,6 +99,8 @@ export interface ToolUseContext {
   readonly services: ToolServices;
   /** Per-agent state tools carry between calls (see `ToolSessionState`). */
   readonly sessionState?: ToolSessionState;
+  /** The tool_use this context was made for: set for `call()` by the local backend (absent elsewhere). */
+  readonly toolUseId?: string;
   // — UI —
   readonly ui?: ToolUseUICallbacks;
   // — agent identity —

@@ -170,8 +170,11 @@ export type Tool<Input extends AnyObject = AnyObject, Output = unknown, P extend
    */
   isRetrySafe?(input: z.infer<Input>): boolean;
   isEnabled(): boolean;
-  /** What a user interrupt does while this tool runs: `cancel` it (default) or let it finish (`block`). */
-  interruptBehavior?(): 'cancel' | 'block';
+  /**
+   * What a user interrupt does while this call runs: `cancel` it (default) or let it finish (`block`). The seeds make
+   * it tool-level; toolgate passes the parsed input too, so a tool may decide per call (Bash: `git commit`, an install).
+   */
+  interruptBehavior?(input: z.infer<Input>): 'cancel' | 'block';
   /** Compact text for an automatic safety classifier; '' skips the classifier for this tool. */
   toAutoClassifierInput(input: z.infer<Input>): string;
   mapToolResultToToolResultBlockParam(output: Output, toolUseID: string): ToolResultBlockParam;

@@ -22,10 +22,11 @@ How a call runs:
 Timeouts:
 - \`timeout\` is in milliseconds: default ${fmt(DEFAULT_TIMEOUT_MS)} (${DEFAULT_TIMEOUT_MS / 60_000} minutes), maximum ${fmt(MAX_TIMEOUT_MS)} (${MAX_TIMEOUT_MS / 60_000} minutes); larger values are rejected.
 - When a command runs past its timeout it is moved to the background (the result gives a task ID and its output file) rather than killed, except commands that start with \`sleep\` or that cannot be parsed: those are killed. The result says which happened.
-- The whole process group is ended when a call is interrupted or times out and is killed. Processes started with \`&\` inside a normal call are ended when the call ends; use \`run_in_background\` for anything that must keep running.
+- The whole process group is ended when a call is interrupted or times out and is killed. A commit, merge, rebase or package install is not interrupted by the user; it finishes first. Processes started with \`&\` inside a normal call are ended when the call ends; use \`run_in_background\` for anything that must keep running.
 
 Background tasks:
 - \`run_in_background: true\` returns immediately with "Command running in background with ID: <id>. Output is being written to: <file>". Here \`timeout\` bounds the task's lifetime (default 30 minutes, maximum 2 hours).
+- A person may move a running command to the background; the result then says "Command was manually backgrounded by user with ID: <id>…" and the command keeps running as such a task.
 - You are notified on a later turn when a background task ends (status, exit code, output file). Do not poll with \`sleep\`; read the output file (Read) or use TaskOutput to check on a task, and TaskStop to end it.
 
 Output:

@@ -7,7 +7,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
-import { analyzeBashCommand } from '../../permissions/bash/index.js';
 import type { ToolCallProgress, ToolResult } from '../../tool/tool.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import {
@@ -23,6 +22,7 @@ import {
 } from './bash-settings.js';
 import { backgroundLine, formatOutputBody, type BashOutput } from './bash-output.js';
 import { buildChildEnv } from './child-env.js';
+import { excludedCommand, lastArgv, timeoutDisposition } from './command-facts.js';
 import { settleCwd, startCwd } from './cwd-tracking.js';
 import { interpretExitCode } from './exit-code.js';
 import { detectImageOutput } from './image-output.js';
@@ -209,52 +209,57 @@ export async function runBash(
     });
   }
 
-  // — foreground: exit, abort or timeout, whichever comes first —
+  // — foreground: exit, abort, timeout or a person's "to the background" (Ctrl+B), whichever comes first —
   const timeoutMs = input.timeout ?? timeoutLimits(settings).defaultMs;
   const signal = context.abortController.signal;
   let onAbort: (() => void) | undefined;
   let timer: NodeJS.Timeout | undefined;
-  const ending = await new Promise<'exit' | 'abort' | 'timeout'>((resolve) => {
+  let withdraw: (() => void) | undefined;
+  const ending = await new Promise<'exit' | 'abort' | 'timeout' | 'background'>((resolve) => {
     void proc.exited.then(() => resolve('exit'));
     onAbort = () => resolve('abort');
     // An abort during the awaits above (the first sandbox probe) has fired already: a listener would never hear it.
     if (signal.aborted) resolve('abort');
     signal.addEventListener('abort', onAbort, { once: true });
     timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    if (context.toolUseId !== undefined && backgroundTasksEnabled(settings)) {
+      withdraw = registry.registerForeground(context.toolUseId, () => resolve('background'));
+    }
   });
+  withdraw?.();
   if (onAbort) signal.removeEventListener('abort', onAbort);
   if (timer) clearTimeout(timer);
 
+  /** Hands the running process to the registry; the result shows the output so far and the task's id and file. */
+  const toBackground = (by: 'timeout' | 'user', extra: Partial<BashOutput>): ToolResult<BashOutput> => {
+    stopProgress();
+    registry.adopt(proc, { description: input.description, backgroundedBy: by, notifications, lifetimeMs: BACKGROUND_DEFAULT_LIFETIME_MS });
+    const partial = readOutputTail(outputFile, WINDOW_BYTES);
+    const sofar = collapseCarriageReturns(partial.text);
+    const shown = sofar.slice(-Math.min(limit, FAILURE_EXCERPT_CHARS));
+    return result({
+      stdout: partial.complete && shown.length === sofar.length ? shown : `[… earlier output in ${outputFile}]\n${shown}`,
+      stderr: notes.join('\n'),
+      exitCode: null,
+      interrupted: false,
+      isError: false,
+      backgroundTaskId: id,
+      outputFile,
+      sandboxed,
+      ...extra,
+    });
+  };
+
+  if (ending === 'background' && proc.running) return toBackground('user', { backgroundedByUser: true });
   if (ending === 'timeout' && proc.running) {
     const disposition = timeoutDisposition(input.command, context);
     if (disposition.background) {
-      stopProgress();
-      registry.adopt(proc, {
-        description: input.description,
-        backgroundedBy: 'timeout',
-        notifications,
-        lifetimeMs: BACKGROUND_DEFAULT_LIFETIME_MS,
-      });
-      const partial = readOutputTail(outputFile, WINDOW_BYTES);
-      const sofar = collapseCarriageReturns(partial.text);
-      const shown = sofar.slice(-Math.min(limit, FAILURE_EXCERPT_CHARS));
       notes.push(
         `Command did not complete within its ${seconds(timeoutMs)} timeout and was moved to the background. ` +
           backgroundLine(id, outputFile) +
           '. You will be notified when it ends; TaskOutput or Read on the file shows its output, TaskStop ends it.',
       );
-      return result({
-        stdout: partial.complete && shown.length === sofar.length ? shown : `[… earlier output in ${outputFile}]\n${shown}`,
-        stderr: notes.join('\n'),
-        exitCode: null,
-        interrupted: false,
-        isError: false,
-        backgroundTaskId: id,
-        outputFile,
-        timedOutAfterMs: timeoutMs,
-        timeoutOutcome: 'moved_to_background',
-        sandboxed,
-      });
+      return toBackground('timeout', { timedOutAfterMs: timeoutMs, timeoutOutcome: 'moved_to_background' });
     }
     const exit = await proc.kill('timeout');
     notes.push(`Command timed out after ${seconds(timeoutMs)} and was killed: ${disposition.reason}.`);
@@ -334,41 +339,6 @@ function result(data: BashOutput): ToolResult<BashOutput> {
   return { data };
 }
 
-type TimeoutDisposition = { background: true } | { background: false; reason: string };
-
-/** Claude Code's rule: move to the background, except `sleep …` and commands that cannot be parsed. */
-export function timeoutDisposition(command: string, context: ToolUseContext): TimeoutDisposition {
-  if (!backgroundTasksEnabled(context.options.settings)) return { background: false, reason: 'background tasks are disabled' };
-  if (/^\s*sleep(\s|$)/.test(command)) {
-    return { background: false, reason: 'commands starting with `sleep` are not moved to the background' };
-  }
-  const analysis = safeAnalyze(command);
-  if (analysis === undefined || !analysis.ok) {
-    const why = analysis === undefined ? 'the parser failed' : analysis.reason;
-    return { background: false, reason: `the command could not be parsed (${why}), so it is not moved to the background` };
-  }
-  const first = analysis.subcommands[0]?.strippedArgv ?? analysis.subcommands[0]?.argv;
-  if (first?.[0] === 'sleep') {
-    return { background: false, reason: 'commands starting with `sleep` are not moved to the background' };
-  }
-  return { background: true };
-}
-
-function safeAnalyze(command: string): ReturnType<typeof analyzeBashCommand> | undefined {
-  try {
-    return analyzeBashCommand(command);
-  } catch {
-    return undefined;
-  }
-}
-
-function lastArgv(command: string): readonly string[] | undefined {
-  const analysis = safeAnalyze(command);
-  if (analysis === undefined || !analysis.ok) return undefined;
-  const last = analysis.subcommands[analysis.subcommands.length - 1];
-  return last?.strippedArgv ?? last?.argv ?? undefined;
-}
-
 const createdDirs = new Set<string>();
 
 /** `<sessionDir>/tasks`: every command's output file, kept when the result points at it. */
@@ -389,22 +359,6 @@ function sessionTempDirectory(context: ToolUseContext): string {
     createdDirs.add(dir);
   }
   return dir;
-}
-
-/** The `sandbox.excludedCommands` entry a subcommand starts with (`docker`, `git push`), if any. */
-export function excludedCommand(command: string, excluded: readonly string[] | undefined): string | undefined {
-  if (excluded === undefined || excluded.length === 0) return undefined;
-  const analysis = safeAnalyze(command);
-  const argvs: (readonly string[])[] =
-    analysis !== undefined && analysis.ok
-      ? analysis.subcommands.map((s) => s.strippedArgv ?? s.argv ?? [])
-      : [command.trim().split(/\s+/)];
-  for (const entry of excluded) {
-    const words = entry.replace(/(:\*|\s\*)$/, '').trim().split(/\s+/).filter(Boolean);
-    if (words.length === 0) continue;
-    if (argvs.some((argv) => words.every((w, i) => argv[i] === w))) return entry;
-  }
-  return undefined;
 }
 
 function newTaskId(): string {
