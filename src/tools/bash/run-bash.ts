@@ -30,7 +30,7 @@ import { collapseCarriageReturns, lastLines, readOutputTail, readOutputWindow } 
 import { detectSandbox } from './sandbox.js';
 import { buildSandboxPolicy } from './sandbox-policy.js';
 import { wrapInSandbox, type SandboxLaunch } from './sandbox-runtime.js';
-import { buildShellScript, quote } from './shell-script.js';
+import { buildShellScript, mayChangeFunctions, quote } from './shell-script.js';
 import { applyShellState, persistEnvironment, shellDelta, shellStateOf, withShellDelta, type AppliedShellState } from './session-env.js';
 import { ShellProcess, type ShellExit } from './shell-process.js';
 import { getTaskRegistry } from './task-registry.js';
@@ -84,7 +84,8 @@ export async function runBash(
   const prepare = (sandboxed: boolean) => {
     const childEnv = { ...env };
     const applied: AppliedShellState = persisting ? applyShellState(childEnv, shellStateOf(context), sandboxed, settings) : { functions: new Map(), withheld: 0 };
-    const script = { envFile, capture: persisting && input.run_in_background !== true, importedFunctions: [...applied.functions.keys()] };
+    const capture = persisting && input.run_in_background !== true;
+    const script = { envFile, capture, captureFunctions: capture && mayChangeFunctions(input.command), importedFunctions: [...applied.functions.keys()] };
     return { env: childEnv, applied, script };
   };
   let prepared: ReturnType<typeof prepare> | undefined;

@@ -2,8 +2,9 @@
  * The Bash session's environment: what a command leaves behind — exported variables it set, changed or unset, and the
  * functions it defined — is the next command's starting point, as the working directory is (cwd-tracking.ts).
  *
- * How: the shell writes its exported variables just before the command and again at its exit, and its functions at
- * exit (shell-script.ts, through the state descriptor, so it works inside the sandbox too). The difference is a delta
+ * How: the shell writes its exported variables (`declare -px`) just before the command and again at its exit, and its
+ * functions at exit when the command may have changed them (shell-script.ts, through the state descriptor, so it
+ * works inside the sandbox too). The difference is a delta
  * that a `contextModifier` merges into the agent's `sessionState` — never a module global, never a file: two runtimes
  * (sessions) in one process do not see each other's, concurrent calls each see the state of their start and their
  * changes apply in call order (the executor applies concurrent calls' modifiers in call order when the batch ends), a
@@ -51,8 +52,8 @@ declare module '../../tool/tool-use-context.js' {
 export interface ShellCapture {
   readonly start: ReadonlyMap<string, string>;
   readonly exit: ReadonlyMap<string, string>;
-  /** Name → `declare -f` text. */
-  readonly functions: ReadonlyMap<string, string>;
+  /** Name → `declare -f` text; absent when the command could not change functions and they were not read back. */
+  readonly functions?: ReadonlyMap<string, string>;
 }
 
 export interface ShellStateRecords {
@@ -126,35 +127,45 @@ export function applyShellState(env: NodeJS.ProcessEnv, state: BashShellState | 
   return { functions, withheld };
 }
 
-/** Reads the NUL-terminated records the shell wrote (shell-script.ts); a partial or foreign record is ignored. */
+/**
+ * Reads the NUL-terminated records the shell wrote (shell-script.ts); a partial or foreign record is ignored. `text` is
+ * the file's bytes as latin1 (one character per byte): values are decoded from bytes here, and one that is not
+ * valid UTF-8 (Node can only hand UTF-8 to a process) is left out.
+ */
 export function parseShellStateRecords(text: string): ShellStateRecords {
   const records = text.split('\0');
   records.pop(); // after the last NUL: empty, or a record cut short
   let cwd: string | undefined;
-  const start = new Map<string, string>();
-  const exit = new Map<string, string>();
+  let start: Map<string, string> | undefined;
+  let exit: Map<string, string> | undefined;
   const functions = new Map<string, string>();
+  let functionsRead = false;
   let ready = false;
   let complete = false;
   for (const record of records) {
     const body = record.slice(1);
     switch (record[0]) {
       case 'C': {
-        const dir = body.endsWith('\n') ? body.slice(0, -1) : body;
-        if (dir !== '') cwd = dir;
+        const dir = utf8(body.endsWith('\n') ? body.slice(0, -1) : body);
+        if (dir !== undefined && dir !== '') cwd = dir;
         break;
       }
       case 'S':
-      case 'E': {
-        const eq = body.indexOf('=');
-        if (eq > 0) (record[0] === 'S' ? start : exit).set(body.slice(0, eq), body.slice(eq + 1));
+        start = parseDeclarations(body);
         break;
-      }
+      case 'E':
+        exit = parseDeclarations(body);
+        break;
       case 'F': {
         const nl = body.indexOf('\n');
-        if (nl > 0) functions.set(body.slice(0, nl), body.slice(nl + 1));
+        const name = body.slice(0, nl);
+        const definition = utf8(body.slice(nl + 1));
+        if (nl > 0 && definition !== undefined) functions.set(name, definition);
         break;
       }
+      case 'f':
+        functionsRead = true;
+        break;
       case 'R':
         ready = true;
         break;
@@ -163,7 +174,49 @@ export function parseShellStateRecords(text: string): ShellStateRecords {
         break;
     }
   }
-  return { cwd, capture: ready && complete ? { start, exit, functions } : undefined };
+  const capture = ready && complete && start !== undefined && exit !== undefined ? { start, exit, ...(functionsRead ? { functions } : {}) } : undefined;
+  return { cwd, capture };
+}
+
+const DECLARATION = /^declare -([A-Za-z]+) ([A-Za-z_][A-Za-z0-9_]*)=(.*)$/;
+
+/** `declare -px` output: exported scalars with a value (`"…"` or `$'…'`); arrays and value-less names are skipped. */
+export function parseDeclarations(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const m = DECLARATION.exec(line);
+    if (m === null || !m[1]!.includes('x') || /[aA]/.test(m[1]!)) continue;
+    const bytes = unquote(m[3]!);
+    const value = bytes === undefined ? undefined : utf8(bytes);
+    if (value !== undefined) out.set(m[2]!, value);
+  }
+  return out;
+}
+
+const C_ESCAPES: Readonly<Record<string, string>> = { a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' };
+
+/** A value as bash quotes it, back to its bytes (as latin1 characters); undefined when it is not one of its forms. */
+function unquote(quoted: string): string | undefined {
+  if (quoted.length >= 2 && quoted.startsWith('"') && quoted.endsWith('"')) {
+    // Inside "…" bash escapes only \ " $ and `.
+    return quoted.slice(1, -1).replace(/\\([\\"$`])/g, '$1');
+  }
+  if (quoted.length >= 3 && quoted.startsWith("$'") && quoted.endsWith("'")) {
+    return quoted.slice(2, -1).replace(/\\(x[0-9A-Fa-f]{1,2}|[0-7]{1,3}|c.|.)/g, (_, e: string) => {
+      if (e[0] === 'x') return String.fromCharCode(parseInt(e.slice(1), 16));
+      if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8) & 0xff);
+      if (e[0] === 'c') return String.fromCharCode(e.charCodeAt(1) & 0x1f);
+      return C_ESCAPES[e] ?? `\\${e}`;
+    });
+  }
+  return undefined;
+}
+
+/** latin1 characters (bytes) as UTF-8 text; undefined when they are not valid UTF-8. */
+function utf8(bytes: string): string | undefined {
+  const buffer = Buffer.from(bytes, 'latin1');
+  const text = buffer.toString('utf8');
+  return Buffer.from(text, 'utf8').equals(buffer) ? text : undefined;
 }
 
 export interface DeltaResult {
@@ -198,11 +251,17 @@ export function shellDelta(
   const functions = new Map<string, string | null>();
   const shadowing: string[] = [];
   const pathVar = capture.exit.get('PATH') ?? '';
+  // Not read back (the command could not change them): they stay as given, unless a PATH change makes one hide a
+  // program now (the check costs a look along PATH per function: not paid when nothing moved).
+  const readBack = capture.functions !== undefined;
+  const recheck = readBack || capture.start.get('PATH') !== capture.exit.get('PATH');
+  const exitFunctions = readBack
+    ? [...capture.functions!].map(([name, text]) => [name, FUNCTION_NAME.test(name) ? importForm(name, text) : undefined] as const)
+    : [...applied.functions];
   const kept = new Map<string, string>();
-  for (const [name, text] of capture.functions) {
-    const value = FUNCTION_NAME.test(name) ? importForm(name, text) : undefined;
+  for (const [name, value] of exitFunctions) {
     if (value === undefined) continue;
-    if (shadowsCommand(name, pathVar, options.cwd)) {
+    if (recheck && shadowsCommand(name, pathVar, options.cwd)) {
       if (applied.functions.get(name) !== value) shadowing.push(name);
     } else if (Buffer.byteLength(value) + name.length + 12 > MAX_ENTRY_BYTES) tooLarge.push(`function ${name}`);
     else kept.set(name, value);

@@ -217,7 +217,7 @@ export class ShellProcess {
 function readStateFile(file: string): ReturnType<typeof parseShellStateRecords> {
   try {
     const big = statSync(file).size > MAX_STATE_FILE_BYTES;
-    const text = big ? '' : readFileSync(file, 'utf8');
+    const text = big ? '' : readFileSync(file, 'latin1');
     unlinkSync(file);
     return parseShellStateRecords(text);
   } catch {
