@@ -98,6 +98,25 @@ describe('commands that must not be cut halfway', () => {
     await waitFor(() => processesWithMarker(`sleep ${sleepMarker}`).length === 0, 10_000, 'the sleep to end');
   });
 
+  it('after an interrupt let it run on, shutting the runtime down still ends it (and answers it)', async () => {
+    const marker = `hook${process.pid}z${ids}`;
+    const repo = repoWithSlowHook(marker);
+    const rt = await runtime();
+    const interrupt = new AbortController();
+    const running = rt.run([use('Bash', { command: `cd ${repo} && git commit -q -m never` })], { signal: interrupt.signal });
+    running.catch(() => undefined); // awaited below
+    await waitFor(() => processesWithMarker(marker).length === 1, 20_000, 'the pre-commit hook to run');
+    interrupt.abort(USER_INTERRUPT);
+    for (let i = 0; i < 5; i++) await tick();
+    expect(processesWithMarker(marker).length).toBe(1);
+    await rt.dispose();
+    // Answered on the abort path, not dropped after the dispose grace (the interrupt had spent the run's signal).
+    const { results } = await running;
+    expect(results[0]!.is_error).toBe(true);
+    await waitFor(() => processesWithMarker(marker).length === 0, 10_000, 'the hook to be ended');
+    expect(commits(repo)).toBe(0);
+  });
+
   it('shutting the runtime down still ends a command that blocks interrupts', async () => {
     const marker = `hook${process.pid}y${ids}`;
     const repo = repoWithSlowHook(marker);

@@ -2,7 +2,7 @@
  * Steering running commands from the interactive session, in a real terminal (`toolgate run` under a pty, read through
  * xterm, the model played by the scripted server): Ctrl+B moves a running Bash command to the background and the
  * model gets the "manually backgrounded by user" line; Esc during `git commit` (a slow pre-commit hook) says the
- * commit must not be cut halfway and lets it finish.
+ * commit must not be cut halfway and lets it finish; Ctrl+C then leaves without waiting and stops it.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -52,6 +52,8 @@ describe('steering running commands in the session', () => {
       tool('Bash', { command: "git commit -q -m 'from the session'" }),
       // prompt 3 (after the interrupted turn)
       { content: [{ type: 'text', text: 'Committed, then stopped.' }] },
+      // prompt 4
+      tool('Bash', { command: 'git commit --allow-empty -q -m second' }),
     ]);
     term = spawnToolgate(['run', '--cwd', work, '--allowedTools', 'Bash'], {
       env: {
@@ -91,7 +93,17 @@ describe('steering running commands in the session', () => {
     await t.waitFor('Ask for something');
     t.write('thanks\r');
     await t.waitFor('Committed, then stopped.');
-    t.write('\x04');
+
+    // The same wait, but the person leaves instead: Ctrl+C after the interrupt does not wait, and stops the commit.
+    rmSync(path.join(work, 'release'));
+    await t.waitFor('Ask for something');
+    t.write('commit again\r');
+    await waitFor(() => processesWithMarker(HOOK).length === 1, 30_000, 'the second pre-commit hook to run');
+    t.write('\x1b');
+    await t.waitFor(/waiting for `git commit --allow-empty[^]*Ctrl\+C leaves\s+without waiting/);
+    t.write('\x03');
     expect(await t.exited).toBe(0);
+    expect(processesWithMarker(HOOK)).toEqual([]);
+    expect(execFileSync('git', ['log', '--format=%s'], { cwd: work, encoding: 'utf8' }).trim()).toBe('from the session');
   }, 180_000);
 });

@@ -64,6 +64,11 @@ interface Shared {
   readonly bridge: PermissionBridge;
   /** The caller's `persistRules`, else the settings-file writer (src/settings/grants.ts). */
   readonly persistRules: ToolRuntimeOptions['persistRules'];
+  /**
+   * The root runtime's signal: aborted by `dispose()` or the caller's signal, never by a user interrupt — so it still
+   * ends a call that blocks interrupts after an interrupt let it run on (a sub-agent's or a run's signal may be spent).
+   */
+  readonly shutdown: AbortSignal;
 }
 
 export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promise<ToolRuntime> {
@@ -127,6 +132,7 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
     runsByToolUse,
     bridge,
     persistRules,
+    shutdown: root.signal,
   };
   const ui: ToolUseUICallbacks | undefined =
     options.onPermissionRequest || options.onQuestion || options.onTodosChanged
@@ -259,7 +265,10 @@ class Runtime implements ToolRuntime {
     else if (signal) unlinkSignal = addSharedAbortListener(signal, () => controller.abort(signal.reason));
     let settled!: () => void;
     const done = new Promise<void>((resolve) => (settled = resolve));
-    const executorOptions: StreamingToolExecutorOptions = this.#shared.options.backend ? { backend: this.#shared.options.backend } : {};
+    const executorOptions: StreamingToolExecutorOptions = {
+      ...(this.#shared.options.backend ? { backend: this.#shared.options.backend } : {}),
+      shutdownSignal: this.#shared.shutdown,
+    };
     const run = new ToolRun({
       tools: this.tools,
       canUseTool: this.#shared.canUseTool,

@@ -45,6 +45,11 @@ export interface StreamingToolExecutorOptions extends Omit<PipelineOptions, 'onP
   readonly maxConcurrency?: number;
   /** How long a cancelled tool may take to stop before it is answered for (default 3,000 ms). */
   readonly abortGraceMs?: number;
+  /**
+   * Aborted when everything must stop (the runtime disposed, a termination signal): it ends even a call whose tool
+   * blocks user interrupts and that an interrupt already let run on. Never aborted by a user interrupt.
+   */
+  readonly shutdownSignal?: AbortSignal;
   /** Whether a failed call cancels the calls issued with it (default: a Bash call that is not read-only). */
   readonly cancelsSiblingsOnError?: (tool: AnyTool, input: Record<string, unknown>, outcome: ToolUseOutcome) => boolean;
 }
@@ -311,6 +316,7 @@ export class StreamingToolExecutor {
       this.#siblingAbortController.signal,
       tracked.interruptBehavior,
       this.#context.abortController,
+      this.options.shutdownSignal,
     );
     const context: ToolUseContext = { ...this.#context, abortController: controller };
     const run = runToolUse(tracked.block, tracked.assistantMessage, this.canUseTool, context, {

@@ -97,19 +97,19 @@ export class Session {
   }
 
   /**
-   * Esc / Ctrl+C: stops the running turn. False when there was nothing to stop. A running call that must not be cut
-   * halfway (its tool's `interruptBehavior` is `block`: a commit, an install) finishes first, and the session says so.
+   * Esc / Ctrl+C: stops the running turn. False when there was nothing to stop, or it was stopped already (so a second
+   * Ctrl+C can leave). A running call that must not be cut halfway (its tool's `interruptBehavior` is `block`: a
+   * commit, an install) finishes first, and the session says so; leaving (which disposes the runtime) stops it too.
    */
   interrupt(): boolean {
-    if (!this.controller) return false;
+    if (!this.controller || this.controller.signal.aborted) return false;
     const { store } = this.options;
     store.cancelDialogs();
-    if (!this.controller.signal.aborted) {
-      const waiting = store.getSnapshot().live.filter((i): i is ToolItem => i.kind === 'tool' && i.outcome === undefined && blocksInterrupt(i));
-      if (waiting.length > 0) {
-        const what = waiting.map((i) => `\`${describe(i)}\``).join(', ');
-        store.notice(`Interrupting: waiting for ${what} to finish — ${waiting.length > 1 ? 'they' : 'it'} must not be cut halfway.`, 'warn');
-      }
+    const waiting = store.getSnapshot().live.filter((i): i is ToolItem => i.kind === 'tool' && i.outcome === undefined && blocksInterrupt(i));
+    if (waiting.length > 0) {
+      const what = waiting.map((i) => `\`${describe(i)}\``).join(', ');
+      const they = waiting.length > 1 ? 'they' : 'it';
+      store.notice(`Interrupting: waiting for ${what} to finish — ${they} must not be cut halfway. Ctrl+C leaves without waiting (and stops ${waiting.length > 1 ? 'them' : 'it'}).`, 'warn');
     }
     this.controller.abort(USER_INTERRUPT);
     return true;
