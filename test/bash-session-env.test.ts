@@ -69,8 +69,10 @@ describe('the Bash session keeps its environment', () => {
     process.env.TOOLGATE_TEST_INHERITED = 'from-parent';
     try {
       const rt = await runtime();
-      expect(await sh(rt, 'export A=1; plain=2; unset TOOLGATE_TEST_INHERITED; false')).toMatch(/^Exit code 1/);
-      expect(await sh(rt, 'echo "A=$A plain=${plain-unset} inherited=${TOOLGATE_TEST_INHERITED-unset}"')).toBe('A=1 plain=unset inherited=unset');
+      expect(await sh(rt, 'export A=1 BASH_ENV=./startup.sh; plain=2; unset TOOLGATE_TEST_INHERITED; false')).toMatch(/^Exit code 1/);
+      expect(await sh(rt, 'echo "A=$A plain=${plain-unset} inherited=${TOOLGATE_TEST_INHERITED-unset} ${BASH_ENV-no-bash-env}"')).toBe(
+        'A=1 plain=unset inherited=unset no-bash-env',
+      );
       await sh(rt, 'unset A');
       expect(await sh(rt, 'echo "A=${A-unset}"')).toBe('A=unset');
       // PATH changes carry over too.

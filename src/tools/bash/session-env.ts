@@ -14,7 +14,7 @@
  *
  * Not kept: a command killed or sent to the background (a command cut halfway left a half-made environment); aliases
  * and shell options (aliases are off in a non-interactive shell); variables that are not exported; bash's own
- * (`PWD`, `SHLVL`, `_`); a variable whose name looks like a credential or whose value carries a known secret (the
+ * (`PWD`, `SHLVL`, `_`) and those it reads at start-up (`BASH_ENV`, `ENV`, `SHELLOPTS`, `BASHOPTS`); a variable whose name looks like a credential or whose value carries a known secret (the
  * runtime removed such values from the environment; they are not brought back, and the note names them, never their
  * values); a function named like a builtin, keyword or program on PATH (a later `ls` or `git` would run it, while the
  * permission engine judges the command by its name); anything too large to pass to a process. Variables and functions
@@ -69,8 +69,12 @@ export interface ShellDelta {
   readonly sandboxed: boolean;
 }
 
-/** Bash's own variables and the runtime's per-command ones: never carried over. */
-const NOT_CARRIED = new Set(['_', 'SHLVL', 'PWD', 'OLDPWD', 'TOOLGATE', PGROUP_ENV]);
+/**
+ * Never carried over: bash's own variables, the runtime's per-command ones, and those bash reads before toolgate's
+ * prologue runs (`BASH_ENV`, `ENV`, `SHELLOPTS`, `BASHOPTS`): kept, they would run code or switch options in front of
+ * every later command, the state capture included.
+ */
+const NOT_CARRIED = new Set(['_', 'SHLVL', 'PWD', 'OLDPWD', 'TOOLGATE', PGROUP_ENV, 'BASH_ENV', 'ENV', 'SHELLOPTS', 'BASHOPTS', 'BASH_XTRACEFD']);
 /** Linux's limit on one environment string (`MAX_ARG_STRLEN`, 32 pages), less the terminating NUL. */
 const MAX_ENTRY_BYTES = 128 * 1024 - 1;
 /** All persisted variables and functions together: the environment shares ARG_MAX (~2 MB) with the command line. */
