@@ -2,6 +2,9 @@
  * Bash tool benchmarks.
  * - bash.echo_ms: median wall time of `echo hi` through the tool (through the executor's pipeline when
  *   src/execution is present, else through call()); baseline: `bash -c 'echo hi'` spawned directly, same run.
+ * - bash.env_persist_ms: median wall time of `echo hi` through the pipeline with the session environment kept (the
+ *   shell dumps its exported variables before and after, and its functions); baseline: the same with
+ *   `bash.persistEnvironment: false`, same run.
  * - bash.parallel_readonly_ratio: five read-only `grep -c x` (~100 ms each) as one batch (through the
  *   StreamingToolExecutor when present, else Promise.all of call()), wall time over one alone; baseline: the same
  *   ratio for five raw `grep` processes spawned in parallel (what the machine's cores allow at best).
@@ -20,8 +23,9 @@ import { median, round, type Benchmark } from './lib.js';
 const allow: CanUseToolFn = async () => ({ behavior: 'allow' });
 const message: AssistantMessage = { role: 'assistant', content: [] };
 
-function makeContext(dir: string, tasks = createTaskRegistry()): ToolUseContext {
+function makeContext(dir: string, tasks = createTaskRegistry(), persistEnvironment = true): ToolUseContext {
   return createToolUseContext({
+    settings: { bash: { persistEnvironment } },
     tools: [BashTool as AnyTool],
     permissionContext: { ...getEmptyToolPermissionContext(dir), mode: 'bypassPermissions', isBypassPermissionsModeAvailable: true },
     sessionDir: path.join(dir, '.session'),
@@ -92,6 +96,25 @@ export const benchmarks: Benchmark[] = [
         const [tool, direct] = await paired(viaTool, () => spawnDirect(['-c', 'echo hi']), 60);
         const via = pipeline?.runToolUse ? 'pipeline' : 'call';
         return [{ name: 'bash.echo_ms', value: round(tool), unit: `ms (${via})`, baseline: round(direct) }];
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  },
+  {
+    group: 'bash',
+    names: ['bash.env_persist_ms'],
+    async run() {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'toolgate-bench-'));
+      try {
+        const { runToolUse } = await import('../src/execution/pipeline.js');
+        const tasks = createTaskRegistry();
+        const via = (context: ToolUseContext) => async () => {
+          const outcome = await runToolUse(block('echo hi'), message, allow, context);
+          if (outcome.isError) throw new Error(`echo failed: ${JSON.stringify(outcome.result)}`);
+        };
+        const [kept, off] = await paired(via(makeContext(dir, tasks, true)), via(makeContext(dir, tasks, false)), 60);
+        return [{ name: 'bash.env_persist_ms', value: round(kept), unit: 'ms (pipeline; baseline: persistEnvironment false)', baseline: round(off) }];
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

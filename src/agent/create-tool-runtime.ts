@@ -70,6 +70,11 @@ interface Shared {
   readonly persistRules: ToolRuntimeOptions['persistRules'];
   /** OpenTelemetry export, when on: flushed and stopped by the root's dispose(). */
   readonly telemetry?: StartedTelemetry;
+  /**
+   * The root runtime's signal: aborted by `dispose()` or the caller's signal, never by a user interrupt — so it still
+   * ends a call that blocks interrupts after an interrupt let it run on (a sub-agent's or a run's signal may be spent).
+   */
+  readonly shutdown: AbortSignal;
 }
 
 /**
@@ -147,6 +152,7 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
     bridge,
     persistRules,
     ...(telemetry ? { telemetry } : {}),
+    shutdown: root.signal,
   };
   const ui: ToolUseUICallbacks | undefined =
     options.onPermissionRequest || options.onQuestion || options.onTodosChanged
@@ -246,6 +252,7 @@ class Runtime implements ToolRuntime {
         model,
         betas: this.#context.options.betas,
         getToolPermissionContext: () => this.permissionContext,
+        settings: this.#context.options.settings,
         deferredLoading,
       });
       cached.catch(() => this.#definitions.delete(key));
@@ -289,7 +296,7 @@ class Runtime implements ToolRuntime {
     const done = new Promise<void>((resolve) => (settled = resolve));
     const { backend } = this.#shared.options;
     const sink = this.#shared.services.telemetry;
-    const executorOptions: StreamingToolExecutorOptions = { ...(backend ? { backend } : {}), ...(sink ? { eventSink: sink } : {}) };
+    const executorOptions: StreamingToolExecutorOptions = { ...(backend ? { backend } : {}), ...(sink ? { eventSink: sink } : {}), shutdownSignal: this.#shared.shutdown };
     const run = new ToolRun({
       tools: this.tools,
       canUseTool: this.#shared.canUseTool,
@@ -366,6 +373,10 @@ class Runtime implements ToolRuntime {
     return findToolByName(this.tools, name);
   }
 
+  backgroundToolUse(toolUseId?: string): string[] {
+    return this.#context.services.tasks?.moveToBackground(toolUseId) ?? [];
+  }
+
   applyBudget(messages: readonly MessageParam[]): MessageParam[] {
     return this.#context.contentReplacementState?.applyToMessages?.(messages) ?? [...messages];
   }
@@ -381,6 +392,7 @@ class Runtime implements ToolRuntime {
       agentType: options.agentType,
       isAsync: options.isAsync,
       renderedSystemPrompt: options.renderedSystemPrompt,
+      ...(options.sessionState !== undefined ? { sessionState: options.sessionState } : {}),
       options: {
         tools: this.tools.filter((t) => keep?.(t) ?? true),
         ...(options.model !== undefined ? { mainLoopModel: options.model } : {}),

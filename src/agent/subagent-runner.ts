@@ -35,6 +35,8 @@ export function createSubagentRunner(deps: SubagentRunnerDeps): SubagentRunner {
         isAsync: request.isAsync,
         ...(request.model !== undefined ? { model: request.model } : {}),
         ...(request.isAsync ? {} : { signal: request.parent.abortController.signal }),
+        // What the calling agent's shell left so far (an export earlier in the same turn included).
+        ...(request.parent.sessionState !== undefined ? { sessionState: request.parent.sessionState } : {}),
       });
       try {
         const model = request.model ?? request.parent.options.mainLoopModel;

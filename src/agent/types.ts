@@ -26,7 +26,7 @@ import type {
   ToolUseBlockParam,
   Tools,
 } from '../tool/tool.js';
-import type { PermissionRequest, ToolServices, ToolUseContext } from '../tool/tool-use-context.js';
+import type { PermissionRequest, ToolServices, ToolSessionState, ToolUseContext } from '../tool/tool-use-context.js';
 
 /** Which settings files `createToolRuntime` reads, as Claude Code's `--setting-sources`. */
 export type SettingSource = 'user' | 'project' | 'local' | 'managed';
@@ -95,6 +95,11 @@ export interface ChildRuntimeOptions {
   readonly model?: string;
   readonly renderedSystemPrompt?: string;
   readonly signal?: AbortSignal;
+  /**
+   * The per-agent state the child starts from (the Bash session's environment): the calling context's, so a sub-agent
+   * sees what a call earlier in the same turn left. Default: this runtime's.
+   */
+  readonly sessionState?: ToolSessionState;
 }
 
 /** What `createToolRuntime` wires: working directories, settings, mode and rules, tools, hooks, answer handlers. */
@@ -237,6 +242,14 @@ export interface ToolRuntime {
   refreshTools(): Promise<void>;
   /** Looks a tool up by name or alias. */
   findTool(name: string): AnyTool | undefined;
+  /**
+   * Moves running foreground commands (Bash) to the background, as Ctrl+B does in the session: the call of
+   * `toolUseId`, or without it every one running now (sub-agents' too: they share the task registry). Each call
+   * returns at once with "Command was manually backgrounded by user with ID: <task id>. Output is being written to:
+   * <file>" and its process goes on as a background task (TaskOutput, TaskStop, a notification when it ends).
+   * Returns the tool_use ids moved (none when background tasks are disabled).
+   */
+  backgroundToolUse(toolUseId?: string): string[];
   /** Stops background tasks and closes whatever the runtime opened. Idempotent. */
   dispose(): Promise<void>;
   /**

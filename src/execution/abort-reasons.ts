@@ -27,19 +27,30 @@ export function abortKindOf(reason: unknown): AbortKind {
 
 /**
  * A controller for one tool: aborted when `source` aborts, except for a user interrupt when the tool `block`s
- * interrupts. An abort that starts at the tool itself (a tool, or a permission prompt the user rejected, aborting
- * `context.abortController`) ends the turn, as it would without an executor in between. Returns a disposer that
- * detaches it from `source` once the tool is done.
+ * interrupts — then only `shutdown` (the runtime disposed, a signal) still ends it: the interrupt has already spent
+ * `source`, so a later shutdown could not come through it. An abort that starts at the tool itself (a tool, or a
+ * permission prompt the user rejected, aborting `context.abortController`) ends the turn, as it would without an
+ * executor in between. Returns a disposer that detaches it from `source` once the tool is done.
  */
 export function linkToolAbortController(
   source: AbortSignal,
   interruptBehavior: 'cancel' | 'block',
   turn: AbortController,
+  shutdown?: AbortSignal,
 ): { controller: AbortController; dispose: () => void } {
   const controller = new AbortController();
   let fromSource = false;
+  let detachShutdown: (() => void) | undefined;
+  const onShutdown = () => {
+    fromSource = true;
+    controller.abort(shutdown!.reason);
+  };
   const onAbort = () => {
-    if (source.reason === USER_INTERRUPT && interruptBehavior === 'block') return;
+    if (source.reason === USER_INTERRUPT && interruptBehavior === 'block') {
+      if (shutdown?.aborted) onShutdown();
+      else if (shutdown !== undefined && detachShutdown === undefined) detachShutdown = addSharedAbortListener(shutdown, onShutdown);
+      return;
+    }
     fromSource = true;
     controller.abort(source.reason);
   };
@@ -52,10 +63,17 @@ export function linkToolAbortController(
   );
   if (source.aborted) {
     onAbort();
-    return { controller, dispose: () => {} };
+    return { controller, dispose: () => detachShutdown?.() };
   }
   // One listener on the sibling signal whatever the number of tools running (shared-abort-listener.ts).
-  return { controller, dispose: addSharedAbortListener(source, onAbort) };
+  const detachSource = addSharedAbortListener(source, onAbort);
+  return {
+    controller,
+    dispose: () => {
+      detachSource();
+      detachShutdown?.();
+    },
+  };
 }
 
 /** The synthetic answer for a call that was cancelled (or never started) for `kind`. */

@@ -25,9 +25,9 @@ export interface ToolCallBackend {
   call(request: ToolCallRequest): Promise<ToolResult<unknown>>;
 }
 
-/** Runs the tool in this process. */
+/** Runs the tool in this process; its context names the tool_use (`toolUseId`: what a person can act on by id). */
 export const localToolCallBackend: ToolCallBackend = {
   name: 'local',
-  call: ({ tool, input, context, canUseTool, assistantMessage, onProgress }) =>
-    tool.call(input, context, canUseTool, assistantMessage, onProgress),
+  call: ({ tool, input, context, canUseTool, assistantMessage, toolUseId, onProgress }) =>
+    tool.call(input, context.toolUseId === toolUseId ? context : { ...context, toolUseId }, canUseTool, assistantMessage, onProgress),
 };

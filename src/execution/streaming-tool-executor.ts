@@ -45,6 +45,11 @@ export interface StreamingToolExecutorOptions extends Omit<PipelineOptions, 'onP
   readonly maxConcurrency?: number;
   /** How long a cancelled tool may take to stop before it is answered for (default 3,000 ms). */
   readonly abortGraceMs?: number;
+  /**
+   * Aborted when everything must stop (the runtime disposed, a termination signal): it ends even a call whose tool
+   * blocks user interrupts and that an interrupt already let run on. Never aborted by a user interrupt.
+   */
+  readonly shutdownSignal?: AbortSignal;
   /** Whether a failed call cancels the calls issued with it (default: a Bash call that is not read-only). */
   readonly cancelsSiblingsOnError?: (tool: AnyTool, input: Record<string, unknown>, outcome: ToolUseOutcome) => boolean;
 }
@@ -62,7 +67,8 @@ interface TrackedTool {
   isConcurrencySafe: boolean;
   /** A call whose concurrency answer waits for what its analysis needs (analysis-ready.ts): nothing overtakes it. */
   awaitingAnalysis?: boolean;
-  readonly interruptBehavior: 'cancel' | 'block';
+  /** Asked with the parsed input; a call waiting for its analysis asks again once it is there. */
+  interruptBehavior: 'cancel' | 'block';
   status: ToolStatus;
   promise?: Promise<void>;
   outcome?: ToolUseOutcome;
@@ -138,7 +144,7 @@ export class StreamingToolExecutor {
     const parsedInput = tool && call.parsed?.ok ? call.parsed.input : undefined;
     // An unknown tool only produces an error: it blocks nobody. Fail closed: a tool whose check throws runs alone.
     const isConcurrencySafe = tool === undefined ? true : parsedInput !== undefined && safe(() => Boolean(tool.isConcurrencySafe(parsedInput)), false);
-    const behaviour = tool ? safe(() => tool.interruptBehavior?.() ?? 'cancel', 'cancel' as const) : 'cancel';
+    const behaviour = interruptBehaviorOf(tool, parsedInput);
     // Some calls are judged by an analysis that loads on first need (a shell command's parse): answered now it would
     // be "not safe" only because it is not there yet, so the call waits for it (in order) instead of running alone.
     const ready = parsedInput !== undefined && tool !== undefined ? analysisReady(tool) : undefined;
@@ -152,7 +158,7 @@ export class StreamingToolExecutor {
       tool,
       parsedInput,
       isConcurrencySafe,
-      interruptBehavior: behaviour === 'block' ? 'block' : 'cancel',
+      interruptBehavior: behaviour,
       status: 'queued',
       pendingProgress: [],
     });
@@ -214,6 +220,7 @@ export class StreamingToolExecutor {
         tracked.awaitingAnalysis = false;
         const data = tracked.parsedInput!;
         tracked.isConcurrencySafe = safe(() => Boolean(tracked.tool!.isConcurrencySafe(data)), false);
+        if (tracked.status === 'queued') tracked.interruptBehavior = interruptBehaviorOf(tracked.tool, data);
       }
       this.#processQueue();
       this.#wake();
@@ -282,6 +289,7 @@ export class StreamingToolExecutor {
       this.#siblingAbortController.signal,
       tracked.interruptBehavior,
       this.#context.abortController,
+      this.options.shutdownSignal,
     );
     const context: ToolUseContext = { ...this.#context, abortController: controller, toolUseId: tracked.id };
     const run = runPreparedToolUse(tracked.call, tracked.assistantMessage, this.canUseTool, context, {
@@ -404,6 +412,12 @@ export class StreamingToolExecutor {
   #nameOf(tracked: TrackedTool): string {
     return tracked.tool?.name ?? printableName(tracked.call.block.name);
   }
+}
+
+/** The tool's answer for this input (`cancel` when it has none, throws, or the input did not parse). */
+function interruptBehaviorOf(tool: AnyTool | undefined, input: Record<string, unknown> | undefined): 'cancel' | 'block' {
+  if (tool?.interruptBehavior === undefined) return 'cancel';
+  return safe(() => tool.interruptBehavior!(input as never), 'cancel') === 'block' ? 'block' : 'cancel';
 }
 
 function safe<T>(fn: () => T, fallback: T): T {

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { ToolPermissionContext } from './permission-types.js';
+import type { ToolSettings } from './tool-use-context.js';
 import { toStrictSchema, type StrictSchemaResult } from './strict-schema.js';
 import type { AnyObject, AnyTool, APIToolDefinition, ToolInputJSONSchema, Tools } from './tool.js';
 
@@ -18,6 +19,8 @@ export interface ToolToAPIOptions {
   readonly tools: Tools;
   readonly model?: string;
   readonly betas?: readonly string[];
+  /** Handed to each tool's prompt (`PromptOptions.settings`). */
+  readonly settings?: ToolSettings;
   /** Off switch for strict schemas (on by default where tool and model support them). */
   readonly strictTools?: boolean;
   /** How deferred tools go out (default: `reference` — all of them with `defer_loading: true`). */
@@ -127,6 +130,7 @@ export async function toolToAPI(tool: AnyTool, options: ToolToAPIOptions): Promi
       getToolPermissionContext: options.getToolPermissionContext,
       tools: options.tools,
       model: options.model,
+      ...(options.settings !== undefined ? { settings: options.settings } : {}),
     }),
     input_schema: getToolInputJSONSchema(tool) as APIToolDefinition['input_schema'],
   };

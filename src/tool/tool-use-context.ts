@@ -18,6 +18,15 @@ export interface ToolServices {
 }
 
 /** Settings tools read; higher layers add typed fields by augmentation, like `ToolServices`. */
+/**
+ * State tools carry from call to call for one agent (the Bash tool's exported variables and functions), added by
+ * module augmentation like `ToolServices`. Immutable: a tool changes it only through a `contextModifier`, so calls
+ * running together each see the state of their start and their changes apply in call order. A sub-agent starts from
+ * its parent's; what it changes stays its own. Two runtimes never share it.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by module augmentation
+export interface ToolSessionState {}
+
 export interface ToolSettings {
   /** Refuse Edit/Write of a file the model has not fully read (default true). */
   readonly requireReadBeforeWrite?: boolean;
@@ -87,6 +96,8 @@ export interface ToolUseContext {
   readonly contentReplacementState?: ContentReplacementState;
   readonly localDenialTracking: DenialTrackingState;
   readonly services: ToolServices;
+  /** Per-agent state tools carry between calls (see `ToolSessionState`). */
+  readonly sessionState?: ToolSessionState;
   /** The tool_use this context was made for: set for `call()` (and everything the call does); absent between calls. */
   readonly toolUseId?: string;
   /** Set for `call()` when a person changed the input before approving it (Edit and Write tell the model so). */
@@ -113,6 +124,8 @@ export interface SubagentOverrides {
   readonly abortController?: AbortController;
   readonly getAppState?: () => AppState;
   readonly renderedSystemPrompt?: string;
+  /** The state the child starts from (default: the parent context's). */
+  readonly sessionState?: ToolSessionState;
 }
 
 let agentCounter = 0;
@@ -153,6 +166,7 @@ export function createLinkedAbortController(parent: AbortController | AbortSigna
  * - contentReplacementState: cloned (the child's budget starts from the parent's, then diverges);
  * - localDenialTracking: fresh (the parent's denial streak says nothing about the child's calls);
  * - services: shared (one task registry, one set of MCP clients per process);
+ * - sessionState: the parent's as it is now (immutable, so a snapshot); the child's changes stay its own;
  * - ui: only `requestPermission` is kept, so bubble mode can escalate to the parent's handler; a child renders nothing;
  * - identity: a new agentId, depth + 1, the given (frozen) system prompt.
  */
@@ -171,6 +185,7 @@ export function createSubagentContext(parent: ToolUseContext, overrides: Subagen
     contentReplacementState: parent.contentReplacementState?.clone(),
     localDenialTracking: { consecutiveDenials: 0, totalDenials: 0 },
     services: parent.services,
+    sessionState: overrides.sessionState ?? parent.sessionState,
     ui,
     agentId: overrides.agentId ?? `agent-${++agentCounter}`,
     agentType: overrides.agentType,

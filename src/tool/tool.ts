@@ -6,7 +6,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { ReactNode } from 'react';
 import type { z } from 'zod';
 import type { PermissionDecision, PermissionResult, ToolPermissionContext } from './permission-types.js';
-import type { ToolUseContext } from './tool-use-context.js';
+import type { ToolSettings, ToolUseContext } from './tool-use-context.js';
 
 export type ToolResultBlockParam = Anthropic.Messages.ToolResultBlockParam;
 export type ToolUseBlock = Anthropic.Messages.ToolUseBlock;
@@ -71,6 +71,8 @@ export interface PromptOptions {
   readonly getToolPermissionContext: () => ToolPermissionContext;
   readonly tools: Tools;
   readonly model?: string;
+  /** The settings the tool runs with, when the caller has them (a prompt may describe a setting's effect). */
+  readonly settings?: ToolSettings;
 }
 
 /**
@@ -171,8 +173,11 @@ export type Tool<Input extends AnyObject = AnyObject, Output = unknown, P extend
    */
   isRetrySafe?(input: z.infer<Input>): boolean;
   isEnabled(): boolean;
-  /** What a user interrupt does while this tool runs: `cancel` it (default) or let it finish (`block`). */
-  interruptBehavior?(): 'cancel' | 'block';
+  /**
+   * What a user interrupt does while this call runs: `cancel` it (default) or let it finish (`block`). The seeds make
+   * it tool-level; toolgate passes the parsed input too, so a tool may decide per call (Bash: `git commit`, an install).
+   */
+  interruptBehavior?(input: z.infer<Input>): 'cancel' | 'block';
   /** Compact text for an automatic safety classifier; '' skips the classifier for this tool. */
   toAutoClassifierInput(input: z.infer<Input>): string;
   mapToolResultToToolResultBlockParam(output: Output, toolUseID: string): ToolResultBlockParam;

@@ -73,6 +73,7 @@ function Session_({ store, session, cwd, onExit, listTasks }: AppProps): ReactNo
       return;
     }
     if (key.tab && key.shift) session.cycleMode();
+    if (key.ctrl && input === 'b' && session.busy) session.moveToBackground();
   });
 
   return (
@@ -87,7 +88,13 @@ function Session_({ store, session, cwd, onExit, listTasks }: AppProps): ReactNo
         <DialogView dialog={dialog} options={options} />
       ) : (
         <Box marginTop={1} flexDirection="column">
-          {snapshot.busy && snapshot.live.every((i) => i.kind !== 'tool' || i.outcome !== undefined) ? <Text dimColor>✻ Working… (Esc to interrupt)</Text> : null}
+          {snapshot.busy ? (
+            snapshot.live.every((i) => i.kind !== 'tool' || i.outcome !== undefined) ? (
+              <Text dimColor>✻ Working… (Esc to interrupt)</Text>
+            ) : (
+              <Text dimColor>Esc to interrupt · Ctrl+B to run in the background</Text>
+            )
+          ) : null}
           <PromptInput
             history={session.history}
             isActive={!dialog}

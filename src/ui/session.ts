@@ -9,7 +9,7 @@ import type { McpClientManager, McpServerStatus } from '../mcp/manager.js';
 import { formatPermissionRule } from '../permissions/permission-rule.js';
 import type { PermissionMode, PermissionRule } from '../tool/permission-types.js';
 import type { MessageParam } from '../tool/tool.js';
-import type { SessionStore } from './session-store.js';
+import type { SessionStore, ToolItem } from './session-store.js';
 
 /**
  * One turn of the loop. With `resume` (the runtime's session id) the conversation so far is the session's transcript
@@ -54,6 +54,7 @@ export const HELP_TEXT = [
   '  /exit          leave',
   '',
   '  Esc, Ctrl+C    interrupt the running turn (tools that must finish, finish)',
+  '  Ctrl+B         move the running Bash commands to the background',
   '  Ctrl+C twice, Ctrl+D on an empty prompt   exit',
   '  Shift+Tab      cycle the permission mode',
   '  ↑/↓            prompt history',
@@ -106,12 +107,35 @@ export class Session {
     return undefined;
   }
 
-  /** Esc / Ctrl+C: stops the running turn. False when there was nothing to stop. */
+  /**
+   * Esc / Ctrl+C: stops the running turn. False when there was nothing to stop, or it was stopped already (so a second
+   * Ctrl+C can leave). A running call that must not be cut halfway (its tool's `interruptBehavior` is `block`: a
+   * commit, an install) finishes first, and the session says so; leaving (which disposes the runtime) stops it too.
+   */
   interrupt(): boolean {
-    if (!this.controller) return false;
-    this.options.store.cancelDialogs();
+    if (!this.controller || this.controller.signal.aborted) return false;
+    const { store } = this.options;
+    store.cancelDialogs();
+    const waiting = store.getSnapshot().live.filter((i): i is ToolItem => i.kind === 'tool' && i.outcome === undefined && blocksInterrupt(i));
+    if (waiting.length > 0) {
+      const what = waiting.map((i) => `\`${describe(i)}\``).join(', ');
+      const they = waiting.length > 1 ? 'they' : 'it';
+      store.notice(`Interrupting: waiting for ${what} to finish — ${they} must not be cut halfway. Ctrl+C leaves without waiting (and stops ${waiting.length > 1 ? 'them' : 'it'}).`, 'warn');
+    }
     this.controller.abort(USER_INTERRUPT);
     return true;
+  }
+
+  /** Ctrl+B: the running foreground commands go on as background tasks; their calls return at once. */
+  moveToBackground(): string[] {
+    const moved = this.options.runtime.backgroundToolUse();
+    this.options.store.notice(
+      moved.length > 0
+        ? `Moved to the background: ${moved.length} running command${moved.length > 1 ? 's' : ''} (the status line lists background tasks).`
+        : 'Nothing to move to the background: Ctrl+B moves running Bash commands.',
+      moved.length > 0 ? 'info' : 'warn',
+    );
+    return moved;
   }
 
   cycleMode(): PermissionMode {
@@ -318,4 +342,20 @@ export function describeMcp(status: readonly McpServerStatus[]): string {
     return `  ${s.name} [${s.scope}, ${s.type}] — ${MCP_STATE[s.state]}${login}${s.tools.length > 0 ? `, ${s.tools.length} tools` : ''}${error}`;
   });
   return ['MCP servers:', ...lines, '', '/mcp login NAME to log in to a server that asks for OAuth, /mcp logout NAME to forget it.'].join('\n');
+}
+
+function blocksInterrupt(item: ToolItem): boolean {
+  try {
+    return item.tool?.interruptBehavior?.(item.block.input as never) === 'block';
+  } catch {
+    return false;
+  }
+}
+
+function describe(item: ToolItem): string {
+  try {
+    return item.tool?.renderToolUseMessage(item.block.input as never) || item.block.name;
+  } catch {
+    return item.block.name;
+  }
 }

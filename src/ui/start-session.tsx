@@ -79,6 +79,8 @@ export async function startInteractiveSession(options: InteractiveOptions): Prom
   const stop = new AbortController();
   const onSignal = () => {
     session.interrupt();
+    // A signal ends everything at once, a call that blocks interrupts too (the turn could wait on it for ever).
+    void runtime.dispose().catch(() => undefined);
     stop.abort();
   };
   if (options.signal?.aborted) onSignal();
@@ -92,8 +94,11 @@ export async function startInteractiveSession(options: InteractiveOptions): Prom
     if (raw) stdin.setRawMode(false);
     options.signal?.removeEventListener('abort', onSignal);
     session.interrupt();
-    await session.idle();
+    // Leaving ends everything: dispose() also stops a call that blocks interrupts (a commit the person was waiting
+    // for); every call is answered on the way, then the turn ends and its transcript is written.
+    const idle = session.idle();
     await runtime.dispose();
+    await idle;
   }
   return 0;
 }

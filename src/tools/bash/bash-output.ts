@@ -32,6 +32,8 @@ export interface BashOutput {
   readonly isImage?: boolean;
   readonly image?: { readonly base64: string; readonly mediaType: ImageMediaType };
   readonly backgroundTaskId?: string;
+  /** A person moved the running command to the background (Ctrl+B, `runtime.backgroundToolUse`). */
+  readonly backgroundedByUser?: boolean;
   readonly timedOutAfterMs?: number;
   readonly timeoutOutcome?: TimeoutOutcome;
   readonly returnCodeInterpretation?: string;
@@ -98,8 +100,9 @@ function cutAtLine(text: string, side: 'start' | 'end'): string {
   return nl !== -1 && nl < text.length * 0.2 ? text.slice(nl + 1) : text;
 }
 
-export function backgroundLine(taskId: string, outputFile: string): string {
-  return `Command running in background with ID: ${taskId}. Output is being written to: ${outputFile}`;
+/** The seeds' line; `byUser`: the running command was moved there by a person. */
+export function backgroundLine(taskId: string, outputFile: string, byUser = false): string {
+  return `Command ${byUser ? 'was manually backgrounded by user' : 'running in background'} with ID: ${taskId}. Output is being written to: ${outputFile}`;
 }
 
 /** The tool_result of a Bash call. */
@@ -121,7 +124,7 @@ export function mapBashOutput(output: BashOutput, toolUseId: string): ToolResult
   if (notes !== '') parts.push(notes);
   if (output.interrupted) parts.push('<error>Command was aborted before completion</error>');
   if (output.backgroundTaskId !== undefined && output.timeoutOutcome === undefined && output.outputFile !== undefined) {
-    parts.push(backgroundLine(output.backgroundTaskId, output.outputFile));
+    parts.push(backgroundLine(output.backgroundTaskId, output.outputFile, output.backgroundedByUser === true));
   }
   const text = parts.length > 0 ? parts.join('\n') : '(Bash completed with no output)';
   return { type: 'tool_result', tool_use_id: toolUseId, content: text, ...(output.isError ? { is_error: true } : {}) };

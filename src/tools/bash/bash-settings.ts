@@ -59,6 +59,11 @@ export interface BashToolSettings {
   readonly progressIntervalMs?: number;
   /** SIGTERM → SIGKILL grace when a command is ended (default 300 ms). */
   readonly killGraceMs?: number;
+  /**
+   * Exported variables and functions a command leaves behind are the next command's starting point, as the working
+   * directory is (default true; `false`: every command starts from the runtime's environment). See session-env.ts.
+   */
+  readonly persistEnvironment?: boolean;
 }
 
 declare module '../../tool/tool-use-context.js' {

@@ -15,7 +15,9 @@ import {
 } from './bash-settings.js';
 import { mapBashOutput, type BashOutput } from './bash-output.js';
 import { BASH_DESCRIPTION_FIELD, BASH_TOOL_NAME, bashPrompt } from './prompt.js';
-import { excludedCommand, runBash, type BashProgress } from './run-bash.js';
+import { excludedCommand } from './command-facts.js';
+import { runBash, type BashProgress } from './run-bash.js';
+import { uninterruptibleSubcommand } from './interrupt-behavior.js';
 import { detectSandbox } from './sandbox.js';
 
 export const bashInputSchema = z.object({
@@ -88,12 +90,13 @@ export const BashTool = buildTool<typeof bashInputSchema, BashOutput, BashProgre
   // (settings.bashOutputMaxChars) is applied by the tool itself, which never returns more than it.
   maxResultSizeChars: ENV_OUTPUT_CHARS,
   strict: true,
-  prompt: async () => bashPrompt(),
+  prompt: async (options) => bashPrompt({ persistEnvironment: options?.settings?.bash?.persistEnvironment !== false }),
   description: async (input) => input.description ?? 'Run shell command',
   userFacingName: () => BASH_TOOL_NAME,
   isReadOnly: readOnly,
   isConcurrencySafe: readOnly,
-  interruptBehavior: () => 'cancel',
+  // A commit, rebase or install is not cut halfway by a user interrupt; it finishes (interrupt-behavior.ts).
+  interruptBehavior: (input) => (uninterruptibleSubcommand(input.command) !== undefined ? 'block' : 'cancel'),
   toAutoClassifierInput: (input) => input.command,
   validateInput: async (input, context) => validateBashInput(input, context),
   checkPermissions: async (input, context) => {

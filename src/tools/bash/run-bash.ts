@@ -7,7 +7,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
-import { analyzeBashCommand } from '../../permissions/bash/index.js';
 import type { ToolCallProgress, ToolResult } from '../../tool/tool.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import {
@@ -24,6 +23,7 @@ import {
 import { backgroundLine, formatOutputBody, type BashOutput } from './bash-output.js';
 import { buildChildEnv } from './child-env.js';
 import { withGitSafetyConfig } from './git-safety-env.js';
+import { excludedCommand, lastArgv, timeoutDisposition } from './command-facts.js';
 import { settleCwd, startCwd } from './cwd-tracking.js';
 import { interpretExitCode } from './exit-code.js';
 import { detectImageOutput } from './image-output.js';
@@ -31,7 +31,8 @@ import { collapseCarriageReturns, lastLines, readOutputTail, readOutputWindow } 
 import { detectSandbox } from './sandbox.js';
 import { buildSandboxPolicy } from './sandbox-policy.js';
 import { wrapInSandbox, type SandboxLaunch } from './sandbox-runtime.js';
-import { buildShellScript, quote } from './shell-script.js';
+import { buildShellScript, mayChangeFunctions, quote } from './shell-script.js';
+import { applyShellState, persistEnvironment, shellDelta, shellStateOf, withShellDelta, type AppliedShellState } from './session-env.js';
 import { ShellProcess, type ShellExit } from './shell-process.js';
 import { getTaskRegistry } from './task-registry.js';
 
@@ -79,7 +80,17 @@ export async function runBash(
   if (settings.env !== undefined) Object.assign(env, settings.env);
   withGitSafetyConfig(env);
   const envFile = envFileFromEnv();
-  const script = buildShellScript(input.command, envFile);
+  // What earlier commands left (session-env.ts), prepared for a sandboxed or an unsandboxed run: entries that
+  // sandboxed commands made apply only inside the sandbox. A background command starts from it but keeps nothing.
+  const persisting = persistEnvironment(settings);
+  const prepare = (sandboxed: boolean) => {
+    const childEnv = { ...env };
+    const applied: AppliedShellState = persisting ? applyShellState(childEnv, shellStateOf(context), sandboxed, settings) : { functions: new Map(), withheld: 0 };
+    const capture = persisting && input.run_in_background !== true;
+    const script = { envFile, capture, captureFunctions: capture && mayChangeFunctions(input.command), importedFunctions: [...applied.functions.keys()] };
+    return { env: childEnv, applied, script };
+  };
+  let prepared: ReturnType<typeof prepare> | undefined;
   let launch: SandboxLaunch | undefined;
   if (settings.sandbox?.enabled === true) {
     const excluded = excludedCommand(input.command, settings.sandbox.excludedCommands);
@@ -95,6 +106,8 @@ export async function runBash(
           const tmp = sessionTempDirectory(context);
           env.TMPDIR = tmp;
           const policy = buildSandboxPolicy(context.getAppState().toolPermissionContext, settings.sandbox, tmp);
+          prepared = prepare(true);
+          const script = buildShellScript(input.command, prepared.script);
           launch = await wrapInSandbox(`export TMPDIR=${quote(tmp)}; ${script}`, policy, availability, { commandId: toolUseID || input.command.slice(0, 100), commandText: input.command });
         } catch (error) {
           reason = `the sandbox runtime could not start: ${(error as Error).message.split('\n')[0]}`;
@@ -116,6 +129,12 @@ export async function runBash(
     }
   }
 
+  if (launch === undefined) prepared = prepare(false);
+  const { applied } = prepared!;
+  if (applied.withheld > 0) {
+    notes.push(`(${applied.withheld} variable${applied.withheld > 1 ? 's or functions' : ' or function'} that sandboxed commands left ${applied.withheld > 1 ? 'were' : 'was'} not applied: this command ran outside the sandbox)`);
+  }
+
   // — where, with what —
   const registry = getTaskRegistry(context);
   const id = newTaskId();
@@ -128,9 +147,9 @@ export async function runBash(
       id,
       command: input.command,
       cwd: start.cwd,
-      env,
+      env: prepared!.env,
       outputFile,
-      envFile,
+      script: prepared!.script,
       launch,
       markerScope: registry.markerScope,
       killGraceMs: settings.bash?.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
@@ -193,52 +212,57 @@ export async function runBash(
     });
   }
 
-  // — foreground: exit, abort or timeout, whichever comes first —
+  // — foreground: exit, abort, timeout or a person's "to the background" (Ctrl+B), whichever comes first —
   const timeoutMs = input.timeout ?? timeoutLimits(settings).defaultMs;
   const signal = context.abortController.signal;
   let onAbort: (() => void) | undefined;
   let timer: NodeJS.Timeout | undefined;
-  const ending = await new Promise<'exit' | 'abort' | 'timeout'>((resolve) => {
+  let withdraw: (() => void) | undefined;
+  const ending = await new Promise<'exit' | 'abort' | 'timeout' | 'background'>((resolve) => {
     void proc.exited.then(() => resolve('exit'));
     onAbort = () => resolve('abort');
     // An abort during the awaits above (the first sandbox probe) has fired already: a listener would never hear it.
     if (signal.aborted) resolve('abort');
     signal.addEventListener('abort', onAbort, { once: true });
     timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    if (context.toolUseId !== undefined && backgroundTasksEnabled(settings)) {
+      withdraw = registry.registerForeground(context.toolUseId, () => resolve('background'));
+    }
   });
+  withdraw?.();
   if (onAbort) signal.removeEventListener('abort', onAbort);
   if (timer) clearTimeout(timer);
 
+  /** Hands the running process to the registry; the result shows the output so far and the task's id and file. */
+  const toBackground = (by: 'timeout' | 'user', extra: Partial<BashOutput>): ToolResult<BashOutput> => {
+    stopProgress();
+    registry.adopt(proc, { description: input.description, backgroundedBy: by, notifications, lifetimeMs: BACKGROUND_DEFAULT_LIFETIME_MS });
+    const partial = readOutputTail(outputFile, WINDOW_BYTES);
+    const sofar = collapseCarriageReturns(partial.text);
+    const shown = sofar.slice(-Math.min(limit, FAILURE_EXCERPT_CHARS));
+    return result({
+      stdout: partial.complete && shown.length === sofar.length ? shown : `[… earlier output in ${outputFile}]\n${shown}`,
+      stderr: notes.join('\n'),
+      exitCode: null,
+      interrupted: false,
+      isError: false,
+      backgroundTaskId: id,
+      outputFile,
+      sandboxed,
+      ...extra,
+    });
+  };
+
+  if (ending === 'background' && proc.running) return toBackground('user', { backgroundedByUser: true });
   if (ending === 'timeout' && proc.running) {
     const disposition = timeoutDisposition(input.command, context);
     if (disposition.background) {
-      stopProgress();
-      registry.adopt(proc, {
-        description: input.description,
-        backgroundedBy: 'timeout',
-        notifications,
-        lifetimeMs: BACKGROUND_DEFAULT_LIFETIME_MS,
-      });
-      const partial = readOutputTail(outputFile, WINDOW_BYTES);
-      const sofar = collapseCarriageReturns(partial.text);
-      const shown = sofar.slice(-Math.min(limit, FAILURE_EXCERPT_CHARS));
       notes.push(
         `Command did not complete within its ${seconds(timeoutMs)} timeout and was moved to the background. ` +
           backgroundLine(id, outputFile) +
           '. You will be notified when it ends; TaskOutput or Read on the file shows its output, TaskStop ends it.',
       );
-      return result({
-        stdout: partial.complete && shown.length === sofar.length ? shown : `[… earlier output in ${outputFile}]\n${shown}`,
-        stderr: notes.join('\n'),
-        exitCode: null,
-        interrupted: false,
-        isError: false,
-        backgroundTaskId: id,
-        outputFile,
-        timedOutAfterMs: timeoutMs,
-        timeoutOutcome: 'moved_to_background',
-        sandboxed,
-      });
+      return toBackground('timeout', { timedOutAfterMs: timeoutMs, timeoutOutcome: 'moved_to_background' });
     }
     const exit = await proc.kill('timeout');
     notes.push(`Command timed out after ${seconds(timeoutMs)} and was killed: ${disposition.reason}.`);
@@ -267,6 +291,14 @@ export async function runBash(
     }
     const resetTo = settleCwd(context, exit.finalCwd);
     if (resetTo !== undefined) notes.push(`Shell cwd was reset to ${resetTo}`);
+    // A command cut short (abort, timeout, output cap) left a half-made environment: nothing of it is kept.
+    let contextModifier: ToolResult<BashOutput>['contextModifier'];
+    if (exit.capture !== undefined && !killed) {
+      const kept = shellDelta(exit.capture, applied, { context, sandboxed, cwd: exit.finalCwd ?? start.cwd, state: shellStateOf(context) });
+      notes.push(...kept.notes);
+      if (kept.delta !== undefined) contextModifier = withShellDelta(kept.delta);
+    }
+    const withState = (data: BashOutput): ToolResult<BashOutput> => (contextModifier ? { data, contextModifier } : { data });
 
     const window = readOutputWindow(outputFile, WINDOW_BYTES);
     if (exit.code === 0 && !killed) {
@@ -274,7 +306,7 @@ export async function runBash(
       if (image !== undefined) {
         safeUnlink(outputFile);
         if (image.note) notes.push(`(${image.note})`);
-        return result({
+        return withState({
           stdout: '',
           stderr: notes.join('\n'),
           exitCode: 0,
@@ -288,7 +320,7 @@ export async function runBash(
     }
     const body = formatOutputBody(window, { limit, failed: interpretation.isError, outputFile });
     if (!body.truncated) safeUnlink(outputFile);
-    return result({
+    return withState({
       stdout: body.text,
       stderr: notes.join('\n'),
       exitCode: exit.code,
@@ -308,41 +340,6 @@ export async function runBash(
 
 function result(data: BashOutput): ToolResult<BashOutput> {
   return { data };
-}
-
-type TimeoutDisposition = { background: true } | { background: false; reason: string };
-
-/** Claude Code's rule: move to the background, except `sleep …` and commands that cannot be parsed. */
-export function timeoutDisposition(command: string, context: ToolUseContext): TimeoutDisposition {
-  if (!backgroundTasksEnabled(context.options.settings)) return { background: false, reason: 'background tasks are disabled' };
-  if (/^\s*sleep(\s|$)/.test(command)) {
-    return { background: false, reason: 'commands starting with `sleep` are not moved to the background' };
-  }
-  const analysis = safeAnalyze(command);
-  if (analysis === undefined || !analysis.ok) {
-    const why = analysis === undefined ? 'the parser failed' : analysis.reason;
-    return { background: false, reason: `the command could not be parsed (${why}), so it is not moved to the background` };
-  }
-  const first = analysis.subcommands[0]?.strippedArgv ?? analysis.subcommands[0]?.argv;
-  if (first?.[0] === 'sleep') {
-    return { background: false, reason: 'commands starting with `sleep` are not moved to the background' };
-  }
-  return { background: true };
-}
-
-function safeAnalyze(command: string): ReturnType<typeof analyzeBashCommand> | undefined {
-  try {
-    return analyzeBashCommand(command);
-  } catch {
-    return undefined;
-  }
-}
-
-function lastArgv(command: string): readonly string[] | undefined {
-  const analysis = safeAnalyze(command);
-  if (analysis === undefined || !analysis.ok) return undefined;
-  const last = analysis.subcommands[analysis.subcommands.length - 1];
-  return last?.strippedArgv ?? last?.argv ?? undefined;
 }
 
 const createdDirs = new Set<string>();
@@ -365,22 +362,6 @@ function sessionTempDirectory(context: ToolUseContext): string {
     createdDirs.add(dir);
   }
   return dir;
-}
-
-/** The `sandbox.excludedCommands` entry a subcommand starts with (`docker`, `git push`), if any. */
-export function excludedCommand(command: string, excluded: readonly string[] | undefined): string | undefined {
-  if (excluded === undefined || excluded.length === 0) return undefined;
-  const analysis = safeAnalyze(command);
-  const argvs: (readonly string[])[] =
-    analysis !== undefined && analysis.ok
-      ? analysis.subcommands.map((s) => s.strippedArgv ?? s.argv ?? [])
-      : [command.trim().split(/\s+/)];
-  for (const entry of excluded) {
-    const words = entry.replace(/(:\*|\s\*)$/, '').trim().split(/\s+/).filter(Boolean);
-    if (words.length === 0) continue;
-    if (argvs.some((argv) => words.every((w, i) => argv[i] === w))) return entry;
-  }
-  return undefined;
 }
 
 function newTaskId(): string {

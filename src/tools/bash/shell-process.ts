@@ -9,7 +9,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { groupAlive, signalGroup, terminateGroup, trackGroup, untrackGroup } from './process-group.js';
 import { PGROUP_ENV, PROCESS_MARKER, signalMarked, terminateMarked } from './process-marker.js';
-import { buildShellScript } from './shell-script.js';
+import { MAX_STATE_FILE_BYTES, parseShellStateRecords, type ShellCapture } from './session-env.js';
+import { buildShellScript, type ShellScriptOptions } from './shell-script.js';
 
 /** Why toolgate ended a process (absent: it ended on its own or by someone else's signal). */
 export type KillReason = 'abort' | 'timeout' | 'stop' | 'output-limit' | 'lifetime' | 'shutdown';
@@ -20,6 +21,8 @@ export interface ShellExit {
   readonly killReason?: KillReason;
   /** `pwd -P` at the end, when the shell could record it. */
   readonly finalCwd?: string;
+  /** The exported variables before and after the command and its functions, when asked for and complete. */
+  readonly capture?: ShellCapture;
   /** Set when the process could not be started at all. */
   readonly spawnError?: string;
   readonly outputBytes: number;
@@ -33,7 +36,8 @@ export interface SpawnShellOptions {
   readonly env: NodeJS.ProcessEnv;
   /** Created (truncated) by the spawn; both output streams go to it. */
   readonly outputFile: string;
-  readonly envFile?: string;
+  /** The prologue's options (env file, state capture, imported functions); the sandbox's launch carries its own. */
+  readonly script?: ShellScriptOptions;
   /** Run this instead of `bash -c <script>` (the sandbox's wrapper around the same script). */
   readonly launch?: { readonly file: string; readonly args: readonly string[]; readonly release?: () => void };
   /**
@@ -75,25 +79,25 @@ export class ShellProcess {
     this.sandboxed = options.launch !== undefined;
     this.#graceMs = options.killGraceMs;
     this.marker = `${PROCESS_MARKER}.${options.markerScope ?? 'none'}.${options.id}`;
-    const cwdFile = `${options.outputFile}.cwd`;
+    const stateFile = `${options.outputFile}.state`;
     const [file, args] = options.launch
       ? [options.launch.file, [...options.launch.args]]
-      : ['bash', ['-c', buildShellScript(options.command, options.envFile)]];
+      : ['bash', ['-c', buildShellScript(options.command, options.script)]];
     const release = options.launch?.release;
 
     const outFd = openSync(options.outputFile, 'w', 0o600);
-    let cwdFd: number | undefined;
+    let stateFd: number | undefined;
     try {
-      cwdFd = openSync(cwdFile, 'w', 0o600);
+      stateFd = openSync(stateFile, 'w', 0o600);
       this.#child = spawn(file, args, {
         cwd: options.cwd,
         env: { ...options.env, [PGROUP_ENV]: this.marker },
-        stdio: ['ignore', outFd, outFd, cwdFd],
+        stdio: ['ignore', outFd, outFd, stateFd],
         detached: true,
       });
     } finally {
       closeSync(outFd);
-      if (cwdFd !== undefined) closeSync(cwdFd);
+      if (stateFd !== undefined) closeSync(stateFd);
     }
     this.#pid = this.#child.pid;
     if (this.#pid !== undefined) trackGroup(this.#pid);
@@ -112,11 +116,13 @@ export class ShellProcess {
         }
         const outputBytes = this.outputSize();
         this.#emit(outputBytes);
+        const state = readStateFile(stateFile);
         resolve({
           code,
           signal,
           killReason: this.#killReason,
-          finalCwd: readCwdFile(cwdFile),
+          finalCwd: state.cwd,
+          capture: state.capture,
           spawnError,
           outputBytes,
           durationMs: Date.now() - this.startedAt,
@@ -208,14 +214,14 @@ export class ShellProcess {
   }
 }
 
-function readCwdFile(file: string): string | undefined {
+function readStateFile(file: string): ReturnType<typeof parseShellStateRecords> {
   try {
-    const text = readFileSync(file, 'utf8');
+    const big = statSync(file).size > MAX_STATE_FILE_BYTES;
+    const text = big ? '' : readFileSync(file, 'latin1');
     unlinkSync(file);
-    const line = text.split('\n')[0]?.trim();
-    return line !== undefined && line !== '' ? line : undefined;
+    return parseShellStateRecords(text);
   } catch {
-    return undefined;
+    return {};
   }
 }
 

@@ -1,21 +1,77 @@
 /**
  * The script a fresh `bash -c` runs: a short prologue, then the model's command as written.
  *
- * The prologue moves descriptor 3 (a file the parent opened for the final working directory) to a descriptor bash
- * picks (≥ 10) so a command that uses fd 3 itself cannot clobber it, records `pwd -P` there on exit (any exit:
- * success, failure, `exit N`), and sources the env file when there is one. It shares the command's first line, so
- * bash's line numbers in error messages (and `$LINENO`) are the command's own.
+ * The prologue moves descriptor 3 (a file the parent opened: the shell's state at the end) to a descriptor bash picks
+ * (≥ 10) so a command that uses fd 3 itself cannot clobber it, and sets an EXIT trap that writes there on any exit
+ * (success, failure, `exit N`): the working directory (`pwd -P`) and, when the environment persists, the exported
+ * variables and the functions. With persistence it also writes the exported variables as they are just before the
+ * command, so the parent keeps only what the command changed (the sandbox adds variables of its own). Variables are
+ * one `declare -px` each time, in the shell itself; functions need a process substitution (a fork, and a pipe bash
+ * reads byte by byte: tens of milliseconds on a loaded machine), so only for commands that may change them. Records
+ * are NUL-terminated (session-env.ts reads them).
+ *
+ * The prologue shares the command's first line, so bash's line numbers in error messages (and `$LINENO`) are the
+ * command's own.
  */
 
-/** The variable holding the cwd descriptor inside the shell; visible to the command, so named to avoid clashes. */
-const CWD_FD_VAR = '__toolgate_cwd_fd';
+/** The variable holding the state descriptor inside the shell; visible to the command, so named to avoid clashes. */
+const STATE_FD_VAR = '__toolgate_cwd_fd';
+const FD = `"$${STATE_FD_VAR}"`;
 
-export function buildShellScript(command: string, envFile?: string): string {
-  const lines = [
-    `exec {${CWD_FD_VAR}}>&3 3>&-`,
-    `trap 'builtin pwd -P >&"$${CWD_FD_VAR}" 2>/dev/null' EXIT`,
-  ];
-  if (envFile !== undefined) lines.push(`if [ -r ${quote(envFile)} ]; then . ${quote(envFile)}; fi`);
+export interface ShellScriptOptions {
+  /** Sourced before the command when readable (`TOOLGATE_ENV_FILE` / `CLAUDE_ENV_FILE`). */
+  readonly envFile?: string;
+  /** Record the exported variables before and after the command. */
+  readonly capture?: boolean;
+  /** Also record the functions after it (with `capture`). */
+  readonly captureFunctions?: boolean;
+  /**
+   * Functions the environment brings in (`BASH_FUNC_<name>%%`, from earlier commands): they stay plain functions of
+   * this shell, not exported to the programs it starts.
+   */
+  readonly importedFunctions?: readonly string[];
+}
+
+/** `kind` + the shell's exported variables as `declare -px` prints them (one builtin call; session-env.ts parses it). */
+function exportedVariables(kind: 'S' | 'E'): string {
+  return `builtin printf ${kind}; builtin declare -px; builtin printf "\\0"`;
+}
+
+/**
+ * `f`, then `F` + name + newline + `declare -f` text for every function but the prologue's own. The names come
+ * through a pipe (`compgen -A function`), which costs a fork and a wait: done only for commands that may define or
+ * remove functions (`mayChangeFunctions`).
+ */
+const FUNCTIONS =
+  `builtin printf "f\\0"; builtin mapfile -t __toolgate_v < <(builtin compgen -A function); ` +
+  `for __toolgate_n in "\${__toolgate_v[@]}"; do [[ $__toolgate_n == __toolgate_* ]] || { builtin printf "F%s\\n" "$__toolgate_n"; builtin declare -f -- "$__toolgate_n"; builtin printf "\\0"; }; done`;
+
+/**
+ * Whether `command` can define or remove a function of this shell: a definition (`name()`, `function`), `source` /
+ * `.`, `eval` or `unset`. Anything else runs in child processes or leaves functions alone, so its functions need not
+ * be read back. (A function defined in a way this misses is not kept: that errs on the side of keeping less.)
+ */
+export function mayChangeFunctions(command: string): boolean {
+  return /\(\s*\)|\b(function|source|eval|unset)\b|(^|[\s;&|(){}`])\.(\s|$)/.test(command);
+}
+
+export function buildShellScript(command: string, options: ShellScriptOptions = {}): string {
+  const lines = [`exec {${STATE_FD_VAR}}>&3 3>&-`];
+  const imported = options.importedFunctions ?? [];
+  if (imported.length > 0) lines.push(`builtin export -fn -- ${imported.map(quote).join(' ')} 2>/dev/null`);
+  // The trap's own text is single-quoted below: it must not contain a single quote (printf formats use "…").
+  const atExit = ['builtin printf C', 'builtin pwd -P', 'builtin printf "\\0"'];
+  if (options.capture === true) {
+    atExit.push(exportedVariables('E'));
+    if (options.captureFunctions === true) atExit.push(FUNCTIONS);
+    atExit.push('builtin printf "Z\\0"');
+  }
+  // xtrace off first: a command that ran `set -x` must not have the dump traced into its output.
+  lines.push(`trap '{ builtin set +x; } 2>/dev/null; { ${atExit.join('; ')}; } >&${FD} 2>/dev/null' EXIT`);
+  if (options.envFile !== undefined) lines.push(`if [ -r ${quote(options.envFile)} ]; then . ${quote(options.envFile)}; fi`);
+  if (options.capture === true) {
+    lines.push(`{ ${exportedVariables('S')}; builtin printf "R\\0"; } >&${FD} 2>/dev/null`);
+  }
   lines.push(command);
   return lines.join('; ');
 }

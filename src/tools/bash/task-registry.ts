@@ -16,6 +16,7 @@ import type { KillReason, ShellExit, ShellProcess } from './shell-process.js';
 import { taskNotification } from './task-notification.js';
 
 export type TaskStatus = 'running' | 'completed' | 'failed' | 'killed';
+export type BackgroundedBy = 'request' | 'timeout' | 'user';
 
 export interface TaskInfo {
   readonly id: string;
@@ -31,14 +32,14 @@ export interface TaskInfo {
   readonly pid?: number;
   readonly startedAt: number;
   readonly endedAt?: number;
-  /** `request`: run_in_background; `timeout`: a foreground command that ran past its timeout. */
-  readonly backgroundedBy: 'request' | 'timeout';
+  /** `request`: run_in_background; `timeout`: a foreground command that ran past its timeout; `user`: moved by a person. */
+  readonly backgroundedBy: BackgroundedBy;
   readonly sandboxed: boolean;
 }
 
 export interface AdoptOptions {
   readonly description?: string;
-  readonly backgroundedBy: 'request' | 'timeout';
+  readonly backgroundedBy: BackgroundedBy;
   /** Where the end-of-task message goes (the executor drains it into the next results' newMessages). */
   readonly notifications?: NotificationQueue;
   /** Killed (`lifetime`) when still running after this many ms from its start. */
@@ -70,6 +71,38 @@ export class TaskRegistry {
   #tasks = new Map<string, Entry>();
   #listeners = new Set<TaskEndListener>();
   #closed = false;
+  /** Foreground commands running now that a person may send to the background, by tool_use id. */
+  #foreground = new Map<string, () => void>();
+
+  /**
+   * A foreground command announces itself while it runs: `moveToBackground` makes its call return at once and hand the
+   * process to `adopt()`. Returns the function that withdraws it (the call ended on its own).
+   */
+  registerForeground(toolUseId: string, moveToBackground: () => void): () => void {
+    this.#foreground.set(toolUseId, moveToBackground);
+    return () => {
+      if (this.#foreground.get(toolUseId) === moveToBackground) this.#foreground.delete(toolUseId);
+    };
+  }
+
+  /** The tool_use ids of the foreground commands that can be moved now. */
+  foreground(): string[] {
+    return [...this.#foreground.keys()];
+  }
+
+  /**
+   * Moves the foreground command of `toolUseId` to the background, or every one when no id is given (Ctrl+B).
+   * Returns the ids moved; an id that is not (or no longer) a running foreground command is not among them.
+   */
+  moveToBackground(toolUseId?: string): string[] {
+    const ids = toolUseId === undefined ? this.foreground() : this.#foreground.has(toolUseId) ? [toolUseId] : [];
+    for (const id of ids) {
+      const move = this.#foreground.get(id)!;
+      this.#foreground.delete(id);
+      move();
+    }
+    return ids;
+  }
 
   /** Takes over a running shell process. After `shutdown()`, an adopted process is killed at once. */
   adopt(process: ShellProcess, options: AdoptOptions): TaskInfo {
