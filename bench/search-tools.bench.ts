@@ -22,8 +22,8 @@ import { GlobTool } from '../src/tools/glob/index.js';
 import { globCommandArgs, planGlob } from '../src/tools/glob/glob-files.js';
 import { GrepTool, type GrepInput } from '../src/tools/grep/index.js';
 import { grepCommandArgs } from '../src/tools/grep/grep-search.js';
-import { getRipgrep } from '../src/tools/grep/ripgrep.js';
-import { readDenyFilter } from '../src/tools/grep/search-path.js';
+import { getRipgrep } from '../src/tools/shared/ripgrep.js';
+import { readDenyFilter } from '../src/tools/shared/search-path.js';
 import { median, type Benchmark, type BenchFigure } from './lib.js';
 
 const FILES = 50_000;

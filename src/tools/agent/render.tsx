@@ -5,7 +5,7 @@
  */
 import { Box, Text } from 'ink';
 import type { ToolViews } from '../../tool/tool.js';
-import { formatElapsed } from '../bash/render.js';
+import { formatElapsed } from '../shared/units.js';
 import { OutputLines, plural } from '../shared/views.js';
 import { doneLine, type AgentInput, type AgentOutput } from './index.js';
 import { formatTokens, type AgentCallSummary, type AgentProgress } from './progress.js';

@@ -4,23 +4,13 @@
  */
 import { Box, Text } from 'ink';
 import type { ToolViews } from '../../tool/tool.js';
+import { formatElapsed, formatSize } from '../shared/units.js';
 import { OutputLines } from '../shared/views.js';
 import type { BashOutput } from './bash-output.js';
 import type { BashToolInput } from './index.js';
 import type { BashProgress } from './run-bash.js';
 
 const TAIL_LINES = 5;
-
-export function formatElapsed(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
-}
-
-export function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
 
 export const bashViews: ToolViews<BashToolInput, BashOutput, BashProgress> = {
   renderToolUseMessage(input, { verbose }) {

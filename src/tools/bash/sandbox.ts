@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { locateRipgrep } from '../grep/ripgrep.js';
+import { locateRipgrep } from '../shared/ripgrep.js';
 
 /** Whether the OS sandbox can run here (`detectSandbox`): the programs it found, or why not. */
 export type SandboxAvailability =

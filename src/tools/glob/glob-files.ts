@@ -6,9 +6,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runRipgrep } from '../grep/ripgrep.js';
-import { mtimeOf } from '../grep/grep-search.js';
-import { denyGlobArgs, VCS_DIRECTORIES, vcsExcludeArgs, type ReadDenyFilter } from '../grep/search-path.js';
+import { runRipgrep } from '../shared/ripgrep.js';
+import { mtimeOf } from '../shared/search-path.js';
+import { denyGlobArgs, VCS_DIRECTORIES, vcsExcludeArgs, type ReadDenyFilter } from '../shared/search-path.js';
 
 export interface GlobPlan {
   /** The folder rg walks (and runs in: its globs are relative to it). */

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { z } from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
 import { textToolResult } from '../../tool/tool-result.js';
-import { formatDuration } from '../grep/grep-format.js';
+import { formatDuration } from '../shared/units.js';
 import {
   CWD_NOTE,
   givenPath,
@@ -19,7 +19,7 @@ import {
   searchToolTraits,
   sessionCwd,
   sessionHomeDir,
-} from '../grep/search-path.js';
+} from '../shared/search-path.js';
 import { listFiles, patternNamesVcsDirectory, planGlob } from './glob-files.js';
 import { GLOB_MAX_RESULTS, GLOB_TOOL_NAME, globPrompt } from './prompt.js';
 

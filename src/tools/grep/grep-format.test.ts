@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { splitGlobParam } from './grep-args.js';
 import { ripgrepFailureMessage } from './grep-search.js';
-import { withoutDenied, type ReadDenyFilter } from './search-path.js';
-import { formatDuration, formatGrepOutput, formatLimitInfo, paginate } from './grep-format.js';
+import { withoutDenied, type ReadDenyFilter } from '../shared/search-path.js';
+import { formatGrepOutput, formatLimitInfo, paginate } from './grep-format.js';
+import { formatDuration } from '../shared/units.js';
 
 describe('paginate', () => {
   it('reports the limit only when it cut entries off, and the offset whenever one was used', () => {

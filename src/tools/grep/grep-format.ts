@@ -3,6 +3,7 @@
  * `No entries at this offset`, `[Showing results with pagination = limit: 250]`, the count-mode total line).
  */
 import type { GrepOutputMode } from './grep-args.js';
+import { formatDuration } from '../shared/units.js';
 
 export interface GrepOutput {
   mode: GrepOutputMode;
@@ -59,10 +60,6 @@ const plural = (n: number, one: string, many: string) => (n === 1 ? one : many);
 
 export const NO_ENTRIES_AT_OFFSET = 'No entries at this offset';
 
-/** `750ms`, `20s`, `1.5s`. */
-export function formatDuration(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)}ms` : `${Math.round(ms / 100) / 10}s`;
-}
 
 export function timedOutNote(timeoutMs: number): string {
   return `(The search timed out after ${formatDuration(timeoutMs)}: the results above are incomplete. Narrow it with path, glob or type.)`;

@@ -3,11 +3,11 @@
  * files_with_matches keeps only paths (sorted newest first afterwards), count keeps one line per file and sums
  * totals as it reads, content keeps only the requested page and stops rg once the page is full.
  */
-import fs from 'node:fs';
 import { buildGrepArgs, DEFAULT_HEAD_LIMIT, type GrepInput } from './grep-args.js';
-import { formatDuration, paginate, type GrepOutput } from './grep-format.js';
-import { runRipgrep, type RipgrepOutcome } from './ripgrep.js';
-import { withoutDenied, type ReadDenyFilter } from './search-path.js';
+import { paginate, type GrepOutput } from './grep-format.js';
+import { formatDuration } from '../shared/units.js';
+import { runRipgrep, type RipgrepOutcome } from '../shared/ripgrep.js';
+import { mtimeOf, withoutDenied, type ReadDenyFilter } from '../shared/search-path.js';
 
 export interface GrepSearchRequest {
   readonly input: GrepInput;
@@ -77,19 +77,10 @@ export function ripgrepFailureMessage(outcome: Pick<RipgrepOutcome, 'exitCode' |
   return detail ? `Search failed — ripgrep ${status}:\n${detail}` : `Search failed — ripgrep ${status}.`;
 }
 
-const STAT_OPTIONS = { throwIfNoEntry: false } as const;
-
 /**
  * A listed file's mtime (0 when it has vanished since). lstat, not stat: rg without --follow never lists a symlink,
  * so the two agree, and lstat is a little cheaper — this runs once per match.
  */
-export function mtimeOf(file: string): number {
-  try {
-    return fs.lstatSync(file, STAT_OPTIONS)?.mtimeMs ?? 0;
-  } catch {
-    return 0;
-  }
-}
 
 /** Newest first; equal times by path, so pages are stable from one call to the next. */
 export function newestFirst(paths: readonly string[], mtimes: readonly number[]): string[] {

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { zodToInputJSONSchema } from '../../tool/api-format.js';
 import { grepCommandArgs } from './grep-search.js';
 import { GrepTool, type GrepOutput } from './index.js';
-import { runRipgrep } from './ripgrep.js';
-import { readDenyFilter } from './search-path.js';
+import { runRipgrep } from '../shared/ripgrep.js';
+import { readDenyFilter } from '../shared/search-path.js';
 import { denyRule, makeContext, makeTempDir, removeDir, runTool, writeTree } from './test-helpers/search-fixtures.js';
 
 const T = 1_700_000_000;

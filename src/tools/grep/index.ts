@@ -21,7 +21,7 @@ import {
   searchToolTraits,
   sessionCwd,
   sessionHomeDir,
-} from './search-path.js';
+} from '../shared/search-path.js';
 
 declare module '../../tool/tool-use-context.js' {
   interface ToolSettings {

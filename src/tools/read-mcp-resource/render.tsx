@@ -1,7 +1,7 @@
 /** ReadMcpResource in a terminal: the server and URI; once read, what came back (text size, images, saved blobs). */
 import { Box, Text } from 'ink';
 import type { ToolViews } from '../../tool/tool.js';
-import { formatSize } from '../bash/render.js';
+import { formatSize } from '../shared/units.js';
 import { plural } from '../shared/views.js';
 import type { ReadMcpResourceData } from './index.js';
 

@@ -1,7 +1,7 @@
 /** WebFetch in a terminal: the URL; once fetched, the status, the page's size and how long it took. */
 import { Text } from 'ink';
 import type { ToolViews } from '../../tool/tool.js';
-import { formatSize } from '../bash/render.js';
+import { formatSize } from '../shared/units.js';
 import type { WebFetchInput, WebFetchOutput } from './index.js';
 
 export const webFetchViews: ToolViews<WebFetchInput, WebFetchOutput> = {

@@ -121,3 +121,12 @@ export const searchToolTraits = {
     }
   },
 };
+
+/** A file's modification time (0 when it cannot be read): Grep and Glob sort their results newest first by it. */
+export function mtimeOf(file: string): number {
+  try {
+    return fs.lstatSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  } catch {
+    return 0;
+  }
+}

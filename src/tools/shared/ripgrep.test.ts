@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getRipgrep, locateRipgrep, RipgrepNotFoundError, runRipgrep } from './ripgrep.js';
-import { makeTempDir, removeDir, writeTree } from './test-helpers/search-fixtures.js';
+import { makeTempDir, removeDir, writeTree } from '../grep/test-helpers/search-fixtures.js';
 
 let dir: string;
 
