@@ -17,7 +17,6 @@ export interface ToolServices {
   readonly notifications?: NotificationQueue;
 }
 
-/** Settings tools read; higher layers add typed fields by augmentation, like `ToolServices`. */
 /**
  * State tools carry from call to call for one agent (the Bash tool's exported variables and functions), added by
  * module augmentation like `ToolServices`. Immutable: a tool changes it only through a `contextModifier`, so calls
@@ -27,6 +26,7 @@ export interface ToolServices {
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by module augmentation
 export interface ToolSessionState {}
 
+/** Settings tools read; higher layers add typed fields by augmentation, like `ToolServices`. */
 export interface ToolSettings {
   /** Refuse Edit/Write of a file the model has not fully read (default true). */
   readonly requireReadBeforeWrite?: boolean;
