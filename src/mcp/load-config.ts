@@ -12,7 +12,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { defaultManagedSettingsPath } from '../settings/load-settings.js';
-import { parseConfigJson, readConfigText } from '../settings/read-config-file.js';
+import { parseConfigJson, readConfigText } from '../tool/read-config-file.js';
 import { parseMcpServersObject, type McpConfigProblem, type McpConfigScope, type McpServerConfig } from './config.js';
 
 export type McpApproval = 'approved' | 'pending' | 'rejected';

@@ -18,7 +18,7 @@ import { formatPermissionRule, parsePermissionRule, validatePermissionRule } fro
 import { parseExpiry, type PermissionUpdateSink } from '../permissions/permission-updates.js';
 import { isRuleExpired } from '../permissions/rule-expiry.js';
 import { loadSettings, type LoadSettingsOptions } from './load-settings.js';
-import { parseConfigJson, readConfigText } from './read-config-file.js';
+import { parseConfigJson, readConfigText } from '../tool/read-config-file.js';
 
 export type GrantDestination = Exclude<PermissionUpdateDestination, 'session'>;
 

@@ -8,7 +8,7 @@ import { tryParsePermissionRule, validatePermissionRule } from '../permissions/p
 import { formatPermissionRule } from '../permissions/permission-rule.js';
 import { parseExpiry } from '../permissions/permission-updates.js';
 import { locateJsonError } from './locate-json-error.js';
-import { parseConfigJson, readConfigText } from './read-config-file.js';
+import { parseConfigJson, readConfigText } from '../tool/read-config-file.js';
 import { KNOWN_PERMISSION_KEYS, KNOWN_TOP_LEVEL_KEYS } from './settings-keys.js';
 
 export interface SettingsError {

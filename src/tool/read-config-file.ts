@@ -1,6 +1,6 @@
 /**
  * Reading a configuration file that a repository or a home folder supplies (settings, `.mcp.json`, `~/.claude.json`,
- * memory files): whoever wrote it may be hostile. So the file must be a regular file (a symlink is followed, then its
+ * agent definitions, secret files named by settings): whoever wrote it may be hostile. So the file must be a regular file (a symlink is followed, then its
  * target checked: `/dev/zero` or a FIFO is refused, never read or waited on), under a size cap, valid UTF-8 (a byte
  * that would decode to U+FFFD could silently change a deny rule's text: refused, naming the file and line), and JSON
  * no deeper than `MAX_JSON_DEPTH` (deeper values overflow the stack of every recursive consumer: refused, naming the
@@ -21,9 +21,11 @@ export type ConfigTextResult =
 
 /**
  * The file's text, BOM removed. `missing` when nothing is there (ENOENT/ENOTDIR: most scopes have no file);
- * `error` with a message that does not repeat the file name (the caller names it).
+ * `error` with a message that does not repeat the file name (the caller names it). `lenientUtf8` for text whose
+ * exact bytes decide nothing (a list of secrets to hide: a replacement character there hides a little less).
  */
-export function readConfigText(file: string, maxBytes = MAX_CONFIG_FILE_BYTES): ConfigTextResult {
+export function readConfigText(file: string, options: { maxBytes?: number; lenientUtf8?: boolean } = {}): ConfigTextResult {
+  const maxBytes = options.maxBytes ?? MAX_CONFIG_FILE_BYTES;
   let fd: number;
   try {
     // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever.
@@ -49,7 +51,7 @@ export function readConfigText(file: string, maxBytes = MAX_CONFIG_FILE_BYTES): 
       if (total > maxBytes) return { kind: 'error', message: `it grew past the limit of ${maxBytes} bytes while being read` };
     }
     const bytes = Buffer.concat(chunks, total);
-    const bad = firstInvalidUtf8(bytes);
+    const bad = options.lenientUtf8 === true ? undefined : firstInvalidUtf8(bytes);
     if (bad !== undefined) {
       const line = countNewlines(bytes, bad) + 1;
       return { kind: 'error', message: `it is not valid UTF-8 (line ${line}, byte ${bad}); a settings file must be UTF-8, and a byte that cannot be read exactly is never guessed at` };

@@ -9,10 +9,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadMcpConfig } from '../mcp/load-config.js';
-import { editSettingsFile } from './grants.js';
-import { loadSettings } from './load-settings.js';
-import { MAX_CONFIG_FILE_BYTES, MAX_JSON_DEPTH, readConfigText, tooDeepAt } from './read-config-file.js';
+import { buildRedactor } from '../src/execution/redaction.js';
+import { loadMcpConfig } from '../src/mcp/load-config.js';
+import { loadAgentDefinitions } from '../src/tools/agent/agent-definitions.js';
+import { editSettingsFile } from '../src/settings/grants.js';
+import { loadSettings } from '../src/settings/load-settings.js';
+import { MAX_CONFIG_FILE_BYTES, MAX_JSON_DEPTH, readConfigText, tooDeepAt } from '../src/tool/read-config-file.js';
 
 let tmp: string;
 let proj: string;
@@ -141,6 +143,30 @@ describe('MCP configuration files', () => {
     const loaded = loadMcpConfig({ cwd: proj, homeDir: home, sources: ['project'] });
     expect(loaded.problems.map((p) => p.message)).toContainEqual(expect.stringContaining('nesting deeper than 100 levels at mcpServers.s.env[0]'));
     expect(loaded.servers.size).toBe(0);
+  });
+});
+
+describe('other files a repository supplies', () => {
+  it('agent definitions (.claude/agents/*.md): a FIFO or /dev/zero is an error naming the file; the others still load', () => {
+    const agents = path.join(proj, '.claude', 'agents');
+    fs.mkdirSync(agents);
+    execFileSync('mkfifo', [path.join(agents, 'fifo.md')]);
+    fs.symlinkSync('/dev/zero', path.join(agents, 'zero.md'));
+    fs.writeFileSync(path.join(agents, 'fine.md'), '---\nname: fine\ndescription: a fine agent\n---\nYou are fine.\n');
+    const loaded = loadAgentDefinitions(proj, home);
+    expect(loaded.agents.map((a) => a.agentType)).toContain('fine');
+    expect(loaded.errors).toEqual([
+      `${path.join(agents, 'fifo.md')}: it is not a regular file (a FIFO); only a regular file (or a symlink to one) is read`,
+      `${path.join(agents, 'zero.md')}: it is not a regular file (a character device); only a regular file (or a symlink to one) is read`,
+    ]);
+  });
+
+  it('redaction.secretFiles naming a FIFO or /dev/zero is skipped, not waited on; a regular one still counts', () => {
+    const fifo = path.join(tmp, 'secrets.fifo');
+    execFileSync('mkfifo', [fifo]);
+    fs.writeFileSync(path.join(tmp, '.env'), 'API=value-to-hide-4711\n');
+    const r = buildRedactor({ secretFiles: [fifo, '/dev/zero', path.join(tmp, '.env')] }, {});
+    expect(r.redactText('x value-to-hide-4711 y')).toBe(`x [REDACTED:file:${path.join(tmp, '.env')}] y`);
   });
 });
 
