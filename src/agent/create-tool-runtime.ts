@@ -40,6 +40,7 @@ import { loadRuntimeSettings, SettingsLoadError } from './runtime-settings.js';
 import { createGrantWriter, createRulePersister } from '../settings/grants.js';
 import { defaultSessionDir } from './session-dir.js';
 import { startSessionHousekeeping } from './session-start.js';
+import { hardLinkWarnings } from '../permissions/hard-links.js';
 import { ToolRun } from './tool-run.js';
 import type { ChildRuntimeOptions, RunEvent, RunInput, RunResult, ToolProvider, ToolRunHandle, ToolRuntime, ToolRuntimeOptions } from './types.js';
 
@@ -119,7 +120,8 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
     sessionId,
     sessionDir,
     env: settings.env,
-    warnings: settings.warnings,
+    // A file a Read deny rule names, with another name elsewhere: said once, at the start (docs/sandbox.md).
+    warnings: [...settings.warnings, ...hardLinkWarnings(settings.permissionContext)],
     services,
     canUseTool: createCanUseTool(),
     providers: options.toolProviders ?? [],

@@ -28,6 +28,7 @@ import { interpretExitCode } from './exit-code.js';
 import { detectImageOutput } from './image-output.js';
 import { collapseCarriageReturns, lastLines, readOutputTail, readOutputWindow } from './output-file.js';
 import { detectSandbox } from './sandbox.js';
+import { unsandboxedBecause } from './sandbox-exemptions.js';
 import { buildSandboxPolicy } from './sandbox-policy.js';
 import { wrapInSandbox, type SandboxLaunch } from './sandbox-runtime.js';
 import { buildShellScript, quote } from './shell-script.js';
@@ -80,11 +81,9 @@ export async function runBash(
   const script = buildShellScript(input.command, envFile);
   let launch: SandboxLaunch | undefined;
   if (settings.sandbox?.enabled === true) {
-    const excluded = excludedCommand(input.command, settings.sandbox.excludedCommands);
-    if (input.dangerouslyDisableSandbox === true) {
-      notes.push('(ran outside the sandbox: dangerouslyDisableSandbox)');
-    } else if (excluded !== undefined) {
-      notes.push(`(ran outside the sandbox: "${excluded}" is in sandbox.excludedCommands)`);
+    const outside = unsandboxedBecause(input, settings.sandbox);
+    if (outside !== undefined) {
+      notes.push(`(ran outside the sandbox: ${outside})`);
     } else {
       const availability = await detectSandbox();
       let reason = availability.available ? undefined : availability.reason;
@@ -92,7 +91,8 @@ export async function runBash(
         try {
           const tmp = sessionTempDirectory(context);
           env.TMPDIR = tmp;
-          const policy = buildSandboxPolicy(context.getAppState().toolPermissionContext, settings.sandbox, tmp);
+          const policy = await buildSandboxPolicy(context.getAppState().toolPermissionContext, settings.sandbox, tmp);
+          if (policy.incomplete !== undefined) notes.push(`(sandbox: ${policy.incomplete})`);
           launch = await wrapInSandbox(`export TMPDIR=${quote(tmp)}; ${script}`, policy, availability, { commandId: toolUseID || input.command.slice(0, 100), commandText: input.command });
         } catch (error) {
           reason = `the sandbox runtime could not start: ${(error as Error).message.split('\n')[0]}`;
@@ -363,22 +363,6 @@ function sessionTempDirectory(context: ToolUseContext): string {
     createdDirs.add(dir);
   }
   return dir;
-}
-
-/** The `sandbox.excludedCommands` entry a subcommand starts with (`docker`, `git push`), if any. */
-export function excludedCommand(command: string, excluded: readonly string[] | undefined): string | undefined {
-  if (excluded === undefined || excluded.length === 0) return undefined;
-  const analysis = safeAnalyze(command);
-  const argvs: (readonly string[])[] =
-    analysis !== undefined && analysis.ok
-      ? analysis.subcommands.map((s) => s.strippedArgv ?? s.argv ?? [])
-      : [command.trim().split(/\s+/)];
-  for (const entry of excluded) {
-    const words = entry.replace(/(:\*|\s\*)$/, '').trim().split(/\s+/).filter(Boolean);
-    if (words.length === 0) continue;
-    if (argvs.some((argv) => words.every((w, i) => argv[i] === w))) return entry;
-  }
-  return undefined;
 }
 
 function newTaskId(): string {
