@@ -83,69 +83,56 @@ afterAll(async () => {
 const run = (command: string, p: TestProject = project, extraInput: Record<string, unknown> = {}) =>
   callTool<BashOutput>(BashTool, { command, ...extraInput }, p.context);
 
-/** Writes `target` from inside the sandbox three ways; each must fail and leave the host file as it was. */
-async function expectRefused(target: string, p: TestProject = project): Promise<void> {
-  const before = existsSync(target) ? readFileSync(target, 'utf8') : undefined;
-  const q = JSON.stringify(target);
-  const py = `python3 -c 'import os,sys\np=sys.argv[1]\nos.makedirs(os.path.dirname(p),exist_ok=True) if not os.path.isdir(os.path.dirname(p)) else None\nopen(p,"a").write("planted")' ${q}`;
-  const sh = `sh -c 'printf "%s" planted >> "$1"' sh ${q}`;
-  const swap = `sh -c 'printf planted > "$1.new" && mv -f "$1.new" "$1"' sh ${q}`;
-  for (const command of [py, sh, swap]) {
-    const r = await run(command, p);
-    expect(r.data.sandboxed, command).toBe(true);
-    expect(r.block.is_error, `${target}: ${command}\n${r.text}`).toBe(true);
-    // EROFS/EACCES where the file or folder exists; where it does not, the runtime's placeholder refuses creating it
-    // (a read-only empty folder, or /dev/null where a folder would have to be: EEXIST, ENOTDIR).
-    expect(r.text, command).toMatch(/Read-only file system|Permission denied|Device or resource busy|File exists|Not a directory|Directory nonexistent|Errno (30|13|16|17|20)/);
-    expect(existsSync(target) ? readFileSync(target, 'utf8') : undefined, `${target} after ${command}`).toBe(before);
+/** Writes each target from inside the sandbox three ways, in one sandboxed command; each must fail, the host file unchanged. */
+async function expectRefused(targets: string | readonly string[], p: TestProject = project): Promise<void> {
+  const list = typeof targets === 'string' ? [targets] : targets;
+  const before = list.map((t) => (existsSync(t) ? readFileSync(t, 'utf8') : undefined));
+  // An opaque program (one python for every target), then sh with printf, appending and replacing by rename.
+  const python =
+    `python3 - ${list.map((t) => JSON.stringify(t)).join(' ')} <<'EOF'\nimport os, sys\nfor i, p in enumerate(sys.argv[1:]):\n` +
+    `    try:\n        d = os.path.dirname(p)\n        os.path.isdir(d) or os.makedirs(d, exist_ok=True)\n        open(p, 'a').write('planted')\n        print(f'::py{i}=written')\n` +
+    `    except OSError as e:\n        print(f'::py{i}=refused {e}')\nEOF`;
+  const attempts = list.flatMap((target) => {
+    const q = JSON.stringify(target);
+    return [`sh -c 'printf "%s" planted >> "$1"' sh ${q}`, `sh -c 'printf planted > "$1.new" && mv -f "$1.new" "$1"' sh ${q}`];
+  });
+  const r = await run([python, ...attempts.map((a, i) => `{ ${a}; } 2>&1; echo "::rc${i}=$?"`)].join('\n'), p);
+  expect(r.data.sandboxed).toBe(true);
+  list.forEach((t, i) => expect(r.text, `python writing ${t}`).toContain(`::py${i}=refused`));
+  for (const [i, attempt] of attempts.entries()) {
+    const code = new RegExp(`::rc${i}=(\\d+)`).exec(r.text)?.[1];
+    expect(code, `${attempt}\n${r.text}`).toBeDefined();
+    expect(code, `${attempt}\n${r.text}`).not.toBe('0');
   }
+  // EROFS/EACCES where the file or folder exists; where it does not, the runtime's placeholder refuses creating it
+  // (a read-only empty folder, or /dev/null where a folder would have to be: EEXIST, ENOTDIR).
+  expect(r.text).toMatch(/Read-only file system|Permission denied|Device or resource busy|File exists|Not a directory|Directory nonexistent|Errno (30|13|16|17|20)/);
+  list.forEach((t, i) => expect(existsSync(t) ? readFileSync(t, 'utf8') : undefined, t).toBe(before[i]));
 }
 
 describe.skipIf(!canSandbox)("every repository's metadata stays read-only in the sandbox", () => {
-  const metadata = [
-    '.git/config',
-    '.git/config.worktree',
-    '.git/commondir',
-    '.git/HEAD',
-    '.git/hooks/pre-commit',
-    '.git/hooks/fsmonitor-watchman',
-    '.git/info/attributes',
-    '.git/info/exclude',
-    '.git/objects/info/alternates',
-    '.git/worktrees/wt/gitdir',
-    '.git/worktrees/wt/commondir',
-    '.git/worktrees/wt/config.worktree',
-    '.git/modules/m/config',
-    '.git/modules/m/hooks/post-checkout',
-    'wt/.git',
-    'm/.git',
-    'vendor/lib/.git/config',
-    'vendor/lib/.git/hooks/pre-commit',
-    'vendor/pkg/config',
-    'vendor/pkg/hooks/pre-receive',
-    'vendor/pkg/HEAD',
-    // named by the project's configuration
-    '.githooks/pre-commit',
-    '.githooks/post-checkout',
-    'tools/fsmon.sh',
-    'project.gitconfig',
-  ];
-  for (const rel of metadata) {
-    it(`refuses to write ${rel}`, async () => {
-      await expectRefused(path.join(project.dir, rel));
-    }, 60_000);
+  const metadata: Record<string, readonly string[]> = {
+    "the project's .git": ['.git/config', '.git/config.worktree', '.git/commondir', '.git/HEAD', '.git/hooks/pre-commit', '.git/hooks/fsmonitor-watchman', '.git/info/attributes', '.git/info/exclude', '.git/objects/info/alternates'],
+    'a linked worktree': ['.git/worktrees/wt/gitdir', '.git/worktrees/wt/commondir', '.git/worktrees/wt/config.worktree', 'wt/.git'],
+    'a submodule': ['.git/modules/m/config', '.git/modules/m/hooks/post-checkout', 'm/.git'],
+    'a nested clone': ['vendor/lib/.git/config', 'vendor/lib/.git/hooks/pre-commit', 'vendor/lib/.git/HEAD'],
+    'a bare repository (no .git)': ['vendor/pkg/config', 'vendor/pkg/hooks/pre-receive', 'vendor/pkg/HEAD'],
+    "what the project's configuration names in the working tree": ['.githooks/pre-commit', '.githooks/post-checkout', 'tools/fsmon.sh', 'project.gitconfig'],
+  };
+  for (const [what, rels] of Object.entries(metadata)) {
+    it(`refuses to write ${what}: ${rels.join(', ')}`, async () => {
+      await expectRefused(rels.map((rel) => path.join(project.dir, rel)));
+    }, 120_000);
   }
 
   it("refuses to write the additional working directory's repository", async () => {
-    await expectRefused(path.join(extra, '.git', 'config'));
-    await expectRefused(path.join(extra, '.git', 'hooks', 'pre-commit'));
+    await expectRefused([path.join(extra, '.git', 'config'), path.join(extra, '.git', 'hooks', 'pre-commit')]);
   }, 60_000);
 
   it('a working directory without .git: no repository can be planted there', async () => {
     const p = makeProject({ settings: { sandbox: { enabled: true } } });
     try {
-      await expectRefused(path.join(p.dir, '.git', 'config'));
-      await expectRefused(path.join(p.dir, '.git', 'commondir'));
+      await expectRefused([path.join(p.dir, '.git', 'config'), path.join(p.dir, '.git', 'commondir')]);
       expect(existsSync(path.join(p.dir, '.git', 'config'))).toBe(false);
     } finally {
       await p.cleanup();
@@ -155,8 +142,7 @@ describe.skipIf(!canSandbox)("every repository's metadata stays read-only in the
   it('a working directory inside a repository: its enclosing configuration names hooks inside it, which stay read-only', async () => {
     const pkg = path.join(outer, 'pkg');
     const inPkg = makeProject({ settings: { sandbox: { enabled: true } }, dir: pkg });
-    await expectRefused(path.join(pkg, 'hooks', 'pre-commit'), inPkg);
-    await expectRefused(path.join(pkg, '.git', 'config'), inPkg);
+    await expectRefused([path.join(pkg, 'hooks', 'pre-commit'), path.join(pkg, '.git', 'config')], inPkg);
     const top = await run('git rev-parse --show-toplevel', inPkg);
     expect(top.data.sandboxed).toBe(true);
     expect(top.text).toBe(outer);
@@ -195,11 +181,9 @@ describe.skipIf(!canSandbox)("the runtime's protected files, resolved against th
   const files = ['.bashrc', '.bash_profile', '.zshrc', '.zprofile', '.profile', '.gitconfig', '.gitmodules', '.ripgreprc', '.mcp.json', '.vscode/settings.json', '.idea/workspace.xml', '.claude/settings.json', '.toolgate/settings.json'];
   for (const rel of files) {
     it(`refuses to write ${rel} in the working directory, an additional one and a subfolder where it exists`, async () => {
-      await expectRefused(path.join(project.dir, rel));
-      await expectRefused(path.join(extra, rel));
       const nested = path.join(project.dir, 'sub', rel);
       write(nested, 'original\n');
-      await expectRefused(nested);
+      await expectRefused([path.join(project.dir, rel), path.join(extra, rel), nested]);
     }, 60_000);
   }
 
