@@ -28,7 +28,7 @@ import { interpretExitCode } from './exit-code.js';
 import { detectImageOutput } from './image-output.js';
 import { collapseCarriageReturns, lastLines, readOutputTail, readOutputWindow } from './output-file.js';
 import { detectSandbox } from './sandbox.js';
-import { unsandboxedBecause } from './sandbox-exemptions.js';
+import { sandboxedGitNote, unsandboxedBecause } from './sandbox-exemptions.js';
 import { buildSandboxPolicy } from './sandbox-policy.js';
 import { wrapInSandbox, type SandboxLaunch } from './sandbox-runtime.js';
 import { buildShellScript, quote } from './shell-script.js';
@@ -93,6 +93,8 @@ export async function runBash(
           env.TMPDIR = tmp;
           const policy = await buildSandboxPolicy(context.getAppState().toolPermissionContext, settings.sandbox, tmp);
           if (policy.incomplete !== undefined) notes.push(`(sandbox: ${policy.incomplete})`);
+          const gitNote = sandboxedGitNote(input.command);
+          if (gitNote !== undefined) notes.push(gitNote);
           launch = await wrapInSandbox(`export TMPDIR=${quote(tmp)}; ${script}`, policy, availability, { commandId: toolUseID || input.command.slice(0, 100), commandText: input.command });
         } catch (error) {
           reason = `the sandbox runtime could not start: ${(error as Error).message.split('\n')[0]}`;

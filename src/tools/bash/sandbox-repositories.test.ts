@@ -159,7 +159,7 @@ describe.skipIf(!canSandbox)("every repository's metadata stays read-only in the
     expect(existsSync(path.join(project.dir, 'vendor', 'lib', '.git', 'HEAD'))).toBe(true);
   }, 60_000);
 
-  it('read-only git still works inside; a git command that writes the repository runs outside, and the rest of the project stays writable', async () => {
+  it('read-only git still works inside; git that writes the repository runs outside, alone only; the rest of the project stays writable', async () => {
     const status = await run('git status --short && git log --oneline | wc -l');
     expect(status.data.sandboxed).toBe(true);
     expect(status.block.is_error).toBeUndefined();
@@ -169,6 +169,12 @@ describe.skipIf(!canSandbox)("every repository's metadata stays read-only in the
     expect(git(project.dir, 'log', '--oneline').trim().split('\n')).toHaveLength(2);
     const edit = await run('printf ok > notes.txt && cat notes.txt');
     expect(edit.text).toBe('ok');
+    // git and another program in one command: the other program is not taken out of the sandbox with it.
+    const mixed = await run(`git add notes.txt && python3 -c 'print("after")'`);
+    expect(mixed.data.sandboxed).toBe(true);
+    expect(mixed.block.is_error).toBe(true);
+    expect(mixed.text).toContain('run that git command in a call of its own');
+    expect(git(project.dir, 'status', '--porcelain')).toContain('?? notes.txt');
   }, 60_000);
 });
 
