@@ -8,7 +8,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { markedProcesses, terminateMarked } from '../src/tools/bash/process-marker.js';
+import { markedProcesses, terminateMarked } from '../src/hooks/process-marker.js';
 import { median, round, type Benchmark } from './lib.js';
 
 function timeMs(fn: () => unknown, samples = 30): number {

@@ -2,6 +2,7 @@
  * `toolgate check` end to end through the real CLI: golden cases from Claude Code's documented permission examples
  * (reference/hooks-and-settings.md, Part B), adversarial path cases, and the batch protocol.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -242,6 +243,25 @@ describe('toolgate check (one decision)', () => {
     expect(r.stderr).toContain(bad);
     expect(r.stderr).toContain('permissions.deny[0]');
     expect(r.stdout).toBe('');
+  });
+  it("a project whose .claude/settings.json is a FIFO, /dev/zero or invalid UTF-8: check refuses at once, naming the file (no hang, no 2 GB read)", async () => {
+    const dir = path.join(tmp, 'hostile-proj');
+    const settings = path.join(dir, '.claude', 'settings.json');
+    const shapes: [string, () => void, RegExp][] = [
+      ['fifo', () => execFileSync('mkfifo', [settings]), /not a regular file \(a FIFO\)/],
+      ['/dev/zero', () => fs.symlinkSync('/dev/zero', settings), /not a regular file \(a character device\)/],
+      ['utf-8', () => fs.writeFileSync(settings, Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d])), /not valid UTF-8/],
+    ];
+    for (const [name, make, expected] of shapes) {
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.mkdirSync(path.dirname(settings), { recursive: true });
+      make();
+      const r = await toolgate(['check', '--cwd', dir, '--home', home, '--managed-settings', path.join(tmp, 'none.json'), 'Read', JSON.stringify({ file_path: path.join(dir, 'x') })]);
+      expect(r.code, name).toBe(2);
+      expect(r.stderr, name).toContain(settings);
+      expect(r.stderr, name).toMatch(expected);
+      expect(r.stdout, name).toBe('');
+    }
   });
   it('usage errors exit non-zero', async () => {
     expect((await toolgate(['check'])).code).not.toBe(0);

@@ -2,7 +2,7 @@
  * Everything a settings file says reaches the tools, through the real `toolgate exec` (node + tsx child process),
  * real bash and real bubblewrap: `env`, `sandbox`, `bashOutputMaxChars` and the conversation budget.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { detectSandbox } from '../src/tools/bash/sandbox.js';
@@ -104,5 +104,18 @@ describe.skipIf(!canSandbox)('toolgate exec honours a settings file’s sandbox 
     const host = await exec({ permissions: bypass }, [command]);
     expect(host.results[0]!.content).toContain('wrote');
     expect(existsSync(path.join(outside, 'escaped'))).toBe(true);
+  }, 240_000);
+
+  it("with --cwd elsewhere than the process's directory, the runtime's protected files of the working directory stay read-only", async () => {
+    const names = ['.bashrc', '.bash_profile', '.zshrc', '.zprofile', '.profile', '.gitconfig', '.gitmodules', '.ripgreprc', '.vscode/settings.json', '.idea/x.xml', '.mcp.json'];
+    const bypass = { defaultMode: 'bypassPermissions' };
+    const commands = names.map((n) => `python3 -c 'import os; os.makedirs(os.path.dirname("${n}") or ".", exist_ok=True); open("${n}", "a").write("planted")' 2>&1 | tail -1; echo "exit=$?"`);
+    const r = await exec({ sandbox: { enabled: true }, permissions: bypass }, commands);
+    expect(r.code).toBe(0);
+    for (const [i, n] of names.entries()) {
+      expect(r.results[i]!.content, n).toMatch(/Read-only file system|Permission denied|File exists|Not a directory/);
+      const file = path.join(work, n);
+      expect(existsSync(file) ? readFileSync(file, 'utf8') : '', n).not.toContain('planted');
+    }
   }, 240_000);
 });

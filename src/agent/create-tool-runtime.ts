@@ -43,6 +43,7 @@ import { defaultSessionDir } from './session-dir.js';
 import { startSessionHousekeeping } from './session-start.js';
 import { commandCatalogFor } from './slash-commands.js';
 import { startTelemetry, telemetryEnvironment, type StartedTelemetry } from './telemetry/start.js';
+import { hardLinkWarnings } from '../permissions/hard-links.js';
 import { ToolRun } from './tool-run.js';
 import type { ChildRuntimeOptions, RunEvent, RunInput, RunOptions, RunResult, ToolProvider, ToolRunHandle, ToolRuntime, ToolRuntimeOptions } from './types.js';
 
@@ -101,7 +102,8 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
   const readsFiles = (options.settings?.sources ?? ['user', 'project', 'local', 'managed']).length > 0;
   const grantWriter = readsFiles ? createGrantWriter(where) : undefined;
   const persistRules = options.persistRules ?? (readsFiles ? createRulePersister(where) : undefined);
-  const warnings = [...settings.warnings];
+  // A file a Read deny rule names, with another name elsewhere: said once, at the start (docs/sandbox.md).
+  const warnings = [...settings.warnings, ...hardLinkWarnings(settings.permissionContext)];
   // Skills and custom commands of the setting sources this runtime reads (a readdir or two; files are read later).
   const commands = options.services?.commands ?? commandCatalogFor(options, settings, sessionId, (w) => warnings.includes(w) || warnings.push(w));
   // An embedder's own sink (services.telemetry) wins; otherwise OpenTelemetry when switched on (loaded only then).

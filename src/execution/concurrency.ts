@@ -7,10 +7,16 @@
  */
 export const DEFAULT_MAX_TOOL_USE_CONCURRENCY = 10;
 
-/** The ceiling from the environment, or the default when unset or not a positive integer. */
+/**
+ * The ceiling from the environment — `TOOLGATE_MAX_TOOL_USE_CONCURRENCY`, else Claude Code's
+ * `CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY` — or the default when neither is a positive integer.
+ */
 export function maxToolUseConcurrency(env: NodeJS.ProcessEnv = process.env): number {
-  const n = Number(env.TOOLGATE_MAX_TOOL_USE_CONCURRENCY);
-  return Number.isInteger(n) && n > 0 ? n : DEFAULT_MAX_TOOL_USE_CONCURRENCY;
+  for (const name of ['TOOLGATE_MAX_TOOL_USE_CONCURRENCY', 'CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY']) {
+    const n = Number(env[name]);
+    if (env[name] !== undefined && Number.isInteger(n) && n > 0) return n;
+  }
+  return DEFAULT_MAX_TOOL_USE_CONCURRENCY;
 }
 
 /** Whether a call (concurrency-safe or not) may start while `executing` calls run, `executingUnsafe` of them not safe. */

@@ -14,10 +14,10 @@
  * Cost: one Wu–Manber pass over the text for all the long secrets at once (secret-scanner.ts); nothing is copied when
  * none occurs. `npm run bench -- --filter redaction` measures it.
  */
-import { readFileSync } from 'node:fs';
 import type { MessageParam, ToolResultBlockParam } from '../tool/tool.js';
 import type { ToolSettings, ToolUseContext } from '../tool/tool-use-context.js';
 import { SecretScanner, type SecretPattern } from './secret-scanner.js';
+import { readConfigText } from '../tool/read-config-file.js';
 
 /** The `redaction` key of toolgate's settings: which secrets are replaced by `[REDACTED:NAME]` in tool results. */
 export interface RedactionSettings {
@@ -341,12 +341,11 @@ export function buildRedactor(
   if (Array.isArray(secrets)) for (const value of secrets) entries.push({ label: 'secret', value, named: true });
   else if (secrets !== undefined) for (const [label, value] of Object.entries(secrets)) entries.push({ label, value, named: true });
   for (const file of config.secretFiles ?? []) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch {
-      continue; // a listed file that is not there holds nothing to hide
-    }
+    // A listed file that is not there holds nothing to hide; one that is not a regular file (a FIFO would hang every
+    // run) or is huge is skipped too.
+    const read = readConfigText(file, { lenientUtf8: true });
+    if (read.kind !== 'ok') continue;
+    const text = read.text;
     const label = `file:${file}`;
     entries.push({ label, value: text });
     for (const line of text.split(/\r?\n/)) {

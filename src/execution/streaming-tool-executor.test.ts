@@ -131,6 +131,13 @@ describe('ordering and concurrency', () => {
     expect(maxToolUseConcurrency({})).toBe(10);
   });
 
+  it("honours Claude Code's CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY; toolgate's own name wins when both are set", () => {
+    expect(maxToolUseConcurrency({ CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY: '3' })).toBe(3);
+    expect(maxToolUseConcurrency({ CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY: '3', TOOLGATE_MAX_TOOL_USE_CONCURRENCY: '5' })).toBe(5);
+    expect(maxToolUseConcurrency({ CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY: '3', TOOLGATE_MAX_TOOL_USE_CONCURRENCY: 'x' })).toBe(3);
+    expect(maxToolUseConcurrency({ CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY: '0' })).toBe(10);
+  });
+
   it('yields progress at once, before results, and wakes on progress without polling', async () => {
     const g = gate<void>();
     const grep = makeTestTool('Grep', {

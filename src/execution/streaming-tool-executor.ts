@@ -1,7 +1,8 @@
 /**
  * The StreamingToolExecutor starts tools while the model is still streaming its response. `addTool()` is called as
  * each tool_use block finishes; a tool starts at once when `canExecuteTool()` admits it — nothing is running, or it
- * and everything running are concurrency-safe (up to a ceiling, `TOOLGATE_MAX_TOOL_USE_CONCURRENCY`, default 10).
+ * and everything running are concurrency-safe (up to a ceiling, `TOOLGATE_MAX_TOOL_USE_CONCURRENCY` or
+ * `CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`, default 10).
  * Each tool goes queued → executing → completed → yielded. Progress is handed out as soon as it arrives; results in
  * call order. Context modifiers of serial tools apply at once (the next tool sees them); those of concurrent tools
  * wait until the batch has ended and then apply in call order.
@@ -41,7 +42,7 @@ export type ExecutorUpdate =
   | { readonly type: 'result'; readonly toolUseId: string; readonly outcome: ToolUseOutcome; readonly newContext: ToolUseContext };
 
 export interface StreamingToolExecutorOptions extends Omit<PipelineOptions, 'onProgress'> {
-  /** Most tools running at once (default: `TOOLGATE_MAX_TOOL_USE_CONCURRENCY`, else 10). */
+  /** Most tools running at once (default: `TOOLGATE_MAX_TOOL_USE_CONCURRENCY`, `CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`, else 10). */
   readonly maxConcurrency?: number;
   /** How long a cancelled tool may take to stop before it is answered for (default 3,000 ms). */
   readonly abortGraceMs?: number;

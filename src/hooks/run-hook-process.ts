@@ -1,10 +1,14 @@
 /**
  * Runs one command hook as a child process: its own process group (so a timeout or an abort kills the whole tree,
- * not just the shell), no controlling terminal, JSON on stdin, bounded stdout/stderr capture.
+ * not just the shell), no controlling terminal, JSON on stdin, bounded stdout/stderr capture. Nothing it starts
+ * outlives it: when the hook exits, times out or is aborted, what is left of its group is killed, and so is every
+ * process that left the group (`setsid`, `nohup … &`, a daemon's double fork) but carries the hook's environment
+ * marker (process-marker.ts).
  */
 import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { addSharedAbortListener } from '../tool/shared-abort-listener.js';
+import { markersSupported, PGROUP_ENV, PROCESS_MARKER, signalMarked, terminateMarked } from './process-marker.js';
 import type { CommandHookHandler } from './types.js';
 
 /** What happened to one hook, before its output is interpreted. */
@@ -43,6 +47,14 @@ export function observeHookProcessGroups(next: ProcessGroupObserver | undefined)
   observer = next;
 }
 
+/** Every hook command's marker starts with this; the orphan watchdog ends them too (they carry PROCESS_MARKER). */
+const HOOK_MARKER_PREFIX = `${PROCESS_MARKER}.hook.`;
+let hookSeq = 0;
+/** Markers of hooks whose leftovers may still be running (ended hooks stay until their SIGKILL pass ran). */
+const liveMarkers = new Set<string>();
+/** A process that escaped a SIGTERM may still fork; the SIGKILL pass follows this much later with a fresh scan. */
+const MARKED_KILL_GRACE_MS = 200;
+
 /** Hook process groups outlive us otherwise (they are detached): kill whatever is still running when we exit. */
 function trackGroup(pid: number): void {
   liveGroups.add(pid);
@@ -54,7 +66,14 @@ function trackGroup(pid: number): void {
       killGroup(group);
       observer?.ended(group);
     }
+    if (liveMarkers.size > 0) signalMarked(HOOK_MARKER_PREFIX, 'SIGKILL', { prefix: true });
   });
+}
+
+/** Ends what a hook left behind that left its group: SIGTERM now, SIGKILL to whatever is still there shortly after. */
+function endMarked(marker: string): void {
+  if (!markersSupported) return;
+  void terminateMarked(marker, MARKED_KILL_GRACE_MS).finally(() => liveMarkers.delete(marker));
 }
 
 function untrackGroup(pid: number): void {
@@ -70,6 +89,14 @@ function killGroup(pid: number): void {
     } catch {
       // already gone
     }
+  }
+}
+
+function killGroupOnly(pgid: number): void {
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    // no member left
   }
 }
 
@@ -110,15 +137,19 @@ function spawnHook(file: string, args: string[], opts: ProcessRunOptions): Promi
       resolve({ kind: 'aborted' });
       return;
     }
+    const marker = `${HOOK_MARKER_PREFIX}${++hookSeq}`;
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn(file, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+      child = spawn(file, args, { cwd: opts.cwd, env: { ...opts.env, [PGROUP_ENV]: marker }, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
     } catch (err) {
       resolve({ kind: 'error', message: errorText(err) });
       return;
     }
     const pid = child.pid;
-    if (pid !== undefined) trackGroup(pid);
+    if (pid !== undefined) {
+      liveMarkers.add(marker);
+      trackGroup(pid);
+    }
     let stdout = '';
     let stderr = '';
     let truncated = false;
@@ -141,8 +172,14 @@ function spawnHook(file: string, args: string[], opts: ProcessRunOptions): Promi
     const finishExit = () => {
       if (exit) finish({ kind: 'exited', code: exit.code, signal: exit.signal, stdout, stderr, truncated });
     };
-    const stopAll = () => {
-      if (pid !== undefined) killGroup(pid);
+    let stopped = false;
+    const stopAll = (leaderGone = false) => {
+      if (stopped || pid === undefined) return;
+      stopped = true;
+      // After the leader's exit its pid may be reused: only the group (which keeps the id while it has members).
+      if (leaderGone) killGroupOnly(pid);
+      else killGroup(pid);
+      endMarked(marker);
     };
     const onAbort = () => {
       stopAll();
@@ -172,6 +209,8 @@ function spawnHook(file: string, args: string[], opts: ProcessRunOptions): Promi
     child.on('error', (err) => finish({ kind: 'error', message: errorText(err) }));
     child.on('exit', (code, signal) => {
       exit = { code, signal };
+      // The hook is over: `cmd &` children left in its group and setsid/nohup ones that carry its marker end with it.
+      stopAll(true);
       if (pid !== undefined) untrackGroup(pid);
       graceTimer = setTimeout(finishExit, PIPE_GRACE_MS);
     });

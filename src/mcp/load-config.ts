@@ -9,10 +9,10 @@
  * asked; `disabledMcpjsonServers` always wins. Approvals are read from every settings scope except the committed
  * project file — a repository cannot approve its own servers.
  */
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { defaultManagedSettingsPath } from '../settings/load-settings.js';
+import { parseConfigJson, readConfigText } from '../tool/read-config-file.js';
 import { parseMcpServersObject, type McpConfigProblem, type McpConfigScope, type McpServerConfig } from './config.js';
 
 export type McpApproval = 'approved' | 'pending' | 'rejected';
@@ -163,28 +163,24 @@ function approvalKeys(list: readonly Source[], problems: McpConfigProblem[]): { 
 }
 
 function readJson(file: string, problems: McpConfigProblem[]): unknown {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') problems.push({ file, message: `cannot read: ${code ?? String(error)}` });
+  const read = readConfigText(file);
+  if (read.kind === 'missing') return undefined;
+  if (read.kind === 'error') {
+    problems.push({ file, message: `cannot read: ${read.message}` });
     return undefined;
   }
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text.replace(/^\uFEFF/, '')) as unknown;
-  } catch (error) {
-    problems.push({ file, message: `invalid JSON: ${error instanceof Error ? error.message : String(error)}` });
-    return undefined;
-  }
+  if (read.text.trim() === '') return undefined;
+  return parseJson(read.text, file, problems);
 }
 
 function parseInline(text: string, problems: McpConfigProblem[]): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    problems.push({ file: '--mcp-config (inline JSON)', message: `invalid JSON: ${error instanceof Error ? error.message : String(error)}` });
-    return undefined;
-  }
+  return parseJson(text, '--mcp-config (inline JSON)', problems);
+}
+
+function parseJson(text: string, file: string, problems: McpConfigProblem[]): unknown {
+  const parsed = parseConfigJson(text);
+  if (parsed.ok) return parsed.json;
+  const error = parsed.problem === 'depth' ? parsed.message : parsed.error;
+  problems.push({ file, message: parsed.problem === 'depth' ? parsed.message : `invalid JSON: ${error instanceof Error ? error.message : String(error)}` });
+  return undefined;
 }

@@ -36,6 +36,13 @@ describe('getTools', () => {
     const tools = await getTools(getEmptyToolPermissionContext('/w'), { ...opts, env: { TOOLGATE_SIMPLE: '1' } });
     expect(names(tools).sort()).toEqual(['Bash', 'Edit', 'Read']);
   });
+  it("simple mode also answers to Claude Code's CLAUDE_CODE_SIMPLE", async () => {
+    for (const value of ['1', 'true']) {
+      const tools = await getTools(getEmptyToolPermissionContext('/w'), { ...opts, env: { CLAUDE_CODE_SIMPLE: value } });
+      expect(names(tools).sort()).toEqual(['Bash', 'Edit', 'Read']);
+    }
+    expect(names(await getTools(getEmptyToolPermissionContext('/w'), { ...opts, env: { CLAUDE_CODE_SIMPLE: '0' } })).length).toBeGreaterThan(3);
+  });
   it('removes tools denied as a whole, but not by a deny with content', async () => {
     const tools = await getTools(deny('Write', 'Bash(rm:*)'), opts);
     expect(names(tools)).not.toContain('Write');

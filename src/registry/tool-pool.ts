@@ -10,7 +10,7 @@ import type { AnyTool, Tools } from '../tool/tool.js';
 import { getAllBaseTools, type GetAllBaseToolsOptions } from './base-tools.js';
 import { applyToolDeferral, parseToolSearchMode } from './tool-search-mode.js';
 
-/** The tools of simple mode (`TOOLGATE_SIMPLE=1`). */
+/** The tools of simple mode (`TOOLGATE_SIMPLE=1`, or Claude Code's `CLAUDE_CODE_SIMPLE=1`). */
 export const SIMPLE_MODE_TOOLS: readonly string[] = ['Bash', 'Read', 'Edit'];
 
 export interface ToolPoolOptions extends GetAllBaseToolsOptions {
@@ -32,7 +32,7 @@ function isTruthyEnv(value: string | undefined): boolean {
 export async function getTools(permissionContext: ToolPermissionContext, options: ToolPoolOptions = {}): Promise<Tools> {
   const env = options.env ?? process.env;
   let tools: AnyTool[] = [...(await getAllBaseTools(options)), ...(options.sessionTools ?? [])];
-  if (isTruthyEnv(env.TOOLGATE_SIMPLE)) tools = tools.filter((t) => SIMPLE_MODE_TOOLS.includes(t.name));
+  if (isTruthyEnv(env.TOOLGATE_SIMPLE) || isTruthyEnv(env.CLAUDE_CODE_SIMPLE)) tools = tools.filter((t) => SIMPLE_MODE_TOOLS.includes(t.name));
   tools = filterToolsByDenyRules(tools, permissionContext);
   return dedupeByName(tools.filter((t) => t.isEnabled()), options.onDuplicate);
 }

@@ -18,6 +18,7 @@ import { formatPermissionRule, parsePermissionRule, validatePermissionRule } fro
 import { parseExpiry, type PermissionUpdateSink } from '../permissions/permission-updates.js';
 import { isRuleExpired } from '../permissions/rule-expiry.js';
 import { loadSettings, type LoadSettingsOptions } from './load-settings.js';
+import { parseConfigJson, readConfigText } from '../tool/read-config-file.js';
 
 export type GrantDestination = Exclude<PermissionUpdateDestination, 'session'>;
 
@@ -57,22 +58,18 @@ type Json = Record<string, unknown>;
 
 /** Read-modify-write of one settings file, keeping other keys and the file's indentation; atomic rename. */
 export function editSettingsFile(file: string, mutate: (settings: Json) => boolean): boolean {
-  let text: string | undefined;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new GrantError(`cannot read ${file}: ${(error as Error).message}`);
-  }
+  const read = readConfigText(file);
+  if (read.kind === 'error') throw new GrantError(`cannot read ${file}: ${read.message}; not changed`);
+  const text = read.kind === 'ok' ? read.text : undefined;
   let settings: Json = {};
   if (text !== undefined && text.trim() !== '') {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text.replace(/^\uFEFF/, ''));
-    } catch (error) {
-      throw new GrantError(`${file} is not valid JSON (${(error as Error).message}); not changed`);
+    const parsed = parseConfigJson(text);
+    if (!parsed.ok) {
+      const why = parsed.problem === 'depth' ? parsed.message : (parsed.error as Error).message;
+      throw new GrantError(`${file} is not valid JSON (${why}); not changed`);
     }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new GrantError(`${file} is not a JSON object; not changed`);
-    settings = parsed as Json;
+    if (parsed.json === null || typeof parsed.json !== 'object' || Array.isArray(parsed.json)) throw new GrantError(`${file} is not a JSON object; not changed`);
+    settings = parsed.json as Json;
   }
   if (!mutate(settings)) return false;
   const indent = text === undefined ? 2 : (/^([ \t]+)"/m.exec(text)?.[1] ?? '  ');

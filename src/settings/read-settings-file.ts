@@ -2,13 +2,13 @@
  * One settings file, read and checked: JSON syntax errors with line and column, wrong types by key, malformed rules by
  * key, index and text. A missing file is not an error (most scopes have none); an unknown key is a warning.
  */
-import fs from 'node:fs';
 import type { PermissionBehavior, PermissionMode, PermissionRule, PermissionRuleSource } from '../tool/permission-types.js';
 import { PERMISSION_MODES } from '../tool/permission-types.js';
 import { tryParsePermissionRule, validatePermissionRule } from '../permissions/permission-rule.js';
 import { formatPermissionRule } from '../permissions/permission-rule.js';
 import { parseExpiry } from '../permissions/permission-updates.js';
 import { locateJsonError } from './locate-json-error.js';
+import { parseConfigJson, readConfigText } from '../tool/read-config-file.js';
 import { KNOWN_PERMISSION_KEYS, KNOWN_TOP_LEVEL_KEYS } from './settings-keys.js';
 
 /** A problem in a settings file: the file, the key and what is wrong. */
@@ -64,23 +64,19 @@ export function readSettingsFile(options: ReadOptions): ReadResult {
   if (inline) {
     text = file;
   } else {
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') return { errors: [], warnings: [] };
-      return { errors: [{ file, message: `cannot read settings file: ${code === 'EISDIR' ? 'it is a directory' : (code ?? String(error))}` }], warnings: [] };
-    }
+    const read = readConfigText(file);
+    if (read.kind === 'missing') return { errors: [], warnings: [] };
+    if (read.kind === 'error') return { errors: [{ file, message: `cannot read settings file: ${read.message}` }], warnings: [] };
+    text = read.text;
   }
   const label = inline ? '--settings (inline JSON)' : file;
   if (text.trim() === '') return { content: emptyContent(options.source, label), errors: [], warnings: [] };
-  let json: unknown;
-  try {
-    json = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch (error) {
-    return { errors: [{ file: label, message: `invalid JSON: ${describeJsonError(error, text)}` }], warnings: [] };
+  const parsed = parseConfigJson(text);
+  if (!parsed.ok) {
+    if (parsed.problem === 'depth') return { errors: [{ file: label, key: parsed.key, message: parsed.message }], warnings: [] };
+    return { errors: [{ file: label, message: `invalid JSON: ${describeJsonError(parsed.error, text)}` }], warnings: [] };
   }
-  return checkSettings(json, { ...options, file: label });
+  return checkSettings(parsed.json, { ...options, file: label });
 }
 
 function emptyContent(source: PermissionRuleSource, file: string): SettingsFileContent {

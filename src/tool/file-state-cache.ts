@@ -26,6 +26,11 @@ export interface FileReadRecord {
   readonly timestamp: number;
   /** The decoded text as read, kept for full reads so that a stale-file error can show what changed. */
   readonly content?: string;
+  /**
+   * The file holds changes made on disk that the model has not read: an Edit applied over them (its old_string still
+   * matched once). Further Edits may go ahead; a whole-file write (Write, NotebookEdit) needs a fresh read first.
+   */
+  readonly unseenChanges?: boolean;
 }
 
 export interface FileStateCacheOptions {

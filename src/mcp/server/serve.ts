@@ -1,21 +1,25 @@
 /**
- * `toolgate mcp serve` transports. stdio: one client on stdin/stdout (nothing else may write to stdout). HTTP:
+ * `toolgate mcp serve` transports. stdio: one client on stdin/stdout (nothing else may write to stdout), through a
+ * transport that survives a hostile client (guarded-stdio-transport.ts). HTTP:
  * streamable HTTP on 127.0.0.1 only, every request carrying `Authorization: Bearer <token>` (401 otherwise), one MCP
  * session per client, the Host header checked against the address served (DNS rebinding).
  */
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { GuardedStdioTransport, type GuardedStdioOptions } from './guarded-stdio-transport.js';
 import { ToolgateMcpServer, type ToolServerOptions } from './tool-server.js';
 
 /** Serves the tool pool as an MCP server on stdin/stdout (`toolgate mcp serve`), behind the permission engine. */
-export async function serveStdio(options: ToolServerOptions = {}): Promise<{ readonly closed: Promise<void>; close(): Promise<void> }> {
+export async function serveStdio(options: ToolServerOptions & GuardedStdioOptions = {}): Promise<{ readonly closed: Promise<void>; close(): Promise<void> }> {
   const tools = await ToolgateMcpServer.create(options);
+  sayWarnings(tools, options.log);
   const server = tools.createServer();
-  const transport = new StdioServerTransport();
+  // Not the SDK's StdioServerTransport: a hostile client must get an error for an oversized or broken line, not a
+  // silent end or a stall, and closing its end must shut down cleanly (guarded-stdio-transport.ts).
+  const transport = new GuardedStdioTransport(process.stdin, process.stdout, options);
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
   let closing: Promise<void> | undefined;
@@ -25,11 +29,15 @@ export async function serveStdio(options: ToolServerOptions = {}): Promise<{ rea
       await tools.dispose();
       resolveClosed();
     })());
+  // The client went away (stdin's end, or its end of stdout gone): stop, ending every tool call and background task.
   server.onclose = () => void close();
-  // The client went away (stdin closed): stop, ending every tool call and background task.
-  process.stdin.once('end', () => void close());
   await server.connect(transport);
   return { closed, close };
+}
+
+/** What the runtime found odd at its start (settings, hard links to denied files): stdout belongs to the protocol. */
+function sayWarnings(tools: ToolgateMcpServer, log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): void {
+  for (const warning of tools.runtime.warnings) log(`toolgate mcp serve: warning: ${warning}`);
 }
 
 /** The port and bearer token of `serveHttp`, beside the server's options. */
@@ -53,6 +61,7 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
   const token = options.token && options.token.length > 0 ? options.token : randomBytes(32).toString('base64url');
   const expected = Buffer.from(`Bearer ${token}`);
   const tools = await ToolgateMcpServer.create(options);
+  sayWarnings(tools);
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   let allowedHosts: string[] = [];
 

@@ -213,6 +213,10 @@ export function checkBashPermission(command: string, ctx: ToolPermissionContext,
       const rules = [...new Set(used.map((u) => u.rule.text))].join(', ');
       return { behavior: 'allow', decisionReason: trace('allowRule', `every subcommand is allowed (${rules}) or read-only${writeNote}`, first.rule, first.sub.text) };
     }
+    const edit = paths.acceptedEdit;
+    if (edit) {
+      return { behavior: 'allow', decisionReason: { layer: 'mode', reason: `${edit.reason}${writeNote}`, subcommand: edit.subcommand } };
+    }
     if (write) {
       const decided = write.result.decisionReason ?? trace('toolCheck', `writing ${write.path} is allowed`);
       return { behavior: 'allow', decisionReason: { ...decided, reason: `${decided.reason} (redirect in "${short(write.subcommand)}"); the commands themselves are read-only`, subcommand: write.subcommand } };

@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import { resolve, sep } from 'node:path';
 import type { PermissionResult, ToolPermissionContext } from '../../tool/permission-types.js';
 import type { BashPermissionDeps, SimpleCommand } from './types.js';
+import { acceptEditsCommand } from './accept-edits.js';
 import { classifySubcommand, type CommandVerdict } from './classify.js';
 import { nextCwdState, resolveArgPath, WorkingDirs, type CwdState } from './paths.js';
 import { HARMLESS_WRITE_TARGETS } from './read-only.js';
@@ -14,7 +15,7 @@ import { gitRepositoryCheck, ownRepositories, type GitRepo } from './git-repo.js
 
 export interface SubcommandFacts {
   readonly verdict: CommandVerdict;
-  /** Read-only and every path it reads is fine. */
+  /** Read-only and every path it reads is fine, or a filesystem command acceptEdits mode accepts. */
   readonly autoAllowed: boolean;
   readonly reason?: string;
 }
@@ -28,6 +29,8 @@ export interface PathFacts {
   readonly critical?: { readonly reason: string; readonly subcommand: string };
   /** A program that reads configuration or hooks from where it runs, run after a `cd` away from the project root. */
   readonly foreignConfig?: { readonly reason: string; readonly subcommand: string };
+  /** The first subcommand acceptEdits mode accepted (`mkdir`, `touch`, `mv`, `cp` inside the working directories). */
+  readonly acceptedEdit?: { readonly reason: string; readonly subcommand: string };
   readonly facts: Map<SimpleCommand, SubcommandFacts>;
 }
 
@@ -115,6 +118,7 @@ export function collectPathFacts(subs: readonly SimpleCommand[], ctx: ToolPermis
   let critical: PathFacts['critical'];
   let foreignConfig: PathFacts['foreignConfig'];
   let ownRepos: readonly GitRepo[] | undefined;
+  let acceptedEdit: PathFacts['acceptedEdit'];
 
   for (const sub of subs) {
     for (const r of sub.redirects) {
@@ -177,8 +181,16 @@ export function collectPathFacts(subs: readonly SimpleCommand[], ctx: ToolPermis
         }
       }
     }
-    facts.set(sub, { verdict, autoAllowed: verdict.readOnly && reason === undefined, reason });
+    let accepted = false;
+    if (!verdict.readOnly && ctx.mode === 'acceptEdits') {
+      const edit = acceptEditsCommand(sub, { state, home, workingDirs, checkWritePath: deps.checkWritePath, checkReadPath: deps.checkReadPath });
+      if (edit?.accepted) {
+        accepted = true;
+        acceptedEdit ??= { reason: edit.reason, subcommand: sub.text };
+      } else if (edit !== undefined) reason = edit.reason;
+    }
+    facts.set(sub, { verdict, autoAllowed: accepted || (verdict.readOnly && reason === undefined), reason });
     if (verdict.cd) state = nextCwdState(state, verdict.cd.target, home, sub.cdCertain);
   }
-  return { writeAsk, writeAllowed, unknownTarget, critical, foreignConfig, facts };
+  return { writeAsk, writeAllowed, unknownTarget, critical, foreignConfig, acceptedEdit, facts };
 }

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { PERMISSION_MODES, type PermissionMode } from '../../tool/permission-types.js';
+import { readConfigText } from '../../tool/read-config-file.js';
 
 export interface AgentDefinition {
   readonly agentType: string;
@@ -121,8 +122,13 @@ function readFolder(dir: string, source: 'user' | 'project', errors: string[]): 
   const out: AgentDefinition[] = [];
   for (const name of names) {
     const file = path.join(dir, name);
+    const read = readConfigText(file);
+    if (read.kind !== 'ok') {
+      if (read.kind === 'error') errors.push(`${file}: ${read.message}`);
+      continue;
+    }
     try {
-      out.push(parseAgentMarkdown(fs.readFileSync(file, 'utf8'), file, source));
+      out.push(parseAgentMarkdown(read.text, file, source));
     } catch (error) {
       errors.push(error instanceof AgentDefinitionError ? error.message : `${file}: ${(error as Error).message}`);
     }

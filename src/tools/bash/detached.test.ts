@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BashOutput } from './bash-output.js';
 import { BashTool } from './index.js';
-import { markedProcesses, PGROUP_ENV, PROCESS_MARKER } from './process-marker.js';
+import { markedProcesses, PGROUP_ENV, PROCESS_MARKER } from '../../hooks/process-marker.js';
 import { callTool, makeProject, processesWithMarker, waitFor, type TestProject } from './test-helpers/project.js';
 
 let project: TestProject;

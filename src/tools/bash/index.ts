@@ -15,9 +15,9 @@ import {
 } from './bash-settings.js';
 import { mapBashOutput, type BashOutput } from './bash-output.js';
 import { BASH_DESCRIPTION_FIELD, BASH_TOOL_NAME, bashPrompt } from './prompt.js';
-import { excludedCommand } from './command-facts.js';
 import { runBash, type BashProgress } from './run-bash.js';
 import { uninterruptibleSubcommand } from './interrupt-behavior.js';
+import { repositoryWriter, unsandboxedBecause } from './sandbox-exemptions.js';
 import { detectSandbox } from './sandbox.js';
 
 export const bashInputSchema = z.object({
@@ -77,7 +77,9 @@ export function validateBashInput(input: BashToolInput, context: ToolUseContext)
 async function runsSandboxed(input: BashToolInput, context: ToolUseContext): Promise<boolean> {
   const sandbox = context.options.settings.sandbox;
   if (sandbox?.enabled !== true || sandbox.autoAllowBashIfSandboxed === false) return false;
-  if (input.dangerouslyDisableSandbox === true || excludedCommand(input.command, sandbox.excludedCommands) !== undefined) return false;
+  // A git command that writes the repository is never approved for being sandboxed: it runs outside (or, when
+  // nothing may run outside, fails inside), and the engine decides it like any other command.
+  if (unsandboxedBecause(input, sandbox) !== undefined || repositoryWriter(input.command) !== undefined) return false;
   return (await detectSandbox()).available;
 }
 

@@ -4,7 +4,7 @@
  * group, in its own session (no terminal signal reaches it), reading lines from a pipe whose other end only we hold:
  * `+ PGID` when a group starts, `- PGID` when it ends. End of file on that pipe means we are gone, however we went:
  * it sends SIGTERM to every group still listed and to every process whose environment carries this process's marker
- * (`setsid` children and their daemons, see process-marker.ts), waits a grace period, sends SIGKILL, and exits.
+ * (`setsid` children and their daemons, see src/hooks/process-marker.ts), waits a grace period, sends SIGKILL, and exits.
  *
  * It never keeps the event loop alive (child and pipe are unref'd). After a normal exit it still gets EOF: the groups
  * are gone by then (the exit hook killed them and told it so), and what it ends is only what carries our marker — the
@@ -16,7 +16,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { PGROUP_ENV, PROCESS_MARKER, spareProcess } from './process-marker.js';
+import { PGROUP_ENV, PROCESS_MARKER, spareProcess } from '../../hooks/process-marker.js';
 
 /** Seconds between the SIGTERM and the SIGKILL once the owner is gone. */
 const GRACE_SECONDS = '1';

@@ -1,12 +1,12 @@
 /**
  * Process groups: every command is the leader of its own group (spawned detached → setsid), so one signal reaches
  * everything it started — pipelines, subshells, `&` children — except processes that leave the group on purpose
- * (`setsid`, daemons: those are found by their environment marker, process-marker.ts). The module also remembers
+ * (`setsid`, daemons: those are found by their environment marker, src/hooks/process-marker.ts). The module also remembers
  * every group still alive and kills them all if the Node process exits, so a crash or a forgotten `shutdown()` leaves
  * no orphans behind; a death that runs no handler at all (SIGKILL) is the orphan watchdog's (orphan-watchdog.ts).
  */
 import { unwatchGroup, unwatchGroupsSync, watchGroup } from './orphan-watchdog.js';
-import { PROCESS_MARKER, signalMarked } from './process-marker.js';
+import { PROCESS_MARKER, signalMarked } from '../../hooks/process-marker.js';
 
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;

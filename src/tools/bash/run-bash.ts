@@ -23,12 +23,13 @@ import {
 import { backgroundLine, formatOutputBody, type BashOutput } from './bash-output.js';
 import { buildChildEnv } from './child-env.js';
 import { withGitSafetyConfig } from './git-safety-env.js';
-import { excludedCommand, lastArgv, timeoutDisposition } from './command-facts.js';
+import { lastArgv, timeoutDisposition } from './command-facts.js';
 import { settleCwd, startCwd } from './cwd-tracking.js';
 import { interpretExitCode } from './exit-code.js';
 import { detectImageOutput } from './image-output.js';
 import { collapseCarriageReturns, lastLines, readOutputTail, readOutputWindow } from './output-file.js';
 import { detectSandbox } from './sandbox.js';
+import { sandboxedGitNote, unsandboxedBecause } from './sandbox-exemptions.js';
 import { buildSandboxPolicy } from './sandbox-policy.js';
 import { wrapInSandbox, type SandboxLaunch } from './sandbox-runtime.js';
 import { buildShellScript, mayChangeFunctions, quote } from './shell-script.js';
@@ -93,11 +94,9 @@ export async function runBash(
   let prepared: ReturnType<typeof prepare> | undefined;
   let launch: SandboxLaunch | undefined;
   if (settings.sandbox?.enabled === true) {
-    const excluded = excludedCommand(input.command, settings.sandbox.excludedCommands);
-    if (input.dangerouslyDisableSandbox === true) {
-      notes.push('(ran outside the sandbox: dangerouslyDisableSandbox)');
-    } else if (excluded !== undefined) {
-      notes.push(`(ran outside the sandbox: "${excluded}" is in sandbox.excludedCommands)`);
+    const outside = unsandboxedBecause(input, settings.sandbox);
+    if (outside !== undefined) {
+      notes.push(`(ran outside the sandbox: ${outside})`);
     } else {
       const availability = await detectSandbox();
       let reason = availability.available ? undefined : availability.reason;
@@ -105,7 +104,10 @@ export async function runBash(
         try {
           const tmp = sessionTempDirectory(context);
           env.TMPDIR = tmp;
-          const policy = buildSandboxPolicy(context.getAppState().toolPermissionContext, settings.sandbox, tmp);
+          const policy = await buildSandboxPolicy(context.getAppState().toolPermissionContext, settings.sandbox, tmp);
+          if (policy.incomplete !== undefined) notes.push(`(sandbox: ${policy.incomplete})`);
+          const gitNote = sandboxedGitNote(input.command);
+          if (gitNote !== undefined) notes.push(gitNote);
           prepared = prepare(true);
           const script = buildShellScript(input.command, prepared.script);
           launch = await wrapInSandbox(`export TMPDIR=${quote(tmp)}; ${script}`, policy, availability, { commandId: toolUseID || input.command.slice(0, 100), commandText: input.command });

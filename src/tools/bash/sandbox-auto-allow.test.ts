@@ -55,6 +55,27 @@ describe.skipIf(!canSandbox)('sandbox.autoAllowBashIfSandboxed', () => {
   });
 });
 
+describe.skipIf(!canSandbox)('git commands that write the repository', () => {
+  // The sandbox keeps .git read-only: such a command runs outside it, so being sandboxed approves nothing.
+  it('are never approved for being sandboxed; read-only git still is allowed as read-only', async () => {
+    for (const command of ['git commit -m x', 'git fetch', 'git checkout -b x', 'git -c core.fsmonitor=x status', 'git config core.hooksPath h', 'sudo git pull', "bash -c 'git gc'", 'env GIT_DIR=.git git init']) {
+      const d = await decide(command, { enabled: true });
+      expect(d.behavior, command).toBe('ask');
+      expect(d.decisionReason?.reason ?? '', command).not.toContain('autoAllowBashIfSandboxed');
+    }
+    expect((await decide('git status', { enabled: true })).behavior).toBe('allow');
+    expect((await decide('git log --oneline -3', { enabled: true })).behavior).toBe('allow');
+    // Other unknown commands are still approved for being sandboxed.
+    expect((await decide('python3 build.py && echo git commit', { enabled: true })).behavior).toBe('allow');
+  });
+
+  it('an allow rule still allows one (it then runs outside the sandbox)', async () => {
+    const p = makeProject({ settings: { sandbox: { enabled: true } }, rules: { alwaysAllowRules: [bashRule('allow', 'git commit:*')] } });
+    projects.push(p);
+    expect((await hasPermissionsToUseTool(BashTool, { command: 'git commit -m x' }, p.context)).behavior).toBe('allow');
+  });
+});
+
 function makeTracked(sandbox: SandboxSettings): TestProject {
   const p = makeProject({ settings: { sandbox } });
   projects.push(p);

@@ -4,7 +4,8 @@
  * - read: every Read deny rule (and Glob/Grep/… deny rules) becomes an unreadable path, plus `sandbox.filesystem.denyRead`;
  * - write: the working directories, the session temp folder, directories an `Edit(…/**)` allow rule names, and
  *   `sandbox.filesystem.allowWrite` — minus Edit/Write deny rules, `sandbox.filesystem.denyWrite` and the paths through
- *   which a command could plant code that runs later (`.git/hooks`, `.git/config`, `.claude`…);
+ *   which a command could plant code that the host runs later: every repository's metadata, `.claude`, `.bashrc`…
+ *   (sandbox-protected-paths.ts), resolved against every working directory, not the process's;
  * - network: the hosts `WebFetch(domain:…)` allow rules and `sandbox.network.allowedDomains` name, minus the denied ones.
  */
 import os from 'node:os';
@@ -14,7 +15,7 @@ import { caseFoldGlob, compilePathPatternVariants, type CompiledPathPattern } fr
 import { workingDirectories } from '../../permissions/paths.js';
 import type { PermissionRule, ToolPermissionContext } from '../../tool/permission-types.js';
 import type { SandboxSettings } from './bash-settings.js';
-import { PROTECTED_RELATIVE_PATHS } from './sandbox.js';
+import { scanProtectedPaths } from './sandbox-protected-paths.js';
 
 export interface SandboxNetworkPolicy {
   /** `unrestricted`: the legacy `allowNetwork: true`; otherwise only these hosts, through the proxy. */
@@ -28,13 +29,15 @@ export interface SandboxPolicy {
   readonly allowWrite: readonly string[];
   readonly denyWrite: readonly string[];
   readonly network: SandboxNetworkPolicy;
+  /** What the look for repositories could not cover (too many folders), for the command's notes. */
+  readonly incomplete?: string;
 }
 
 const READ_RESTRICT_TOOLS = new Set(['Read', 'Glob', 'Grep', 'LSP', 'NotebookRead']);
 const WRITE_RESTRICT_TOOLS = new Set(['Edit', 'Write', 'NotebookEdit', 'MultiEdit']);
 const GLOB_CHARS = /[*?[\\]/;
 
-export function buildSandboxPolicy(ctx: ToolPermissionContext, settings: SandboxSettings, sessionTmpDir: string): SandboxPolicy {
+export async function buildSandboxPolicy(ctx: ToolPermissionContext, settings: SandboxSettings, sessionTmpDir: string): Promise<SandboxPolicy> {
   const home = ctx.homeDir ?? os.homedir();
   const dirs = workingDirectories(ctx);
   const expand = (p: string) => (p === '~' ? home : p.startsWith('~/') ? path.join(home, p.slice(2)) : path.resolve(ctx.cwd, p));
@@ -53,7 +56,8 @@ export function buildSandboxPolicy(ctx: ToolPermissionContext, settings: Sandbox
   for (const p of settings.filesystem?.allowWrite ?? []) allowWrite.add(expand(p));
 
   const denyWrite = new Set<string>();
-  for (const dir of dirs) for (const rel of PROTECTED_RELATIVE_PATHS) denyWrite.add(path.join(dir, rel));
+  const scan = await scanProtectedPaths({ workingDirs: dirs, writableRoots: [...allowWrite], home });
+  for (const p of scan.paths) denyWrite.add(p);
   for (const pattern of compiled(ctx.alwaysDenyRules, WRITE_RESTRICT_TOOLS, ctx)) {
     // The runtime takes literal write denies only; a glob deny is still enforced by the engine for Edit/Write.
     if (!pattern.segments.some((s) => GLOB_CHARS.test(s) || s === '**')) denyWrite.add(`/${pattern.segments.join('/')}`);
@@ -65,6 +69,7 @@ export function buildSandboxPolicy(ctx: ToolPermissionContext, settings: Sandbox
     allowWrite: [...allowWrite],
     denyWrite: [...denyWrite],
     network: networkPolicy(ctx, settings),
+    ...(scan.incomplete !== undefined ? { incomplete: scan.incomplete } : {}),
   };
 }
 

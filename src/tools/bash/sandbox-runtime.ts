@@ -10,7 +10,7 @@
  * alive after the last command.
  */
 import type { SandboxManager as SandboxManagerType, SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
-import { PGROUP_ENV, PROCESS_MARKER } from './process-marker.js';
+import { PGROUP_ENV, PROCESS_MARKER } from '../../hooks/process-marker.js';
 import type { SandboxAvailability } from './sandbox.js';
 import type { SandboxNetworkPolicy, SandboxPolicy } from './sandbox-policy.js';
 

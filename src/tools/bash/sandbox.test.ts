@@ -139,7 +139,7 @@ describe.skipIf(!canSandbox)('the sandbox enforces the rules (bubblewrap through
     expect(none.text).not.toContain('hello from');
   });
 
-  it('keeps .git/hooks, .git/config and settings folders read-only inside the working directory', async () => {
+  it('keeps .git and settings folders read-only inside the working directory', async () => {
     mkdirSync(path.join(project.dir, '.git', 'hooks'), { recursive: true });
     writeFileSync(path.join(project.dir, '.git', 'config'), '[core]\n');
     mkdirSync(path.join(project.dir, '.claude'));
@@ -149,7 +149,9 @@ describe.skipIf(!canSandbox)('the sandbox enforces the rules (bubblewrap through
     expect((await run('echo "[core] hooksPath=/x" >> .git/config')).block.is_error).toBe(true);
     expect(readFileSync(path.join(project.dir, '.git', 'config'), 'utf8')).toBe('[core]\n');
     expect((await run('echo {} > .claude/settings.json')).block.is_error).toBe(true);
-    expect((await run('echo fine > .git/notes.txt && cat .git/notes.txt')).text).toBe('fine');
+    // The whole of .git, not only hooks and config (sandbox-repositories.test.ts goes through every file).
+    expect((await run('echo no > .git/notes.txt')).block.is_error).toBe(true);
+    expect((await run('echo fine > notes.txt && cat notes.txt')).text).toBe('fine');
   });
 
   it('runs outside the sandbox with dangerouslyDisableSandbox or an excluded command, and says so', async () => {

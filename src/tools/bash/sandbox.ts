@@ -22,15 +22,6 @@ export type SandboxAvailability =
     }
   | { readonly available: false; readonly reason: string };
 
-/** Relative to each writable directory: what must stay read-only so a command cannot plant code that runs later. */
-export const PROTECTED_RELATIVE_PATHS: readonly string[] = [
-  '.git/hooks',
-  '.git/config',
-  '.claude',
-  '.toolgate',
-  '.mcp.json',
-];
-
 let probe: Promise<SandboxAvailability> | undefined;
 
 /** Cached per process. `refresh` probes again (after installing bubblewrap, in tests). */

@@ -26,7 +26,7 @@ import path from 'node:path';
 import { redactorFor, secretEnvNames } from '../../execution/redaction.js';
 import type { ToolSettings, ToolUseContext } from '../../tool/tool-use-context.js';
 import { DEFAULT_SECRET_ENV_PATTERNS } from './bash-settings.js';
-import { PGROUP_ENV } from './process-marker.js';
+import { PGROUP_ENV } from '../../hooks/process-marker.js';
 
 export interface ShellEntry<T> {
   readonly value: T;

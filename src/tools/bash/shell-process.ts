@@ -8,7 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { groupAlive, signalGroup, terminateGroup, trackGroup, untrackGroup } from './process-group.js';
-import { PGROUP_ENV, PROCESS_MARKER, signalMarked, terminateMarked } from './process-marker.js';
+import { PGROUP_ENV, PROCESS_MARKER, signalMarked, terminateMarked } from '../../hooks/process-marker.js';
 import { MAX_STATE_FILE_BYTES, parseShellStateRecords, type ShellCapture } from './session-env.js';
 import { buildShellScript, type ShellScriptOptions } from './shell-script.js';
 
@@ -60,7 +60,7 @@ export class ShellProcess {
   readonly startedAt = Date.now();
   readonly exited: Promise<ShellExit>;
   readonly sandboxed: boolean;
-  /** `TOOLGATE_PGROUP` of this command and of everything it starts, `setsid` or not (process-marker.ts). */
+  /** `TOOLGATE_PGROUP` of this command and of everything it starts, `setsid` or not (src/hooks/process-marker.ts). */
   readonly marker: string;
   #child: ChildProcess;
   #pid: number | undefined;

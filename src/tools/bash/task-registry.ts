@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { NotificationQueue } from '../../tool/notification-queue.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import { DEFAULT_KILL_GRACE_MS } from './bash-settings.js';
-import { PROCESS_MARKER, terminateMarked } from './process-marker.js';
+import { PROCESS_MARKER, terminateMarked } from '../../hooks/process-marker.js';
 import type { KillReason, ShellExit, ShellProcess } from './shell-process.js';
 import { taskNotification } from './task-notification.js';
 

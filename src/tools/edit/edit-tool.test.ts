@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import { ReadTool } from '../read/read-tool.js';
+import { WriteTool } from '../write/write-tool.js';
 import { makeContext, makeTempDir, runTool } from '../shared/test-helpers/run-tool.js';
 import type { EditOutput } from './edit-output.js';
 import { EditTool } from './edit-tool.js';
@@ -151,7 +152,58 @@ describe('Edit after an external change', () => {
       `The file ${file} has been updated (note: the file had been modified on disk since you last read it — the edit applied cleanly, but the file contains other changes not in your context. Read it before edits that depend on surrounding content.). Here's the result`,
     );
     expect(fs.readFileSync(file, 'utf8')).toBe('ALPHA (changed by a formatter)\nbeta\ndelta\n');
-    expect(ctx.readFileState.get(file)?.partial).toBe(true);
+    expect(ctx.readFileState.get(file)?.unseenChanges).toBe(true);
+  });
+
+  // The class: after a read of the whole file, no later refusal says the file was not (fully) read.
+  it('Read, external change, Edit, Edit: both apply, and nothing claims the file was not read', async () => {
+    const file = write('alpha\nbeta\ngamma\ndelta\n');
+    const ctx = await readFirst(file);
+    fs.writeFileSync(file, 'ALPHA\nbeta\ngamma\ndelta\n');
+    const first = await edit(ctx, { file_path: file, old_string: 'beta', new_string: 'BETA' });
+    const second = await edit(ctx, { file_path: file, old_string: 'gamma', new_string: 'GAMMA' });
+    const third = await edit(ctx, { file_path: file, old_string: 'delta', new_string: 'DELTA', replace_all: true });
+    for (const r of [first, second, third]) {
+      expect(r.isError).toBe(false);
+      expect(r.text).not.toContain('has not been read');
+      expect(r.text).toContain('the file contains other changes not in your context');
+    }
+    expect(fs.readFileSync(file, 'utf8')).toBe('ALPHA\nBETA\nGAMMA\nDELTA\n');
+  });
+
+  it('a second external change between the Edits is judged afresh: refused as stale when old_string no longer matches once', async () => {
+    const file = write('one\ntwo\nthree\n');
+    const ctx = await readFirst(file);
+    fs.writeFileSync(file, 'ONE\ntwo\nthree\n');
+    expect((await edit(ctx, { file_path: file, old_string: 'two', new_string: '2' })).isError).toBe(false);
+    fs.writeFileSync(file, 'ONE\n2\n');
+    const r = await edit(ctx, { file_path: file, old_string: 'three', new_string: '3' });
+    expect(r.isError).toBe(true);
+    expect(r.text).toContain('File has been modified since read');
+    expect(r.text).toContain('-three');
+    expect(r.text).not.toContain('has not been read');
+  });
+
+  it('a window read of a version the model edited keeps it read; Write after unseen changes is refused as stale, not as unread', async () => {
+    const file = write(Array.from({ length: 50 }, (_, i) => `line ${i + 1}`).join('\n') + '\n');
+    const ctx = await readFirst(file);
+    expect((await edit(ctx, { file_path: file, old_string: 'line 3\n', new_string: 'line three\n' })).isError).toBe(false);
+    await readFirst(file, ctx, { offset: 40, limit: 5 });
+    expect((await edit(ctx, { file_path: file, old_string: 'line 42\n', new_string: 'line forty-two\n' })).isError).toBe(false);
+
+    fs.appendFileSync(file, 'appended by someone else\n');
+    expect((await edit(ctx, { file_path: file, old_string: 'line 1\n', new_string: 'line one\n' })).isError).toBe(false);
+    const write1 = await runTool(WriteTool, { file_path: file, content: 'replaced\n' }, ctx);
+    expect(write1.isError).toBe(true);
+    expect(write1.text).toContain('File has been modified since read');
+    expect(write1.text).toContain('An earlier Edit applied over changes made on disk that you have not read');
+    expect(write1.text).not.toContain('has not been read');
+    // A window does not show the unseen change; the whole file does.
+    await readFirst(file, ctx, { offset: 1, limit: 10 });
+    expect((await runTool(WriteTool, { file_path: file, content: 'replaced\n' }, ctx)).isError).toBe(true);
+    await readFirst(file, ctx);
+    expect((await runTool(WriteTool, { file_path: file, content: 'replaced\n' }, ctx)).isError).toBe(false);
+    expect(fs.readFileSync(file, 'utf8')).toBe('replaced\n');
   });
 
   it('is refused, showing what changed, when old_string no longer matches once', async () => {

@@ -128,8 +128,10 @@ async function editFile(input: EditInput, context: ToolUseContext): Promise<Edit
     bytes: written.bytes,
     stats: written.stats,
     text: finalText,
-    // The model knows what it changed, not what else changed on disk: after that, a full overwrite needs a new read.
-    partial: (record?.partial ?? true) || changedSinceRead,
+    partial: record?.partial ?? true,
+    // The model knows what it changed, not what else changed on disk: further Edits may go ahead (each still matched
+    // against the file as it is), a whole-file write needs a new read.
+    unseenChanges: changedSinceRead || record?.unseenChanges === true,
   });
 
   const first = match.ranges[0]!;
@@ -155,7 +157,7 @@ async function editFile(input: EditInput, context: ToolUseContext): Promise<Edit
     userModified: context.inputModifiedByUser === true,
     replacements: match.ranges.length,
     normalizations: match.normalizations,
-    changedSinceRead,
+    changedSinceRead: changedSinceRead || record?.unseenChanges === true,
     created: false,
     snippet,
   };

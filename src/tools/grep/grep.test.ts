@@ -46,7 +46,7 @@ describe('Grep definition', () => {
     expect(GrepTool.name).toBe('Grep');
     expect(GrepTool.isReadOnly({ pattern: 'x' })).toBe(true);
     expect(GrepTool.isConcurrencySafe({ pattern: 'x' })).toBe(true);
-    expect(GrepTool.maxResultSizeChars).toBe(20_000);
+    expect(GrepTool.maxResultSizeChars).toBe(100_000);
     expect(GrepTool.strict).toBe(true);
     expect(GrepTool.userFacingName()).toBe('Search');
     const schema = zodToInputJSONSchema(GrepTool.inputSchema);

@@ -39,7 +39,8 @@ export const GrepTool = buildTool({
   permissionTraits: { kind: 'search', pathField: 'path' },
   searchHint: 'search file contents with regex (ripgrep)',
   inputSchema: grepInputSchema,
-  maxResultSizeChars: 20_000,
+  // The seeds' figure (Claude Code 2.1.328's binary has 20,000): search results with context lines add up fast.
+  maxResultSizeChars: 100_000,
   strict: true,
 
   async prompt(options) {

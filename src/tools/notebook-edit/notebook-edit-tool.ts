@@ -15,7 +15,7 @@ import { statOrNull } from '../shared/file-kind.js';
 import { cellIdOf, findCellIndex, notebookLanguage, parseNotebook, sourceText, type NotebookCell } from '../shared/notebook.js';
 import { countPatchLines, patchBetween } from '../shared/patch.js';
 import { backfillPathField, pathForPermission, resolveToolPath, validatePathInput } from '../shared/paths.js';
-import { hasChangedSinceRead, readRequirementError, recordFileState, requireReadBeforeWrite, staleFileMessage } from '../shared/read-state.js';
+import { hasChangedSinceRead, recordFileState, requireReadBeforeWrite, staleFileMessage, wholeFileRequirementError, NOT_READ_MESSAGE } from '../shared/read-state.js';
 import { loadTextFileForWrite, writeTextFile } from '../shared/text-file.js';
 import { detectLayout, formatSource, keysSorted, serializeNotebook, sortKeys } from './notebook-json.js';
 import { notebookEditPrompt, NOTEBOOK_EDIT_TOOL_NAME } from './prompt.js';
@@ -85,8 +85,8 @@ async function editNotebook(input: NotebookEditInput, context: ToolUseContext): 
   const file = await loadTextFileForWrite(absPath, stats, 'edit');
   const record = context.readFileState.get(absPath);
   if (requireReadBeforeWrite(context)) {
-    const notRead = readRequirementError(record);
-    if (notRead) throw new FileToolError(notRead, 'NOT_READ');
+    const notRead = wholeFileRequirementError(record);
+    if (notRead) throw new FileToolError(notRead, notRead.startsWith(NOT_READ_MESSAGE) ? 'NOT_READ' : 'STALE');
   }
   if (record && hasChangedSinceRead(record, file.bytes, file.stats)) {
     throw new FileToolError(staleFileMessage(record, file.text, absPath), 'STALE');

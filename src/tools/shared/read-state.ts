@@ -44,6 +44,20 @@ export function readRequirementError(record: FileReadRecord | undefined): string
   return undefined;
 }
 
+/**
+ * `readRequirementError`, and for tools that replace the whole file (Write, NotebookEdit): no changes on disk the
+ * model has not seen (an earlier Edit went ahead over them) — the stale text, saying why, since the file did change.
+ */
+export function wholeFileRequirementError(record: FileReadRecord | undefined): string | undefined {
+  const notRead = readRequirementError(record);
+  if (notRead !== undefined) return notRead;
+  if (record?.unseenChanges === true) return `${STALE_MESSAGE} ${UNSEEN_CHANGES_NOTE}`;
+  return undefined;
+}
+
+export const UNSEEN_CHANGES_NOTE =
+  'An earlier Edit applied over changes made on disk that you have not read; replacing the whole file needs them in view.';
+
 /** Whether the file on disk differs from what was read: by hash when the read had one, else by size and mtime. */
 export function hasChangedSinceRead(record: FileReadRecord, bytes: Uint8Array, stats: fs.Stats): boolean {
   if (record.contentHash.length > 0) return sha256(bytes) !== record.contentHash;
@@ -83,6 +97,8 @@ export interface RecordStateInput {
   readonly truncatedByTokenCap?: boolean;
   /** The lines this read showed (1-based, inclusive), the file's line count if known, and whether none was cut. */
   readonly lines?: { readonly start: number; readonly end: number; readonly total: number | null; readonly complete: boolean };
+  /** The file now holds changes the model has not read (an Edit over an external change). */
+  readonly unseenChanges?: boolean;
 }
 
 type Range = readonly [number, number];
@@ -121,6 +137,11 @@ export function recordFileState(context: ToolUseContext, absPath: string, input:
     const first = readRanges[0];
     if (partial && totalLines !== undefined && first && first[0] <= 1 && first[1] >= totalLines) partial = false;
   }
+  // Every line of this version is seen once the reads so far cover it: unseen changes stop being unseen then.
+  const seenAll = !partial;
+  // A window of a version the model already knows whole (read in full, or written by it) takes nothing away.
+  if (earlier !== undefined && !earlier.partial) partial = false;
+  const unseenChanges = input.unseenChanges === true || (!seenAll && earlier?.unseenChanges === true);
   context.readFileState.set(absPath, {
     contentHash,
     mtimeMs: input.stats.mtimeMs,
@@ -131,5 +152,6 @@ export function recordFileState(context: ToolUseContext, absPath: string, input:
     totalLines,
     timestamp: Date.now(),
     content: keepText ? input.text : undefined,
+    ...(unseenChanges ? { unseenChanges } : {}),
   });
 }

@@ -14,7 +14,7 @@ import { describeFsError, FileToolError } from '../shared/errors.js';
 import { notRegularFileMessage, statOrNull } from '../shared/file-kind.js';
 import { countPatchLines, patchBetween, snippetForHunks, type PatchHunk } from '../shared/patch.js';
 import { backfillPathField, pathForPermission, resolveToolPath, validatePathInput } from '../shared/paths.js';
-import { hasChangedSinceRead, readRequirementError, recordFileState, requireReadBeforeWrite, staleFileMessage } from '../shared/read-state.js';
+import { hasChangedSinceRead, recordFileState, requireReadBeforeWrite, staleFileMessage, wholeFileRequirementError, NOT_READ_MESSAGE } from '../shared/read-state.js';
 import { loadTextFileForWrite, writeTextFile } from '../shared/text-file.js';
 import { writePrompt, WRITE_TOOL_NAME } from './prompt.js';
 
@@ -50,8 +50,8 @@ async function writeFile(input: WriteInput, context: ToolUseContext): Promise<Wr
   if (stats) {
     const record = context.readFileState.get(absPath);
     if (requireReadBeforeWrite(context)) {
-      const notRead = readRequirementError(record);
-      if (notRead) throw new FileToolError(notRead, 'NOT_READ');
+      const notRead = wholeFileRequirementError(record);
+      if (notRead) throw new FileToolError(notRead, notRead.startsWith(NOT_READ_MESSAGE) ? 'NOT_READ' : 'STALE');
     }
     const file = await loadTextFileForWrite(absPath, stats, 'write');
     if (record && hasChangedSinceRead(record, file.bytes, file.stats)) {

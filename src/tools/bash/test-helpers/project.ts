@@ -26,11 +26,13 @@ export interface MakeContextOptions {
   readonly abortController?: AbortController;
   /** Permission rules of the context (the sandbox derives its file and network limits from them). */
   readonly rules?: Partial<Pick<ToolPermissionContext, 'alwaysAllowRules' | 'alwaysDenyRules' | 'alwaysAskRules'>>;
+  /** An existing directory to use as the project (default: a new temporary one); removed by cleanup too. */
+  readonly dir?: string;
 }
 
 /** A project directory (realpath'd: /tmp may be a symlink elsewhere), a session directory, a task registry. */
 export function makeProject(options: MakeContextOptions = {}): TestProject {
-  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-bash-')));
+  const dir = options.dir ?? realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-bash-')));
   const sessionDir = path.join(dir, '.session');
   const tasks = createTaskRegistry();
   const notifications = new NotificationQueue();

@@ -1,8 +1,10 @@
 /**
  * Processes that leave their process group on purpose (`setsid cmd &`, `(nohup cmd &)`, daemons that double-fork)
- * escape a group kill. What they cannot leave behind is their environment: every command gets
- * `TOOLGATE_PGROUP=<process token>.<registry token>.<task id>`, inherited across setsid, nohup and forks, and
- * `/proc/<pid>/environ` (the environment a process was started with) names every process that descends from it.
+ * escape a group kill. What they cannot leave behind is their environment: every Bash command gets
+ * `TOOLGATE_PGROUP=<process token>.<registry token>.<task id>`, every hook command `<process token>.hook.<n>`,
+ * inherited across setsid, nohup and forks, and `/proc/<pid>/environ` (the environment a process was started with)
+ * names every process that descends from it. It lives in the hooks layer, the lowest that starts processes, so that
+ * hooks and the Bash tool share it.
  *
  * Linux only: elsewhere there is no `/proc/<pid>/environ`, the scans find nothing, and containment degrades to process
  * groups (setsid children escape there). A program that clears its environment (`env -i`, `env -u TOOLGATE_PGROUP`)
