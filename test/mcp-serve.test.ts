@@ -187,4 +187,36 @@ describe('toolgate mcp serve --http', () => {
     const write = (await client.callTool({ name: 'Write', arguments: { file_path: path.join(project, 'h.txt'), content: 'h' } })) as CallToolResult;
     expect(write.isError).toBe(true);
   });
+
+  it('each call asks the client that sent it: two clients at once, one allows, one declines', async () => {
+    let asked = 0;
+    let bothAsked!: () => void;
+    const held = new Promise<void>((r) => (bothAsked = r));
+    const connect = async (decision: 'Allow once' | 'Deny') => {
+      const client = new Client({ name: decision, version: '1' }, { capabilities: { elicitation: { form: {} } } });
+      client.setRequestHandler(ElicitRequestSchema, async () => {
+        if (++asked === 2) bothAsked();
+        await held; // both prompts are open at the same time before either is answered
+        return { action: 'accept', content: { decision } };
+      });
+      await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${server.token}` } } }));
+      clients.push(client);
+      return client;
+    };
+    const yes = await connect('Allow once');
+    const no = await connect('Deny');
+    // Reads outside the project ask, and may run side by side (concurrency-safe), so both prompts are open at once.
+    const outside = mkdtempSync(path.join(os.tmpdir(), 'toolgate-outside-'));
+    writeFileSync(path.join(outside, 'a.txt'), 'secret a\n');
+    writeFileSync(path.join(outside, 'b.txt'), 'secret b\n');
+    const a = yes.callTool({ name: 'Read', arguments: { file_path: path.join(outside, 'a.txt') } }) as Promise<CallToolResult>;
+    const b = no.callTool({ name: 'Read', arguments: { file_path: path.join(outside, 'b.txt') } }) as Promise<CallToolResult>;
+    const [ra, rb] = await Promise.all([a, b]);
+    rmSync(outside, { recursive: true, force: true });
+    expect(asked).toBe(2);
+    expect(ra.isError).not.toBe(true);
+    expect(textOf(ra)).toContain('secret a');
+    expect(rb.isError).toBe(true);
+    expect(textOf(rb)).not.toContain('secret b');
+  });
 });

@@ -5,6 +5,9 @@
  * separate requests (the MCP server's `tools/call`), first come, first served, so a stream of reads cannot starve a
  * write.
  */
+import { analysisReady } from '../permissions/analysis-ready.js';
+import type { PreparedToolUse } from './prepared-tool-use.js';
+
 export const DEFAULT_MAX_TOOL_USE_CONCURRENCY = 10;
 
 /**
@@ -23,6 +26,24 @@ export function maxToolUseConcurrency(env: NodeJS.ProcessEnv = process.env): num
 export function admits(isConcurrencySafe: boolean, executing: number, executingUnsafe: number, maxConcurrency: number): boolean {
   if (executing === 0) return true;
   return isConcurrencySafe && executingUnsafe === 0 && executing < maxConcurrency;
+}
+
+/**
+ * A prepared call's concurrency answer, as the executor gives it: once what its analysis needs has loaded (a shell
+ * command's parse), and failing closed (an unknown tool blocks nobody; a call that did not parse, or whose check
+ * throws, runs alone).
+ */
+export async function isCallConcurrencySafe(call: PreparedToolUse): Promise<boolean> {
+  const { tool, parsed } = call;
+  if (call.problem !== undefined || tool === undefined) return true;
+  if (!parsed?.ok) return false;
+  const ready = analysisReady(tool);
+  if (ready) await ready;
+  try {
+    return Boolean(tool.isConcurrencySafe(parsed.input));
+  } catch {
+    return false;
+  }
 }
 
 interface Waiter {

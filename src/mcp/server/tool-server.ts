@@ -22,7 +22,9 @@ import path from 'node:path';
 import { createToolRuntime } from '../../agent/create-tool-runtime.js';
 import { defaultSessionDir } from '../../agent/session-dir.js';
 import type { AnyTool, ToolResultBlockParam, ToolUseBlock } from '../../tool/tool.js';
-import { ConcurrencyGate } from '../../execution/concurrency.js';
+import { ConcurrencyGate, isCallConcurrencySafe } from '../../execution/concurrency.js';
+import type { ToolUseOutcome } from '../../execution/outcome.js';
+import { prepareToolUse } from '../../execution/prepared-tool-use.js';
 
 /** Tools that only make sense inside a conversation with a model (they steer the loop, not the machine). */
 const CONVERSATION_ONLY_TOOLS: ReadonlySet<string> = new Set(['AskUserQuestion', 'EnterPlanMode', 'ExitPlanMode', 'ToolSearch', 'Agent', 'TodoWrite', 'Skill']);
@@ -35,7 +37,8 @@ export interface ToolServerOptions {
   readonly runtime?: Omit<ToolRuntimeOptions, 'cwd' | 'mode' | 'onPermissionRequest'>;
 }
 
-interface PendingCall {
+/** How one MCP request's permission prompt reaches its client: elicitation, when the client declared it. */
+export interface ClientAsker {
   readonly request: (params: { message: string; requestedSchema: Record<string, unknown> }, signal: AbortSignal) => Promise<{ action: string; content?: Record<string, unknown> }>;
   readonly canElicit: () => boolean;
 }
@@ -43,14 +46,12 @@ interface PendingCall {
 /** The tool pool as an MCP server: each `tools/call` is one tool_use run through `createToolRuntime`. */
 export class ToolgateMcpServer {
   private readonly gate = new ConcurrencyGate();
-  private readonly pending = new Map<string, PendingCall>();
   private counter = 0;
   private definitionsCache?: Promise<McpToolDefinition[]>;
 
   private constructor(readonly runtime: ToolRuntime) {}
 
   static async create(options: ToolServerOptions = {}): Promise<ToolgateMcpServer> {
-    const holder: { self?: ToolgateMcpServer } = {};
     const sessionId = options.runtime?.sessionId ?? randomUUID();
     const sessionDir = path.resolve(options.runtime?.sessionDir ?? defaultSessionDir(sessionId));
     const rules = options.runtime?.rules;
@@ -62,10 +63,9 @@ export class ToolgateMcpServer {
       rules: { ...rules, allow: [...(rules?.allow ?? []), `Read(/${sessionDir}/**)`] },
       ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
       ...(options.mode !== undefined ? { mode: options.mode } : {}),
-      onPermissionRequest: (request) => holder.self!.askPerson(request),
+      // No runtime-wide prompt handler: each request brings its own (the client that sent it is the one to ask).
     });
-    holder.self = new ToolgateMcpServer(runtime);
-    return holder.self;
+    return new ToolgateMcpServer(runtime);
   }
 
   /** The tools served: the runtime's pool, minus the ones that steer a conversation. */
@@ -104,47 +104,55 @@ export class ToolgateMcpServer {
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.listTools() }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const id = `toolu_mcp_${(++this.counter).toString(36)}_${Date.now().toString(36)}`;
-      this.pending.set(id, {
+      const asker: ClientAsker = {
         canElicit: () => server.getClientCapabilities()?.elicitation !== undefined,
         request: (params, signal) => server.elicitInput({ mode: 'form', ...params } as Parameters<Server['elicitInput']>[0], { signal }) as Promise<{ action: string; content?: Record<string, unknown> }>,
-      });
-      try {
-        const progressToken = extra._meta?.progressToken;
-        let step = 0;
-        return await this.call(request.params.name, request.params.arguments ?? {}, id, extra.signal, (message) => {
-          if (progressToken === undefined) return;
-          void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++step, message } }).catch(() => {});
-        });
-      } finally {
-        this.pending.delete(id);
-      }
+      };
+      const progressToken = extra._meta?.progressToken;
+      let step = 0;
+      return this.call(request.params.name, request.params.arguments ?? {}, id, extra.signal, (message) => {
+        if (progressToken === undefined) return;
+        void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++step, message } }).catch(() => {});
+      }, asker);
     });
     return server;
   }
 
-  /** One call through the runtime: exactly one result, errors as `isError`. */
-  async call(name: string, args: Record<string, unknown>, id: string, signal: AbortSignal, onProgress?: (message: string) => void): Promise<CallToolResult> {
+  /**
+   * One call through the runtime: exactly one result, errors as `isError`. Its permission prompts go to `asker` (the
+   * client that sent it), through the run's own handler; without one they are refused, naming the rule.
+   */
+  async call(
+    name: string,
+    args: Record<string, unknown>,
+    id: string,
+    signal: AbortSignal,
+    onProgress?: (message: string) => void,
+    asker?: ClientAsker,
+  ): Promise<CallToolResult> {
     const tool = this.exposedTools().find((t) => t.name === name);
     if (!tool) return { content: [{ type: 'text', text: `No tool named "${name}" is served here. Tools: ${this.exposedTools().map((t) => t.name).join(', ')}` }], isError: true };
     const block = { type: 'tool_use', id, name, input: args } as ToolUseBlock;
-    const exclusive = !safe(() => tool.isConcurrencySafe(tool.inputSchema.safeParse(args).data ?? args), false);
+    // The executor's rule across requests: the call prepared as the executor prepares it, judged once its analysis is there.
+    const prepared = prepareToolUse(block, this.runtime.tools);
+    const exclusive = !(prepared.kind === 'call' && (await isCallConcurrencySafe(prepared.call)));
     const release = await this.gate.enter(exclusive, signal);
     if (!release) return { content: [{ type: 'text', text: 'The call was cancelled before it started.' }], isError: true };
     try {
-      let result: ToolResultBlockParam | undefined;
-      for await (const event of this.runtime.stream([block], { signal })) {
+      let outcome: ToolUseOutcome | undefined;
+      const run = this.runtime.stream([block], { signal, onPermissionRequest: (request) => this.askPerson(request, asker) });
+      for await (const event of run) {
         if (event.type === 'progress') onProgress?.(progressText(event.progress.data));
-        else if (event.type === 'done') result = event.result.results[0];
+        else if (event.type === 'done') outcome = event.result.outcomes[0];
       }
-      return result ? toCallToolResult(result) : { content: [{ type: 'text', text: 'The call produced no result.' }], isError: true };
+      return outcome ? toCallToolResult(outcome.result, outcome.mcpMeta) : { content: [{ type: 'text', text: 'The call produced no result.' }], isError: true };
     } finally {
       release();
     }
   }
 
-  /** The runtime's permission prompt: elicitation when the client can, otherwise a refusal naming the rule. */
-  private async askPerson(request: RuntimePermissionRequest): Promise<PermissionAnswer> {
-    const call = this.pending.get(request.toolUseID);
+  /** A call's permission prompt: elicitation when its client can, otherwise a refusal naming the rule. */
+  private async askPerson(request: RuntimePermissionRequest, call: ClientAsker | undefined): Promise<PermissionAnswer> {
     const rule = request.suggestedRules[0];
     const why = request.ask.message;
     if (!call || !call.canElicit()) {
@@ -176,7 +184,7 @@ export class ToolgateMcpServer {
 }
 
 /** A tool_result as MCP content: text stays text, images go as image content, errors keep their flag. */
-export function toCallToolResult(block: ToolResultBlockParam): CallToolResult {
+export function toCallToolResult(block: ToolResultBlockParam, meta?: ToolUseOutcome['mcpMeta']): CallToolResult {
   const content: CallToolResult['content'] = [];
   if (typeof block.content === 'string') content.push({ type: 'text', text: block.content });
   else {
@@ -187,7 +195,9 @@ export function toCallToolResult(block: ToolResultBlockParam): CallToolResult {
     }
   }
   if (content.length === 0) content.push({ type: 'text', text: '(no output)' });
-  return block.is_error === true ? { content, isError: true } : { content };
+  // An MCP tool's structured result and metadata pass through (redacted like the result: execution/outcome.ts).
+  const extra = { ...(meta?.structuredContent !== undefined ? { structuredContent: meta.structuredContent } : {}), ...(meta?._meta !== undefined ? { _meta: meta._meta } : {}) };
+  return block.is_error === true ? { content, isError: true, ...extra } : { content, ...extra };
 }
 
 function progressText(data: Record<string, unknown>): string {
