@@ -37,6 +37,7 @@ export { createToolRuntime } from './agent/create-tool-runtime.js';
 export type {
   ChildRuntimeOptions,
   PermissionAnswer,
+  RunOptions,
   PersistRulesRequest,
   QuestionAnswer,
   QuestionRequest,
@@ -56,6 +57,11 @@ export { SettingsLoadError } from './agent/runtime-settings.js';
 export type { HookCallback } from './hooks/types.js';
 export type { TodoItem } from './tools/todo-write/index.js';
 export type { ToolCallBackend } from './execution/backend.js';
+export type { TelemetryOption } from './agent/telemetry/start.js';
+
+// — skills and custom slash commands (discovered by the runtime from the setting sources it reads) —
+export { expandSlashCommand, listSlashCommands, SlashCommandError } from './agent/slash-commands.js';
+export type { SlashCommandInfo } from './agent/slash-commands.js';
 
 // — the agent loop —
 export { DEFAULT_MAX_TOKENS, DEFAULT_MODEL, query } from './agent/query.js';
@@ -75,6 +81,8 @@ export type { McpServerConfig } from './mcp/config.js';
 export { McpClientManager } from './mcp/manager.js';
 export type { McpClientManagerOptions, McpServerStatus } from './mcp/manager.js';
 export { McpConnectionError } from './mcp/connection.js';
+export { loginMcpServer, McpLoginError } from './mcp/oauth-login.js';
+export { McpNeedsLoginError } from './mcp/oauth-provider.js';
 export { createPermissionPromptTool } from './mcp/permission-prompt-tool.js';
 export { ToolgateMcpServer } from './mcp/server/tool-server.js';
 export type { ToolServerOptions } from './mcp/server/tool-server.js';

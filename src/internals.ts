@@ -70,6 +70,13 @@ export { checkBashPermission } from './permissions/bash/check-permission.js';
 export { isReadOnlyCommand } from './permissions/bash/read-only.js';
 export type { BashAnalysis, SimpleCommand } from './permissions/bash/types.js';
 
+// — skills and commands, and state tools carry between calls —
+export { createSkillTool } from './tools/skill/index.js';
+export type { SkillCatalog } from './tools/skill/index.js';
+export type { SlashCommandExpansion } from './agent/slash-commands.js';
+export type { ToolSessionState } from './tool/tool-use-context.js';
+export { UNINTERRUPTIBLE_COMMANDS } from './tools/bash/interrupt-behavior.js';
+
 // — hooks —
 export { createHookRunner } from './hooks/hook-runner.js';
 export { parseHooksSettings } from './hooks/parse-hooks-settings.js';
@@ -140,6 +147,10 @@ export { McpConnection } from './mcp/connection.js';
 export { buildMcpToolName, normalizeNameForMcp } from './mcp/names.js';
 export { parseMcpServerConfig } from './mcp/config.js';
 export type { ScopedMcpServer } from './mcp/load-config.js';
+
+export { McpOAuthStore } from './mcp/oauth-store.js';
+export type { McpLoginOptions, McpLoginResult } from './mcp/oauth-login.js';
+export { GuardedStdioTransport } from './mcp/server/guarded-stdio-transport.js';
 
 // — the durable backend, piece by piece —
 export { executeRemoteToolCall, isRetrySafe } from './distributed/remote-tool-call.js';

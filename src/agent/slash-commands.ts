@@ -59,6 +59,7 @@ export interface SlashCommandExpansion {
   readonly model?: string;
 }
 
+/** A slash command that cannot run as typed (unknown name, a command a person may not type, a bad argument). */
 export class SlashCommandError extends Error {
   override readonly name = 'SlashCommandError';
 }

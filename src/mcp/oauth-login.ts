@@ -41,10 +41,15 @@ export interface McpLoginResult {
   readonly browserOpened: boolean;
 }
 
+/** A login that could not finish (the server offers no OAuth, the browser step timed out, the exchange failed). */
 export class McpLoginError extends Error {
   override readonly name = 'McpLoginError';
 }
 
+/**
+ * Logs in to an MCP server that asks for OAuth (what `toolgate mcp login NAME` runs): discovery, registration, PKCE,
+ * the browser step through a one-shot listener on 127.0.0.1, and the tokens stored for the session to use.
+ */
 export async function loginMcpServer(options: McpLoginOptions): Promise<McpLoginResult> {
   const { name, config } = options;
   const store = options.store ?? new McpOAuthStore();

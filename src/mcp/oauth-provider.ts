@@ -21,6 +21,7 @@ export const REFRESH_MARGIN_MS = 60_000;
 /** Where an authorization code comes back to when no login is running (never listened on: only for registration checks). */
 const IDLE_REDIRECT = 'http://127.0.0.1/callback';
 
+/** A server asked for OAuth and no usable login is stored: run `toolgate mcp login NAME` (its tools stay absent). */
 export class McpNeedsLoginError extends Error {
   override readonly name = 'McpNeedsLoginError';
   constructor(readonly server: string) {
