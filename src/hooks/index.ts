@@ -2,7 +2,6 @@ export * from './types.js';
 export { parseHooksSettings } from './parse-hooks-settings.js';
 export { createHookRunner, DEFAULT_CALLBACK_TIMEOUT_MS, DEFAULT_HOOK_TIMEOUT_MS } from './hook-runner.js';
 export { compileHookMatcher, matchesHookMatcher } from './matcher.js';
-export { matchesIfCondition, parseIfRule, type IfConditionContext, type IfConditionMatcher } from './if-condition.js';
 export { MAX_HOOK_OUTPUT_CHARS } from './persist-output.js';
 export { describeHooks, type ResolvedHook } from './describe-hooks.js';
 export {
