@@ -68,7 +68,7 @@ export async function preparePermissionMatcher(
       // Not loaded: the analysis fails closed ("cannot parse"), which makes content rules `maybe` below.
     }
   }
-  const base = updatePermissionContext(ctx, { mode: 'default', alwaysAllowRules: [], alwaysAskRules: [], alwaysDenyRules: [] });
+  const base = baseContext(ctx);
   return (text, origin) => {
     try {
       return matchRule(tool, input, base, text, origin);
@@ -76,6 +76,37 @@ export async function preparePermissionMatcher(
       return { verdict: 'maybe', rule: text, reason: `the rule could not be checked (${error instanceof Error ? error.message : String(error)})` };
     }
   };
+}
+
+/**
+ * Contexts are immutable and a session decides many calls against one: the rule-free view of a context, and the
+ * one-rule contexts built on it, are kept (so each rule's compiled paths and commands are too).
+ */
+interface Base {
+  readonly ctx: ToolPermissionContext;
+  readonly withRule: Map<string, ToolPermissionContext>;
+}
+const bases = new WeakMap<ToolPermissionContext, Base>();
+const MAX_RULES_PER_CONTEXT = 256;
+
+function baseContext(ctx: ToolPermissionContext): Base {
+  let base = bases.get(ctx);
+  if (base === undefined) {
+    base = { ctx: updatePermissionContext(ctx, { mode: 'default', alwaysAllowRules: [], alwaysAskRules: [], alwaysDenyRules: [] }), withRule: new Map() };
+    bases.set(ctx, base);
+  }
+  return base;
+}
+
+function contextWithRule(base: Base, text: string, rule: PermissionRule): ToolPermissionContext {
+  const key = JSON.stringify([text, rule.source, rule.sourceFile ?? null, rule.root ?? null]);
+  let ctx = base.withRule.get(key);
+  if (ctx === undefined) {
+    ctx = updatePermissionContext(base.ctx, { alwaysDenyRules: [rule] });
+    if (base.withRule.size >= MAX_RULES_PER_CONTEXT) base.withRule.clear();
+    base.withRule.set(key, ctx);
+  }
+  return ctx;
 }
 
 function matchByName(name: string, text: string): RuleMatch {
@@ -93,7 +124,7 @@ function ruleSource(source: string | undefined): PermissionRuleSource {
   return source !== undefined && (PERMISSION_RULE_SOURCES as readonly string[]).includes(source) ? (source as PermissionRuleSource) : 'session';
 }
 
-function matchRule(tool: AnyTool, input: Record<string, unknown>, base: ToolPermissionContext, text: string, origin: RuleOrigin | undefined): RuleMatch {
+function matchRule(tool: AnyTool, input: Record<string, unknown>, base: Base, text: string, origin: RuleOrigin | undefined): RuleMatch {
   const parsed = tryParsePermissionRule(text);
   if (!parsed.ok) return { verdict: 'maybe', rule: text, reason: `the rule cannot be read: ${parsed.error.problem}` };
   const rule: PermissionRule = {
@@ -105,7 +136,7 @@ function matchRule(tool: AnyTool, input: Record<string, unknown>, base: ToolPerm
   };
   const written = formatPermissionRule(parsed.value);
   if (toolMatchesRulePattern(tool, parsed.value)) return { verdict: 'match', rule: written, reason: `${tool.name} is named by ${written}` };
-  const ctx = updatePermissionContext(base, { alwaysDenyRules: [rule] });
+  const ctx = contextWithRule(base, text, rule);
   const result = checkToolContent(tool, input, ctx);
   const trace: DecisionTrace | undefined = result.decisionReason;
   const found = { rule: written, ...(trace?.reason !== undefined ? { reason: trace.reason } : {}), ...(trace?.subcommand !== undefined ? { subcommand: trace.subcommand } : {}) };
