@@ -91,6 +91,8 @@ describe('the parser and bash agree on what is a command', () => {
     ['echo\t\\\t#; rm x', 'read'],
     ['coproc ls', 'reserved word'],
     ['\\ ls', 'read'],
+    // Two backtick substitutions read as one: "ls` `rm x" would hide the rm inside a word.
+    ['echo `ls` `rm x`', 'read'],
   ])('%j is valid bash the parser misreads (%s): a parse error', (command, why) => {
     const a = analyzeBashCommand(command);
     expect(a.ok).toBe(false);
@@ -114,6 +116,10 @@ describe('the parser and bash agree on what is a command', () => {
     '> out then',
     'echo $((1 + 2)) ${x:-y}',
     'ls \\\n  -la',
+    // Blanks a string or an expansion holds, and a closing quote that carries them.
+    'echo "$(tr -d " ")"',
+    'echo "${x:- }" "a  b"',
+    'while [ "$(ps -o pgid= -p $p | tr -d " ")" = "$(ps -o pgid= -p $$ | tr -d " ")" ]; do sleep 0.01; done',
   ])('%j still parses (bash agrees)', (command) => {
     expect(bashAccepts(command)).toBe(true);
     expect(analyzeBashCommand(command)).toMatchObject({ ok: true });

@@ -93,6 +93,12 @@ export function redirectMismatch(r: SyntaxNode, target: SyntaxNode): string | un
  * anything else means the parser read the text differently from bash. For instance `ls \ #; rm -rf x` is `ls` and a
  * comment to tree-sitter (it drops the escaped blank), but to bash `\ #` is a word and `rm -rf x` runs.
  */
+/** Inside a string or a `${…}` a word may hold blanks (`"${x:- }"`). */
+function quotedContext(n: SyntaxNode): boolean {
+  for (let p = n.parent; p; p = p.parent) if (p.type === 'string' || p.type === 'expansion' || p.type === 'heredoc_body') return true;
+  return false;
+}
+
 export function treeMismatch(source: string, root: SyntaxNode): string | undefined {
   const leaves: SyntaxNode[] = [];
   let odd: string | undefined;
@@ -100,8 +106,9 @@ export function treeMismatch(source: string, root: SyntaxNode): string | undefin
     if (n.children.length === 0) {
       leaves.push(n);
       // One word cannot hold an unescaped blank (`} ]` is two words to bash, or a syntax error); a token is its text.
-      if (n.type === 'word' && /(^|[^\\])(\\\\)*[ \t\n]/.test(n.text)) odd ??= n.text;
-      if (!n.isNamed && n.text !== n.type) odd ??= n.text;
+      if (n.type === 'word' && /(^|[^\\])(\\\\)*[ \t\n]/.test(n.text) && !quotedContext(n)) odd ??= n.text;
+      // (Inside a string the closing quote may carry the blanks before it: `" "` ends in a token ` "`.)
+      if (!n.isNamed && n.text.trimStart() !== n.type) odd ??= n.text;
       return;
     }
     // The parts of one word touch; a simple command does not go on past a newline.
