@@ -127,7 +127,8 @@ function bashCases(): Case[] {
   return [
     b('git status', { behavior: 'allow', layer: 'readOnly' }),
     b('ls -la src', { behavior: 'allow' }),
-    b('rg foo src | head', { behavior: 'allow' }),
+    // `./.env` denied is also `.env` in any folder (the wider reading), so a recursive search of src asks.
+    b('rg foo src | head', { behavior: 'ask', layer: 'askRule', rule: 'Read(./.env)' }),
     b('npm run build', { behavior: 'allow', layer: 'allowRule', rule: 'Bash(npm run build:*)', source: 'projectSettings' }),
     b('npm run build && rm -rf /', { behavior: 'deny', rule: 'Bash(rm:*)', source: 'userSettings' }),
     b('timeout 5 rm -rf x', { behavior: 'deny', rule: 'Bash(rm:*)' }),
@@ -288,10 +289,11 @@ describe('toolgate check --batch: Read denies in Bash', () => {
       b('cat "$PWD/.env"', 'bypassPermissions', askRule),
       b('cat $(echo .env)', 'bypassPermissions', askRule),
       b('rg SECRET', 'dontAsk', { behavior: 'deny', layer: 'mode' }),
-      b('rg foo src', 'default', { behavior: 'allow', layer: 'readOnly' }),
+      b('rg foo src', 'default', askRule),
       b('cat *', 'default', { behavior: 'allow' }),
       b('git status', 'bypassPermissions', { behavior: 'allow', layer: 'mode' }),
       b('echo hi > out.txt', 'acceptEdits', { behavior: 'allow', layer: 'mode' }),
+      b('cat src/.env', 'bypassPermissions', deny),
     ];
     const { code, stdout } = await toolgate(['check', '--batch'], { input: `${all.map(line).join('\n')}\n` });
     expect(code).toBe(0);

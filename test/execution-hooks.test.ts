@@ -12,6 +12,7 @@ import { createHookRunner } from '../src/hooks/hook-runner.js';
 import { parseHooksSettings } from '../src/hooks/parse-hooks-settings.js';
 import { buildTool } from '../src/tool/build-tool.js';
 import { createGrantWriter } from '../src/settings/grants.js';
+import { BashTool } from '../src/tools/bash/index.js';
 import type { AnyTool, CanUseToolFn } from '../src/tool/tool.js';
 import {
   allowAll,
@@ -183,6 +184,24 @@ describe('PreToolUse through shell scripts', () => {
     const outcome = await call(recordingTool(calls), { PreToolUse: [{ hooks: [script('a.sh', waitFor(a, b)), script('b.sh', waitFor(b, a))] }] });
     expect(outcome.userNotices).toEqual([]);
     expect(existsSync(a) && existsSync(b)).toBe(true);
+  });
+
+  it("a policy hook's `if` sees every spelling the engine sees: `env rm` through the real Bash tool is blocked, `ls` runs", async () => {
+    const victim = path.join(session.dir, 'victim.txt');
+    writeFileSync(victim, 'keep me');
+    const count = path.join(session.dir, 'policy-count');
+    const hooks = { PreToolUse: [{ matcher: 'Bash', hooks: [script('policy.sh', `echo x >> ${count}; echo "no rm" >&2; exit 2`, { if: 'Bash(rm *)' })] }] };
+    const context = contextWithHooks(BashTool, hooks);
+    const run = (command: string) => runToolUse(toolUse('Bash', { command }, 'toolu_rm'), assistantMessage, allowAll, context);
+    for (const command of ['env rm -f victim.txt', 'timeout 5 rm -f victim.txt', "bash -c 'rm -f victim.txt'", 'ls && /bin/rm -f victim.txt']) {
+      const outcome = await run(command);
+      expect(outcome.isError, command).toBe(true);
+      expect(outcome.decision?.decisionReason?.rule, command).toContain('[if Bash(rm *) matched');
+      expect(existsSync(victim), command).toBe(true);
+    }
+    expect(readFileSync(count, 'utf8').trim().split('\n')).toHaveLength(4);
+    expect((await run('ls')).isError).toBe(false);
+    expect(readFileSync(count, 'utf8').trim().split('\n')).toHaveLength(4);
   });
 });
 

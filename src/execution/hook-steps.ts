@@ -25,6 +25,8 @@ export function hookEvent(tool: AnyTool, toolInput: Record<string, unknown>, too
     projectDir: state.toolPermissionContext.projectDir,
     agentId: context.agentId,
     agentType: context.agentType,
+    tool,
+    permissionContext: state.toolPermissionContext,
   };
 }
 

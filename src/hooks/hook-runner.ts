@@ -2,11 +2,12 @@
  * The hook runner: picks the hooks that match a tool call, runs them all in parallel (identical commands once), and
  * folds their verdicts into one outcome per event. Settings hooks come first in hook order, then callbacks.
  */
+import { createPermissionContext } from '../permissions/permission-context.js';
+import { preparePermissionMatcher, type PermissionMatcher, type RuleOrigin } from '../permissions/permission-matcher.js';
 import { addSharedAbortListener } from '../tool/shared-abort-listener.js';
 import { aggregatePermissionDenied, aggregatePermissionRequest, aggregatePostToolUse, aggregatePreToolUse } from './aggregate.js';
 import { buildHookInput, serializeHookInput, type HookEventExtras } from './hook-input.js';
 import { judgeHookRun, type HookVerdict } from './hook-output.js';
-import { matchesIfCondition } from './if-condition.js';
 import { createLoopHooks } from './loop-hooks.js';
 import { compileHookMatcher, type CompiledMatcher } from './matcher.js';
 import { capHookOutput } from './persist-output.js';
@@ -34,6 +35,8 @@ interface SettingsEntry {
   handler: RunnableHandler;
   label: string;
   dedupeKey: string;
+  /** The settings file the handler came from: its `if` rule reads as that file's permission rules would. */
+  origin: RuleOrigin;
 }
 interface CallbackEntry {
   kind: 'callback';
@@ -50,7 +53,6 @@ interface CompiledGroup {
 export function createHookRunner(opts: HookRunnerOptions): HookRunner {
   const baseEnv = hookBaseEnv(opts.env ?? process.env);
   const defaultTimeoutMs = opts.defaultTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS;
-  const matchIf = opts.matchIfCondition ?? matchesIfCondition;
   const groups = new Map<HookEventName, CompiledGroup[]>();
   for (const [event, list] of Object.entries(opts.config) as [HookEventName, readonly HookMatcherGroup[]][]) {
     groups.set(event, list.map((g) => ({ match: compileHookMatcher(g.matcher), entries: settingsEntries(event, g) })));
@@ -73,21 +75,29 @@ export function createHookRunner(opts: HookRunnerOptions): HookRunner {
     return hit;
   }
 
-  function select(event: HookEventName, e: HookToolEvent): Entry[] {
+  async function select(event: HookEventName, e: HookToolEvent): Promise<Entry[]> {
     const out: Entry[] = [];
     const byKey = new Map<string, SettingsEntry>();
+    let matcher: Promise<PermissionMatcher> | undefined;
     for (const g of groups.get(event) ?? []) {
       if (!g.match(e.toolName)) continue;
       for (const entry of g.entries) {
         const cond = entry.handler.if;
-        if (cond !== undefined && !safeMatchIf(cond, e)) continue;
+        let label = entry.label;
+        if (cond !== undefined) {
+          // The permission engine's own matcher, prepared once per event and only when some handler has an `if`.
+          const m = (await (matcher ??= matcherFor(e)))(cond, entry.origin);
+          if (m.verdict === 'none') continue;
+          const what = m.verdict === 'match' ? 'matched' : 'could not be ruled out';
+          label = `${entry.label} [if ${m.rule} ${what}${m.subcommand !== undefined ? `: ${m.subcommand}` : ''}]`;
+        }
         const seen = byKey.get(entry.dedupeKey);
         if (seen) {
           // The same command from several files runs once; if any copy is fail-closed, the run is.
           if (entry.handler.failClosed && !seen.handler.failClosed) seen.handler = { ...seen.handler, failClosed: true };
           continue;
         }
-        const copy = { ...entry };
+        const copy = { ...entry, label };
         byKey.set(entry.dedupeKey, copy);
         out.push(copy);
       }
@@ -96,14 +106,6 @@ export function createHookRunner(opts: HookRunnerOptions): HookRunner {
       if (c.entry.callback.event === event && c.match(e.toolName)) out.push(c.entry);
     }
     return out;
-  }
-
-  function safeMatchIf(rule: string, e: HookToolEvent): boolean {
-    try {
-      return matchIf(rule, e.toolName, e.toolInput, { cwd: e.cwd, projectDir: e.projectDir });
-    } catch {
-      return true; // an `if` that cannot be evaluated must not silently disable a hook
-    }
   }
 
   async function runEntry(event: HookEventName, entry: Entry, body: string, e: HookToolEvent, signal: AbortSignal): Promise<HookVerdict> {
@@ -133,7 +135,7 @@ export function createHookRunner(opts: HookRunnerOptions): HookRunner {
 
   async function fire(event: HookEventName, e: HookToolEvent, extras: HookEventExtras, signal: AbortSignal): Promise<HookVerdict[]> {
     if (!hasHooks(event, e.toolName)) return [];
-    const entries = select(event, e);
+    const entries = await select(event, e);
     if (entries.length === 0) return [];
     const body = serializeHookInput(buildHookInput(event, e, extras));
     const waited: Promise<HookVerdict>[] = [];
@@ -175,6 +177,18 @@ export function createHookRunner(opts: HookRunnerOptions): HookRunner {
   };
 }
 
+/** The engine's matcher for this call (by name alone when the event does not carry the tool). */
+function matcherFor(e: HookToolEvent): Promise<PermissionMatcher> {
+  try {
+    const ctx = e.permissionContext ?? createPermissionContext({ cwd: e.cwd, projectDir: e.projectDir });
+    return preparePermissionMatcher(e.tool ?? e.toolName, e.toolInput, ctx);
+  } catch (error) {
+    // An `if` that cannot be evaluated must not silently disable a hook.
+    const reason = `the call could not be matched (${error instanceof Error ? error.message : String(error)})`;
+    return Promise.resolve((rule) => ({ verdict: 'maybe', rule, reason }));
+  }
+}
+
 function settingsEntries(event: HookEventName, g: HookMatcherGroup): SettingsEntry[] {
   const out: SettingsEntry[] = [];
   g.hooks.forEach((h, i) => {
@@ -186,6 +200,7 @@ function settingsEntries(event: HookEventName, g: HookMatcherGroup): SettingsEnt
       kind: 'settings',
       handler: h,
       label: `${event} hook "${short}" (${where})`,
+      origin: { source: g.source, ...(g.file !== undefined ? { sourceFile: g.file } : {}) },
       dedupeKey:
         h.type === 'command'
           ? JSON.stringify(['command', h.command, h.args ?? null, h.shell ?? 'bash', h.async ?? false])

@@ -44,4 +44,11 @@ describe('loop hooks (command hooks, Claude Code protocol)', () => {
     expect((await hooks.sessionStart({ ...event(), source: 'resume' }, signal)).additionalContext).toEqual(['resumed-context']);
     expect((await hooks.sessionEnd({ ...event(), reason: 'other' }, signal)).preventContinuation).toEqual({ stopReason: 'bye' });
   });
+
+  it('a handler with `if` never runs on an event that is not a tool call', async () => {
+    const hooks = hooksFrom({
+      UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'echo filtered', if: 'Bash(*)' }, { type: 'command', command: 'echo plain' }] }],
+    });
+    expect((await hooks.userPromptSubmit({ ...event(), prompt: 'hi' }, signal)).additionalContext).toEqual(['plain']);
+  });
 });

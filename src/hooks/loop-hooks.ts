@@ -82,6 +82,8 @@ export function createLoopHooks(opts: Pick<HookRunnerOptions, 'config' | 'env' |
       if (matchOn !== undefined && !compileHookMatcher(group.matcher)(matchOn)) continue;
       group.hooks.forEach((h, i) => {
         if (h.type !== 'command' && h.type !== 'http') return;
+        // `if` filters tool calls; on an event without one such a hook never runs (reference A1).
+        if (h.if !== undefined) return;
         const key = JSON.stringify(h.type === 'command' ? [h.command, h.args ?? null] : [h.url]);
         if (seen.has(key)) return;
         seen.add(key);

@@ -143,7 +143,19 @@ describe('PreToolUse through real shell hooks', () => {
     expect((await runner.preToolUse(fx.event({ toolInput: { command: 'ls' } }), signal())).decision).toBeUndefined();
     const hit = await runner.preToolUse(fx.event({ toolInput: { command: 'cd repo && git push origin main' } }), signal());
     expect(hit.decision?.behavior).toBe('deny');
+    // The decision says which rule let the hook run, and on what.
+    expect(hit.decision?.source).toContain('[if Bash(git push *) matched: git push origin main]');
     expect((await fx.read('count')).trim().split('\n')).toHaveLength(1);
+  });
+
+  it('`if` by name only: without the tool object a content rule cannot be ruled out (the hook runs), another tool\'s rule can', async () => {
+    const s = await fx.script('deny.sh', 'exit 2');
+    const runner = fx.runner(hooksFor('PreToolUse', undefined, { command: s, if: 'Bash(git push *)' }));
+    const bare = fx.event({ toolName: 'Bash', toolInput: { command: 'ls' }, tool: undefined });
+    const ran = await runner.preToolUse(bare, signal());
+    expect(ran.decision?.behavior).toBe('deny');
+    expect(ran.decision?.source).toContain('[if Bash(git push *) could not be ruled out]');
+    expect((await runner.preToolUse(fx.event({ toolName: 'Edit', toolInput: { file_path: '/x' } }), signal())).decision).toBeUndefined();
   });
 
   it('exec form (args): no shell, args verbatim, ${CLAUDE_PROJECT_DIR} expanded', async () => {

@@ -3,8 +3,8 @@
  * around a tool call, and what a `HookRunner` reports back to the executor. Protocol: reference/hooks-and-settings.md
  * Part A — toolgate runs hooks written for Claude Code unchanged.
  */
-import type { PermissionMode } from '../tool/permission-types.js';
-import type { IfConditionMatcher } from './if-condition.js';
+import type { PermissionMode, ToolPermissionContext } from '../tool/permission-types.js';
+import type { AnyTool } from '../tool/tool.js';
 import type { LoopHookEventName, LoopHooks } from './loop-hooks.js';
 
 /** The tool-call events toolgate fires. */
@@ -54,7 +54,11 @@ export type ClaudeCodeHookEventName = (typeof CLAUDE_CODE_HOOK_EVENTS)[number];
 
 /** Fields every handler type shares. */
 interface HookHandlerBase {
-  /** One permission rule (`Bash(git *)`) that further filters the call; see `if` in the reference. */
+  /**
+   * One permission rule (`Bash(git *)`) that further filters the call; see `if` in the reference. Matched by the
+   * permission engine (`preparePermissionMatcher`): the hook runs for exactly the calls a deny rule with the same text
+   * would deny, and also when the engine cannot rule the rule out (a command it cannot parse).
+   */
   readonly if?: string;
   /** Seconds (as in settings); absent → the runner's default (600 s for command hooks). */
   readonly timeout?: number;
@@ -124,6 +128,13 @@ export interface HookToolEvent {
   /** Inside a sub-agent. */
   agentId?: string;
   agentType?: string;
+  /**
+   * The tool being called: handlers' `if` rules are matched against it by its traits. Without it only rules naming
+   * the tool as a whole can be told apart; a content rule naming it (`Bash(rm *)`) cannot be ruled out, so the hook runs.
+   */
+  tool?: AnyTool;
+  /** Where the call is decided (cwd, project root, home anchor `if` path rules); default: from `cwd` and `projectDir`. */
+  permissionContext?: ToolPermissionContext;
 }
 
 export type PreToolUseBehavior = 'allow' | 'deny' | 'ask' | 'defer';
@@ -208,8 +219,6 @@ export interface HookRunnerOptions {
   env?: NodeJS.ProcessEnv;
   /** Default per-hook timeout for command/http hooks (600,000 ms). */
   defaultTimeoutMs?: number;
-  /** Decides a handler's `if` rule; default: `matchesIfCondition` (approximate, fails open — the hook runs). */
-  matchIfCondition?: IfConditionMatcher;
 }
 
 export interface HooksSettingsSource {

@@ -165,8 +165,9 @@ function checkWebFetch(toolName: string, url: unknown, ctx: ToolPermissionContex
   const ask = rulesOf(ctx.alwaysAskRules);
   if (!host.ok) {
     if (deny.length > 0 || ask.length > 0) {
+      // Named in the trace: it is this rule that cannot be ruled out (a hook's `if` runs on it; see permission-matcher).
       const reason = `${host.reason}: domain rules cannot be checked`;
-      return { behavior: 'ask', message: reason, decisionReason: trace('safetyCheck', reason, undefined, { classifierApprovable: false }) };
+      return { behavior: 'ask', message: reason, decisionReason: trace('safetyCheck', reason, deny[0] ?? ask[0], { classifierApprovable: false }) };
     }
     return PASS;
   }

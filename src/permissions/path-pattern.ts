@@ -2,7 +2,8 @@
  * Gitignore-style path patterns of `Read(…)` / `Edit(…)` rules, compiled to absolute-path matchers.
  *
  * Anchoring (Claude Code's documented forms):
- *   `//abs/path` → `/abs/path`;  `~/path` → home;  `/path` → the rule's root (its settings' project dir…);
+ *   `//abs/path` → `/abs/path`;  `~/path` → home;  `~user/path` → that user's home (passwd);
+ *   `/path` → the rule's root (its settings' project dir…);
  *   `./path` or `dir/path` → the working directory;  `name` (no slash) → any depth.
  * `*` and `?` never cross `/`, `**` spans whole segments, a pattern that names a directory covers everything in it.
  *
@@ -10,13 +11,15 @@
  * a slash-less pattern matches at any depth anywhere on disk (not only below the cwd), and a single-segment directory
  * pattern (`secrets/**`) matches that directory at any depth. Where a deny pattern has two readings, both deny:
  * `/path` is the settings root's (Claude Code's documented reading) and also the filesystem's; `dir/file` is the
- * working directory's and also any depth below it. An allow pattern ending in a wildcard covers one level only
+ * working directory's and also any depth below it; a bare `./.env` is the working directory's and also `.env`
+ * anywhere. An allow pattern ending in a wildcard covers one level only
  * (`Edit(/docs/*)` allows docs/a.md, not docs/sub/a.md).
  */
 import os from 'node:os';
 import path from 'node:path';
 import type { PermissionBehavior, PermissionRule, ToolPermissionContext } from '../tool/permission-types.js';
 import { resolveRealPath } from './real-path.js';
+import { homeOfUser, homeOfUserOrGuess, tildeUser } from './user-home.js';
 
 export interface CompiledPathPattern {
   readonly rule: PermissionRule;
@@ -69,6 +72,11 @@ export function anchorPattern(
   } else if (p === '~' || p.startsWith('~/')) {
     base = homeDir;
     rest = p.slice(2);
+  } else if (tildeUser(p) !== undefined) {
+    // `~user/…`: that user's home (see compilePathPatternVariants for a user this machine does not know).
+    const user = tildeUser(p)!;
+    base = homeOfUserOrGuess(user, homeDir);
+    rest = p.slice(user.length + 2);
   } else if (p.startsWith('/')) {
     base = root;
     rest = p.slice(1);
@@ -126,6 +134,10 @@ export function compilePathPatternVariants(
   ctx: ToolPermissionContext,
 ): CompiledPathPattern[] {
   const home = ctx.homeDir ?? os.homedir();
+  // An allow rule for the home of a user the passwd database does not know allows nothing (deny and ask rules guess
+  // where that home would be, which is wider than nothing).
+  const user = tildeUser(pattern);
+  if (user !== undefined && rule.ruleBehavior === 'allow' && homeOfUser(user) === undefined) return [];
   const real = (p: string) => {
     const r = resolveRealPath(p);
     return r.ok ? r.path : p;
@@ -155,10 +167,19 @@ export function compilePathPatternVariants(
   return out;
 }
 
-/** The other readings of a deny/ask pattern a person may have meant. */
+/**
+ * The other readings of a deny/ask pattern a person may have meant. A bare `./.env` reads as the working directory's
+ * `.env` and as `.env` (a name, at any depth: the `./` only saying "relative", as the documentation's "`path` or
+ * `./path`" has it): the wider wins, so `src/.env` is denied too. With a slash after the name (`./src/x`) the
+ * pattern is anchored either way.
+ */
 function alternateReadings(pattern: string): string[] {
   if (pattern.startsWith('/') && !pattern.startsWith('//')) return [`/${pattern}`];
-  if (pattern.startsWith('./') || pattern.startsWith('../') || pattern.startsWith('~') || pattern.startsWith('**/')) return [];
+  if (pattern.startsWith('./')) {
+    const rest = pattern.replace(/^(\.\/)+/, '');
+    return rest !== '' && !rest.includes('/') && rest !== '..' ? [rest] : [];
+  }
+  if (pattern.startsWith('../') || pattern.startsWith('~') || pattern.startsWith('**/')) return [];
   const segs = pattern.split('/').filter((x) => x !== '');
   if (segs.length < 2 || (segs.length === 2 && segs[1] === '**')) return [];
   return [`**/${pattern}`];

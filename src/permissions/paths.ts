@@ -19,6 +19,7 @@ import { caseFoldGlob, compilePathPatternVariants, patternRemainders, type Compi
 import { formatPermissionRule } from './permission-rule.js';
 import { protectedPathReason } from './protected-paths.js';
 import { resolveRealPath } from './real-path.js';
+import { homeOfUserOrGuess, tildeUser } from './user-home.js';
 
 export type PathAccessKind = 'read' | 'write';
 
@@ -27,12 +28,10 @@ export function expandPath(p: string, cwd: string, homeDir?: string): string {
   let s = p;
   if (s === '~') s = homeDir ?? os.homedir();
   else if (s.startsWith('~/')) s = (homeDir ?? os.homedir()) + s.slice(1);
-  else if (/^~[A-Za-z0-9_.][A-Za-z0-9_.-]*(\/|$)/.test(s)) {
-    // `~user/…` is another user's home: where the system keeps homes (root's is /root), never the working directory.
-    const slash = s.indexOf('/');
-    const user = slash === -1 ? s.slice(1) : s.slice(1, slash);
-    const base = user === 'root' ? '/root' : path.join(path.dirname(homeDir ?? os.homedir()), user);
-    s = base + (slash === -1 ? '' : s.slice(slash));
+  else {
+    // `~user/…` is that user's home (the passwd database), never a folder of the working directory.
+    const user = tildeUser(s);
+    if (user !== undefined) s = homeOfUserOrGuess(user, homeDir ?? os.homedir()) + s.slice(user.length + 1);
   }
   return path.isAbsolute(s) ? path.resolve(s) : path.resolve(cwd, s);
 }

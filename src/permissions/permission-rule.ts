@@ -4,6 +4,7 @@
  * Former tool names resolve to the canonical ones first (rules match canonical names only).
  */
 import type { PermissionBehavior, PermissionRuleValue } from '../tool/permission-types.js';
+import { hasInnerColonStar } from './bash/rule-match.js';
 
 /** Former names → canonical names (Claude Code 2.1.328). */
 export const LEGACY_TOOL_NAMES: Readonly<Record<string, string>> = {
@@ -42,6 +43,8 @@ export class PermissionRuleParseError extends Error {
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_*-]+$/;
+/** Rule names whose content is a command (Claude Code's documented shell rule syntax). */
+const SHELL_RULE_TOOLS: ReadonlySet<string> = new Set(['Bash', 'PowerShell', 'Monitor']);
 
 export function canonicalToolName(name: string): string {
   return LEGACY_TOOL_NAMES[name] ?? name;
@@ -136,6 +139,11 @@ export function validatePermissionRule(
     }
     if (behavior === 'allow' && ['Write', 'NotebookEdit', 'MultiEdit', 'Glob', 'Grep'].includes(toolName)) {
       warnings.push(`${toolName}(…) allow rules are not consulted: use Edit(…) for writes and Read(…) for reads`);
+    }
+    if (SHELL_RULE_TOOLS.has(toolName) && hasInnerColonStar(ruleContent)) {
+      // Documented only as a suffix; elsewhere it can be read two ways, and each behaviour takes the safe one.
+      if (behavior === 'allow') errors.push('":*" is only valid at the end of the rule; this allow rule would allow nothing');
+      else warnings.push('":*" is only valid at the end of the rule; it is matched here in every way it could be read');
     }
     if (behavior === 'allow' && toolName === 'Agent' && /^[A-Za-z_][A-Za-z0-9_]*:/.test(ruleContent)) {
       warnings.push('parameter rules (param:value) apply to deny and ask only; this allow rule is matched as a subagent type');

@@ -6,7 +6,8 @@
  *
  * Precedence, in words: a deny anywhere wins; then an ask (hook ask, ask rule); a hook's allow only stands in for the
  * user's answer at the end, so deny and ask rules, plan mode and adversarial-looking safety checks still apply to it.
- * bypassPermissions allows everything except deny and ask rules. dontAsk turns whatever would prompt into a deny.
+ * bypassPermissions allows everything except deny and ask rules and the safety checks no automatic approval may pass
+ * (classifierApprovable: false). dontAsk turns whatever would prompt into a deny.
  * Last, an agent's allow ceilings (an active skill's allowed-tools, allow-ceiling.ts) turn an allow they do not cover
  * into an ask.
  */
@@ -145,7 +146,9 @@ async function resolveLive(
   const pendingAsk = toolCheck?.behavior === 'ask' ? toolCheck : content.behavior === 'ask' ? content : undefined;
   if (pendingAsk) {
     const trace = pendingAsk.decisionReason ?? { layer: 'toolCheck' as const, reason: pendingAsk.message ?? `${tool.name} asks` };
-    if (ctx.mode === 'bypassPermissions') {
+    // A safety check no automatic approval may pass (the seeds' classifierApprovable: false: a critical-path rm, a
+    // find whose globs file names turn into actions, a check that could not be made) asks in bypassPermissions too.
+    if (ctx.mode === 'bypassPermissions' && !(trace.layer === 'safetyCheck' && trace.classifierApprovable === false)) {
       return { behavior: 'allow', decisionReason: { layer: 'mode', reason: `bypassPermissions mode skips the check: ${trace.reason}`, subcommand: trace.subcommand } };
     }
     if (hook?.behavior === 'allow' && trace.classifierApprovable !== false) {

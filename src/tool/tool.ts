@@ -192,8 +192,6 @@ export type Tool<Input extends AnyObject = AnyObject, Output = unknown, P extend
   loadViews?(): Promise<ToolViews<z.infer<Input>, Output, P>>;
   /** Adds derived fields to the observable clone that hooks and permissions see (e.g. absolute paths). */
   backfillObservableInput?(input: Record<string, unknown>, context: ToolUseContext): void;
-  /** Builds a matcher for rule content (`Bash(git *)`) against this input. */
-  preparePermissionMatcher?(input: z.infer<Input>): Promise<(pattern: string) => boolean>;
   /** The file or folder this call touches, for path rules (file tools). */
   getPath?(input: z.infer<Input>): string | undefined;
   /** Lines this call's output added and removed (file-editing tools), for telemetry's lines-of-code count. */

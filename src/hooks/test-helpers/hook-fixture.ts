@@ -2,6 +2,9 @@
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { z } from 'zod';
+import { buildTool } from '../../tool/build-tool.js';
+import type { AnyTool } from '../../tool/tool.js';
 import { createHookRunner } from '../hook-runner.js';
 import { parseHooksSettings } from '../parse-hooks-settings.js';
 import type { HookCallback, HookRunner, HookToolEvent } from '../types.js';
@@ -17,6 +20,16 @@ export interface HookFixture {
   read(name: string): Promise<string>;
   cleanup(): Promise<void>;
 }
+
+/** A shell tool as the engine knows one: by its traits (the events' default tool). */
+export const shellTool: AnyTool = buildTool({
+  name: 'Bash',
+  inputSchema: z.object({ command: z.string() }),
+  permissionTraits: { kind: 'shell', commandField: 'command' },
+  maxResultSizeChars: 10_000,
+  prompt: async () => 'Runs a command.',
+  call: async () => ({ data: '' }),
+});
 
 export async function makeHookFixture(): Promise<HookFixture> {
   const dir = await mkdtemp(join(tmpdir(), 'toolgate-hooks-'));
@@ -42,6 +55,8 @@ export async function makeHookFixture(): Promise<HookFixture> {
         toolInput: { command: 'ls -la' },
         toolUseId: 'toolu_01',
         projectDir,
+        // Another tool named by the test comes without a tool object (matched by name only) unless it gives one.
+        ...(overrides.toolName === undefined || overrides.toolName === 'Bash' ? { tool: shellTool } : {}),
         ...overrides,
       };
     },

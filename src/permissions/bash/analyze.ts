@@ -13,6 +13,7 @@ import { shellStartupReason } from './shell-options.js';
 import { assignmentName, isStrippableAssignmentName } from './assignments.js';
 import { checkNameBuiltin } from './syntax-checks.js';
 import { naiveWords, rawSegments } from './raw-split.js';
+import { treeMismatch } from './syntax-agreement.js';
 
 /** Longer commands always ask (documented Claude Code behaviour); they are still parsed for deny rules. */
 export const MAX_COMMAND_LENGTH = 10_000;
@@ -196,11 +197,13 @@ export function analyzeInternal(command: string, depth: number): Analysis {
   if (parsed.hasMissing) walker.parseError ??= 'incomplete command (the parser had to insert a missing token)';
   else if (parsed.hasError) walker.parseError ??= 'syntax error';
   const continuation = command.includes('\\\n') ? lineContinuationMismatch(command, parsed.root) : undefined;
+  const mismatch = continuation === undefined ? treeMismatch(command, parsed.root) : undefined;
   const reason =
     charReason ??
     (depth === 0 && command.length > MAX_COMMAND_LENGTH ? `command is ${command.length} characters (limit ${MAX_COMMAND_LENGTH})` : undefined) ??
     (walker.parseError ? `parse error: ${walker.parseError}` : undefined) ??
-    continuation;
+    continuation ??
+    (mismatch !== undefined ? `the parser and bash would read ${JSON.stringify(mismatch.trim().slice(0, 30))} differently` : undefined);
   if (reason) return fail(command, reason, walker.commands);
   if (depth === 0) markCertainCds(parsed.root, walker);
   return { ok: true, subcommands: walker.commands };

@@ -122,7 +122,9 @@ describe('class 9: git commands that print file contents from history', () => {
     ['git show -s HEAD', ENV, 'allow'],
     ['git show HEAD:src/x.ts', ENV, 'allow'],
     ['git show HEAD -- src/x.ts', ENV, 'allow'],
-    ['git log -p -- src', ENV, 'allow'],
+    ['git log -p -- src', ['Read(/.env)'], 'allow'],
+    // A bare `./.env` deny is also `.env` in any folder: src's history may hold one.
+    ['git log -p -- src', ENV, 'askRule'],
     ['git log --oneline', ENV, 'allow'],
     ['git log --stat -5', ENV, 'allow'],
     ['git diff --stat', ENV, 'allow'],

@@ -8,13 +8,16 @@ import type { BashPermissionDeps, SimpleCommand } from './types.js';
 import { analyzeBashCommand } from './analyze.js';
 import { bashRules, matchDenyLike, type BashRule } from './rule-set.js';
 import { matchCompiled } from './rule-match.js';
-import { neverApprovedByPrefix } from './wrappers.js';
+import { neverApprovedByPrefix, stripAllowWrappers } from './wrappers.js';
+import { findGlobSteering, unsafeScript } from './steering.js';
+import type { WordValue } from './words.js';
 import { dangerousFlag } from './program-options.js';
 import type { MatchWord } from './rule-match.js';
 import { collectPathFacts, type PathFacts, type SubcommandFacts } from './path-checks.js';
 import { flattenSubcommands } from './read-only.js';
 import { suggestionsFor } from './suggestions.js';
 import { checkReadDenies, readDenyOpaqueAsk } from './read-deny.js';
+import { formatPermissionRule } from '../permission-rule.js';
 
 function trace(layer: DecisionLayer, reason: string, rule?: BashRule, subcommand?: string): DecisionTrace {
   return {
@@ -24,6 +27,9 @@ function trace(layer: DecisionLayer, reason: string, rule?: BashRule, subcommand
     ...(subcommand !== undefined ? { subcommand } : {}),
   };
 }
+
+/** The rule names whose path rules protect files from writing (Read denies are handled with reads, in read-deny). */
+const EDIT_RULE_TOOLS: ReadonlySet<string> = new Set(['Edit', 'Write', 'NotebookEdit', 'MultiEdit']);
 
 const short = (text: string): string => (text.length > 120 ? `${text.slice(0, 117)}...` : text);
 
@@ -46,6 +52,11 @@ function allowRuleFor(sub: SimpleCommand, allow: readonly BashRule[]): { rule?: 
     if (!matchCompiled(compiled, sub.strippedWords)) continue;
     if (compiled.kind !== 'exact') {
       if (neverApprovedByPrefix(sub.strippedWords)) continue;
+      const script = unsafeScript(programWords(sub.strippedWords));
+      if (script) {
+        blocked ??= `${script}, which a prefix or wildcard rule (${rule.text}) never approves`;
+        continue;
+      }
       const danger = dangerousFlag(programWords(sub.strippedWords), rule.words);
       if (danger) {
         blocked ??= `${danger.flag} ${danger.what}, which ${rule.text} does not name`;
@@ -55,6 +66,16 @@ function allowRuleFor(sub: SimpleCommand, allow: readonly BashRule[]): { rule?: 
     return { rule };
   }
   return blocked === undefined ? {} : { blocked };
+}
+
+/** A `find` whose globs the file system turns into actions (see steering.ts), with the wrappers seen through. */
+function findSteering(subs: readonly SimpleCommand[]): { sub: SimpleCommand; reason: string } | undefined {
+  for (const sub of subs) {
+    if (sub.kind !== 'command') continue;
+    const reason = findGlobSteering(stripAllowWrappers(sub.words) as readonly WordValue[]);
+    if (reason) return { sub, reason };
+  }
+  return undefined;
 }
 
 /** The words from the program on (kept `VAR=value` assignments left out). */
@@ -184,11 +205,23 @@ export function checkBashPermission(command: string, ctx: ToolPermissionContext,
   }
   const opaqueRead = opaqueReason !== undefined ? readDenyOpaqueAsk(ctx, opaqueReason, unsafe?.text ?? whole) : undefined;
   if (opaqueRead?.kind === 'ask') return ask(opaqueRead.message, opaqueRead.trace);
+  // Writes too: what cannot be seen into may write a path an Edit deny rule protects (an ask no mode passes).
+  const editDeny = opaqueReason !== undefined ? ctx.alwaysDenyRules.find((r) => r.ruleValue.ruleContent !== undefined && EDIT_RULE_TOOLS.has(r.ruleValue.toolName)) : undefined;
+  if (editDeny) {
+    const text = formatPermissionRule(editDeny.ruleValue);
+    const reason = `cannot rule out Edit deny ${text}: ${opaqueReason}`;
+    return ask(`Cannot rule out deny rule ${text}: ${opaqueReason}.`, { layer: 'askRule', reason, rule: text, source: editDeny.source, ...(editDeny.sourceFile ? { sourceFile: editDeny.sourceFile } : {}), subcommand: unsafe?.text ?? whole });
+  }
 
   // 3. Fail closed on anything we cannot reason about.
   if (!analysis.ok) return ask(`This command needs approval: ${analysis.reason}.`, trace('safetyCheck', analysis.reason));
   if (unsafe) return ask(`"${short(unsafe.text)}" needs approval: ${unsafe.unsafeReason}.`, trace('safetyCheck', unsafe.unsafeReason!, undefined, unsafe.text));
   if (paths.foreignConfig) return ask(`"${short(paths.foreignConfig.subcommand)}" needs approval: ${paths.foreignConfig.reason}.`, trace('safetyCheck', paths.foreignConfig.reason, undefined, paths.foreignConfig.subcommand));
+  const steered = findSteering(subs);
+  if (steered) {
+    const { sub, reason } = steered;
+    return ask(`"${short(sub.text)}" needs approval: ${reason}.`, { ...trace('safetyCheck', reason, undefined, sub.text), classifierApprovable: false });
+  }
   if (paths.critical) return ask(`"${short(paths.critical.subcommand)}" needs approval: ${paths.critical.reason}.`, { ...trace('safetyCheck', paths.critical.reason, undefined, paths.critical.subcommand), classifierApprovable: false });
 
   // 4. Output redirections are writes.

@@ -9,6 +9,7 @@ import { isUnsafeOption, parseArgs } from './args.js';
 import { classifyGit } from './git-read-only.js';
 import { isOptionOnlySet, NEUTRAL_COMMANDS, READ_ONLY_SPECS, specArgs, type ReadOnlySpec } from './read-only-specs.js';
 import { assignmentName, isDangerousVariable } from './assignments.js';
+import { bracketArgs, printfOptionExpansion, testExpansionReason } from './expansion-positions.js';
 
 export interface CommandVerdict {
   readonly readOnly: boolean;
@@ -153,6 +154,8 @@ export function classifyWords(words: readonly WordValue[]): CommandVerdict {
   const args = core.slice(1);
   if (NEUTRAL_COMMANDS.has(name)) {
     if (name === 'printf') {
+      const option = printfOptionExpansion(args);
+      if (option) return no(option);
       const v = args.findIndex((w) => w.literal && w.value.startsWith('-v'));
       const target = v === -1 ? undefined : args[v]!.value === '-v' ? args[v + 1]?.value : args[v]!.value.slice(2);
       if (target !== undefined && isDangerousVariable(target)) return no(`printf -v ${target} changes how later commands run`);
@@ -177,8 +180,11 @@ export function classifyWords(words: readonly WordValue[]): CommandVerdict {
     }
     case 'wait':
       return args.every((w) => w.literal && /^(\d+|%\S*|-n|-f)$/.test(w.value)) ? neutral() : no('wait -p sets a variable');
-    case 'test':
+    case 'test': {
+      const why = testExpansionReason(args);
+      if (why) return no(why);
       return neutral({ paths: args.filter((w) => w.literal && /^([~/]|\.\.?\/)|\//.test(w.value)).map((w) => w.value) });
+    }
     case 'cd':
     case 'pushd': {
       const target = args.find((w) => !(w.literal && /^-[LPe@]+$/.test(w.value)));
@@ -248,8 +254,12 @@ function classifyUncached(sub: SimpleCommand): CommandVerdict {
       }
       return neutral();
     }
-    case 'test':
+    case 'test': {
+      // `[ … ]` word-splits and parses its arguments as the command `test` does; `[[ … ]]` is read whole by the parser.
+      const why = sub.words[0]?.value === '[' ? testExpansionReason(sub.words.slice(1), bracketArgs(sub.text)) : undefined;
+      if (why) return no(why);
       return neutral({ paths: sub.words.slice(1).filter((w) => w.literal && /^([~/]|\.\.?\/)|\//.test(w.value)).map((w) => w.value) });
+    }
     case 'arithmetic':
     case 'redirect':
       return neutral();

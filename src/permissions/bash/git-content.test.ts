@@ -170,13 +170,20 @@ table('git behind wrappers and paths (5 members)', [
   ['/usr/bin/git show HEAD~1', 'askRule', true],
 ]);
 
+// A bare `./secret.txt` deny reaches `secret.txt` in any folder (the wider of its two documented readings), so a
+// folder that may hold one is not "a path no deny covers".
+table('a folder that may hold a denied file, under the wider reading of a bare deny', [
+  ['git log -p -- src', 'askRule', false],
+  ['git grep -e y HEAD -- src', 'askRule', false],
+]);
+
 table('benign: limited to paths no deny covers, or printing no contents', [
   ['git status', 'allow', false],
   ['git log --oneline', 'allow', false],
-  ['git log -p -- src', 'allow', false],
+  ['git log -p -- src/x.ts', 'allow', false],
   ['git show --stat HEAD', 'allow', false],
   ['git diff --stat', 'allow', false],
-  ['git grep -e y HEAD -- src', 'allow', false],
+  ['git grep -e y HEAD -- src/x.ts', 'allow', false],
   ['git blame src/x.ts', 'allow', false],
   ['git cat-file -t HEAD', 'allow', false],
   ['git branch -a', 'allow', false],

@@ -61,6 +61,8 @@ function outcome(d: Awaited<ReturnType<typeof decide>>): Want {
 }
 
 const ENV = ['Read(./.env)'];
+/** Anchored at the project root: no other directory can hold what it denies (a bare `./.env` is also `.env` anywhere). */
+const ROOT_ENV = ['Read(/.env)'];
 type Case = [command: string, deny: readonly string[], inDefault: Want, inBypass: Want];
 
 function table(cases: readonly Case[], cwd = proj): void {
@@ -154,13 +156,16 @@ describe('recursive and whole-directory readers ask when the directory could hol
     ['git ls-files | xargs cat', ENV, 'askRule', 'askRule'],
     ['docker run -v .:/w alpine sh', ENV, 'askRule', 'askRule'],
     ['docker build -t app .', ENV, 'askRule', 'askRule'],
-    ['docker build -t app src', ENV, 'ask', 'allow'],
+    ['docker build -t app src', ROOT_ENV, 'ask', 'allow'],
+    // A bare `./.env` deny is also `.env` in any folder (the wider of its two readings): src may hold one.
+    ['docker build -t app src', ENV, 'askRule', 'askRule'],
+    ['rg foo src', ENV, 'askRule', 'askRule'],
     ['rg foo src', ['Read(.env)'], 'askRule', 'askRule'],
     ['rg foo', ['Read(./secrets/**)'], 'askRule', 'askRule'],
     ['rg foo secrets', ['Read(./secrets/**)'], 'deny', 'deny'],
     // An anchored rule outside the directory searched, or an exclusion that names it: nothing to ask.
-    ['rg foo src', ENV, 'allow', 'allow'],
-    ['grep -r x src', ENV, 'allow', 'allow'],
+    ['rg foo src', ROOT_ENV, 'allow', 'allow'],
+    ['grep -r x src', ROOT_ENV, 'allow', 'allow'],
     ["rg foo --glob '!.env'", ENV, 'allow', 'allow'],
     ['grep -r --exclude=.env foo .', ENV, 'allow', 'allow'],
     ["rg foo -g '!secrets'", ['Read(./secrets/**)'], 'allow', 'allow'],

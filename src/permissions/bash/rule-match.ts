@@ -7,6 +7,8 @@
  * a hole *could* make the rule match (`rm $flags` against `Bash(rm -rf:*)`), which the caller turns into an ask.
  */
 
+import type { PermissionBehavior } from '../../tool/permission-types.js';
+
 /** A word of a command as the matcher sees it. */
 export interface MatchWord {
   readonly value: string;
@@ -16,7 +18,9 @@ export interface MatchWord {
 export type CompiledRule =
   | { readonly kind: 'any' }
   | { readonly kind: 'exact' | 'prefix'; readonly words: readonly string[] }
-  | { readonly kind: 'glob'; readonly regex: RegExp; readonly head: string };
+  | { readonly kind: 'glob'; readonly regex: RegExp; readonly head: string }
+  /** Several readings of one rule, any of which matches (a deny rule read widely); none at all never matches. */
+  | { readonly kind: 'anyOf'; readonly readings: readonly CompiledRule[] };
 
 interface Token {
   readonly text: string;
@@ -91,12 +95,47 @@ function globRegex(tokens: readonly Token[], trailingAny: boolean): { regex: Reg
 
 const cache = new Map<string, CompiledRule>();
 
+/** The documented reading of rule content: a trailing `:*` is a trailing ` *`; any other `:*` is `:` then `*`. */
 export function compileBashRule(content: string): CompiledRule {
   const cached = cache.get(content);
   if (cached) return cached;
-  const compiled = compile(content.trim());
+  const trimmed = content.trim();
+  const compiled = compile(trimmed.endsWith(':*') ? `${trimmed.slice(0, -2)} *` : trimmed);
   if (cache.size > 2000) cache.clear();
   cache.set(content, compiled);
+  return compiled;
+}
+
+/** Whether `:*` appears anywhere but at the end (Claude Code documents it only as a suffix). */
+export function hasInnerColonStar(content: string): boolean {
+  const trimmed = content.trim();
+  return trimmed.slice(0, trimmed.endsWith(':*') ? -2 : undefined).includes(':*');
+}
+
+const NEVER: CompiledRule = { kind: 'anyOf', readings: [] };
+
+/**
+ * Rule content as a rule of this behaviour reads it, fail-safe where `:*` can be read more than one way. A deny or ask
+ * rule matches by every reading: the documented one (a trailing `:*` is a trailing ` *`), and each `:*` as `:` then
+ * `*` (`npm run test:*` also covers `npm run test:unit`), as `*` (a prefix of the text: `curl http://site.com/:*` also
+ * covers `curl http://site.com/x`), as ` *`, or as nothing. An allow rule takes the documented reading where that is
+ * the narrower, and one with an inner `:*` allows nothing (the settings loader reports it).
+ */
+export function compileBashRuleFor(content: string, behavior: PermissionBehavior): CompiledRule {
+  const trimmed = content.trim();
+  if (!trimmed.includes(':*')) return compileBashRule(trimmed);
+  if (behavior === 'allow') {
+    if (hasInnerColonStar(trimmed)) return NEVER;
+    // `git * commit:*`: documented as `git * commit *`, but a `:*` after another wildcard is not what Claude Code
+    // matches as a prefix either; the narrower reading (`commit:` then anything) allows no more than either.
+    return compileBashRule(trimmed.slice(0, -2)).kind === 'glob' ? compile(trimmed) : compileBashRule(trimmed);
+  }
+  const key = `\u0000${trimmed}`;
+  const cached = cache.get(key);
+  if (cached) return cached;
+  const readings = [compileBashRule(trimmed), ...[':*', '*', ' *', ''].map((v) => compile(trimmed.split(':*').join(v)))];
+  const compiled: CompiledRule = { kind: 'anyOf', readings };
+  cache.set(key, compiled);
   return compiled;
 }
 
@@ -104,13 +143,10 @@ function compile(content: string): CompiledRule {
   if (content === '' || content === '*') return { kind: 'any' };
   let body = content;
   let trailingAny = false;
-  // The trailing ` *` (or `:*`) may match nothing only when it is the rule's only wildcard (`Bash(ls *)` allows `ls`;
+  // The trailing ` *` may match nothing only when it is the rule's only wildcard (`Bash(ls *)` allows `ls`;
   // `Bash(git * *)` needs two more words).
   const onlyWildcard = (rest: string): boolean => !(tokenizeRule(rest) ?? []).some((t) => t.stars.length > 0);
-  if (body.endsWith(':*') && onlyWildcard(body.slice(0, -2))) {
-    body = body.slice(0, -2);
-    trailingAny = true;
-  } else if (/\s\*$/.test(body) && onlyWildcard(body.slice(0, -1))) {
+  if (/\s\*$/.test(body) && onlyWildcard(body.slice(0, -1))) {
     body = body.slice(0, -1);
     trailingAny = true;
   }
@@ -142,6 +178,8 @@ export function matchCompiled(rule: CompiledRule, words: readonly MatchWord[]): 
   switch (rule.kind) {
     case 'any':
       return true;
+    case 'anyOf':
+      return rule.readings.some((r) => matchCompiled(r, words));
     case 'exact':
       if (words.length !== rule.words.length) return false;
       return rule.words.every((w, i) => words[i]!.literal && words[i]!.value === w);
@@ -160,6 +198,8 @@ export function mayMatchCompiled(rule: CompiledRule, words: readonly MatchWord[]
   switch (rule.kind) {
     case 'any':
       return true;
+    case 'anyOf':
+      return rule.readings.some((r) => mayMatchCompiled(r, words));
     case 'exact':
     case 'prefix':
       // A hole can become any number of words, so everything from it on is unknown.
@@ -190,6 +230,7 @@ function expandFlags(command: string, word: string): string[] {
 
 /** Deny-only: a prefix/exact rule `cmd [sub…] -flags…` matches when the command has all those flags, in any form. */
 export function matchFlagsCompiled(rule: CompiledRule, words: readonly MatchWord[]): boolean {
+  if (rule.kind === 'anyOf') return rule.readings.some((r) => matchFlagsCompiled(r, words));
   if (rule.kind !== 'prefix' && rule.kind !== 'exact') return false;
   const firstFlag = rule.words.findIndex((w) => w.startsWith('-'));
   if (firstFlag <= 0) return false;
@@ -220,5 +261,5 @@ export function matchBashRuleContent(ruleContent: string, argv: readonly string[
 /** Whether a rule can only ever match through a prefix or wildcard (those never approve `find -exec`, `watch` …). */
 export function isWildcardRule(content: string): boolean {
   const kind = compileBashRule(content).kind;
-  return kind === 'prefix' || kind === 'glob' || kind === 'any';
+  return kind === 'prefix' || kind === 'glob' || kind === 'any' || kind === 'anyOf';
 }

@@ -4,7 +4,7 @@
  */
 import type { PermissionRule } from '../../tool/permission-types.js';
 import type { BashAnalysis, SimpleCommand } from './types.js';
-import { compileBashRule, matchCompiled, matchFlagsCompiled, mayMatchCompiled, type CompiledRule, type MatchWord } from './rule-match.js';
+import { compileBashRuleFor, matchCompiled, matchFlagsCompiled, mayMatchCompiled, type CompiledRule, type MatchWord } from './rule-match.js';
 import { denyViews } from './wrappers.js';
 import { naiveWords, rawSegments } from './raw-split.js';
 
@@ -43,7 +43,7 @@ export function bashRules(rules: readonly PermissionRule[], toolNames: readonly 
       rule,
       content,
       text: content === undefined ? toolName : `${toolName}(${content})`,
-      compiled: content === undefined ? undefined : compileBashRule(content),
+      compiled: content === undefined ? undefined : compileBashRuleFor(content, rule.ruleBehavior),
       trimmed: content?.trim(),
       operators: content !== undefined && /[|&;]/.test(content),
       words: content === undefined ? [] : content.split(/\s+/).map((w) => w.replace(/:\*$/, '').replace(/^['"]|['"]$/g, '')).filter(Boolean),

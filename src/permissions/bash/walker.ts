@@ -8,6 +8,7 @@ import type { Redirect, SimpleCommand, SubcommandKind } from './types.js';
 import { evaluateWord, hiddenExpansion, type WordValue } from './words.js';
 import { checkArithmetic, checkExpansion, checkSubscript, checkTest } from './syntax-checks.js';
 import { isDangerousVariable } from './assignments.js';
+import { commandMismatch, redirectMismatch, structureMismatch } from './syntax-agreement.js';
 
 /** What a command is fed on stdin from a heredoc or here-string (for `bash <<'EOF'`). */
 export interface StdinCode {
@@ -66,6 +67,7 @@ export class Walker {
   }
 
   private walkChildren(node: SyntaxNode): void {
+    this.parseError ??= structureMismatch(node);
     for (const child of node.namedChildren) this.walk(child);
   }
 
@@ -196,6 +198,7 @@ export class Walker {
           this.walk(child);
       }
     }
+    this.parseError ??= commandMismatch(node);
     const deferred: SyntaxNode[] = [];
     let stdin: StdinCode | undefined;
     const redirects = this.redirectsOf(redirectNodes, deferred, (code) => (stdin = code));
@@ -247,6 +250,7 @@ export class Walker {
         out.push({ op, fd, target: null, isWrite: false });
         return;
       }
+      this.parseError ??= redirectMismatch(r, dest);
       const v = evaluateWord(dest);
       const target = v.literal && !v.glob ? v.value : null;
       let isWrite = WRITE_OPS.has(op);
@@ -258,6 +262,7 @@ export class Walker {
     }
     if (r.type === 'herestring_redirect') {
       const word = r.namedChildren[0];
+      if (word) this.parseError ??= redirectMismatch(r, word);
       const v = word ? evaluateWord(word) : undefined;
       if (word) this.walk(word);
       out.push({ op: '<<<', target: null, isWrite: false });
