@@ -20,7 +20,7 @@ import { enterPlanMode, updatePermissionContext } from '../permissions/permissio
 import { findToolByName } from '../tool/find-tool.js';
 import { addSharedAbortListener } from '../tool/shared-abort-listener.js';
 import { assembleToolPool } from '../registry/tool-pool.js';
-import { createTaskRegistry } from '../tools/bash/task-registry.js';
+import { createTaskRegistry } from '../tools/shared/task-registry.js';
 import { deferredLoadingFor, toolsToAPI } from '../tool/api-format.js';
 import { createSubagentRunner } from './subagent-runner.js';
 import { query } from './query.js';

@@ -27,14 +27,15 @@ import { excludedCommand, lastArgv, timeoutDisposition } from './command-facts.j
 import { settleCwd, startCwd } from './cwd-tracking.js';
 import { interpretExitCode } from './exit-code.js';
 import { detectImageOutput } from './image-output.js';
-import { collapseCarriageReturns, lastLines, readOutputTail, readOutputWindow } from './output-file.js';
+import { collapseCarriageReturns, lastLines, readOutputTail, readOutputWindow } from '../shared/output-file.js';
 import { detectSandbox } from './sandbox.js';
 import { buildSandboxPolicy } from './sandbox-policy.js';
 import { wrapInSandbox, type SandboxLaunch } from './sandbox-runtime.js';
 import { buildShellScript, mayChangeFunctions, quote } from './shell-script.js';
 import { applyShellState, persistEnvironment, shellDelta, shellStateOf, withShellDelta, type AppliedShellState } from './session-env.js';
 import { ShellProcess, type ShellExit } from './shell-process.js';
-import { getTaskRegistry } from './task-registry.js';
+import { getTaskRegistry } from '../shared/task-registry.js';
+import { adoptShell, shellMarkerScope } from './shell-task.js';
 
 export interface BashInput {
   readonly command: string;
@@ -151,7 +152,7 @@ export async function runBash(
       outputFile,
       script: prepared!.script,
       launch,
-      markerScope: registry.markerScope,
+      markerScope: shellMarkerScope(registry),
       killGraceMs: settings.bash?.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
       maxOutputBytes: settings.bash?.maxOutputFileBytes ?? DEFAULT_MAX_OUTPUT_FILE_BYTES,
       pollIntervalMs: settings.bash?.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS,
@@ -194,11 +195,12 @@ export async function runBash(
   // — background from the start —
   if (input.run_in_background === true) {
     stopProgress();
-    registry.adopt(proc, {
+    adoptShell(registry, proc, {
       description: input.description,
       backgroundedBy: 'request',
       notifications,
       lifetimeMs: input.timeout ?? BACKGROUND_DEFAULT_LIFETIME_MS,
+      outputChars: limit,
     });
     return result({
       stdout: '',
@@ -236,7 +238,7 @@ export async function runBash(
   /** Hands the running process to the registry; the result shows the output so far and the task's id and file. */
   const toBackground = (by: 'timeout' | 'user', extra: Partial<BashOutput>): ToolResult<BashOutput> => {
     stopProgress();
-    registry.adopt(proc, { description: input.description, backgroundedBy: by, notifications, lifetimeMs: BACKGROUND_DEFAULT_LIFETIME_MS });
+    adoptShell(registry, proc, { description: input.description, backgroundedBy: by, notifications, lifetimeMs: BACKGROUND_DEFAULT_LIFETIME_MS, outputChars: limit });
     const partial = readOutputTail(outputFile, WINDOW_BYTES);
     const sofar = collapseCarriageReturns(partial.text);
     const shown = sofar.slice(-Math.min(limit, FAILURE_EXCERPT_CHARS));
