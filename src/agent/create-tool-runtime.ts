@@ -409,7 +409,10 @@ class Runtime implements ToolRuntime {
             ...(onTodosChanged ? { onTodosChanged } : {}),
           }
         : undefined;
-    const context: ToolUseContext = { ...base, ui, ...(options.mode !== undefined ? withMode(base, options.mode) : {}) };
+    // A background child waits on nobody: what would ask is denied with the rule that would allow it.
+    const avoidPrompts = options.avoidPermissionPrompts ?? options.isAsync === true;
+    const lens = options.mode !== undefined || avoidPrompts ? withPermissions(base, { ...(options.mode !== undefined ? { mode: options.mode } : {}), ...(avoidPrompts ? { shouldAvoidPermissionPrompts: true } : {}) }) : {};
+    const context: ToolUseContext = { ...base, ui, ...lens };
     if (options.signal) {
       const controller = context.abortController;
       if (options.signal.aborted) controller.abort(options.signal.reason);
@@ -463,8 +466,14 @@ function samePool(a: Tools, b: Tools): boolean {
   return a.length === b.length && a.every((t, i) => t === b[i]);
 }
 
-/** A child with its own mode: it reads the shared app state through a lens that sets the mode (memoised per state). */
-function withMode(context: ToolUseContext, mode: PermissionMode): Pick<ToolUseContext, 'getAppState'> {
+/**
+ * A child with its own mode or prompt policy: it reads the shared app state through a lens that sets them (memoised
+ * per state), so the session's rules stay shared while the parent's mode and prompts stay the parent's.
+ */
+function withPermissions(
+  context: ToolUseContext,
+  changes: { readonly mode?: PermissionMode; readonly shouldAvoidPermissionPrompts?: boolean },
+): Pick<ToolUseContext, 'getAppState'> {
   let lastIn: ToolPermissionContext | undefined;
   let lastOut: ToolPermissionContext | undefined;
   const read = context.getAppState;
@@ -473,7 +482,7 @@ function withMode(context: ToolUseContext, mode: PermissionMode): Pick<ToolUseCo
       const state = read();
       if (state.toolPermissionContext !== lastIn) {
         lastIn = state.toolPermissionContext;
-        lastOut = updatePermissionContext(lastIn, { mode });
+        lastOut = updatePermissionContext(lastIn, changes);
       }
       return { ...state, toolPermissionContext: lastOut! };
     },

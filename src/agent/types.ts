@@ -92,6 +92,11 @@ export interface ChildRuntimeOptions {
   readonly mode?: PermissionMode;
   /** A background child: own abort controller, cannot change the parent's app state. */
   readonly isAsync?: boolean;
+  /**
+   * Its permission prompts wait on nobody: what would ask is denied, with the rule that would allow it
+   * (`shouldAvoidPermissionPrompts`). Default: `isAsync`.
+   */
+  readonly avoidPermissionPrompts?: boolean;
   readonly model?: string;
   readonly renderedSystemPrompt?: string;
   readonly signal?: AbortSignal;
