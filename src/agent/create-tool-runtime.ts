@@ -75,6 +75,11 @@ interface Shared {
    * ends a call that blocks interrupts after an interrupt let it run on (a sub-agent's or a run's signal may be spent).
    */
   readonly shutdown: AbortSignal;
+  /**
+   * The names of the root pool's built-ins (every other tool is an extra or MCP tool); set by the root's
+   * refreshTools(). By name: the deferral step may hand back copies of MCP tools.
+   */
+  builtIns: ReadonlySet<string>;
 }
 
 /**
@@ -153,6 +158,7 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
     persistRules,
     ...(telemetry ? { telemetry } : {}),
     shutdown: root.signal,
+    builtIns: new Set(),
   };
   const ui: ToolUseUICallbacks | undefined =
     options.onPermissionRequest || options.onQuestion || options.onTodosChanged
@@ -237,12 +243,18 @@ class Runtime implements ToolRuntime {
     return this.#context.getAppState().toolPermissionContext;
   }
 
-  definitions(options: { readonly model?: string } = {}): Promise<APIToolDefinition[]> {
+  get builtInToolCount(): number {
+    return this.tools.filter((t) => this.#shared.builtIns.has(t.name)).length;
+  }
+
+  definitions(options: { readonly model?: string; readonly betas?: readonly string[] } = {}): Promise<APIToolDefinition[]> {
     const model = options.model ?? this.#context.options.mainLoopModel;
+    const betas = options.betas ?? this.#context.options.betas;
     // Deferred tools: `defer_loading` where the model resolves tool_reference blocks; otherwise only the loaded ones,
     // in full — so the cache key also names the loaded set there.
     const deferredLoading = deferredLoadingFor(model, this.#context.options.loadedDeferredTools);
-    const key = deferredLoading.mode === 'text' ? `${model}\u0000${[...(deferredLoading.loaded ?? [])].sort().join(',')}` : model;
+    const loaded = deferredLoading.mode === 'text' ? [...(deferredLoading.loaded ?? [])].sort().join(',') : '';
+    const key = `${model}\u0000${loaded}\u0000${[...(betas ?? [])].sort().join(',')}`;
     let cached = this.#definitions.get(key);
     if (!cached) {
       // Memoised per pool (the map is cleared when the pool changes): the tools array must be byte-identical from
@@ -250,7 +262,7 @@ class Runtime implements ToolRuntime {
       const tools = this.tools;
       cached = toolsToAPI(tools, {
         model,
-        betas: this.#context.options.betas,
+        ...(betas !== undefined ? { betas } : {}),
         getToolPermissionContext: () => this.permissionContext,
         settings: this.#context.options.settings,
         deferredLoading,
@@ -361,6 +373,8 @@ class Runtime implements ToolRuntime {
       const extra = [...(this.#shared.options.tools ?? []), ...providers.flatMap((p) => providerTools.get(p) ?? [])];
       const skill = this.#shared.services.commands?.skillTool;
       pool = await assembleToolPool(this.permissionContext, extra, skill ? { sessionTools: [skill] } : {});
+      const extras = new Set(extra.map((t) => t.name));
+      this.#shared.builtIns = new Set(pool.flatMap((t) => (extras.has(t.name) ? [] : [t.name])));
     }
     if (!samePool(pool, this.tools)) {
       this.#context = { ...this.#context, options: { ...this.#context.options, tools: pool } };
