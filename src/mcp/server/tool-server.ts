@@ -24,8 +24,11 @@ import { defaultSessionDir } from '../../agent/session-dir.js';
 import type { AnyTool, ToolResultBlockParam, ToolUseBlock } from '../../tool/tool.js';
 import { ConcurrencyGate } from '../../execution/concurrency.js';
 
-/** Tools that only make sense inside a conversation with a model (they steer the loop, not the machine). */
-const CONVERSATION_ONLY_TOOLS: ReadonlySet<string> = new Set(['AskUserQuestion', 'EnterPlanMode', 'ExitPlanMode', 'ToolSearch', 'Agent', 'TodoWrite', 'Skill']);
+/**
+ * Tools that only make sense inside a conversation with a model (they steer the loop, not the machine), or that move
+ * the served session's directory under every client at once (the worktree tools).
+ */
+const CONVERSATION_ONLY_TOOLS: ReadonlySet<string> = new Set(['AskUserQuestion', 'EnterPlanMode', 'ExitPlanMode', 'ToolSearch', 'Agent', 'TodoWrite', 'Skill', 'EnterWorktree', 'ExitWorktree']);
 
 /** The project (`cwd`), mode and runtime options the MCP server runs its calls with. */
 export interface ToolServerOptions {

@@ -31,8 +31,8 @@ export type { AgentCallSummary, AgentProgress } from './progress.js';
 export { AGENT_TOOL_NAME };
 export const MAX_SUBAGENT_DEPTH = 3;
 export const MAX_CONCURRENT_SUBAGENTS = 20;
-/** Tools a sub-agent never gets: they need the person in front of the main thread. */
-export const SUBAGENT_EXCLUDED_TOOLS: ReadonlySet<string> = new Set(['AskUserQuestion', 'EnterPlanMode', 'ExitPlanMode']);
+/** Tools a sub-agent never gets: they need the person in front of the main thread, or move the session's directory. */
+export const SUBAGENT_EXCLUDED_TOOLS: ReadonlySet<string> = new Set(['AskUserQuestion', 'EnterPlanMode', 'ExitPlanMode', 'EnterWorktree', 'ExitWorktree']);
 
 /** `sonnet`, `opus`, `haiku` → the model ids toolgate sends (also for a command's `model`). */
 export const MODEL_ALIASES: Readonly<Record<string, string>> = {
