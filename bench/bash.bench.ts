@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BashTool } from '../src/tools/bash/index.js';
-import { createTaskRegistry } from '../src/tools/bash/task-registry.js';
+import { createTaskRegistry } from '../src/tools/shared/task-registry.js';
 import { getEmptyToolPermissionContext } from '../src/tool/permission-types.js';
 import { createToolUseContext, type ToolUseContext } from '../src/tool/tool-use-context.js';
 import type { AnyTool, AssistantMessage, CanUseToolFn, ToolUseBlock } from '../src/tool/tool.js';

@@ -111,7 +111,7 @@ export { AgentTool } from './tools/agent/index.js';
 export type { SubagentEvent, SubagentRequest, SubagentResult, SubagentRunner } from './tools/agent/index.js';
 export { AskUserQuestionTool } from './tools/ask-user-question/index.js';
 export { BashTool } from './tools/bash/index.js';
-export { createTaskRegistry, getTaskRegistry, TaskRegistry } from './tools/bash/task-registry.js';
+export { createTaskRegistry, getTaskRegistry, TaskRegistry } from './tools/shared/task-registry.js';
 export { EditTool } from './tools/edit/index.js';
 export { GlobTool } from './tools/glob/index.js';
 export { GrepTool } from './tools/grep/index.js';

@@ -71,8 +71,6 @@ describe('one of each', () => {
         if (room !== undefined && room !== m[1] && room !== 'shared') crossings.push(`${file} -> ${target}`);
       }
     }
-    // The task tools still read the Bash tool's task registry until background agents make it the tools' own
-    // (issue 23); no other crossing may appear.
-    expect(crossings.filter((c) => !/^tools\/task-(output|stop)\/index\.ts -> tools\/bash\//.test(c))).toEqual([]);
+    expect(crossings).toEqual([]);
   });
 });

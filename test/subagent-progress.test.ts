@@ -62,10 +62,11 @@ describe('Agent progress through the loop', () => {
     const progress = events.flatMap((e) => (e.type === 'tool_progress' && e.progress.toolUseID === agentId ? [e.progress.data as AgentProgress] : []));
     expect(progress.every((p) => p.type === 'agent_progress' && p.description === 'survey files')).toBe(true);
 
-    // The calls as the child made them: Read starts, ends, then Glob ("Search") starts, ends.
+    // The words and calls as the child made them: its first words, then Read starts, ends, then Glob ("Search").
+    expect(progress[0]).toMatchObject({ recent: [], lastActivity: 'Reading first.' });
     const steps = progress.map((p) => p.recent.map((c) => `${c.name}:${c.status}`).join(','));
     const distinct = steps.filter((s, i) => s !== steps[i - 1]);
-    expect(distinct).toEqual(['Read:running', 'Read:done', 'Read:done,Search:running', 'Read:done,Search:done']);
+    expect(distinct).toEqual(['', 'Read:running', 'Read:done', 'Read:done,Search:running', 'Read:done,Search:done']);
     const last = progress.at(-1)!;
     expect(last.toolUseCount).toBe(2);
     expect(last.recent[0]!.summary).toContain('a.txt');

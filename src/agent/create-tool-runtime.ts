@@ -20,7 +20,7 @@ import { enterPlanMode, updatePermissionContext } from '../permissions/permissio
 import { findToolByName } from '../tool/find-tool.js';
 import { addSharedAbortListener } from '../tool/shared-abort-listener.js';
 import { assembleToolPool } from '../registry/tool-pool.js';
-import { createTaskRegistry } from '../tools/bash/task-registry.js';
+import { createTaskRegistry } from '../tools/shared/task-registry.js';
 import { deferredLoadingFor, toolsToAPI } from '../tool/api-format.js';
 import { createSubagentRunner } from './subagent-runner.js';
 import { query } from './query.js';
@@ -76,6 +76,11 @@ interface Shared {
    * ends a call that blocks interrupts after an interrupt let it run on (a sub-agent's or a run's signal may be spent).
    */
   readonly shutdown: AbortSignal;
+  /**
+   * The names of the root pool's built-ins (every other tool is an extra or MCP tool); set by the root's
+   * refreshTools(). By name: the deferral step may hand back copies of MCP tools.
+   */
+  builtIns: ReadonlySet<string>;
 }
 
 /**
@@ -155,6 +160,7 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
     persistRules,
     ...(telemetry ? { telemetry } : {}),
     shutdown: root.signal,
+    builtIns: new Set(),
   };
   const ui: ToolUseUICallbacks | undefined =
     options.onPermissionRequest || options.onQuestion || options.onTodosChanged
@@ -239,12 +245,18 @@ class Runtime implements ToolRuntime {
     return this.#context.getAppState().toolPermissionContext;
   }
 
-  definitions(options: { readonly model?: string } = {}): Promise<APIToolDefinition[]> {
+  get builtInToolCount(): number {
+    return this.tools.filter((t) => this.#shared.builtIns.has(t.name)).length;
+  }
+
+  definitions(options: { readonly model?: string; readonly betas?: readonly string[] } = {}): Promise<APIToolDefinition[]> {
     const model = options.model ?? this.#context.options.mainLoopModel;
+    const betas = options.betas ?? this.#context.options.betas;
     // Deferred tools: `defer_loading` where the model resolves tool_reference blocks; otherwise only the loaded ones,
     // in full — so the cache key also names the loaded set there.
     const deferredLoading = deferredLoadingFor(model, this.#context.options.loadedDeferredTools);
-    const key = deferredLoading.mode === 'text' ? `${model}\u0000${[...(deferredLoading.loaded ?? [])].sort().join(',')}` : model;
+    const loaded = deferredLoading.mode === 'text' ? [...(deferredLoading.loaded ?? [])].sort().join(',') : '';
+    const key = `${model}\u0000${loaded}\u0000${[...(betas ?? [])].sort().join(',')}`;
     let cached = this.#definitions.get(key);
     if (!cached) {
       // Memoised per pool (the map is cleared when the pool changes): the tools array must be byte-identical from
@@ -252,7 +264,7 @@ class Runtime implements ToolRuntime {
       const tools = this.tools;
       cached = toolsToAPI(tools, {
         model,
-        betas: this.#context.options.betas,
+        ...(betas !== undefined ? { betas } : {}),
         getToolPermissionContext: () => this.permissionContext,
         settings: this.#context.options.settings,
         deferredLoading,
@@ -363,6 +375,8 @@ class Runtime implements ToolRuntime {
       const extra = [...(this.#shared.options.tools ?? []), ...providers.flatMap((p) => providerTools.get(p) ?? [])];
       const skill = this.#shared.services.commands?.skillTool;
       pool = await assembleToolPool(this.permissionContext, extra, skill ? { sessionTools: [skill] } : {});
+      const extras = new Set(extra.map((t) => t.name));
+      this.#shared.builtIns = new Set(pool.flatMap((t) => (extras.has(t.name) ? [] : [t.name])));
     }
     if (!samePool(pool, this.tools)) {
       this.#context = { ...this.#context, options: { ...this.#context.options, tools: pool } };
@@ -411,7 +425,10 @@ class Runtime implements ToolRuntime {
             ...(onTodosChanged ? { onTodosChanged } : {}),
           }
         : undefined;
-    const context: ToolUseContext = { ...base, ui, ...(options.mode !== undefined ? withMode(base, options.mode) : {}) };
+    // A background child waits on nobody: what would ask is denied with the rule that would allow it.
+    const avoidPrompts = options.avoidPermissionPrompts ?? options.isAsync === true;
+    const lens = options.mode !== undefined || avoidPrompts ? withPermissions(base, { ...(options.mode !== undefined ? { mode: options.mode } : {}), ...(avoidPrompts ? { shouldAvoidPermissionPrompts: true } : {}) }) : {};
+    const context: ToolUseContext = { ...base, ui, ...lens };
     if (options.signal) {
       const controller = context.abortController;
       if (options.signal.aborted) controller.abort(options.signal.reason);
@@ -465,8 +482,14 @@ function samePool(a: Tools, b: Tools): boolean {
   return a.length === b.length && a.every((t, i) => t === b[i]);
 }
 
-/** A child with its own mode: it reads the shared app state through a lens that sets the mode (memoised per state). */
-function withMode(context: ToolUseContext, mode: PermissionMode): Pick<ToolUseContext, 'getAppState'> {
+/**
+ * A child with its own mode or prompt policy: it reads the shared app state through a lens that sets them (memoised
+ * per state), so the session's rules stay shared while the parent's mode and prompts stay the parent's.
+ */
+function withPermissions(
+  context: ToolUseContext,
+  changes: { readonly mode?: PermissionMode; readonly shouldAvoidPermissionPrompts?: boolean },
+): Pick<ToolUseContext, 'getAppState'> {
   let lastIn: ToolPermissionContext | undefined;
   let lastOut: ToolPermissionContext | undefined;
   const read = context.getAppState;
@@ -475,7 +498,7 @@ function withMode(context: ToolUseContext, mode: PermissionMode): Pick<ToolUseCo
       const state = read();
       if (state.toolPermissionContext !== lastIn) {
         lastIn = state.toolPermissionContext;
-        lastOut = updatePermissionContext(lastIn, { mode });
+        lastOut = updatePermissionContext(lastIn, changes);
       }
       return { ...state, toolPermissionContext: lastOut! };
     },

@@ -14,7 +14,8 @@ import { usageFrom, emptyUsage } from './pricing.js';
 import { classifyApiError, retryDelayMs, sleep, type RetryPolicy } from './retry.js';
 import type { QueryEvent, Usage } from './types.js';
 
-export type ModelRequest = Omit<Anthropic.Messages.MessageCreateParamsStreaming, 'stream'>;
+/** One request's body; with `betas`, it goes through the SDK's beta endpoint, which sends them as `anthropic-beta`. */
+export type ModelRequest = Omit<Anthropic.Messages.MessageCreateParamsStreaming, 'stream'> & { readonly betas?: readonly string[] };
 
 export interface ModelStepOptions {
   readonly client: Anthropic;
@@ -59,7 +60,7 @@ export async function modelStep(options: ModelStepOptions): Promise<ModelStepRes
   for (let attempt = 0; ; attempt++) {
     const state = newState();
     try {
-      const stream = await client.messages.create({ ...request, stream: true }, { signal, maxRetries: 0 });
+      const stream = await openStream(client, request, signal);
       for await (const event of stream) handleEvent(event, state, options);
       return finish(state, attempt, started, {});
     } catch (error) {
@@ -80,6 +81,14 @@ export async function modelStep(options: ModelStepOptions): Promise<ModelStepRes
       }
     }
   }
+}
+
+function openStream(client: Anthropic, request: ModelRequest, signal: AbortSignal | undefined): Promise<AsyncIterable<Anthropic.Messages.RawMessageStreamEvent>> {
+  const { betas, ...body } = request;
+  if (betas === undefined || betas.length === 0) return client.messages.create({ ...body, stream: true }, { signal, maxRetries: 0 });
+  // The beta endpoint streams the same events under its own type names.
+  const params = { ...body, betas: [...betas], stream: true } as unknown as Anthropic.Beta.Messages.MessageCreateParamsStreaming;
+  return client.beta.messages.create(params, { signal, maxRetries: 0 }) as unknown as Promise<AsyncIterable<Anthropic.Messages.RawMessageStreamEvent>>;
 }
 
 interface StepState {

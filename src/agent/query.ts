@@ -110,7 +110,7 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
       // Tool providers (MCP servers) may have changed their tools (`tools/list_changed`, a restart) during the last
       // turn: the pool is re-read between turns; an unchanged pool keeps byte-identical definitions.
       if (turns > 1) await runtime.refreshTools().catch(() => undefined);
-      const request = await nextRequest({ runtime, model, system, messages, maxTokens: options.maxTokens, thinking: options.thinking });
+      const request = await nextRequest({ runtime, model, system, messages, maxTokens: options.maxTokens, thinking: options.thinking, toolChoice: options.toolChoice, betas: options.betas, turn: turns });
       const channel = new EventChannel<QueryEvent>();
       const emit = (event: QueryEvent) => channel.push(event);
       const turn = runTurn(options, steps, turns, request, [...messages], emit);

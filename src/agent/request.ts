@@ -1,7 +1,10 @@
 /**
  * The request of each turn: the tool list from the runtime (byte-identical while the pool is unchanged), the system
- * prompt and the conversation, with prompt-cache breakpoints on the last tool definition, the system prompt and the
- * last message.
+ * prompt and the conversation, with prompt-cache breakpoints — the API takes at most four — on the last built-in tool
+ * (the seeds' breakpoint: an MCP server or an extra tool coming or going does not re-bill the built-ins), the last
+ * tool, the system prompt and the last message. Deferred tools are not part of the cached prefix, so no breakpoint
+ * goes on one. Also the loop's request options: `tool_choice`, thinking, and the betas (the request then goes
+ * through the SDK's beta endpoint, and tools send their `input_examples` when that beta is on).
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { normalizeMessagesForAPI } from '../execution/messages.js';
@@ -13,6 +16,8 @@ import type { ToolRuntime } from './types.js';
 export const DEFAULT_MODEL = 'claude-sonnet-4-6';
 /** `max_tokens` of each model request when `QueryOptions.maxTokens` is not given. */
 export const DEFAULT_MAX_TOKENS = 32_000;
+/** The API's smallest thinking budget. */
+export const MIN_THINKING_BUDGET = 1_024;
 const EPHEMERAL = { type: 'ephemeral' } as const;
 
 export interface NextRequestOptions {
@@ -22,23 +27,85 @@ export interface NextRequestOptions {
   readonly messages: readonly MessageParam[];
   readonly maxTokens?: number;
   readonly thinking?: Anthropic.Messages.ThinkingConfigParam;
+  /** See `QueryOptions.toolChoice`: a choice that forces a tool applies to the first turn only. */
+  readonly toolChoice?: Anthropic.Messages.ToolChoice;
+  readonly betas?: readonly string[];
+  /** 1 for the first request of a `query()`. */
+  readonly turn?: number;
 }
 
 export async function nextRequest(options: NextRequestOptions): Promise<ModelRequest> {
-  const definitions = await options.runtime.definitions({ model: options.model });
-  const tools: APIToolDefinition[] = definitions.map((d, i) => (i === definitions.length - 1 ? { ...d, cache_control: EPHEMERAL } : d));
+  const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
+  checkThinking(options.thinking, maxTokens);
+  const betas = options.betas && options.betas.length > 0 ? [...options.betas] : undefined;
+  const definitions = await options.runtime.definitions({ model: options.model, ...(betas ? { betas } : {}) });
+  const toolChoice = toolChoiceFor(options, definitions);
   return {
     model: options.model,
-    max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
+    max_tokens: maxTokens,
     system: [{ type: 'text', text: options.system, cache_control: EPHEMERAL }],
-    ...(tools.length > 0 ? { tools } : {}),
+    ...(definitions.length > 0 ? { tools: withToolBreakpoints(definitions, options.runtime) } : {}),
     messages: options.runtime.applyBudget(withLastMessageBreakpoint(normalizeMessagesForAPI(options.messages))),
     ...(options.thinking ? { thinking: options.thinking } : {}),
+    ...(toolChoice ? { tool_choice: toolChoice } : {}),
+    ...(betas ? { betas } : {}),
   };
 }
 
+/** Breakpoints after the last built-in and after the last tool (one when they are the same), never on a deferred one. */
+function withToolBreakpoints(definitions: readonly APIToolDefinition[], runtime: ToolRuntime): APIToolDefinition[] {
+  const builtIns = new Set(runtime.tools.slice(0, runtime.builtInToolCount).map((t) => t.name));
+  const inPrefix = (d: APIToolDefinition) => d.defer_loading !== true;
+  const last = findLastIndex(definitions, inPrefix);
+  const lastBuiltIn = findLastIndex(definitions, (d) => inPrefix(d) && builtIns.has(d.name));
+  return definitions.map((d, i) => (i === last || i === lastBuiltIn ? { ...d, cache_control: EPHEMERAL } : d));
+}
+
+function findLastIndex<T>(items: readonly T[], test: (item: T) => boolean): number {
+  for (let i = items.length - 1; i >= 0; i--) if (test(items[i]!)) return i;
+  return -1;
+}
+
+const thinkingOn = (thinking: Anthropic.Messages.ThinkingConfigParam | undefined) => thinking !== undefined && thinking.type !== 'disabled';
+
+/** The API's own rules for a thinking budget, said before a request is spent on them. */
+function checkThinking(thinking: Anthropic.Messages.ThinkingConfigParam | undefined, maxTokens: number): void {
+  if (thinking?.type !== 'enabled') return;
+  const budget = thinking.budget_tokens;
+  if (!Number.isInteger(budget) || budget < MIN_THINKING_BUDGET) {
+    throw new Error(`thinking.budget_tokens must be a whole number of at least ${MIN_THINKING_BUDGET} (got ${budget})`);
+  }
+  if (budget >= maxTokens) throw new Error(`thinking.budget_tokens (${budget}) must be less than maxTokens (${maxTokens})`);
+}
+
+/**
+ * The turn's `tool_choice`. `auto` and `none` hold for every turn; `any` and a named tool force a call, so they hold
+ * for the first turn only — forced on every turn, the model could never give its final answer and the loop would run
+ * to `maxTurns` — and later turns are `auto` (with the same `disable_parallel_tool_use`).
+ */
+function toolChoiceFor(options: NextRequestOptions, definitions: readonly APIToolDefinition[]): Anthropic.Messages.ToolChoice | undefined {
+  const choice = options.toolChoice;
+  if (choice === undefined) return undefined;
+  if (choice.type === 'auto' || choice.type === 'none') return choice;
+  if (thinkingOn(options.thinking)) {
+    throw new Error(`tool_choice "${choice.type}" forces a tool call, which the API does not allow with extended thinking: use "auto" or "none", or turn thinking off`);
+  }
+  if (choice.type === 'tool' && !definitions.some((d) => d.name === choice.name)) {
+    throw new Error(`tool_choice names the tool "${choice.name}", which is not among the tools of this request`);
+  }
+  if (choice.type === 'any' && definitions.length === 0) throw new Error('tool_choice "any" needs at least one tool, and this request has none');
+  if ((options.turn ?? 1) > 1) {
+    return { type: 'auto', ...(choice.disable_parallel_tool_use !== undefined ? { disable_parallel_tool_use: choice.disable_parallel_tool_use } : {}) };
+  }
+  return choice;
+}
+
+/**
+ * The breakpoint on the last message, and none elsewhere: a conversation handed in (a resumed transcript, an
+ * embedder's messages) may carry its own, and five would be more than the API takes.
+ */
 function withLastMessageBreakpoint(messages: readonly MessageParam[]): MessageParam[] {
-  const out = [...messages];
+  const out = messages.map(withoutBreakpoints);
   const last = out.at(-1);
   if (!last) return out;
   const content = typeof last.content === 'string' ? [{ type: 'text' as const, text: last.content }] : [...last.content];
@@ -51,4 +118,24 @@ function withLastMessageBreakpoint(messages: readonly MessageParam[]): MessagePa
   }
   out[out.length - 1] = { ...last, content } as MessageParam;
   return out;
+}
+
+function withoutBreakpoints(message: MessageParam): MessageParam {
+  if (typeof message.content === 'string' || !message.content.some(hasBreakpoint)) return message;
+  return { ...message, content: message.content.map((block) => (hasBreakpoint(block) ? stripBreakpoint(block) : block)) } as MessageParam;
+}
+
+type Block = Exclude<MessageParam['content'], string>[number];
+
+function hasBreakpoint(block: Block): boolean {
+  if ('cache_control' in block && block.cache_control != null) return true;
+  return block.type === 'tool_result' && Array.isArray(block.content) && block.content.some((b) => 'cache_control' in b && b.cache_control != null);
+}
+
+function stripBreakpoint(block: Block): Block {
+  const { cache_control: _drop, ...rest } = block as Block & { cache_control?: unknown };
+  if (rest.type === 'tool_result' && Array.isArray(rest.content)) {
+    return { ...rest, content: rest.content.map((b) => ('cache_control' in b ? (({ cache_control: _c, ...r }) => r)(b) : b)) } as Block;
+  }
+  return rest as Block;
 }

@@ -33,8 +33,9 @@ export function createSubagentRunner(deps: SubagentRunnerDeps): SubagentRunner {
         tools: request.tools,
         ...(request.mode !== undefined ? { mode: request.mode } : {}),
         isAsync: request.isAsync,
+        avoidPermissionPrompts: request.avoidPermissionPrompts ?? request.isAsync,
         ...(request.model !== undefined ? { model: request.model } : {}),
-        ...(request.isAsync ? {} : { signal: request.parent.abortController.signal }),
+        ...childSignal(request),
         // What the calling agent's shell left so far (an export earlier in the same turn included).
         ...(request.parent.sessionState !== undefined ? { sessionState: request.parent.sessionState } : {}),
       });
@@ -63,7 +64,7 @@ export function createSubagentRunner(deps: SubagentRunnerDeps): SubagentRunner {
           signal: child.context.abortController.signal,
         });
         let toolUseCount = 0;
-        const tokens = { total: 0 };
+        const state: ReportState = { totalTokens: 0, text: '' };
         let result: QueryResult | undefined;
         for (;;) {
           const next = await generator.next();
@@ -74,7 +75,7 @@ export function createSubagentRunner(deps: SubagentRunnerDeps): SubagentRunner {
           const event = next.value;
           if (event.type === 'tool_result') toolUseCount++;
           else if (event.type === 'result') result = event.result;
-          if (request.onEvent) report(event, child, request.onEvent, tokens);
+          if (request.onEvent) report(event, child, request.onEvent, state);
         }
         return {
           text: result.text,
@@ -92,11 +93,37 @@ export function createSubagentRunner(deps: SubagentRunnerDeps): SubagentRunner {
   };
 }
 
+/** What stops the child: the request's own signal and, for a foreground child, its caller's turn. */
+function childSignal(request: SubagentRequest): { signal?: AbortSignal } {
+  const signals = [request.signal, request.isAsync ? undefined : request.parent.abortController.signal].filter((s): s is AbortSignal => s !== undefined);
+  if (signals.length === 0) return {};
+  return { signal: signals.length === 1 ? signals[0]! : AbortSignal.any(signals) };
+}
+
+interface ReportState {
+  totalTokens: number;
+  /** The words streamed since the last call or turn: reported before the next call, so the order is the child's. */
+  text: string;
+}
+
 /** A child's loop event as what the Agent call reports; a listener that throws never stops the child. */
-function report(event: QueryEvent, child: ToolRuntime, onEvent: (event: SubagentEvent) => void, tokens: { total: number }): void {
+function report(event: QueryEvent, child: ToolRuntime, onEvent: (event: SubagentEvent) => void, state: ReportState): void {
+  const flushText = () => {
+    const text = state.text;
+    state.text = '';
+    if (text.trim() !== '') attempt(() => onEvent({ type: 'text', text }));
+  };
   let out: SubagentEvent | undefined;
   switch (event.type) {
+    case 'text_delta':
+      state.text += event.text;
+      return;
+    case 'retry':
+      // The failed attempt's words were thrown away with it.
+      state.text = '';
+      return;
     case 'tool_use': {
+      flushText();
       const tool = child.findTool(event.block.name);
       const input = (event.block.input ?? {}) as Record<string, unknown>;
       const name = tool ? attempt(() => tool.userFacingName(input)) || tool.name : event.block.name;
@@ -104,16 +131,17 @@ function report(event: QueryEvent, child: ToolRuntime, onEvent: (event: Subagent
       out = { type: 'tool_start', toolUseId: event.block.id, toolName: name, summary };
       break;
     }
-    case 'tool_result':
-      out = { type: 'tool_end', toolUseId: event.outcome.toolUseId, isError: event.outcome.isError };
+    case 'tool_result': {
+      const { outcome } = event;
+      const denied = outcome.stage === 'permission' && outcome.decision?.behavior === 'deny' ? outcome.decision.message : undefined;
+      out = { type: 'tool_end', toolUseId: outcome.toolUseId, isError: outcome.isError, ...(denied !== undefined ? { denied } : {}) };
       break;
+    }
     case 'assistant': {
       const u = event.usage;
-      tokens.total += u.input_tokens + u.output_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
-      const content = event.message.content;
-      const text = typeof content === 'string' ? content : content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
-      if (text.trim() !== '') attempt(() => onEvent({ type: 'text', text }));
-      out = { type: 'usage', totalTokens: tokens.total };
+      state.totalTokens += u.input_tokens + u.output_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
+      flushText();
+      out = { type: 'usage', totalTokens: state.totalTokens };
       break;
     }
     default:

@@ -92,6 +92,11 @@ export interface ChildRuntimeOptions {
   readonly mode?: PermissionMode;
   /** A background child: own abort controller, cannot change the parent's app state. */
   readonly isAsync?: boolean;
+  /**
+   * Its permission prompts wait on nobody: what would ask is denied, with the rule that would allow it
+   * (`shouldAvoidPermissionPrompts`). Default: `isAsync`.
+   */
+  readonly avoidPermissionPrompts?: boolean;
   readonly model?: string;
   readonly renderedSystemPrompt?: string;
   readonly signal?: AbortSignal;
@@ -225,8 +230,16 @@ export interface ToolRuntime {
   readonly env: Readonly<Record<string, string>>;
   /** What the settings files said that was odd but not fatal (unknown keys, ignored values). */
   readonly warnings: readonly string[];
-  /** The `tools` array for the Messages API; byte-identical between calls while the pool is unchanged. */
-  definitions(options?: { readonly model?: string }): Promise<APIToolDefinition[]>;
+  /**
+   * How many of `tools` are built-ins: they come first, sorted, and the extra and MCP tools after them — the prompt
+   * cache's breakpoint after the last built-in keeps them cached while those come and go.
+   */
+  readonly builtInToolCount: number;
+  /**
+   * The `tools` array for the Messages API; byte-identical between calls while the pool is unchanged. `betas`
+   * (default: the context's) decide beta-only fields such as `input_examples`.
+   */
+  definitions(options?: { readonly model?: string; readonly betas?: readonly string[] }): Promise<APIToolDefinition[]>;
   /**
    * Runs the tool_use blocks of one assistant message to completion: one tool_result per distinct tool_use id (a
    * repeated id is not run; its error follows the results as text). Rejects with `ToolUseBlockError` (a TypeError),
@@ -285,7 +298,23 @@ export interface QueryOptions {
   /** Replaces toolgate's system prompt. */
   readonly systemPrompt?: string;
   readonly appendSystemPrompt?: string;
+  /**
+   * Extended thinking (`{ type: 'enabled', budget_tokens }` — at least 1,024 and below `maxTokens` —, `adaptive`, or
+   * `disabled`). Thinking blocks are kept in the conversation with their signatures, as tool use requires.
+   */
   readonly thinking?: Anthropic.Messages.ThinkingConfigParam;
+  /**
+   * The API's `tool_choice`. `auto` and `none` hold for every turn; `any` and `{ type: 'tool', name }` force a tool
+   * call on the first turn only (forced on every turn, the model could never answer and the loop would run to
+   * `maxTurns`): later turns are `auto`. A forcing choice cannot go with extended thinking (the API refuses it), and a
+   * named tool must be in the request: either is an error before any request is sent.
+   */
+  readonly toolChoice?: Anthropic.Messages.ToolChoice;
+  /**
+   * API betas (`anthropic-beta`): the requests go through the SDK's beta endpoint, and the tool definitions follow
+   * them — with `advanced-tool-use-2025-11-20`, tools send their `inputExamples` as `input_examples`.
+   */
+  readonly betas?: readonly string[];
   readonly signal?: AbortSignal;
   /** Continue this transcript: a session id (a folder beside the runtime's session folder) or a `.jsonl` path. */
   readonly resume?: string;

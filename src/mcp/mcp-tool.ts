@@ -55,6 +55,8 @@ export function createMcpTool(connection: McpConnection, definition: McpToolDefi
     inputJSONSchema: { ...(definition.inputSchema as Record<string, unknown>), type: 'object' } as ToolInputJSONSchema,
     mcpInfo: { serverName, toolName },
     isMcp: true,
+    // As Claude Code 2.1.328: background agents keep MCP tools (their prompts are denied there, as every tool's).
+    asyncSafe: true,
     ...(options.alwaysLoad === true || meta['anthropic/alwaysLoad'] === true ? { alwaysLoad: true } : {}),
     searchHint: definition.title ?? annotations.title,
     maxResultSizeChars: resultSizeLimit(meta, options.maxOutputTokens),

@@ -233,10 +233,15 @@ describe('checkPathPermission: cross-tool rules and protected paths', () => {
       expect(r.reason).toMatch(/protected path/);
     },
   );
-  it('protected paths are skipped in bypassPermissions, readable, and .claude/worktrees is exempt', () => {
+  it('protected paths are skipped in bypassPermissions, readable, and .claude/worktrees and .toolgate/worktrees are exempt', () => {
     expect(decide('.git/config', 'write', ctx({}, { mode: 'bypassPermissions' }))).toMatchObject({ behavior: 'allow' });
     expect(decide('.git/config', 'read', ctx())).toMatchObject({ behavior: 'allow' });
     expect(decide('.claude/worktrees/feature/src/a.ts', 'write', ctx({}, { mode: 'acceptEdits' }))).toMatchObject({ behavior: 'allow' });
+    expect(decide('.toolgate/worktrees/feature/src/a.ts', 'write', ctx({}, { mode: 'acceptEdits' }))).toMatchObject({ behavior: 'allow' });
+    // The settings beside them, and a worktree's own .git and .toolgate, stay protected.
+    expect(decide('.toolgate/settings.json', 'write', ctx({}, { mode: 'acceptEdits' }))).toMatchObject({ behavior: 'ask', layer: 'safetyCheck' });
+    expect(decide('.toolgate/worktrees/feature/.git', 'write', ctx({}, { mode: 'acceptEdits' }))).toMatchObject({ behavior: 'ask', layer: 'safetyCheck' });
+    expect(decide('.toolgate/worktrees/feature/.toolgate/settings.json', 'write', ctx({}, { mode: 'acceptEdits' }))).toMatchObject({ behavior: 'ask', layer: 'safetyCheck' });
   });
   it('control characters and relative paths are never allowed', () => {
     expect(checkPathPermission('relative/x', 'read', ctx()).behavior).toBe('ask');

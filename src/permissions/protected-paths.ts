@@ -56,8 +56,15 @@ export const PROTECTED_FILES: readonly string[] = [
   '.claude.json',
 ];
 
-/** Claude Code's own exception: agent worktrees live under `.claude/worktrees` and are ordinary project files. */
-const EXEMPT_AFTER: readonly (readonly [string, string])[] = [['.claude', 'worktrees']];
+/**
+ * Claude Code's own exception: agent worktrees live under `.claude/worktrees` and are ordinary project files; so are
+ * toolgate's (EnterWorktree makes them under `.toolgate/worktrees`). What a worktree holds in its own `.git`,
+ * `.claude` or `.toolgate` is protected as anywhere else.
+ */
+const EXEMPT_AFTER: readonly (readonly [string, string])[] = [
+  ['.claude', 'worktrees'],
+  ['.toolgate', 'worktrees'],
+];
 
 const DIRS = new Set(PROTECTED_DIRECTORIES);
 const FILES = new Set(PROTECTED_FILES);

@@ -31,6 +31,8 @@ export const BASE_TOOL_ENTRIES: readonly BaseToolEntry[] = [
   { name: 'WebSearch', load: () => import('../tools/web-search/index.js').then((m) => m.WebSearchTool) },
   { name: 'ToolSearch', load: () => import('../tools/tool-search/index.js').then((m) => m.ToolSearchTool) },
   { name: 'TaskStop', load: () => import('../tools/task-stop/index.js').then((m) => m.TaskStopTool) },
+  { name: 'EnterWorktree', load: () => import('../tools/worktree/index.js').then((m) => m.EnterWorktreeTool) },
+  { name: 'ExitWorktree', load: () => import('../tools/worktree/index.js').then((m) => m.ExitWorktreeTool) },
 ];
 
 const loaded = new Map<string, Promise<AnyTool>>();

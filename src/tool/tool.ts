@@ -147,6 +147,12 @@ export type Tool<Input extends AnyObject = AnyObject, Output = unknown, P extend
   readonly inputExamples?: readonly Record<string, unknown>[];
   readonly mcpInfo?: McpInfo;
   readonly isMcp?: boolean;
+  /**
+   * The tool may run in a background (async) agent: it needs no person in front of the session (no questions, no
+   * dialog of its own), leaves the foreground's state alone and works on its own call's input. Absent: it is left out
+   * of background agents' pools (fail closed — a tool that does not say so is not given to them).
+   */
+  readonly asyncSafe?: boolean;
 
   /** The text the model reads about the tool (the API `description`). */
   prompt(options: PromptOptions): Promise<string>;

@@ -127,8 +127,8 @@ async function runInk(
   await store.preloadViews(runtime.tools);
   const [{ render }, { createElement }, { App }] = await Promise.all([import('ink'), import('react'), import('./app.js')]);
   const listTasks = (): BackgroundTask[] => {
-    const registry = (runtime.context.services as { tasks?: { list(): { id: string; status: string; description?: string; command: string }[] } }).tasks;
-    return (registry?.list() ?? []).filter((t) => t.status === 'running').map((t) => ({ id: t.id, label: t.description ?? t.command.slice(0, 30) }));
+    const registry = runtime.context.services.tasks;
+    return (registry?.list() ?? []).filter((t) => t.status === 'running').map((t) => ({ id: t.id, label: t.description ?? t.label.slice(0, 30) }));
   };
   const instance = render(createElement(App, { store, session, cwd: runtime.cwd, onExit: () => {}, listTasks }), {
     stdin,

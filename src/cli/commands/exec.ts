@@ -106,7 +106,7 @@ async function runExec(file: string, opts: ExecOptions): Promise<void> {
     // One shot: nothing may outlive the command. Background tasks still running are ended and reported.
     const report = await runtime.context.services.tasks?.shutdown();
     for (const task of report?.ended ?? []) {
-      writeSafely(process.stderr, `toolgate exec: background task ${task.id} (${task.command}) was still running and has been stopped; its output is in ${task.outputFile}\n`);
+      writeSafely(process.stderr, `toolgate exec: background task ${task.id} (${task.label}) was still running and has been stopped; its output is in ${task.outputFile}\n`);
     }
     writeSafely(process.stdout, opts.json ? `${JSON.stringify(result.message, null, 2)}\n` : formatReadable(result.outcomes));
   } finally {

@@ -26,8 +26,11 @@ import { ConcurrencyGate, isCallConcurrencySafe } from '../../execution/concurre
 import type { ToolUseOutcome } from '../../execution/outcome.js';
 import { prepareToolUse } from '../../execution/prepared-tool-use.js';
 
-/** Tools that only make sense inside a conversation with a model (they steer the loop, not the machine). */
-const CONVERSATION_ONLY_TOOLS: ReadonlySet<string> = new Set(['AskUserQuestion', 'EnterPlanMode', 'ExitPlanMode', 'ToolSearch', 'Agent', 'TodoWrite', 'Skill']);
+/**
+ * Tools that only make sense inside a conversation with a model (they steer the loop, not the machine), or that move
+ * the served session's directory under every client at once (the worktree tools).
+ */
+const CONVERSATION_ONLY_TOOLS: ReadonlySet<string> = new Set(['AskUserQuestion', 'EnterPlanMode', 'ExitPlanMode', 'ToolSearch', 'Agent', 'TodoWrite', 'Skill', 'EnterWorktree', 'ExitWorktree']);
 
 /** The project (`cwd`), mode and runtime options the MCP server runs its calls with. */
 export interface ToolServerOptions {

@@ -1,13 +1,16 @@
 /**
  * Agent (alias Task): runs a sub-agent through `services.subagents` and returns its final report, tool count,
- * duration and usage. This file decides what the child gets — never more than the parent has:
+ * duration and usage, with its condensed transcript (its calls and words, not their results) as the call's
+ * `newMessages`. This file decides what the child gets — never more than the parent has:
  * - tools: the parent's pool minus the ones no sub-agent gets (AskUserQuestion, plan-mode tools), minus Agent at the
- *   depth limit, minus the definition's `disallowedTools`, intersected with its `tools`; none left → an error;
+ *   depth limit, minus the definition's `disallowedTools`, intersected with its `tools`; a background child keeps
+ *   only the tools that declare themselves `asyncSafe`; none left → an error;
  * - mode: the definition's `permissionMode` only where it is no wider than the parent's (plan or dontAsk narrow it;
  *   bypassPermissions from a file never widens a default parent); rules and grants are the parent's own;
- * - prompts: the runtime sends every child's permission prompt to the one top-level handler (bubble).
+ * - prompts: the runtime sends a foreground child's permission prompts to the one top-level handler (bubble); a
+ *   background child's are denied with the rule that would allow them (`shouldAvoidPermissionPrompts`).
  * Several Agent calls in one message run in parallel (concurrency-safe) up to a cap of running sub-agents; a
- * background one returns at once and reports through the notification queue.
+ * background one returns at once and runs as a task of the shared registry (background.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -18,16 +21,18 @@ import type { AnyTool, ValidationResult } from '../../tool/tool.js';
 import type { ToolServices, ToolUseContext } from '../../tool/tool-use-context.js';
 import { loadAgentDefinitions, type AgentDefinition } from './agent-definitions.js';
 import { AGENT_TOOL_NAME, agentPrompt } from './prompt.js';
+import { AgentLog } from './agent-log.js';
+import { launchBackgroundAgent } from './background.js';
 import { agentProgressReporter, formatTokens, type AgentProgress } from './progress.js';
-import type { SubagentResult, SubagentUsage } from './subagent-runner.js';
+import type { SubagentEvent, SubagentResult, SubagentUsage } from './subagent-runner.js';
 
 export type { SubagentEvent, SubagentRequest, SubagentResult, SubagentRunner, SubagentUsage } from './subagent-runner.js';
 export type { AgentCallSummary, AgentProgress } from './progress.js';
 export { AGENT_TOOL_NAME };
 export const MAX_SUBAGENT_DEPTH = 3;
 export const MAX_CONCURRENT_SUBAGENTS = 20;
-/** Tools a sub-agent never gets: they need the person in front of the main thread. */
-export const SUBAGENT_EXCLUDED_TOOLS: ReadonlySet<string> = new Set(['AskUserQuestion', 'EnterPlanMode', 'ExitPlanMode']);
+/** Tools a sub-agent never gets: they need the person in front of the main thread, or move the session's directory. */
+export const SUBAGENT_EXCLUDED_TOOLS: ReadonlySet<string> = new Set(['AskUserQuestion', 'EnterPlanMode', 'ExitPlanMode', 'EnterWorktree', 'ExitWorktree']);
 
 /** `sonnet`, `opus`, `haiku` → the model ids toolgate sends (also for a command's `model`). */
 export const MODEL_ALIASES: Readonly<Record<string, string>> = {
@@ -58,7 +63,15 @@ export type AgentOutput =
       usage: SubagentUsage;
       isError: boolean;
     }
-  | { status: 'async_launched'; agentId: string; agentType: string; description: string; prompt: string };
+  | {
+      status: 'async_launched';
+      agentId: string;
+      agentType: string;
+      description: string;
+      prompt: string;
+      /** Its progress lines, then its final report (TaskOutput and Read show them). */
+      outputFile: string;
+    };
 
 const definitionsCache = new Map<string, readonly AgentDefinition[]>();
 
@@ -96,8 +109,12 @@ export function childMode(parent: PermissionMode, requested: PermissionMode | un
 
 const bareName = (entry: string) => entry.replace(/\(.*\)$/, '').trim();
 
-/** The filter over the parent's pool that makes the child's pool. */
-export function subagentToolFilter(definition: AgentDefinition, childDepth: number): (tool: AnyTool) => boolean {
+/**
+ * The filter over the parent's pool that makes the child's pool. A background child (`isAsync`) gets only the tools
+ * that declare `asyncSafe` — a trait, so an MCP tool or an embedder's tool gets the same treatment for the same
+ * declaration.
+ */
+export function subagentToolFilter(definition: AgentDefinition, childDepth: number, isAsync = false): (tool: AnyTool) => boolean {
   const allow = definition.tools?.map(bareName);
   const all = allow === undefined || allow.includes('*');
   const deny = new Set(definition.disallowedTools?.map(bareName) ?? []);
@@ -108,6 +125,7 @@ export function subagentToolFilter(definition: AgentDefinition, childDepth: numb
   return (tool) => {
     if (SUBAGENT_EXCLUDED_TOOLS.has(tool.name)) return false;
     if (tool.name === AGENT_TOOL_NAME && childDepth >= MAX_SUBAGENT_DEPTH) return false;
+    if (isAsync && tool.asyncSafe !== true) return false;
     if (matches(deny, tool)) return false;
     return all || matches(allow!, tool);
   };
@@ -138,9 +156,11 @@ function check(input: AgentInput, context: ToolUseContext): ValidationResult & {
     const known = agentDefinitionsFor(context).map((d) => d.agentType).join(', ');
     return { result: false, message: `Unknown agent type "${input.subagent_type}". Available: ${known}.`, errorCode: 3 };
   }
-  const tools = context.options.tools.filter(subagentToolFilter(definition, context.agentDepth + 1));
+  const isAsync = input.run_in_background === true;
+  const tools = context.options.tools.filter(subagentToolFilter(definition, context.agentDepth + 1, isAsync));
   if (tools.length === 0) {
-    return { result: false, message: `The agent "${definition.agentType}" would have no tools (its tools/disallowedTools leave none of yours); it was not started.`, errorCode: 4 };
+    const why = isAsync ? 'in the background (its tools/disallowedTools and the tools a background agent may use leave none of yours)' : '(its tools/disallowedTools leave none of yours)';
+    return { result: false, message: `The agent "${definition.agentType}" would have no tools ${why}; it was not started.`, errorCode: 4 };
   }
   return { result: true, definition };
 }
@@ -210,41 +230,37 @@ export const AgentTool = buildTool<typeof agentInputSchema, AgentOutput, AgentPr
       prompt: input.prompt,
       systemPrompt: definition.systemPrompt,
       model: requestedModel ? (MODEL_ALIASES[requestedModel] ?? requestedModel) : undefined,
-      tools: subagentToolFilter(definition, context.agentDepth + 1),
+      tools: subagentToolFilter(definition, context.agentDepth + 1, isAsync),
       mode: childMode(context.getAppState().toolPermissionContext.mode, definition.permissionMode),
       isAsync,
-      // Progress belongs to the call: a background child outlives it and reports through its notification instead.
-      ...(onProgress && !isAsync
-        ? { onEvent: agentProgressReporter({ agentId, description: input.description, toolUseID: context.toolUseId ?? '' }, onProgress) }
-        : {}),
     };
     counter.count++;
-    const run = context.services.subagents!.run(request).finally(() => counter.count--);
-    if (!isAsync) return { data: completed(agentId, definition.agentType, await run) };
-
-    const notifications = context.services.notifications;
-    run.then(
-      (r) => {
-        const o = completed(agentId, definition.agentType, r) as Extract<AgentOutput, { status: 'completed' }>;
-        notifications?.push({
-          role: 'user',
-          content: `<task-notification>\nThe background agent "${input.description}" (${agentId}) ${r.isError ? 'failed' : 'finished'}.\n${summaryLine(o)}\n\n${o.content[0]!.text}\n</task-notification>`,
-        });
-      },
-      (error: unknown) =>
-        notifications?.push({
-          role: 'user',
-          content: `<task-notification>\nThe background agent "${input.description}" (${agentId}) failed: ${error instanceof Error ? error.message : String(error)}\n</task-notification>`,
-        }),
-    );
-    return { data: { status: 'async_launched', agentId, agentType: definition.agentType, description: input.description, prompt: input.prompt } };
+    if (isAsync) {
+      const { outputFile } = launchBackgroundAgent(context, request, () => counter.count--);
+      return { data: { status: 'async_launched', agentId, agentType: definition.agentType, description: input.description, prompt: input.prompt, outputFile } };
+    }
+    // Progress belongs to the call (a UI draws it); the log keeps the transcript that reaches the parent model.
+    const log = new AgentLog();
+    const progress = onProgress ? agentProgressReporter({ agentId, description: input.description, toolUseID: context.toolUseId ?? '' }, onProgress) : undefined;
+    const onEvent = (event: SubagentEvent) => {
+      log.record(event);
+      progress?.(event);
+    };
+    const result = await context.services.subagents!.run({ ...request, onEvent }).finally(() => counter.count--);
+    const transcript = log.transcript(result.text);
+    return {
+      data: completed(agentId, definition.agentType, result),
+      ...(transcript !== ''
+        ? { newMessages: [{ role: 'assistant' as const, content: [{ type: 'text' as const, text: `The sub-agent ${agentId} ("${input.description}") as it worked — its tool calls and words, not their results; its report is the Agent result above:\n${transcript}` }] }] }
+        : {}),
+    };
   },
   mapToolResultToToolResultBlockParam(data, toolUseId) {
     if (data.status === 'async_launched') {
       return {
         type: 'tool_result',
         tool_use_id: toolUseId,
-        content: `The agent ${data.agentId} is running in the background. You will be notified when it finishes; do not wait for it or check on it.`,
+        content: `The agent ${data.agentId} is running in the background (task ID: ${data.agentId}); its progress is written to: ${data.outputFile}. You will be notified when it finishes, with its report; do not wait for it. TaskOutput shows its progress, TaskStop stops it. It cannot ask for permissions: calls that would need a person's approval are denied, and you will be told which.`,
       };
     }
     return {

@@ -14,6 +14,8 @@ export function agentPrompt(agents: readonly AgentDefinition[]): string {
     '',
     'The sub-agent does not see this conversation: `prompt` must say everything it needs — the goal, what is known,',
     'what to return. Give a 3-5 word `description`. Its report comes back to you only; tell the person what matters.',
-    'Set `run_in_background` when you do not need the result to continue: you will be notified when it finishes.',
+    'Set `run_in_background` when you do not need the result to continue: you will be notified when it finishes, with',
+    'its report; TaskOutput shows its progress and TaskStop stops it. A background agent has fewer tools (no Agent, no',
+    'tools that need the person) and cannot ask for permission: calls that would need approval are denied and reported.',
   ].join('\n');
 }

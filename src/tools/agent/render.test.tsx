@@ -77,7 +77,7 @@ describe('Agent progress and views', () => {
     const verbose = render(<Box>{views.renderToolResultMessage!(output, progress, { ...options, verbose: true, input: {} })}</Box>);
     expect(verbose.lastFrame()).toBe('Done (5 tool uses · 2.5k tokens · 13.4s)\nThree TODOs in src.');
     expect(AgentTool.renderToolResultMessage!(output)).toBe('Done (5 tool uses · 2.5k tokens · 13.4s)');
-    const bg = render(<Box>{views.renderToolResultMessage!({ status: 'async_launched', agentId: 'agent-9', agentType: 'x', description: 'd', prompt: 'p' }, [], { ...options, input: {} })}</Box>);
+    const bg = render(<Box>{views.renderToolResultMessage!({ status: 'async_launched', agentId: 'agent-9', agentType: 'x', description: 'd', prompt: 'p', outputFile: '/tmp/agent-9.output' }, [], { ...options, input: {} })}</Box>);
     expect(bg.lastFrame()).toBe('Running in the background as agent-9');
   });
 });

@@ -21,6 +21,13 @@ export interface SubagentRequest {
   /** The child's mode (already capped at the parent's). */
   readonly mode?: PermissionMode;
   readonly isAsync: boolean;
+  /**
+   * Nobody waits on the child's permission prompts: what would ask is denied with the rule that would allow it
+   * (`shouldAvoidPermissionPrompts` on its permission context). The Agent tool sets it for background children.
+   */
+  readonly avoidPermissionPrompts?: boolean;
+  /** Stops the child (TaskStop on a background child); a foreground child also stops with its caller's turn. */
+  readonly signal?: AbortSignal;
   /** Told what the child does while it runs (a foreground child's Agent call turns it into progress for a UI). */
   readonly onEvent?: (event: SubagentEvent) => void;
 }
@@ -31,7 +38,13 @@ export interface SubagentRequest {
  */
 export type SubagentEvent =
   | { readonly type: 'tool_start'; readonly toolUseId: string; readonly toolName: string; readonly summary: string }
-  | { readonly type: 'tool_end'; readonly toolUseId: string; readonly isError: boolean }
+  | {
+      readonly type: 'tool_end';
+      readonly toolUseId: string;
+      readonly isError: boolean;
+      /** Set when the permission engine denied the call: its message (which names the rule that would allow it). */
+      readonly denied?: string;
+    }
   | { readonly type: 'text'; readonly text: string }
   | { readonly type: 'usage'; readonly totalTokens: number };
 

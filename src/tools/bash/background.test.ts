@@ -24,7 +24,7 @@ describe('run_in_background', () => {
     expect(r.text).toBe(`Command running in background with ID: ${id}. Output is being written to: ${r.data.outputFile}`);
     expect(project.tasks.get(id)?.status).toBe('running');
     const ended = await project.tasks.wait(id, { timeoutMs: 5_000 });
-    expect(ended).toMatchObject({ status: 'completed', exitCode: 0, signal: null, backgroundedBy: 'request' });
+    expect(ended).toMatchObject({ status: 'completed', summary: 'exit code 0', facts: { exit_code: 0, signal: null }, backgroundedBy: 'request' });
     expect(readFileSync(r.data.outputFile!, 'utf8')).toBe('begin\ndone\n');
     const [message] = project.notifications.drain();
     const text = String(message?.content);
@@ -36,14 +36,14 @@ describe('run_in_background', () => {
 
   it('records a failing task with its exit code, and a signal from outside as failed with the signal', async () => {
     const fail = await run('echo oops; exit 3', { run_in_background: true });
-    expect(await project.tasks.wait(fail.data.backgroundTaskId!, { timeoutMs: 5_000 })).toMatchObject({ status: 'failed', exitCode: 3 });
+    expect(await project.tasks.wait(fail.data.backgroundTaskId!, { timeoutMs: 5_000 })).toMatchObject({ status: 'failed', facts: { exit_code: 3 } });
     expect(String(project.notifications.drain()[0]?.content)).toContain('failed with exit code 3');
 
     const victim = await run('sleep 30', { run_in_background: true });
     const task = project.tasks.get(victim.data.backgroundTaskId!)!;
-    process.kill(task.pid!, 'SIGKILL');
+    process.kill(task.facts.pid as number, 'SIGKILL');
     const ended = await project.tasks.wait(task.id, { timeoutMs: 5_000 });
-    expect(ended).toMatchObject({ status: 'failed', exitCode: null, signal: 'SIGKILL' });
+    expect(ended).toMatchObject({ status: 'failed', summary: 'signal SIGKILL', facts: { exit_code: null, signal: 'SIGKILL' } });
     expect(ended?.killReason).toBeUndefined();
   });
 
@@ -126,7 +126,7 @@ describe('timeout', () => {
     expect(r.text).toContain(`did not complete within its 0.3s timeout and was moved to the background`);
     expect(r.text).toContain(`Command running in background with ID: ${id}. Output is being written to: ${r.data.outputFile}`);
     const ended = await project.tasks.wait(id, { timeoutMs: 5_000 });
-    expect(ended).toMatchObject({ status: 'completed', exitCode: 0, backgroundedBy: 'timeout' });
+    expect(ended).toMatchObject({ status: 'completed', facts: { exit_code: 0 }, backgroundedBy: 'timeout' });
     expect(readFileSync(r.data.outputFile!, 'utf8')).toBe('early\nlate\n');
     expect(String(project.notifications.drain()[0]?.content)).toContain('<status>completed</status>');
   });

@@ -15,7 +15,7 @@ import {
   decodeUtf8Head,
   decodeUtf8Tail,
   type OutputWindow,
-} from './output-file.js';
+} from '../shared/output-file.js';
 
 export type TimeoutOutcome = 'moved_to_background' | 'killed';
 

@@ -33,7 +33,7 @@ describe.runIf(process.platform === 'linux')('processes that left the group', ()
   it('every command carries its own marker, and a scan finds exactly its processes', async () => {
     const r = await run(`echo "$${PGROUP_ENV}"`);
     const seen = r.data.stdout.trim();
-    expect(seen.startsWith(`${PROCESS_MARKER}.${project.tasks.markerScope}.b`)).toBe(true);
+    expect(seen.startsWith(`${PROCESS_MARKER}.${project.tasks.scope}.b`)).toBe(true);
     // Exact match: a marker that is a prefix of another one does not match it.
     const a = spawn('sleep', [`${marker}.1`], { env: { ...process.env, [PGROUP_ENV]: `${PROCESS_MARKER}.t.b1` } });
     const b = spawn('sleep', [`${marker}.2`], { env: { ...process.env, [PGROUP_ENV]: `${PROCESS_MARKER}.t.b12` } });

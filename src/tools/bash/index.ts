@@ -85,6 +85,7 @@ async function runsSandboxed(input: BashToolInput, context: ToolUseContext): Pro
 
 export const BashTool = buildTool<typeof bashInputSchema, BashOutput, BashProgress>({
   name: BASH_TOOL_NAME,
+  asyncSafe: true,
   permissionTraits: { kind: 'shell', commandField: 'command' },
   searchHint: 'execute shell commands',
   inputSchema: bashInputSchema,

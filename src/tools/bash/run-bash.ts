@@ -27,7 +27,7 @@ import { lastArgv, timeoutDisposition } from './command-facts.js';
 import { settleCwd, startCwd } from './cwd-tracking.js';
 import { interpretExitCode } from './exit-code.js';
 import { detectImageOutput } from './image-output.js';
-import { collapseCarriageReturns, lastLines, readOutputTail, readOutputWindow } from './output-file.js';
+import { collapseCarriageReturns, lastLines, readOutputTail, readOutputWindow } from '../shared/output-file.js';
 import { detectSandbox } from './sandbox.js';
 import { sandboxedGitNote, unsandboxedBecause } from './sandbox-exemptions.js';
 import { buildSandboxPolicy } from './sandbox-policy.js';
@@ -35,7 +35,8 @@ import { wrapInSandbox, type SandboxLaunch } from './sandbox-runtime.js';
 import { buildShellScript, mayChangeFunctions, quote } from './shell-script.js';
 import { applyShellState, persistEnvironment, shellDelta, shellStateOf, withShellDelta, type AppliedShellState } from './session-env.js';
 import { ShellProcess, type ShellExit } from './shell-process.js';
-import { getTaskRegistry } from './task-registry.js';
+import { getTaskRegistry } from '../shared/task-registry.js';
+import { adoptShell, shellMarkerScope } from './shell-task.js';
 
 export interface BashInput {
   readonly command: string;
@@ -153,7 +154,7 @@ export async function runBash(
       outputFile,
       script: prepared!.script,
       launch,
-      markerScope: registry.markerScope,
+      markerScope: shellMarkerScope(registry),
       killGraceMs: settings.bash?.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
       maxOutputBytes: settings.bash?.maxOutputFileBytes ?? DEFAULT_MAX_OUTPUT_FILE_BYTES,
       pollIntervalMs: settings.bash?.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS,
@@ -196,11 +197,12 @@ export async function runBash(
   // — background from the start —
   if (input.run_in_background === true) {
     stopProgress();
-    registry.adopt(proc, {
+    adoptShell(registry, proc, {
       description: input.description,
       backgroundedBy: 'request',
       notifications,
       lifetimeMs: input.timeout ?? BACKGROUND_DEFAULT_LIFETIME_MS,
+      outputChars: limit,
     });
     return result({
       stdout: '',
@@ -238,7 +240,7 @@ export async function runBash(
   /** Hands the running process to the registry; the result shows the output so far and the task's id and file. */
   const toBackground = (by: 'timeout' | 'user', extra: Partial<BashOutput>): ToolResult<BashOutput> => {
     stopProgress();
-    registry.adopt(proc, { description: input.description, backgroundedBy: by, notifications, lifetimeMs: BACKGROUND_DEFAULT_LIFETIME_MS });
+    adoptShell(registry, proc, { description: input.description, backgroundedBy: by, notifications, lifetimeMs: BACKGROUND_DEFAULT_LIFETIME_MS, outputChars: limit });
     const partial = readOutputTail(outputFile, WINDOW_BYTES);
     const sofar = collapseCarriageReturns(partial.text);
     const shown = sofar.slice(-Math.min(limit, FAILURE_EXCERPT_CHARS));

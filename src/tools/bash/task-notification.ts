@@ -1,24 +1,28 @@
 /**
- * The message the model gets on its next turn when a background task ends: what ended, how (status, exit code or
+ * The message the model gets on its next turn when a background command ends: what ended, how (status, exit code or
  * signal), where its output is, and the last lines of it.
  */
 import type { MessageParam } from '../../tool/tool.js';
-import { collapseCarriageReturns, lastLines, readOutputTail } from './output-file.js';
-import type { TaskInfo } from './task-registry.js';
+import { collapseCarriageReturns, lastLines, readOutputTail } from '../shared/output-file.js';
+import type { TaskInfo } from '../shared/task-registry.js';
 
 const TAIL_BYTES = 4_096;
 const TAIL_LINES = 10;
 const TAIL_CHARS = 1_000;
 
+const exitCodeOf = (task: TaskInfo) => (typeof task.facts.exit_code === 'number' ? task.facts.exit_code : null);
+const signalOf = (task: TaskInfo) => (typeof task.facts.signal === 'string' ? task.facts.signal : null);
+
 export function describeTaskEnd(task: TaskInfo): string {
-  const label = task.description ? `"${task.description}"` : `"${truncate(task.command, 80)}"`;
+  const label = task.description ? `"${task.description}"` : `"${truncate(task.label, 80)}"`;
+  const exitCode = exitCodeOf(task);
   switch (task.status) {
     case 'completed':
       return `Background command ${label} completed (exit code 0)`;
     case 'failed':
-      return task.exitCode !== null
-        ? `Background command ${label} failed with exit code ${task.exitCode}`
-        : `Background command ${label} was killed by signal ${task.signal ?? 'unknown'}`;
+      return exitCode !== null
+        ? `Background command ${label} failed with exit code ${exitCode}`
+        : `Background command ${label} was killed by signal ${signalOf(task) ?? 'unknown'}`;
     case 'killed':
       return `Background command ${label} was killed (${killReasonText(task)})`;
     default:
@@ -45,13 +49,15 @@ export function taskNotification(task: TaskInfo): MessageParam {
   const tail = readOutputTail(task.outputFile, TAIL_BYTES);
   let excerpt = lastLines(collapseCarriageReturns(tail.text), TAIL_LINES);
   if (excerpt.length > TAIL_CHARS) excerpt = excerpt.slice(-TAIL_CHARS);
+  const exitCode = exitCodeOf(task);
+  const signal = signalOf(task);
   const lines = [
     '<task-notification>',
     `<task-id>${task.id}</task-id>`,
     `<task-type>${task.type}</task-type>`,
     `<status>${task.status}</status>`,
-    ...(task.exitCode !== null ? [`<exit-code>${task.exitCode}</exit-code>`] : []),
-    ...(task.signal !== null ? [`<signal>${task.signal}</signal>`] : []),
+    ...(exitCode !== null ? [`<exit-code>${exitCode}</exit-code>`] : []),
+    ...(signal !== null ? [`<signal>${signal}</signal>`] : []),
     `<summary>${describeTaskEnd(task)}</summary>`,
     `<output-file>${task.outputFile}</output-file>`,
     ...(excerpt !== '' ? ['<output-tail>', excerpt, '</output-tail>'] : []),

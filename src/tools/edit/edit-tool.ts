@@ -165,6 +165,7 @@ async function editFile(input: EditInput, context: ToolUseContext): Promise<Edit
 
 export const EditTool = buildTool({
   name: EDIT_TOOL_NAME,
+  asyncSafe: true,
   permissionTraits: { kind: 'write', pathField: 'file_path' },
   searchHint: 'modify file contents in place',
   inputSchema,

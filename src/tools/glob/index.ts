@@ -70,6 +70,7 @@ export function globTruncationNote(shown: number, totalMatches: number | undefin
 
 export const GlobTool = buildTool({
   name: GLOB_TOOL_NAME,
+  asyncSafe: true,
   permissionTraits: { kind: 'search', pathField: 'path', patternField: 'pattern' },
   searchHint: 'find files by name pattern or wildcard',
   inputSchema: globInputSchema,

@@ -36,6 +36,7 @@ export type { GrepInput, GrepOutput };
 
 export const GrepTool = buildTool({
   name: GREP_TOOL_NAME,
+  asyncSafe: true,
   permissionTraits: { kind: 'search', pathField: 'path' },
   searchHint: 'search file contents with regex (ripgrep)',
   inputSchema: grepInputSchema,

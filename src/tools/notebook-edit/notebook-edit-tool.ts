@@ -170,6 +170,7 @@ export function mapNotebookEditResult(output: NotebookEditOutput, toolUseId: str
 
 export const NotebookEditTool = buildTool({
   name: NOTEBOOK_EDIT_TOOL_NAME,
+  asyncSafe: true,
   permissionTraits: { kind: 'write', pathField: 'notebook_path' },
   searchHint: 'edit Jupyter notebook cells (.ipynb)',
   inputSchema,

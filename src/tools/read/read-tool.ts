@@ -93,6 +93,7 @@ function rangeLabel(input: Partial<ReadInput>): string {
 
 export const ReadTool = buildTool({
   name: READ_TOOL_NAME,
+  asyncSafe: true,
   permissionTraits: { kind: 'read', pathField: 'file_path' },
   searchHint: 'read files, images, PDFs, notebooks',
   inputSchema,

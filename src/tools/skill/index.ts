@@ -70,6 +70,7 @@ export interface SkillOutput {
 export function createSkillTool(catalog: SkillCatalog): AnyTool {
   return buildTool<typeof skillInputSchema, SkillOutput>({
     name: SKILL_TOOL_NAME,
+    asyncSafe: true,
     searchHint: 'run a skill or custom slash command',
     inputSchema: skillInputSchema,
     maxResultSizeChars: 100_000,

@@ -1,13 +1,11 @@
 /**
- * TaskOutput: a background task's state and latest output, optionally waiting for it to end. The state is the
- * registry's (from the process itself); the output is read back from the task's file, bounded to the Bash inline size.
+ * TaskOutput: a background task's state and latest output, optionally waiting for it to end — any kind of task (a
+ * shell command, a sub-agent). The state is the registry's (from the task itself); the output is what the task's
+ * kind shows of it (a command's file tail, an agent's progress log), bounded by that kind.
  */
 import { z } from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
-import type { ToolUseContext } from '../../tool/tool-use-context.js';
-import { inlineOutputChars } from '../bash/bash-settings.js';
-import { collapseCarriageReturns, readOutputTail } from '../bash/output-file.js';
-import { getTaskRegistry, type TaskInfo, type TaskStatus } from '../bash/task-registry.js';
+import { getTaskRegistry, type TaskFacts, type TaskInfo, type TaskRegistry, type TaskStatus } from '../shared/task-registry.js';
 import { DEFAULT_WAIT_MS, MAX_WAIT_MS, TASK_OUTPUT_TOOL_NAME, taskOutputPrompt } from './prompt.js';
 
 export const taskOutputInputSchema = z.object({
@@ -21,43 +19,43 @@ export type TaskOutputInput = z.infer<typeof taskOutputInputSchema>;
 export interface TaskOutputData {
   /** `success`: the task has ended; `timeout`: still running after the wait; `not_ready`: still running, no wait. */
   readonly retrieval_status: 'success' | 'timeout' | 'not_ready';
-  readonly task: {
+  /** The common fields, after the facts of the task's kind (a shell's `command`, `exit_code`, `signal`; an agent's `agent_id`…). */
+  readonly task: TaskFacts & {
     readonly task_id: string;
-    readonly task_type: 'local_bash';
+    /** `local_bash`, `local_agent`, … */
+    readonly task_type: string;
     readonly status: TaskStatus;
-    readonly command: string;
     readonly description?: string;
-    readonly exit_code: number | null;
-    readonly signal: string | null;
+    /** How it ended, in its kind's words (`exit code 2`). */
+    readonly summary?: string;
     readonly kill_reason?: string;
     readonly output: string;
     readonly output_file: string;
-    /** True when `output` is only the end of the file. */
+    /** True when `output` is only the end of it. */
     readonly truncated: boolean;
     readonly output_bytes: number;
   };
 }
 
-function describeTask(task: TaskInfo, context: ToolUseContext, retrieval: TaskOutputData['retrieval_status']): TaskOutputData {
-  const limit = inlineOutputChars(context.options.settings);
-  const tail = readOutputTail(task.outputFile, limit * 4);
-  const text = collapseCarriageReturns(tail.text);
-  const output = text.length > limit ? text.slice(-limit) : text;
+/** Facts that say the same as a common field and are not repeated in the model's text. */
+const COMMON = new Set(['task_id', 'task_type', 'status', 'description', 'summary', 'kill_reason', 'output', 'output_file', 'truncated', 'output_bytes']);
+
+function describeTask(task: TaskInfo, registry: TaskRegistry, retrieval: TaskOutputData['retrieval_status']): TaskOutputData {
+  const out = registry.readOutput(task.id) ?? { text: '', truncated: false, sizeBytes: 0 };
   return {
     retrieval_status: retrieval,
     task: {
+      ...task.facts,
       task_id: task.id,
       task_type: task.type,
       status: task.status,
-      command: task.command,
-      description: task.description,
-      exit_code: task.exitCode,
-      signal: task.signal,
-      kill_reason: task.killReason,
-      output,
+      ...(task.description !== undefined ? { description: task.description } : {}),
+      ...(task.summary !== undefined ? { summary: task.summary } : {}),
+      ...(task.killReason !== undefined ? { kill_reason: task.killReason } : {}),
+      output: out.text,
       output_file: task.outputFile,
-      truncated: !tail.complete || output.length < text.length,
-      output_bytes: tail.sizeBytes,
+      truncated: out.truncated,
+      output_bytes: out.sizeBytes,
     },
   };
 }
@@ -84,24 +82,25 @@ export const TaskOutputTool = buildTool<typeof taskOutputInputSchema, TaskOutput
     const registry = getTaskRegistry(context);
     const current = registry.get(input.task_id);
     if (current === undefined) throw new Error(`No task found with ID: ${input.task_id}`);
-    if (current.status !== 'running') return { data: describeTask(current, context, 'success') };
-    if (input.block === false) return { data: describeTask(current, context, 'not_ready') };
+    if (current.status !== 'running') return { data: describeTask(current, registry, 'success') };
+    if (input.block === false) return { data: describeTask(current, registry, 'not_ready') };
     const after = await registry.wait(input.task_id, {
       timeoutMs: input.timeout ?? DEFAULT_WAIT_MS,
       signal: context.abortController.signal,
     });
     const task = after ?? current;
-    return { data: describeTask(task, context, task.status === 'running' ? 'timeout' : 'success') };
+    return { data: describeTask(task, registry, task.status === 'running' ? 'timeout' : 'success') };
   },
   mapToolResultToToolResultBlockParam: (data, toolUseId) => {
     const t = data.task;
+    const facts = Object.entries(t).filter(([name, value]) => !COMMON.has(name) && value !== null && value !== undefined && value !== '');
     const lines = [
       `<retrieval_status>${data.retrieval_status}</retrieval_status>`,
       `<task_id>${t.task_id}</task_id>`,
       `<task_type>${t.task_type}</task_type>`,
       `<status>${t.status}</status>`,
-      ...(t.exit_code !== null ? [`<exit_code>${t.exit_code}</exit_code>`] : []),
-      ...(t.signal !== null ? [`<signal>${t.signal}</signal>`] : []),
+      ...(t.description !== undefined ? [`<description>${t.description}</description>`] : []),
+      ...facts.map(([name, value]) => `<${name}>${String(value)}</${name}>`),
       ...(t.kill_reason !== undefined ? [`<kill_reason>${t.kill_reason}</kill_reason>`] : []),
       `<output_file>${t.output_file}</output_file>`,
     ];

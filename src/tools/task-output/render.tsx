@@ -17,7 +17,7 @@ export const taskOutputViews: ToolViews<TaskOutputInput, TaskOutputData> = {
   },
   renderToolResultMessage(output, _progress, { verbose }) {
     const { task } = output;
-    const exit = task.exit_code !== null ? ` · exit code ${task.exit_code}` : task.signal ? ` · ${task.signal}` : '';
+    const exit = task.summary !== undefined ? ` · ${task.summary}` : '';
     const waited = output.retrieval_status === 'timeout' ? ' · still running after the wait' : '';
     const trimmed = task.output.replace(/\s+$/, '');
     const lines = trimmed === '' ? [] : trimmed.split('\n');

@@ -1,12 +1,13 @@
 /**
- * TaskStop (aliases KillShell, KillBash): ends a running background task's whole process group and reports its
- * final state. `shell_id` is Claude Code's deprecated name for `task_id`.
+ * TaskStop (aliases KillShell, KillBash): ends a running background task of any kind through the registry (a
+ * command's whole process group, a sub-agent's loop) and reports its final state. `shell_id` is Claude Code's
+ * deprecated name for `task_id`.
  */
 import { z } from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import type { ValidationResult } from '../../tool/tool.js';
-import { getTaskRegistry, type TaskStatus } from '../bash/task-registry.js';
+import { getTaskRegistry, type TaskStatus } from '../shared/task-registry.js';
 import { TASK_STOP_TOOL_NAME, taskStopPrompt } from './prompt.js';
 
 export const taskStopInputSchema = z.object({
@@ -19,11 +20,13 @@ export type TaskStopInput = z.infer<typeof taskStopInputSchema>;
 export interface TaskStopData {
   readonly message: string;
   readonly task_id: string;
-  readonly task_type: 'local_bash';
-  readonly command: string;
+  /** `local_bash`, `local_agent`, … */
+  readonly task_type: string;
+  /** What ran: the command, the agent's task. */
+  readonly label: string;
   readonly status: TaskStatus;
-  readonly exit_code: number | null;
-  readonly signal: string | null;
+  /** How it ended, in its kind's words (`signal SIGTERM`). */
+  readonly summary?: string;
 }
 
 function taskIdOf(input: TaskStopInput): string | undefined {
@@ -37,8 +40,8 @@ function validate(input: TaskStopInput, context: ToolUseContext): ValidationResu
   const task = getTaskRegistry(context).get(id);
   if (task === undefined) return { result: false, message: `No task found with ID: ${id}`, errorCode: 2 };
   if (task.status !== 'running') {
-    const how = task.exitCode !== null ? `exit code ${task.exitCode}` : task.signal !== null ? `signal ${task.signal}` : 'no exit code';
-    return { result: false, message: `Task ${id} is not running (status: ${task.status}, ${how}).`, errorCode: 3 };
+    const how = task.summary !== undefined ? `, ${task.summary}` : '';
+    return { result: false, message: `Task ${id} is not running (status: ${task.status}${how}).`, errorCode: 3 };
   }
   return { result: true };
 }
@@ -61,13 +64,12 @@ export const TaskStopTool = buildTool<typeof taskStopInputSchema, TaskStopData>(
     if (task === undefined) throw new Error(`No task found with ID: ${id}`);
     return {
       data: {
-        message: `Successfully stopped task: ${id} (${task.command})`,
+        message: `Successfully stopped task: ${id} (${task.label})`,
         task_id: id,
         task_type: task.type,
-        command: task.command,
+        label: task.label,
         status: task.status,
-        exit_code: task.exitCode,
-        signal: task.signal,
+        ...(task.summary !== undefined ? { summary: task.summary } : {}),
       },
     };
   },

@@ -1,4 +1,4 @@
-/** TaskStop in a terminal: the task id; once stopped, the command that was stopped. */
+/** TaskStop in a terminal: the task id; once stopped, what was stopped (the command, the agent's task). */
 import { Text } from 'ink';
 import type { ToolViews } from '../../tool/tool.js';
 import type { TaskStopData, TaskStopInput } from './index.js';
@@ -10,7 +10,7 @@ export const taskStopViews: ToolViews<TaskStopInput, TaskStopData> = {
   renderToolResultMessage(output) {
     return (
       <Text wrap="truncate-end">
-        Stopped <Text dimColor>{output.command}</Text>
+        Stopped <Text dimColor>{output.label}</Text>
       </Text>
     );
   },

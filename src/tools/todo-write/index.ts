@@ -48,6 +48,7 @@ export function getTodos(context: ToolUseContext, agentId = context.agentId): re
 
 export const TodoWriteTool = buildTool<typeof todoWriteInputSchema, TodoWriteOutput>({
   name: TODO_WRITE_TOOL_NAME,
+  asyncSafe: true,
   searchHint: 'task checklist progress plan steps',
   inputSchema: todoWriteInputSchema,
   maxResultSizeChars: 100_000,

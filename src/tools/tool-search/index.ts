@@ -55,6 +55,7 @@ async function functionsBlock(names: readonly string[], context: ToolUseContext)
 
 export const ToolSearchTool = buildTool<typeof toolSearchInputSchema, ToolSearchOutput>({
   name: TOOL_SEARCH_TOOL_NAME,
+  asyncSafe: true,
   inputSchema: toolSearchInputSchema,
   maxResultSizeChars: 100_000,
   alwaysLoad: true,

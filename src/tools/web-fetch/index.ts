@@ -197,6 +197,7 @@ function pageOf(text: string, offset: number): string {
 
 export const WebFetchTool = buildTool<typeof webFetchInputSchema, WebFetchOutput>({
   name: WEB_FETCH_TOOL_NAME,
+  asyncSafe: true,
   searchHint: 'fetch url web page read documentation http',
   inputSchema: webFetchInputSchema,
   maxResultSizeChars: 100_000,

@@ -68,6 +68,7 @@ function collect(content: readonly Anthropic.Messages.ContentBlock[]): WebSearch
 
 export const WebSearchTool = buildTool<typeof webSearchInputSchema, WebSearchOutput>({
   name: WEB_SEARCH_TOOL_NAME,
+  asyncSafe: true,
   searchHint: 'search the internet for current information',
   inputSchema: webSearchInputSchema,
   maxResultSizeChars: 100_000,

@@ -100,6 +100,7 @@ export function mapWriteResult(output: WriteOutput, toolUseId: string): ToolResu
 
 export const WriteTool = buildTool({
   name: WRITE_TOOL_NAME,
+  asyncSafe: true,
   permissionTraits: { kind: 'write', pathField: 'file_path' },
   searchHint: 'create or overwrite files',
   inputSchema,

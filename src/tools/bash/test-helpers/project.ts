@@ -9,7 +9,7 @@ import { runToolUse } from '../../../execution/pipeline.js';
 import type { AnyTool, AssistantMessage, CanUseToolFn, ToolProgress, ToolResultBlockParam, ToolUseBlock } from '../../../tool/tool.js';
 import { toolResultText } from '../../../tool/tool-result.js';
 import { createToolUseContext, type ToolSettings, type ToolUseContext } from '../../../tool/tool-use-context.js';
-import { createTaskRegistry, type TaskRegistry } from '../task-registry.js';
+import { createTaskRegistry, type TaskRegistry } from '../../shared/task-registry.js';
 
 export interface TestProject {
   readonly dir: string;

@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { formatOutputBody } from './bash-output.js';
 import { collapseCarriageReturns, decodeUtf8Head, decodeUtf8Tail, lastLines, readOutputTail, readOutputWindow } from './output-file.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'toolgate-output-'));
@@ -35,17 +34,6 @@ describe('reading back', () => {
     expect(w.head.length).toBe(1_000);
     expect(w.tail.toString().endsWith('TAIL')).toBe(true);
     expect(readOutputTail(file, 10)).toMatchObject({ text: 'HHHHHHTAIL', complete: false, sizeBytes: 3_000_004 });
-  });
-
-  it('formats a long failing output from windows as head + marker + tail', () => {
-    const file = path.join(dir, 'fail.txt');
-    writeFileSync(file, `${'first line\n'.repeat(200_000)}the error\n`);
-    const body = formatOutputBody(readOutputWindow(file, 64 * 1024), { limit: 30_000, failed: true, outputFile: file });
-    expect(body.truncated).toBe(true);
-    expect(body.text.startsWith('first line\n')).toBe(true);
-    expect(body.text.trimEnd().endsWith('the error')).toBe(true);
-    expect(body.text).toContain(`Full output: ${file}`);
-    expect(body.text.length).toBeLessThan(10_500);
   });
 
   it('returns the last lines for progress', () => {
