@@ -128,5 +128,6 @@ describe('toolgate exec', () => {
     const refused = await exec([one, '--cwd', work, '--settings', brokenSettings]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/settings could not be loaded, nothing was run/);
-  });
+    // Four processes started from the sources: on a loaded machine that alone can pass the default 30 s.
+  }, 120_000);
 });
