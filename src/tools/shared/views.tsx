@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
-import type { PatchHunk } from './patch.js';
+import { countPatchLines, type PatchHunk } from './patch.js';
 
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
@@ -33,21 +33,10 @@ export function OutputLines({ text, max, verbose, color }: { text: string; max: 
   );
 }
 
-export function countChanges(hunks: readonly PatchHunk[]): { added: number; removed: number } {
-  let added = 0;
-  let removed = 0;
-  for (const hunk of hunks) {
-    for (const line of hunk.lines) {
-      if (line.startsWith('+')) added++;
-      else if (line.startsWith('-')) removed++;
-    }
-  }
-  return { added, removed };
-}
 
 /** "Added 3 lines, removed 1 line". */
 export function changeSummary(hunks: readonly PatchHunk[]): string {
-  const { added, removed } = countChanges(hunks);
+  const { added, removed } = countPatchLines(hunks);
   const parts = [];
   if (added > 0) parts.push(`added ${plural(added, 'line')}`);
   if (removed > 0) parts.push(`removed ${plural(removed, 'line')}`);
