@@ -83,7 +83,10 @@ export interface AutoModeOptions {
   readonly speculation?: SpeculativeClassifier;
 }
 
-export type Eligibility = { readonly consult: true; readonly classifierInput: string } | { readonly consult: false; readonly reason: string };
+export type Eligibility =
+  | { readonly consult: true; readonly classifierInput: string }
+  /** `paused`: the denial limits were reached (the model is told, so it does not keep trying the same way). */
+  | { readonly consult: false; readonly reason: string; readonly paused?: boolean };
 
 /** Whether this `ask` goes to the classifier, and if not, why (the trace says so). */
 export function classifierEligibility(
@@ -98,7 +101,7 @@ export function classifierEligibility(
   if (t?.classifierApprovable === false) return { consult: false, reason: `the classifier may not approve this (${t.reason})` };
   if (!state.hasClassifier) return { consult: false, reason: 'no classifier is configured' };
   const paused = pauseReason(state.tracking, state.limits ?? DEFAULT_DENIAL_LIMITS);
-  if (paused !== undefined) return { consult: false, reason: paused };
+  if (paused !== undefined) return { consult: false, reason: paused, paused: true };
   const classifierInput = classifierInputOf(tool, input);
   if (classifierInput === '') return { consult: false, reason: `${tool.name} gives the classifier nothing to judge (its toAutoClassifierInput is empty)` };
   return { consult: true, classifierInput };
@@ -119,7 +122,10 @@ export async function consultClassifier(
   const tracking = context.localDenialTracking;
   const limits = options.denialLimits ?? DEFAULT_DENIAL_LIMITS;
   const eligibility = classifierEligibility(ask, tool, input, { hasClassifier: options.classifier !== undefined, tracking, limits });
-  if (!eligibility.consult) return withClassifier(ask, { outcome: 'skipped', reason: eligibility.reason }, undefined);
+  if (!eligibility.consult) {
+    const said = eligibility.paused === true ? `${traceOf(ask).reason}; ${eligibility.reason}` : undefined;
+    return withClassifier(ask, { outcome: 'skipped', reason: eligibility.reason }, said);
+  }
 
   const started = performance.now();
   const classifierInput = eligibility.classifierInput;
