@@ -144,12 +144,13 @@ describe('auto mode', () => {
     expect(existsSync(path.join(dir, 'spec'))).toBe(true);
   });
 
-  it('an early classification the engine does not need (a hook allowed the call) is aborted, not left running', async () => {
+  /** A runtime whose PreToolUse hook answers `hookOutput` once the classifier's early request has arrived. */
+  async function earlyThenHook(command: string, hookOutput: Record<string, unknown>) {
     let arrived!: () => void;
     const classifierArrived = new Promise<void>((resolve) => (arrived = resolve));
     const held = new Promise<void>((resolve) => releases.push(resolve));
-    const seen: { signal: AbortSignal; settled: boolean }[] = [];
-    models = await startModelAndClassifier([call('Bash', { command: 'touch by-hook' }), say('ok')], async () => {
+    const seen: { signal: AbortSignal; settled: boolean; ranBeforeAbort?: boolean }[] = [];
+    models = await startModelAndClassifier([call('Bash', { command }), say('ok')], async () => {
       arrived();
       await held; // the classifier model never answers while the test runs
       return answer('ALLOW: late');
@@ -162,7 +163,9 @@ describe('auto mode', () => {
       client: models.client,
       settings: { sources: [] },
       classifier: (request: ClassifierRequest) => {
-        const entry = { signal: request.signal, settled: false };
+        const entry: (typeof seen)[number] = { signal: request.signal, settled: false };
+        // Aborted as soon as the engine decided without it: before the call ran, not when it ended.
+        request.signal.addEventListener('abort', () => (entry.ranBeforeAbort = existsSync(path.join(dir, 'by-hook'))));
         seen.push(entry);
         return builtIn(request).finally(() => (entry.settled = true));
       },
@@ -170,20 +173,36 @@ describe('auto mode', () => {
         {
           event: 'PreToolUse',
           matcher: 'Bash',
-          callback: async () => {
-            await classifierArrived;
-            return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: 'the hook knows this one' } };
-          },
+          callback: async () => (await Promise.race([classifierArrived, new Promise((r) => setTimeout(r, 10_000))]), hookOutput),
         },
       ],
     });
     runtimes.push(runtime);
+    return { runtime, seen };
+  }
+
+  it('an early classification the engine does not need (a hook allowed the call) is aborted, not left running', async () => {
+    const { runtime, seen } = await earlyThenHook('touch by-hook', {
+      hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: 'the hook knows this one' },
+    });
     const { outcomes } = await run(runtime, 'make by-hook');
     expect(outcomes[0]!.decision?.decisionReason?.layer).toBe('hook');
     expect(existsSync(path.join(dir, 'by-hook'))).toBe(true);
     expect(seen).toHaveLength(1);
     expect(seen[0]!.signal.aborted).toBe(true);
+    expect(seen[0]!.ranBeforeAbort).toBe(false);
     await expect.poll(() => seen[0]!.settled).toBe(true); // the SDK request was cancelled: the classifier returned
+  });
+
+  it('an early classification is aborted when the call ends before the permission step (a hook stops the session)', async () => {
+    const { runtime, seen } = await earlyThenHook('touch by-hook', { continue: false, stopReason: 'the hook stops here' });
+    const { result, outcomes } = await run(runtime, 'make by-hook');
+    expect(result.stopReason).toBe('blocked');
+    expect(outcomes[0]!.stage).toBe('hook');
+    expect(existsSync(path.join(dir, 'by-hook'))).toBe(false);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.signal.aborted).toBe(true);
+    await expect.poll(() => seen[0]!.settled).toBe(true);
   });
 
   it('headless: three blocks in a row pause the classifier for the session; later calls are denied without it', async () => {
