@@ -58,7 +58,8 @@ export type {
 
 // — the permission engine's pieces: the gate, rule parsing, the bash analysis —
 export { createCanUseTool } from './permissions/can-use-tool.js';
-export type { CanUseToolOptions, ClassifierRequest, PermissionClassifier } from './permissions/can-use-tool.js';
+export type { CanUseToolOptions } from './permissions/can-use-tool.js';
+export type { ClassifierRequest, PermissionClassifier } from './permissions/auto-mode.js';
 export { hasPermissionsToUseTool, headlessDenyMessage } from './permissions/resolve.js';
 export { updatePermissionContext } from './permissions/permission-context.js';
 export { formatPermissionRule, parsePermissionRule, tryParsePermissionRule, validatePermissionRule } from './permissions/permission-rule.js';

@@ -35,7 +35,7 @@ interface Case {
   rules?: Rule[];
   mode?: string;
   dirs?: string[];
-  want: { behavior: string; layer?: string; rule?: string | null; source?: string | null };
+  want: { behavior: string; layer?: string; rule?: string | null; source?: string | null; classifier?: string };
 }
 
 const p = (...s: string[]) => path.join(proj, ...s);
@@ -149,6 +149,12 @@ function bashCases(): Case[] {
     b('npm test', { behavior: 'deny', layer: 'mode' }, 'dontAsk'),
     b('git status', { behavior: 'allow' }, 'plan'),
     b('npm run build', { behavior: 'deny', layer: 'mode' }, 'plan'),
+    // Auto mode: `check` runs no model — it says the classifier would be consulted and decides as headless would.
+    b('npm test', { behavior: 'deny', layer: 'prompt', classifier: 'would be consulted' }, 'auto'),
+    b('echo hi > .git/config', { behavior: 'deny', classifier: 'would be consulted' }, 'auto'),
+    b('git status', { behavior: 'allow', layer: 'readOnly' }, 'auto'),
+    b('rm -rf build', { behavior: 'deny', layer: 'denyRule' }, 'auto'),
+    b('git push origin main', { behavior: 'ask', layer: 'askRule', classifier: 'not consulted: the ask rule Bash(git push:*) requires a person' }, 'auto'),
   ];
 }
 
@@ -220,6 +226,14 @@ describe('toolgate check (one decision)', () => {
     expect(r.stdout).toContain('DENY');
     expect(r.stdout).toContain('Read(./.env)');
     expect(r.stdout).toContain('cliArg');
+  });
+  it('auto mode: says the classifier would be consulted, and decides as a headless run without its verdict', async () => {
+    const r = await toolgate(['check', '--cwd', proj, '--home', home, '--mode', 'auto', 'Bash', JSON.stringify({ command: 'npm test' })]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^DENY — decided by the permission prompt/m);
+    expect(r.stdout).toMatch(/classifier: not asked: toolgate check runs no model; the classifier would be consulted/);
+    const json = await toolgate(['check', '--cwd', proj, '--home', home, '--mode', 'auto', '--json', 'Bash', JSON.stringify({ command: 'npm test' })]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ behavior: 'deny', classifier: 'would be consulted' });
   });
   it('--json and settings files, with sources named', async () => {
     fs.writeFileSync(path.join(proj, '.claude', 'settings.json'), JSON.stringify({ permissions: { allow: ['Edit(./src/**)'] } }));

@@ -37,6 +37,8 @@ import {
   type ToolUseUICallbacks,
 } from '../tool/tool-use-context.js';
 import { createPermissionHandler, type PermissionBridge } from './permission-handler.js';
+import { wireAutoMode } from './auto-mode-settings.js';
+import type { SpeculativeClassifier } from '../permissions/speculative-classifier.js';
 import { loadRuntimeSettings, SettingsLoadError } from './runtime-settings.js';
 import { createGrantWriter, createRulePersister } from '../settings/grants.js';
 import { defaultSessionDir } from './session-dir.js';
@@ -63,6 +65,8 @@ interface Shared {
   readonly warnings: string[];
   readonly services: ToolServices;
   readonly canUseTool: CanUseToolFn;
+  /** Auto mode's early classification of shell calls (pipeline step 5), when a classifier is configured. */
+  readonly speculation?: SpeculativeClassifier;
   readonly providers: readonly ToolProvider[];
   readonly providerTools: Map<ToolProvider, Tools>;
   readonly runsByToolUse: Map<string, ToolRun>;
@@ -133,6 +137,8 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
     // The caller's services win: a higher layer that brings its own registry or hook runner means it.
     ...options.services,
   };
+  // Auto mode: the classifier (the caller's, or the built-in one over `client`), its limits, and early starts.
+  const auto = wireAutoMode(options.classifier, options.client, settings.autoMode, settings.loaded.autoModeDisabled);
   const runsByToolUse = new Map<string, ToolRun>();
   let appState: () => AppState = () => {
     throw new Error('the runtime is not initialised yet');
@@ -152,7 +158,8 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
     env: settings.env,
     warnings,
     services,
-    canUseTool: createCanUseTool(),
+    canUseTool: createCanUseTool(auto.options),
+    ...(auto.speculation ? { speculation: auto.speculation } : {}),
     providers: options.toolProviders ?? [],
     providerTools: new Map(),
     runsByToolUse,
@@ -172,7 +179,7 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
       : undefined;
   const context = createToolUseContext({
     tools: [],
-    permissionContext: settings.permissionContext,
+    permissionContext: auto.available ? updatePermissionContext(settings.permissionContext, { isAutoModeAvailable: true }) : settings.permissionContext,
     cwd,
     sessionDir,
     sessionId,
@@ -310,7 +317,13 @@ class Runtime implements ToolRuntime {
     const done = new Promise<void>((resolve) => (settled = resolve));
     const { backend } = this.#shared.options;
     const sink = this.#shared.services.telemetry;
-    const executorOptions: StreamingToolExecutorOptions = { ...(backend ? { backend } : {}), ...(sink ? { eventSink: sink } : {}), shutdownSignal: this.#shared.shutdown };
+    const speculation = this.#shared.speculation;
+    const executorOptions: StreamingToolExecutorOptions = {
+      ...(backend ? { backend } : {}),
+      ...(sink ? { eventSink: sink } : {}),
+      ...(speculation ? { startSpeculativeClassifier: speculation.start } : {}),
+      shutdownSignal: this.#shared.shutdown,
+    };
     const run = new ToolRun({
       tools: this.tools,
       canUseTool: this.#shared.canUseTool,

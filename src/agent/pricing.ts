@@ -59,3 +59,18 @@ export function usageFrom(raw: Partial<Record<keyof Usage, number | null>> | nul
     cache_read_input_tokens: pick('cache_read_input_tokens'),
   };
 }
+
+/**
+ * What auto mode's classifier spent deciding these calls (each decision's trace keeps its tokens and cost), so that a
+ * session's usage and cost include the classifier's model calls.
+ */
+export function classifierSpendOf(outcomes: readonly { readonly decision?: { readonly decisionReason?: { readonly classifier?: { readonly usage?: Partial<Usage>; readonly costUsd?: number } } } }[]): { usage: Usage; costUsd: number } {
+  let usage = emptyUsage();
+  let costUsd = 0;
+  for (const outcome of outcomes) {
+    const spent = outcome.decision?.decisionReason?.classifier;
+    if (spent?.usage !== undefined) usage = addUsage(usage, usageFrom(spent.usage as never));
+    if (typeof spent?.costUsd === 'number' && Number.isFinite(spent.costUsd)) costUsd += spent.costUsd;
+  }
+  return { usage, costUsd };
+}

@@ -13,7 +13,7 @@ import { EventChannel } from './event-channel.js';
 import { inProcessSteps, journalModelStep, journalToolStep, replayModelStep, type LoopSteps } from './loop-steps.js';
 import { reportModelStep, reportPrompt } from './loop-telemetry.js';
 import { modelStep, type ModelRequest, type ModelStepResult } from './model-step.js';
-import { addUsage, costOf, emptyUsage } from './pricing.js';
+import { addUsage, classifierSpendOf, costOf, emptyUsage } from './pricing.js';
 import { announceDeferredTools, lastText, mergeIntoLastUser, promptMessages } from './prompt-messages.js';
 import { DEFAULT_MODEL, nextRequest } from './request.js';
 import { endCommandTurn, slashCommandInit } from './slash-commands.js';
@@ -120,6 +120,10 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
       const turnCost = costOf(model, step.usage);
       reportModelStep(runtime, model, step, step.durationMs, turnCost); // telemetry: tokens, cost, duration (or the failure)
       costUsd += turnCost;
+      // Auto mode's classifier calls are the session's spending too (their tokens are in the calls' decisions).
+      const classifier = classifierSpendOf(toolStep.outcomes);
+      usage = addUsage(usage, classifier.usage);
+      costUsd += classifier.costUsd;
       if (step.assistant.content.length > 0) {
         commit(step.assistant);
         yield { type: 'assistant', message: step.assistant, usage: step.usage, stopReason: step.stopReason, costUsd: turnCost };

@@ -12,6 +12,7 @@ import type { SandboxSettings } from '../tools/bash/bash-settings.js';
 import type { ToolPermissionContext } from '../tool/permission-types.js';
 import type { ToolSettings } from '../tool/tool-use-context.js';
 import type { ToolRuntimeOptions } from './types.js';
+import { readAutoModeSettings, type AutoModeSettings } from './auto-mode-settings.js';
 
 export interface RuntimeSettings {
   readonly permissionContext: ToolPermissionContext;
@@ -20,6 +21,8 @@ export interface RuntimeSettings {
   readonly env: Readonly<Record<string, string>>;
   /** `toolgate.conversationBudgetChars`, when set. */
   readonly conversationBudgetChars?: number;
+  /** Auto mode's classifier settings (`toolgate.autoMode`, Claude Code's `autoMode`). */
+  readonly autoMode: AutoModeSettings;
   readonly loaded: LoadedSettings;
   readonly warnings: readonly string[];
   /** Anything that could not be read: the runtime refuses to start (a lost deny rule would allow too much). */
@@ -65,6 +68,7 @@ export function loadRuntimeSettings(options: ToolRuntimeOptions, cwd: string): R
   }
 
   const { settings: fromKey, budget } = toolgateKey(loaded.toolgate, errors);
+  const autoMode = readAutoModeSettings(loaded, warnings, errors);
   const sandbox = sandboxSettings(loaded.sandbox, errors);
   const toolSettings: ToolSettings = {
     ...fromKey,
@@ -78,6 +82,7 @@ export function loadRuntimeSettings(options: ToolRuntimeOptions, cwd: string): R
     toolSettings,
     env: loaded.env,
     ...(budget !== undefined ? { conversationBudgetChars: budget } : {}),
+    autoMode,
     loaded,
     warnings,
     errors,
@@ -86,7 +91,8 @@ export function loadRuntimeSettings(options: ToolRuntimeOptions, cwd: string): R
 
 /** `toolgate: { bash: {…}, maxResultSizeChars: {…}, conversationBudgetChars, … }`: tool settings by name. */
 function toolgateKey(raw: Readonly<Record<string, unknown>>, errors: string[]): { settings: Record<string, unknown>; budget?: number } {
-  const { conversationBudgetChars, ...rest } = raw;
+  // `autoMode` configures the classifier (auto-mode-settings.ts, by settings level), not a tool.
+  const { conversationBudgetChars, autoMode: _autoMode, ...rest } = raw;
   const settings: Record<string, unknown> = { ...rest };
   let budget: number | undefined;
   if (conversationBudgetChars !== undefined) {

@@ -15,6 +15,8 @@ import type { TodoItem } from '../tools/todo-write/index.js';
 import type { ToolUseOutcome } from '../execution/outcome.js';
 import type { HookCallback } from '../hooks/types.js';
 import type { PermissionDecision, PermissionMode, ToolPermissionContext } from '../tool/permission-types.js';
+import type { PermissionClassifier } from '../permissions/auto-mode.js';
+import type { AutoClassifierOptions } from './auto-classifier.js';
 import type {
   AnyTool,
   APIToolDefinition,
@@ -143,8 +145,15 @@ export interface ToolRuntimeOptions {
   readonly sessionId?: string;
   /** The model the tools are described for and that side calls use (default: `claude-sonnet-4-5`). */
   readonly model?: string;
-  /** The Messages API client, for tools that need a model (Agent, WebFetch's prompt, WebSearch). */
+  /** The Messages API client, for tools that need a model (Agent, WebFetch's prompt, WebSearch) and auto mode's classifier. */
   readonly client?: Anthropic;
+  /**
+   * Auto mode's classifier (`mode: 'auto'`): a function of yours; an object configuring the built-in two-stage
+   * classifier (models, thinking budget, retries, its own client); `false` for none. Default: the built-in one when
+   * `client` is given (models and limits from the settings' `toolgate.autoMode`), none otherwise. Without one, auto
+   * mode asks a person, or denies headless.
+   */
+  readonly classifier?: PermissionClassifier | AutoClassifierOptions | false;
   /** Where `call()` runs (default: this process). */
   readonly backend?: ToolCallBackend;
   readonly signal?: AbortSignal;

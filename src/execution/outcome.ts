@@ -61,6 +61,8 @@ export class OutcomeBuilder {
   tool: AnyTool | undefined;
   /** Applied to the one result on its way out: no path (an error message included) carries a known secret. */
   redactor: SecretRedactor | undefined;
+  /** Run once when the outcome is sealed, whichever path got there (the pipeline ends an early classification). */
+  beforeSeal: (() => void) | undefined;
 
   constructor(
     readonly toolUseId: string,
@@ -80,6 +82,15 @@ export class OutcomeBuilder {
   }
 
   seal(result: ToolResultBlockParam, stage: ToolUseStage, errorClass: string | undefined, extras: Extras = {}): ToolUseOutcome {
+    if (this.beforeSeal !== undefined) {
+      const end = this.beforeSeal;
+      this.beforeSeal = undefined;
+      try {
+        end();
+      } catch {
+        // cleanup only: the call's answer does not depend on it
+      }
+    }
     const redactor = this.redactor;
     let newMessages: readonly MessageParam[] = this.newMessages;
     let userNotices: readonly string[] = this.userNotices;

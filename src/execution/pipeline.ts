@@ -53,8 +53,12 @@ export interface PipelineOptions {
   readonly onProgress?: (progress: ToolProgress) => void;
   /** Tools outside the pool that old transcripts may still name (renamed tools, by alias). */
   readonly fallbackTools?: Tools;
-  /** Step 5: starts an automatic safety classifier early, in parallel with hooks (auto mode). */
-  readonly startSpeculativeClassifier?: (tool: AnyTool, input: Record<string, unknown>, context: ToolUseContext) => void;
+  /**
+   * Step 5: starts an automatic safety classifier early, in parallel with hooks (auto mode). What it returns ends the
+   * early classification unless the permission step took it: called once the permission step is behind, or when the
+   * call ends before it (src/permissions/speculative-classifier.ts).
+   */
+  readonly startSpeculativeClassifier?: (tool: AnyTool, input: Record<string, unknown>, context: ToolUseContext) => (() => void) | void;
 }
 
 const NO_OPTIONS: PipelineOptions = Object.freeze({});
@@ -146,12 +150,15 @@ export async function checkPermissionsAndCallTool(
     if (!verdict.result) return acc.fail('validation', verdict.message, C.validateInput);
   }
 
-  // 5 — Speculative classifier start (optional; its verdict is the permission engine's business).
+  // 5 — Speculative classifier start (optional; its verdict is the permission engine's business). Whatever path the
+  // call takes from here, an early classification the engine did not use is ended (no request is left running).
+  let endSpeculation: (() => void) | void = undefined;
   try {
-    options.startSpeculativeClassifier?.(tool, callInput, context);
+    endSpeculation = options.startSpeculativeClassifier?.(tool, callInput, context);
   } catch {
     // An early start is an optimisation; the engine asks again if it must.
   }
+  if (endSpeculation) acc.beforeSeal = endSpeculation;
 
   // 6 — Backfill: the clone hooks and permissions see, with derived fields (absolute paths).
   let observableInput = backfill(tool, callInput, context);
@@ -209,6 +216,7 @@ export async function checkPermissionsAndCallTool(
       };
     }
   }
+  endSpeculation?.(); // the permission step is behind: an early classification it did not take is not needed
   if (sink) emitDecisionEvent(sink, tool, toolUseId, decision, observableInput); // telemetry: the decision, its layer, rule and answer
 
   // 9 — Denial: counted (for modes that give up after repeated denials), the reason (naming the rule), then

@@ -27,6 +27,12 @@ export function emitDecisionEvent(sink: ToolEventSink, tool: AnyTool, toolUseId:
     'tool.decision.source': reason?.source,
     'tool.decision.rule': reason?.rule,
     'tool.decision.answer': reason?.answer,
+    // Auto mode: what the classifier did, at which stage, and what it cost (never its reason: it quotes the call).
+    'tool.decision.classifier': reason?.classifier?.outcome,
+    'tool.decision.classifier.stage': reason?.classifier?.stage,
+    'tool.decision.classifier.input_tokens': reason?.classifier?.usage?.input_tokens,
+    'tool.decision.classifier.output_tokens': reason?.classifier?.usage?.output_tokens,
+    'tool.decision.classifier.cost_usd': reason?.classifier?.costUsd,
   });
 }
 

@@ -1,9 +1,10 @@
 /**
  * `createCanUseTool()`: the gate the executor calls for every tool call. It runs the resolution chain, then turns a
- * final `ask` into an answer: dontAsk (or a context that must avoid prompts) denies; auto asks the injected classifier
- * (its `ask` falls through to a person); bubble and default ask the handler in `context.ui.requestPermission` (a
- * sub-agent shares its parent's, so bubble escalates); with no handler (headless) the call is denied with a message
- * naming the rule that would allow it. An abort during a prompt denies, exactly once.
+ * final `ask` into an answer: in auto mode the classifier decides first (auto-mode.ts: its allow or deny stands; what
+ * it cannot decide goes on); dontAsk (or a context that must avoid prompts) denies; bubble and default ask the handler
+ * in `context.ui.requestPermission` (a sub-agent shares its parent's, so bubble escalates); with no handler (headless)
+ * the call is denied with a message naming the rule that would allow it. An abort during a prompt denies, exactly once.
+ * An early classification of the call (pipeline step 5) is taken over by the classifier step, or discarded here.
  */
 import type {
   DecisionTrace,
@@ -13,32 +14,33 @@ import type {
 } from '../tool/permission-types.js';
 import type { AnyTool, AssistantMessage, CanUseToolFn } from '../tool/tool.js';
 import type { ToolUseContext } from '../tool/tool-use-context.js';
+import { consultClassifier, recordPersonApproval, type AutoModeOptions } from './auto-mode.js';
 import { headlessDenyMessage, hasPermissionsToUseTool } from './resolve.js';
 import { createResolveOnce } from './resolve-once.js';
 
-export interface ClassifierRequest {
-  readonly tool: AnyTool;
-  readonly input: Record<string, unknown>;
-  /** The tool's compact description of the call for a classifier (`toAutoClassifierInput`). */
-  readonly classifierInput: string;
-  readonly ask: PermissionAskDecision;
-  readonly context: ToolUseContext;
-  readonly signal: AbortSignal;
-}
-
-export type PermissionClassifier = (request: ClassifierRequest) => Promise<'allow' | 'deny' | 'ask'>;
-
-export interface CanUseToolOptions {
-  /** Decides what would prompt in `auto` mode. No model ships with toolgate: without one, auto behaves like default. */
-  readonly classifier?: PermissionClassifier;
-}
+/** Auto mode's classifier, its limits and the early classifications of shell calls (see auto-mode.ts). */
+export type CanUseToolOptions = AutoModeOptions;
 
 export function createCanUseTool(options: CanUseToolOptions = {}): CanUseToolFn {
-  return async (tool, input, context, _assistantMessage: AssistantMessage, toolUseID, forceDecision) => {
+  const decide = async (
+    tool: AnyTool,
+    input: Record<string, unknown>,
+    context: ToolUseContext,
+    toolUseID: string,
+    forceDecision: PermissionDecision | undefined,
+  ): Promise<PermissionDecision> => {
     if (context.abortController.signal.aborted) return abortedDeny();
-    const decision = await hasPermissionsToUseTool(tool, input, context, forceDecision);
+    let decision = await hasPermissionsToUseTool(tool, input, context, forceDecision);
     if (decision.behavior !== 'ask') return decision;
     const ctx = context.getAppState().toolPermissionContext;
+
+    // Auto mode: the classifier first — for background agents too, whose only alternative to it is a denial.
+    if (ctx.mode === 'auto') {
+      const judged = await consultClassifier(tool, input, context, toolUseID, decision, options);
+      if (context.abortController.signal.aborted) return abortedDeny();
+      if (judged.behavior !== 'ask') return judged;
+      decision = judged;
+    }
 
     // bubble escalates to the parent's handler even from an agent that cannot show prompts itself.
     if (ctx.mode === 'dontAsk' || (ctx.shouldAvoidPermissionPrompts === true && ctx.mode !== 'bubble')) {
@@ -46,37 +48,27 @@ export function createCanUseTool(options: CanUseToolOptions = {}): CanUseToolFn 
       return denyFrom(decision, 'mode', `${why}: ${decision.decisionReason?.reason ?? decision.message}`);
     }
 
-    // An ask rule or a hook's ask wants a person; adversarial-looking safety checks are never classifier business.
-    const t = decision.decisionReason;
-    const classifiable = t?.classifierApprovable !== false && t?.layer !== 'askRule' && t?.layer !== 'hook';
-    // A tool that gives the classifier nothing to judge ('') is not sent to it: the call goes to a person.
-    const classifierInput = ctx.mode === 'auto' && options.classifier && classifiable ? safeClassifierInput(tool, input) : '';
-    if (classifierInput !== '' && options.classifier) {
-      let verdict: 'allow' | 'deny' | 'ask';
-      try {
-        verdict = await options.classifier({
-          tool,
-          input,
-          classifierInput,
-          ask: decision,
-          context,
-          signal: context.abortController.signal,
-        });
-      } catch {
-        verdict = 'ask'; // a failing classifier decides nothing
-      }
-      if (context.abortController.signal.aborted) return abortedDeny();
-      if (verdict === 'allow') {
-        return { behavior: 'allow', decisionReason: { ...trace(decision), layer: 'classifier', reason: `the auto-mode classifier approved: ${trace(decision).reason}` } };
-      }
-      if (verdict === 'deny') return denyFrom(decision, 'classifier', `the auto-mode classifier refused: ${trace(decision).reason}`);
-    }
-
     const handler = context.ui?.requestPermission;
     if (!handler) {
       return denyFrom(decision, 'prompt', `no one can answer a permission prompt here (headless): ${trace(decision).reason}`);
     }
-    return promptOnce(handler, tool, input, toolUseID, decision, context);
+    const answer = await promptOnce(handler, tool, input, toolUseID, decision, context);
+    // A person approving in auto mode ends a run of classifier blocks (and resumes auto mode if it had paused).
+    if (ctx.mode === 'auto' && answer.behavior === 'allow') recordPersonApproval(context.localDenialTracking);
+    return answer;
+  };
+
+  return async (tool, input, context, _assistantMessage: AssistantMessage, toolUseID, forceDecision) => {
+    let decision: PermissionDecision;
+    let unused;
+    try {
+      decision = await decide(tool, input, context, toolUseID, forceDecision);
+    } finally {
+      // Taken by the classifier step, or not needed: nothing started early for this call outlives its decision.
+      unused = options.speculation?.discard(toolUseID);
+    }
+    const t = decision.decisionReason;
+    return unused !== undefined && t !== undefined && t.classifier === undefined ? { ...decision, decisionReason: { ...t, classifier: unused } } : decision;
   };
 }
 
@@ -139,12 +131,4 @@ function denyFrom(ask: PermissionAskDecision, layer: DecisionTrace['layer'], rea
 
 function abortedDeny(): PermissionDenyDecision {
   return { behavior: 'deny', message: 'The tool call was aborted before permission was given', decisionReason: { layer: 'prompt', reason: 'aborted while waiting for permission', answer: 'abort' } };
-}
-
-function safeClassifierInput(tool: AnyTool, input: Record<string, unknown>): string {
-  try {
-    return tool.toAutoClassifierInput(input);
-  } catch {
-    return '';
-  }
 }

@@ -75,6 +75,13 @@ export interface LoadedSettings {
   readonly bashOutputMaxChars?: number;
   /** toolgate's own `toolgate` key, merged key by key (higher levels winning); `{}` when no file sets it. */
   readonly toolgate: Readonly<Record<string, unknown>>;
+  /**
+   * Auto mode's settings as each level wrote them, highest precedence first: Claude Code's `autoMode` and toolgate's
+   * `toolgate.autoMode`, raw. Kept by level because a repository's committed settings may not configure the classifier.
+   */
+  readonly autoModeBySource: readonly { readonly source: PermissionRuleSource; readonly file: string; readonly autoMode?: unknown; readonly toolgateAutoMode?: unknown }[];
+  /** `permissions.disableAutoMode: "disable"` in any file read. */
+  readonly autoModeDisabled: boolean;
   /** `disableSkillShellExecution: true` in any file read (a safety switch: no level can turn it back off). */
   readonly disableSkillShellExecution: boolean;
   /** Files consulted, highest precedence first, and whether each existed. */
@@ -188,6 +195,10 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
     envBySource: contents.filter((c) => Object.keys(c.env).length > 0).map((c) => ({ source: c.source, env: c.env })),
     ...(bashOutputMaxChars !== undefined ? { bashOutputMaxChars } : {}),
     toolgate,
+    autoModeBySource: contents
+      .filter((c) => c.autoMode !== undefined || c.toolgate?.autoMode !== undefined)
+      .map((c) => ({ source: c.source, file: c.file, ...(c.autoMode !== undefined ? { autoMode: c.autoMode } : {}), ...(c.toolgate?.autoMode !== undefined ? { toolgateAutoMode: c.toolgate.autoMode } : {}) })),
+    autoModeDisabled: autoDisabled,
     disableSkillShellExecution: contents.some((c) => c.disableSkillShellExecution === true),
     files,
     warnings,

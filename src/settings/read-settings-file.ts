@@ -41,6 +41,8 @@ export interface SettingsFileContent {
   readonly toolgate?: Record<string, unknown>;
   /** Claude Code's `disableSkillShellExecution`: skills' and commands' `!` lines are not run. */
   readonly disableSkillShellExecution?: boolean;
+  /** Claude Code's `autoMode` (the classifier's prose), raw: the agent layer reads it (src/agent/auto-mode-settings.ts). */
+  readonly autoMode?: unknown;
 }
 
 export interface ReadResult {
@@ -182,6 +184,7 @@ export function checkSettings(json: unknown, options: ReadOptions): ReadResult {
       ...(toolgate !== undefined ? { toolgate } : {}),
       ...(bashOutputMaxChars !== undefined ? { bashOutputMaxChars } : {}),
       ...(typeof obj.disableSkillShellExecution === 'boolean' ? { disableSkillShellExecution: obj.disableSkillShellExecution } : {}),
+      ...(obj.autoMode !== undefined ? { autoMode: obj.autoMode } : {}),
       env,
     },
     errors,

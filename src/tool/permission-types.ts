@@ -100,6 +100,11 @@ export type ToolPermissionContext = DeepImmutable<{
   /** Background and headless runs: whatever would prompt is denied instead. */
   shouldAvoidPermissionPrompts?: boolean;
   /**
+   * Auto mode can be switched on in this session (a classifier is configured and no settings file disables it): the
+   * interactive session's Shift+Tab cycle offers it.
+   */
+  isAutoModeAvailable?: boolean;
+  /**
    * Ceilings on automatic allows (a skill's or command's `allowed-tools` while it is active in an agent's turn): an
    * allow of that agent's call stands only where one of its ceilings' rules covers the call; otherwise the call asks.
    * They never allow anything themselves. See `src/permissions/allow-ceiling.ts`.
@@ -146,6 +151,39 @@ export interface DecisionTrace {
    * to a settings file (`permanent`), refused (`reject`), or the prompt withdrawn by an interrupt (`abort`).
    */
   readonly answer?: 'once' | 'session' | 'permanent' | 'reject' | 'abort';
+  /** Auto mode: what the classifier said about this call (or why it was not asked), with its stage and cost. */
+  readonly classifier?: ClassifierTrace;
+}
+
+/** Token counts of the classifier's model calls, as the Messages API reports them. */
+export interface ClassifierUsage {
+  readonly input_tokens: number;
+  readonly output_tokens: number;
+  readonly cache_creation_input_tokens: number;
+  readonly cache_read_input_tokens: number;
+}
+
+/**
+ * The auto-mode classifier's part in a decision. `allow`/`deny`: its verdict decided; `unavailable`: it gave none (a
+ * timeout, an API error, a refusal, an answer it could not read, still unsure at its last stage) and the call went to
+ * a person, or was denied headless; `skipped`: it was not asked (`reason` says why: an ask rule, a safety check it may
+ * not approve, a tool that gives it nothing, the denial limits, no classifier); `unused`: a speculative classification
+ * that finished but was not needed (its tokens were still spent).
+ */
+export interface ClassifierTrace {
+  readonly outcome: 'allow' | 'deny' | 'unavailable' | 'skipped' | 'unused';
+  readonly reason: string;
+  /** 1: the fast model; 2: the model with extended thinking (stage one was unsure). */
+  readonly stage?: 1 | 2;
+  /** The model(s) asked, stage one first. */
+  readonly models?: readonly string[];
+  /** Tokens of every stage together. */
+  readonly usage?: ClassifierUsage;
+  /** What the calls cost, in dollars (0 for a model outside the price table). */
+  readonly costUsd?: number;
+  readonly durationMs?: number;
+  /** The classification started early (pipeline step 5), in parallel with hooks and validation. */
+  readonly speculative?: boolean;
 }
 
 export interface PermissionAllowDecision<I = Record<string, unknown>> {

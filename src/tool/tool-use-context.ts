@@ -60,6 +60,12 @@ export interface AppState {
 export interface DenialTrackingState {
   consecutiveDenials: number;
   totalDenials: number;
+  /**
+   * Auto mode's classifier denials (src/permissions/auto-mode.ts): in a row (a classifier or a person allowing a call
+   * ends the run) and in all. Past the limits, calls the classifier would judge go to a person (denied headless).
+   */
+  classifierConsecutiveDenials?: number;
+  classifierTotalDenials?: number;
 }
 
 /** The per-conversation record of tool-result sizes; `src/execution/budget.ts` implements and augments it. */

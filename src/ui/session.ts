@@ -37,9 +37,12 @@ export interface SessionOptions {
 /** What `/mcp` needs of the MCP layer (an `McpClientManager`). */
 export type McpSessionControl = Pick<McpClientManager, 'status' | 'login' | 'logout'>;
 
-/** The modes Shift+Tab walks through (bypass only when the session allows it). */
-export function modeCycle(bypassAvailable: boolean): readonly PermissionMode[] {
-  return bypassAvailable ? ['default', 'acceptEdits', 'plan', 'bypassPermissions'] : ['default', 'acceptEdits', 'plan'];
+/**
+ * The modes Shift+Tab walks through, in Claude Code's order: the optional ones after plan — bypass when the session
+ * allows it, auto last when a classifier is configured and no settings file disables auto mode.
+ */
+export function modeCycle(bypassAvailable: boolean, autoAvailable = false): readonly PermissionMode[] {
+  return ['default', 'acceptEdits', 'plan', ...(bypassAvailable ? (['bypassPermissions'] as const) : []), ...(autoAvailable ? (['auto'] as const) : [])];
 }
 
 export const HELP_TEXT = [
@@ -140,7 +143,7 @@ export class Session {
 
   cycleMode(): PermissionMode {
     const { runtime, store } = this.options;
-    const cycle = modeCycle(runtime.permissionContext.isBypassPermissionsModeAvailable);
+    const cycle = modeCycle(runtime.permissionContext.isBypassPermissionsModeAvailable, runtime.permissionContext.isAutoModeAvailable === true);
     const current = runtime.context.getAppState().toolPermissionContext.mode;
     const next = cycle[(cycle.indexOf(current) + 1) % cycle.length] ?? 'default';
     runtime.setMode(next);

@@ -5,6 +5,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type {
+  PermissionAskDecision,
   PermissionDecision,
   PermissionMode,
   PermissionRule,
@@ -16,6 +17,7 @@ import { createToolUseContext, type ToolUseContext } from '../../tool/tool-use-c
 import { createPermissionContext, updatePermissionContext } from '../../permissions/permission-context.js';
 import { tryParsePermissionRule, validatePermissionRule } from '../../permissions/permission-rule.js';
 import { resolvePermission } from '../../permissions/resolve.js';
+import { classifierEligibility } from '../../permissions/auto-mode.js';
 import { permissionTraitsOf } from '../../permissions/tool-traits.js';
 import { expandPath } from '../../permissions/paths.js';
 import { loadSettings, type LoadSettingsOptions } from '../../settings/load-settings.js';
@@ -27,6 +29,8 @@ export interface CheckOutput {
   rule: string | null;
   source: string | null;
   reason: string;
+  /** Auto mode only: `would be consulted`, or `not consulted: <why>` (a person is needed whatever it says). */
+  classifier?: string;
 }
 
 export class CheckRequestError extends Error {}
@@ -85,7 +89,9 @@ export class CheckEngine {
         // A backfill that cannot cope with this input leaves it as given; the engine resolves paths itself.
       }
     }
-    const decision = await resolvePermission(tool, observable, ctx, { runToolCheck: () => tool.checkPermissions(observable, context) });
+    const resolved = await resolvePermission(tool, observable, ctx, { runToolCheck: () => tool.checkPermissions(observable, context) });
+    const auto = ctx.mode === 'auto' && resolved.behavior === 'ask' ? withoutClassifierModel(resolved, tool, observable) : undefined;
+    const decision = auto?.decision ?? resolved;
     const t = decision.decisionReason;
     return {
       output: {
@@ -94,6 +100,7 @@ export class CheckEngine {
         rule: t?.rule ?? null,
         source: t?.source ?? null,
         reason: t?.reason ?? ('message' in decision ? decision.message : ''),
+        ...(auto ? { classifier: auto.classifier } : {}),
       },
       decision,
       warnings,
@@ -176,6 +183,28 @@ export class CheckEngine {
     if (this.#byRawKey.size > 1000) this.#byRawKey.clear();
     this.#byRawKey.set(rawKey, entry);
   }
+}
+
+/**
+ * `check` runs no model. In auto mode, a call the rules leave open either goes to the classifier — then it is decided
+ * as a headless run decides without a verdict (denied), and the output says the classifier would be consulted — or it
+ * needs a person whatever a classifier would say (an ask rule, a safety check it may not approve): it stays `ask`.
+ */
+function withoutClassifierModel(ask: PermissionAskDecision, tool: AnyTool, input: Record<string, unknown>): { decision: PermissionDecision; classifier: string } {
+  const t = ask.decisionReason ?? { layer: 'prompt' as const, reason: ask.message };
+  const eligibility = classifierEligibility(ask, tool, input, { hasClassifier: true });
+  if (!eligibility.consult) {
+    return { decision: { ...ask, decisionReason: { ...t, classifier: { outcome: 'skipped', reason: eligibility.reason } } }, classifier: `not consulted: ${eligibility.reason}` };
+  }
+  const reason = `auto mode would consult the classifier here; toolgate check runs no model, so this is decided as a headless run without its verdict (denied): ${t.reason}`;
+  return {
+    decision: {
+      behavior: 'deny',
+      message: `Permission denied: ${reason}`,
+      decisionReason: { ...t, layer: 'prompt', reason, classifier: { outcome: 'skipped', reason: 'toolgate check runs no model; the classifier would be consulted' } },
+    },
+    classifier: 'would be consulted',
+  };
 }
 
 /** A cache key for the context a request describes (cheaper than stringifying the whole request). */
