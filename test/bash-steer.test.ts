@@ -50,7 +50,15 @@ describe('commands that must not be cut halfway', () => {
     writeFileSync(path.join(repo, 'a.txt'), 'a\n');
     git('add', 'a.txt');
     const hook = path.join(repo, '.git', 'hooks', 'pre-commit');
-    writeFileSync(hook, `#!/bin/bash\nexec -a ${marker} bash -c 'while [ ! -e release ]; do sleep 0.05; done'\n`, { mode: 0o755 });
+    // The wait never forks (a `read` that times out on a FIFO nobody writes): a forked `sleep` carries the marker
+    // until it execs, and a count taken at that moment would see two processes.
+    const fifo = path.join(dir, `wait-${marker}`);
+    execFileSync('mkfifo', [fifo]);
+    writeFileSync(
+      hook,
+      `#!/bin/bash\nexec -a ${marker} bash -c 'exec 9<>"$0"; while [ ! -e release ]; do read -t 0.05 -u 9 || :; done' ${fifo}\n`,
+      { mode: 0o755 },
+    );
     return repo;
   }
   const commits = (repo: string) => {
