@@ -59,6 +59,11 @@ export type { TodoItem } from './tools/todo-write/index.js';
 export type { ToolCallBackend } from './execution/backend.js';
 export type { TelemetryOption } from './agent/telemetry/start.js';
 
+// — auto mode: the classifier that decides what would otherwise ask (ToolRuntimeOptions.classifier) —
+export { createAutoModeClassifier } from './agent/auto-classifier.js';
+export type { AutoClassifierOptions } from './agent/auto-classifier.js';
+export type { ClassifierRequest, ClassifierVerdict, PermissionClassifier } from './permissions/auto-mode.js';
+
 // — skills and custom slash commands (discovered by the runtime from the setting sources it reads) —
 export { expandSlashCommand, listSlashCommands, SlashCommandError } from './agent/slash-commands.js';
 export type { SlashCommandInfo } from './agent/slash-commands.js';

@@ -59,11 +59,16 @@ export type {
 // — the permission engine's pieces: the gate, rule parsing, the bash analysis —
 export { createCanUseTool } from './permissions/can-use-tool.js';
 export type { CanUseToolOptions } from './permissions/can-use-tool.js';
-export type { ClassifierRequest, PermissionClassifier } from './permissions/auto-mode.js';
+export { DEFAULT_DENIAL_LIMITS } from './permissions/auto-mode.js';
+export { CLASSIFIER_SYSTEM_PREFIX } from './agent/classifier-prompt.js';
+export type { DenialLimits } from './permissions/auto-mode.js';
+export type { ClassifierTrace, ClassifierUsage } from './tool/permission-types.js';
 export { hasPermissionsToUseTool, headlessDenyMessage } from './permissions/resolve.js';
 export { updatePermissionContext } from './permissions/permission-context.js';
 export { formatPermissionRule, parsePermissionRule, tryParsePermissionRule, validatePermissionRule } from './permissions/permission-rule.js';
 export type { ParseRuleResult } from './permissions/permission-rule.js';
+export { preparePermissionMatcher } from './permissions/permission-matcher.js';
+export type { PermissionMatcher, RuleMatch, RuleOrigin } from './permissions/permission-matcher.js';
 export { suggestRules } from './permissions/suggest.js';
 export { analyzeBashCommand } from './permissions/bash/analyze.js';
 export { isBashParserLoaded, loadBashParser } from './permissions/bash/parser.js';
@@ -113,6 +118,7 @@ export type { SubagentEvent, SubagentRequest, SubagentResult, SubagentRunner } f
 export { AskUserQuestionTool } from './tools/ask-user-question/index.js';
 export { BashTool } from './tools/bash/index.js';
 export { createTaskRegistry, getTaskRegistry, TaskRegistry } from './tools/shared/task-registry.js';
+export type { TaskEnd, TaskInfo, TaskSource } from './tools/shared/task-registry.js';
 export { EditTool } from './tools/edit/index.js';
 export { GlobTool } from './tools/glob/index.js';
 export { GrepTool } from './tools/grep/index.js';

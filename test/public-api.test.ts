@@ -12,7 +12,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from './helpers/cli.js';
 
 /** About a hundred names: a new public name is a promise, and raising this bound is a decision, not a side effect. */
-const ROOT_LIMIT = 110;
+// Raised from 110 to 115 for auto mode: its classifier is a runtime option, and writing your own needs its types.
+const ROOT_LIMIT = 115;
 
 const ENTRIES = { root: 'src/index.ts', internals: 'src/internals.ts', testing: 'src/testing/index.ts' } as const;
 const file = (rel: string) => path.join(repoRoot, rel);
