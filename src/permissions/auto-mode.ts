@@ -20,7 +20,6 @@
  */
 import type {
   ClassifierTrace,
-  ClassifierUsage,
   DecisionTrace,
   PermissionAskDecision,
   PermissionDecision,
@@ -49,14 +48,9 @@ export interface ClassifierRequest {
 }
 
 /** What a classifier answers. `ask`: no verdict (it could not decide) — a person decides, or headless denies. */
-export interface ClassifierVerdict {
+export interface ClassifierVerdict extends Pick<ClassifierTrace, 'stage' | 'models' | 'usage' | 'costUsd' | 'durationMs'> {
   readonly behavior: 'allow' | 'deny' | 'ask';
   readonly reason: string;
-  readonly stage?: 1 | 2;
-  readonly models?: readonly string[];
-  readonly usage?: ClassifierUsage;
-  readonly costUsd?: number;
-  readonly durationMs?: number;
 }
 
 /** Decides what would prompt in `auto` mode. A bare string is a verdict without a reason. */
