@@ -13,7 +13,7 @@ import type { PermissionMode } from '../../tool/permission-types.js';
 import { createPermissionContext, parseRules } from '../permission-context.js';
 import { resolvePermission } from '../resolve.js';
 import { expandBraces, expandGlob } from './glob-expand.js';
-import { pathCandidates } from './read-deny.js';
+import { pathCandidates } from './read-deny-words.js';
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'toolgate-read-deny-')));
 const proj = join(root, 'proj');

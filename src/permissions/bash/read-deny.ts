@@ -22,6 +22,7 @@ import type { MatchWord } from './rule-match.js';
 import type { WordValue } from './words.js';
 import { classifySubcommand } from './classify.js';
 import { nextCwdState, type CwdState } from './paths.js';
+import { gitRoot, pathCandidates, resolveExact } from './read-deny-words.js';
 import { NEUTRAL_COMMANDS } from './read-only-specs.js';
 import { stripAllowWrappers } from './wrappers.js';
 import { naiveWords } from './raw-split.js';
@@ -47,61 +48,6 @@ const STRING_ONLY = new Set(['basename', 'dirname']);
  * safe, not a read. (`--exclude-from` / `--ignore-file` read their file, so they are not here.)
  */
 const EXCLUDING_OPTIONS = new Set(['--exclude', '--exclude-dir', '--ignore', '--ignore-dir']);
-
-/** The spellings of a path an argument may carry: itself, `--file=P` / `if=P`, `@P` (curl), `REV:P`, `file://P`. */
-export function pathCandidates(value: string): string[] {
-  const out = new Set<string>();
-  if (value !== '' && !value.startsWith('-')) out.add(value);
-  const eq = value.indexOf('=');
-  if (eq >= 0) out.add(value.slice(eq + 1));
-  for (const c of [...out]) {
-    if (c.startsWith('@') || c.startsWith('<')) out.add(c.slice(1));
-    const colon = c.lastIndexOf(':');
-    if (colon >= 0) out.add(c.slice(colon + 1));
-  }
-  out.delete('');
-  return [...out];
-}
-
-/** `/proc/self/cwd` is the command's directory, not toolgate's: realpath here would resolve it in the wrong process. */
-const PROC_CWD = /^\/proc\/(self|thread-self|\d+)(?:\/task\/\d+)?\/cwd(?=\/|$)/;
-
-/** Absolute candidates of a path word in the directories the command may be in (no glob truncation). */
-function resolveExact(raw: string, state: CwdState, home: string): string[] | undefined {
-  let path = raw;
-  if (path === '~' || path.startsWith('~/')) path = home + path.slice(1);
-  else if (path.startsWith('~')) return undefined;
-  if (isAbsolute(path)) {
-    const abs = resolve(path);
-    const proc = PROC_CWD.exec(abs);
-    if (!proc) return [abs];
-    if (state.unknown) return undefined;
-    const rest = abs.slice(proc[0].length);
-    // Another process's cwd may also be the shell's: judge it both ways.
-    return [...state.dirs.map((d) => resolve(d + rest)), ...(/^\d/.test(proc[1]!) ? [abs] : [])];
-  }
-  if (state.unknown) return undefined;
-  return state.dirs.map((d) => resolve(d, path));
-}
-
-const gitRoots = new Map<string, string | null>();
-
-/** The work tree root above `dir` (where `REV:path` is anchored), if any. */
-function gitRoot(dir: string): string | undefined {
-  const hit = gitRoots.get(dir);
-  if (hit !== undefined) return hit ?? undefined;
-  let found: string | null = null;
-  for (let d = dir; ; d = dirname(d)) {
-    if (existsSync(join(d, '.git'))) {
-      found = d;
-      break;
-    }
-    if (dirname(d) === d) break;
-  }
-  if (gitRoots.size > 256) gitRoots.clear();
-  gitRoots.set(dir, found);
-  return found ?? undefined;
-}
 
 /** What the pre-filter answers for a path no deny can match (only a deny is ever acted on). */
 const NOT_DENIED: PermissionResult = { behavior: 'passthrough' };
