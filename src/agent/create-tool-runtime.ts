@@ -44,7 +44,7 @@ import { startSessionHousekeeping } from './session-start.js';
 import { commandCatalogFor } from './slash-commands.js';
 import { startTelemetry, telemetryEnvironment, type StartedTelemetry } from './telemetry/start.js';
 import { ToolRun } from './tool-run.js';
-import type { ChildRuntimeOptions, RunEvent, RunInput, RunOptions, RunResult, ToolProvider, ToolRunHandle, ToolRuntime, ToolRuntimeOptions } from './types.js';
+import type { ChildRuntimeOptions, QueryEvent, RunEvent, RunInput, RunOptions, RunResult, ToolProvider, ToolRunHandle, ToolRuntime, ToolRuntimeOptions } from './types.js';
 
 /** The reason the runtime's controller is aborted with by `dispose()`. */
 export const RUNTIME_DISPOSED = 'runtime disposed';
@@ -70,6 +70,19 @@ interface Shared {
   readonly persistRules: ToolRuntimeOptions['persistRules'];
   /** OpenTelemetry export, when on: flushed and stopped by the root's dispose(). */
   readonly telemetry?: StartedTelemetry;
+  /** Who hears what happens under the loop (sub-agents' events, hook processes): the session's top loop. */
+  readonly loopListeners: Set<(event: QueryEvent) => void>;
+}
+
+/** Tells every listener; one that throws does not stop the others or the session. */
+function publish(listeners: ReadonlySet<(event: QueryEvent) => void>, event: QueryEvent): void {
+  for (const listener of listeners) {
+    try {
+      listener(event);
+    } catch {
+      // a listener's failure is its own
+    }
+  }
 }
 
 /**
@@ -113,6 +126,7 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
       callbacks: [...(options.hooks ?? [])],
       sessionDir,
       env: { ...process.env, ...settings.env },
+      onHookRun: (hook) => publish(loopListeners, { type: 'hook', hook }),
     }),
     ...(options.client !== undefined ? { modelClient: options.client } : {}),
     // A PermissionRequest hook's updatedPermissions are written where they say (when this runtime reads settings files).
@@ -122,6 +136,7 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
     ...options.services,
   };
   const runsByToolUse = new Map<string, ToolRun>();
+  const loopListeners = new Set<(event: QueryEvent) => void>();
   let appState: () => AppState = () => {
     throw new Error('the runtime is not initialised yet');
   };
@@ -147,6 +162,7 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
     bridge,
     persistRules,
     ...(telemetry ? { telemetry } : {}),
+    loopListeners,
   };
   const ui: ToolUseUICallbacks | undefined =
     options.onPermissionRequest || options.onQuestion || options.onTodosChanged
@@ -200,7 +216,7 @@ class Runtime implements ToolRuntime {
     const client = shared.options.client;
     this.#context =
       client !== undefined && shared.options.services?.subagents === undefined
-        ? { ...context, services: { ...context.services, subagents: createSubagentRunner({ client, query, parent: this }) } }
+        ? { ...context, services: { ...context.services, subagents: createSubagentRunner({ client, query, parent: this, publish: (event) => publish(shared.loopListeners, event) }) } }
         : context;
     this.#parent = parent;
     this.#keep = keep;
@@ -364,6 +380,11 @@ class Runtime implements ToolRuntime {
 
   findTool(name: string): AnyTool | undefined {
     return findToolByName(this.tools, name);
+  }
+
+  onLoopEvent(listener: (event: QueryEvent) => void): () => void {
+    this.#shared.loopListeners.add(listener);
+    return () => this.#shared.loopListeners.delete(listener);
   }
 
   applyBudget(messages: readonly MessageParam[]): MessageParam[] {

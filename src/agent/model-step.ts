@@ -11,8 +11,8 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { errorToolResult } from '../tool/tool-result.js';
 import type { AssistantMessage, ToolResultBlockParam, ToolUseBlock } from '../tool/tool.js';
 import { usageFrom, emptyUsage } from './pricing.js';
-import { classifyApiError, retryDelayMs, sleep, type RetryPolicy } from './retry.js';
-import type { QueryEvent, Usage } from './types.js';
+import { classifyApiError, DEFAULT_MAX_RETRIES, retryDelayMs, sleep, type RetryPolicy } from './retry.js';
+import type { ApiFailure, QueryEvent, Usage } from './types.js';
 
 export type ModelRequest = Omit<Anthropic.Messages.MessageCreateParamsStreaming, 'stream'>;
 
@@ -24,6 +24,8 @@ export interface ModelStepOptions {
   /** A tool_use block whose input is a JSON object, as soon as its `content_block_stop` arrives. */
   readonly onToolUse?: (block: ToolUseBlock, assistant: AssistantMessage) => void;
   readonly emit?: (event: QueryEvent) => void;
+  /** Emit each raw stream event (`stream_event`); off by default (a UI needs only the deltas). */
+  readonly streamEvents?: boolean;
 }
 
 export interface ModelStepResult {
@@ -45,6 +47,11 @@ export interface ModelStepResult {
   readonly attempts: number;
   /** Wall time of the step, retries included (the API's share of a session's duration). */
   readonly durationMs: number;
+  /** The response's id and model as the API named them (absent when no response started). */
+  readonly messageId?: string;
+  readonly model?: string;
+  /** The failure behind `error`, as the API reported it. */
+  readonly failure?: ApiFailure;
 }
 
 interface OpenBlock {
@@ -56,10 +63,12 @@ interface OpenBlock {
 export async function modelStep(options: ModelStepOptions): Promise<ModelStepResult> {
   const { client, request, signal } = options;
   const started = performance.now();
+  options.emit?.({ type: 'requesting', model: request.model });
   for (let attempt = 0; ; attempt++) {
     const state = newState();
     try {
-      const stream = await client.messages.create({ ...request, stream: true }, { signal, maxRetries: 0 });
+      const { data: stream, request_id } = await client.messages.create({ ...request, stream: true }, { signal, maxRetries: 0 }).withResponse();
+      state.requestId = request_id ?? undefined;
       for await (const event of stream) handleEvent(event, state, options);
       return finish(state, attempt, started, {});
     } catch (error) {
@@ -70,9 +79,18 @@ export async function modelStep(options: ModelStepOptions): Promise<ModelStepRes
       if (delayMs === undefined) {
         const tries = attempt + 1;
         const why = classified.retryable ? ` (gave up after ${tries} attempt${tries === 1 ? '' : 's'})` : '';
-        return finish(state, attempt, started, { error: `Messages API request failed: ${classified.description}${why}` });
+        const failure: ApiFailure = { message: classified.message ?? classified.description, ...(classified.status !== undefined ? { status: classified.status } : {}), ...(classified.type !== undefined ? { type: classified.type } : {}) };
+        return finish(state, attempt, started, { error: `Messages API request failed: ${classified.description}${why}`, failure });
       }
-      options.emit?.({ type: 'retry', attempt: attempt + 1, delayMs, error: classified.description });
+      options.emit?.({
+        type: 'retry',
+        attempt: attempt + 1,
+        delayMs,
+        error: classified.description,
+        ...(classified.status !== undefined ? { status: classified.status } : {}),
+        ...(classified.type !== undefined ? { errorType: classified.type } : {}),
+        maxRetries: options.retry?.maxRetries ?? DEFAULT_MAX_RETRIES,
+      });
       try {
         await sleep(delayMs, signal);
       } catch {
@@ -90,6 +108,8 @@ interface StepState {
   usage: Usage;
   stopReason: string | null;
   handedOver: number;
+  model?: string;
+  requestId?: string;
 }
 
 function newState(): StepState {
@@ -97,9 +117,16 @@ function newState(): StepState {
 }
 
 function handleEvent(event: Anthropic.Messages.RawMessageStreamEvent, state: StepState, options: ModelStepOptions): void {
+  applyEvent(event, state, options);
+  // After the event is applied: a block's own assistant_block comes before its content_block_stop, as the Agent SDK has it.
+  if (options.streamEvents) options.emit?.({ type: 'stream_event', event, ...(state.assistant.id !== undefined ? { messageId: state.assistant.id } : {}) });
+}
+
+function applyEvent(event: Anthropic.Messages.RawMessageStreamEvent, state: StepState, options: ModelStepOptions): void {
   switch (event.type) {
     case 'message_start':
       state.assistant.id = event.message.id;
+      state.model = event.message.model;
       state.usage = usageFrom(event.message.usage as never);
       return;
     case 'content_block_start':
@@ -145,7 +172,9 @@ function closeBlock(open: OpenBlock, state: StepState, options: ModelStepOptions
     if (block.type === 'tool_use') {
       const toolUse = block as unknown as ToolUseBlock;
       state.toolUses.push(toolUse);
-      state.assistant.content.push(paramOf(block));
+      const param = paramOf(block);
+      state.assistant.content.push(param);
+      emitBlock(param, state, options);
       if (parsed.ok) {
         state.handedOver++;
         options.emit?.({ type: 'tool_use', block: toolUse });
@@ -157,10 +186,24 @@ function closeBlock(open: OpenBlock, state: StepState, options: ModelStepOptions
     }
   }
   if ((block.type === 'thinking' && !block.signature) || (block.type === 'text' && !block.text)) return;
-  state.assistant.content.push(paramOf(block));
+  const param = paramOf(block);
+  state.assistant.content.push(param);
+  emitBlock(param, state, options);
 }
 
-function finish(state: StepState, attempt: number, started: number, end: { aborted?: boolean; interrupted?: string; error?: string }): ModelStepResult {
+function emitBlock(block: Anthropic.Messages.ContentBlockParam, state: StepState, options: ModelStepOptions): void {
+  if (!options.emit) return;
+  options.emit({
+    type: 'assistant_block',
+    block,
+    messageId: state.assistant.id ?? '',
+    model: state.model ?? '',
+    usage: state.usage,
+    ...(state.requestId !== undefined ? { requestId: state.requestId } : {}),
+  });
+}
+
+function finish(state: StepState, attempt: number, started: number, end: { aborted?: boolean; interrupted?: string; error?: string; failure?: ApiFailure }): ModelStepResult {
   // Blocks that never got their content_block_stop: text is kept as far as it went, a tool_use is answered.
   for (const open of [...state.blocks.values()].filter((b) => !b.complete)) {
     const block = open.block;
@@ -192,6 +235,9 @@ function finish(state: StepState, attempt: number, started: number, end: { abort
     error: end.error,
     attempts: attempt + 1,
     durationMs: performance.now() - started,
+    ...(state.assistant.id !== undefined ? { messageId: state.assistant.id } : {}),
+    ...(state.model !== undefined ? { model: state.model } : {}),
+    ...(end.failure !== undefined ? { failure: end.failure } : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import { aggregatePermissionDenied, aggregatePermissionRequest, aggregatePostToo
 import { buildHookInput, serializeHookInput, type HookEventExtras } from './hook-input.js';
 import { judgeHookRun, type HookVerdict } from './hook-output.js';
 import { matchesIfCondition } from './if-condition.js';
+import { observeHookRun } from './hook-notices.js';
 import { createLoopHooks } from './loop-hooks.js';
 import { compileHookMatcher, type CompiledMatcher } from './matcher.js';
 import { capHookOutput } from './persist-output.js';
@@ -119,10 +120,12 @@ export function createHookRunner(opts: HookRunnerOptions): HookRunner {
         failClosed = h.failClosed ?? false;
         const timeoutMs = h.timeout !== undefined ? Math.round(h.timeout * 1000) : defaultTimeoutMs;
         const env = { ...baseEnv, CLAUDE_PROJECT_DIR: e.projectDir, TOOLGATE_PROJECT_DIR: e.projectDir };
-        run =
-          h.type === 'http'
-            ? await runHttpHook(h, { body, env, timeoutMs, signal })
-            : await runCommandHook(h, { cwd: e.cwd, env, stdin: body, timeoutMs, signal });
+        run = await observeHookRun(
+          opts.onHookRun,
+          event,
+          `${event}:${e.toolName}`,
+          h.type === 'http' ? runHttpHook(h, { body, env, timeoutMs, signal }) : runCommandHook(h, { cwd: e.cwd, env, stdin: body, timeoutMs, signal }),
+        );
       }
     } catch (err) {
       failClosed = entry.kind === 'callback' ? (entry.callback.failClosed ?? false) : (entry.handler.failClosed ?? false);
@@ -152,7 +155,7 @@ export function createHookRunner(opts: HookRunnerOptions): HookRunner {
     capHookOutput(text, opts.sessionDir, `${e.toolUseId}-${event}`);
 
   return {
-    loop: createLoopHooks({ config: opts.config, callbacks: opts.callbacks, env: opts.env, defaultTimeoutMs: opts.defaultTimeoutMs }),
+    loop: createLoopHooks({ config: opts.config, callbacks: opts.callbacks, env: opts.env, defaultTimeoutMs: opts.defaultTimeoutMs, onHookRun: opts.onHookRun }),
     hasHooks,
     async preToolUse(e, signal) {
       return aggregatePreToolUse(await fire('PreToolUse', e, {}, signal), capperFor(e, 'PreToolUse'));

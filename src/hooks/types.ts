@@ -210,7 +210,23 @@ export interface HookRunnerOptions {
   defaultTimeoutMs?: number;
   /** Decides a handler's `if` rule; default: `matchesIfCondition` (approximate, fails open — the hook runs). */
   matchIfCondition?: IfConditionMatcher;
+  /** Told when a command or http hook starts and what it answered (not callbacks); for faces that show hook activity. */
+  onHookRun?: (notice: HookRunNotice) => void;
 }
+
+/** A command or http hook starting, then answering (`id` pairs the two); `name` is `PreToolUse:Bash`, `Stop`, … */
+export type HookRunNotice =
+  | { readonly phase: 'started'; readonly id: string; readonly name: string; readonly event: string }
+  | {
+      readonly phase: 'response';
+      readonly id: string;
+      readonly name: string;
+      readonly event: string;
+      readonly stdout: string;
+      readonly stderr: string;
+      readonly exitCode?: number;
+      readonly outcome: 'success' | 'error' | 'cancelled';
+    };
 
 export interface HooksSettingsSource {
   /** `userSettings`, `projectSettings`, `localSettings`, `policySettings`, a plugin name… */
