@@ -21,7 +21,7 @@ import { findToolByName } from '../tool/find-tool.js';
 import { addSharedAbortListener } from '../tool/shared-abort-listener.js';
 import { assembleToolPool } from '../registry/tool-pool.js';
 import { createTaskRegistry } from '../tools/bash/task-registry.js';
-import { deferredLoadingFor, toolsToAPI } from '../tool/api-format.js';
+import { deferredLoadingFor, TOOL_SEARCH_TOOL_NAME, toolsToAPI } from '../tool/api-format.js';
 import { createSubagentRunner } from './subagent-runner.js';
 import { query } from './query.js';
 import { NotificationQueue } from '../tool/notification-queue.js';
@@ -125,7 +125,7 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
       config: settings.hooks,
       callbacks: [...(options.hooks ?? [])],
       sessionDir,
-      env: { ...process.env, ...settings.env },
+      env: { ...(options.env ?? process.env), ...settings.env },
       onHookRun: (hook) => publish(loopListeners, { type: 'hook', hook }),
     }),
     ...(options.client !== undefined ? { modelClient: options.client } : {}),
@@ -180,7 +180,7 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
     sessionId,
     mainLoopModel: options.model,
     isNonInteractiveSession: options.onPermissionRequest === undefined,
-    settings: settings.toolSettings,
+    settings: options.env ? { ...settings.toolSettings, baseEnv: options.env } : settings.toolSettings,
     abortController: root,
     contentReplacementState: new ToolResultBudget(settings.conversationBudgetChars !== undefined ? { budgetChars: settings.conversationBudgetChars } : {}),
     services,
@@ -263,6 +263,7 @@ class Runtime implements ToolRuntime {
         betas: this.#context.options.betas,
         getToolPermissionContext: () => this.permissionContext,
         deferredLoading,
+        services: this.#context.services,
       });
       cached.catch(() => this.#definitions.delete(key));
       this.#definitions.set(key, cached);
@@ -369,7 +370,15 @@ class Runtime implements ToolRuntime {
       );
       const extra = [...(this.#shared.options.tools ?? []), ...providers.flatMap((p) => providerTools.get(p) ?? [])];
       const skill = this.#shared.services.commands?.skillTool;
-      pool = await assembleToolPool(this.permissionContext, extra, skill ? { sessionTools: [skill] } : {});
+      const { env, builtinTools } = this.#shared.options;
+      pool = await assembleToolPool(this.permissionContext, extra, { ...(skill ? { sessionTools: [skill] } : {}), ...(env ? { env } : {}) });
+      if (builtinTools) {
+        // Only the named built-ins (the Agent SDK's `tools`); a program's own tools and MCP tools stay.
+        const named = new Set(builtinTools);
+        const own = new Set(extra);
+        // ToolSearch stays while something is deferred behind it (the pool only keeps it then).
+        pool = pool.filter((t) => own.has(t) || t.name === TOOL_SEARCH_TOOL_NAME || named.has(t.name) || (t.aliases ?? []).some((a) => named.has(a)));
+      }
     }
     if (!samePool(pool, this.tools)) {
       this.#context = { ...this.#context, options: { ...this.#context.options, tools: pool } };

@@ -101,6 +101,13 @@ export interface ChildRuntimeOptions {
 export interface ToolRuntimeOptions {
   /** Working directory and project root (default: `process.cwd()`). */
   readonly cwd?: string;
+  /**
+   * The session's environment (default: `process.env`): what the tools' processes and hooks start from, and what the
+   * tool pool reads (`ENABLE_TOOL_SEARCH`, …). `process.env` is never changed.
+   */
+  readonly env?: Readonly<Record<string, string>>;
+  /** The built-in tools to offer, by name (default: all); tools of `tools` and of tool providers are kept. */
+  readonly builtinTools?: readonly string[];
   /** More working directories (`--add-dir`). */
   readonly additionalDirectories?: readonly string[];
   /**

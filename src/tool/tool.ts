@@ -6,7 +6,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { ReactNode } from 'react';
 import type { z } from 'zod';
 import type { PermissionDecision, PermissionResult, ToolPermissionContext } from './permission-types.js';
-import type { ToolUseContext } from './tool-use-context.js';
+import type { ToolServices, ToolUseContext } from './tool-use-context.js';
 
 export type ToolResultBlockParam = Anthropic.Messages.ToolResultBlockParam;
 export type ToolUseBlock = Anthropic.Messages.ToolUseBlock;
@@ -71,6 +71,8 @@ export interface PromptOptions {
   readonly getToolPermissionContext: () => ToolPermissionContext;
   readonly tools: Tools;
   readonly model?: string;
+  /** The session's services, for a tool whose description depends on the session (the Agent tool's agent list). */
+  readonly services?: ToolServices;
 }
 
 /**
