@@ -93,7 +93,9 @@ export class SdkMessageEncoder {
       case 'assistant_block':
         if (event.block.type === 'tool_use') {
           const input = isObject(event.block.input) ? event.block.input : {};
-          this.#toolNames.set(event.block.id, { name: event.block.name, input, started: performance.now(), lastProgress: 0 });
+          const now = performance.now();
+          // A heartbeat for calls that take a while: the first after a second, then at most one a second.
+          this.#toolNames.set(event.block.id, { name: event.block.name, input, started: now, lastProgress: now });
         }
         return [this.#assistant(event, null, base())];
       case 'tool_result':
@@ -181,6 +183,7 @@ export class SdkMessageEncoder {
       message: apiMessage(event.messageId, event.model, [event.block], event.usage),
       parent_tool_use_id: parent,
       ...base,
+      timestamp: new Date().toISOString(),
       ...extra,
       ...(event.requestId !== undefined ? { request_id: event.requestId } : {}),
     };
@@ -203,8 +206,6 @@ export class SdkMessageEncoder {
           subtype: 'permission_denied',
           tool_name: outcome.toolName,
           tool_use_id: outcome.toolUseId,
-          ...(trace?.layer !== undefined ? { decision_reason_type: trace.layer } : {}),
-          ...(trace?.reason !== undefined ? { decision_reason: trace.reason } : {}),
           message: decision.message,
           ...base(),
         });
@@ -216,6 +217,7 @@ export class SdkMessageEncoder {
       message: { role: 'user', content: [outcome.result] },
       parent_tool_use_id: null,
       ...base(),
+      timestamp: new Date().toISOString(),
       tool_use_result: this.#typedOutput(outcome),
     });
     return out;
@@ -240,7 +242,8 @@ export class SdkMessageEncoder {
         return [{ type: 'user', message: event.message, parent_tool_use_id: null, isSynthetic: true, ...base() } satisfies SDKUserMessage];
       default:
         this.#numTurns++;
-        return [{ type: 'user', message: event.message, parent_tool_use_id: null, ...base() } satisfies SDKUserMessage];
+        // The structured-output request is the session's own words, not the person's (isSynthetic).
+        return [{ type: 'user', message: event.message, parent_tool_use_id: null, ...(event.origin === 'structured_output' ? { isSynthetic: true } : {}), ...base(), timestamp: new Date().toISOString() } satisfies SDKUserMessage];
     }
   }
 
@@ -272,9 +275,11 @@ export class SdkMessageEncoder {
     }
     const inner = update.event;
     switch (inner.type) {
-      case 'user':
+      case 'user': {
         if (inner.origin === 'tool_results' || inner.origin === 'attachment') return [];
-        return [{ type: 'user', message: inner.message, parent_tool_use_id: parent, ...base(), ...tags } as SDKUserMessage];
+        const content = typeof inner.message.content === 'string' ? [{ type: 'text' as const, text: inner.message.content }] : inner.message.content;
+        return [{ type: 'user', message: { role: 'user', content }, parent_tool_use_id: parent, ...base(), timestamp: new Date().toISOString(), ...tags } as SDKUserMessage];
+      }
       case 'assistant_block': {
         if (inner.block.type !== 'tool_use' && !this.options.forwardSubagentText) return [];
         const out: SDKMessage[] = [];
@@ -298,7 +303,7 @@ export class SdkMessageEncoder {
         return out;
       }
       case 'tool_result':
-        return [{ type: 'user', message: { role: 'user', content: [inner.outcome.result] }, parent_tool_use_id: parent, ...base(), ...tags } as SDKUserMessage];
+        return [{ type: 'user', message: { role: 'user', content: [inner.outcome.result] }, parent_tool_use_id: parent, ...base(), timestamp: new Date().toISOString(), ...tags } as SDKUserMessage];
       default:
         return [];
     }
@@ -326,6 +331,11 @@ export class SdkMessageEncoder {
   #result(result: QueryResult, base: () => { uuid: UUID; session_id: string }): SDKMessage[] {
     const out: SDKMessage[] = [];
     const failure = result.apiFailure;
+    if (result.stopReason === 'aborted' && result.apiStopReason === 'tool_use') {
+      // Claude Code's note that the person stopped the turn during its tool calls (the marker programs look for).
+      this.#numTurns++;
+      out.push({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: '[Request interrupted by user for tool use]' }] }, parent_tool_use_id: null, ...base(), timestamp: new Date().toISOString() } satisfies SDKUserMessage);
+    }
     const common = {
       type: 'result' as const,
       duration_ms: Math.round(result.durationMs),
@@ -342,14 +352,18 @@ export class SdkMessageEncoder {
     if (failure !== undefined) {
       // An API failure: a synthetic assistant message with the error, then a success-shaped result marked as an error.
       const text = `API Error: ${[failure.status, failure.message].filter((x) => x !== undefined).join(' ')}`;
+      const apiError = { api_error_status: failure.status ?? null, ...(failure.type !== undefined ? { api_error_type: failure.type } : {}) };
       out.push({
         type: 'assistant',
-        message: apiMessage(randomUUID(), '<synthetic>', [{ type: 'text', text }], undefined, 'stop_sequence'),
+        message: { ...apiMessage(randomUUID(), '<synthetic>', [{ type: 'text', text }], undefined, 'stop_sequence'), container: null, diagnostics: null, stop_details: null } as SDKAssistantMessage['message'],
         parent_tool_use_id: null,
-        error: errorCategory(failure.status, failure.type),
         ...base(),
-      });
-      message = { ...common, subtype: 'success', is_error: true, result: text, stop_reason: 'stop_sequence', api_error_status: failure.status ?? null, ...base() };
+        timestamp: new Date().toISOString(),
+        error: errorCategory(failure.status, failure.type),
+        is_api_error_message: true,
+        ...apiError,
+      } as SDKAssistantMessage);
+      message = { ...common, subtype: 'success', is_error: true, result: text, stop_reason: 'stop_sequence', ...apiError, ...base() } as SDKResultMessage;
     } else {
       const subtype = errorSubtype(result);
       if (subtype === 'success') {
@@ -357,6 +371,7 @@ export class SdkMessageEncoder {
           ...common,
           subtype,
           is_error: false,
+          api_error_status: null,
           result: result.structuredOutput !== undefined ? JSON.stringify(result.structuredOutput) : result.text,
           ...(result.structuredOutput !== undefined ? { structured_output: result.structuredOutput } : {}),
           ...base(),

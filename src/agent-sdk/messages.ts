@@ -91,6 +91,12 @@ export interface SDKAssistantMessage {
   uuid: UUID;
   session_id: string;
   request_id?: string;
+  /** When this block finished (ISO); for display only. */
+  timestamp?: string;
+  /** The sub-agent that wrote it (its messages only). */
+  agent_id?: string;
+  subagent_type?: string;
+  task_description?: string;
 }
 
 /** A user-role message: a prompt a program sends in, or tool results the session adds. */
@@ -105,6 +111,10 @@ export interface SDKUserMessage {
   shouldQuery?: boolean;
   uuid?: UUID;
   session_id?: string;
+  timestamp?: string;
+  agent_id?: string;
+  subagent_type?: string;
+  task_description?: string;
 }
 
 /** A user message sent in, echoed back (`--replay-user-messages`). */

@@ -21,8 +21,8 @@ export interface ModelStepOptions {
   readonly request: ModelRequest;
   readonly signal?: AbortSignal;
   readonly retry?: RetryPolicy;
-  /** A tool_use block whose input is a JSON object, as soon as its `content_block_stop` arrives. */
-  readonly onToolUse?: (block: ToolUseBlock, assistant: AssistantMessage) => void;
+  /** A tool_use block whose input is a JSON object, as soon as its `content_block_stop` arrives (with the usage so far). */
+  readonly onToolUse?: (block: ToolUseBlock, assistant: AssistantMessage, usage: Usage) => void;
   readonly emit?: (event: QueryEvent) => void;
   /** Emit each raw stream event (`stream_event`); off by default (a UI needs only the deltas). */
   readonly streamEvents?: boolean;
@@ -178,7 +178,7 @@ function closeBlock(open: OpenBlock, state: StepState, options: ModelStepOptions
       if (parsed.ok) {
         state.handedOver++;
         options.emit?.({ type: 'tool_use', block: toolUse });
-        options.onToolUse?.(toolUse, state.assistant as AssistantMessage);
+        options.onToolUse?.(toolUse, state.assistant as AssistantMessage, state.usage);
       } else {
         state.rejected.set(toolUse.id, errorToolResult(toolUse.id, `The input of this ${String(block.name)} call is not a JSON object (${parsed.problem}); the call did not run. Send it again with valid JSON input.`));
       }

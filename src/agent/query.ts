@@ -16,14 +16,14 @@ import { fallbackModels, ModelTally, PromptInbox, queuedMessageNote, warrantsFal
 import { inProcessSteps, journalModelStep, journalToolStep, replayModelStep, type LoopSteps } from './loop-steps.js';
 import { reportModelStep, reportPrompt } from './loop-telemetry.js';
 import { modelStep, type ModelRequest, type ModelStepResult } from './model-step.js';
-import { addUsage, emptyUsage } from './pricing.js';
+import { addUsage, costOf, emptyUsage } from './pricing.js';
 import { announceDeferredTools, lastText, mergeIntoLastUser, promptMessages } from './prompt-messages.js';
 import { DEFAULT_MODEL, nextRequest } from './request.js';
 import { endCommandTurn, slashCommandInit } from './slash-commands.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { startToolStep, type ToolStepResult } from './tool-step.js';
-import { readTranscript, transcriptPath, TranscriptWriter, type TranscriptEntry } from './transcript.js';
-import type { MessageParam } from '../tool/tool.js';
+import { readTranscript, repairTail, transcriptPath, TranscriptWriter, type TranscriptEntry } from './transcript.js';
+import type { AssistantMessage, MessageParam, ToolUseBlock } from '../tool/tool.js';
 import type { QueryEvent, QueryOptions, QueryResult, ToolRuntime, Usage } from './types.js';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
@@ -171,6 +171,9 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
 
     async function* userTurnRun(userPrompt: QueryOptions['prompt'], startContext: readonly string[], steps: LoopSteps): AsyncGenerator<QueryEvent, QueryResult> {
       if (!subagent) reportPrompt(runtime, userPrompt); // telemetry: the prompt as submitted
+      // A turn that ended with calls that never ran (the budget) leaves them unanswered: answered before the next prompt.
+      const repaired = repairTail([...messages]);
+      if (repaired.length > messages.length) commit(repaired.at(-1)!);
       const prompted = await promptMessages(userPrompt, subagent ? undefined : hooks, hookEvent, hookSignal, startContext, steps);
       if ('blocked' in prompted) return end('blocked', prompted.blocked);
       if (!options.resume && messages.length === 0) announceDeferredTools(prompted.messages, runtime);
@@ -197,7 +200,9 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
           const channel = new EventChannel<QueryEvent>();
           const emit = (event: QueryEvent) => channel.push(event);
           toChannel = emit;
-          const turn = runTurn(options, steps, attempt === 0 ? `${turns}` : `${turns} fallback ${attempt}`, request, [...messages], emit, turnSignal);
+          // With a budget, a call whose request has already spent it does not start (Claude Code checks before tools run).
+          const affordable = options.maxBudgetUsd === undefined ? undefined : (stepUsage: Usage) => tally.totalCostUsd + costOf(model, stepUsage) < options.maxBudgetUsd!;
+          const turn = runTurn(options, steps, attempt === 0 ? `${turns}` : `${turns} fallback ${attempt}`, request, [...messages], emit, turnSignal, affordable);
           try {
             ({ model: step, tools: toolStep } = yield* channel.drainUntil(turn));
           } finally {
@@ -325,15 +330,20 @@ async function runTurn(
   history: readonly MessageParam[],
   emit: (event: QueryEvent) => void,
   signal: AbortSignal | undefined,
+  affordable?: (usage: Usage) => boolean,
 ): Promise<{ model: ModelStepResult; tools: ToolStepResult }> {
   const { client, retry, runtime, streamEvents } = options;
   if (steps.overlap) {
     const tools = startToolStep(runtime, emit, signal, history);
-    const model = await modelStep({ client, request, signal, retry, onToolUse: tools.add, emit, streamEvents });
+    let held = 0;
+    const onToolUse = (block: ToolUseBlock, assistant: AssistantMessage, usage: Usage) => (affordable && !affordable(usage) ? held++ : tools.add(block, assistant));
+    const model = await modelStep({ client, request, signal, retry, onToolUse, emit, streamEvents });
+    // The budget was spent before any call started: none runs, and the turn ends there (the loop's budget check).
+    if (held > 0 && held === model.handedOver) return { model, tools: { outcomes: [] } };
     return { model, tools: await tools.settle(model) };
   }
   const model = replayModelStep(await steps.step(`model ${turn}`, async () => journalModelStep(await modelStep({ client, request, signal, retry, emit, streamEvents }))));
-  if (model.toolUses.length === 0) return { model, tools: { outcomes: [] } };
+  if (model.toolUses.length === 0 || (affordable && !affordable(model.usage))) return { model, tools: { outcomes: [] } };
   const tools = await steps.step(`tools ${turn}`, async () => {
     const step = startToolStep(runtime, emit, signal, history);
     for (const block of model.toolUses) if (!model.rejected.has(block.id)) step.add(block, model.assistant);
