@@ -21,7 +21,7 @@ import { findToolByName } from '../tool/find-tool.js';
 import { addSharedAbortListener } from '../tool/shared-abort-listener.js';
 import { assembleToolPool } from '../registry/tool-pool.js';
 import { createTaskRegistry } from '../tools/bash/task-registry.js';
-import { deferredLoadingFor, TOOL_SEARCH_TOOL_NAME, toolsToAPI } from '../tool/api-format.js';
+import { deferredLoadingFor, isDeferredTool, TOOL_SEARCH_TOOL_NAME, toolsToAPI } from '../tool/api-format.js';
 import { createSubagentRunner } from './subagent-runner.js';
 import { query } from './query.js';
 import { NotificationQueue } from '../tool/notification-queue.js';
@@ -376,8 +376,9 @@ class Runtime implements ToolRuntime {
         // Only the named built-ins (the Agent SDK's `tools`); a program's own tools and MCP tools stay.
         const named = new Set(builtinTools);
         const own = new Set(extra);
-        // ToolSearch stays while something is deferred behind it (the pool only keeps it then).
         pool = pool.filter((t) => own.has(t) || t.name === TOOL_SEARCH_TOOL_NAME || named.has(t.name) || (t.aliases ?? []).some((a) => named.has(a)));
+        // ToolSearch stays only while something left is deferred behind it.
+        if (!pool.some((t) => isDeferredTool(t, pool))) pool = pool.filter((t) => t.name !== TOOL_SEARCH_TOOL_NAME);
       }
     }
     if (!samePool(pool, this.tools)) {

@@ -16,6 +16,7 @@ import { fallbackModels, ModelTally, PromptInbox, queuedMessageNote, warrantsFal
 import { inProcessSteps, journalModelStep, journalToolStep, replayModelStep, type LoopSteps } from './loop-steps.js';
 import { reportModelStep, reportPrompt } from './loop-telemetry.js';
 import { modelStep, type ModelRequest, type ModelStepResult } from './model-step.js';
+import { DEFAULT_MAX_RETRIES } from './retry.js';
 import { addUsage, costOf, emptyUsage } from './pricing.js';
 import { announceDeferredTools, lastText, mergeIntoLastUser, promptMessages } from './prompt-messages.js';
 import { DEFAULT_MODEL, nextRequest } from './request.js';
@@ -31,6 +32,8 @@ import { existsSync } from 'node:fs';
 export { DEFAULT_MAX_TOKENS, DEFAULT_MODEL, nextRequest, type NextRequestOptions } from './request.js';
 export { inProcessSteps, type LoopSteps } from './loop-steps.js';
 
+/** Retries of a request before a fallback model takes over. */
+const FALLBACK_AFTER_RETRIES = 2;
 /** Claude Code forces the stop after this many Stop-hook refusals in a row. */
 const MAX_STOP_HOOK_BLOCKS = 8;
 const STRUCTURED_OUTPUT_NUDGE = (tool: string) => `You have not called ${tool}. Call it now, once, with your final answer in the requested format.`;
@@ -202,7 +205,9 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
           toChannel = emit;
           // With a budget, a call whose request has already spent it does not start (Claude Code checks before tools run).
           const affordable = options.maxBudgetUsd === undefined ? undefined : (stepUsage: Usage) => tally.totalCostUsd + costOf(model, stepUsage) < options.maxBudgetUsd!;
-          const turn = runTurn(options, steps, attempt === 0 ? `${turns}` : `${turns} fallback ${attempt}`, request, [...messages], emit, turnSignal, affordable);
+          // With a model to fall back to, an overloaded model is left after three attempts (as Claude Code does).
+          const retry = fallbacks.length > 0 ? { ...options.retry, maxRetries: Math.min(options.retry?.maxRetries ?? DEFAULT_MAX_RETRIES, FALLBACK_AFTER_RETRIES) } : options.retry;
+          const turn = runTurn({ ...options, retry }, steps, attempt === 0 ? `${turns}` : `${turns} fallback ${attempt}`, request, [...messages], emit, turnSignal, affordable);
           try {
             ({ model: step, tools: toolStep } = yield* channel.drainUntil(turn));
           } finally {
