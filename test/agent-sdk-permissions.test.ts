@@ -188,7 +188,7 @@ describe('agents', () => {
     expect(started.subagent_type).toBe('helper');
     const child = messages.filter((m) => (m as { parent_tool_use_id?: string | null }).parent_tool_use_id === started.tool_use_id);
     expect(child.length).toBeGreaterThan(0);
-    expect(resultOf(messages).result).toBe('all done');
+    expect(resultOf(messages)).toMatchObject({ subtype: 'success', result: 'all done' });
     const init = messages[0] as { agents: string[]; tools: string[] };
     expect(init.agents).toContain('helper');
     expect(init.tools).toContain('Task');

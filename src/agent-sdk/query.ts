@@ -52,6 +52,8 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
   mcpServerStatus(): Promise<McpServerStatus[]>;
   stopTask(taskId: string): Promise<void>;
   close(): void;
+  /** `await using q = query(...)` ends the session as `return()` does. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 export function query(params: QueryParams): Query {

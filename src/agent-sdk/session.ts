@@ -114,12 +114,15 @@ export class AgentSession {
       });
       const outer = this.#options.abortController?.signal;
       for await (const event of events) {
+        // Closed by the program: the loop finishes its turn (calls answered, transcript whole), nothing more is sent.
+        if (this.#closed) continue;
         if (event.type === 'init' && pieces.mcp) this.#mcpStatus = await mcpStatusOf(pieces);
         // Aborted by the program: no result, the stream ends with AbortError (below), as in the Agent SDK.
         if (event.type === 'result' && outer?.aborted) continue;
         for (const message of encoder.encode(event)) yield message;
       }
       if (outer?.aborted) throw new AbortError('The session was aborted (options.abortController)');
+      if (this.#closed) return;
       if (this.#params.throwOnErrorResult && encoder.lastResult?.is_error) throw resultError(encoder.lastResult);
     } finally {
       this.#feed?.close();

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, renameSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { stateDirectory } from '../agent/session-dir.js';
 import { readTranscript, transcriptPath, TranscriptWriter } from '../agent/transcript.js';
@@ -61,7 +62,8 @@ interface Meta {
 }
 
 function sessionsRoot(options: SessionLookupOptions = {}): string {
-  return path.join(stateDirectory(options.env ?? process.env), 'sessions');
+  const env = options.env ?? process.env;
+  return path.join(stateDirectory(env, env.HOME ?? os.homedir()), 'sessions');
 }
 
 /** A session folder, or undefined (an id that cannot name one, a missing transcript, another project's session). */
@@ -99,9 +101,10 @@ function messageUuid(sessionId: string, index: number): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
+/** What a person wrote in a user message: its text, without the reminders the session added to it. */
 function textOf(message: MessageParam): string {
   if (typeof message.content === 'string') return message.content;
-  return message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
+  return message.content.flatMap((b) => (b.type === 'text' && !b.text.startsWith('<system-reminder>') ? [b.text] : [])).join('\n');
 }
 
 function info(sessionId: string, dir: string): SDKSessionInfo {
@@ -109,7 +112,7 @@ function info(sessionId: string, dir: string): SDKSessionInfo {
   const stat = statSync(file);
   const read = readTranscript(file);
   const meta = readMeta(dir);
-  const first = read.messages.find((m) => m.role === 'user' && textOf(m).trim() !== '' && !textOf(m).startsWith('<system-reminder>'));
+  const first = read.messages.find((m) => m.role === 'user' && textOf(m).trim() !== '');
   const firstPrompt = first ? textOf(first).trim().slice(0, 200) : undefined;
   const created = read.header?.at !== undefined ? Date.parse(read.header.at) : undefined;
   return {
