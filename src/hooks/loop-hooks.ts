@@ -7,6 +7,7 @@
  */
 import { DEFAULT_CALLBACK_TIMEOUT_MS, DEFAULT_HOOK_TIMEOUT_MS, runCallback } from './hook-runner.js';
 import { serializeHookInput } from './hook-input.js';
+import { observeHookRun } from './hook-notices.js';
 import { compileHookMatcher } from './matcher.js';
 import { runHttpHook } from './run-http-hook.js';
 import { runCommandHook, type RawHookRun } from './run-hook-process.js';
@@ -61,7 +62,7 @@ export interface LoopHookCallback extends Omit<HookCallback, 'event'> {
   event: LoopHookEventName;
 }
 
-export function createLoopHooks(opts: Pick<HookRunnerOptions, 'config' | 'env' | 'defaultTimeoutMs'> & { callbacks?: readonly (HookCallback | LoopHookCallback)[] }): LoopHooks {
+export function createLoopHooks(opts: Pick<HookRunnerOptions, 'config' | 'env' | 'defaultTimeoutMs' | 'onHookRun'> & { callbacks?: readonly (HookCallback | LoopHookCallback)[] }): LoopHooks {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(opts.env ?? process.env)) if (!k.startsWith('OTEL_')) env[k] = v;
 
@@ -90,10 +91,12 @@ export function createLoopHooks(opts: Pick<HookRunnerOptions, 'config' | 'env' |
         const label = `${event} hook "${h.type === 'command' ? h.command : h.url}" (${group.file ?? group.source}${group.path ? ` ${group.path}.hooks[${i}]` : ''})`;
         const timeoutMs = h.timeout !== undefined ? Math.round(h.timeout * 1000) : (DEFAULT_TIMEOUTS[event] ?? opts.defaultTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS);
         const hookEnv = { ...env, CLAUDE_PROJECT_DIR: e.projectDir, TOOLGATE_PROJECT_DIR: e.projectDir };
-        const run =
-          h.type === 'http'
-            ? runHttpHook(h, { body, env: hookEnv, timeoutMs, signal })
-            : runCommandHook(h, { cwd: e.cwd, env: hookEnv, stdin: body, timeoutMs, signal });
+        const run = observeHookRun(
+          opts.onHookRun,
+          event,
+          event,
+          h.type === 'http' ? runHttpHook(h, { body, env: hookEnv, timeoutMs, signal }) : runCommandHook(h, { cwd: e.cwd, env: hookEnv, stdin: body, timeoutMs, signal }),
+        );
         runs.push(run.then((r) => ({ label, run: r }), (err: unknown) => ({ label, run: { kind: 'error', message: String(err) } })));
       });
     }

@@ -32,6 +32,11 @@ export interface ToolSettings {
   readonly requireReadBeforeWrite?: boolean;
   /** Settings' `env`: set in every process a tool starts (after secret scrubbing: these names were asked for). */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * The environment a tool's processes start from instead of `process.env`: a session given an environment of its
+   * own (the Agent SDK face's `env`), so that concurrent sessions in one process each see theirs.
+   */
+  readonly baseEnv?: Readonly<Record<string, string>>;
 }
 
 export interface ToolUseContextOptions {

@@ -41,7 +41,7 @@ function streamLine(event: QueryEvent, extra: { permissionMode: string }): Recor
     case 'assistant':
       return { type: 'assistant', message: event.message, usage: event.usage, stop_reason: event.stopReason, cost_usd: event.costUsd ?? 0 };
     case 'user':
-      return { type: 'user', message: event.message };
+      return event.origin === 'prompt' ? undefined : { type: 'user', message: event.message };
     case 'retry':
       return { type: 'system', subtype: 'api_retry', attempt: event.attempt, delay_ms: event.delayMs, error: event.error };
     case 'result':

@@ -19,7 +19,7 @@ import { toolMatchesName } from '../../tool/find-tool.js';
 import type { PermissionMode } from '../../tool/permission-types.js';
 import type { AnyTool, ValidationResult } from '../../tool/tool.js';
 import type { ToolServices, ToolUseContext } from '../../tool/tool-use-context.js';
-import { loadAgentDefinitions, type AgentDefinition } from './agent-definitions.js';
+import { BUILT_IN_AGENTS, loadAgentDefinitions, type AgentDefinition } from './agent-definitions.js';
 import { AGENT_TOOL_NAME, agentPrompt } from './prompt.js';
 import { AgentLog } from './agent-log.js';
 import { launchBackgroundAgent } from './background.js';
@@ -75,16 +75,39 @@ export type AgentOutput =
 
 const definitionsCache = new Map<string, readonly AgentDefinition[]>();
 
-/** The definitions for a project (read once per project and home folder; `reloadAgentDefinitions` forgets them). */
-export function agentDefinitionsFor(context: Pick<ToolUseContext, 'getAppState'>): readonly AgentDefinition[] {
-  const { projectDir, homeDir } = context.getAppState().toolPermissionContext;
-  const key = `${projectDir}\u0000${homeDir ?? ''}`;
-  let agents = definitionsCache.get(key);
-  if (!agents) {
-    agents = loadAgentDefinitions(projectDir, homeDir).agents;
-    definitionsCache.set(key, agents);
+/** Agent definitions a program gave one session (the Agent SDK face's `agents`, `settingSources`). */
+export interface SessionAgentDefinitions {
+  /** They win over built-in and file definitions of the same name. */
+  readonly definitions: readonly AgentDefinition[];
+  /** `false`: no `.claude/agents` folder is read for this session (built-ins and `definitions` only). */
+  readonly readFiles?: boolean;
+}
+
+declare module '../../tool/tool-use-context.js' {
+  interface ToolServices {
+    /** This session's own agent definitions, beside the built-in and file ones. */
+    readonly agentDefinitions?: SessionAgentDefinitions;
   }
-  return agents;
+}
+
+/**
+ * The definitions for a session: built-ins, the project's and user's files (read once per project and home folder;
+ * `reloadAgentDefinitions` forgets them), then the session's own.
+ */
+export function agentDefinitionsFor(context: Pick<ToolUseContext, 'getAppState'> & { readonly services?: ToolServices }): readonly AgentDefinition[] {
+  const own = context.services?.agentDefinitions;
+  let agents: readonly AgentDefinition[] = BUILT_IN_AGENTS;
+  if (own?.readFiles !== false) {
+    const { projectDir, homeDir } = context.getAppState().toolPermissionContext;
+    const key = `${projectDir}\u0000${homeDir ?? ''}`;
+    const cached = definitionsCache.get(key) ?? loadAgentDefinitions(projectDir, homeDir).agents;
+    definitionsCache.set(key, cached);
+    agents = cached;
+  }
+  if (!own || own.definitions.length === 0) return agents;
+  const byName = new Map(agents.map((d) => [d.agentType, d] as const));
+  for (const d of own.definitions) byName.set(d.agentType, d);
+  return [...byName.values()];
 }
 
 export function reloadAgentDefinitions(): void {
@@ -202,7 +225,7 @@ export const AgentTool = buildTool<typeof agentInputSchema, AgentOutput, AgentPr
   maxResultSizeChars: 100_000,
   permissionTraits: { kind: 'other', contentField: 'subagent_type' },
   async prompt(options) {
-    return agentPrompt(agentDefinitionsFor({ getAppState: () => ({ toolPermissionContext: options.getToolPermissionContext(), cwd: '' }) }));
+    return agentPrompt(agentDefinitionsFor({ getAppState: () => ({ toolPermissionContext: options.getToolPermissionContext(), cwd: '' }), services: options.services }));
   },
   description: async (input) => input.description,
   // Starting one changes nothing by itself; each of its tool calls is checked as it runs.
