@@ -18,6 +18,7 @@ import { createHookRunner } from '../hooks/hook-runner.js';
 import { createCanUseTool } from '../permissions/can-use-tool.js';
 import { enterPlanMode, updatePermissionContext } from '../permissions/permission-context.js';
 import { findToolByName } from '../tool/find-tool.js';
+import { resolveModel } from '../tool/models.js';
 import { addSharedAbortListener } from '../tool/shared-abort-listener.js';
 import { assembleToolPool } from '../registry/tool-pool.js';
 import { createTaskRegistry } from '../tools/bash/task-registry.js';
@@ -162,7 +163,7 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
     cwd,
     sessionDir,
     sessionId,
-    mainLoopModel: options.model,
+    mainLoopModel: resolveModel(options.model),
     isNonInteractiveSession: options.onPermissionRequest === undefined,
     settings: settings.toolSettings,
     abortController: root,

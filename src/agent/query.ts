@@ -15,7 +15,8 @@ import { reportModelStep, reportPrompt } from './loop-telemetry.js';
 import { modelStep, type ModelRequest, type ModelStepResult } from './model-step.js';
 import { addUsage, costOf, emptyUsage } from './pricing.js';
 import { announceDeferredTools, lastText, mergeIntoLastUser, promptMessages } from './prompt-messages.js';
-import { DEFAULT_MODEL, nextRequest } from './request.js';
+import { nextRequest } from './request.js';
+import { resolveModel } from '../tool/models.js';
 import { endCommandTurn, slashCommandInit } from './slash-commands.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { startToolStep, type ToolStepResult } from './tool-step.js';
@@ -36,7 +37,7 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
   const started = performance.now();
   const { runtime, signal } = options;
   const steps = options.steps ?? inProcessSteps;
-  const model = options.model ?? DEFAULT_MODEL;
+  const model = resolveModel(options.model);
   const hooks: LoopHooks | undefined = runtime.context.services.hooks?.loop;
   // A sub-agent's conversation is its own: its own transcript file, and SubagentStop instead of the session's hooks.
   const agentId = runtime.context.agentId;

@@ -131,7 +131,7 @@ export interface ToolRuntimeOptions {
   /** Where transcripts and persisted outputs go (default: under the user's state directory). */
   readonly sessionDir?: string;
   readonly sessionId?: string;
-  /** The model the tools are described for and that side calls use (default: `claude-sonnet-4-5`). */
+  /** The model the tools are described for and that side calls use: an alias or an id (default: `ANTHROPIC_MODEL`, else the table's default, src/tool/models.ts). */
   readonly model?: string;
   /** The Messages API client, for tools that need a model (Agent, WebFetch's prompt, WebSearch). */
   readonly client?: Anthropic;

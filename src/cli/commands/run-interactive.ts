@@ -4,6 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { resolveModel } from '../../tool/models.js';
 import type { PermissionMode } from '../../tool/permission-types.js';
 import type { MessageParam } from '../../tool/tool.js';
 import { guardSignals } from '../signals.js';
@@ -34,7 +35,7 @@ export async function runInteractive(opts: RunOptions): Promise<number> {
     continued = agent.readTranscript(file).messages;
   }
   const client = new Anthropic({ ...(apiKey ? { apiKey, authToken: null } : { authToken, apiKey: null }), maxRetries: 0 });
-  const model = opts.model ?? agent.DEFAULT_MODEL;
+  const model = resolveModel(opts.model);
   const maxTurns = opts.maxTurns === undefined ? undefined : Number(opts.maxTurns);
   // Warnings of MCP servers go to the session once it is drawn; until then they wait.
   const early: string[] = [];

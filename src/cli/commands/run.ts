@@ -8,6 +8,7 @@
  */
 import path from 'node:path';
 import type { Command } from 'commander';
+import { resolveModel } from '../../tool/models.js';
 import { PERMISSION_MODES, type PermissionMode } from '../../tool/permission-types.js';
 import { guardSignals } from '../signals.js';
 import { writeOutput, type OutputFormat } from './run-output.js';
@@ -49,7 +50,7 @@ export function registerRunCommand(program: Command): void {
     .argument('[prompt...]', 'the prompt (default: read from stdin)')
     .option('-p, --print', 'print the result and exit (headless; the default when stdin or stdout is not a terminal)')
     .option('--output-format <format>', `output format: ${OUTPUT_FORMATS.join(', ')}`, 'text')
-    .option('--model <model>', 'the model (default: claude-sonnet-4-6)')
+    .option('--model <model>', 'the model: an alias (sonnet, opus, haiku, fable) or a full id (default: $ANTHROPIC_MODEL, else opus)')
     .option('--max-turns <n>', 'stop after this many model turns')
     .option('--permission-mode <mode>', `permission mode: ${PERMISSION_MODES.join(', ')}`)
     .option('--settings <file-or-json>', 'extra settings file or inline JSON (repeatable, later wins)', collect, [])
@@ -121,7 +122,7 @@ export async function runCommand(words: readonly string[], opts: RunOptions): Pr
   const controller = new AbortController();
   // SIGINT, SIGTERM, SIGHUP: tools get their results, process groups end, the transcript stays valid.
   const stopSignals = guardSignals(controller, { onForcedExit: (signal) => process.stderr.write(`toolgate run: ${signal} again, exiting now\n`) });
-  const model = opts.model ?? agent.DEFAULT_MODEL;
+  const model = resolveModel(opts.model);
   const mcp = await startMcp(cwd, opts);
   const runtime = await agent.createToolRuntime({
     cwd,
