@@ -116,6 +116,12 @@ export interface ToolRuntimeOptions {
     readonly homeDir?: string;
   };
   readonly mode?: PermissionMode;
+  /**
+   * bypassPermissions may be entered later (Shift+Tab, a hook's `setMode`) though the runtime does not start in it —
+   * the Agent SDK's option and Claude Code's `--allow-dangerously-skip-permissions`. Without it, only a runtime that
+   * starts in bypassPermissions has that mode.
+   */
+  readonly allowDangerouslySkipPermissions?: boolean;
   /** Rules for this runtime only (`--allowedTools`, `--disallowedTools`, `--allow/--deny/--ask`). */
   readonly rules?: { readonly allow?: readonly string[]; readonly deny?: readonly string[]; readonly ask?: readonly string[] };
   /** Tools added to the built-ins (custom tools; MCP tools come through the MCP layer). */

@@ -28,6 +28,8 @@ export interface InteractiveOptions {
   readonly continued?: readonly MessageParam[];
   /** Ends the session as the person leaving would (a termination signal): the turn is interrupted, tools answered. */
   readonly signal?: AbortSignal;
+  /** Sent as the first message once the session is up (`toolgate "PROMPT"`), as if typed. */
+  readonly initialPrompt?: string;
   /** The MCP servers (`/mcp`); `bindNotices` receives where their warnings go once the session can show them. */
   readonly mcp?: { readonly control: McpSessionControl; readonly bindNotices?: (notice: (text: string) => void) => void };
 }
@@ -83,6 +85,7 @@ export async function startInteractiveSession(options: InteractiveOptions): Prom
   };
   if (options.signal?.aborted) onSignal();
   options.signal?.addEventListener('abort', onSignal, { once: true });
+  if (options.initialPrompt && !stop.signal.aborted) session.submit(options.initialPrompt);
   try {
     if (!stop.signal.aborted) {
       if (tty) await runInk(store, session, runtime, stdin, stdout, stop.signal);
