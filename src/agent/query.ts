@@ -133,7 +133,9 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
         commit(attachment);
         yield { type: 'user', message: attachment };
       }
-      if (step.aborted || signal?.aborted) return (result = end('aborted'));
+      // A person refused a call and asked to stop (Esc on the prompt): the turn ends with the refusal in the
+      // conversation, and the model is not asked again until the next message.
+      if (step.aborted || signal?.aborted || toolStep.interrupted) return (result = end('aborted'));
       if (step.error) return (result = end('error', step.error));
       if (toolStep.preventContinuation) return (result = end('blocked', toolStep.preventContinuation.stopReason ?? 'A hook stopped the loop.'));
       const goOn = step.toolUses.length > 0 || step.interrupted !== undefined || step.stopReason === 'pause_turn';

@@ -188,6 +188,12 @@ export interface RunResult {
   readonly outcomes: readonly ToolUseOutcome[];
   /** Messages to append after the user message (notifications, reminders). */
   readonly newMessages: readonly MessageParam[];
+  /**
+   * The run was stopped by the user: a permission answer `{ behavior: 'deny', interrupt: true }` (Esc on the prompt,
+   * "deny and stop"), or the caller's signal aborted as a user interrupt. A loop ends its turn here instead of handing
+   * the results back to the model.
+   */
+  readonly interrupted?: boolean;
 }
 
 /** What `ToolRuntime.stream` and a `ToolRunHandle` yield: progress and results as they happen, then `done`. */
@@ -239,6 +245,12 @@ export interface ToolRuntime {
   /** A run the loop feeds block by block while the model is still streaming. */
   begin(assistantMessage: AssistantMessage, options?: RunOptions): ToolRunHandle;
   setMode(mode: PermissionMode): void;
+  /**
+   * From now on the runtime's session is `sessionId`, its folder beside the current one (transcript, persisted
+   * outputs): a fresh id starts a new transcript (`/clear`), an old one goes on with that session (`/resume`). Between
+   * turns only; not on a sub-agent's runtime.
+   */
+  switchSession(sessionId: string): void;
   /** Re-reads tool providers (MCP `list_changed`); the pool keeps its cache-stable order. */
   refreshTools(): Promise<void>;
   /** Looks a tool up by name or alias. */

@@ -96,6 +96,8 @@ function startSession(
       client,
       ...(mcp ? { services: { mcpResources: mcp.manager.resourceService }, toolProviders: [mcp.manager.toolProvider()] } : {}),
     },
+    compact: (runtime) => ({ messages, model: turnModel, instructions, signal: turnSignal }) =>
+      agent.compactConversation({ runtime, client, messages, model: turnModel, signal: turnSignal, trigger: 'manual', ...(instructions ? { instructions } : {}), ...(opts.systemPrompt ? { systemPrompt: opts.systemPrompt } : {}) }),
     runQuery: (runtime) => ({ prompt, model: turnModel, signal: turnSignal, resume }) =>
       agent.query({
         runtime,
