@@ -62,7 +62,7 @@ export function runSessionCommand(session: Session, name: string, args: readonly
     case 'clear':
       if (session.busy) session.interrupt();
       session.track(async () => {
-        await session.idle();
+        await session.turnEnded();
         // A new session: its own transcript; the old one stays whole (and can be resumed).
         runtime.switchSession(randomUUID());
         session.messages = [];

@@ -99,6 +99,14 @@ export class Session {
     while (this.running || this.pending) await Promise.all([this.running, this.pending]);
   }
 
+  /**
+   * Resolves when the current turn has ended. Tracked work waits with this, not `idle()`: `idle()` waits for the
+   * tracked work itself and would never resolve.
+   */
+  async turnEnded(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
   /** A line from the prompt: a slash command, or a turn. Returns 'exit' when the person asked to leave. */
   submit(text: string): 'exit' | undefined {
     const trimmed = text.trim();

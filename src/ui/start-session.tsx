@@ -128,6 +128,14 @@ async function runInk(
     const registry = (runtime.context.services as { tasks?: { list(): { id: string; status: string; description?: string; command: string }[] } }).tasks;
     return (registry?.list() ?? []).filter((t) => t.status === 'running').map((t) => ({ id: t.id, label: t.description ?? t.command.slice(0, 30) }));
   };
+  // /clear and /compact start over (a new `epoch`): the terminal is cleared too, scrollback included, as claude does.
+  // Subscribed before Ink so the clear is written before Ink draws the new epoch.
+  let epoch = store.getSnapshot().epoch;
+  const unsubscribe = store.subscribe(() => {
+    const now = store.getSnapshot().epoch;
+    if (now !== epoch) stdout.write('\x1b[2J\x1b[3J\x1b[H');
+    epoch = now;
+  });
   const instance = render(createElement(App, { store, session, cwd: runtime.cwd, onExit: () => {}, listTasks }), {
     stdin,
     stdout,
@@ -144,6 +152,7 @@ async function runInk(
     await instance.waitUntilExit();
   } finally {
     stop.removeEventListener('abort', onStop);
+    unsubscribe();
   }
 }
 
