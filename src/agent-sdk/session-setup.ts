@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { createToolRuntime } from '../agent/create-tool-runtime.js';
-import { DEFAULT_MODEL } from '../agent/request.js';
+import { resolveModel } from '../tool/models.js';
 import { stateDirectory } from '../agent/session-dir.js';
 import { latestSessionFor } from '../agent/transcript.js';
 import type { QuestionAnswer, QuestionRequest, RuntimePermissionRequest, PermissionAnswer, SettingSource as RuntimeSource, ToolRuntime } from '../agent/types.js';
@@ -19,7 +19,6 @@ import { McpClientManager } from '../mcp/manager.js';
 import { createPermissionPromptTool } from '../mcp/permission-prompt-tool.js';
 import type { PermissionMode as RuntimeMode } from '../tool/permission-types.js';
 import type { AgentDefinition as ToolgateAgentDefinition } from '../tools/agent/agent-definitions.js';
-import { MODEL_ALIASES } from '../tools/agent/index.js';
 import { hookCallbacks } from './hooks.js';
 import { inProcessConfig } from './mcp.js';
 import type { Options } from './options.js';
@@ -90,8 +89,9 @@ export async function setUpSession(options: Options, hooks: SetupHooks): Promise
   const agents = Object.entries(options.agents ?? {}).map(([name, d]) => agentDefinition(name, d));
   const mainAgent = options.agent !== undefined ? agents.find((a) => a.agentType === options.agent) : undefined;
   if (options.agent !== undefined && !mainAgent) throw new AgentSdkOptionError(`options.agent "${options.agent}" is not one of options.agents (${agents.map((a) => a.agentType).join(', ') || 'none given'})`);
-  const resolveModel = (m: string | undefined) => (m === undefined || m === 'inherit' ? undefined : (MODEL_ALIASES[m] ?? m));
-  const model = resolveModel(options.model) ?? resolveModel(mainAgent?.model) ?? DEFAULT_MODEL;
+  // The one model table, read with the session's environment (its ANTHROPIC_DEFAULT_*_MODEL, never process.env's).
+  const pick = (m: string | undefined) => (m === undefined || m === 'inherit' ? undefined : resolveModel(m, env));
+  const model = pick(options.model) ?? pick(mainAgent?.model) ?? resolveModel(undefined, env);
 
   const mcp = mcpManager(options, { cwd, env, homeDir, sources, settingsFile, settingsObject, warn: hooks.warn });
   const structured = options.outputFormat ? structuredOutputTool(options.outputFormat.schema) : undefined;

@@ -18,6 +18,7 @@ import { createHookRunner } from '../hooks/hook-runner.js';
 import { createCanUseTool } from '../permissions/can-use-tool.js';
 import { enterPlanMode, updatePermissionContext } from '../permissions/permission-context.js';
 import { findToolByName } from '../tool/find-tool.js';
+import { resolveModel } from '../tool/models.js';
 import { addSharedAbortListener } from '../tool/shared-abort-listener.js';
 import { assembleToolPool } from '../registry/tool-pool.js';
 import { createTaskRegistry } from '../tools/shared/task-registry.js';
@@ -58,8 +59,9 @@ const DISPOSE_GRACE_MS = 5_000;
 interface Shared {
   readonly options: ToolRuntimeOptions;
   readonly cwd: string;
-  readonly sessionId: string;
-  readonly sessionDir: string;
+  /** The session the runtime writes for; `switchSession()` moves it (/clear, /resume). */
+  sessionId: string;
+  sessionDir: string;
   readonly env: Readonly<Record<string, string>>;
   /** Settings' warnings, then those of skills and commands (some found only when a file is first read). */
   readonly warnings: string[];
@@ -199,7 +201,7 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
     cwd,
     sessionDir,
     sessionId,
-    mainLoopModel: options.model,
+    mainLoopModel: resolveModel(options.model),
     isNonInteractiveSession: options.onPermissionRequest === undefined,
     settings: options.env ? { ...settings.toolSettings, baseEnv: options.env } : settings.toolSettings,
     abortController: root,
@@ -374,6 +376,18 @@ class Runtime implements ToolRuntime {
     if (!handler) return {};
     const requestPermission = createPermissionHandler(handler, this.#shared.persistRules, this.#shared.bridge, this.#context.agentId);
     return { ui: { ...this.#context.ui, requestPermission }, options: { ...this.#context.options, isNonInteractiveSession: false } };
+  }
+
+  switchSession(sessionId: string): void {
+    if (this.#parent) throw new Error('a sub-agent runtime cannot switch sessions');
+    if (this.#disposed) throw new Error('this runtime has been disposed');
+    if (this.#active.size > 0) throw new Error('switchSession() while calls run: wait for the turn to end');
+    // The new folder sits beside the current one (where query() looks for other sessions' transcripts too).
+    const sessionDir = path.join(path.dirname(this.#shared.sessionDir), sessionId);
+    if (!/^[A-Za-z0-9_.-]{1,128}$/.test(sessionId) || sessionId === '.' || sessionId === '..') throw new Error(`session id ${JSON.stringify(sessionId)} cannot name a folder`);
+    this.#shared.sessionId = sessionId;
+    this.#shared.sessionDir = sessionDir;
+    this.#context = { ...this.#context, options: { ...this.#context.options, sessionId, sessionDir } };
   }
 
   setMode(mode: PermissionMode): void {

@@ -96,6 +96,7 @@ export function journalToolStep(step: ToolStepResult): ToolStepResult {
     ...(step.attachments ? { attachments: step.attachments } : {}),
     outcomes: step.outcomes.map(plainOutcome),
     ...(step.preventContinuation ? { preventContinuation: step.preventContinuation } : {}),
+    ...(step.interrupted ? { interrupted: true } : {}),
   };
 }
 

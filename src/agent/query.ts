@@ -19,7 +19,8 @@ import { modelStep, type ModelRequest, type ModelStepResult } from './model-step
 import { DEFAULT_MAX_RETRIES } from './retry.js';
 import { addUsage, classifierSpendOf, costOf, emptyUsage } from './pricing.js';
 import { announceDeferredTools, lastText, mergeIntoLastUser, promptMessages } from './prompt-messages.js';
-import { DEFAULT_MODEL, nextRequest } from './request.js';
+import { nextRequest } from './request.js';
+import { resolveModel } from '../tool/models.js';
 import { endCommandTurn, slashCommandInit } from './slash-commands.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { startToolStep, type ToolStepResult } from './tool-step.js';
@@ -43,7 +44,7 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
   const sessionStarted = performance.now();
   const { runtime, signal } = options;
   const steps = options.steps ?? inProcessSteps;
-  const baseModel = options.model ?? DEFAULT_MODEL;
+  const baseModel = resolveModel(options.model);
   const hooks: LoopHooks | undefined = runtime.context.services.hooks?.loop;
   // A sub-agent's conversation is its own: its own transcript file, and SubagentStop instead of the session's hooks.
   const agentId = runtime.context.agentId;
@@ -248,7 +249,9 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
           yield { type: 'user', message: attachment, origin: 'attachment' };
         }
         yield* flushOutside();
-        if (step.aborted || turnSignal?.aborted) return end('aborted');
+        // A person refused a call and asked to stop (Esc on the prompt): the turn ends with the refusal in the
+        // conversation, and the model is not asked again until the next message.
+        if (step.aborted || turnSignal?.aborted || toolStep.interrupted) return end('aborted');
         if (step.error) return end('error', step.error, step.failure ? { apiFailure: step.failure } : {});
         if (toolStep.preventContinuation) return end('blocked', toolStep.preventContinuation.stopReason ?? 'A hook stopped the loop.');
         if (options.structuredOutput) {

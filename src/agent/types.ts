@@ -135,6 +135,12 @@ export interface ToolRuntimeOptions {
     readonly homeDir?: string;
   };
   readonly mode?: PermissionMode;
+  /**
+   * bypassPermissions may be entered later (Shift+Tab, a hook's `setMode`) though the runtime does not start in it —
+   * the Agent SDK's option and Claude Code's `--allow-dangerously-skip-permissions`. Without it, only a runtime that
+   * starts in bypassPermissions has that mode.
+   */
+  readonly allowDangerouslySkipPermissions?: boolean;
   /** Rules for this runtime only (`--allowedTools`, `--disallowedTools`, `--allow/--deny/--ask`). */
   readonly rules?: { readonly allow?: readonly string[]; readonly deny?: readonly string[]; readonly ask?: readonly string[] };
   /** Tools added to the built-ins (custom tools; MCP tools come through the MCP layer). */
@@ -150,7 +156,7 @@ export interface ToolRuntimeOptions {
   /** Where transcripts and persisted outputs go (default: under the user's state directory). */
   readonly sessionDir?: string;
   readonly sessionId?: string;
-  /** The model the tools are described for and that side calls use (default: `claude-sonnet-4-5`). */
+  /** The model the tools are described for and that side calls use: an alias or an id (default: `ANTHROPIC_MODEL`, else the table's default, src/tool/models.ts). */
   readonly model?: string;
   /** The Messages API client, for tools that need a model (Agent, WebFetch's prompt, WebSearch) and auto mode's classifier. */
   readonly client?: Anthropic;
@@ -208,6 +214,12 @@ export interface RunResult {
   readonly outcomes: readonly ToolUseOutcome[];
   /** Messages to append after the user message (notifications, reminders). */
   readonly newMessages: readonly MessageParam[];
+  /**
+   * The run was stopped by the user: a permission answer `{ behavior: 'deny', interrupt: true }` (Esc on the prompt,
+   * "deny and stop"), or the caller's signal aborted as a user interrupt. A loop ends its turn here instead of handing
+   * the results back to the model.
+   */
+  readonly interrupted?: boolean;
 }
 
 /** What `ToolRuntime.stream` and a `ToolRunHandle` yield: progress and results as they happen, then `done`. */
@@ -267,6 +279,12 @@ export interface ToolRuntime {
   /** A run the loop feeds block by block while the model is still streaming. */
   begin(assistantMessage: AssistantMessage, options?: RunOptions): ToolRunHandle;
   setMode(mode: PermissionMode): void;
+  /**
+   * From now on the runtime's session is `sessionId`, its folder beside the current one (transcript, persisted
+   * outputs): a fresh id starts a new transcript (`/clear`), an old one goes on with that session (`/resume`). Between
+   * turns only; not on a sub-agent's runtime.
+   */
+  switchSession(sessionId: string): void;
   /** Re-reads tool providers (MCP `list_changed`); the pool keeps its cache-stable order. */
   refreshTools(): Promise<void>;
   /** Looks a tool up by name or alias. */

@@ -14,7 +14,7 @@ import { runCommandHook, type RawHookRun } from './run-hook-process.js';
 import type { HookCallback, HookRunnerOptions } from './types.js';
 import type { PermissionMode } from '../tool/permission-types.js';
 
-export const LOOP_HOOK_EVENT_NAMES = ['SessionStart', 'UserPromptSubmit', 'Stop', 'SessionEnd', 'SubagentStart', 'SubagentStop'] as const;
+export const LOOP_HOOK_EVENT_NAMES = ['SessionStart', 'UserPromptSubmit', 'Stop', 'SessionEnd', 'SubagentStart', 'SubagentStop', 'PreCompact'] as const;
 export type LoopHookEventName = (typeof LOOP_HOOK_EVENT_NAMES)[number];
 
 /** UserPromptSubmit's command/http hooks default to 30 s (reference A8); SessionEnd hooks must not hold the exit. */
@@ -50,6 +50,8 @@ export interface LoopHooks {
   subagentStart(e: LoopHookEvent & SubagentHookFields, signal: AbortSignal): Promise<LoopHookOutcome>;
   /** A sub-agent is about to finish (matcher: its agent type); a block makes it go on with the reason. */
   subagentStop(e: LoopHookEvent & SubagentHookFields & { stopHookActive: boolean; lastAssistantMessage: string; agentTranscriptPath?: string }, signal: AbortSignal): Promise<LoopHookOutcome>;
+  /** Before a conversation is summarised (matcher: `manual` for /compact, `auto`); a block keeps it as it is. */
+  preCompact(e: LoopHookEvent & { trigger: 'manual' | 'auto'; customInstructions: string }, signal: AbortSignal): Promise<LoopHookOutcome>;
 }
 
 export interface SubagentHookFields {
@@ -116,6 +118,7 @@ export function createLoopHooks(opts: Pick<HookRunnerOptions, 'config' | 'env' |
     stop: (e, signal) => fire('Stop', undefined, e, { stop_hook_active: e.stopHookActive, last_assistant_message: e.lastAssistantMessage }, signal),
     sessionEnd: (e, signal) => fire('SessionEnd', e.reason, e, { reason: e.reason }, signal),
     subagentStart: (e, signal) => fire('SubagentStart', e.agentType, e, { agent_id: e.agentId, agent_type: e.agentType }, signal),
+    preCompact: (e, signal) => fire('PreCompact', e.trigger, e, { trigger: e.trigger, custom_instructions: e.customInstructions }, signal),
     subagentStop: (e, signal) =>
       fire(
         'SubagentStop',
@@ -133,7 +136,7 @@ export function createLoopHooks(opts: Pick<HookRunnerOptions, 'config' | 'env' |
   };
 }
 
-const CAN_BLOCK = new Set<LoopHookEventName>(['UserPromptSubmit', 'Stop', 'SubagentStop']);
+const CAN_BLOCK = new Set<LoopHookEventName>(['UserPromptSubmit', 'Stop', 'SubagentStop', 'PreCompact']);
 const PLAIN_STDOUT_IS_CONTEXT = new Set<LoopHookEventName>(['UserPromptSubmit', 'SessionStart']);
 
 function judge(event: LoopHookEventName, label: string, run: RawHookRun, out: LoopHookOutcome): void {

@@ -5,6 +5,7 @@
  * Higher layers hang their own services on `services` by augmenting the `ToolServices` interface from their module
  * (`declare module '…/tool/tool-use-context.js'`), so the contract never imports upward.
  */
+import { DEFAULT_MODEL } from './models.js';
 import { addSharedAbortListener } from './shared-abort-listener.js';
 import { FileStateCache } from './file-state-cache.js';
 import type { NotificationQueue } from './notification-queue.js';
@@ -232,7 +233,7 @@ export function createToolUseContext(input: CreateToolUseContextInput): ToolUseC
   return {
     options: {
       tools: input.tools,
-      mainLoopModel: input.mainLoopModel ?? 'claude-sonnet-4-5',
+      mainLoopModel: input.mainLoopModel ?? DEFAULT_MODEL,
       debug: input.debug ?? false,
       isNonInteractiveSession: input.isNonInteractiveSession ?? input.ui?.requestPermission === undefined,
       betas: input.betas,

@@ -8,8 +8,11 @@
  */
 import path from 'node:path';
 import type { Command } from 'commander';
+import { resolveModel } from '../../tool/models.js';
 import { PERMISSION_MODES, type PermissionMode } from '../../tool/permission-types.js';
 import { guardSignals } from '../signals.js';
+import { readPrompt } from './prompt-input.js';
+import { withRetryNotices } from './retry-notices.js';
 import { writeOutput, type OutputFormat } from './run-output.js';
 
 export interface RunOptions {
@@ -31,6 +34,10 @@ export interface RunOptions {
   mcpConfig: string[];
   strictMcpConfig?: boolean;
   permissionPromptTool?: string;
+  dangerouslySkipPermissions?: boolean;
+  allowDangerouslySkipPermissions?: boolean;
+  verbose?: boolean;
+  debug?: string | boolean;
 }
 
 export class RunUsageError extends Error {
@@ -45,13 +52,13 @@ const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
 export function registerRunCommand(program: Command): void {
   program
     .command('run')
-    .description('run the agent loop on a prompt (from the arguments or stdin) and print the result')
-    .argument('[prompt...]', 'the prompt (default: read from stdin)')
+    .description('the agent: on a terminal the interactive session (the prompt, if given, sent); with -p or a pipe, the answer printed (prompt from the arguments, stdin, or both)')
+    .argument('[prompt...]', 'the prompt (headless: stdin too — the prompt, a newline, then stdin)')
     .option('-p, --print', 'print the result and exit (headless; the default when stdin or stdout is not a terminal)')
     .option('--output-format <format>', `output format: ${OUTPUT_FORMATS.join(', ')}`, 'text')
-    .option('--model <model>', 'the model (default: claude-sonnet-4-6)')
+    .option('--model <model>', 'the model: an alias (sonnet, opus, haiku, fable) or a full id (default: $ANTHROPIC_MODEL, else opus)')
     .option('--max-turns <n>', 'stop after this many model turns')
-    .option('--permission-mode <mode>', `permission mode: ${PERMISSION_MODES.join(', ')}`)
+    .option('--permission-mode <mode>', `permission mode: ${[...PERMISSION_MODES.filter((m) => m !== 'bubble'), 'manual (= default)'].join(', ')}`)
     .option('--settings <file-or-json>', 'extra settings file or inline JSON (repeatable, later wins)', collect, [])
     .option('--allowedTools, --allowed-tools <rules...>', 'allow rules for this run, e.g. "Bash(git diff:*)" Read', collectRules, [])
     .option('--disallowedTools, --disallowed-tools <rules...>', 'deny rules for this run', collectRules, [])
@@ -65,6 +72,10 @@ export function registerRunCommand(program: Command): void {
     .option('--mcp-config <file-or-json...>', 'MCP servers from a file or inline JSON ({"mcpServers": {…}}), beside .mcp.json and settings', collect, [])
     .option('--strict-mcp-config', 'only the MCP servers of --mcp-config')
     .option('--permission-prompt-tool <mcp-tool>', 'an MCP tool (mcp__server__tool) that answers permission prompts in headless runs')
+    .option('--dangerously-skip-permissions', 'start in bypassPermissions mode (refused as root unless IS_SANDBOX=1)')
+    .option('--verbose', 'tool results drawn in full in the session (claude requires it for -p stream-json; accepted there, nothing changes)')
+    .option('-d, --debug [filter]', 'accepted for claude compatibility; toolgate has no debug log (says so on stderr)')
+    .option('--allow-dangerously-skip-permissions', 'let Shift+Tab reach bypassPermissions without starting in it (refused as root unless IS_SANDBOX=1)')
     .action(async (words: string[], opts: RunOptions) => {
       process.exitCode = await runCommand(words, opts);
     });
@@ -76,6 +87,9 @@ export async function runCommand(words: readonly string[], opts: RunOptions): Pr
   if (!(OUTPUT_FORMATS as readonly string[]).includes(format)) {
     throw new RunUsageError(`unknown --output-format "${opts.outputFormat}" (expected one of: ${OUTPUT_FORMATS.join(', ')})`);
   }
+  // claude's --help lists `manual`: the default mode under the name its menus use.
+  if (opts.permissionMode === 'manual') opts.permissionMode = 'default';
+  if (opts.dangerouslySkipPermissions === true) opts.permissionMode ??= 'bypassPermissions';
   if (opts.permissionMode !== undefined && !(PERMISSION_MODES as readonly string[]).includes(opts.permissionMode)) {
     throw new RunUsageError(`unknown --permission-mode "${opts.permissionMode}" (expected one of: ${PERMISSION_MODES.join(', ')})`);
   }
@@ -86,10 +100,21 @@ export async function runCommand(words: readonly string[], opts: RunOptions): Pr
     throw new RunUsageError(`--permission-prompt-tool must name an MCP tool (mcp__server__tool), not "${opts.permissionPromptTool}"`);
   }
 
+  // A --settings or --mcp-config that is not there, or bypass as root: one line, exit 1 (and a result for scripts).
+  const { preflight, earlyErrorResult } = await import('./run-preflight.js');
+  const problem = preflight(opts);
+  if (problem !== undefined) {
+    process.stderr.write(`toolgate: ${problem}\n`);
+    if (format !== 'text') process.stdout.write(`${JSON.stringify(earlyErrorResult(problem))}\n`);
+    return 1;
+  }
+
+  if (opts.debug !== undefined) process.stderr.write('toolgate: --debug is accepted for compatibility with claude; toolgate writes no debug log\n');
+
   const interactive = !opts.print && process.stdin.isTTY === true && process.stdout.isTTY === true;
-  let prompt = words.join(' ').trim();
-  if (!prompt && !interactive) prompt = (await readStdin()).trim();
-  if (interactive && !prompt) return runInteractive(opts);
+  // On a terminal, the session (with the prompt, if any, sent as its first message); else the prompt and piped stdin.
+  if (interactive) return runInteractive(opts, words.join(' ').trim());
+  const prompt = await readPrompt(words);
   if (!prompt) throw new RunUsageError('no prompt: give it as an argument or on stdin');
   if (opts.backend !== undefined && opts.backend !== 'local') return runOnRestate(prompt, opts, format, maxTurns);
 
@@ -121,13 +146,14 @@ export async function runCommand(words: readonly string[], opts: RunOptions): Pr
   const controller = new AbortController();
   // SIGINT, SIGTERM, SIGHUP: tools get their results, process groups end, the transcript stays valid.
   const stopSignals = guardSignals(controller, { onForcedExit: (signal) => process.stderr.write(`toolgate run: ${signal} again, exiting now\n`) });
-  const model = opts.model ?? agent.DEFAULT_MODEL;
+  const model = resolveModel(opts.model);
   const mcp = await startMcp(cwd, opts);
   const runtime = await agent.createToolRuntime({
     cwd,
     additionalDirectories: opts.addDir.map((d) => path.resolve(d)),
     settings: { files: opts.settings.map((f) => (f.trimStart().startsWith('{') ? f : path.resolve(f))) },
     mode: opts.permissionMode as PermissionMode | undefined,
+    ...(opts.allowDangerouslySkipPermissions === true ? { allowDangerouslySkipPermissions: true } : {}),
     rules: { allow: opts.allowedTools, deny: opts.disallowedTools },
     sessionId,
     sessionDir: agent.defaultSessionDir(sessionId),
@@ -163,7 +189,7 @@ export async function runCommand(words: readonly string[], opts: RunOptions): Pr
       signal: controller.signal,
       resume,
     });
-    const result = await writeOutput(events, format, process.stdout, { permissionMode: runtime.permissionContext.mode });
+    const result = await writeOutput(format === 'text' ? withRetryNotices(events) : events, format, process.stdout, { permissionMode: runtime.permissionContext.mode });
     if (result.stopReason === 'aborted') return stopSignals.exitCode ?? 130;
     if (result.isError) {
       if (format === 'text') process.stderr.write(`toolgate run: ${describeFailure(result)}\n`);
@@ -176,10 +202,10 @@ export async function runCommand(words: readonly string[], opts: RunOptions): Pr
   }
 }
 
-/** The terminal UI (`src/ui/`), loaded only for an interactive session. */
-async function runInteractive(opts: RunOptions): Promise<number> {
+/** The terminal UI (`src/ui/`), loaded only for an interactive session; `prompt` (if not empty) is sent at once. */
+async function runInteractive(opts: RunOptions, prompt: string): Promise<number> {
   const { runInteractive: start } = await import('./run-interactive.js');
-  return start(opts);
+  return start(opts, prompt);
 }
 
 /**
@@ -238,13 +264,6 @@ export function splitRules(value: string): string[] {
   }
   if (current.trim()) out.push(current.trim());
   return out;
-}
-
-async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) return '';
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** `--backend restate=URL`: the loop runs on the workers as a durable session; this process waits for its answer. */

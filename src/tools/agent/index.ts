@@ -12,6 +12,7 @@
  * Several Agent calls in one message run in parallel (concurrency-safe) up to a cap of running sub-agents; a
  * background one returns at once and runs as a task of the shared registry (background.ts).
  */
+import { MODEL_ALIASES, resolveModel } from '../../tool/models.js';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
@@ -34,12 +35,8 @@ export const MAX_CONCURRENT_SUBAGENTS = 20;
 /** Tools a sub-agent never gets: they need the person in front of the main thread, or move the session's directory. */
 export const SUBAGENT_EXCLUDED_TOOLS: ReadonlySet<string> = new Set(['AskUserQuestion', 'EnterPlanMode', 'ExitPlanMode', 'EnterWorktree', 'ExitWorktree']);
 
-/** `sonnet`, `opus`, `haiku` → the model ids toolgate sends (also for a command's `model`). */
-export const MODEL_ALIASES: Readonly<Record<string, string>> = {
-  sonnet: 'claude-sonnet-4-5',
-  opus: 'claude-opus-4-5',
-  haiku: 'claude-haiku-4-5',
-};
+/** `sonnet`, `opus`, `haiku` → the model ids toolgate sends: the one table (src/tool/models.ts), re-exported. */
+export { MODEL_ALIASES };
 
 export const agentInputSchema = z.strictObject({
   description: z.string().min(1).describe('A short (3-5 words) description of the task'),
@@ -252,7 +249,7 @@ export const AgentTool = buildTool<typeof agentInputSchema, AgentOutput, AgentPr
       description: input.description,
       prompt: input.prompt,
       systemPrompt: definition.systemPrompt,
-      model: requestedModel ? (MODEL_ALIASES[requestedModel] ?? requestedModel) : undefined,
+      model: requestedModel ? resolveModel(requestedModel) : undefined,
       tools: subagentToolFilter(definition, context.agentDepth + 1, isAsync),
       mode: childMode(context.getAppState().toolPermissionContext.mode, definition.permissionMode),
       isAsync,
