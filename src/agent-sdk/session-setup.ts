@@ -47,6 +47,8 @@ export interface SetupHooks {
   readonly onInterrupt: () => void;
   readonly warn: (text: string) => void;
   readonly signal: AbortSignal;
+  /** Settings files beyond `options.settings` (the CLI's repeatable `--settings`; later wins). */
+  readonly settingsFiles?: readonly string[];
 }
 
 /** The session's environment: `options.env` replaces `process.env`, as it replaces a child process's environment. */
@@ -80,6 +82,7 @@ export async function setUpSession(options: Options, hooks: SetupHooks): Promise
 
   const sources: RuntimeSource[] = [...(options.settingSources ?? ['user', 'project', 'local']), 'managed'];
   const settingsFile = typeof options.settings === 'string' ? options.settings : undefined;
+  const settingsFiles = [...(settingsFile ? [settingsFile] : []), ...(hooks.settingsFiles ?? [])];
   const settingsObject = {
     ...(typeof options.settings === 'object' && options.settings !== null ? options.settings : {}),
     ...(options.sandbox !== undefined ? { sandbox: { ...((options.settings as { sandbox?: object } | undefined)?.sandbox ?? {}), ...options.sandbox } } : {}),
@@ -93,7 +96,7 @@ export async function setUpSession(options: Options, hooks: SetupHooks): Promise
   const pick = (m: string | undefined) => (m === undefined || m === 'inherit' ? undefined : resolveModel(m, env));
   const model = pick(options.model) ?? pick(mainAgent?.model) ?? resolveModel(undefined, env);
 
-  const mcp = mcpManager(options, { cwd, env, homeDir, sources, settingsFile, settingsObject, warn: hooks.warn });
+  const mcp = mcpManager(options, { cwd, env, homeDir, sources, settingsFiles, settingsObject, warn: hooks.warn });
   const structured = options.outputFormat ? structuredOutputTool(options.outputFormat.schema) : undefined;
 
   const made: { runtime?: ToolRuntime } = {};
@@ -110,7 +113,7 @@ export async function setUpSession(options: Options, hooks: SetupHooks): Promise
     cwd,
     env,
     ...(options.additionalDirectories ? { additionalDirectories: options.additionalDirectories } : {}),
-    settings: { sources, homeDir, ...(settingsFile ? { files: [settingsFile] } : {}), ...(Object.keys(settingsObject).length > 0 ? { object: settingsObject } : {}) },
+    settings: { sources, homeDir, ...(settingsFiles.length > 0 ? { files: settingsFiles } : {}), ...(Object.keys(settingsObject).length > 0 ? { object: settingsObject } : {}) },
     ...(options.permissionMode ? { mode: options.permissionMode as RuntimeMode } : mainAgent?.permissionMode ? { mode: mainAgent.permissionMode } : {}),
     rules: {
       allow: [...(options.allowedTools ?? []), ...(structured ? [STRUCTURED_OUTPUT_TOOL_NAME] : [])],
@@ -188,7 +191,7 @@ interface McpContext {
   readonly env: Readonly<Record<string, string>>;
   readonly homeDir: string;
   readonly sources: readonly RuntimeSource[];
-  readonly settingsFile?: string;
+  readonly settingsFiles: readonly string[];
   readonly settingsObject: Record<string, unknown>;
   readonly warn: (text: string) => void;
 }
@@ -206,9 +209,11 @@ function mcpManager(options: Options, c: McpContext): McpClientManager | undefin
     servers.set(name, { name, config: parsed.config, scope: 'flag', file: 'options.mcpServers', approval: 'approved' });
   }
   if (!options.strictMcpConfig) {
-    const loaded = loadMcpConfig({ cwd: c.cwd, homeDir: c.homeDir, sources: c.sources, env: c.env, ...(c.settingsFile ? { flagSettings: [c.settingsFile] } : {}), settingsObject: c.settingsObject });
+    const loaded = loadMcpConfig({ cwd: c.cwd, homeDir: c.homeDir, sources: c.sources, env: c.env, ...(c.settingsFiles.length > 0 ? { flagSettings: [...c.settingsFiles] } : {}), settingsObject: c.settingsObject });
     for (const p of loaded.problems) c.warn(`warning: MCP config ${p.file}${p.server ? ` (server "${p.server}")` : ''}: ${p.message}`);
     for (const [name, server] of loaded.servers) if (!servers.has(name)) servers.set(name, server);
+    const pending = [...loaded.servers.values()].filter((s) => s.approval === 'pending').map((s) => s.name);
+    if (pending.length > 0) c.warn(`warning: MCP servers of .mcp.json not approved, not started: ${pending.join(', ')} (approve with "enabledMcpjsonServers" in .claude/settings.local.json)`);
   }
   if (servers.size === 0) return undefined;
   return new McpClientManager({

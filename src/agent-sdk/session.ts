@@ -11,7 +11,7 @@ import { USER_INTERRUPT } from '../execution/abort-reasons.js';
 import { redactorFor } from '../execution/redaction.js';
 import { query as loop } from '../agent/query.js';
 import { expandSlashCommand, listSlashCommands } from '../agent/slash-commands.js';
-import type { QueryLive } from '../agent/types.js';
+import type { QueryEvent, QueryLive } from '../agent/types.js';
 import type { MessageParam } from '../tool/tool.js';
 import { agentDefinitionsFor } from '../tools/agent/index.js';
 import { AbortError } from './errors.js';
@@ -30,6 +30,10 @@ export interface AgentSessionParams {
   readonly replayUserMessages?: boolean;
   /** After an error result, the stream ends by throwing (the Agent SDK's `query()`); the CLI prints instead. */
   readonly throwOnErrorResult?: boolean;
+  /** Settings files beyond `options.settings` (the CLI's repeatable `--settings`; later wins). */
+  readonly settingsFiles?: readonly string[];
+  /** Each loop event before it is encoded (the CLI's stderr notices need a retry's full error text). */
+  readonly onLoopEvent?: (event: QueryEvent) => void;
 }
 
 export class AgentSession {
@@ -65,6 +69,7 @@ export class AgentSession {
       onInterrupt: () => this.#turn?.abort(USER_INTERRUPT),
       warn: (text) => this.#warn(text),
       signal: this.#root.signal,
+      ...(this.#params.settingsFiles ? { settingsFiles: this.#params.settingsFiles } : {}),
     }).then((p) => (this.#pieces = p));
     return this.#ready;
   }
@@ -119,6 +124,7 @@ export class AgentSession {
         if (event.type === 'init' && pieces.mcp) this.#mcpStatus = await mcpStatusOf(pieces);
         // Aborted by the program: no result, the stream ends with AbortError (below), as in the Agent SDK.
         if (event.type === 'result' && outer?.aborted) continue;
+        this.#params.onLoopEvent?.(event);
         for (const message of encoder.encode(event)) yield message;
       }
       if (outer?.aborted) throw new AbortError('The session was aborted (options.abortController)');

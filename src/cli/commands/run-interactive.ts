@@ -11,6 +11,11 @@ import { guardSignals } from '../signals.js';
 import { RunUsageError, startMcp, type RunOptions } from './run.js';
 
 export async function runInteractive(opts: RunOptions, prompt = ''): Promise<number> {
+  // `--resume` without an id: the session opens on its /resume picker of this folder's sessions, as claude's does.
+  if (opts.resume === true) {
+    opts = { ...opts, resume: undefined };
+    prompt = '/resume';
+  }
   const apiKey = process.env.ANTHROPIC_API_KEY?.trim();
   const authToken = process.env.ANTHROPIC_AUTH_TOKEN?.trim();
   if (!apiKey && !authToken) {
@@ -27,7 +32,7 @@ export async function runInteractive(opts: RunOptions, prompt = ''): Promise<num
   let sessionId: string = crypto.randomUUID();
   let continued: MessageParam[] | undefined;
   if (opts.continue || opts.resume) {
-    const id = opts.continue ? agent.latestSessionFor(path.join(agent.stateDirectory(), 'sessions'), cwd) : opts.resume!;
+    const id = opts.continue ? agent.latestSessionFor(path.join(agent.stateDirectory(), 'sessions'), cwd) : (opts.resume as string);
     if (!id) throw new RunUsageError(`no session to continue in ${cwd} (start one without --continue)`);
     const file = agent.transcriptPath(agent.defaultSessionDir(id));
     if (!existsSync(file)) throw new RunUsageError(`no transcript for session ${id} at ${file}`);
