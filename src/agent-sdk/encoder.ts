@@ -51,6 +51,8 @@ export interface EncoderOptions {
   readonly forwardSubagentText?: boolean;
   /** Echo each user prompt back (`--replay-user-messages`). */
   readonly replayUserMessages?: boolean;
+  /** The next prompt as the program sent it (the loop's carries reminders added for the model); replayed as given. */
+  readonly replayedPrompt?: () => MessageParam | undefined;
   /** The structured-output tool's name: its result text is its `tool_use_result`, as in the Agent SDK. */
   readonly structuredOutputTool?: string;
 }
@@ -237,7 +239,7 @@ export class SdkMessageEncoder {
         // Each result went out as its own message when it came.
         return [];
       case 'prompt':
-        return this.options.replayUserMessages ? [{ type: 'user', message: event.message, parent_tool_use_id: null, ...base(), isReplay: true as const }] : [];
+        return this.options.replayUserMessages ? [{ type: 'user', message: this.options.replayedPrompt?.() ?? event.message, parent_tool_use_id: null, ...base(), isReplay: true as const }] : [];
       case 'attachment':
         // What a tool's newMessages add (a sub-agent's transcript…) goes to the model and the transcript; the Agent
         // SDK's stream does not show Claude Code's attachments, so neither does this one.

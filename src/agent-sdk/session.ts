@@ -48,6 +48,8 @@ export class AgentSession {
   #thinking: Anthropic.Messages.ThinkingConfigParam | null | undefined;
   #mcpStatus: { name: string; status: string; source?: string }[] = [];
   #closed = false;
+  /** Streamed prompts as they came, for `--replay-user-messages` (the loop's copy carries reminders). */
+  readonly #replayed: MessageParam[] = [];
 
   constructor(params: AgentSessionParams) {
     checkOptions(params.options);
@@ -204,6 +206,7 @@ export class AgentSession {
       throw new AgentSdkOptionError("each streamed prompt message must be { type: 'user', message: { role: 'user', content } }");
     }
     const content = m.message.content;
+    if (this.#params.replayUserMessages) this.#replayed.push({ role: 'user', content });
     if (typeof content === 'string' && content.startsWith('/') && !this.#options.verbatimPrompts && this.#pieces) {
       const expansion = await expandSlashCommand(this.#pieces.runtime, content, { signal: this.#root.signal });
       if (expansion) return expansion.message;
@@ -234,7 +237,7 @@ export class AgentSession {
       ...(this.#options.includePartialMessages ? { includePartialMessages: true } : {}),
       ...(this.#options.includeHookEvents ? { includeHookEvents: true } : {}),
       ...(this.#options.forwardSubagentText ? { forwardSubagentText: true } : {}),
-      ...(this.#params.replayUserMessages ? { replayUserMessages: true } : {}),
+      ...(this.#params.replayUserMessages ? { replayUserMessages: true, replayedPrompt: () => this.#replayed.shift() } : {}),
       ...(pieces.structuredOutput ? { structuredOutputTool: pieces.structuredOutput.toolName } : {}),
     };
   }
