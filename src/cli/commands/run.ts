@@ -146,6 +146,8 @@ export async function runCommand(words: readonly string[], opts: RunOptions): Pr
   // On a terminal, the session (with the prompt, if any, sent as its first message); else the prompt and piped stdin.
   if (interactive) {
     if (opts.debug !== undefined) process.stderr.write('toolgate: --debug is accepted for compatibility with claude; toolgate writes no debug log\n');
+    const unapplied = printOnlyFlags(opts);
+    if (unapplied.length > 0) process.stderr.write(`toolgate: not applied in the interactive session (print mode only in toolgate): ${unapplied.join(', ')}\n`);
     return runInteractive(opts, words.join(' ').trim());
   }
   if (opts.backend !== undefined && opts.backend !== 'local') {
@@ -155,6 +157,34 @@ export async function runCommand(words: readonly string[], opts: RunOptions): Pr
   }
   const { runPrint } = await import('./run-print.js');
   return runPrint(words, opts, format);
+}
+
+/** Flags given that the interactive session does not apply (docs/cli.md). */
+function printOnlyFlags(opts: RunOptions): string[] {
+  const given: [string, boolean][] = [
+    ['--input-format', opts.inputFormat !== undefined],
+    ['--include-partial-messages', opts.includePartialMessages === true],
+    ['--replay-user-messages', opts.replayUserMessages === true],
+    ['--include-hook-events', opts.includeHookEvents === true],
+    ['--forward-subagent-text', opts.forwardSubagentText === true],
+    ['--tools', opts.tools !== undefined],
+    ['--json-schema', opts.jsonSchema !== undefined],
+    ['--max-budget-usd', opts.maxBudgetUsd !== undefined],
+    ['--fallback-model', opts.fallbackModel !== undefined],
+    ['--session-id', opts.sessionId !== undefined],
+    ['--fork-session', opts.forkSession === true],
+    ['--no-session-persistence', opts.sessionPersistence === false],
+    ['--setting-sources', opts.settingSources !== undefined],
+    ['--system-prompt-file', opts.systemPromptFile !== undefined],
+    ['--append-system-prompt-file', opts.appendSystemPromptFile !== undefined],
+    ['--agents', opts.agents !== undefined],
+    ['--agent', opts.agent !== undefined],
+    ['--betas', opts.betas.length > 0],
+    ['--effort', opts.effort !== undefined],
+    ['--permission-prompts', opts.permissionPrompts !== undefined],
+    ['--permission-prompt-tool', opts.permissionPromptTool !== undefined],
+  ];
+  return given.filter(([, on]) => on).map(([flag]) => flag);
 }
 
 /** The flags' own mistakes, in one line (`undefined`: none). */
