@@ -5,6 +5,7 @@ export default defineConfig({
   resolve: {
     alias: {
       'toolgate/testing': new URL('./src/testing/index.ts', import.meta.url).pathname,
+      'toolgate/agent-sdk': new URL('./src/agent-sdk/index.ts', import.meta.url).pathname,
       'toolgate/internals': new URL('./src/internals.ts', import.meta.url).pathname,
       toolgate: new URL('./src/index.ts', import.meta.url).pathname,
     },

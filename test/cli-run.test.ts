@@ -52,26 +52,34 @@ describe('toolgate run', { timeout: 120_000 }, () => {
     );
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
-    const lines = first.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines.map((l) => l.type)).toEqual(['system', 'assistant', 'user', 'assistant', 'result']);
+    // claude's stream-json (the Agent SDK's messages): one assistant line per content block, one user line per result.
+    const lines = first.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.type !== 'tool_progress');
+    const kinds = lines.map((l) => `${l.type}${l.subtype ? `/${l.subtype}` : ''}`);
+    expect(kinds.slice(0, 4)).toEqual(['system/init', 'assistant', 'assistant', 'assistant']);
+    expect(kinds.slice(4, 7).sort()).toEqual(['system/permission_denied', 'user', 'user']);
+    expect(kinds.slice(7)).toEqual(['assistant', 'result/success']);
     expect(lines[0]).toMatchObject({ subtype: 'init', cwd: work, model: 'claude-haiku-4-5' });
     expect(lines[0].tools).toEqual(expect.arrayContaining(['Bash', 'Read', 'Edit']));
-    const results = lines[2].message.content;
-    expect(results[0].content).toContain('remember the milk');
+    const results = lines.filter((l) => l.type === 'user').map((l) => l.message.content[0]);
+    expect(results.map((r) => r.type)).toEqual(['tool_result', 'tool_result']);
+    const cat = results.find((r) => !r.is_error);
+    const rm = results.find((r) => r.is_error === true);
+    expect(cat.content).toContain('remember the milk');
     // Headless: the rm would need a person; it is denied with the rule that would allow it, and nothing was removed.
-    expect(results[1].is_error).toBe(true);
-    expect(JSON.stringify(results[1].content)).toContain('Bash(rm');
+    expect(JSON.stringify(rm.content)).toContain('Bash(rm');
     expect(readFileSync(path.join(work, 'notes.txt'), 'utf8')).toContain('milk');
-    expect(lines[4]).toMatchObject({ subtype: 'success', is_error: false, num_turns: 2, stop_reason: 'end_turn', result: 'It says to remember the milk.', usage: { input_tokens: 300, output_tokens: 30 } });
-    expect(lines[4].total_cost_usd).toBeCloseTo((300 * 1 + 30 * 5) / 1e6, 12);
-    expect(typeof lines[4].duration_ms).toBe('number');
+    const result = lines.at(-1);
+    // num_turns as claude counts it: the prompt and each tool result.
+    expect(result).toMatchObject({ subtype: 'success', is_error: false, num_turns: 3, stop_reason: 'end_turn', result: 'It says to remember the milk.', usage: { input_tokens: 300, output_tokens: 30 } });
+    expect(result.permission_denials).toEqual([expect.objectContaining({ tool_name: 'Bash', tool_input: expect.objectContaining({ command: 'rm notes.txt' }) })]);
+    expect(result.total_cost_usd).toBeCloseTo((300 * 1 + 30 * 5) / 1e6, 12);
+    expect(typeof result.duration_ms).toBe('number');
+    for (const line of lines) expect(line.session_id).toBe(lines[0].session_id);
     const sessionId = lines[0].session_id;
-    expect(lines[4].session_id).toBe(sessionId);
 
     const again = await toolgate(['run', '-p', '--continue', '--output-format', 'json', '--cwd', work], { env: keyEnv, input: 'and now?' });
     expect(again.code).toBe(0);
-    const result = JSON.parse(again.stdout);
-    expect(result).toMatchObject({ type: 'result', session_id: sessionId, result: 'I still have 5 messages.' });
+    expect(JSON.parse(again.stdout)).toMatchObject({ type: 'result', session_id: sessionId, result: 'I still have 5 messages.' });
     const sent = server.messageRequests[2]!.body.messages;
     expect(sent.at(-1).content.at(-1).text).toBe('and now?');
     // The first prompt of the continued session leads the conversation (it may carry the deferred-tools reminder beside it).

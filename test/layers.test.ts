@@ -21,6 +21,7 @@ const RANK: Readonly<Record<string, number>> = {
   distributed: 6,
   testing: 6,
   ui: 7,
+  'agent-sdk': 7,
   cli: 8,
 };
 const IMPORT = /(?:import|export)\s[^'"]*?from\s*['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;

@@ -34,7 +34,8 @@ function callersOf(name: string): string[] {
 
 describe('one of each', () => {
   it('one loop: only query() runs model steps; the durable session runs query()', () => {
-    expect(callersOf('modelStep')).toEqual(['agent/query.ts']);
+    // /compact's summary is one model request (streamed, retried like a turn's), not a loop: no tools, no turns.
+    expect(callersOf('modelStep')).toEqual(['agent/compact.ts', 'agent/query.ts']);
     const durable = readFileSync(path.join(SRC, 'distributed/durable-session.ts'), 'utf8');
     expect(durable).toMatch(/from '\.\.\/agent\/query\.js'/);
     expect(durable).not.toMatch(/model-step|tool-step/);

@@ -83,7 +83,7 @@ describe('sub-agents through the loop', () => {
         onPermissionRequest: async (request) => (prompts.push(request), { behavior: 'allow' }),
       },
     );
-    const result = await run({ runtime, client, prompt: 'fix the spelling', model: 'claude-sonnet-4-5' });
+    const result = await run({ runtime, client, prompt: 'fix the spelling', model: 'claude-sonnet-5-5' });
     expect(result.stopReason).toBe('end_turn');
     expect(readFileSync(file, 'utf8')).toBe('color\n');
     const agentResult = toolResultText(server!.messageRequests.at(-1));
@@ -121,7 +121,7 @@ describe('sub-agents through the loop', () => {
         ],
       },
     );
-    const result = await run({ runtime, client, prompt: 'two jobs', model: 'claude-sonnet-4-5' });
+    const result = await run({ runtime, client, prompt: 'two jobs', model: 'claude-sonnet-5-5' });
     expect(result.stopReason).toBe('end_turn');
     const last = toolResultText(server!.messageRequests.at(-1));
     expect(last).toContain('result a');
@@ -138,7 +138,7 @@ describe('sub-agents through the loop', () => {
       'write it': [call('Agent', { description: 'write', prompt: 'CHILD-WRITE' }), text('ok')],
       'CHILD-WRITE': [call('Write', { file_path: target, content: 'x' }), text('could not write')],
     });
-    const result = await run({ runtime, client, prompt: 'write it', model: 'claude-sonnet-4-5' });
+    const result = await run({ runtime, client, prompt: 'write it', model: 'claude-sonnet-5-5' });
     expect(result.stopReason).toBe('end_turn');
     const childSecond = server!.messageRequests.find((r) => firstPrompt(r).includes('CHILD-WRITE') && r.body.messages.length === 3);
     expect(toolResultText(childSecond)).toMatch(/headless/);
@@ -154,7 +154,7 @@ describe('sub-agents through the loop', () => {
       },
       { onPermissionRequest: async (r) => (asked.push(r), { behavior: 'deny', message: 'not today' }) },
     );
-    await run({ runtime, client, prompt: 'run it', model: 'claude-sonnet-4-5' });
+    await run({ runtime, client, prompt: 'run it', model: 'claude-sonnet-5-5' });
     expect(asked).toHaveLength(1);
     expect(asked[0]!.agentId).toMatch(/^agent-/);
     const childSecond = server!.messageRequests.find((r) => firstPrompt(r).includes('CHILD-BASH') && r.body.messages.length === 3);
@@ -167,7 +167,7 @@ describe('sub-agents through the loop', () => {
       'CHILD-SLOW': [{ content: [{ type: 'text', text: 'thinking…' }, { type: 'pause', ms: 60_000 }, { type: 'text', text: 'late' }] }],
     });
     const controller = new AbortController();
-    const done = run({ runtime, client, prompt: 'wait for it', model: 'claude-sonnet-4-5', signal: controller.signal });
+    const done = run({ runtime, client, prompt: 'wait for it', model: 'claude-sonnet-5-5', signal: controller.signal });
     await server!.waitForRequests(2);
     controller.abort();
     const result = await done;
@@ -190,7 +190,7 @@ describe('sub-agents through the loop', () => {
       },
       { onTodosChanged: (todos, agent) => void seen.push({ n: todos.length, agent }) },
     );
-    await run({ runtime, client, prompt: 'track it', model: 'claude-sonnet-4-5' });
+    await run({ runtime, client, prompt: 'track it', model: 'claude-sonnet-5-5' });
     expect(seen).toHaveLength(1);
     expect(seen[0]!.n).toBe(1);
     expect(seen[0]!.agent).toMatch(/^agent-/);
@@ -203,7 +203,7 @@ describe('sub-agents through the loop', () => {
       'LEVEL-2': [call('Agent', { description: 'l3', prompt: 'LEVEL-3' }), text('l2 done')],
       'LEVEL-3': [text('l3 done')],
     });
-    await run({ runtime, client, prompt: 'go deep', model: 'claude-sonnet-4-5' });
+    await run({ runtime, client, prompt: 'go deep', model: 'claude-sonnet-5-5' });
     const toolsOf = (key: string) => (server!.messageRequests.find((r) => firstPrompt(r).includes(key))?.body.tools ?? []).map((t: { name: string }) => t.name);
     expect(toolsOf('LEVEL-2')).toContain('Agent');
     expect(toolsOf('LEVEL-3')).not.toContain('Agent');
@@ -237,7 +237,7 @@ describe('ToolSearch and plan mode through the loop', () => {
     const { runtime, client } = await setup({
       'make a list': [call('ToolSearch', { query: 'select:TodoWrite' }), call('TodoWrite', { todos: [] }), text('ok')],
     });
-    await run({ runtime, client, prompt: 'make a list', model: 'claude-sonnet-4-5' });
+    await run({ runtime, client, prompt: 'make a list', model: 'claude-sonnet-5-5' });
     const [first, second] = server!.messageRequests;
     expect(JSON.stringify(first!.body.tools)).toBe(JSON.stringify(second!.body.tools));
     expect(first!.body.tools.find((t: { name: string }) => t.name === 'TodoWrite').defer_loading).toBe(true);
@@ -260,7 +260,7 @@ describe('ToolSearch and plan mode through the loop', () => {
       },
       { mode: 'acceptEdits', onQuestion: async (q) => (questions.push(`${q.kind}:${q.message}`), { action: 'accept' }) },
     );
-    const result = await run({ runtime, client, prompt: 'plan first', model: 'claude-sonnet-4-5' });
+    const result = await run({ runtime, client, prompt: 'plan first', model: 'claude-sonnet-5-5' });
     expect(result.stopReason).toBe('end_turn');
     expect(toolResultText(server!.messageRequests[2])).toMatch(/plan mode/);
     expect(questions).toEqual(['plan-approval:write plan.txt']);

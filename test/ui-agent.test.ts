@@ -61,6 +61,8 @@ describe('the Agent view in a terminal', () => {
         XDG_STATE_HOME: path.join(dir, 'state'),
         ANTHROPIC_API_KEY: 'sk-test',
         ANTHROPIC_BASE_URL: server.url,
+        // bypassPermissions as root needs Claude Code's opt-in (the tests may run as root).
+        IS_SANDBOX: '1',
       },
     });
     const t = term;

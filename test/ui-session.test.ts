@@ -72,7 +72,8 @@ describe('toolgate run on a terminal', () => {
     t.write('2');
     // The second identical call runs without asking — had it asked, nobody would answer and the Edit's dialog
     // below would never come. The Edit asks (default mode) and shows its diff.
-    const editDialog = await t.waitFor('Allow Update?');
+    // The Edit dialog names its file (the diff alone does not say which).
+    const editDialog = await t.waitFor('Allow Update(notes.txt)?');
     expect(editDialog).toContain('-beta');
     expect(editDialog).toContain('+BETA');
     const settings = JSON.parse(readFileSync(path.join(work, '.claude', 'settings.local.json'), 'utf8'));

@@ -145,7 +145,8 @@ describe('the interactive session in a terminal', () => {
     it(`${signal} during a running Bash: the call gets its result in the transcript, no process is left, exit ${code}`, async () => {
       const marker = `sleep 48.${code}`;
       server = await startScriptedServer([tool('Bash', { command: `echo started; ${marker}; echo never` }), text('unreachable')]);
-      const t = start(['run', '--cwd', work, '--allowedTools', 'Bash(echo started:*)', '--permission-mode', 'bypassPermissions']);
+      // bypassPermissions as root needs Claude Code's opt-in (IS_SANDBOX=1; the tests may run as root).
+      const t = start(['run', '--cwd', work, '--allowedTools', 'Bash(echo started:*)', '--permission-mode', 'bypassPermissions'], { env: env({ IS_SANDBOX: '1' }) });
       await t.waitFor('Ask for something', 60_000);
       t.write('wait a while\r');
       await t.waitFor('started');

@@ -158,9 +158,10 @@ describe('createToolRuntime', () => {
   it('deny with interrupt stops the rest of the run', async () => {
     const rt = await runtime({ onPermissionRequest: async () => ({ behavior: 'deny', message: 'no way', interrupt: true }) });
     const { results } = await rt.run([use('Bash', { command: 'touch a' }), use('Bash', { command: 'touch b' })]);
-    // The run is interrupted: the denied call and the one after it both say so.
+    // The run is interrupted: the denied call keeps the person's refusal, the one after it says it was interrupted.
     expect(results.map((r) => r.is_error)).toEqual([true, true]);
-    expect(text(results[0]!)).toMatch(/interrupted/i);
+    expect(text(results[0]!)).toMatch(/no way/);
+    expect(text(results[1]!)).toMatch(/interrupted/i);
   });
 
   it('begin(): a block starts as soon as it is added, before the message is complete', async () => {

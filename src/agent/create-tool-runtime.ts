@@ -18,10 +18,11 @@ import { createHookRunner } from '../hooks/hook-runner.js';
 import { createCanUseTool } from '../permissions/can-use-tool.js';
 import { enterPlanMode, updatePermissionContext } from '../permissions/permission-context.js';
 import { findToolByName } from '../tool/find-tool.js';
+import { resolveModel } from '../tool/models.js';
 import { addSharedAbortListener } from '../tool/shared-abort-listener.js';
 import { assembleToolPool } from '../registry/tool-pool.js';
 import { createTaskRegistry } from '../tools/shared/task-registry.js';
-import { deferredLoadingFor, toolsToAPI } from '../tool/api-format.js';
+import { deferredLoadingFor, isDeferredTool, TOOL_SEARCH_TOOL_NAME, toolsToAPI } from '../tool/api-format.js';
 import { createSubagentRunner } from './subagent-runner.js';
 import { query } from './query.js';
 import { NotificationQueue } from '../tool/notification-queue.js';
@@ -47,7 +48,7 @@ import { commandCatalogFor } from './slash-commands.js';
 import { startTelemetry, telemetryEnvironment, type StartedTelemetry } from './telemetry/start.js';
 import { hardLinkWarnings } from '../permissions/hard-links.js';
 import { ToolRun } from './tool-run.js';
-import type { ChildRuntimeOptions, RunEvent, RunInput, RunOptions, RunResult, ToolProvider, ToolRunHandle, ToolRuntime, ToolRuntimeOptions } from './types.js';
+import type { ChildRuntimeOptions, QueryEvent, RunEvent, RunInput, RunOptions, RunResult, ToolProvider, ToolRunHandle, ToolRuntime, ToolRuntimeOptions } from './types.js';
 
 /** The reason the runtime's controller is aborted with by `dispose()`. */
 export const RUNTIME_DISPOSED = 'runtime disposed';
@@ -58,8 +59,9 @@ const DISPOSE_GRACE_MS = 5_000;
 interface Shared {
   readonly options: ToolRuntimeOptions;
   readonly cwd: string;
-  readonly sessionId: string;
-  readonly sessionDir: string;
+  /** The session the runtime writes for; `switchSession()` moves it (/clear, /resume). */
+  sessionId: string;
+  sessionDir: string;
   readonly env: Readonly<Record<string, string>>;
   /** Settings' warnings, then those of skills and commands (some found only when a file is first read). */
   readonly warnings: string[];
@@ -85,6 +87,19 @@ interface Shared {
    * refreshTools(). By name: the deferral step may hand back copies of MCP tools.
    */
   builtIns: ReadonlySet<string>;
+  /** Who hears what happens under the loop (sub-agents' events, hook processes): the session's top loop. */
+  readonly loopListeners: Set<(event: QueryEvent) => void>;
+}
+
+/** Tells every listener; one that throws does not stop the others or the session. */
+function publish(listeners: ReadonlySet<(event: QueryEvent) => void>, event: QueryEvent): void {
+  for (const listener of listeners) {
+    try {
+      listener(event);
+    } catch {
+      // a listener's failure is its own
+    }
+  }
 }
 
 /**
@@ -128,7 +143,8 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
       config: settings.hooks,
       callbacks: [...(options.hooks ?? [])],
       sessionDir,
-      env: { ...process.env, ...settings.env },
+      env: { ...(options.env ?? process.env), ...settings.env },
+      onHookRun: (hook) => publish(loopListeners, { type: 'hook', hook }),
     }),
     ...(options.client !== undefined ? { modelClient: options.client } : {}),
     // A PermissionRequest hook's updatedPermissions are written where they say (when this runtime reads settings files).
@@ -140,6 +156,7 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
   // Auto mode: the classifier (the caller's, or the built-in one over `client`), its limits, and early starts.
   const auto = wireAutoMode(options.classifier, options.client, settings.autoMode, settings.loaded.autoModeDisabled);
   const runsByToolUse = new Map<string, ToolRun>();
+  const loopListeners = new Set<(event: QueryEvent) => void>();
   let appState: () => AppState = () => {
     throw new Error('the runtime is not initialised yet');
   };
@@ -168,6 +185,7 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
     ...(telemetry ? { telemetry } : {}),
     shutdown: root.signal,
     builtIns: new Set(),
+    loopListeners,
   };
   const ui: ToolUseUICallbacks | undefined =
     options.onPermissionRequest || options.onQuestion || options.onTodosChanged
@@ -183,9 +201,9 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
     cwd,
     sessionDir,
     sessionId,
-    mainLoopModel: options.model,
+    mainLoopModel: resolveModel(options.model),
     isNonInteractiveSession: options.onPermissionRequest === undefined,
-    settings: settings.toolSettings,
+    settings: options.env ? { ...settings.toolSettings, baseEnv: options.env } : settings.toolSettings,
     abortController: root,
     contentReplacementState: new ToolResultBudget(settings.conversationBudgetChars !== undefined ? { budgetChars: settings.conversationBudgetChars } : {}),
     services,
@@ -221,7 +239,7 @@ class Runtime implements ToolRuntime {
     const client = shared.options.client;
     this.#context =
       client !== undefined && shared.options.services?.subagents === undefined
-        ? { ...context, services: { ...context.services, subagents: createSubagentRunner({ client, query, parent: this }) } }
+        ? { ...context, services: { ...context.services, subagents: createSubagentRunner({ client, query, parent: this, publish: (event) => publish(shared.loopListeners, event) }) } }
         : context;
     this.#parent = parent;
     this.#keep = keep;
@@ -275,6 +293,7 @@ class Runtime implements ToolRuntime {
         getToolPermissionContext: () => this.permissionContext,
         settings: this.#context.options.settings,
         deferredLoading,
+        services: this.#context.services,
       });
       cached.catch(() => this.#definitions.delete(key));
       this.#definitions.set(key, cached);
@@ -359,6 +378,18 @@ class Runtime implements ToolRuntime {
     return { ui: { ...this.#context.ui, requestPermission }, options: { ...this.#context.options, isNonInteractiveSession: false } };
   }
 
+  switchSession(sessionId: string): void {
+    if (this.#parent) throw new Error('a sub-agent runtime cannot switch sessions');
+    if (this.#disposed) throw new Error('this runtime has been disposed');
+    if (this.#active.size > 0) throw new Error('switchSession() while calls run: wait for the turn to end');
+    // The new folder sits beside the current one (where query() looks for other sessions' transcripts too).
+    const sessionDir = path.join(path.dirname(this.#shared.sessionDir), sessionId);
+    if (!/^[A-Za-z0-9_.-]{1,128}$/.test(sessionId) || sessionId === '.' || sessionId === '..') throw new Error(`session id ${JSON.stringify(sessionId)} cannot name a folder`);
+    this.#shared.sessionId = sessionId;
+    this.#shared.sessionDir = sessionDir;
+    this.#context = { ...this.#context, options: { ...this.#context.options, sessionId, sessionDir } };
+  }
+
   setMode(mode: PermissionMode): void {
     this.#context.setAppState((prev) => ({
       ...prev,
@@ -387,7 +418,16 @@ class Runtime implements ToolRuntime {
       );
       const extra = [...(this.#shared.options.tools ?? []), ...providers.flatMap((p) => providerTools.get(p) ?? [])];
       const skill = this.#shared.services.commands?.skillTool;
-      pool = await assembleToolPool(this.permissionContext, extra, skill ? { sessionTools: [skill] } : {});
+      const { env, builtinTools } = this.#shared.options;
+      pool = await assembleToolPool(this.permissionContext, extra, { ...(skill ? { sessionTools: [skill] } : {}), ...(env ? { env } : {}) });
+      if (builtinTools) {
+        // Only the named built-ins (the Agent SDK's `tools`); a program's own tools and MCP tools stay.
+        const named = new Set(builtinTools);
+        const own = new Set(extra);
+        pool = pool.filter((t) => own.has(t) || t.name === TOOL_SEARCH_TOOL_NAME || named.has(t.name) || (t.aliases ?? []).some((a) => named.has(a)));
+        // ToolSearch stays only while something left is deferred behind it.
+        if (!pool.some((t) => isDeferredTool(t, pool))) pool = pool.filter((t) => t.name !== TOOL_SEARCH_TOOL_NAME);
+      }
       const extras = new Set(extra.map((t) => t.name));
       this.#shared.builtIns = new Set(pool.flatMap((t) => (extras.has(t.name) ? [] : [t.name])));
     }
@@ -404,6 +444,11 @@ class Runtime implements ToolRuntime {
 
   backgroundToolUse(toolUseId?: string): string[] {
     return this.#context.services.tasks?.moveToBackground(toolUseId) ?? [];
+  }
+
+  onLoopEvent(listener: (event: QueryEvent) => void): () => void {
+    this.#shared.loopListeners.add(listener);
+    return () => this.#shared.loopListeners.delete(listener);
   }
 
   applyBudget(messages: readonly MessageParam[]): MessageParam[] {

@@ -10,6 +10,7 @@ export { classifyApiError, retryDelayMs, type ClassifiedError, type RetryPolicy 
 export { costOf, priceOf, addUsage, emptyUsage } from './pricing.js';
 export { buildSystemPrompt, isGitRepository, type SystemPromptOptions } from './system-prompt.js';
 export { latestSessionFor, readTranscript, transcriptPath, TranscriptWriter, TRANSCRIPT_FILE, type TranscriptEntry } from './transcript.js';
+export { compactConversation, CompactError, SUMMARY_PREFIX, type CompactOptions, type CompactResult } from './compact.js';
 export { createSubagentRunner, type SubagentRunnerDeps, type QueryFn } from './subagent-runner.js';
 export {
   expandSlashCommand,

@@ -16,7 +16,7 @@ import type { AssistantMessage, ToolResultBlockParam, ToolUseBlock } from '../to
 import type { ToolUseOutcome } from '../execution/outcome.js';
 import type { ModelStepResult } from './model-step.js';
 import type { ToolStepResult } from './tool-step.js';
-import type { Usage } from './types.js';
+import type { ApiFailure, Usage } from './types.js';
 
 export interface LoopSteps {
   /** Tools may start while the model is still streaming. A journaled runner sets `false`. */
@@ -47,6 +47,9 @@ export interface JournaledModelStep {
   readonly error?: string;
   readonly attempts: number;
   readonly durationMs: number;
+  readonly messageId?: string;
+  readonly model?: string;
+  readonly failure?: ApiFailure;
 }
 
 export function journalModelStep(step: ModelStepResult): JournaledModelStep {
@@ -60,6 +63,9 @@ export function journalModelStep(step: ModelStepResult): JournaledModelStep {
     ...(step.error !== undefined ? { error: step.error } : {}),
     attempts: step.attempts,
     durationMs: step.durationMs,
+    ...(step.messageId !== undefined ? { messageId: step.messageId } : {}),
+    ...(step.model !== undefined ? { model: step.model } : {}),
+    ...(step.failure !== undefined ? { failure: step.failure } : {}),
   };
 }
 
@@ -77,6 +83,9 @@ export function replayModelStep(step: JournaledModelStep): ModelStepResult {
     ...(step.error !== undefined ? { error: step.error } : {}),
     attempts: step.attempts,
     durationMs: step.durationMs,
+    ...(step.messageId !== undefined ? { messageId: step.messageId } : {}),
+    ...(step.model !== undefined ? { model: step.model } : {}),
+    ...(step.failure !== undefined ? { failure: step.failure } : {}),
   };
 }
 
@@ -87,6 +96,7 @@ export function journalToolStep(step: ToolStepResult): ToolStepResult {
     ...(step.attachments ? { attachments: step.attachments } : {}),
     outcomes: step.outcomes.map(plainOutcome),
     ...(step.preventContinuation ? { preventContinuation: step.preventContinuation } : {}),
+    ...(step.interrupted ? { interrupted: true } : {}),
   };
 }
 

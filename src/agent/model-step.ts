@@ -11,8 +11,8 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { errorToolResult } from '../tool/tool-result.js';
 import type { AssistantMessage, ToolResultBlockParam, ToolUseBlock } from '../tool/tool.js';
 import { usageFrom, emptyUsage } from './pricing.js';
-import { classifyApiError, retryDelayMs, sleep, type RetryPolicy } from './retry.js';
-import type { QueryEvent, Usage } from './types.js';
+import { classifyApiError, DEFAULT_MAX_RETRIES, retryDelayMs, sleep, type RetryPolicy } from './retry.js';
+import type { ApiFailure, QueryEvent, Usage } from './types.js';
 
 /** One request's body; with `betas`, it goes through the SDK's beta endpoint, which sends them as `anthropic-beta`. */
 export type ModelRequest = Omit<Anthropic.Messages.MessageCreateParamsStreaming, 'stream'> & { readonly betas?: readonly string[] };
@@ -22,9 +22,11 @@ export interface ModelStepOptions {
   readonly request: ModelRequest;
   readonly signal?: AbortSignal;
   readonly retry?: RetryPolicy;
-  /** A tool_use block whose input is a JSON object, as soon as its `content_block_stop` arrives. */
-  readonly onToolUse?: (block: ToolUseBlock, assistant: AssistantMessage) => void;
+  /** A tool_use block whose input is a JSON object, as soon as its `content_block_stop` arrives (with the usage so far). */
+  readonly onToolUse?: (block: ToolUseBlock, assistant: AssistantMessage, usage: Usage) => void;
   readonly emit?: (event: QueryEvent) => void;
+  /** Emit each raw stream event (`stream_event`); off by default (a UI needs only the deltas). */
+  readonly streamEvents?: boolean;
 }
 
 export interface ModelStepResult {
@@ -46,6 +48,11 @@ export interface ModelStepResult {
   readonly attempts: number;
   /** Wall time of the step, retries included (the API's share of a session's duration). */
   readonly durationMs: number;
+  /** The response's id and model as the API named them (absent when no response started). */
+  readonly messageId?: string;
+  readonly model?: string;
+  /** The failure behind `error`, as the API reported it. */
+  readonly failure?: ApiFailure;
 }
 
 interface OpenBlock {
@@ -57,10 +64,12 @@ interface OpenBlock {
 export async function modelStep(options: ModelStepOptions): Promise<ModelStepResult> {
   const { client, request, signal } = options;
   const started = performance.now();
+  options.emit?.({ type: 'requesting', model: request.model });
   for (let attempt = 0; ; attempt++) {
     const state = newState();
     try {
-      const stream = await openStream(client, request, signal);
+      const { data: stream, request_id } = await openStream(client, request, signal);
+      state.requestId = request_id ?? undefined;
       for await (const event of stream) handleEvent(event, state, options);
       return finish(state, attempt, started, {});
     } catch (error) {
@@ -71,9 +80,18 @@ export async function modelStep(options: ModelStepOptions): Promise<ModelStepRes
       if (delayMs === undefined) {
         const tries = attempt + 1;
         const why = classified.retryable ? ` (gave up after ${tries} attempt${tries === 1 ? '' : 's'})` : '';
-        return finish(state, attempt, started, { error: `Messages API request failed: ${classified.description}${why}` });
+        const failure: ApiFailure = { message: classified.message ?? classified.description, ...(classified.status !== undefined ? { status: classified.status } : {}), ...(classified.type !== undefined ? { type: classified.type } : {}) };
+        return finish(state, attempt, started, { error: `Messages API request failed: ${classified.description}${why}`, failure });
       }
-      options.emit?.({ type: 'retry', attempt: attempt + 1, delayMs, error: classified.description });
+      options.emit?.({
+        type: 'retry',
+        attempt: attempt + 1,
+        delayMs,
+        error: classified.description,
+        ...(classified.status !== undefined ? { status: classified.status } : {}),
+        ...(classified.type !== undefined ? { errorType: classified.type } : {}),
+        maxRetries: options.retry?.maxRetries ?? DEFAULT_MAX_RETRIES,
+      });
       try {
         await sleep(delayMs, signal);
       } catch {
@@ -83,12 +101,19 @@ export async function modelStep(options: ModelStepOptions): Promise<ModelStepRes
   }
 }
 
-function openStream(client: Anthropic, request: ModelRequest, signal: AbortSignal | undefined): Promise<AsyncIterable<Anthropic.Messages.RawMessageStreamEvent>> {
+function openStream(
+  client: Anthropic,
+  request: ModelRequest,
+  signal: AbortSignal | undefined,
+): Promise<{ data: AsyncIterable<Anthropic.Messages.RawMessageStreamEvent>; request_id: string | null | undefined }> {
   const { betas, ...body } = request;
-  if (betas === undefined || betas.length === 0) return client.messages.create({ ...body, stream: true }, { signal, maxRetries: 0 });
+  if (betas === undefined || betas.length === 0) return client.messages.create({ ...body, stream: true }, { signal, maxRetries: 0 }).withResponse();
   // The beta endpoint streams the same events under its own type names.
   const params = { ...body, betas: [...betas], stream: true } as unknown as Anthropic.Beta.Messages.MessageCreateParamsStreaming;
-  return client.beta.messages.create(params, { signal, maxRetries: 0 }) as unknown as Promise<AsyncIterable<Anthropic.Messages.RawMessageStreamEvent>>;
+  return client.beta.messages.create(params, { signal, maxRetries: 0 }).withResponse() as unknown as Promise<{
+    data: AsyncIterable<Anthropic.Messages.RawMessageStreamEvent>;
+    request_id: string | null | undefined;
+  }>;
 }
 
 interface StepState {
@@ -99,6 +124,8 @@ interface StepState {
   usage: Usage;
   stopReason: string | null;
   handedOver: number;
+  model?: string;
+  requestId?: string;
 }
 
 function newState(): StepState {
@@ -106,9 +133,16 @@ function newState(): StepState {
 }
 
 function handleEvent(event: Anthropic.Messages.RawMessageStreamEvent, state: StepState, options: ModelStepOptions): void {
+  applyEvent(event, state, options);
+  // After the event is applied: a block's own assistant_block comes before its content_block_stop, as the Agent SDK has it.
+  if (options.streamEvents) options.emit?.({ type: 'stream_event', event, ...(state.assistant.id !== undefined ? { messageId: state.assistant.id } : {}) });
+}
+
+function applyEvent(event: Anthropic.Messages.RawMessageStreamEvent, state: StepState, options: ModelStepOptions): void {
   switch (event.type) {
     case 'message_start':
       state.assistant.id = event.message.id;
+      state.model = event.message.model;
       state.usage = usageFrom(event.message.usage as never);
       return;
     case 'content_block_start':
@@ -154,11 +188,13 @@ function closeBlock(open: OpenBlock, state: StepState, options: ModelStepOptions
     if (block.type === 'tool_use') {
       const toolUse = block as unknown as ToolUseBlock;
       state.toolUses.push(toolUse);
-      state.assistant.content.push(paramOf(block));
+      const param = paramOf(block);
+      state.assistant.content.push(param);
+      emitBlock(param, state, options);
       if (parsed.ok) {
         state.handedOver++;
         options.emit?.({ type: 'tool_use', block: toolUse });
-        options.onToolUse?.(toolUse, state.assistant as AssistantMessage);
+        options.onToolUse?.(toolUse, state.assistant as AssistantMessage, state.usage);
       } else {
         state.rejected.set(toolUse.id, errorToolResult(toolUse.id, `The input of this ${String(block.name)} call is not a JSON object (${parsed.problem}); the call did not run. Send it again with valid JSON input.`));
       }
@@ -166,10 +202,24 @@ function closeBlock(open: OpenBlock, state: StepState, options: ModelStepOptions
     }
   }
   if ((block.type === 'thinking' && !block.signature) || (block.type === 'text' && !block.text)) return;
-  state.assistant.content.push(paramOf(block));
+  const param = paramOf(block);
+  state.assistant.content.push(param);
+  emitBlock(param, state, options);
 }
 
-function finish(state: StepState, attempt: number, started: number, end: { aborted?: boolean; interrupted?: string; error?: string }): ModelStepResult {
+function emitBlock(block: Anthropic.Messages.ContentBlockParam, state: StepState, options: ModelStepOptions): void {
+  if (!options.emit) return;
+  options.emit({
+    type: 'assistant_block',
+    block,
+    messageId: state.assistant.id ?? '',
+    model: state.model ?? '',
+    usage: state.usage,
+    ...(state.requestId !== undefined ? { requestId: state.requestId } : {}),
+  });
+}
+
+function finish(state: StepState, attempt: number, started: number, end: { aborted?: boolean; interrupted?: string; error?: string; failure?: ApiFailure }): ModelStepResult {
   // Blocks that never got their content_block_stop: text is kept as far as it went, a tool_use is answered.
   for (const open of [...state.blocks.values()].filter((b) => !b.complete)) {
     const block = open.block;
@@ -201,6 +251,9 @@ function finish(state: StepState, attempt: number, started: number, end: { abort
     error: end.error,
     attempts: attempt + 1,
     durationMs: performance.now() - started,
+    ...(state.assistant.id !== undefined ? { messageId: state.assistant.id } : {}),
+    ...(state.model !== undefined ? { model: state.model } : {}),
+    ...(end.failure !== undefined ? { failure: end.failure } : {}),
   };
 }
 

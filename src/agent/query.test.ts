@@ -255,6 +255,26 @@ describe('query()', () => {
     expect(server!.messageRequests).toHaveLength(2);
   });
 
+  it('a prompt answered "deny and stop" (interrupt) ends the turn: the refusal is in the conversation, the model is not asked again', async () => {
+    const { runtime, client } = await setup(
+      [
+        { content: [{ type: 'tool_use', name: 'Bash', input: { command: 'touch refused.txt' } }, { type: 'tool_use', name: 'Bash', input: { command: 'touch sibling.txt' } }] },
+        { content: [{ type: 'tool_use', name: 'Bash', input: { command: 'touch later.txt' } }] },
+      ],
+      { onPermissionRequest: async () => ({ behavior: 'deny', interrupt: true, message: 'refused and stopped' }) },
+    );
+    const { events, result } = await collect({ runtime, client, prompt: 'make files', model: 'claude-sonnet-5-5' });
+    expect(result.stopReason).toBe('aborted');
+    expect(server!.messageRequests).toHaveLength(1);
+    const answered = events.filter((e) => e.type === 'tool_result');
+    expect(answered).toHaveLength(2);
+    const user = result.messages.at(-1)!;
+    expect(user.role).toBe('user');
+    expect(resultText(user, 0)).toContain("refused and stopped");
+    expect(resultText(user, 1)).toContain("Interrupted by the user");
+    for (const f of ['refused.txt', 'sibling.txt', 'later.txt']) expect(existsSync(path.join(dir, f))).toBe(false);
+  });
+
   it('reads CLAUDE.md and AGENTS.md into the system prompt, with --append-system-prompt; thinking passes through', async () => {
     writeFileSync(path.join(dir, 'CLAUDE.md'), 'Always use tabs.');
     writeFileSync(path.join(dir, 'AGENTS.md'), 'Run make check.');

@@ -2,6 +2,8 @@
  * `query()`: the agent loop — the one loop of toolgate, whatever runs it. Each turn is two steps — the model step (one
  * streamed request; tool_use blocks handed to the runtime at their `content_block_stop`) and the tool step (the
  * results, one user message in call order) — and the loop goes on while the model asks for tools, up to `maxTurns`.
+ * A session is one or more user turns: the prompt, then each message of `input` (streaming input), each answered by
+ * such a run of turns and ended by a `result`.
  *
  * How the steps run is the `steps` option (loop-steps.ts): in this process by default, or journaled by a durable
  * engine (the Restate session object) — then the model step is one journaled unit, its tools start after it, and
@@ -10,17 +12,20 @@
  */
 import type { LoopHookEvent, LoopHooks } from '../hooks/loop-hooks.js';
 import { EventChannel } from './event-channel.js';
+import { fallbackModels, ModelTally, PromptInbox, queuedMessageNote, warrantsFallback } from './loop-session.js';
 import { inProcessSteps, journalModelStep, journalToolStep, replayModelStep, type LoopSteps } from './loop-steps.js';
 import { reportModelStep, reportPrompt } from './loop-telemetry.js';
 import { modelStep, type ModelRequest, type ModelStepResult } from './model-step.js';
+import { DEFAULT_MAX_RETRIES } from './retry.js';
 import { addUsage, classifierSpendOf, costOf, emptyUsage } from './pricing.js';
 import { announceDeferredTools, lastText, mergeIntoLastUser, promptMessages } from './prompt-messages.js';
-import { DEFAULT_MODEL, nextRequest } from './request.js';
+import { nextRequest } from './request.js';
+import { resolveModel } from '../tool/models.js';
 import { endCommandTurn, slashCommandInit } from './slash-commands.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { startToolStep, type ToolStepResult } from './tool-step.js';
-import { readTranscript, transcriptPath, TranscriptWriter, type TranscriptEntry } from './transcript.js';
-import type { MessageParam } from '../tool/tool.js';
+import { readTranscript, repairTail, transcriptPath, TranscriptWriter, type TranscriptEntry } from './transcript.js';
+import type { AssistantMessage, MessageParam, ToolUseBlock } from '../tool/tool.js';
 import type { QueryEvent, QueryOptions, QueryResult, ToolRuntime, Usage } from './types.js';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
@@ -28,15 +33,18 @@ import { existsSync } from 'node:fs';
 export { DEFAULT_MAX_TOKENS, DEFAULT_MODEL, nextRequest, type NextRequestOptions } from './request.js';
 export { inProcessSteps, type LoopSteps } from './loop-steps.js';
 
+/** Retries of a request before a fallback model takes over. */
+const FALLBACK_AFTER_RETRIES = 2;
 /** Claude Code forces the stop after this many Stop-hook refusals in a row. */
 const MAX_STOP_HOOK_BLOCKS = 8;
+const STRUCTURED_OUTPUT_NUDGE = (tool: string) => `You have not called ${tool}. Call it now, once, with your final answer in the requested format.`;
 
 /** The agent loop: streams a conversation with the model, running its tool calls through `runtime` as they arrive. */
 export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, QueryResult> {
-  const started = performance.now();
+  const sessionStarted = performance.now();
   const { runtime, signal } = options;
   const steps = options.steps ?? inProcessSteps;
-  const model = options.model ?? DEFAULT_MODEL;
+  const baseModel = resolveModel(options.model);
   const hooks: LoopHooks | undefined = runtime.context.services.hooks?.loop;
   // A sub-agent's conversation is its own: its own transcript file, and SubagentStop instead of the session's hooks.
   const agentId = runtime.context.agentId;
@@ -66,125 +74,262 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
     messages.push(...(own ? read.messages.slice(0, read.stored) : []));
     pending = own ? read.messages.slice(read.stored) : read.messages;
   }
-  if (transcript && !existsSync(transcript.file)) record({ type: 'session', sessionId: runtime.sessionId, cwd: runtime.cwd, model, at: new Date().toISOString() });
+  if (transcript && !existsSync(transcript.file)) record({ type: 'session', sessionId: runtime.sessionId, cwd: runtime.cwd, model: baseModel, at: new Date().toISOString() });
   const commit = (message: MessageParam) => {
     messages.push(message);
     record({ type: 'message', message, at: new Date().toISOString() });
   };
   for (const message of pending) commit(message);
 
+  const tally = new ModelTally();
+  const inbox = options.input ? new PromptInbox(options.input) : undefined;
+  // What happens under the loop (a sub-agent's events, hook processes) reaches the top loop's stream: into the turn's
+  // channel while one runs, else held until the loop yields next.
+  const outside: QueryEvent[] = [];
+  let toChannel: ((event: QueryEvent) => void) | undefined;
+  const unsubscribe = subagent
+    ? undefined
+    : runtime.onLoopEvent?.((event) => {
+        if (event.type === 'subagent' && event.update.phase === 'end') tally.merge(event.update.result.modelUsage);
+        if (toChannel) toChannel(event);
+        else outside.push(event);
+      });
+
+  // Per user turn.
+  let turnStarted = sessionStarted;
+  let turnSignal = signal;
+  let model = baseModel;
   let usage = emptyUsage();
   let costUsd = 0;
   let turns = 0;
-  const end = (stopReason: QueryResult['stopReason'], error?: string): QueryResult => ({
+  let apiDurationMs = 0;
+  let apiStopReason: string | null | undefined;
+  let structuredOutput: { value: unknown } | undefined;
+  const end = (stopReason: QueryResult['stopReason'], error?: string, extra: Partial<QueryResult> = {}): QueryResult => ({
     sessionId: runtime.sessionId,
     stopReason,
-    isError: error !== undefined || stopReason === 'error' || stopReason === 'max_turns' || stopReason === 'blocked',
+    isError: error !== undefined || stopReason === 'error' || stopReason === 'max_turns' || stopReason === 'blocked' || stopReason === 'max_budget',
     turns,
     usage,
     costUsd,
-    durationMs: performance.now() - started,
+    durationMs: performance.now() - turnStarted,
     text: lastText(messages),
     messages,
     ...(error !== undefined ? { error } : {}),
+    apiDurationMs,
+    modelUsage: tally.snapshot(),
+    totalCostUsd: tally.totalCostUsd,
+    ...(apiStopReason !== undefined ? { apiStopReason } : {}),
+    ...(structuredOutput !== undefined ? { structuredOutput: structuredOutput.value } : {}),
+    ...extra,
   });
 
   const tools = runtime.tools.map((t) => t.name);
-  yield { type: 'init', sessionId: runtime.sessionId, model, tools, cwd: runtime.cwd, ...(await slashCommandInit(runtime)) };
+  const init = async (): Promise<QueryEvent> => ({ type: 'init', sessionId: runtime.sessionId, model, tools, cwd: runtime.cwd, ...(await slashCommandInit(runtime)) });
+  yield await init();
   let result: QueryResult | undefined;
+  let resultYielded = false;
   let escaping = false;
   try {
-    const start = subagent || !hooks ? undefined : await steps.step('hook SessionStart', () => hooks.sessionStart({ ...hookEvent(), source: options.resume ? 'resume' : 'startup', model }, hookSignal));
-    if (!subagent) reportPrompt(runtime, options.prompt); // telemetry: the prompt as submitted
-    const prompt = await promptMessages(options.prompt, subagent ? undefined : hooks, hookEvent, hookSignal, start?.additionalContext ?? [], steps);
-    if ('blocked' in prompt) return (result = end('blocked', prompt.blocked));
-    if (!options.resume && messages.length === 0) announceDeferredTools(prompt.messages, runtime);
-    for (const m of prompt.messages) commit(mergeIntoLastUser(messages, m));
+    const start = subagent || !hooks ? undefined : await steps.step('hook SessionStart', () => hooks.sessionStart({ ...hookEvent(), source: options.resume ? 'resume' : 'startup', model: baseModel }, hookSignal));
+    // The date in the system prompt would change on a replay the next day: it is a step of its own (made once).
+    let system: string | undefined = options.systemPrompt;
+    let prompt: QueryOptions['prompt'] = options.prompt;
+    for (let userTurn = 1; ; userTurn++) {
+      if (userTurn > 1) {
+        turnStarted = performance.now();
+        model = baseModel;
+        usage = emptyUsage();
+        costUsd = 0;
+        turns = 0;
+        apiDurationMs = 0;
+        apiStopReason = undefined;
+        structuredOutput = undefined;
+        yield await init();
+      }
+      const live = options.live?.turnSignal?.();
+      turnSignal = live && signal ? AbortSignal.any([signal, live]) : (live ?? signal);
+      // Step names are unique within a session run: a later user turn's steps carry its number.
+      const turnSteps: LoopSteps = userTurn === 1 ? steps : { ...steps, step: (name, run) => steps.step(`turn ${userTurn} ${name}`, run) };
+      result = yield* userTurnRun(prompt, userTurn === 1 ? (start?.additionalContext ?? []) : [], turnSteps);
+      yield* flushOutside();
+      if (!inbox || signal?.aborted) break;
+      // Streaming input: this turn's result now; the next message starts the next user turn.
+      endCommandTurn(runtime);
+      record({ type: 'result', stopReason: result.stopReason, turns, costUsd, at: new Date().toISOString() });
+      resultYielded = true;
+      yield { type: 'result', result };
+      const next = await inbox.next(signal);
+      if (next === undefined) break;
+      resultYielded = false;
+      prompt = [next];
+    }
+    if (inbox?.failure !== undefined) {
+      turns = 0;
+      usage = emptyUsage();
+      costUsd = 0;
+      result = end('error', `the input stream failed: ${describe(inbox.failure)}`);
+      resultYielded = false;
+    }
+    return result;
 
-    // The date in the system prompt would change on a replay the next day: it is a step of its own.
-    const system = options.systemPrompt ?? (await steps.step('system prompt', async () => buildSystemPrompt({ cwd: runtime.cwd, model, appendSystemPrompt: options.appendSystemPrompt })));
-    let stopHookBlocks = 0;
-    for (;;) {
-      if (signal?.aborted) return (result = end('aborted'));
-      turns++;
-      // Tool providers (MCP servers) may have changed their tools (`tools/list_changed`, a restart) during the last
-      // turn: the pool is re-read between turns; an unchanged pool keeps byte-identical definitions.
-      if (turns > 1) await runtime.refreshTools().catch(() => undefined);
-      const request = await nextRequest({ runtime, model, system, messages, maxTokens: options.maxTokens, thinking: options.thinking, toolChoice: options.toolChoice, betas: options.betas, turn: turns });
-      const channel = new EventChannel<QueryEvent>();
-      const emit = (event: QueryEvent) => channel.push(event);
-      const turn = runTurn(options, steps, turns, request, [...messages], emit);
-      const { model: step, tools: toolStep } = yield* channel.drainUntil(turn);
+    async function* userTurnRun(userPrompt: QueryOptions['prompt'], startContext: readonly string[], steps: LoopSteps): AsyncGenerator<QueryEvent, QueryResult> {
+      if (!subagent) reportPrompt(runtime, userPrompt); // telemetry: the prompt as submitted
+      // A turn that ended with calls that never ran (the budget) leaves them unanswered: answered before the next prompt.
+      const repaired = repairTail([...messages]);
+      if (repaired.length > messages.length) commit(repaired.at(-1)!);
+      const prompted = await promptMessages(userPrompt, subagent ? undefined : hooks, hookEvent, hookSignal, startContext, steps);
+      if ('blocked' in prompted) return end('blocked', prompted.blocked);
+      if (!options.resume && messages.length === 0) announceDeferredTools(prompted.messages, runtime);
+      for (const m of prompted.messages) commit(mergeIntoLastUser(messages, m));
+      const last = prompted.messages.at(-1);
+      if (last?.role === 'user') yield { type: 'user', message: last, origin: 'prompt' };
+      system ??= await steps.step('system prompt', async () => buildSystemPrompt({ cwd: runtime.cwd, model: baseModel, appendSystemPrompt: options.appendSystemPrompt }));
+      let stopHookBlocks = 0;
+      let nudged = false;
+      const fallbacks = fallbackModels(options.fallbackModel, baseModel);
+      for (;;) {
+        if (turnSignal?.aborted) return end('aborted');
+        turns++;
+        // Tool providers (MCP servers) may have changed their tools (`tools/list_changed`, a restart) during the last
+        // turn: the pool is re-read between turns; an unchanged pool keeps byte-identical definitions.
+        if (turns > 1) await runtime.refreshTools().catch(() => undefined);
+        model = options.live?.model?.() ?? model;
+        const liveThinking = options.live?.thinking?.();
+        const thinking = liveThinking === null ? undefined : (liveThinking ?? options.thinking);
+        let step: ModelStepResult;
+        let toolStep: ToolStepResult;
+        for (let attempt = 0; ; attempt++) {
+          const request = await nextRequest({ runtime, model, system: system!, messages, maxTokens: options.maxTokens, thinking, toolChoice: options.toolChoice, betas: options.betas, turn: turns });
+          const channel = new EventChannel<QueryEvent>();
+          const emit = (event: QueryEvent) => channel.push(event);
+          toChannel = emit;
+          // With a budget, a call whose request has already spent it does not start (Claude Code checks before tools run).
+          const affordable = options.maxBudgetUsd === undefined ? undefined : (stepUsage: Usage) => tally.totalCostUsd + costOf(model, stepUsage) < options.maxBudgetUsd!;
+          // With a model to fall back to, an overloaded model is left after three attempts (as Claude Code does).
+          const retry = fallbacks.length > 0 ? { ...options.retry, maxRetries: Math.min(options.retry?.maxRetries ?? DEFAULT_MAX_RETRIES, FALLBACK_AFTER_RETRIES) } : options.retry;
+          const turn = runTurn({ ...options, retry }, steps, attempt === 0 ? `${turns}` : `${turns} fallback ${attempt}`, request, [...messages], emit, turnSignal, affordable);
+          try {
+            ({ model: step, tools: toolStep } = yield* channel.drainUntil(turn));
+          } finally {
+            toChannel = undefined;
+          }
+          const next = step.error !== undefined && step.handedOver === 0 && warrantsFallback(step.failure) ? fallbacks.shift() : undefined;
+          if (next === undefined) break;
+          yield { type: 'model_fallback', from: model, to: next, error: step.error! };
+          apiDurationMs += step.durationMs;
+          model = next;
+        }
 
-      usage = addUsage(usage, step.usage);
-      const turnCost = costOf(model, step.usage);
-      reportModelStep(runtime, model, step, step.durationMs, turnCost); // telemetry: tokens, cost, duration (or the failure)
-      costUsd += turnCost;
-      // Auto mode's classifier calls are the session's spending too (their tokens are in the calls' decisions).
-      const classifier = classifierSpendOf(toolStep.outcomes);
-      usage = addUsage(usage, classifier.usage);
-      costUsd += classifier.costUsd;
-      if (step.assistant.content.length > 0) {
-        commit(step.assistant);
-        yield { type: 'assistant', message: step.assistant, usage: step.usage, stopReason: step.stopReason, costUsd: turnCost };
+        usage = addUsage(usage, step.usage);
+        apiDurationMs += step.durationMs;
+        apiStopReason = step.stopReason;
+        const turnCost = step.error === undefined || step.usage.input_tokens > 0 ? tally.add(model, step.usage) : 0;
+        reportModelStep(runtime, model, step, step.durationMs, turnCost); // telemetry: tokens, cost, duration (or the failure)
+        costUsd += turnCost;
+        // Auto mode's classifier calls are the session's spending too (their tokens are in the calls' decisions).
+        const classifier = classifierSpendOf(toolStep.outcomes);
+        if (classifier.costUsd > 0 || classifier.usage.input_tokens > 0) {
+          const classifierModel = toolStep.outcomes.find((o) => o.decision?.decisionReason?.classifier?.models?.length)?.decision?.decisionReason?.classifier?.models?.[0];
+          usage = addUsage(usage, classifier.usage);
+          costUsd += tally.add(classifierModel ?? 'auto-mode-classifier', classifier.usage, classifier.costUsd);
+        }
+        if (step.assistant.content.length > 0) {
+          commit(step.assistant);
+          yield { type: 'assistant', message: step.assistant, usage: step.usage, stopReason: step.stopReason, costUsd: turnCost };
+        }
+        const queued = toolStep.message && inbox ? inbox.takeQueued() : [];
+        if (toolStep.message) {
+          const withQueued = queued.length > 0 ? appendQueued(toolStep.message, queued) : toolStep.message;
+          commit(withQueued);
+          yield { type: 'user', message: withQueued, origin: 'tool_results' };
+        }
+        for (const attachment of toolStep.attachments ?? []) {
+          commit(attachment);
+          yield { type: 'user', message: attachment, origin: 'attachment' };
+        }
+        yield* flushOutside();
+        // A person refused a call and asked to stop (Esc on the prompt): the turn ends with the refusal in the
+        // conversation, and the model is not asked again until the next message.
+        if (step.aborted || turnSignal?.aborted || toolStep.interrupted) return end('aborted');
+        if (step.error) return end('error', step.error, step.failure ? { apiFailure: step.failure } : {});
+        if (toolStep.preventContinuation) return end('blocked', toolStep.preventContinuation.stopReason ?? 'A hook stopped the loop.');
+        if (options.structuredOutput) {
+          const answered = toolStep.outcomes.find((o) => o.toolName === options.structuredOutput!.toolName && !o.isError);
+          if (answered) {
+            structuredOutput = { value: answered.output ?? answered.input };
+            return end('end_turn');
+          }
+        }
+        if (options.maxBudgetUsd !== undefined && tally.totalCostUsd >= options.maxBudgetUsd) {
+          return end('max_budget', `Reached maximum budget ($${options.maxBudgetUsd})`);
+        }
+        const goOn = step.toolUses.length > 0 || step.interrupted !== undefined || step.stopReason === 'pause_turn';
+        if (goOn) {
+          if (step.interrupted && step.toolUses.length === 0 && step.assistant.content.length === 0) turns--;
+          if (options.maxTurns !== undefined && turns >= options.maxTurns) return end('max_turns');
+          continue;
+        }
+        if (step.stopReason === 'max_tokens' || step.stopReason === 'model_context_window_exceeded') return end('max_tokens');
+        if (step.stopReason === 'refusal') return end('refusal');
+        if (options.structuredOutput && !nudged && !(options.maxTurns !== undefined && turns >= options.maxTurns)) {
+          // The model ended without the structured answer: asked once, as Claude Code does.
+          nudged = true;
+          const nudge: MessageParam = { role: 'user', content: [{ type: 'text', text: STRUCTURED_OUTPUT_NUDGE(options.structuredOutput.toolName) }] };
+          commit(mergeIntoLastUser(messages, nudge));
+          yield { type: 'user', message: nudge, origin: 'structured_output' };
+          continue;
+        }
+        // The model is done. A Stop hook may refuse that and tell it why (Claude Code's `stop_hook_active` protocol).
+        const stopEvent = { ...hookEvent(), stopHookActive: stopHookBlocks > 0, lastAssistantMessage: lastText(messages) };
+        const stop = !hooks
+          ? undefined
+          : subagent
+            ? await steps.step(`hook SubagentStop ${turns}`, () => hooks.subagentStop({ ...stopEvent, ...subagent, agentTranscriptPath: transcriptFile }, hookSignal))
+            : await steps.step(`hook Stop ${turns}`, () => hooks.stop(stopEvent, hookSignal));
+        yield* flushOutside();
+        if (stop?.preventContinuation) return end('blocked', stop.preventContinuation.stopReason ?? 'A Stop hook stopped the loop.');
+        if (stop?.block && stopHookBlocks < MAX_STOP_HOOK_BLOCKS && !(options.maxTurns !== undefined && turns >= options.maxTurns)) {
+          stopHookBlocks++;
+          const feedback: MessageParam = { role: 'user', content: [{ type: 'text', text: `Stop hook feedback:\n${stop.block.reason}` }] };
+          commit(mergeIntoLastUser(messages, feedback));
+          yield { type: 'user', message: feedback, origin: 'stop_hook' };
+          continue;
+        }
+        return end(step.stopReason === 'stop_sequence' ? 'stop_sequence' : 'end_turn');
       }
-      if (toolStep.message) {
-        commit(toolStep.message);
-        yield { type: 'user', message: toolStep.message };
-      }
-      for (const attachment of toolStep.attachments ?? []) {
-        commit(attachment);
-        yield { type: 'user', message: attachment };
-      }
-      if (step.aborted || signal?.aborted) return (result = end('aborted'));
-      if (step.error) return (result = end('error', step.error));
-      if (toolStep.preventContinuation) return (result = end('blocked', toolStep.preventContinuation.stopReason ?? 'A hook stopped the loop.'));
-      const goOn = step.toolUses.length > 0 || step.interrupted !== undefined || step.stopReason === 'pause_turn';
-      if (goOn) {
-        if (step.interrupted && step.toolUses.length === 0 && step.assistant.content.length === 0) turns--;
-        if (options.maxTurns !== undefined && turns >= options.maxTurns) return (result = end('max_turns'));
-        continue;
-      }
-      if (step.stopReason === 'max_tokens' || step.stopReason === 'model_context_window_exceeded') return (result = end('max_tokens'));
-      if (step.stopReason === 'refusal') return (result = end('refusal'));
-      // The model is done. A Stop hook may refuse that and tell it why (Claude Code's `stop_hook_active` protocol).
-      const stopEvent = { ...hookEvent(), stopHookActive: stopHookBlocks > 0, lastAssistantMessage: lastText(messages) };
-      const stop = !hooks
-        ? undefined
-        : subagent
-          ? await steps.step(`hook SubagentStop ${turns}`, () => hooks.subagentStop({ ...stopEvent, ...subagent, agentTranscriptPath: transcriptFile }, hookSignal))
-          : await steps.step(`hook Stop ${turns}`, () => hooks.stop(stopEvent, hookSignal));
-      if (stop?.preventContinuation) return (result = end('blocked', stop.preventContinuation.stopReason ?? 'A Stop hook stopped the loop.'));
-      if (stop?.block && stopHookBlocks < MAX_STOP_HOOK_BLOCKS && !(options.maxTurns !== undefined && turns >= options.maxTurns)) {
-        stopHookBlocks++;
-        const feedback: MessageParam = { role: 'user', content: [{ type: 'text', text: `Stop hook feedback:\n${stop.block.reason}` }] };
-        commit(mergeIntoLastUser(messages, feedback));
-        yield { type: 'user', message: feedback };
-        continue;
-      }
-      return (result = end(step.stopReason === 'stop_sequence' ? 'stop_sequence' : 'end_turn'));
     }
   } catch (error) {
     if (steps.passThrough?.(error)) {
       escaping = true;
       throw error;
     }
-    result = end(signal?.aborted ? 'aborted' : 'error', signal?.aborted ? undefined : error instanceof Error ? error.message : String(error));
+    result = end(signal?.aborted ? 'aborted' : 'error', signal?.aborted ? undefined : describe(error));
+    resultYielded = false;
     return result;
   } finally {
+    unsubscribe?.();
+    inbox?.close();
     if (!escaping) yield* finish();
+  }
+
+  function* flushOutside(): Generator<QueryEvent> {
+    while (outside.length > 0) yield outside.shift()!;
   }
 
   async function* finish(): AsyncGenerator<QueryEvent> {
     result ??= end('aborted');
-    // The turn is over: the allowed-tools ceilings of the skills and commands it ran are lifted.
-    endCommandTurn(runtime);
-    record({ type: 'result', stopReason: result.stopReason, turns, costUsd, at: new Date().toISOString() });
+    if (!resultYielded) {
+      // The turn is over: the allowed-tools ceilings of the skills and commands it ran are lifted.
+      endCommandTurn(runtime);
+      record({ type: 'result', stopReason: result.stopReason, turns, costUsd, at: new Date().toISOString() });
+    }
     if (!subagent && hooks) {
       const ended = result;
       await steps.step('hook SessionEnd', () => hooks.sessionEnd({ ...hookEvent(), reason: ended.stopReason === 'error' ? 'error' : 'other' }, new AbortController().signal)).catch(() => undefined);
     }
-    yield { type: 'result', result };
+    yield* flushOutside();
+    if (!resultYielded) yield { type: 'result', result };
   }
 }
 
@@ -195,19 +340,25 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
 async function runTurn(
   options: QueryOptions,
   steps: LoopSteps,
-  turn: number,
+  turn: string,
   request: ModelRequest,
   history: readonly MessageParam[],
   emit: (event: QueryEvent) => void,
+  signal: AbortSignal | undefined,
+  affordable?: (usage: Usage) => boolean,
 ): Promise<{ model: ModelStepResult; tools: ToolStepResult }> {
-  const { client, signal, retry, runtime } = options;
+  const { client, retry, runtime, streamEvents } = options;
   if (steps.overlap) {
     const tools = startToolStep(runtime, emit, signal, history);
-    const model = await modelStep({ client, request, signal, retry, onToolUse: tools.add, emit });
+    let held = 0;
+    const onToolUse = (block: ToolUseBlock, assistant: AssistantMessage, usage: Usage) => (affordable && !affordable(usage) ? held++ : tools.add(block, assistant));
+    const model = await modelStep({ client, request, signal, retry, onToolUse, emit, streamEvents });
+    // The budget was spent before any call started: none runs, and the turn ends there (the loop's budget check).
+    if (held > 0 && held === model.handedOver) return { model, tools: { outcomes: [] } };
     return { model, tools: await tools.settle(model) };
   }
-  const model = replayModelStep(await steps.step(`model ${turn}`, async () => journalModelStep(await modelStep({ client, request, signal, retry, emit }))));
-  if (model.toolUses.length === 0) return { model, tools: { outcomes: [] } };
+  const model = replayModelStep(await steps.step(`model ${turn}`, async () => journalModelStep(await modelStep({ client, request, signal, retry, emit, streamEvents }))));
+  if (model.toolUses.length === 0 || (affordable && !affordable(model.usage))) return { model, tools: { outcomes: [] } };
   const tools = await steps.step(`tools ${turn}`, async () => {
     const step = startToolStep(runtime, emit, signal, history);
     for (const block of model.toolUses) if (!model.rejected.has(block.id)) step.add(block, model.assistant);
@@ -216,10 +367,20 @@ async function runTurn(
   return { model, tools };
 }
 
+/** Messages the user sent while the tools ran go to the model with their results (Claude Code's queued messages). */
+function appendQueued(message: MessageParam & { role: 'user' }, queued: readonly MessageParam[]): MessageParam & { role: 'user' } {
+  const content = typeof message.content === 'string' ? [{ type: 'text' as const, text: message.content }] : [...message.content];
+  return { ...message, content: [...content, ...queued.map(queuedMessageNote)] };
+}
+
 function resolveTranscript(resume: string, runtime: ToolRuntime): string {
   if (resume.endsWith('.jsonl')) return path.resolve(resume);
   if (resume === runtime.sessionId) return transcriptPath(runtime.sessionDir);
   return transcriptPath(path.join(path.dirname(runtime.sessionDir), resume));
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 export type { Usage };

@@ -12,8 +12,8 @@ import type { APIToolDefinition, MessageParam } from '../tool/tool.js';
 import type { ModelRequest } from './model-step.js';
 import type { ToolRuntime } from './types.js';
 
-/** The model `query()` and the runtime's side calls use when none is given. */
-export const DEFAULT_MODEL = 'claude-sonnet-4-6';
+/** The model `query()` and the runtime's side calls use when none is given: the one table's default. */
+export { DEFAULT_MODEL } from '../tool/models.js';
 /** `max_tokens` of each model request when `QueryOptions.maxTokens` is not given. */
 export const DEFAULT_MAX_TOKENS = 32_000;
 /** The API's smallest thinking budget. */

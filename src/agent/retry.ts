@@ -25,7 +25,14 @@ export interface ClassifiedError {
   readonly description: string;
   /** What the server asked for, in ms. */
   readonly retryAfterMs?: number;
+  /** The HTTP status, the API's error type and its message, when there was a response. */
+  readonly status?: number;
+  readonly type?: string;
+  readonly message?: string;
 }
+
+/** Attempts after the first when `RetryPolicy.maxRetries` is not given. */
+export const DEFAULT_MAX_RETRIES = 8;
 
 export function classifyApiError(error: unknown): ClassifiedError {
   if (error instanceof Anthropic.APIError) {
@@ -39,10 +46,10 @@ export function classifyApiError(error: unknown): ClassifiedError {
     }
     if (status === undefined) {
       // An `event: error` inside the stream (the API sends overloaded_error this way).
-      return { retryable: type === undefined || RETRYABLE_TYPES.has(type), description: `stream error${type ? ` ${type}` : ''}: ${message}` };
+      return { retryable: type === undefined || RETRYABLE_TYPES.has(type), description: `stream error${type ? ` ${type}` : ''}: ${message}`, message, ...(type !== undefined ? { type } : {}) };
     }
     const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
-    return { retryable, description: `${status}${type ? ` ${type}` : ''}: ${message}`, retryAfterMs };
+    return { retryable, description: `${status}${type ? ` ${type}` : ''}: ${message}`, retryAfterMs, status, message, ...(type !== undefined ? { type } : {}) };
   }
   // Anything else thrown while reading the body is the connection going away (undici's "terminated", ECONNRESET).
   return { retryable: true, description: `connection dropped: ${error instanceof Error ? error.message : String(error)}` };
@@ -50,7 +57,7 @@ export function classifyApiError(error: unknown): ClassifiedError {
 
 /** The wait before attempt `attempt + 1` (0-based `attempt` just failed); `undefined`: do not retry. */
 export function retryDelayMs(classified: ClassifiedError, attempt: number, policy: RetryPolicy = {}, random = Math.random): number | undefined {
-  const maxRetries = policy.maxRetries ?? 8;
+  const maxRetries = policy.maxRetries ?? DEFAULT_MAX_RETRIES;
   if (!classified.retryable || attempt >= maxRetries) return undefined;
   if (classified.retryAfterMs !== undefined) {
     return classified.retryAfterMs <= (policy.maxRetryAfterMs ?? 300_000) ? classified.retryAfterMs : undefined;

@@ -50,6 +50,7 @@ export function loadRuntimeSettings(options: ToolRuntimeOptions, cwd: string): R
     homeDir: s.homeDir,
     flagSettingsFiles,
     mode: options.mode,
+    ...(options.allowDangerouslySkipPermissions === true ? { allowBypassPermissions: true } : {}),
     cliRules: options.rules,
     sources: s.sources,
   });

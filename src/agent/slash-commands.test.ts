@@ -55,7 +55,7 @@ describe('expandSlashCommand', () => {
     const runtime = await runtimeWith();
     const expansion = await expandSlashCommand(runtime, '/frontend:test src/app.ts --watch');
     expect(expansion).toBeDefined();
-    expect(expansion!.model).toBe('claude-haiku-4-5');
+    expect(expansion!.model).toBe('claude-haiku-5-5');
     expect(expansion!.command).toMatchObject({ name: 'frontend:test', kind: 'command', source: 'project:frontend', description: 'Frontend tests', argumentHint: '[file]' });
     const [tag, text, file] = texts(expansion!.message.content);
     expect(tag).toBe('<command-message>frontend:test</command-message>\n<command-name>/frontend:test</command-name>\n<command-args>src/app.ts --watch</command-args>');

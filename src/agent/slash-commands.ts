@@ -11,6 +11,7 @@
  * `allowed-tools` narrow the turn that runs the command or skill (an allow ceiling of the agent that runs it, see
  * permissions/allow-ceiling.ts); `endCommandTurn()` lifts the agent's ceilings when its loop ends the turn.
  */
+import { resolveModel } from '../tool/models.js';
 import { randomUUID } from 'node:crypto';
 import { addAllowCeiling, removeAllowCeilings } from '../permissions/allow-ceiling.js';
 import { tryParsePermissionRule } from '../permissions/permission-rule.js';
@@ -168,14 +169,12 @@ export class CommandCatalog implements SkillCatalog {
     }
     const tag = `<command-message>${name}</command-message>\n<command-name>/${name}</command-name>${args ? `\n<command-args>${args}</command-args>` : ''}`;
     const model = loaded.content.frontmatter.model;
-    // Loaded only for a command that names a model: the Agent tool's module is not needed otherwise.
-    const aliases = model !== undefined ? (await import('../tools/agent/index.js')).MODEL_ALIASES : {};
     return {
       command: loaded.info,
       args,
       message: { role: 'user', content: [{ type: 'text', text: tag }, { type: 'text', text }, ...attachments.map((a) => ({ type: 'text' as const, text: a }))] },
       allowedTools: loaded.content.frontmatter.allowedTools,
-      ...(model !== undefined ? { model: aliases[model] ?? model } : {}),
+      ...(model !== undefined ? { model: resolveModel(model) } : {}),
     };
   }
 

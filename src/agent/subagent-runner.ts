@@ -7,7 +7,8 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { SubagentEvent, SubagentRequest, SubagentResult, SubagentRunner } from '../tools/agent/index.js';
-import type { QueryEvent, QueryOptions, QueryResult, ToolRuntime } from './types.js';
+import { emptyUsage } from './pricing.js';
+import type { QueryEvent, QueryOptions, QueryResult, SubagentLoopEvent, ToolRuntime } from './types.js';
 
 export type QueryFn = (options: QueryOptions) => AsyncGenerator<QueryEvent, QueryResult>;
 
@@ -16,6 +17,8 @@ export interface SubagentRunnerDeps {
   readonly query: QueryFn;
   /** The runtime whose Agent calls this runner serves: its children are made of it (each runtime has its own runner). */
   readonly parent: ToolRuntime;
+  /** Where a child's loop events go for the session's top loop (`subagent` events, keyed by the Agent call's id). */
+  readonly publish?: (event: QueryEvent) => void;
 }
 
 /**
@@ -39,6 +42,15 @@ export function createSubagentRunner(deps: SubagentRunnerDeps): SubagentRunner {
         // What the calling agent's shell left so far (an export earlier in the same turn included).
         ...(request.parent.sessionState !== undefined ? { sessionState: request.parent.sessionState } : {}),
       });
+      const parentToolUseId = request.parent.toolUseId;
+      const tell =
+        deps.publish && parentToolUseId !== undefined
+          ? (update: SubagentLoopEvent) =>
+              deps.publish!({ type: 'subagent', parentToolUseId, agentId: request.agentId, agentType: request.agentType, description: request.description, update })
+          : undefined;
+      tell?.({ phase: 'start', prompt: request.prompt, isAsync: request.isAsync, depth: request.parent.agentDepth + 1 });
+      let ended: QueryResult | undefined;
+      let toolUseCount = 0;
       try {
         const model = request.model ?? request.parent.options.mainLoopModel;
         // SubagentStart hooks (matched on the agent type) may add context to the child's first message.
@@ -63,7 +75,6 @@ export function createSubagentRunner(deps: SubagentRunnerDeps): SubagentRunner {
           model,
           signal: child.context.abortController.signal,
         });
-        let toolUseCount = 0;
         const state: ReportState = { totalTokens: 0, text: '' };
         let result: QueryResult | undefined;
         for (;;) {
@@ -76,7 +87,9 @@ export function createSubagentRunner(deps: SubagentRunnerDeps): SubagentRunner {
           if (event.type === 'tool_result') toolUseCount++;
           else if (event.type === 'result') result = event.result;
           if (request.onEvent) report(event, child, request.onEvent, state);
+          if (tell && event.type !== 'result') tell({ phase: 'event', event });
         }
+        ended = result;
         return {
           text: result.text,
           toolUseCount,
@@ -88,9 +101,18 @@ export function createSubagentRunner(deps: SubagentRunnerDeps): SubagentRunner {
         };
       } finally {
         await child.dispose();
+        if (tell) {
+          const durationMs = performance.now() - started;
+          tell({ phase: 'end', result: ended ?? failedResult(child.sessionId, durationMs), toolUses: toolUseCount, durationMs });
+        }
       }
     },
   };
+}
+
+/** What the session's top loop hears of a child that never got to its result (its loop threw). */
+function failedResult(sessionId: string, durationMs: number): QueryResult {
+  return { sessionId, stopReason: 'error', isError: true, turns: 0, usage: emptyUsage(), costUsd: 0, durationMs, text: '', messages: [], error: 'the sub-agent failed before it finished' };
 }
 
 /** What stops the child: the request's own signal and, for a foreground child, its caller's turn. */

@@ -4,6 +4,7 @@
  * it happens and results in call order; `done` carries the user message with one tool_result per tool_use, the
  * conversation budget applied (a later result may have pushed an earlier one of the same message out to disk).
  */
+import { USER_INTERRUPT } from '../execution/abort-reasons.js';
 import { ToolUseBlockError } from '../execution/block-snapshot.js';
 import { toolResultsMessage } from '../execution/messages.js';
 import { toolResultText } from '../tool/tool-result.js';
@@ -137,6 +138,8 @@ export class ToolRun implements ToolRunHandle {
     // Built on first read: the agent loop builds its own (with the model step's answers in call order) and never
     // reads this one, so the message is built once on either path.
     let message: RunResult['message'] | undefined;
+    const signal = this.#init.context.abortController.signal;
+    const interrupted = signal.aborted && signal.reason === USER_INTERRUPT;
     return {
       get message() {
         return (message ??= toolResultsMessage(results, newMessages) as RunResult['message']);
@@ -144,6 +147,7 @@ export class ToolRun implements ToolRunHandle {
       results,
       outcomes: current,
       newMessages,
+      ...(interrupted ? { interrupted } : {}),
     };
   }
 

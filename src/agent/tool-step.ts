@@ -18,6 +18,8 @@ export interface ToolStepResult {
   readonly outcomes: readonly ToolUseOutcome[];
   /** A hook said `continue: false` during a call. */
   readonly preventContinuation?: { readonly stopReason?: string };
+  /** The user stopped the run (a prompt answered "deny and stop"): the turn ends here. */
+  readonly interrupted?: boolean;
 }
 
 export interface ToolStep {
@@ -89,7 +91,13 @@ export function merge(model: ModelStepResult, run: RunResult | undefined, failur
   const preventContinuation = run?.outcomes.find((o) => o.preventContinuation)?.preventContinuation;
   const message = toolResultsMessage(results) as NonNullable<ToolStepResult['message']>;
   const attachments = attachmentMessages(run?.newMessages ?? []);
-  return { message, ...(attachments.length > 0 ? { attachments } : {}), outcomes, ...(preventContinuation ? { preventContinuation } : {}) };
+  return {
+    message,
+    ...(attachments.length > 0 ? { attachments } : {}),
+    outcomes,
+    ...(preventContinuation ? { preventContinuation } : {}),
+    ...(run?.interrupted ? { interrupted: true } : {}),
+  };
 }
 
 function syntheticOutcome(block: ToolUseBlock, result: ToolResultBlockParam): ToolUseOutcome {

@@ -1,6 +1,7 @@
 /**
  * A session's transcript: JSON Lines in the session folder (`transcript.jsonl`), one entry per message as it is
- * committed, after a header naming the session, its working directory and model. `--continue` picks the newest
+ * committed, after a header naming the session, its working directory and model; a `compact` entry replaces what
+ * came before it with its summary. `--continue` picks the newest
  * transcript for a working directory, `--resume ID` a given one.
  */
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -13,7 +14,9 @@ export const TRANSCRIPT_FILE = 'transcript.jsonl';
 export type TranscriptEntry =
   | { readonly type: 'session'; readonly sessionId: string; readonly cwd: string; readonly model: string; readonly at: string }
   | { readonly type: 'message'; readonly message: MessageParam; readonly at: string }
-  | { readonly type: 'result'; readonly stopReason: string; readonly turns: number; readonly costUsd: number; readonly at: string };
+  | { readonly type: 'result'; readonly stopReason: string; readonly turns: number; readonly costUsd: number; readonly at: string }
+  /** The conversation was compacted (compact.ts): from here on it is `messages` (the summary), then what follows. */
+  | { readonly type: 'compact'; readonly trigger: 'manual' | 'auto'; readonly messages: readonly MessageParam[]; readonly at: string };
 
 export function transcriptPath(sessionDir: string): string {
   return path.join(sessionDir, TRANSCRIPT_FILE);
@@ -49,6 +52,7 @@ export function readTranscript(file: string): {
     }
     if (entry.type === 'session') header ??= entry;
     if (entry.type === 'message') messages.push(entry.message);
+    if (entry.type === 'compact') messages.splice(0, messages.length, ...entry.messages);
   }
   return { messages: repairTail(messages), stored: messages.length, header };
 }
@@ -93,4 +97,48 @@ function readFirstLine(file: string): string {
   const text = readFileSync(file, 'utf8');
   const end = text.indexOf('\n');
   return end === -1 ? text : text.slice(0, end);
+}
+
+/** A session of a folder, for a picker (`/resume`): its id, when it was last written, how it began. */
+export interface SessionSummary {
+  readonly id: string;
+  readonly file: string;
+  readonly modifiedMs: number;
+  /** The first thing the person typed (a system reminder or an attachment is not it). */
+  readonly firstPrompt: string;
+  readonly messages: number;
+}
+
+/** The sessions under `sessionsRoot` whose transcript was written for `cwd`, newest first (at most `limit`). */
+export function listSessionsFor(sessionsRoot: string, cwd: string, limit = 20): SessionSummary[] {
+  if (!existsSync(sessionsRoot)) return [];
+  const found: { id: string; file: string; mtime: number }[] = [];
+  for (const id of readdirSync(sessionsRoot)) {
+    const file = transcriptPath(path.join(sessionsRoot, id));
+    try {
+      const header = JSON.parse(readFirstLine(file)) as TranscriptEntry;
+      if (header.type === 'session' && path.resolve(header.cwd) === path.resolve(cwd)) found.push({ id, file, mtime: statSync(file).mtimeMs });
+    } catch {
+      // no transcript here, or not one of ours
+    }
+  }
+  found.sort((a, b) => b.mtime - a.mtime);
+  return found.slice(0, limit).flatMap(({ id, file, mtime }) => {
+    try {
+      const { messages } = readTranscript(file);
+      return [{ id, file, modifiedMs: mtime, firstPrompt: firstPromptOf(messages), messages: messages.length }];
+    } catch {
+      return [];
+    }
+  });
+}
+
+function firstPromptOf(messages: readonly MessageParam[]): string {
+  for (const m of messages) {
+    if (m.role !== 'user') continue;
+    const texts = typeof m.content === 'string' ? [m.content] : m.content.flatMap((b) => (b.type === 'text' ? [b.text] : []));
+    const text = texts.find((t) => !t.trimStart().startsWith('<system-reminder>'));
+    if (text !== undefined) return text.trim().split('\n')[0]!.slice(0, 120);
+  }
+  return '';
 }

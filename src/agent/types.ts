@@ -13,7 +13,7 @@ import type { ToolQuestionAnswer, ToolQuestionRequest } from '../tools/shared/qu
 import type { ToolCallBackend } from '../execution/backend.js';
 import type { TodoItem } from '../tools/todo-write/index.js';
 import type { ToolUseOutcome } from '../execution/outcome.js';
-import type { HookCallback } from '../hooks/types.js';
+import type { HookCallback, HookRunNotice } from '../hooks/types.js';
 import type { PermissionDecision, PermissionMode, ToolPermissionContext } from '../tool/permission-types.js';
 import type { PermissionClassifier } from '../permissions/auto-mode.js';
 import type { AutoClassifierOptions } from './auto-classifier.js';
@@ -113,6 +113,13 @@ export interface ChildRuntimeOptions {
 export interface ToolRuntimeOptions {
   /** Working directory and project root (default: `process.cwd()`). */
   readonly cwd?: string;
+  /**
+   * The session's environment (default: `process.env`): what the tools' processes and hooks start from, and what the
+   * tool pool reads (`ENABLE_TOOL_SEARCH`, …). `process.env` is never changed.
+   */
+  readonly env?: Readonly<Record<string, string>>;
+  /** The built-in tools to offer, by name (default: all); tools of `tools` and of tool providers are kept. */
+  readonly builtinTools?: readonly string[];
   /** More working directories (`--add-dir`). */
   readonly additionalDirectories?: readonly string[];
   /**
@@ -128,6 +135,12 @@ export interface ToolRuntimeOptions {
     readonly homeDir?: string;
   };
   readonly mode?: PermissionMode;
+  /**
+   * bypassPermissions may be entered later (Shift+Tab, a hook's `setMode`) though the runtime does not start in it —
+   * the Agent SDK's option and Claude Code's `--allow-dangerously-skip-permissions`. Without it, only a runtime that
+   * starts in bypassPermissions has that mode.
+   */
+  readonly allowDangerouslySkipPermissions?: boolean;
   /** Rules for this runtime only (`--allowedTools`, `--disallowedTools`, `--allow/--deny/--ask`). */
   readonly rules?: { readonly allow?: readonly string[]; readonly deny?: readonly string[]; readonly ask?: readonly string[] };
   /** Tools added to the built-ins (custom tools; MCP tools come through the MCP layer). */
@@ -143,7 +156,7 @@ export interface ToolRuntimeOptions {
   /** Where transcripts and persisted outputs go (default: under the user's state directory). */
   readonly sessionDir?: string;
   readonly sessionId?: string;
-  /** The model the tools are described for and that side calls use (default: `claude-sonnet-4-5`). */
+  /** The model the tools are described for and that side calls use: an alias or an id (default: `ANTHROPIC_MODEL`, else the table's default, src/tool/models.ts). */
   readonly model?: string;
   /** The Messages API client, for tools that need a model (Agent, WebFetch's prompt, WebSearch) and auto mode's classifier. */
   readonly client?: Anthropic;
@@ -201,6 +214,12 @@ export interface RunResult {
   readonly outcomes: readonly ToolUseOutcome[];
   /** Messages to append after the user message (notifications, reminders). */
   readonly newMessages: readonly MessageParam[];
+  /**
+   * The run was stopped by the user: a permission answer `{ behavior: 'deny', interrupt: true }` (Esc on the prompt,
+   * "deny and stop"), or the caller's signal aborted as a user interrupt. A loop ends its turn here instead of handing
+   * the results back to the model.
+   */
+  readonly interrupted?: boolean;
 }
 
 /** What `ToolRuntime.stream` and a `ToolRunHandle` yield: progress and results as they happen, then `done`. */
@@ -260,6 +279,12 @@ export interface ToolRuntime {
   /** A run the loop feeds block by block while the model is still streaming. */
   begin(assistantMessage: AssistantMessage, options?: RunOptions): ToolRunHandle;
   setMode(mode: PermissionMode): void;
+  /**
+   * From now on the runtime's session is `sessionId`, its folder beside the current one (transcript, persisted
+   * outputs): a fresh id starts a new transcript (`/clear`), an old one goes on with that session (`/resume`). Between
+   * turns only; not on a sub-agent's runtime.
+   */
+  switchSession(sessionId: string): void;
   /** Re-reads tool providers (MCP `list_changed`); the pool keeps its cache-stable order. */
   refreshTools(): Promise<void>;
   /** Looks a tool up by name or alias. */
@@ -282,6 +307,12 @@ export interface ToolRuntime {
   child(options?: ChildRuntimeOptions): Promise<ToolRuntime>;
   /** `messages` with every tool_result the conversation budget has replaced swapped for its preview. */
   applyBudget(messages: readonly MessageParam[]): MessageParam[];
+  /**
+   * Listens to what happens under the loop while it runs — a sub-agent's loop events (`subagent`), hook processes
+   * starting and answering (`hook`) — so that the session's top loop can pass them on. Returns the unsubscribe
+   * function. Optional: a runtime made by hand need not have it.
+   */
+  onLoopEvent?(listener: (event: QueryEvent) => void): () => void;
 }
 
 export type PermissionDecisionLike = PermissionDecision;
@@ -336,7 +367,64 @@ export interface QueryOptions {
   readonly steps?: LoopSteps;
   /** `false`: no transcript is written (the Agent SDK's `persistSession: false`; a durable session keeps its own). */
   readonly persistSession?: boolean;
+  /**
+   * More user messages after `prompt`, in one session (the Agent SDK's streaming input): each starts a user turn of
+   * its own — an `init` event before it, a `result` after it. One that arrives while a turn is running tools is handed
+   * to the model with the next tool results (queued, as Claude Code does), not held for a turn of its own.
+   */
+  readonly input?: AsyncIterable<MessageParam>;
+  /** Each raw Messages API stream event as a `stream_event` event (the Agent SDK's `includePartialMessages`). */
+  readonly streamEvents?: boolean;
+  /** Ends the turn with `max_budget` once the session's cost reaches this many dollars (checked after each model step). */
+  readonly maxBudgetUsd?: number;
+  /**
+   * Models to switch to, in order (comma-separated), when a request fails for good because the model is overloaded
+   * or unavailable; each user turn starts on the primary model again.
+   */
+  readonly fallbackModel?: string;
+  /** Values a program changes while the session runs (the Agent SDK's `setModel`, `setMaxThinkingTokens`, `interrupt`). */
+  readonly live?: QueryLive;
+  /**
+   * Structured output (the Agent SDK's `outputFormat`): `toolName` is a tool of the runtime whose successful call is
+   * the answer — the turn ends there, its typed output becomes `QueryResult.structuredOutput`. A model that ends its
+   * turn without calling it is asked once to call it.
+   */
+  readonly structuredOutput?: { readonly toolName: string };
 }
+
+/** What a program may change while a session runs; the loop reads it before each model request and each user turn. */
+export interface QueryLive {
+  /** The model of the next request (undefined: the session's). */
+  model?(): string | undefined;
+  /** The thinking configuration of the next request (undefined: the session's; `null`: none). */
+  thinking?(): Anthropic.Messages.ThinkingConfigParam | null | undefined;
+  /** A signal for the user turn about to start: aborting it ends that turn as `aborted`, and the session goes on. */
+  turnSignal?(): AbortSignal | undefined;
+}
+
+/** Per model, what a session's requests used and cost (the Agent SDK's `modelUsage`). */
+export interface ModelUsageTotals {
+  readonly usage: Usage;
+  readonly costUsd: number;
+  /** Requests that got an answer. */
+  readonly requests: number;
+}
+
+/** A Messages API failure that ended a turn, as the API reported it. */
+export interface ApiFailure {
+  readonly status?: number;
+  readonly type?: string;
+  readonly message: string;
+}
+
+/** What a sub-agent did, as its parent's loop reports it (`subagent` events). */
+export type SubagentLoopEvent =
+  | { readonly phase: 'start'; readonly prompt: string; readonly isAsync: boolean; readonly depth: number }
+  | { readonly phase: 'event'; readonly event: QueryEvent }
+  | { readonly phase: 'end'; readonly result: QueryResult; readonly toolUses: number; readonly durationMs: number };
+
+/** A command or http hook as it starts and answers (in-process callbacks are not reported). */
+export type HookLifecycleEvent = HookRunNotice;
 
 /** What `query()` yields as the conversation goes: deltas, tool calls and their results, turns, retries, the result. */
 export type QueryEvent =
@@ -364,15 +452,61 @@ export type QueryEvent =
       /** What this turn cost (dollars, by model family; 0 for a model outside the price table). */
       readonly costUsd?: number;
     }
-  | { readonly type: 'user'; readonly message: MessageParam }
-  | { readonly type: 'retry'; readonly attempt: number; readonly delayMs: number; readonly error: string }
+  | {
+      readonly type: 'user';
+      readonly message: MessageParam;
+      /**
+       * Why the loop added it: the user turn's prompt, a turn's tool results, the messages a tool's `newMessages` carry,
+       * a Stop hook's feedback, or the request to call the structured-output tool.
+       */
+      readonly origin?: 'prompt' | 'tool_results' | 'attachment' | 'stop_hook' | 'structured_output';
+    }
+  | {
+      readonly type: 'retry';
+      readonly attempt: number;
+      readonly delayMs: number;
+      readonly error: string;
+      /** The HTTP status (absent: the connection failed) and the API's error type. */
+      readonly status?: number;
+      readonly errorType?: string;
+      readonly maxRetries?: number;
+    }
+  /** A model request is about to be sent. */
+  | { readonly type: 'requesting'; readonly model: string }
+  /** One raw Messages API stream event (only with `QueryOptions.streamEvents`). */
+  | { readonly type: 'stream_event'; readonly event: Anthropic.Messages.RawMessageStreamEvent; readonly messageId?: string }
+  /**
+   * One content block of the response, complete, at its `content_block_stop` (request form), with the response's id,
+   * model and the usage known so far: what the Agent SDK sends as one assistant message per block.
+   */
+  | {
+      readonly type: 'assistant_block';
+      readonly block: Anthropic.Messages.ContentBlockParam;
+      readonly messageId: string;
+      readonly model: string;
+      readonly usage: Usage;
+      readonly requestId?: string;
+    }
+  /** A sub-agent started by an Agent call of this loop (`parentToolUseId`) started, did something, or ended. */
+  | {
+      readonly type: 'subagent';
+      readonly parentToolUseId: string;
+      readonly agentId: string;
+      readonly agentType: string;
+      readonly description: string;
+      readonly update: SubagentLoopEvent;
+    }
+  /** A command or http hook started or answered. */
+  | { readonly type: 'hook'; readonly hook: HookLifecycleEvent }
+  /** The model was switched to a fallback after the primary failed for good. */
+  | { readonly type: 'model_fallback'; readonly from: string; readonly to: string; readonly error: string }
   | { readonly type: 'result'; readonly result: QueryResult };
 
 /** How a `query()` ended: the stop reason, turns, usage and cost, the last text and the whole conversation. */
 export interface QueryResult {
   readonly sessionId: string;
   /** `blocked`: a hook refused the prompt or stopped the loop (`error` says which and why). */
-  readonly stopReason: 'end_turn' | 'max_turns' | 'max_tokens' | 'refusal' | 'aborted' | 'error' | 'stop_sequence' | 'pause_turn' | 'blocked';
+  readonly stopReason: 'end_turn' | 'max_turns' | 'max_tokens' | 'refusal' | 'aborted' | 'error' | 'stop_sequence' | 'pause_turn' | 'blocked' | 'max_budget';
   readonly isError: boolean;
   readonly turns: number;
   readonly usage: Usage;
@@ -382,4 +516,16 @@ export interface QueryResult {
   readonly text: string;
   readonly messages: readonly MessageParam[];
   readonly error?: string;
+  /** Wall time of this turn's model requests, retries included. */
+  readonly apiDurationMs?: number;
+  /** Per model: usage and cost of the session so far (every turn of it, its sub-agents' requests included). */
+  readonly modelUsage?: Readonly<Record<string, ModelUsageTotals>>;
+  /** The answer of the structured-output tool (`QueryOptions.structuredOutput`), when it was called successfully. */
+  readonly structuredOutput?: unknown;
+  /** The API's stop reason of this turn's last response (`null` when none came). */
+  readonly apiStopReason?: string | null;
+  /** The request failure that ended the turn (`stopReason: 'error'`), as the API reported it. */
+  readonly apiFailure?: ApiFailure;
+  /** Dollars of the whole session so far (`costUsd` is this user turn's). */
+  readonly totalCostUsd?: number;
 }

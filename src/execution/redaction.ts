@@ -321,7 +321,8 @@ export function redactorFor(context: Pick<ToolUseContext, 'options'>, env: NodeJ
   if (config?.enabled === false) return undefined;
   const hit = cache.get(settings);
   if (hit !== undefined && hit.version === registryVersion && hit.env === env) return hit.redactor.size > 0 ? hit.redactor : undefined;
-  const redactor = buildRedactor(config ?? {}, env, settings.env);
+  // A session's own environment (`baseEnv`) holds credentials too: its secrets are redacted beside the process's.
+  const redactor = buildRedactor(config ?? {}, env, settings.baseEnv ? { ...settings.baseEnv, ...settings.env } : settings.env);
   cache.set(settings, { version: registryVersion, env, redactor });
   return redactor.size > 0 ? redactor : undefined;
 }

@@ -269,8 +269,11 @@ export class StreamingToolExecutor {
   /** Why this tool must not run (or its result must be replaced), if it must not. */
   #abortKind(tracked: TrackedTool): AbortKind | undefined {
     if (this.#discarded) return 'streaming_fallback';
-    if (this.#erroredCall && this.#erroredCall.index !== tracked.index) return 'sibling_error';
     const turn = this.#context.abortController.signal;
+    // The user stopped the turn (Esc, or "deny and stop" at a prompt, whose refusal also counts as a failed call):
+    // the others were stopped by the user, not by a sibling's failure.
+    const userStopped = turn.aborted && turn.reason === USER_INTERRUPT && !(tracked.status === 'executing' && tracked.interruptBehavior === 'block');
+    if (this.#erroredCall && this.#erroredCall.index !== tracked.index && !userStopped) return 'sibling_error';
     if (turn.aborted) {
       // A running tool that blocks interrupts finishes; one that has not started does not start.
       if (tracked.status === 'executing' && tracked.interruptBehavior === 'block' && turn.reason === USER_INTERRUPT) {
@@ -337,6 +340,9 @@ export class StreamingToolExecutor {
 
   #cancelled(tracked: TrackedTool, settled: ToolUseOutcome | undefined): ToolUseOutcome {
     if (settled && settled.stage === 'completed' && !settled.isError) return settled;
+    // A call refused at its permission prompt never ran: its refusal (a person's "deny and stop", which is what
+    // aborted the run) says more than "interrupted".
+    if (settled && settled.stage === 'permission') return settled;
     // The call that failed keeps its own result; only the others get the synthetic one.
     const kind = this.#abortKind(tracked) ?? abortKindOf(this.#siblingAbortController.signal.reason);
     if (settled && this.#erroredCall?.index === tracked.index) return settled;

@@ -8,6 +8,7 @@ import { addSharedAbortListener } from '../tool/shared-abort-listener.js';
 import { aggregatePermissionDenied, aggregatePermissionRequest, aggregatePostToolUse, aggregatePreToolUse } from './aggregate.js';
 import { buildHookInput, serializeHookInput, type HookEventExtras } from './hook-input.js';
 import { judgeHookRun, type HookVerdict } from './hook-output.js';
+import { observeHookRun } from './hook-notices.js';
 import { createLoopHooks } from './loop-hooks.js';
 import { compileHookMatcher, type CompiledMatcher } from './matcher.js';
 import { capHookOutput } from './persist-output.js';
@@ -121,10 +122,12 @@ export function createHookRunner(opts: HookRunnerOptions): HookRunner {
         failClosed = h.failClosed ?? false;
         const timeoutMs = h.timeout !== undefined ? Math.round(h.timeout * 1000) : defaultTimeoutMs;
         const env = { ...baseEnv, CLAUDE_PROJECT_DIR: e.projectDir, TOOLGATE_PROJECT_DIR: e.projectDir };
-        run =
-          h.type === 'http'
-            ? await runHttpHook(h, { body, env, timeoutMs, signal })
-            : await runCommandHook(h, { cwd: e.cwd, env, stdin: body, timeoutMs, signal });
+        run = await observeHookRun(
+          opts.onHookRun,
+          event,
+          `${event}:${e.toolName}`,
+          h.type === 'http' ? runHttpHook(h, { body, env, timeoutMs, signal }) : runCommandHook(h, { cwd: e.cwd, env, stdin: body, timeoutMs, signal }),
+        );
       }
     } catch (err) {
       failClosed = entry.kind === 'callback' ? (entry.callback.failClosed ?? false) : (entry.handler.failClosed ?? false);
@@ -154,7 +157,7 @@ export function createHookRunner(opts: HookRunnerOptions): HookRunner {
     capHookOutput(text, opts.sessionDir, `${e.toolUseId}-${event}`);
 
   return {
-    loop: createLoopHooks({ config: opts.config, callbacks: opts.callbacks, env: opts.env, defaultTimeoutMs: opts.defaultTimeoutMs }),
+    loop: createLoopHooks({ config: opts.config, callbacks: opts.callbacks, env: opts.env, defaultTimeoutMs: opts.defaultTimeoutMs, onHookRun: opts.onHookRun }),
     hasHooks,
     async preToolUse(e, signal) {
       return aggregatePreToolUse(await fire('PreToolUse', e, {}, signal), capperFor(e, 'PreToolUse'));

@@ -7,13 +7,14 @@
  */
 import { DEFAULT_CALLBACK_TIMEOUT_MS, DEFAULT_HOOK_TIMEOUT_MS, runCallback } from './hook-runner.js';
 import { serializeHookInput } from './hook-input.js';
+import { observeHookRun } from './hook-notices.js';
 import { compileHookMatcher } from './matcher.js';
 import { runHttpHook } from './run-http-hook.js';
 import { runCommandHook, type RawHookRun } from './run-hook-process.js';
 import type { HookCallback, HookRunnerOptions } from './types.js';
 import type { PermissionMode } from '../tool/permission-types.js';
 
-export const LOOP_HOOK_EVENT_NAMES = ['SessionStart', 'UserPromptSubmit', 'Stop', 'SessionEnd', 'SubagentStart', 'SubagentStop'] as const;
+export const LOOP_HOOK_EVENT_NAMES = ['SessionStart', 'UserPromptSubmit', 'Stop', 'SessionEnd', 'SubagentStart', 'SubagentStop', 'PreCompact'] as const;
 export type LoopHookEventName = (typeof LOOP_HOOK_EVENT_NAMES)[number];
 
 /** UserPromptSubmit's command/http hooks default to 30 s (reference A8); SessionEnd hooks must not hold the exit. */
@@ -49,6 +50,8 @@ export interface LoopHooks {
   subagentStart(e: LoopHookEvent & SubagentHookFields, signal: AbortSignal): Promise<LoopHookOutcome>;
   /** A sub-agent is about to finish (matcher: its agent type); a block makes it go on with the reason. */
   subagentStop(e: LoopHookEvent & SubagentHookFields & { stopHookActive: boolean; lastAssistantMessage: string; agentTranscriptPath?: string }, signal: AbortSignal): Promise<LoopHookOutcome>;
+  /** Before a conversation is summarised (matcher: `manual` for /compact, `auto`); a block keeps it as it is. */
+  preCompact(e: LoopHookEvent & { trigger: 'manual' | 'auto'; customInstructions: string }, signal: AbortSignal): Promise<LoopHookOutcome>;
 }
 
 export interface SubagentHookFields {
@@ -61,7 +64,7 @@ export interface LoopHookCallback extends Omit<HookCallback, 'event'> {
   event: LoopHookEventName;
 }
 
-export function createLoopHooks(opts: Pick<HookRunnerOptions, 'config' | 'env' | 'defaultTimeoutMs'> & { callbacks?: readonly (HookCallback | LoopHookCallback)[] }): LoopHooks {
+export function createLoopHooks(opts: Pick<HookRunnerOptions, 'config' | 'env' | 'defaultTimeoutMs' | 'onHookRun'> & { callbacks?: readonly (HookCallback | LoopHookCallback)[] }): LoopHooks {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(opts.env ?? process.env)) if (!k.startsWith('OTEL_')) env[k] = v;
 
@@ -90,10 +93,12 @@ export function createLoopHooks(opts: Pick<HookRunnerOptions, 'config' | 'env' |
         const label = `${event} hook "${h.type === 'command' ? h.command : h.url}" (${group.file ?? group.source}${group.path ? ` ${group.path}.hooks[${i}]` : ''})`;
         const timeoutMs = h.timeout !== undefined ? Math.round(h.timeout * 1000) : (DEFAULT_TIMEOUTS[event] ?? opts.defaultTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS);
         const hookEnv = { ...env, CLAUDE_PROJECT_DIR: e.projectDir, TOOLGATE_PROJECT_DIR: e.projectDir };
-        const run =
-          h.type === 'http'
-            ? runHttpHook(h, { body, env: hookEnv, timeoutMs, signal })
-            : runCommandHook(h, { cwd: e.cwd, env: hookEnv, stdin: body, timeoutMs, signal });
+        const run = observeHookRun(
+          opts.onHookRun,
+          event,
+          event,
+          h.type === 'http' ? runHttpHook(h, { body, env: hookEnv, timeoutMs, signal }) : runCommandHook(h, { cwd: e.cwd, env: hookEnv, stdin: body, timeoutMs, signal }),
+        );
         runs.push(run.then((r) => ({ label, run: r }), (err: unknown) => ({ label, run: { kind: 'error', message: String(err) } })));
       });
     }
@@ -113,6 +118,7 @@ export function createLoopHooks(opts: Pick<HookRunnerOptions, 'config' | 'env' |
     stop: (e, signal) => fire('Stop', undefined, e, { stop_hook_active: e.stopHookActive, last_assistant_message: e.lastAssistantMessage }, signal),
     sessionEnd: (e, signal) => fire('SessionEnd', e.reason, e, { reason: e.reason }, signal),
     subagentStart: (e, signal) => fire('SubagentStart', e.agentType, e, { agent_id: e.agentId, agent_type: e.agentType }, signal),
+    preCompact: (e, signal) => fire('PreCompact', e.trigger, e, { trigger: e.trigger, custom_instructions: e.customInstructions }, signal),
     subagentStop: (e, signal) =>
       fire(
         'SubagentStop',
@@ -130,7 +136,7 @@ export function createLoopHooks(opts: Pick<HookRunnerOptions, 'config' | 'env' |
   };
 }
 
-const CAN_BLOCK = new Set<LoopHookEventName>(['UserPromptSubmit', 'Stop', 'SubagentStop']);
+const CAN_BLOCK = new Set<LoopHookEventName>(['UserPromptSubmit', 'Stop', 'SubagentStop', 'PreCompact']);
 const PLAIN_STDOUT_IS_CONTEXT = new Set<LoopHookEventName>(['UserPromptSubmit', 'SessionStart']);
 
 function judge(event: LoopHookEventName, label: string, run: RawHookRun, out: LoopHookOutcome): void {

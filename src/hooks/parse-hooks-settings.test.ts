@@ -64,6 +64,7 @@ describe('parseHooksSettings', () => {
     const r = parse(
       {
         pretooluse: [],
+        Notification: [{ hooks: [{ type: 'command', command: 'hi' }] }],
         PreCompact: [{ hooks: [{ type: 'command', command: 'hi' }] }],
         SessionStart: [{ hooks: [{ type: 'command', command: 'hi' }] }],
         PreToolUse: [{ matcher: 'Bash', comment: 'x', hooks: [{ type: 'command', command: 'a', timout: 5, once: true }, { type: 'prompt', prompt: 'p' }] }],
@@ -73,7 +74,7 @@ describe('parseHooksSettings', () => {
     expect(r.errors).toEqual([]);
     expect(r.warnings).toEqual([
       'projectSettings: hooks.pretooluse: unknown hook event, ignored (did you mean "PreToolUse"?)',
-      'projectSettings: hooks.PreCompact: toolgate does not fire PreCompact (a Claude Code session event); kept but never run',
+      'projectSettings: hooks.Notification: toolgate does not fire Notification (a Claude Code session event); kept but never run',
       'projectSettings: hooks.PreToolUse[0]: unknown key "comment" ignored (a matcher group has "matcher" and "hooks")',
       'projectSettings: hooks.PreToolUse[0].hooks[0]: unknown key "timout" ignored for a command hook',
       'projectSettings: hooks.PreToolUse[0].hooks[0].once: only meaningful in skill frontmatter; toolgate runs this hook every time',

@@ -219,7 +219,23 @@ export interface HookRunnerOptions {
   env?: NodeJS.ProcessEnv;
   /** Default per-hook timeout for command/http hooks (600,000 ms). */
   defaultTimeoutMs?: number;
+  /** Told when a command or http hook starts and what it answered (not callbacks); for faces that show hook activity. */
+  onHookRun?: (notice: HookRunNotice) => void;
 }
+
+/** A command or http hook starting, then answering (`id` pairs the two); `name` is `PreToolUse:Bash`, `Stop`, … */
+export type HookRunNotice =
+  | { readonly phase: 'started'; readonly id: string; readonly name: string; readonly event: string }
+  | {
+      readonly phase: 'response';
+      readonly id: string;
+      readonly name: string;
+      readonly event: string;
+      readonly stdout: string;
+      readonly stderr: string;
+      readonly exitCode?: number;
+      readonly outcome: 'success' | 'error' | 'cancelled';
+    };
 
 export interface HooksSettingsSource {
   /** `userSettings`, `projectSettings`, `localSettings`, `policySettings`, a plugin name… */

@@ -27,8 +27,18 @@ export interface McpRemoteServerConfig extends McpServerConfigBase {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-/** One MCP server entry as Claude Code's files write it: a command to start (stdio) or a URL (http, sse). */
-export type McpServerConfig = McpStdioServerConfig | McpRemoteServerConfig;
+/**
+ * A server in this process (the Agent SDK face's `createSdkMcpServer`): never read from a file, only given by a
+ * program. `createServer` makes a fresh server object for each connection, joined to the client by an in-memory
+ * transport, so one definition serves any number of sessions at once.
+ */
+export interface McpInProcessServerConfig extends McpServerConfigBase {
+  readonly type: 'sdk';
+  readonly createServer: () => { connect(transport: import('@modelcontextprotocol/sdk/shared/transport.js').Transport): Promise<void> };
+}
+
+/** One MCP server entry as Claude Code's files write it — a command to start (stdio) or a URL (http, sse) — or one in this process. */
+export type McpServerConfig = McpStdioServerConfig | McpRemoteServerConfig | McpInProcessServerConfig;
 
 /** Where a server's entry came from, highest precedence first when names clash. */
 export type McpConfigScope = 'flag' | 'local' | 'project' | 'user' | 'managed';
@@ -159,6 +169,7 @@ export function parseMcpServersObject(
 /** A one-line description of how a server is reached (for `toolgate mcp list`; header values never printed). */
 export function describeMcpServer(config: McpServerConfig): string {
   if (config.type === 'stdio') return [config.command, ...config.args].join(' ');
+  if (config.type === 'sdk') return '(in this process)';
   const headers = Object.keys(config.headers);
   return `${config.url} (${config.type}${headers.length > 0 ? `, headers: ${headers.join(', ')}` : ''})`;
 }

@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ElicitRequestSchema,
@@ -208,6 +209,14 @@ export class McpConnection {
       });
       return transport;
     }
+    if (c.type === 'sdk') {
+      // In this process: a fresh server object per connection, joined by a linked pair of in-memory transports.
+      const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+      void c.createServer().connect(serverEnd).catch((error: unknown) => {
+        this.lastError = `MCP server "${this.name}" (in process) could not start: ${error instanceof Error ? error.message : String(error)}`;
+      });
+      return clientEnd;
+    }
     // A configured Authorization header is the user's own credential: OAuth stays out of its way.
     const store = this.options.oauthStore;
     this.oauth = store && !hasAuthorizationHeader(c) ? new McpOAuthProvider(this.name, c.url, store) : undefined;
@@ -221,14 +230,14 @@ export class McpConnection {
 
   private tokenSnapshot(): string | undefined {
     const c = this.config;
-    if (c.type === 'stdio' || !this.options.oauthStore) return undefined;
+    if ((c.type !== 'http' && c.type !== 'sse') || !this.options.oauthStore) return undefined;
     return this.options.oauthStore.read(this.name, c.url).updatedAt;
   }
 
   /** Whether a token is stored for this server (HTTP/SSE with a token store only). */
   get hasStoredLogin(): boolean {
     const c = this.config;
-    return c.type !== 'stdio' && this.options.oauthStore?.read(this.name, c.url).tokens !== undefined;
+    return (c.type === 'http' || c.type === 'sse') && this.options.oauthStore?.read(this.name, c.url).tokens !== undefined;
   }
 
   /** After a login (or a logout): the next use connects afresh with what the token store now holds. */

@@ -254,7 +254,7 @@ export class McpClientManager {
                 ? conn.state
                 : 'not-started';
       const c = server.config;
-      const stored = c.type === 'stdio' ? undefined : this.oauthStore.read(name, c.url).tokens;
+      const stored = c.type === 'http' || c.type === 'sse' ? this.oauthStore.read(name, c.url).tokens : undefined;
       out.push({
         name,
         scope: server.scope,
@@ -264,7 +264,7 @@ export class McpClientManager {
         state,
         ...((state === 'failed' || state === 'needs-login') && conn?.lastError ? { error: conn.lastError } : {}),
         tools: (tools[i] ?? []).map((t) => t.name),
-        ...(c.type !== 'stdio' ? { oauth: { loggedIn: stored !== undefined, ...(stored?.expires_at !== undefined ? { expiresAt: stored.expires_at } : {}) } } : {}),
+        ...(c.type === 'http' || c.type === 'sse' ? { oauth: { loggedIn: stored !== undefined, ...(stored?.expires_at !== undefined ? { expiresAt: stored.expires_at } : {}) } } : {}),
       });
     });
     return out;
@@ -277,7 +277,7 @@ export class McpClientManager {
   async login(name: string, options: Omit<McpLoginOptions, 'name' | 'config' | 'store'> = {}): Promise<McpLoginResult> {
     const server = this.servers.get(name);
     if (!server) throw new Error(`no MCP server named "${name}" (configured: ${[...this.servers.keys()].join(', ') || 'none'})`);
-    if (server.config.type === 'stdio') throw new Error(`MCP server "${name}" is a local (stdio) server: only HTTP and SSE servers log in`);
+    if (server.config.type !== 'http' && server.config.type !== 'sse') throw new Error(`MCP server "${name}" is not an HTTP or SSE server: only those log in`);
     const controller = new AbortController();
     const onAbort = () => controller.abort();
     options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -297,7 +297,7 @@ export class McpClientManager {
   async logout(name: string): Promise<boolean> {
     const server = this.servers.get(name);
     if (!server) throw new Error(`no MCP server named "${name}" (configured: ${[...this.servers.keys()].join(', ') || 'none'})`);
-    if (server.config.type === 'stdio') return false;
+    if (server.config.type !== 'http' && server.config.type !== 'sse') return false;
     const removed = this.oauthStore.remove(name, server.config.url);
     await this.afterAuthChange(name);
     return removed;

@@ -83,13 +83,18 @@ function promptOnce(
   const signal = context.abortController.signal;
   return new Promise<PermissionDecision>((resolvePromise) => {
     const once = createResolveOnce<PermissionDecision>(resolvePromise);
+    // The handler itself may abort the run as it answers ("deny and stop" interrupts the turn): its refusal, already
+    // on its way, is given a moment to arrive and stands; a prompt nobody answers is withdrawn.
     const onAbort = () => {
-      if (once.claim()) once.resolve(abortedDeny());
+      setImmediate(() => {
+        if (once.claim()) once.resolve(abortedDeny());
+      });
     };
     signal.addEventListener('abort', onAbort, { once: true });
     const done = (d: PermissionDecision) => {
       signal.removeEventListener('abort', onAbort);
-      if (once.claim()) once.resolve(d);
+      // After an abort only a refusal may still land (fail closed): an approval that comes late is not one.
+      if (once.claim()) once.resolve(signal.aborted && d.behavior !== 'deny' ? abortedDeny() : d);
     };
     let answer: Promise<PermissionDecision>;
     try {

@@ -149,8 +149,12 @@ export function writeGrants(options: WriteGrantsOptions): { file: string; rules:
   return { file, rules: texts };
 }
 
-/** Removes an allow rule (and its expiry) from the grant files, or from `file` only. */
-export function revokeGrant(rule: string, options: GrantLocations & { readonly file?: string }): { file: string; rule: string }[] {
+/**
+ * Removes an allow rule (and its expiry) from the grant files, or from `file` only. `behavior` removes an ask or deny
+ * rule instead (the session's `/permissions remove`).
+ */
+export function revokeGrant(rule: string, options: GrantLocations & { readonly file?: string; readonly behavior?: PermissionBehavior }): { file: string; rule: string }[] {
+  const behavior = options.behavior ?? 'allow';
   const target = canonical(rule);
   const files = options.file !== undefined ? [path.resolve(options.file)] : [...new Set(grantFiles(options).map((f) => f.file))];
   const removed: { file: string; rule: string }[] = [];
@@ -161,15 +165,15 @@ export function revokeGrant(rule: string, options: GrantLocations & { readonly f
       if (perms === null || typeof perms !== 'object' || Array.isArray(perms)) return false;
       const p = perms as Json;
       let changed = false;
-      if (Array.isArray(p.allow)) {
-        const kept = (p.allow as unknown[]).filter((r) => !(typeof r === 'string' && canonical(r) === target));
-        if (kept.length !== (p.allow as unknown[]).length) {
-          p.allow = kept;
+      if (Array.isArray(p[behavior])) {
+        const kept = (p[behavior] as unknown[]).filter((r) => !(typeof r === 'string' && canonical(r) === target));
+        if (kept.length !== (p[behavior] as unknown[]).length) {
+          p[behavior] = kept;
           changed = true;
           removed.push({ file, rule: target });
         }
       }
-      if (p.expires !== null && typeof p.expires === 'object' && !Array.isArray(p.expires)) {
+      if (behavior === 'allow' && p.expires !== null && typeof p.expires === 'object' && !Array.isArray(p.expires)) {
         const expires = p.expires as Json;
         for (const k of Object.keys(expires)) {
           if (canonical(k) === target) {

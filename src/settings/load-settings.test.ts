@@ -115,6 +115,20 @@ describe('loadSettings', () => {
     expect(s.errors[0]).toMatchObject({ file: managed, key: 'permissions.disableBypassPermissionsMode' });
   });
 
+  it('bypassPermissions is available only to a session that starts in it or opted in (allowBypassPermissions)', () => {
+    expect(load().permissionContext.isBypassPermissionsModeAvailable).toBe(false);
+    expect(load({ mode: 'bypassPermissions' }).permissionContext.isBypassPermissionsModeAvailable).toBe(true);
+    expect(load({ allowBypassPermissions: true }).permissionContext).toMatchObject({ mode: 'default', isBypassPermissionsModeAvailable: true });
+    write(managed, { permissions: { disableBypassPermissionsMode: 'disable' } });
+    expect(load({ allowBypassPermissions: true }).permissionContext.isBypassPermissionsModeAvailable).toBe(false);
+  });
+
+  it('a --settings file that is not there is an error (fail closed), an inline object never is', () => {
+    const missing = path.join(tmp, 'policy.json');
+    const s = load({ flagSettingsFiles: [missing, '{}'] });
+    expect(s.errors).toEqual([{ file: missing, message: 'settings file not found' }]);
+  });
+
   it('allowManagedPermissionRulesOnly keeps only managed rules', () => {
     write(managed, { allowManagedPermissionRulesOnly: true, permissions: { allow: ['Read'] } });
     write(projectFile(), { permissions: { allow: ['Bash'], deny: ['Edit'] } });

@@ -38,6 +38,12 @@ export interface LoadSettingsOptions {
   /** A mode chosen on the command line: beats every `defaultMode`. */
   readonly mode?: PermissionMode;
   /**
+   * The session may enter bypassPermissions later (Shift+Tab, a hook's `setMode`) though it does not start in it:
+   * Claude Code's `--allow-dangerously-skip-permissions`. Without it, only a session that starts in
+   * bypassPermissions has the mode available (fail closed: nothing reaches bypass without asking for it).
+   */
+  readonly allowBypassPermissions?: boolean;
+  /**
    * Which of the standard files to read (Claude Code's `--setting-sources`; default: all four). `--settings` files
    * and command-line rules are always read. `[]` reads no standard file at all (tests, servers).
    */
@@ -134,6 +140,11 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
     const scope = SCOPE_OF[p.source];
     if (wanted !== undefined && scope !== undefined && !wanted.has(scope)) continue;
     const r = readSettingsFile(p);
+    // A file named on purpose (`--settings`) that is not there is an error, not an empty level: a CI policy must not
+    // run without its policy because of a typo (fail closed; claude exits 1 too).
+    if (p.source === 'flagSettings' && !p.file.trimStart().startsWith('{') && r.content === undefined && r.errors.length === 0) {
+      errors.push({ file: p.file, message: 'settings file not found' });
+    }
     errors.push(...r.errors);
     warnings.push(...r.warnings);
     files.push({ source: p.source, file: r.content?.file ?? p.file, found: r.content !== undefined || r.errors.length > 0 });
@@ -185,7 +196,7 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
     mode,
     additionalDirectories: dirs,
     rules,
-    isBypassPermissionsModeAvailable: !bypassDisabled,
+    isBypassPermissionsModeAvailable: !bypassDisabled && (mode === 'bypassPermissions' || options.allowBypassPermissions === true),
   });
   return {
     permissionContext,

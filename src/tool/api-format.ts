@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { ToolPermissionContext } from './permission-types.js';
 import type { ToolSettings } from './tool-use-context.js';
 import { toStrictSchema, type StrictSchemaResult } from './strict-schema.js';
-import type { AnyObject, AnyTool, APIToolDefinition, ToolInputJSONSchema, Tools } from './tool.js';
+import type { AnyObject, AnyTool, APIToolDefinition, PromptOptions, ToolInputJSONSchema, Tools } from './tool.js';
 
 /** The beta under which the API accepts `input_examples` (and tool search). */
 export const INPUT_EXAMPLES_BETA = 'advanced-tool-use-2025-11-20';
@@ -25,6 +25,8 @@ export interface ToolToAPIOptions {
   readonly strictTools?: boolean;
   /** How deferred tools go out (default: `reference` — all of them with `defer_loading: true`). */
   readonly deferredLoading?: DeferredLoadingOptions;
+  /** The session's services, passed to each tool's `prompt()`. */
+  readonly services?: PromptOptions['services'];
 }
 
 const schemaCache = new WeakMap<AnyObject, ToolInputJSONSchema>();
@@ -131,6 +133,7 @@ export async function toolToAPI(tool: AnyTool, options: ToolToAPIOptions): Promi
       tools: options.tools,
       model: options.model,
       ...(options.settings !== undefined ? { settings: options.settings } : {}),
+      ...(options.services !== undefined ? { services: options.services } : {}),
     }),
     input_schema: getToolInputJSONSchema(tool) as APIToolDefinition['input_schema'],
   };

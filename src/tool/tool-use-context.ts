@@ -5,6 +5,7 @@
  * Higher layers hang their own services on `services` by augmenting the `ToolServices` interface from their module
  * (`declare module '…/tool/tool-use-context.js'`), so the contract never imports upward.
  */
+import { DEFAULT_MODEL } from './models.js';
 import { addSharedAbortListener } from './shared-abort-listener.js';
 import { FileStateCache } from './file-state-cache.js';
 import type { NotificationQueue } from './notification-queue.js';
@@ -32,6 +33,11 @@ export interface ToolSettings {
   readonly requireReadBeforeWrite?: boolean;
   /** Settings' `env`: set in every process a tool starts (after secret scrubbing: these names were asked for). */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * The environment a tool's processes start from instead of `process.env`: a session given an environment of its
+   * own (the Agent SDK face's `env`), so that concurrent sessions in one process each see theirs.
+   */
+  readonly baseEnv?: Readonly<Record<string, string>>;
 }
 
 export interface ToolUseContextOptions {
@@ -227,7 +233,7 @@ export function createToolUseContext(input: CreateToolUseContextInput): ToolUseC
   return {
     options: {
       tools: input.tools,
-      mainLoopModel: input.mainLoopModel ?? 'claude-sonnet-4-5',
+      mainLoopModel: input.mainLoopModel ?? DEFAULT_MODEL,
       debug: input.debug ?? false,
       isNonInteractiveSession: input.isNonInteractiveSession ?? input.ui?.requestPermission === undefined,
       betas: input.betas,

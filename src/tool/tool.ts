@@ -6,7 +6,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { ReactNode } from 'react';
 import type { z } from 'zod';
 import type { PermissionDecision, PermissionResult, ToolPermissionContext } from './permission-types.js';
-import type { ToolSettings, ToolUseContext } from './tool-use-context.js';
+import type { ToolServices, ToolSettings, ToolUseContext } from './tool-use-context.js';
 
 export type ToolResultBlockParam = Anthropic.Messages.ToolResultBlockParam;
 export type ToolUseBlock = Anthropic.Messages.ToolUseBlock;
@@ -73,6 +73,8 @@ export interface PromptOptions {
   readonly model?: string;
   /** The settings the tool runs with, when the caller has them (a prompt may describe a setting's effect). */
   readonly settings?: ToolSettings;
+  /** The session's services, for a tool whose description depends on the session (the Agent tool's agent list). */
+  readonly services?: ToolServices;
 }
 
 /**

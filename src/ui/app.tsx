@@ -39,6 +39,8 @@ function Session_({ store, session, cwd, onExit, listTasks }: AppProps): ReactNo
   const { exit } = useApp();
   const [armedExit, setArmedExit] = useState(false);
   const promptEmpty = useRef(true);
+  // The prompt is remounted after each dialog: a draft it already took must not come back.
+  const appliedDraft = useRef(0);
   const options: ToolRenderOptions = { columns, verbose: false, cwd };
   const dialog = snapshot.dialogs[0];
 
@@ -59,11 +61,20 @@ function Session_({ store, session, cwd, onExit, listTasks }: AppProps): ReactNo
 
   useKeys((input, key) => {
     if (key.ctrl && input === 'c') {
+      // A running turn: interrupted. Text in the prompt: cleared. An empty prompt: a warning, and a second press leaves
+      // (one stray Ctrl+C must not end a session).
       if (session.interrupt()) {
         setArmedExit(false);
         return;
       }
-      if (armedExit || promptEmpty.current) return leave();
+      // Interrupted already, the turn waits for a call that must not be cut halfway: leaving does not wait (the
+      // notice said so), and the runtime's shutdown stops the call.
+      if (session.busy) return leave();
+      if (!promptEmpty.current) {
+        store.setDraft('');
+        return;
+      }
+      if (armedExit) return leave();
       setArmedExit(true);
       return;
     }
@@ -95,10 +106,20 @@ function Session_({ store, session, cwd, onExit, listTasks }: AppProps): ReactNo
               <Text dimColor>Esc to interrupt · Ctrl+B to run in the background</Text>
             )
           ) : null}
+          {snapshot.queued.map((text, i) => (
+            <Text key={i} dimColor>
+              {`⧗ queued: ${text.split('\n')[0]}`}
+            </Text>
+          ))}
           <PromptInput
             history={session.history}
             isActive={!dialog}
-            placeholder={snapshot.busy ? 'Esc interrupts' : 'Ask for something, or /help'}
+            {...(snapshot.draft && snapshot.draft.seq !== appliedDraft.current ? { draft: snapshot.draft } : {})}
+            onDraftApplied={(seq) => {
+              appliedDraft.current = seq;
+            }}
+            commands={snapshot.commands}
+            placeholder={snapshot.busy ? 'Esc interrupts; a message typed now is sent when the turn ends' : 'Ask for something, or / for commands'}
             onChange={(v) => {
               promptEmpty.current = v === '';
             }}

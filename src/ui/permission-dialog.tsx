@@ -14,6 +14,9 @@ import { Select, type Choice } from './select.js';
 import { safeText, toolTitle } from './plain-text.js';
 import { TextField } from './text-field.js';
 
+/** What the model reads for a call refused with Esc: the turn ends there, and the model waits for the person. */
+export const STOPPED_MESSAGE = "The user refused this call and stopped the turn: it was not run. Wait for the user's next message before doing anything more.";
+
 /** Where "don't ask again" writes: the project's local settings (not committed, this person only). */
 export const GRANT_DESTINATION = 'localSettings' as const;
 
@@ -41,6 +44,9 @@ export function PermissionDialog({
 }): ReactNode {
   const [typing, setTyping] = useState(false);
   const { name, args } = toolTitle(request.tool, request.input);
+  // A tool that works on a file names it (its getPath, not its name): the preview below may show only a diff.
+  const target = safeText(() => request.tool.getPath?.(request.input as never));
+  const shownTarget = target ? (path.isAbsolute(target) && !path.relative(options.cwd, target).startsWith('..') ? path.relative(options.cwd, target) : target) : '';
   const rules = request.suggestedRules;
   const file = path.relative(options.cwd, grantFile(GRANT_DESTINATION, { projectDir: options.cwd }));
   const choices: Choice[] = [{ label: 'Yes, this once' }];
@@ -69,14 +75,14 @@ export function PermissionDialog({
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1} marginTop={1}>
       <Text bold color="yellow">
-        {request.agentId ? `A sub-agent (${request.agentId}) asks to use ${name}` : `Allow ${name}?`}
+        {request.agentId ? `A sub-agent (${request.agentId}) asks to use ${name}${shownTarget ? ` on ${shownTarget}` : ''}` : `Allow ${name}${shownTarget ? `(${shownTarget})` : ''}?`}
       </Text>
       {preview ?? <Text>{args || safeText(() => JSON.stringify(request.input))}</Text>}
       <Box marginTop={1}>
         <Text dimColor>{whyAsked(request)}</Text>
       </Box>
       <Box marginTop={1} flexDirection="column">
-        <Select choices={choices} onPick={pick} isActive={!typing} onCancel={() => onAnswer({ behavior: 'deny', interrupt: true, message: 'The user refused and interrupted.' })} />
+        <Select choices={choices} onPick={pick} isActive={!typing} onCancel={() => onAnswer({ behavior: 'deny', interrupt: true, message: STOPPED_MESSAGE })} />
         {typing ? (
           <TextField
             placeholder="what the model should do instead (Enter sends)"

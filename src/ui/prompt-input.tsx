@@ -5,7 +5,9 @@
  */
 import { Box, Text } from 'ink';
 import { useKeys } from './use-keys.js';
-import { useRef, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
+import type { MenuCommand } from './session-store.js';
+import { menuMatches, SlashMenu } from './slash-menu.js';
 
 export interface PromptInputProps {
   readonly history: readonly string[];
@@ -16,18 +18,39 @@ export interface PromptInputProps {
   readonly placeholder?: string;
   /** Reports whether the prompt is empty (a second Ctrl+C exits only then). */
   readonly onChange?: (value: string) => void;
+  /** Text to put in the prompt, replacing it (a new `seq` each time): queued messages taken back, a clear. */
+  readonly draft?: { readonly text: string; readonly seq: number };
+  /** Told when `draft` has been put in the prompt. */
+  readonly onDraftApplied?: (seq: number) => void;
+  /** What the `/` menu offers. */
+  readonly commands?: readonly MenuCommand[];
 }
 
-export function PromptInput({ history, onSubmit, onExit, isActive, placeholder, onChange }: PromptInputProps): ReactNode {
+export function PromptInput({ history, onSubmit, onExit, isActive, placeholder, onChange, draft, onDraftApplied, commands = [] }: PromptInputProps): ReactNode {
   const [state, setState] = useState({ value: '', cursor: 0 });
+  const [menuIndex, setMenuIndex] = useState(0);
+  const selected = useRef(0);
+  const pickMenu = (i: number) => {
+    selected.current = i;
+    setMenuIndex(i);
+  };
   // Keys can arrive faster than React re-renders: the handler reads and writes the latest state through a ref.
   const latest = useRef(state);
   const browsing = useRef<{ index: number; draft: string } | null>(null);
   const set = (value: string, cursor: number) => {
+    if (value !== latest.current.value) pickMenu(0);
     latest.current = { value, cursor: Math.max(0, Math.min(cursor, value.length)) };
     setState(latest.current);
     onChange?.(value);
   };
+  const draftSeq = draft?.seq;
+  useEffect(() => {
+    if (draft === undefined) return;
+    browsing.current = null;
+    set(draft.text, draft.text.length);
+    onDraftApplied?.(draft.seq);
+    // Only a new draft replaces the prompt.
+  }, [draftSeq]);
   const insert = (text: string) => {
     const { value, cursor } = latest.current;
     set(value.slice(0, cursor) + text + value.slice(cursor), cursor + text.length);
@@ -36,6 +59,23 @@ export function PromptInput({ history, onSubmit, onExit, isActive, placeholder, 
   useKeys(
     (input, key) => {
       const { value, cursor } = latest.current;
+      // While a /command is typed, the menu takes ↑/↓, Tab and Enter.
+      const matches = menuMatches(commands, value);
+      if (matches.length > 0) {
+        const current = Math.min(selected.current, matches.length - 1);
+        if (key.upArrow || key.downArrow) return pickMenu((current + (key.upArrow ? matches.length - 1 : 1)) % matches.length);
+        if (key.tab && !key.shift) {
+          const name = `/${matches[current]!.name} `;
+          return set(name, name.length);
+        }
+        if (key.return && !key.meta && input.length <= 1) {
+          const line = `/${matches[current]!.name}`;
+          browsing.current = null;
+          set('', 0);
+          onSubmit(line);
+          return;
+        }
+      }
       if (key.return && !key.meta && input.length <= 1) {
         if (value.endsWith('\\') && cursor === value.length) return set(`${value.slice(0, -1)}\n`, value.length);
         if (value.trim() === '') return;
@@ -109,6 +149,7 @@ export function PromptInput({ history, onSubmit, onExit, isActive, placeholder, 
 
   const { value, cursor } = state;
   const lines = value.split('\n');
+  const matches = isActive ? menuMatches(commands, value) : [];
   let offset = 0;
   return (
     <Box flexDirection="column">
@@ -137,6 +178,7 @@ export function PromptInput({ history, onSubmit, onExit, isActive, placeholder, 
           </Text>
         );
       })}
+      <SlashMenu matches={matches} selected={Math.min(menuIndex, Math.max(0, matches.length - 1))} />
     </Box>
   );
 }

@@ -47,7 +47,7 @@ describe('custom commands in the session', () => {
       runQuery: (runtime) => (q) => query({ runtime, client, ...q }),
     });
     expect(code).toBe(0);
-    expect(out).toContain('/skills        the skills and custom commands of this session');
+    expect(out).toMatch(/\/skills +the skills and custom commands of this session/);
     expect(out).toContain('Custom commands:\n  /greet [name]  (project) — Greet someone');
     expect(out).toContain('Skills:\n  /poem  (project, user only) — Write a poem');
     expect(out).toContain('Unknown command /nope.');

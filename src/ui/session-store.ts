@@ -9,7 +9,7 @@
 import type { PermissionAnswer, QueryEvent, QuestionAnswer, QuestionRequest, RuntimePermissionRequest } from '../agent/types.js';
 import type { ToolUseOutcome } from '../execution/outcome.js';
 import type { PermissionMode } from '../tool/permission-types.js';
-import type { AnyTool, ToolProgressData, ToolUseBlock, ToolViews } from '../tool/tool.js';
+import type { AnyTool, ToolProgressData, ToolResultBlockParam, ToolUseBlock, ToolViews } from '../tool/tool.js';
 
 export type Item =
   | { readonly kind: 'user'; readonly id: number; readonly text: string }
@@ -24,8 +24,18 @@ export interface ToolItem {
   readonly tool?: AnyTool;
   readonly views?: ToolViews;
   readonly progress: readonly ToolProgressData[];
+  /** When it started running (reset when its permission prompt is answered: waiting is not running). */
   readonly startedAt: number;
+  /** Its permission prompt is open: it waits for the person, it does not run. */
+  readonly waiting?: boolean;
   readonly outcome?: ToolUseOutcome;
+}
+
+/** A slash command the menu offers when `/` is typed. */
+export interface MenuCommand {
+  readonly name: string;
+  readonly description: string;
+  readonly argumentHint?: string;
 }
 
 export type Dialog =
@@ -54,6 +64,12 @@ export interface SessionSnapshot {
   readonly tasks: readonly BackgroundTask[];
   /** Bumped by `/clear`: the app remounts `<Static>` under a new key. */
   readonly epoch: number;
+  /** Messages typed while a turn runs, sent when it ends. */
+  readonly queued: readonly string[];
+  /** Text to put in the prompt (queued messages taken back by Esc, a cleared prompt); `seq` tells a new one apart. */
+  readonly draft?: { readonly text: string; readonly seq: number };
+  /** What `/` offers: the session's commands, then custom commands and skills. */
+  readonly commands: readonly MenuCommand[];
 }
 
 type Listener = () => void;
@@ -68,6 +84,11 @@ export class SessionStore {
   /** The last assistant item is still receiving text. */
   private textOpen = false;
   private epoch = 0;
+  private queued: readonly string[] = [];
+  private draft: { readonly text: string; readonly seq: number } | undefined;
+  private commands: readonly MenuCommand[] = [];
+  /** Calls whose prompt is open (a prompt may open before the call's line is drawn). */
+  private readonly waitingIds = new Set<string>();
   private snapshot: SessionSnapshot;
   private readonly listeners = new Set<Listener>();
   private readonly finishedListeners = new Set<(item: Item) => void>();
@@ -146,6 +167,40 @@ export class SessionStore {
     this.emit();
   }
 
+  setQueued(queued: readonly string[]): void {
+    this.queued = [...queued];
+    this.emit();
+  }
+
+  /** Puts `text` in the prompt (replacing what is there). */
+  setDraft(text: string): void {
+    this.draft = { text, seq: (this.draft?.seq ?? 0) + 1 };
+    this.emit();
+  }
+
+  setCommands(commands: readonly MenuCommand[]): void {
+    this.commands = [...commands];
+    this.emit();
+  }
+
+  /** A call of a continued conversation, drawn finished from its transcript (no typed output: its result's text). */
+  addPastToolCall(block: ToolUseBlock, tool: AnyTool | undefined, result: ToolResultBlockParam | undefined): void {
+    const isError = result?.is_error === true;
+    const outcome: ToolUseOutcome = {
+      toolUseId: block.id,
+      toolName: block.name,
+      ...(tool ? { tool } : {}),
+      result: result ?? { type: 'tool_result', tool_use_id: block.id, content: '(no result in the transcript)', is_error: true },
+      isError: isError || result === undefined,
+      newMessages: [],
+      userNotices: [],
+      stage: 'completed',
+      durationMs: 0,
+      input: (block.input ?? {}) as Record<string, unknown>,
+    };
+    this.push({ kind: 'tool', id: this.nextId++, block, tool, views: this.viewsOf(tool), progress: [], startedAt: Date.now(), outcome });
+  }
+
   clear(): void {
     this.finished = [];
     this.live = [];
@@ -176,6 +231,7 @@ export class SessionStore {
           views: this.viewsOf(tool),
           progress: [],
           startedAt: Date.now(),
+          ...(this.waitingIds.has(event.block.id) ? { waiting: true } : {}),
         });
         break;
       }
@@ -218,11 +274,24 @@ export class SessionStore {
   // — dialogs —
 
   askPermission(request: RuntimePermissionRequest): Promise<PermissionAnswer> {
-    return this.openDialog<PermissionAnswer>(
+    this.markWaiting(request.toolUseID, true);
+    const answer = this.openDialog<PermissionAnswer>(
       (id, resolve) => ({ kind: 'permission', id, request, views: this.viewsOf(request.tool), resolve }),
       request.signal,
       { behavior: 'deny', message: 'The request was withdrawn.' },
     );
+    return answer.finally(() => this.markWaiting(request.toolUseID, false));
+  }
+
+  /** The call's line says it waits for the person while its prompt is open; its running time starts after. */
+  private markWaiting(toolUseId: string, waiting: boolean): void {
+    if (waiting) this.waitingIds.add(toolUseId);
+    else this.waitingIds.delete(toolUseId);
+    const i = this.toolIndex(toolUseId);
+    const item = this.live[i];
+    if (item?.kind !== 'tool' || item.outcome !== undefined) return;
+    this.live[i] = { ...item, waiting, startedAt: Date.now() };
+    this.emit();
   }
 
   askQuestion(request: QuestionRequest): Promise<QuestionAnswer> {
@@ -320,6 +389,9 @@ export class SessionStore {
       model: this.model,
       tasks: this.tasks,
       epoch: this.epoch,
+      queued: this.queued,
+      ...(this.draft ? { draft: this.draft } : {}),
+      commands: this.commands,
     };
   }
 }

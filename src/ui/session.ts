@@ -1,15 +1,19 @@
 /**
  * One interactive session, without a screen: the conversation, the prompt history, the running turn and its abort
- * controller, the slash commands, the mode cycle. The Ink app and the plain printer drive it the same way.
+ * controller, messages queued while a turn runs, the mode cycle, the session's totals. Its slash commands live in
+ * session-commands.ts. The Ink app and the plain printer drive it the same way.
  */
-import { commandCatalogOf, expandSlashCommand, listSlashCommands, type SlashCommandInfo } from '../agent/slash-commands.js';
-import type { QueryEvent, ToolRuntime } from '../agent/types.js';
+import { commandCatalogOf, expandSlashCommand } from '../agent/slash-commands.js';
+import type { CompactResult } from '../agent/compact.js';
+import type { QueryEvent, ToolRuntime, Usage } from '../agent/types.js';
 import { USER_INTERRUPT } from '../execution/abort-reasons.js';
-import type { McpClientManager, McpServerStatus } from '../mcp/manager.js';
-import { formatPermissionRule } from '../permissions/permission-rule.js';
-import type { PermissionMode, PermissionRule } from '../tool/permission-types.js';
+import type { McpClientManager } from '../mcp/manager.js';
+import type { PermissionMode } from '../tool/permission-types.js';
 import type { MessageParam } from '../tool/tool.js';
+import { runSessionCommand } from './session-commands.js';
 import type { SessionStore, ToolItem } from './session-store.js';
+
+export { describeCommands, describeMcp, describeRules, HELP_TEXT, SESSION_COMMANDS } from './session-commands.js';
 
 /**
  * One turn of the loop. With `resume` (the runtime's session id) the conversation so far is the session's transcript
@@ -22,6 +26,9 @@ export type RunQuery = (options: {
   readonly resume?: string;
 }) => AsyncIterable<QueryEvent>;
 
+/** `/compact`: summarises the conversation with a model call (agent/compact.ts, bound to the session's client). */
+export type CompactFn = (options: { readonly messages: readonly MessageParam[]; readonly model: string; readonly instructions?: string; readonly signal: AbortSignal }) => Promise<CompactResult>;
+
 export interface SessionOptions {
   readonly runtime: ToolRuntime;
   readonly store: SessionStore;
@@ -32,6 +39,8 @@ export interface SessionOptions {
   readonly continued?: readonly MessageParam[];
   /** The session's MCP servers, for `/mcp` (list, login, logout). */
   readonly mcp?: McpSessionControl;
+  /** `/compact` (absent: the command says it is not available here). */
+  readonly compact?: CompactFn;
 }
 
 /** What `/mcp` needs of the MCP layer (an `McpClientManager`). */
@@ -45,41 +54,40 @@ export function modeCycle(bypassAvailable: boolean, autoAvailable = false): read
   return ['default', 'acceptEdits', 'plan', ...(bypassAvailable ? (['bypassPermissions'] as const) : []), ...(autoAvailable ? (['auto'] as const) : [])];
 }
 
-export const HELP_TEXT = [
-  'Type a request and press Enter. Alt+Enter or a trailing \\ adds a line; pasted text keeps its lines.',
-  '',
-  '  /help          this text',
-  '  /permissions   the permission rules in effect and the files they come from',
-  '  /model [name]  show or change the model',
-  '  /skills        the skills and custom commands of this session',
-  '  /mcp           MCP servers and their state; /mcp login NAME, /mcp logout NAME for OAuth',
-  '  /clear         forget the conversation and clear the screen',
-  '  /exit          leave',
-  '',
-  '  Esc, Ctrl+C    interrupt the running turn (tools that must finish, finish)',
-  '  Ctrl+B         move the running Bash commands to the background',
-  '  Ctrl+C twice, Ctrl+D on an empty prompt   exit',
-  '  Shift+Tab      cycle the permission mode',
-  '  ↑/↓            prompt history',
-].join('\n');
+/** What the session has cost so far (`/cost`). */
+export interface SessionTotals {
+  costUsd: number;
+  usage: Usage;
+  turns: number;
+  durationMs: number;
+  /** The input side of the last request (input + cache reads + cache writes): what the context held then. */
+  lastContextTokens: number;
+}
 
 export class Session {
-  private messages: MessageParam[] = [];
+  messages: MessageParam[] = [];
   readonly history: string[] = [];
+  readonly totals: SessionTotals = {
+    costUsd: 0,
+    usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    turns: 0,
+    durationMs: 0,
+    lastContextTokens: 0,
+  };
   private controller: AbortController | undefined;
   private running: Promise<void> | undefined;
-  /** A listing being read for /help or /skills (they read the skills' files: asynchronous). */
-  private listing: Promise<void> | undefined;
+  /** Work a slash command started (a listing, a compaction): `idle()` waits for it too. */
+  private pending: Promise<void> | undefined;
+  /** Messages typed while a turn runs: sent together as the next turn when it ends, put back in the prompt by Esc. */
+  private queue: string[] = [];
   /**
    * The runtime's transcript holds exactly `messages`: a turn resumes it and sends only the new prompt (the loop
    * appends to the transcript whatever it is given, so a whole conversation sent each turn would be written again).
-   * False for good after /clear: the file still holds the old conversation, so turns send the conversation whole.
    */
-  private transcriptInStep: boolean;
-  private cleared = false;
+  transcriptInStep: boolean;
   model: string;
 
-  constructor(private readonly options: SessionOptions) {
+  constructor(readonly options: SessionOptions) {
     this.model = options.model;
     this.messages = [...(options.continued ?? [])];
     this.transcriptInStep = options.continued !== undefined;
@@ -89,9 +97,17 @@ export class Session {
     return this.controller !== undefined;
   }
 
-  /** Resolves when the current turn (if any) has ended. */
-  idle(): Promise<void> {
-    return Promise.all([this.running, this.listing]).then(() => undefined);
+  /** Resolves when the current turn (and whatever a command started) has ended. */
+  async idle(): Promise<void> {
+    while (this.running || this.pending) await Promise.all([this.running, this.pending]);
+  }
+
+  /**
+   * Resolves when the current turn has ended. Tracked work waits with this, not `idle()`: `idle()` waits for the
+   * tracked work itself and would never resolve.
+   */
+  async turnEnded(): Promise<void> {
+    while (this.running) await this.running;
   }
 
   /** A line from the prompt: a slash command, or a turn. Returns 'exit' when the person asked to leave. */
@@ -101,12 +117,12 @@ export class Session {
     if (this.history.at(-1) !== text) this.history.push(text);
     if (trimmed.startsWith('/')) return this.command(trimmed);
     if (this.busy) {
-      this.options.store.notice('A turn is running: wait for it, or press Esc to interrupt it.', 'warn');
+      // Typed while a turn runs: it waits for the turn to end (Esc interrupts, and takes it back to the prompt).
+      this.queue.push(text);
+      this.options.store.setQueued(this.queue);
       return undefined;
     }
-    this.running = this.turn(text).finally(() => {
-      this.running = undefined;
-    });
+    this.startTurn(text, false);
     return undefined;
   }
 
@@ -126,6 +142,11 @@ export class Session {
       store.notice(`Interrupting: waiting for ${what} to finish — ${they} must not be cut halfway. Ctrl+C leaves without waiting (and stops ${waiting.length > 1 ? 'them' : 'it'}).`, 'warn');
     }
     this.controller.abort(USER_INTERRUPT);
+    if (this.queue.length > 0) {
+      store.setDraft(this.queue.join('\n'));
+      this.queue = [];
+      store.setQueued([]);
+    }
     return true;
   }
 
@@ -151,106 +172,36 @@ export class Session {
     return next;
   }
 
-  private command(line: string): 'exit' | undefined {
-    const { store, runtime } = this.options;
-    const [name, ...rest] = line.slice(1).split(/\s+/);
-    switch (name) {
-      case 'help':
-        // The session's own commands, then the custom commands and skills a person can type.
-        this.notice(async () => {
-          const typed = (await listSlashCommands(runtime)).filter((c) => c.userInvocable);
-          return typed.length === 0 ? HELP_TEXT : `${HELP_TEXT}\n\n${describeCommands(typed)}`;
-        });
-        return undefined;
-      case 'exit':
-      case 'quit':
-        return 'exit';
-      case 'clear':
-        if (this.busy) this.interrupt();
-        this.messages = [];
-        this.cleared = true;
-        this.transcriptInStep = false;
-        store.clear();
-        store.notice('Conversation cleared.');
-        return undefined;
-      case 'model':
-        if (rest.length > 0 && rest[0]) {
-          this.model = rest[0];
-          store.setModel(this.model);
-          store.notice(`Model: ${this.model} (from the next turn)`);
-        } else store.notice(`Model: ${this.model}`);
-        return undefined;
-      case 'permissions':
-        store.notice(describeRules(runtime));
-        return undefined;
-      case 'skills':
-        this.notice(async () => describeCommands(await listSlashCommands(runtime)));
-        return undefined;
-      case 'mcp':
-        void this.mcpCommand(rest.filter((w) => w !== ''));
-        return undefined;
-      default:
-        // A custom command or skill (.claude/commands, .claude/skills): its text is this turn's prompt.
-        if (name !== undefined && commandCatalogOf(runtime)?.names.includes(name)) {
-          if (this.busy) {
-            store.notice('A turn is running: wait for it, or press Esc to interrupt it.', 'warn');
-            return undefined;
-          }
-          this.running = this.turn(line, true).finally(() => {
-            this.running = undefined;
-          });
-          return undefined;
-        }
-        store.notice(`Unknown command /${name}. /help lists the commands.`, 'warn');
-        return undefined;
-    }
-  }
-
-  /** A notice whose text takes a moment to make; notices show in the order they were asked for. */
-  private notice(make: () => Promise<string>): void {
-    const { store } = this.options;
-    const previous = this.listing ?? Promise.resolve();
-    const next = previous.then(make).then(
-      (text) => store.notice(text),
-      (error: unknown) => store.notice(error instanceof Error ? error.message : String(error), 'error'),
-    );
-    this.listing = next;
+  /** Runs `work` as the session's pending work (notices it makes come in order; `idle()` waits for it). */
+  track(work: () => Promise<void>): void {
+    const previous = this.pending ?? Promise.resolve();
+    const next = previous.then(work).catch((error: unknown) => this.options.store.notice(error instanceof Error ? error.message : String(error), 'error'));
+    this.pending = next;
     void next.finally(() => {
-      if (this.listing === next) this.listing = undefined;
+      if (this.pending === next) this.pending = undefined;
     });
   }
 
-  /** `/mcp`: the servers and their state; `/mcp login NAME` (URL shown, browser opened when there is one); `/mcp logout NAME`. */
-  private async mcpCommand(args: readonly string[]): Promise<void> {
-    const { store, runtime, mcp } = this.options;
-    if (!mcp) {
-      store.notice('No MCP servers configured (.mcp.json, ~/.claude.json, settings mcpServers, --mcp-config).');
-      return;
+  /** A turn from a custom command or skill (`/name args`): its text is the prompt. */
+  startTurn(text: string, command: boolean): void {
+    this.running = this.turn(text, command).finally(() => {
+      this.running = undefined;
+    });
+  }
+
+  private command(line: string): 'exit' | undefined {
+    const [name = '', ...rest] = line.slice(1).split(/\s+/);
+    if (name === 'exit' || name === 'quit') return 'exit';
+    if (runSessionCommand(this, name, rest.filter((w) => w !== ''), line)) return undefined;
+    // A custom command or skill (.claude/commands, .claude/skills): its text is this turn's prompt.
+    const { store, runtime } = this.options;
+    if (commandCatalogOf(runtime)?.names.includes(name)) {
+      if (this.busy) store.notice('A turn is running: wait for it, or press Esc to interrupt it.', 'warn');
+      else this.startTurn(line, true);
+      return undefined;
     }
-    const [verb, name] = args;
-    try {
-      if (verb === undefined) {
-        store.notice(describeMcp(await mcp.status()));
-      } else if ((verb === 'login' || verb === 'logout') && name) {
-        let done: string;
-        if (verb === 'logout') {
-          done = (await mcp.logout(name)) ? `Logged out of MCP server "${name}".` : `MCP server "${name}" had no stored login.`;
-        } else {
-          store.notice(`Logging in to MCP server "${name}"…`);
-          const result = await mcp.login(name, {
-            onAuthorizationUrl: (url) => store.notice(`Open this URL in a browser to log in to "${name}" (opened for you when there is a desktop):\n  ${url}`),
-          });
-          done = result.status === 'not-required' ? `MCP server "${name}" did not ask for a login.` : `Logged in to MCP server "${name}" (${result.tools} tools).`;
-        }
-        // The pool is read again so the server's tools (or their absence) hold from the next turn.
-        await runtime.refreshTools();
-        store.notice(done);
-      } else {
-        store.notice('Usage: /mcp, /mcp login NAME, /mcp logout NAME', 'warn');
-      }
-    } catch (error) {
-      store.notice(error instanceof Error ? error.message : String(error), 'error');
-    }
+    store.notice(`Unknown command /${name}. /help lists the commands.`, 'warn');
+    return undefined;
   }
 
   private async turn(text: string, command = false): Promise<void> {
@@ -277,6 +228,13 @@ export class Session {
       this.controller = undefined;
       store.setMode(runtime.context.getAppState().toolPermissionContext.mode);
       store.setBusy(false);
+      // What was typed meanwhile is the next turn (an interrupt already took it back to the prompt).
+      if (this.queue.length > 0) {
+        const next = this.queue.join('\n');
+        this.queue = [];
+        store.setQueued([]);
+        queueMicrotask(() => this.startTurn(next, false));
+      }
     }
   }
 
@@ -285,68 +243,23 @@ export class Session {
     const resume = this.transcriptInStep && this.messages.length > 0 ? runtime.sessionId : undefined;
     const prompt: MessageParam[] = resume ? [message] : [...this.messages, message];
     // A fresh transcript, or one resumed, holds this conversation once the turn has run.
-    if (!this.cleared && (resume !== undefined || this.messages.length === 0)) this.transcriptInStep = true;
+    if (resume !== undefined || this.messages.length === 0) this.transcriptInStep = true;
     for await (const event of runQuery({ prompt, model, signal: controller.signal, ...(resume ? { resume } : {}) })) {
       store.apply(event, (name) => runtime.findTool(name));
-      if (event.type === 'result') this.messages = [...event.result.messages];
+      if (event.type === 'assistant') {
+        this.totals.lastContextTokens = event.usage.input_tokens + event.usage.cache_read_input_tokens + event.usage.cache_creation_input_tokens;
+      }
+      if (event.type === 'result') {
+        this.messages = [...event.result.messages];
+        const { usage, costUsd, turns, durationMs } = event.result;
+        this.totals.costUsd += costUsd;
+        this.totals.turns += turns;
+        this.totals.durationMs += durationMs;
+        for (const key of Object.keys(usage) as (keyof Usage)[]) this.totals.usage[key] += usage[key];
+      }
     }
   }
 }
-
-/** `/skills`: each skill and custom command with where it comes from and what it does. */
-export function describeCommands(all: readonly SlashCommandInfo[]): string {
-  if (all.length === 0) return 'No skills or custom commands (.claude/skills/<name>/SKILL.md, .claude/commands/*.md).';
-  const sections: string[] = [];
-  for (const kind of ['skill', 'command'] as const) {
-    const some = all.filter((c) => c.kind === kind);
-    if (some.length === 0) continue;
-    const lines = some.map((c) => {
-      const flags = [c.source, c.userInvocable ? '' : 'model only', c.modelInvocable ? '' : 'user only'].filter(Boolean).join(', ');
-      return `  /${c.name}${c.argumentHint ? ` ${c.argumentHint}` : ''}  (${flags})${c.description ? ` — ${c.description}` : ''}`;
-    });
-    sections.push([kind === 'skill' ? 'Skills:' : 'Custom commands:', ...lines].join('\n'));
-  }
-  return sections.join('\n\n');
-}
-
-/** `/permissions`: the mode, then allow / ask / deny rules, each with the file it was read from. */
-export function describeRules(runtime: ToolRuntime): string {
-  const ctx = runtime.context.getAppState().toolPermissionContext;
-  const lines = [`Mode: ${ctx.mode}`];
-  const group = (title: string, rules: readonly PermissionRule[]) => {
-    lines.push('', `${title}:`);
-    if (rules.length === 0) lines.push('  (none)');
-    for (const rule of rules) {
-      const from = rule.sourceFile && rule.sourceFile !== rule.source ? `${rule.source}, ${rule.sourceFile}` : rule.source;
-      lines.push(`  ${formatPermissionRule(rule.ruleValue)}  (${from})`);
-    }
-  };
-  group('Allow', ctx.alwaysAllowRules as readonly PermissionRule[]);
-  group('Ask', ctx.alwaysAskRules as readonly PermissionRule[]);
-  group('Deny', ctx.alwaysDenyRules as readonly PermissionRule[]);
-  return lines.join('\n');
-}
-
-const MCP_STATE: Record<McpServerStatus['state'], string> = {
-  connected: 'connected',
-  failed: 'failed',
-  'needs-login': 'needs login',
-  'pending-approval': 'needs approval',
-  rejected: 'disabled',
-  'not-started': 'not started',
-};
-
-/** `/mcp`: one line per server, its state and login, the error when it has one. */
-export function describeMcp(status: readonly McpServerStatus[]): string {
-  if (status.length === 0) return 'No MCP servers configured.';
-  const lines = status.map((s) => {
-    const login = s.oauth ? (s.oauth.loggedIn ? ', OAuth: logged in' : '') : '';
-    const error = s.error ? `\n    ${s.error.split('\n')[0]}` : '';
-    return `  ${s.name} [${s.scope}, ${s.type}] — ${MCP_STATE[s.state]}${login}${s.tools.length > 0 ? `, ${s.tools.length} tools` : ''}${error}`;
-  });
-  return ['MCP servers:', ...lines, '', '/mcp login NAME to log in to a server that asks for OAuth, /mcp logout NAME to forget it.'].join('\n');
-}
-
 function blocksInterrupt(item: ToolItem): boolean {
   try {
     return item.tool?.interruptBehavior?.(item.block.input as never) === 'block';

@@ -9,7 +9,8 @@ import type { ToolRuntime, ToolRuntimeOptions } from '../agent/types.js';
 import type { MessageParam } from '../tool/tool.js';
 import type { BackgroundTask } from './session-store.js';
 import { SessionStore } from './session-store.js';
-import { Session, type McpSessionControl, type RunQuery } from './session.js';
+import { Session, SESSION_COMMANDS, type CompactFn, type McpSessionControl, type RunQuery } from './session.js';
+import { drawConversation } from './draw-conversation.js';
 import { itemText } from './plain-text.js';
 
 /** The runtime, the loop and the terminal an interactive session runs with. */
@@ -28,6 +29,10 @@ export interface InteractiveOptions {
   readonly continued?: readonly MessageParam[];
   /** Ends the session as the person leaving would (a termination signal): the turn is interrupted, tools answered. */
   readonly signal?: AbortSignal;
+  /** `/compact`: the conversation summarised by a model call (agent/compact.ts over the session's client). */
+  readonly compact?: (runtime: ToolRuntime) => CompactFn;
+  /** Sent as the first message once the session is up (`toolgate "PROMPT"`), as if typed. */
+  readonly initialPrompt?: string;
   /** The MCP servers (`/mcp`); `bindNotices` receives where their warnings go once the session can show them. */
   readonly mcp?: { readonly control: McpSessionControl; readonly bindNotices?: (notice: (text: string) => void) => void };
 }
@@ -64,10 +69,19 @@ export async function startInteractiveSession(options: InteractiveOptions): Prom
       throw error;
     });
   store.setMode(runtime.permissionContext.mode);
-  // Skills' and commands' frontmatter is read now (their problems are warnings to show with the settings').
-  await listSlashCommands(runtime).catch(() => undefined);
+  // Skills' and commands' frontmatter is read now (their problems are warnings to show with the settings'); the `/`
+  // menu offers the session's commands, then those a person may type.
+  const custom = await listSlashCommands(runtime).catch(() => []);
+  const own = new Set(SESSION_COMMANDS.map((c) => c.name));
+  store.setCommands([
+    ...SESSION_COMMANDS,
+    ...custom.filter((c) => c.userInvocable && !own.has(c.name)).map((c) => ({ name: c.name, description: c.description || `(${c.kind})`, ...(c.argumentHint ? { argumentHint: c.argumentHint } : {}) })),
+  ]);
   for (const warning of runtime.warnings ?? []) store.notice(warning, 'warn');
-  if (options.continued) showContinued(store, options.continued, runtime.sessionId);
+  if (options.continued) {
+    drawConversation(store, options.continued, (name) => runtime.findTool(name));
+    store.notice(`Continuing session ${runtime.sessionId} (${options.continued.length} messages).`);
+  }
   const session = new Session({
     runtime,
     store,
@@ -75,6 +89,7 @@ export async function startInteractiveSession(options: InteractiveOptions): Prom
     model: options.model,
     ...(options.continued ? { continued: options.continued } : {}),
     ...(options.mcp ? { mcp: options.mcp.control } : {}),
+    ...(options.compact ? { compact: options.compact(runtime) } : {}),
   });
   const stop = new AbortController();
   const onSignal = () => {
@@ -85,6 +100,7 @@ export async function startInteractiveSession(options: InteractiveOptions): Prom
   };
   if (options.signal?.aborted) onSignal();
   options.signal?.addEventListener('abort', onSignal, { once: true });
+  if (options.initialPrompt && !stop.signal.aborted) session.submit(options.initialPrompt);
   try {
     if (!stop.signal.aborted) {
       if (tty) await runInk(store, session, runtime, stdin, stdout, stop.signal);
@@ -103,19 +119,6 @@ export async function startInteractiveSession(options: InteractiveOptions): Prom
   return 0;
 }
 
-/** The continued conversation's words (tool calls are in its transcript, not redrawn), then where it came from. */
-function showContinued(store: SessionStore, messages: readonly MessageParam[], sessionId: string): void {
-  for (const message of messages) {
-    // Tool results and reminders ride in user messages too: only what a person typed is shown as theirs.
-    const blocks = typeof message.content === 'string' ? [message.content] : message.content.flatMap((b) => (b.type === 'text' ? [b.text] : []));
-    const text = blocks.filter((b) => !b.trimStart().startsWith('<system-reminder>')).join('\n');
-    if (text.trim() === '') continue;
-    if (message.role === 'user') store.addUser(text);
-    else store.addAssistant(text);
-  }
-  store.notice(`Continuing session ${sessionId} (${messages.length} messages).`);
-}
-
 async function runInk(
   store: SessionStore,
   session: Session,
@@ -130,6 +133,14 @@ async function runInk(
     const registry = runtime.context.services.tasks;
     return (registry?.list() ?? []).filter((t) => t.status === 'running').map((t) => ({ id: t.id, label: t.description ?? t.label.slice(0, 30) }));
   };
+  // /clear and /compact start over (a new `epoch`): the terminal is cleared too, scrollback included, as claude does.
+  // Subscribed before Ink so the clear is written before Ink draws the new epoch.
+  let epoch = store.getSnapshot().epoch;
+  const unsubscribe = store.subscribe(() => {
+    const now = store.getSnapshot().epoch;
+    if (now !== epoch) stdout.write('\x1b[2J\x1b[3J\x1b[H');
+    epoch = now;
+  });
   const instance = render(createElement(App, { store, session, cwd: runtime.cwd, onExit: () => {}, listTasks }), {
     stdin,
     stdout,
@@ -146,6 +157,7 @@ async function runInk(
     await instance.waitUntilExit();
   } finally {
     stop.removeEventListener('abort', onStop);
+    unsubscribe();
   }
 }
 

@@ -65,6 +65,7 @@ function args(tool: AnyTool | undefined, views: ToolViews | undefined, input: Re
 }
 
 function progressView(item: ToolItem, options: ToolRenderOptions, elapsedMs: number): ReactNode {
+  if (item.waiting) return <Text color="yellow">Waiting for your approval…</Text>;
   const rich = guard(() => item.views?.renderToolUseProgressMessage?.(item.progress, { ...options, elapsedMs }));
   if (rich !== undefined && rich !== null) return rich;
   return <Text dimColor>Running… {Math.floor(elapsedMs / 1000)}s</Text>;

@@ -91,6 +91,7 @@ export function registerMcpCommand(program: Command): void {
 
 function parseMode(mode: string | undefined): PermissionMode | undefined {
   if (mode === undefined) return undefined;
+  if (mode === 'manual') return 'default'; // claude's name for it
   if (!(PERMISSION_MODES as readonly string[]).includes(mode)) {
     throw new McpCommandError(`unknown --permission-mode "${mode}" (expected one of: ${PERMISSION_MODES.join(', ')})`);
   }

@@ -4,12 +4,18 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { resolveModel } from '../../tool/models.js';
 import type { PermissionMode } from '../../tool/permission-types.js';
 import type { MessageParam } from '../../tool/tool.js';
 import { guardSignals } from '../signals.js';
 import { RunUsageError, startMcp, type RunOptions } from './run.js';
 
-export async function runInteractive(opts: RunOptions): Promise<number> {
+export async function runInteractive(opts: RunOptions, prompt = ''): Promise<number> {
+  // `--resume` without an id: the session opens on its /resume picker of this folder's sessions, as claude's does.
+  if (opts.resume === true) {
+    opts = { ...opts, resume: undefined };
+    prompt = '/resume';
+  }
   const apiKey = process.env.ANTHROPIC_API_KEY?.trim();
   const authToken = process.env.ANTHROPIC_AUTH_TOKEN?.trim();
   if (!apiKey && !authToken) {
@@ -26,7 +32,7 @@ export async function runInteractive(opts: RunOptions): Promise<number> {
   let sessionId: string = crypto.randomUUID();
   let continued: MessageParam[] | undefined;
   if (opts.continue || opts.resume) {
-    const id = opts.continue ? agent.latestSessionFor(path.join(agent.stateDirectory(), 'sessions'), cwd) : opts.resume!;
+    const id = opts.continue ? agent.latestSessionFor(path.join(agent.stateDirectory(), 'sessions'), cwd) : (opts.resume as string);
     if (!id) throw new RunUsageError(`no session to continue in ${cwd} (start one without --continue)`);
     const file = agent.transcriptPath(agent.defaultSessionDir(id));
     if (!existsSync(file)) throw new RunUsageError(`no transcript for session ${id} at ${file}`);
@@ -34,7 +40,7 @@ export async function runInteractive(opts: RunOptions): Promise<number> {
     continued = agent.readTranscript(file).messages;
   }
   const client = new Anthropic({ ...(apiKey ? { apiKey, authToken: null } : { authToken, apiKey: null }), maxRetries: 0 });
-  const model = opts.model ?? agent.DEFAULT_MODEL;
+  const model = resolveModel(opts.model);
   const maxTurns = opts.maxTurns === undefined ? undefined : Number(opts.maxTurns);
   // Warnings of MCP servers go to the session once it is drawn; until then they wait.
   const early: string[] = [];
@@ -49,7 +55,7 @@ export async function runInteractive(opts: RunOptions): Promise<number> {
   const controller = new AbortController();
   const stopSignals = guardSignals(controller, { onForcedExit: (signal) => process.stderr.write(`toolgate: ${signal} again, exiting now\n`) });
   try {
-    const code = await startSession(ui, agent, opts, { cwd, sessionId, client, model, maxTurns, continued, signal: controller.signal, mcp: mcp && { manager: mcp.manager, bindNotices } });
+    const code = await startSession(ui, agent, opts, { cwd, sessionId, client, model, maxTurns, continued, prompt, signal: controller.signal, mcp: mcp && { manager: mcp.manager, bindNotices } });
     return stopSignals.exitCode ?? code;
   } finally {
     stopSignals.dispose();
@@ -63,6 +69,8 @@ interface SessionSetup {
   readonly model: string;
   readonly maxTurns: number | undefined;
   readonly continued: MessageParam[] | undefined;
+  /** Sent as the session's first message (`toolgate "PROMPT"`); empty: none. */
+  readonly prompt: string;
   readonly signal: AbortSignal;
   readonly mcp: { readonly manager: import('../../mcp/manager.js').McpClientManager; readonly bindNotices: (notice: (text: string) => void) => void } | undefined;
 }
@@ -71,11 +79,12 @@ function startSession(
   ui: typeof import('../../ui/start-session.js'),
   agent: typeof import('../../agent/index.js'),
   opts: RunOptions,
-  { cwd, sessionId, client, model, maxTurns, continued, signal, mcp }: SessionSetup,
+  { cwd, sessionId, client, model, maxTurns, continued, prompt: initialPrompt, signal, mcp }: SessionSetup,
 ): Promise<number> {
   return ui.startInteractiveSession({
     model,
     signal,
+    ...(initialPrompt ? { initialPrompt } : {}),
     ...(continued ? { continued } : {}),
     ...(mcp ? { mcp: { control: mcp.manager, bindNotices: mcp.bindNotices } } : {}),
     createRuntime: agent.createToolRuntime,
@@ -84,6 +93,7 @@ function startSession(
       additionalDirectories: opts.addDir.map((d) => path.resolve(d)),
       settings: { files: opts.settings.map((f) => (f.trimStart().startsWith('{') ? f : path.resolve(f))) },
       mode: opts.permissionMode as PermissionMode | undefined,
+      ...(opts.allowDangerouslySkipPermissions === true ? { allowDangerouslySkipPermissions: true } : {}),
       rules: { allow: opts.allowedTools, deny: opts.disallowedTools },
       sessionId,
       sessionDir: agent.defaultSessionDir(sessionId),
@@ -91,6 +101,8 @@ function startSession(
       client,
       ...(mcp ? { services: { mcpResources: mcp.manager.resourceService }, toolProviders: [mcp.manager.toolProvider()] } : {}),
     },
+    compact: (runtime) => ({ messages, model: turnModel, instructions, signal: turnSignal }) =>
+      agent.compactConversation({ runtime, client, messages, model: turnModel, signal: turnSignal, trigger: 'manual', ...(instructions ? { instructions } : {}), ...(opts.systemPrompt ? { systemPrompt: opts.systemPrompt } : {}) }),
     runQuery: (runtime) => ({ prompt, model: turnModel, signal: turnSignal, resume }) =>
       agent.query({
         runtime,

@@ -9,8 +9,8 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { PERMISSION_MODES, type PermissionMode } from '../../tool/permission-types.js';
-import { guardSignals } from '../signals.js';
-import { writeOutput, type OutputFormat } from './run-output.js';
+import { readPrompt } from './prompt-input.js';
+import type { OutputFormat } from './run-print.js';
 
 export interface RunOptions {
   print?: boolean;
@@ -26,11 +26,37 @@ export interface RunOptions {
   systemPrompt?: string;
   cwd: string;
   continue?: boolean;
-  resume?: string;
+  /** `--resume ID`; `true` for `--resume` alone (a picker on a terminal, the newest session headless). */
+  resume?: string | true;
   backend?: string;
   mcpConfig: string[];
   strictMcpConfig?: boolean;
   permissionPromptTool?: string;
+  dangerouslySkipPermissions?: boolean;
+  allowDangerouslySkipPermissions?: boolean;
+  verbose?: boolean;
+  debug?: string | boolean;
+  inputFormat?: string;
+  includePartialMessages?: boolean;
+  replayUserMessages?: boolean;
+  includeHookEvents?: boolean;
+  forwardSubagentText?: boolean;
+  tools?: string[];
+  jsonSchema?: string;
+  maxBudgetUsd?: string;
+  fallbackModel?: string;
+  sessionId?: string;
+  forkSession?: boolean;
+  /** `--no-session-persistence` makes it false. */
+  sessionPersistence?: boolean;
+  settingSources?: string;
+  systemPromptFile?: string;
+  appendSystemPromptFile?: string;
+  agents?: string;
+  agent?: string;
+  betas: string[];
+  effort?: string;
+  permissionPrompts?: string;
 }
 
 export class RunUsageError extends Error {
@@ -38,6 +64,8 @@ export class RunUsageError extends Error {
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
+/** Values kept as given (`--tools ""` is a value: no tools). */
+const collectRaw = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 /** `--allowedTools "Read,Bash(git *)" Edit`: commas and spaces separate rules, except inside parentheses. */
 const collectRules = (value: string, previous: string[]) => [...previous, ...splitRules(value)];
 const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
@@ -45,13 +73,13 @@ const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
 export function registerRunCommand(program: Command): void {
   program
     .command('run')
-    .description('run the agent loop on a prompt (from the arguments or stdin) and print the result')
-    .argument('[prompt...]', 'the prompt (default: read from stdin)')
+    .description('the agent: on a terminal the interactive session (the prompt, if given, sent); with -p or a pipe, the answer printed (prompt from the arguments, stdin, or both)')
+    .argument('[prompt...]', 'the prompt (headless: stdin too — the prompt, a newline, then stdin)')
     .option('-p, --print', 'print the result and exit (headless; the default when stdin or stdout is not a terminal)')
     .option('--output-format <format>', `output format: ${OUTPUT_FORMATS.join(', ')}`, 'text')
-    .option('--model <model>', 'the model (default: claude-sonnet-4-6)')
+    .option('--model <model>', 'the model: an alias (sonnet, opus, haiku, fable) or a full id (default: $ANTHROPIC_MODEL, else opus)')
     .option('--max-turns <n>', 'stop after this many model turns')
-    .option('--permission-mode <mode>', `permission mode: ${PERMISSION_MODES.join(', ')}`)
+    .option('--permission-mode <mode>', `permission mode: ${[...PERMISSION_MODES.filter((m) => m !== 'bubble'), 'manual (= default)'].join(', ')}`)
     .option('--settings <file-or-json>', 'extra settings file or inline JSON (repeatable, later wins)', collect, [])
     .option('--allowedTools, --allowed-tools <rules...>', 'allow rules for this run, e.g. "Bash(git diff:*)" Read', collectRules, [])
     .option('--disallowedTools, --disallowed-tools <rules...>', 'deny rules for this run', collectRules, [])
@@ -60,11 +88,35 @@ export function registerRunCommand(program: Command): void {
     .option('--system-prompt <text>', "replace toolgate's system prompt")
     .option('--cwd <dir>', 'working directory (and project root for settings)', process.cwd())
     .option('-c, --continue', 'continue the most recent session in this directory')
-    .option('-r, --resume <session-id>', 'resume a session by id')
+    .option('-r, --resume [session-id]', 'resume a session by id; without one: a picker on a terminal, the newest session of this folder with -p')
     .option('--backend <spec>', 'local (default) or restate=URL: the session runs durably on toolgate workers (docs/distributed.md)')
     .option('--mcp-config <file-or-json...>', 'MCP servers from a file or inline JSON ({"mcpServers": {…}}), beside .mcp.json and settings', collect, [])
     .option('--strict-mcp-config', 'only the MCP servers of --mcp-config')
     .option('--permission-prompt-tool <mcp-tool>', 'an MCP tool (mcp__server__tool) that answers permission prompts in headless runs')
+    .option('--dangerously-skip-permissions', 'start in bypassPermissions mode (refused as root unless IS_SANDBOX=1)')
+    .option('--verbose', 'tool results drawn in full in the session (claude requires it for -p stream-json; accepted there, nothing changes)')
+    .option('-d, --debug [filter]', 'accepted for claude compatibility; toolgate has no debug log (says so on stderr)')
+    .option('--allow-dangerously-skip-permissions', 'let Shift+Tab reach bypassPermissions without starting in it (refused as root unless IS_SANDBOX=1)')
+    .option('--input-format <format>', 'with -p: text (default) or stream-json (user messages as JSON lines on stdin, each answered as it comes)')
+    .option('--include-partial-messages', 'with -p --output-format stream-json: stream events as they arrive')
+    .option('--replay-user-messages', 'with --input-format and --output-format stream-json: echo each user message from stdin')
+    .option('--include-hook-events', 'with --output-format stream-json: every hook\'s started/response lines')
+    .option('--forward-subagent-text', 'with --output-format stream-json: sub-agents\' text as assistant lines with parent_tool_use_id')
+    .option('--tools <tools...>', 'built-in tools to offer: "" for none, "default" for all, or names ("Bash,Edit,Read")', collectRaw)
+    .option('--json-schema <schema>', 'with -p: JSON Schema the final answer must match (structured output)')
+    .option('--max-budget-usd <amount>', 'with -p: stop when the spend reaches this many dollars')
+    .option('--fallback-model <models>', 'models to fall back to when the main one is overloaded or unavailable (comma-separated)')
+    .option('--session-id <uuid>', 'the id of the new session (a UUID)')
+    .option('--fork-session', 'with --resume or --continue: go on under a new session id')
+    .option('--no-session-persistence', 'with -p: write no transcript (the session cannot be resumed)')
+    .option('--setting-sources <sources>', 'which settings files to read: a comma-separated list of user, project, local')
+    .option('--system-prompt-file <file>', "replace toolgate's system prompt with the file's text")
+    .option('--append-system-prompt-file <file>', "the file's text added to the end of the system prompt")
+    .option('--agents <json-or-file>', 'custom agents: a JSON object {"name": {"description", "prompt", "tools"?, "model"?}} or (with -p) a file holding one')
+    .option('--agent <name>', 'the agent (of --agents) this session runs as: its prompt, tools and model')
+    .option('--betas <betas...>', 'beta headers sent with each API request', collectRules, [])
+    .option('--effort <level>', 'accepted for claude compatibility (low, medium, high, xhigh, max); toolgate sends no effort level')
+    .option('--permission-prompts <target>', 'with -p: who answers permission prompts: host (--permission-prompt-tool) or none (denied)')
     .action(async (words: string[], opts: RunOptions) => {
       process.exitCode = await runCommand(words, opts);
     });
@@ -76,110 +128,83 @@ export async function runCommand(words: readonly string[], opts: RunOptions): Pr
   if (!(OUTPUT_FORMATS as readonly string[]).includes(format)) {
     throw new RunUsageError(`unknown --output-format "${opts.outputFormat}" (expected one of: ${OUTPUT_FORMATS.join(', ')})`);
   }
-  if (opts.permissionMode !== undefined && !(PERMISSION_MODES as readonly string[]).includes(opts.permissionMode)) {
-    throw new RunUsageError(`unknown --permission-mode "${opts.permissionMode}" (expected one of: ${PERMISSION_MODES.join(', ')})`);
-  }
-  const maxTurns = opts.maxTurns === undefined ? undefined : Number(opts.maxTurns);
-  if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && maxTurns > 0)) throw new RunUsageError(`--max-turns must be a positive integer (got "${opts.maxTurns}")`);
-  if (opts.continue && opts.resume) throw new RunUsageError('--continue and --resume cannot be used together');
-  if (opts.permissionPromptTool !== undefined && !/^mcp__[^_].*__./.test(opts.permissionPromptTool)) {
-    throw new RunUsageError(`--permission-prompt-tool must name an MCP tool (mcp__server__tool), not "${opts.permissionPromptTool}"`);
-  }
-
-  const interactive = !opts.print && process.stdin.isTTY === true && process.stdout.isTTY === true;
-  let prompt = words.join(' ').trim();
-  if (!prompt && !interactive) prompt = (await readStdin()).trim();
-  if (interactive && !prompt) return runInteractive(opts);
-  if (!prompt) throw new RunUsageError('no prompt: give it as an argument or on stdin');
-  if (opts.backend !== undefined && opts.backend !== 'local') return runOnRestate(prompt, opts, format, maxTurns);
-
-  const apiKey = process.env.ANTHROPIC_API_KEY?.trim();
-  const authToken = process.env.ANTHROPIC_AUTH_TOKEN?.trim();
-  if (!apiKey && !authToken) {
-    process.stderr.write('toolgate run: no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN; ANTHROPIC_BASE_URL for another endpoint)\n');
+  // claude's --help lists `manual`: the default mode under the name its menus use.
+  if (opts.permissionMode === 'manual') opts.permissionMode = 'default';
+  if (opts.dangerouslySkipPermissions === true) opts.permissionMode ??= 'bypassPermissions';
+  // Checked before anything starts: a bad value is one line, exit 1 — under the JSON formats also a result object.
+  const usage = usageProblem(opts);
+  const { preflight, earlyErrorResult } = await import('./run-preflight.js');
+  // A --settings or --mcp-config that is not there, or bypass as root: one line, exit 1 (and a result for scripts).
+  const problem = usage ?? preflight(opts);
+  if (problem !== undefined) {
+    process.stderr.write(`toolgate: ${problem}\n`);
+    if (format !== 'text') process.stdout.write(`${JSON.stringify(earlyErrorResult(problem))}\n`);
     return 1;
   }
 
-  // Loaded here, not at the top: the SDK, the runtime and the tools are most of the CLI's start-up time.
-  const [{ default: Anthropic }, agent] = await Promise.all([import('@anthropic-ai/sdk'), import('../../agent/index.js')]);
-  const cwd = path.resolve(opts.cwd);
-  const sessionsRoot = path.join(agent.stateDirectory(), 'sessions');
-  let sessionId: string;
-  let resume: string | undefined;
-  if (opts.continue) {
-    resume = agent.latestSessionFor(sessionsRoot, cwd);
-    if (!resume) throw new RunUsageError(`no session to continue in ${cwd} (start one without --continue)`);
-    sessionId = resume;
-  } else if (opts.resume) {
-    resume = opts.resume;
-    sessionId = resume;
-  } else {
-    sessionId = crypto.randomUUID();
+  const interactive = !opts.print && process.stdin.isTTY === true && process.stdout.isTTY === true;
+  // On a terminal, the session (with the prompt, if any, sent as its first message); else the prompt and piped stdin.
+  if (interactive) {
+    if (opts.debug !== undefined) process.stderr.write('toolgate: --debug is accepted for compatibility with claude; toolgate writes no debug log\n');
+    const unapplied = printOnlyFlags(opts);
+    if (unapplied.length > 0) process.stderr.write(`toolgate: not applied in the interactive session (print mode only in toolgate): ${unapplied.join(', ')}\n`);
+    return runInteractive(opts, words.join(' ').trim());
   }
-
-  const client = new Anthropic({ ...(apiKey ? { apiKey, authToken: null } : { authToken, apiKey: null }), maxRetries: 0 });
-  const controller = new AbortController();
-  // SIGINT, SIGTERM, SIGHUP: tools get their results, process groups end, the transcript stays valid.
-  const stopSignals = guardSignals(controller, { onForcedExit: (signal) => process.stderr.write(`toolgate run: ${signal} again, exiting now\n`) });
-  const model = opts.model ?? agent.DEFAULT_MODEL;
-  const mcp = await startMcp(cwd, opts);
-  const runtime = await agent.createToolRuntime({
-    cwd,
-    additionalDirectories: opts.addDir.map((d) => path.resolve(d)),
-    settings: { files: opts.settings.map((f) => (f.trimStart().startsWith('{') ? f : path.resolve(f))) },
-    mode: opts.permissionMode as PermissionMode | undefined,
-    rules: { allow: opts.allowedTools, deny: opts.disallowedTools },
-    sessionId,
-    sessionDir: agent.defaultSessionDir(sessionId),
-    model,
-    sessionStart: opts.continue ? 'continue' : opts.resume ? 'resume' : 'fresh',
-    client,
-    signal: controller.signal,
-    ...(mcp ? { services: { mcpResources: mcp.manager.resourceService } } : {}),
-    ...(mcp ? { toolProviders: [mcp.manager.toolProvider()] } : {}),
-    ...(mcp?.onPermissionRequest ? { onPermissionRequest: mcp.onPermissionRequest } : {}),
-  });
-  try {
-    // `/name args`: a custom command or skill becomes the prompt (its `!` lines run headless: asks are denied).
-    let expansion: Awaited<ReturnType<typeof agent.expandSlashCommand>>;
-    try {
-      expansion = prompt.startsWith('/') ? await agent.expandSlashCommand(runtime, prompt, { signal: controller.signal }) : undefined;
-    } catch (error) {
-      if (!(error instanceof agent.SlashCommandError)) throw error;
-      process.stderr.write(`toolgate run: ${error.message}\n`);
-      return 1;
-    }
-    // Reads every skill's and command's frontmatter (the Skill tool's description needs it anyway): warnings now.
-    await agent.listSlashCommands(runtime);
-    for (const warning of runtime.warnings) process.stderr.write(`toolgate: warning: ${warning}\n`);
-    const events = agent.query({
-      runtime,
-      client,
-      prompt: expansion ? [expansion.message] : prompt,
-      model: expansion?.model ?? model,
-      maxTurns,
-      appendSystemPrompt: opts.appendSystemPrompt,
-      systemPrompt: opts.systemPrompt,
-      signal: controller.signal,
-      resume,
-    });
-    const result = await writeOutput(events, format, process.stdout, { permissionMode: runtime.permissionContext.mode });
-    if (result.stopReason === 'aborted') return stopSignals.exitCode ?? 130;
-    if (result.isError) {
-      if (format === 'text') process.stderr.write(`toolgate run: ${describeFailure(result)}\n`);
-      return 1;
-    }
-    return 0;
-  } finally {
-    stopSignals.dispose();
-    await runtime.dispose();
+  if (opts.backend !== undefined && opts.backend !== 'local') {
+    const prompt = await readPrompt(words);
+    if (!prompt) throw new RunUsageError('no prompt: give it as an argument or on stdin');
+    return runOnRestate(prompt, opts, format, opts.maxTurns === undefined ? undefined : Number(opts.maxTurns));
   }
+  const { runPrint } = await import('./run-print.js');
+  return runPrint(words, opts, format);
 }
 
-/** The terminal UI (`src/ui/`), loaded only for an interactive session. */
-async function runInteractive(opts: RunOptions): Promise<number> {
+/** Flags given that the interactive session does not apply (docs/cli.md). */
+function printOnlyFlags(opts: RunOptions): string[] {
+  const given: [string, boolean][] = [
+    ['--input-format', opts.inputFormat !== undefined],
+    ['--include-partial-messages', opts.includePartialMessages === true],
+    ['--replay-user-messages', opts.replayUserMessages === true],
+    ['--include-hook-events', opts.includeHookEvents === true],
+    ['--forward-subagent-text', opts.forwardSubagentText === true],
+    ['--tools', opts.tools !== undefined],
+    ['--json-schema', opts.jsonSchema !== undefined],
+    ['--max-budget-usd', opts.maxBudgetUsd !== undefined],
+    ['--fallback-model', opts.fallbackModel !== undefined],
+    ['--session-id', opts.sessionId !== undefined],
+    ['--fork-session', opts.forkSession === true],
+    ['--no-session-persistence', opts.sessionPersistence === false],
+    ['--setting-sources', opts.settingSources !== undefined],
+    ['--system-prompt-file', opts.systemPromptFile !== undefined],
+    ['--append-system-prompt-file', opts.appendSystemPromptFile !== undefined],
+    ['--agents', opts.agents !== undefined],
+    ['--agent', opts.agent !== undefined],
+    ['--betas', opts.betas.length > 0],
+    ['--effort', opts.effort !== undefined],
+    ['--permission-prompts', opts.permissionPrompts !== undefined],
+    ['--permission-prompt-tool', opts.permissionPromptTool !== undefined],
+  ];
+  return given.filter(([, on]) => on).map(([flag]) => flag);
+}
+
+/** The flags' own mistakes, in one line (`undefined`: none). */
+function usageProblem(opts: RunOptions): string | undefined {
+  if (opts.permissionMode !== undefined && !(PERMISSION_MODES as readonly string[]).includes(opts.permissionMode)) {
+    return `unknown --permission-mode "${opts.permissionMode}" (expected one of: ${PERMISSION_MODES.join(', ')})`;
+  }
+  const maxTurns = opts.maxTurns === undefined ? undefined : Number(opts.maxTurns);
+  if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && maxTurns > 0)) return `--max-turns must be a positive integer (got "${opts.maxTurns}")`;
+  if (opts.continue && opts.resume !== undefined) return '--continue and --resume cannot be used together';
+  if (opts.permissionPromptTool !== undefined && !/^mcp__[^_].*__./.test(opts.permissionPromptTool)) {
+    return `--permission-prompt-tool must name an MCP tool (mcp__server__tool), not "${opts.permissionPromptTool}"`;
+  }
+  return undefined;
+}
+
+/** The terminal UI (`src/ui/`), loaded only for an interactive session; `prompt` (if not empty) is sent at once. */
+async function runInteractive(opts: RunOptions, prompt: string): Promise<number> {
   const { runInteractive: start } = await import('./run-interactive.js');
-  return start(opts);
+  return start(opts, prompt);
 }
 
 /**
@@ -217,11 +242,6 @@ export async function startMcp(cwd: string, opts: RunOptions, warn: (text: strin
   return { manager, onPermissionRequest: opts.permissionPromptTool ? createPermissionPromptTool(manager, opts.permissionPromptTool) : undefined };
 }
 
-function describeFailure(result: { stopReason: string; error?: string; turns: number }): string {
-  if (result.stopReason === 'max_turns') return `stopped after ${result.turns} turns (--max-turns)`;
-  return result.error ?? `stopped: ${result.stopReason}`;
-}
-
 export function splitRules(value: string): string[] {
   const out: string[] = [];
   let depth = 0;
@@ -240,23 +260,16 @@ export function splitRules(value: string): string[] {
   return out;
 }
 
-async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) return '';
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /** `--backend restate=URL`: the loop runs on the workers as a durable session; this process waits for its answer. */
 async function runOnRestate(prompt: string, opts: RunOptions, format: OutputFormat, maxTurns: number | undefined): Promise<number> {
   const { parseBackendSpec } = await import('../../distributed/backend-spec.js');
   const { runDurableSession } = await import('../../distributed/session-client.js');
   const spec = parseBackendSpec(opts.backend ?? 'local');
   if (spec.kind !== 'restate') throw new RunUsageError(`unknown --backend "${opts.backend}"`);
-  if (opts.continue) throw new RunUsageError('--continue is not available with --backend restate=URL: use --resume ID');
+  if (opts.continue || opts.resume === true) throw new RunUsageError('--continue and --resume without an id are not available with --backend restate=URL: use --resume ID');
   const result = await runDurableSession({
     ingressUrl: spec.url,
-    resume: opts.resume,
+    resume: typeof opts.resume === 'string' ? opts.resume : undefined,
     prompt,
     cwd: path.resolve(opts.cwd),
     model: opts.model,

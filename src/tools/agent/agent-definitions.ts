@@ -22,7 +22,8 @@ export interface AgentDefinition {
   readonly model?: string;
   readonly permissionMode?: PermissionMode;
   readonly systemPrompt: string;
-  readonly source: 'built-in' | 'user' | 'project';
+  /** `session`: given by a program for one session (the Agent SDK face's `agents`). */
+  readonly source: 'built-in' | 'user' | 'project' | 'session';
   readonly file?: string;
 }
 

@@ -84,7 +84,7 @@ describe('Agent', () => {
     writeFileSync(path.join(dir, 'empty.md'), '---\nname: empty\ndescription: Nothing\ntools: [Nope]\n---\nx\n');
     const { requests, run } = setup();
     await run({ subagent_type: 'reviewer' });
-    expect(requests[0]).toMatchObject({ agentType: 'reviewer', systemPrompt: 'You review code.', model: 'claude-haiku-4-5' });
+    expect(requests[0]).toMatchObject({ agentType: 'reviewer', systemPrompt: 'You review code.', model: 'claude-haiku-5-5' });
     // bypassPermissions from a file never widens a default parent.
     expect(requests[0]!.mode).toBeUndefined();
     expect(pool.filter(requests[0]!.tools).map((t) => t.name)).toEqual(['Read']);

@@ -12,6 +12,7 @@
  * Several Agent calls in one message run in parallel (concurrency-safe) up to a cap of running sub-agents; a
  * background one returns at once and runs as a task of the shared registry (background.ts).
  */
+import { MODEL_ALIASES, resolveModel } from '../../tool/models.js';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
@@ -19,7 +20,7 @@ import { toolMatchesName } from '../../tool/find-tool.js';
 import type { PermissionMode } from '../../tool/permission-types.js';
 import type { AnyTool, ValidationResult } from '../../tool/tool.js';
 import type { ToolServices, ToolUseContext } from '../../tool/tool-use-context.js';
-import { loadAgentDefinitions, type AgentDefinition } from './agent-definitions.js';
+import { BUILT_IN_AGENTS, loadAgentDefinitions, type AgentDefinition } from './agent-definitions.js';
 import { AGENT_TOOL_NAME, agentPrompt } from './prompt.js';
 import { AgentLog } from './agent-log.js';
 import { launchBackgroundAgent } from './background.js';
@@ -34,12 +35,8 @@ export const MAX_CONCURRENT_SUBAGENTS = 20;
 /** Tools a sub-agent never gets: they need the person in front of the main thread, or move the session's directory. */
 export const SUBAGENT_EXCLUDED_TOOLS: ReadonlySet<string> = new Set(['AskUserQuestion', 'EnterPlanMode', 'ExitPlanMode', 'EnterWorktree', 'ExitWorktree']);
 
-/** `sonnet`, `opus`, `haiku` → the model ids toolgate sends (also for a command's `model`). */
-export const MODEL_ALIASES: Readonly<Record<string, string>> = {
-  sonnet: 'claude-sonnet-4-5',
-  opus: 'claude-opus-4-5',
-  haiku: 'claude-haiku-4-5',
-};
+/** `sonnet`, `opus`, `haiku` → the model ids toolgate sends: the one table (src/tool/models.ts), re-exported. */
+export { MODEL_ALIASES };
 
 export const agentInputSchema = z.strictObject({
   description: z.string().min(1).describe('A short (3-5 words) description of the task'),
@@ -75,16 +72,39 @@ export type AgentOutput =
 
 const definitionsCache = new Map<string, readonly AgentDefinition[]>();
 
-/** The definitions for a project (read once per project and home folder; `reloadAgentDefinitions` forgets them). */
-export function agentDefinitionsFor(context: Pick<ToolUseContext, 'getAppState'>): readonly AgentDefinition[] {
-  const { projectDir, homeDir } = context.getAppState().toolPermissionContext;
-  const key = `${projectDir}\u0000${homeDir ?? ''}`;
-  let agents = definitionsCache.get(key);
-  if (!agents) {
-    agents = loadAgentDefinitions(projectDir, homeDir).agents;
-    definitionsCache.set(key, agents);
+/** Agent definitions a program gave one session (the Agent SDK face's `agents`, `settingSources`). */
+export interface SessionAgentDefinitions {
+  /** They win over built-in and file definitions of the same name. */
+  readonly definitions: readonly AgentDefinition[];
+  /** `false`: no `.claude/agents` folder is read for this session (built-ins and `definitions` only). */
+  readonly readFiles?: boolean;
+}
+
+declare module '../../tool/tool-use-context.js' {
+  interface ToolServices {
+    /** This session's own agent definitions, beside the built-in and file ones. */
+    readonly agentDefinitions?: SessionAgentDefinitions;
   }
-  return agents;
+}
+
+/**
+ * The definitions for a session: built-ins, the project's and user's files (read once per project and home folder;
+ * `reloadAgentDefinitions` forgets them), then the session's own.
+ */
+export function agentDefinitionsFor(context: Pick<ToolUseContext, 'getAppState'> & { readonly services?: ToolServices }): readonly AgentDefinition[] {
+  const own = context.services?.agentDefinitions;
+  let agents: readonly AgentDefinition[] = BUILT_IN_AGENTS;
+  if (own?.readFiles !== false) {
+    const { projectDir, homeDir } = context.getAppState().toolPermissionContext;
+    const key = `${projectDir}\u0000${homeDir ?? ''}`;
+    const cached = definitionsCache.get(key) ?? loadAgentDefinitions(projectDir, homeDir).agents;
+    definitionsCache.set(key, cached);
+    agents = cached;
+  }
+  if (!own || own.definitions.length === 0) return agents;
+  const byName = new Map(agents.map((d) => [d.agentType, d] as const));
+  for (const d of own.definitions) byName.set(d.agentType, d);
+  return [...byName.values()];
 }
 
 export function reloadAgentDefinitions(): void {
@@ -202,7 +222,7 @@ export const AgentTool = buildTool<typeof agentInputSchema, AgentOutput, AgentPr
   maxResultSizeChars: 100_000,
   permissionTraits: { kind: 'other', contentField: 'subagent_type' },
   async prompt(options) {
-    return agentPrompt(agentDefinitionsFor({ getAppState: () => ({ toolPermissionContext: options.getToolPermissionContext(), cwd: '' }) }));
+    return agentPrompt(agentDefinitionsFor({ getAppState: () => ({ toolPermissionContext: options.getToolPermissionContext(), cwd: '' }), services: options.services }));
   },
   description: async (input) => input.description,
   // Starting one changes nothing by itself; each of its tool calls is checked as it runs.
@@ -229,7 +249,7 @@ export const AgentTool = buildTool<typeof agentInputSchema, AgentOutput, AgentPr
       description: input.description,
       prompt: input.prompt,
       systemPrompt: definition.systemPrompt,
-      model: requestedModel ? (MODEL_ALIASES[requestedModel] ?? requestedModel) : undefined,
+      model: requestedModel ? resolveModel(requestedModel) : undefined,
       tools: subagentToolFilter(definition, context.agentDepth + 1, isAsync),
       mode: childMode(context.getAppState().toolPermissionContext.mode, definition.permissionMode),
       isAsync,

@@ -77,7 +77,7 @@ export async function runBash(
   // — sandbox: decided before anything starts; requested but unavailable means refused, never silently unsandboxed —
   const start = startCwd(context);
   if (start.resetTo !== undefined) notes.push(`Shell cwd was reset to ${start.resetTo}`);
-  const { env } = buildChildEnv(process.env, settings.bash);
+  const { env } = buildChildEnv(settings.baseEnv ?? process.env, settings.bash);
   // Settings' env names are explicit: they are set even when a secret pattern would have scrubbed the inherited value.
   if (settings.env !== undefined) Object.assign(env, settings.env);
   withGitSafetyConfig(env);

@@ -4,6 +4,7 @@
  * URL. Beyond Claude Code: loopback, private, link-local and metadata addresses — of the host as named, as resolved,
  * and on every hop — need a person's yes unless a `WebFetch(domain:…)` allow rule names that host.
  */
+import { MODEL_ALIASES, resolveModel, smallFastModel } from '../../tool/models.js';
 import { lookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
@@ -28,11 +29,12 @@ export const WEB_FETCH_MAX_REDIRECTS = 10;
 export const WEB_FETCH_EXTRACT_CHARS = 100_000;
 /** Characters of page text returned per call without a model. */
 export const WEB_FETCH_PAGE_CHARS = 40_000;
-export const WEB_FETCH_DEFAULT_MODEL = 'claude-haiku-4-5';
+/** The model WebFetch's prompt goes to by default: the small, fast model of the one table (haiku). */
+export const WEB_FETCH_DEFAULT_MODEL = MODEL_ALIASES.haiku;
 
 declare module '../../tool/tool-use-context.js' {
   interface ToolSettings {
-    /** The small model WebFetch's prompt goes to (default claude-haiku-4-5). */
+    /** The model WebFetch's prompt goes to (an alias or an id; default: `ANTHROPIC_SMALL_FAST_MODEL`, else haiku). */
     readonly webFetchModel?: string;
     /** Cache lifetime in milliseconds (default 15 minutes; `CLAUDE_CODE_WEBFETCH_CACHE_TTL_MS` also works). */
     readonly webFetchCacheTtlMs?: number;
@@ -178,7 +180,7 @@ async function sideCall(context: ToolUseContext, url: string, text: string, requ
   const client = context.services.modelClient!;
   const response = await client.messages.create(
     {
-      model: context.options.settings.webFetchModel ?? WEB_FETCH_DEFAULT_MODEL,
+      model: context.options.settings.webFetchModel !== undefined ? resolveModel(context.options.settings.webFetchModel) : smallFastModel(),
       max_tokens: 4096,
       messages: [{ role: 'user', content: extractionPrompt(url, text, request) }],
     },

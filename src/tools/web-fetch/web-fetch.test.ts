@@ -154,7 +154,7 @@ describe('WebFetch against pages on 127.0.0.1', () => {
       const result = await fetchPage({ url: `${base}/page`, prompt: 'What is the title?' }, context({ client }));
       expect(result.text).toBe('The page is titled Title.');
       const sent = JSON.stringify(model.messageRequests[0]!.body);
-      expect(model.messageRequests[0]!.body.model).toBe('claude-haiku-4-5');
+      expect(model.messageRequests[0]!.body.model).toBe('claude-haiku-5-5');
       expect(sent).toContain('<untrusted_page>');
       expect(sent).toContain('Request: What is the title?');
     } finally {

@@ -1,0 +1,514 @@
+/**
+ * The one encoder: the loop's events (`QueryEvent`) → the Agent SDK's messages (`SDKMessage`). `toolgate/agent-sdk`'s
+ * `query()` yields what it returns, and `toolgate run -p --output-format stream-json|json` prints the same objects;
+ * nothing else in the house writes these shapes.
+ *
+ * Per user turn it keeps what a `result` reports beyond the loop's own result: `num_turns` as Claude Code counts it
+ * (1 + the user messages the turn added: each tool result, a Stop hook's feedback, the structured-output request) and
+ * the calls that were refused. A tool's typed output (`tool_use_result`) goes through the session's redactor, as its
+ * result did.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ContentBlockParam, MessageParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages.js';
+import type { ToolUseOutcome } from '../execution/outcome.js';
+import type { ApiFailure, ModelUsageTotals, QueryEvent, QueryResult, SubagentLoopEvent, Usage } from '../agent/types.js';
+import type {
+  ModelUsage,
+  NonNullableUsage,
+  PermissionMode,
+  SDKAssistantMessage,
+  SDKAssistantMessageError,
+  SDKMessage,
+  SDKPermissionDenial,
+  SDKResultMessage,
+  SDKSystemMessage,
+  SDKUserMessage,
+  TerminalReason,
+  UUID,
+} from './messages.js';
+
+/** toolgate's version, reported where the Agent SDK reports Claude Code's (`claude_code_version`). */
+export const TOOLGATE_VERSION = '0.1.0';
+
+/** What the encoder asks the session about (the init message's facts, redaction). */
+export interface SessionFacts {
+  readonly sessionId: string;
+  permissionMode(): PermissionMode;
+  mcpServers(): { name: string; status: string; source?: string }[];
+  agents(): string[];
+  readonly apiKeySource: SDKSystemMessage['apiKeySource'];
+  readonly betas?: readonly string[];
+  /** A tool's typed output, with every known secret replaced. */
+  redact<T>(value: T): T;
+  /** Where a sub-agent's conversation is kept (`task_notification.output_file`). */
+  subagentTranscript(agentId: string): string;
+  readonly maxOutputTokens: number;
+}
+
+export interface EncoderOptions {
+  readonly includePartialMessages?: boolean;
+  readonly includeHookEvents?: boolean;
+  readonly forwardSubagentText?: boolean;
+  /** Echo each user prompt back (`--replay-user-messages`). */
+  readonly replayUserMessages?: boolean;
+  /** The next prompt as the program sent it (the loop's carries reminders added for the model); replayed as given. */
+  readonly replayedPrompt?: () => MessageParam | undefined;
+  /** The structured-output tool's name: its result text is its `tool_use_result`, as in the Agent SDK. */
+  readonly structuredOutputTool?: string;
+}
+
+interface SubagentState {
+  readonly started: number;
+  readonly description: string;
+  readonly agentType: string;
+  tokens: number;
+  toolUses: number;
+}
+
+const PROGRESS_EVERY_MS = 1_000;
+
+export class SdkMessageEncoder {
+  #numTurns = 1;
+  #denials: SDKPermissionDenial[] = [];
+  /** Tool calls of the main thread seen in the stream and not yet answered. */
+  readonly #toolNames = new Map<string, { name: string; input: Record<string, unknown>; started: number; lastProgress: number }>();
+  readonly #subagents = new Map<string, SubagentState>();
+  /** The last result: what a face needs after the stream (the error a `query()` throws, the CLI's exit code). */
+  lastResult: SDKResultMessage | undefined;
+
+  constructor(
+    private readonly facts: SessionFacts,
+    private readonly options: EncoderOptions = {},
+  ) {}
+
+  encode(event: QueryEvent): SDKMessage[] {
+    const base = () => ({ uuid: randomUUID() as UUID, session_id: this.facts.sessionId });
+    switch (event.type) {
+      case 'init':
+        this.#numTurns = 1;
+        this.#denials = [];
+        return [this.#init(event, base())];
+      case 'requesting':
+        return this.options.includePartialMessages ? [{ type: 'system', subtype: 'status', status: 'requesting', ...base() }] : [];
+      case 'stream_event':
+        return this.options.includePartialMessages ? [{ type: 'stream_event', event: event.event as never, parent_tool_use_id: null, ...base() }] : [];
+      case 'assistant_block':
+        if (event.block.type === 'tool_use') {
+          const input = isObject(event.block.input) ? event.block.input : {};
+          const now = performance.now();
+          // A heartbeat for calls that take a while: the first after a second, then at most one a second.
+          this.#toolNames.set(event.block.id, { name: event.block.name, input, started: now, lastProgress: now });
+        }
+        return [this.#assistant(event, null, base())];
+      case 'tool_result':
+        return this.#toolResult(event.outcome, base);
+      case 'user':
+        return this.#user(event, base);
+      case 'retry':
+        return [
+          {
+            type: 'system',
+            subtype: 'api_retry',
+            attempt: event.attempt,
+            max_retries: event.maxRetries ?? 8,
+            retry_delay_ms: Math.round(event.delayMs),
+            error_status: event.status ?? null,
+            error: errorCategory(event.status, event.errorType),
+            ...base(),
+          },
+        ];
+      case 'tool_progress': {
+        const tool = this.#toolNames.get(event.progress.toolUseID);
+        const now = performance.now();
+        if (!tool || now - tool.lastProgress < PROGRESS_EVERY_MS) return [];
+        tool.lastProgress = now;
+        return [{ type: 'tool_progress', tool_use_id: event.progress.toolUseID, tool_name: tool.name, parent_tool_use_id: null, elapsed_time_seconds: Math.round((now - tool.started) / 100) / 10, ...base() }];
+      }
+      case 'hook': {
+        const h = event.hook;
+        // SessionStart's hooks are always reported, as in the Agent SDK; the others with includeHookEvents.
+        if (!this.options.includeHookEvents && h.event !== 'SessionStart') return [];
+        if (h.phase === 'started') return [{ type: 'system', subtype: 'hook_started', hook_id: h.id, hook_name: h.name, hook_event: h.event, ...base() }];
+        return [
+          {
+            type: 'system',
+            subtype: 'hook_response',
+            hook_id: h.id,
+            hook_name: h.name,
+            hook_event: h.event,
+            output: h.stdout + h.stderr,
+            stdout: h.stdout,
+            stderr: h.stderr,
+            ...(h.exitCode !== undefined ? { exit_code: h.exitCode } : {}),
+            outcome: h.outcome,
+            ...base(),
+          },
+        ];
+      }
+      case 'subagent':
+        return this.#subagent(event, base);
+      case 'result':
+        return this.#result(event.result, base);
+      default:
+        // text/thinking deltas, whole-turn assistant messages, tool_use hand-overs and fallbacks have no message
+        // of their own: the blocks and stream events above carry them.
+        return [];
+    }
+  }
+
+  #init(event: Extract<QueryEvent, { type: 'init' }>, base: { uuid: UUID; session_id: string }): SDKSystemMessage {
+    return {
+      type: 'system',
+      subtype: 'init',
+      cwd: event.cwd,
+      session_id: base.session_id,
+      // The Agent SDK lists the Agent tool under its former name.
+      tools: event.tools.map((t) => (t === 'Agent' ? 'Task' : t)),
+      mcp_servers: this.facts.mcpServers(),
+      model: event.model,
+      permissionMode: this.facts.permissionMode(),
+      slash_commands: [...event.slashCommands],
+      apiKeySource: this.facts.apiKeySource,
+      claude_code_version: TOOLGATE_VERSION,
+      output_style: 'default',
+      agents: this.facts.agents(),
+      skills: [...event.skills],
+      plugins: [],
+      ...(this.facts.betas && this.facts.betas.length > 0 ? { betas: [...this.facts.betas] } : {}),
+      uuid: base.uuid,
+    };
+  }
+
+  #assistant(event: Extract<QueryEvent, { type: 'assistant_block' }>, parent: string | null, base: { uuid: UUID; session_id: string }, extra: Record<string, unknown> = {}): SDKAssistantMessage {
+    return {
+      type: 'assistant',
+      message: apiMessage(event.messageId, event.model, [event.block], event.usage),
+      parent_tool_use_id: parent,
+      ...base,
+      timestamp: new Date().toISOString(),
+      ...extra,
+      ...(event.requestId !== undefined ? { request_id: event.requestId } : {}),
+    };
+  }
+
+  #toolResult(outcome: ToolUseOutcome, base: () => { uuid: UUID; session_id: string }): SDKMessage[] {
+    const out: SDKMessage[] = [];
+    const call = this.#toolNames.get(outcome.toolUseId);
+    this.#toolNames.delete(outcome.toolUseId);
+    const decision = outcome.decision;
+    if (decision?.behavior === 'deny') {
+      this.#denials.push({ tool_name: outcome.toolName, tool_use_id: outcome.toolUseId, tool_input: { ...(call?.input ?? outcome.input ?? {}) } });
+      const trace = decision.decisionReason;
+      // Refused without anyone asked: a rule, the mode, a safety check, a headless session. A hook's or a person's
+      // (canUseTool's) refusal is in permission_denials only, as in the Agent SDK.
+      const asked = trace?.layer === 'prompt' && trace.answer !== undefined;
+      if (trace?.layer !== 'hook' && !asked) {
+        out.push({
+          type: 'system',
+          subtype: 'permission_denied',
+          tool_name: outcome.toolName,
+          tool_use_id: outcome.toolUseId,
+          message: decision.message,
+          ...base(),
+        });
+      }
+    }
+    this.#numTurns++;
+    out.push({
+      type: 'user',
+      message: { role: 'user', content: [outcome.result] },
+      parent_tool_use_id: null,
+      ...base(),
+      timestamp: new Date().toISOString(),
+      tool_use_result: this.#typedOutput(outcome),
+    });
+    return out;
+  }
+
+  /** The tool's typed output as the Agent SDK passes it on: an error as its text, an MCP result as its content. */
+  #typedOutput(outcome: ToolUseOutcome): unknown {
+    if (outcome.isError || outcome.output === undefined) return `Error: ${stripErrorTags(resultText(outcome.result))}`;
+    if (outcome.toolName === this.options.structuredOutputTool) return resultText(outcome.result);
+    const output = outcome.tool?.isMcp === true && isObject(outcome.output) && Array.isArray(outcome.output.content) ? outcome.output.content : outcome.output;
+    return this.facts.redact(output);
+  }
+
+  #user(event: Extract<QueryEvent, { type: 'user' }>, base: () => { uuid: UUID; session_id: string }): SDKMessage[] {
+    switch (event.origin) {
+      case 'tool_results':
+        // Each result went out as its own message when it came.
+        return [];
+      case 'prompt':
+        return this.options.replayUserMessages ? [{ type: 'user', message: this.options.replayedPrompt?.() ?? event.message, parent_tool_use_id: null, ...base(), isReplay: true as const }] : [];
+      case 'attachment':
+        // What a tool's newMessages add (a sub-agent's transcript…) goes to the model and the transcript; the Agent
+        // SDK's stream does not show Claude Code's attachments, so neither does this one.
+        return [];
+      default:
+        this.#numTurns++;
+        // The structured-output request is the session's own words, not the person's (isSynthetic).
+        return [{ type: 'user', message: event.message, parent_tool_use_id: null, ...(event.origin === 'structured_output' ? { isSynthetic: true } : {}), ...base(), timestamp: new Date().toISOString() } satisfies SDKUserMessage];
+    }
+  }
+
+  #subagent(event: Extract<QueryEvent, { type: 'subagent' }>, base: () => { uuid: UUID; session_id: string }): SDKMessage[] {
+    const { parentToolUseId: parent, agentId, update } = event;
+    const tags = { agent_id: agentId, subagent_type: event.agentType, task_description: event.description };
+    if (update.phase === 'start') {
+      this.#subagents.set(agentId, { started: performance.now(), description: event.description, agentType: event.agentType, tokens: 0, toolUses: 0 });
+      return [
+        {
+          type: 'system',
+          subtype: 'task_started',
+          task_id: agentId,
+          tool_use_id: parent,
+          description: event.description,
+          subagent_type: event.agentType,
+          is_backgrounded: update.isAsync,
+          spawn_depth: update.depth,
+          task_type: 'local_agent',
+          prompt: update.prompt,
+          ...base(),
+        },
+      ];
+    }
+    const state = this.#subagents.get(agentId);
+    if (update.phase === 'end') {
+      this.#subagents.delete(agentId);
+      return this.#subagentEnd(event, update, base);
+    }
+    const inner = update.event;
+    switch (inner.type) {
+      case 'user': {
+        if (inner.origin === 'tool_results' || inner.origin === 'attachment') return [];
+        const content = typeof inner.message.content === 'string' ? [{ type: 'text' as const, text: inner.message.content }] : inner.message.content;
+        return [{ type: 'user', message: { role: 'user', content }, parent_tool_use_id: parent, ...base(), timestamp: new Date().toISOString(), ...tags } as SDKUserMessage];
+      }
+      case 'assistant_block': {
+        if (inner.block.type !== 'tool_use' && !this.options.forwardSubagentText) return [];
+        const out: SDKMessage[] = [];
+        if (inner.block.type === 'tool_use' && state) {
+          state.toolUses++;
+          state.tokens = totalTokens(inner.usage) + state.tokens;
+          const input = isObject(inner.block.input) ? inner.block.input : {};
+          out.push({
+            type: 'system',
+            subtype: 'task_progress',
+            task_id: agentId,
+            tool_use_id: parent,
+            description: typeof input.description === 'string' ? input.description : `Running ${inner.block.name}`,
+            subagent_type: event.agentType,
+            usage: { total_tokens: state.tokens, tool_uses: state.toolUses, duration_ms: Math.round(performance.now() - state.started) },
+            last_tool_name: inner.block.name,
+            ...base(),
+          });
+        }
+        out.push(this.#assistant(inner, parent, base(), tags));
+        return out;
+      }
+      case 'tool_result':
+        return [{ type: 'user', message: { role: 'user', content: [inner.outcome.result] }, parent_tool_use_id: parent, ...base(), timestamp: new Date().toISOString(), ...tags } as SDKUserMessage];
+      default:
+        return [];
+    }
+  }
+
+  #subagentEnd(event: Extract<QueryEvent, { type: 'subagent' }>, update: Extract<SubagentLoopEvent, { phase: 'end' }>, base: () => { uuid: UUID; session_id: string }): SDKMessage[] {
+    const failed = update.result.isError;
+    const usage = { total_tokens: totalTokens(update.result.usage), tool_uses: update.toolUses, duration_ms: Math.round(update.durationMs) };
+    return [
+      { type: 'system', subtype: 'task_updated', task_id: event.agentId, patch: { status: failed ? 'failed' : 'completed', end_time: Date.now(), ...(update.result.error ? { error: update.result.error } : {}) }, ...base() },
+      {
+        type: 'system',
+        subtype: 'task_notification',
+        task_id: event.agentId,
+        tool_use_id: event.parentToolUseId,
+        status: failed ? 'failed' : 'completed',
+        output_file: this.facts.subagentTranscript(event.agentId),
+        summary: update.result.text || update.result.error || '',
+        usage,
+        ...base(),
+      },
+    ];
+  }
+
+  #result(result: QueryResult, base: () => { uuid: UUID; session_id: string }): SDKMessage[] {
+    const out: SDKMessage[] = [];
+    const failure = result.apiFailure;
+    if (result.stopReason === 'aborted' && result.apiStopReason === 'tool_use') {
+      // Claude Code's note that the person stopped the turn during its tool calls (the marker programs look for).
+      this.#numTurns++;
+      out.push({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: '[Request interrupted by user for tool use]' }] }, parent_tool_use_id: null, ...base(), timestamp: new Date().toISOString() } satisfies SDKUserMessage);
+    }
+    const common = {
+      type: 'result' as const,
+      duration_ms: Math.round(result.durationMs),
+      duration_api_ms: Math.round(result.apiDurationMs ?? 0),
+      num_turns: this.#numTurns,
+      stop_reason: result.apiStopReason ?? null,
+      total_cost_usd: result.totalCostUsd ?? result.costUsd,
+      usage: fullUsage(result.usage),
+      modelUsage: modelUsage(result.modelUsage ?? {}, this.facts.maxOutputTokens),
+      permission_denials: [...this.#denials],
+      terminal_reason: terminalReason(result),
+    };
+    let message: SDKResultMessage;
+    if (failure !== undefined) {
+      // An API failure: a synthetic assistant message with the error, then a success-shaped result marked as an error.
+      const text = `API Error: ${[failure.status, failure.message].filter((x) => x !== undefined).join(' ')}`;
+      const apiError = { api_error_status: failure.status ?? null, ...(failure.type !== undefined ? { api_error_type: failure.type } : {}) };
+      out.push({
+        type: 'assistant',
+        message: { ...apiMessage(randomUUID(), '<synthetic>', [{ type: 'text', text }], undefined, 'stop_sequence'), container: null, diagnostics: null, stop_details: null } as SDKAssistantMessage['message'],
+        parent_tool_use_id: null,
+        ...base(),
+        timestamp: new Date().toISOString(),
+        error: errorCategory(failure.status, failure.type),
+        is_api_error_message: true,
+        ...apiError,
+      } as SDKAssistantMessage);
+      message = { ...common, subtype: 'success', is_error: true, result: text, stop_reason: 'stop_sequence', ...apiError, ...base() } as SDKResultMessage;
+    } else {
+      const subtype = errorSubtype(result);
+      if (subtype === 'success') {
+        message = {
+          ...common,
+          subtype,
+          is_error: false,
+          api_error_status: null,
+          result: result.structuredOutput !== undefined ? JSON.stringify(result.structuredOutput) : result.text,
+          ...(result.structuredOutput !== undefined ? { structured_output: result.structuredOutput } : {}),
+          ...base(),
+        };
+      } else {
+        message = { ...common, subtype, is_error: true, errors: [errorText(result)], ...base() };
+      }
+    }
+    out.push(message);
+    this.lastResult = message;
+    return out;
+  }
+}
+
+/** The error a `query()` throws after an error result, as the Agent SDK does (programs catch on this prefix). */
+export function resultError(result: SDKResultMessage): Error {
+  const detail = result.subtype === 'success' ? result.result : result.errors.join('; ');
+  return new Error(`Claude Code returned an error result: ${detail}`);
+}
+
+function errorSubtype(result: QueryResult): SDKResultMessage['subtype'] {
+  switch (result.stopReason) {
+    case 'max_turns':
+      return 'error_max_turns';
+    case 'max_budget':
+      return 'error_max_budget_usd';
+    case 'error':
+    case 'aborted':
+    case 'blocked':
+      return 'error_during_execution';
+    default:
+      return result.isError ? 'error_during_execution' : 'success';
+  }
+}
+
+function errorText(result: QueryResult): string {
+  if (result.stopReason === 'max_turns') return `Reached maximum number of turns (${result.turns})`;
+  if (result.stopReason === 'aborted') return 'The turn was interrupted';
+  return result.error ?? `stopped: ${result.stopReason}`;
+}
+
+function terminalReason(result: QueryResult): TerminalReason {
+  switch (result.stopReason) {
+    case 'max_turns':
+      return 'max_turns';
+    case 'max_budget':
+      return 'budget_exhausted';
+    case 'aborted':
+      return result.apiStopReason === 'tool_use' ? 'aborted_tools' : 'aborted_streaming';
+    case 'error':
+      return result.apiFailure ? 'api_error' : 'model_error';
+    case 'blocked':
+      return 'hook_stopped';
+    default:
+      return 'completed';
+  }
+}
+
+function errorCategory(status: number | undefined, type: string | undefined): SDKAssistantMessageError {
+  if (type === 'overloaded_error' || status === 529) return 'overloaded';
+  if (type === 'rate_limit_error' || status === 429) return 'rate_limit';
+  if (type === 'authentication_error' || status === 401) return 'authentication_failed';
+  if (type === 'not_found_error' || status === 404) return 'model_not_found';
+  if (type === 'invalid_request_error' || status === 400) return 'invalid_request';
+  if (status !== undefined && status >= 500) return 'server_error';
+  return 'unknown';
+}
+
+function apiMessage(id: string, model: string, content: ContentBlockParam[], usage: Usage | undefined, stopReason: string | null = null): SDKAssistantMessage['message'] {
+  const u = usage ?? { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  return {
+    id,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content,
+    stop_reason: stopReason,
+    stop_sequence: stopReason === 'stop_sequence' ? '' : null,
+    usage: { input_tokens: u.input_tokens, output_tokens: u.output_tokens, cache_creation_input_tokens: u.cache_creation_input_tokens, cache_read_input_tokens: u.cache_read_input_tokens },
+    context_management: null,
+  } as unknown as SDKAssistantMessage['message'];
+}
+
+function fullUsage(u: Usage): NonNullableUsage {
+  return {
+    input_tokens: u.input_tokens,
+    cache_creation_input_tokens: u.cache_creation_input_tokens,
+    cache_read_input_tokens: u.cache_read_input_tokens,
+    output_tokens: u.output_tokens,
+    output_tokens_details: { thinking_tokens: 0 },
+    server_tool_use: { web_search_requests: 0, web_fetch_requests: 0 },
+    service_tier: 'standard',
+    cache_creation: { ephemeral_1h_input_tokens: 0, ephemeral_5m_input_tokens: 0 },
+    inference_geo: '',
+    iterations: [],
+    speed: 'standard',
+    fallback_credit: null,
+  } as unknown as NonNullableUsage;
+}
+
+function modelUsage(totals: Readonly<Record<string, ModelUsageTotals>>, maxOutputTokens: number): Record<string, ModelUsage> {
+  const out: Record<string, ModelUsage> = {};
+  for (const [model, t] of Object.entries(totals)) {
+    out[model] = {
+      inputTokens: t.usage.input_tokens,
+      outputTokens: t.usage.output_tokens,
+      cacheReadInputTokens: t.usage.cache_read_input_tokens,
+      cacheCreationInputTokens: t.usage.cache_creation_input_tokens,
+      webSearchRequests: 0,
+      costUSD: t.costUsd,
+      contextWindow: 200_000,
+      maxOutputTokens,
+    };
+  }
+  return out;
+}
+
+function totalTokens(u: Usage): number {
+  return u.input_tokens + u.output_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
+}
+
+function resultText(block: ToolResultBlockParam): string {
+  const c = block.content;
+  if (typeof c === 'string') return c;
+  return (c ?? []).flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
+}
+
+function stripErrorTags(text: string): string {
+  return text.replace(/^<tool_use_error>|<\/tool_use_error>$/g, '');
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+export type { ApiFailure, MessageParam };

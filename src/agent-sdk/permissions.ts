@@ -1,0 +1,91 @@
+/**
+ * `canUseTool` → the runtime's `onPermissionRequest`. The call is described as the Agent SDK describes it (the tool's
+ * name and input, suggestions as permission updates, the id of the call and of the sub-agent that makes it), and the
+ * answer is read in the Agent SDK's shapes: allow (with `updatedInput`, `updatedPermissions`) or deny (with `message`
+ * and `interrupt`). A callback that throws or answers something else denies the call (fail closed). `interrupt: true`
+ * also ends the user turn (`onInterrupt`).
+ */
+import { applyPermissionUpdates, parsePermissionUpdates } from '../permissions/permission-updates.js';
+import { tryParsePermissionRule } from '../permissions/permission-rule.js';
+import type { PermissionAnswer, RuntimePermissionRequest, ToolRuntime } from '../agent/types.js';
+import type { CanUseTool, PermissionUpdate } from './options.js';
+
+export interface CanUseToolBridge {
+  readonly canUseTool: CanUseTool;
+  /** The session's runtime (set once it exists): where `updatedPermissions` apply. */
+  readonly runtime: () => ToolRuntime | undefined;
+  /** `deny` with `interrupt: true`: the turn ends. */
+  readonly onInterrupt: () => void;
+  /** A problem with an answer (an update that could not be applied) for the program's `stderr`. */
+  readonly warn: (text: string) => void;
+}
+
+export function permissionHandler(bridge: CanUseToolBridge): (request: RuntimePermissionRequest) => Promise<PermissionAnswer> {
+  return async (request) => {
+    let answer: unknown;
+    try {
+      answer = await bridge.canUseTool(request.tool.name, { ...request.input }, {
+        signal: request.signal,
+        suggestions: suggestionsFor(request),
+        ...(request.ask.decisionReason?.reason !== undefined ? { decisionReason: request.ask.decisionReason.reason } : {}),
+        ...(blockedPathOf(request) !== undefined ? { blockedPath: blockedPathOf(request) } : {}),
+        toolUseID: request.toolUseID,
+        ...(request.agentId !== undefined ? { agentID: request.agentId } : {}),
+        displayName: request.tool.userFacingName(request.input as never) || request.tool.name,
+      });
+    } catch (error) {
+      return { behavior: 'deny', message: `Permission denied: canUseTool failed (${error instanceof Error ? error.message : String(error)}).` };
+    }
+    if (answer === null || typeof answer !== 'object') return { behavior: 'deny', message: 'Permission denied: canUseTool gave no answer.' };
+    const a = answer as Record<string, unknown>;
+    if (a.behavior === 'deny') {
+      if (a.interrupt === true) bridge.onInterrupt();
+      return { behavior: 'deny', message: typeof a.message === 'string' ? a.message : `Permission to use ${request.tool.name} was refused.`, ...(a.interrupt === true ? { interrupt: true } : {}) };
+    }
+    if (a.behavior !== 'allow') return { behavior: 'deny', message: `Permission denied: canUseTool answered ${JSON.stringify(a.behavior)}.` };
+    if (a.updatedInput !== undefined && (a.updatedInput === null || typeof a.updatedInput !== 'object' || Array.isArray(a.updatedInput))) {
+      return { behavior: 'deny', message: 'Permission denied: canUseTool answered allow with an updatedInput that is not an object.' };
+    }
+    if (Array.isArray(a.updatedPermissions) && a.updatedPermissions.length > 0) await applyUpdates(bridge, a.updatedPermissions);
+    return { behavior: 'allow', scope: 'once', ...(a.updatedInput !== undefined ? { updatedInput: a.updatedInput as Record<string, unknown> } : {}) };
+  };
+}
+
+/** An answer's `updatedPermissions`: checked, applied to the session, written to settings files where they say. */
+async function applyUpdates(bridge: CanUseToolBridge, raw: readonly unknown[]): Promise<void> {
+  const runtime = bridge.runtime();
+  const { updates, errors } = parsePermissionUpdates(raw);
+  if (runtime && updates.length > 0) {
+    runtime.context.setAppState((prev) => ({ ...prev, toolPermissionContext: applyPermissionUpdates(prev.toolPermissionContext, updates) }));
+    const sink = runtime.context.services.permissionUpdates;
+    if (updates.some((u) => u.destination !== 'session')) {
+      if (!sink) errors.push('rules for settings files apply to this session only: the session reads no settings files (settingSources)');
+      else {
+        try {
+          errors.push(...(await sink.persist(updates)).errors);
+        } catch (error) {
+          errors.push(`could not save: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+    }
+  }
+  for (const e of errors) bridge.warn(`canUseTool updatedPermissions: ${e}`);
+}
+
+/** What "always allow" would mean for this call: the edit mode for file edits, else the narrowest rules. */
+function suggestionsFor(request: RuntimePermissionRequest): PermissionUpdate[] {
+  const out: PermissionUpdate[] = [];
+  if (request.tool.permissionTraits?.kind === 'write') out.push({ type: 'setMode', mode: 'acceptEdits', destination: 'session' });
+  const rules = request.suggestedRules.flatMap((text) => {
+    const parsed = tryParsePermissionRule(text);
+    return parsed.ok ? [{ toolName: parsed.value.toolName, ...(parsed.value.ruleContent !== undefined ? { ruleContent: parsed.value.ruleContent } : {}) }] : [];
+  });
+  if (rules.length > 0) out.push({ type: 'addRules', rules, behavior: 'allow', destination: 'localSettings' });
+  return out;
+}
+
+function blockedPathOf(request: RuntimePermissionRequest): string | undefined {
+  const field = request.tool.permissionTraits?.pathField;
+  const value = field !== undefined ? request.input[field] : undefined;
+  return typeof value === 'string' && request.ask.decisionReason?.layer === 'safetyCheck' ? value : undefined;
+}

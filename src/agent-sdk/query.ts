@@ -1,0 +1,171 @@
+/**
+ * `query({ prompt, options })`: the Agent SDK's entry, in this process. The returned `Query` is an async generator of
+ * `SDKMessage`s with the control methods of the Agent SDK's `Query`. Options are checked when `query()` is called (an
+ * unknown option throws at once); the session starts on the first `next()` or control call. Ending it early —
+ * `return()`, `close()`, `[Symbol.asyncDispose]`, leaving a `for await` loop — interrupts the running turn, answers
+ * its tool calls, ends the processes they started and disposes the runtime before the generator finishes.
+ */
+import type { AgentSession } from './session.js';
+import { AgentSession as Session, mcpStatusOf } from './session.js';
+import { DEFAULT_MODEL } from '../agent/request.js';
+import type { PermissionMode, SDKMessage, SDKUserMessage } from './messages.js';
+import type { Options, QueryParams } from './options.js';
+
+export interface SlashCommand {
+  name: string;
+  description: string;
+  argumentHint: string;
+}
+
+export interface ModelInfo {
+  value: string;
+  resolvedModel?: string;
+  displayName: string;
+  description: string;
+}
+
+export interface AgentInfo {
+  name: string;
+  description: string;
+  model?: string;
+}
+
+export interface McpServerStatus {
+  name: string;
+  status: 'connected' | 'failed' | 'needs-auth' | 'pending' | 'disabled';
+  error?: string;
+  scope?: string;
+  source?: string;
+  tools?: { name: string }[];
+}
+
+/** The session: iterate it for its messages; its methods control it while it runs. */
+export interface Query extends AsyncGenerator<SDKMessage, void> {
+  interrupt(): Promise<void>;
+  setPermissionMode(mode: PermissionMode): Promise<void>;
+  setModel(model?: string): Promise<void>;
+  setMaxThinkingTokens(maxThinkingTokens: number | null): Promise<void>;
+  streamInput(stream: AsyncIterable<SDKUserMessage>): Promise<void>;
+  supportedCommands(): Promise<SlashCommand[]>;
+  supportedModels(): Promise<ModelInfo[]>;
+  supportedAgents(): Promise<AgentInfo[]>;
+  mcpServerStatus(): Promise<McpServerStatus[]>;
+  stopTask(taskId: string): Promise<void>;
+  close(): void;
+  /** `await using q = query(...)` ends the session as `return()` does. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+export function query(params: QueryParams): Query {
+  if (params === null || typeof params !== 'object') throw new TypeError('query() takes { prompt, options }');
+  const session = new Session({ prompt: params.prompt, ...(params.options ? { options: params.options } : {}), throwOnErrorResult: true });
+  return new SessionQuery(session, params.options ?? {});
+}
+
+class SessionQuery implements Query {
+  readonly #session: AgentSession;
+  readonly #options: Options;
+  readonly #messages: AsyncGenerator<SDKMessage, void>;
+  #ending: Promise<IteratorResult<SDKMessage, void>> | undefined;
+  #started = false;
+
+  constructor(session: AgentSession, options: Options) {
+    this.#session = session;
+    this.#options = options;
+    this.#messages = session.messages();
+  }
+
+  next(): Promise<IteratorResult<SDKMessage, void>> {
+    this.#started = true;
+    return this.#messages.next();
+  }
+
+  /** Ends the session cleanly: interrupted, every call answered, processes ended, runtime disposed; then done. */
+  return(): Promise<IteratorResult<SDKMessage, void>> {
+    this.#ending ??= (async () => {
+      this.#session.close();
+      if (!this.#started) return this.#messages.return();
+      try {
+        // Let the loop finish its turn (the interrupt makes that quick) so the transcript and the runtime close well.
+        for (;;) if ((await this.#messages.next()).done) break;
+      } catch {
+        // the session ended with an error; ending it was asked for
+      }
+      return { done: true, value: undefined };
+    })();
+    return this.#ending;
+  }
+
+  throw(error: unknown): Promise<IteratorResult<SDKMessage, void>> {
+    this.#session.close();
+    return this.#messages.throw(error);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.return();
+  }
+
+  async interrupt(): Promise<void> {
+    this.#session.interrupt();
+  }
+
+  setPermissionMode(mode: PermissionMode): Promise<void> {
+    return this.#session.setPermissionMode(mode);
+  }
+
+  async setModel(model?: string): Promise<void> {
+    this.#session.setModel(model);
+  }
+
+  async setMaxThinkingTokens(maxThinkingTokens: number | null): Promise<void> {
+    this.#session.setMaxThinkingTokens(maxThinkingTokens);
+  }
+
+  streamInput(stream: AsyncIterable<SDKUserMessage>): Promise<void> {
+    return this.#session.streamInput(stream);
+  }
+
+  supportedCommands(): Promise<SlashCommand[]> {
+    return this.#session.commands();
+  }
+
+  async supportedModels(): Promise<ModelInfo[]> {
+    const current = (await this.#session.pieces()).model;
+    const models: ModelInfo[] = [{ value: 'default', resolvedModel: DEFAULT_MODEL, displayName: 'Default', description: `toolgate's default model (${DEFAULT_MODEL})` }];
+    if (current !== DEFAULT_MODEL) models.push({ value: current, resolvedModel: current, displayName: current, description: 'The model this session was started with' });
+    return models;
+  }
+
+  supportedAgents(): Promise<AgentInfo[]> {
+    return this.#session.agents();
+  }
+
+  async mcpServerStatus(): Promise<McpServerStatus[]> {
+    const status = await mcpStatusOf(await this.#session.pieces());
+    return status.map((s) => ({
+      name: s.name,
+      status: s.status as McpServerStatus['status'],
+      scope: s.scope,
+      ...(s.source ? { source: s.source } : {}),
+      ...(s.error ? { error: s.error } : {}),
+      tools: s.tools.map((name) => ({ name })),
+    }));
+  }
+
+  stopTask(taskId: string): Promise<void> {
+    return this.#session.stopTask(taskId);
+  }
+
+  close(): void {
+    this.#session.close();
+    void this.return();
+  }
+
+  get options(): Options {
+    return this.#options;
+  }
+}
