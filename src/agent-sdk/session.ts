@@ -44,9 +44,10 @@ export class AgentSession {
   #thinking: Anthropic.Messages.ThinkingConfigParam | null | undefined;
   #mcpStatus: { name: string; status: string; source?: string }[] = [];
   #closed = false;
+  readonly #ignored: string[];
 
   constructor(params: AgentSessionParams) {
-    checkOptions(params.options);
+    this.#ignored = checkOptions(params.options);
     this.#options = params.options ?? {};
     this.#params = params;
     const prompt = params.prompt;
@@ -61,6 +62,10 @@ export class AgentSession {
 
   /** The session's pieces once they exist (the control methods wait for them). */
   ready(): Promise<SessionPieces> {
+    // Accepted, not honoured: the program hears it once, on its stderr callback, rather than guessing.
+    if (!this.#ready && this.#ignored.length > 0) {
+      this.#warn(`note: toolgate/agent-sdk ignores ${this.#ignored.map((k) => `options.${k}`).join(', ')} (no Claude Code process is started; see docs/agent-sdk.md)`);
+    }
     this.#ready ??= setUpSession(this.#options, {
       onInterrupt: () => this.#turn?.abort(USER_INTERRUPT),
       warn: (text) => this.#warn(text),
