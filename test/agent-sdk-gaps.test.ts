@@ -3,11 +3,13 @@
  * the hook events not covered there (PermissionRequest, PermissionDenied, PostToolUseFailure, SubagentStart,
  * SubagentStop, SessionEnd) with the Agent SDK's input objects and answers; `http` and `sse` MCP servers from
  * `options.mcpServers` (real MCP servers on 127.0.0.1, with the headers the program gave); `permissionMode` as an
- * option; `betas`; and the `stderr` note for options toolgate accepts and ignores.
+ * option; `betas`; the `stderr` note for options toolgate accepts and ignores; `settings` (object or file),
+ * `additionalDirectories` and `sandbox`.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HookInput } from 'toolgate/agent-sdk';
 import type { RecordedRequest } from 'toolgate/testing';
 import { startOAuthTestServers, type OAuthTestServers } from '../src/mcp/test-helpers/oauth-servers.js';
@@ -15,12 +17,19 @@ import { call, harness, resultOf, text, toolResults, type Harness } from './help
 
 let h: Harness | undefined;
 let remote: OAuthTestServers | undefined;
+let extra = '';
+let elsewhere = '';
+beforeEach(() => {
+  extra = mkdtempSync(path.join(os.tmpdir(), 'agent-sdk-extra-'));
+  elsewhere = mkdtempSync(path.join(os.tmpdir(), 'agent-sdk-elsewhere-'));
+});
 const dirOf = (_request: RecordedRequest) => h!.dir;
 afterEach(async () => {
   await h?.close();
   await remote?.close();
   h = undefined;
   remote = undefined;
+  for (const d of [extra, elsewhere]) rmSync(d, { recursive: true, force: true });
 });
 
 describe('hook events', () => {
@@ -121,6 +130,42 @@ describe('more options', () => {
     expect(String(h.server.messageRequests[0]!.headers['anthropic-beta'])).toContain('context-1m-2025-08-07');
     expect(stderr.join('')).toMatch(/executable/);
     expect(stderr.join('')).toMatch(/pathToClaudeCodeExecutable/);
+  });
+});
+
+describe('settings, sandbox and directories', () => {
+  it('settings as an object or as a file: their rules hold in the session', async () => {
+    h = await harness([(r) => call('Write', { file_path: path.join(dirOf(r), 'a.txt'), content: 'x' }), text('ok'), call('Bash', { command: 'echo from-file', description: 'echo' }), text('ok')]);
+    const denied = await h.run('write', { permissionMode: 'acceptEdits', settings: { permissions: { deny: ['Write'] } } });
+    expect(existsSync(path.join(h.dir, 'a.txt'))).toBe(false);
+    // A deny rule for the whole tool takes it out of the pool, as in Claude Code.
+    expect((denied.messages[0] as { tools: string[] }).tools).not.toContain('Write');
+    const file = path.join(h.home, 'session-settings.json');
+    writeFileSync(file, JSON.stringify({ permissions: { allow: ['Bash(echo from-file)'] } }));
+    const allowed = await h.run('echo', { settings: file });
+    expect(toolResults(allowed.messages)[0]).toContain('from-file');
+  });
+
+  it('additionalDirectories: edits there are allowed as in cwd, elsewhere not', async () => {
+    h = await harness([
+      (r) => call('Write', { file_path: path.join(dirOf(r), '..', path.basename(extra), 'in-extra.txt'), content: 'x' }),
+      call('Write', { file_path: path.join(elsewhere, 'elsewhere.txt'), content: 'x' }),
+      text('ok'),
+    ]);
+    const { messages } = await h.run('write', { permissionMode: 'acceptEdits', additionalDirectories: [extra] });
+    expect(existsSync(path.join(extra, 'in-extra.txt'))).toBe(true);
+    expect(existsSync(path.join(elsewhere, 'elsewhere.txt'))).toBe(false);
+    expect(resultOf(messages).permission_denials.map((d) => d.tool_name)).toEqual(['Write']);
+  });
+
+  it('sandbox: commands cannot write outside the session folders; without it they can', async () => {
+    const command = (home: string) => `touch inside.txt; touch ${home}/outside.txt; echo done`;
+    h = await harness([() => call('Bash', { command: command(h!.home), description: 'touch' }), text('ok'), () => call('Bash', { command: command(h!.home), description: 'touch' }), text('ok')]);
+    await h.run('touch', { allowedTools: ['Bash'], sandbox: { enabled: true } });
+    expect(existsSync(path.join(h.dir, 'inside.txt'))).toBe(true);
+    expect(existsSync(path.join(h.home, 'outside.txt'))).toBe(false);
+    await h.run('touch', { allowedTools: ['Bash'] });
+    expect(existsSync(path.join(h.home, 'outside.txt'))).toBe(true);
   });
 });
 
