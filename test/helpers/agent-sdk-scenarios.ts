@@ -139,7 +139,7 @@ function calculator(sdk: { tool: unknown; createSdkMcpServer: unknown }): unknow
 }
 
 /** A title or other side request of the Agent SDK: not part of the conversation. */
-function isSideRequest(request: RecordedRequest): boolean {
+export function isSideRequest(request: RecordedRequest): boolean {
   const first = JSON.stringify(request.body?.messages?.[0]?.content ?? '');
   return /Write the title|sentence-case title/i.test(first);
 }
