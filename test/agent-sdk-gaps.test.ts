@@ -4,7 +4,7 @@
  * SubagentStop, SessionEnd) with the Agent SDK's input objects and answers; `http` and `sse` MCP servers from
  * `options.mcpServers` (real MCP servers on 127.0.0.1, with the headers the program gave); `permissionMode` as an
  * option; `betas`; the `stderr` note for options toolgate accepts and ignores; `settings` (object or file),
- * `additionalDirectories` and `sandbox`.
+ * `additionalDirectories` and `sandbox`; `tool_progress` messages.
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -130,6 +130,22 @@ describe('more options', () => {
     expect(String(h.server.messageRequests[0]!.headers['anthropic-beta'])).toContain('context-1m-2025-08-07');
     expect(stderr.join('')).toMatch(/executable/);
     expect(stderr.join('')).toMatch(/pathToClaudeCodeExecutable/);
+  });
+});
+
+describe('tool progress', () => {
+  it('a command that runs past a second reports tool_progress with its call id and name', async () => {
+    // Output after `sleep 1.2` comes at least 1.2 s after the call started, however loaded the machine is.
+    h = await harness([call('Bash', { command: 'echo start; sleep 1.2; echo later', description: 'slow' }), text('ok')]);
+    const { messages } = await h.run('slow', { allowedTools: ['Bash'] });
+    const use = messages.find((m) => m.type === 'assistant' && m.message.content[0]?.type === 'tool_use') as { message: { content: { id: string }[] } };
+    const progress = messages.filter((m) => m.type === 'tool_progress');
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress[0]).toMatchObject({ tool_use_id: use.message.content[0]!.id, tool_name: 'Bash', parent_tool_use_id: null, elapsed_time_seconds: expect.any(Number) });
+    expect((progress[0] as { elapsed_time_seconds: number }).elapsed_time_seconds).toBeGreaterThanOrEqual(1);
+    // Progress comes between the call and its result.
+    const order = messages.map((m) => m.type);
+    expect(order.indexOf('tool_progress')).toBeLessThan(order.lastIndexOf('user'));
   });
 });
 
