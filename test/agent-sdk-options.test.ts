@@ -8,12 +8,29 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentSdkOptionError, query } from 'toolgate/agent-sdk';
 import { call, harness, resultOf, text, toolResults, type Harness } from './helpers/agent-sdk-session.js';
+import { optionDisposition } from '../src/agent-sdk/session-options.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
   await h?.close();
   h = undefined;
 });
+
+/** The names of the Agent SDK 0.3.328's `Options` (its published sdk.d.ts). */
+const AGENT_SDK_OPTIONS = [
+  'abortController', 'additionalDirectories', 'agent', 'agentProgressSummaries', 'agents',
+  'allowDangerouslySkipPermissions', 'allowedTools', 'betas', 'canUseTool', 'continue', 'cwd', 'debug', 'debugFile',
+  'disallowedTools', 'effort', 'enableFileCheckpointing', 'env', 'executable', 'executableArgs', 'extraArgs',
+  'fallbackModel', 'forkSession', 'forwardSubagentText', 'hooks', 'includeHookEvents', 'includePartialMessages',
+  'loadTimeoutMs', 'managedSettings', 'maxBudgetUsd', 'maxThinkingTokens', 'maxTurns', 'mcpServers',
+  'mcpServersDelivery', 'model', 'onElicitation', 'onUserDialog', 'outputFormat', 'pathToClaudeCodeExecutable',
+  'perTaskStopAffordance', 'permissionMode', 'permissionPromptToolName', 'permissionPrompts', 'persistSession',
+  'planModeInstructions', 'pluginDelivery', 'plugins', 'projectConfigRoot', 'promptSuggestions', 'resume',
+  'resumeDropsTurn', 'resumeSessionAt', 'sandbox', 'sessionId', 'sessionStore', 'sessionStoreFlush',
+  'settingSources', 'settings', 'skills', 'spawnClaudeCodeProcess', 'stderr', 'strictMcpConfig',
+  'supportedDialogKinds', 'systemPrompt', 'taskBudget', 'thinking', 'title', 'toolAliases', 'toolConfig', 'tools',
+  'verbatimPrompts',
+];
 
 describe('options are checked when query() is called', () => {
   it('an unknown option is an error naming it (and the option meant)', () => {
@@ -25,6 +42,13 @@ describe('options are checked when query() is called', () => {
     expect(() => query({ prompt: 'x', options: { executable: 'node', pathToClaudeCodeExecutable: '/nowhere', executableArgs: ['--x'] } })).not.toThrow();
     expect(() => query({ prompt: 'x', options: { toolAliases: { Bash: 'mcp__box__bash' } } })).toThrow(/toolAliases is not supported.*built-in tool instead/);
     expect(() => query({ prompt: 'x', options: { plugins: [{ type: 'local', path: '/p' }] } })).toThrow(/plugins is not supported/);
+  });
+
+  it("every option of the Agent SDK's Options is honoured, ignored or refused — none is unknown", () => {
+    const unknown = AGENT_SDK_OPTIONS.filter((name) => optionDisposition(name) === undefined);
+    expect(unknown).toEqual([]);
+    expect(() => query({ prompt: 'x', options: { skills: 'all' } })).not.toThrow();
+    expect(() => query({ prompt: 'x', options: { skills: ['one'] } as never })).toThrow(/skills/);
   });
 
   it('bypassPermissions needs allowDangerouslySkipPermissions (fail closed)', () => {

@@ -141,7 +141,9 @@ describe('control while a session runs', () => {
     h = await harness([call('Bash', { command: 'sleep 30', description: 'bg', run_in_background: true }), text('started')]);
     const q = h.start('bg', { allowedTools: ['Bash'] });
     let taskId: string | undefined;
+    const messages: SDKMessage[] = [];
     for await (const m of q) {
+      messages.push(m);
       if (m.type === 'user' && m.tool_use_result !== undefined) taskId = (m.tool_use_result as { backgroundTaskId?: string; taskId?: string }).backgroundTaskId ?? (m.tool_use_result as { taskId?: string }).taskId;
       if (m.type === 'result') {
         expect(taskId).toBeDefined();
@@ -149,6 +151,9 @@ describe('control while a session runs', () => {
       }
     }
     await expect(q.stopTask('no-such-task')).rejects.toThrow();
+    // The session waited for its background command; stopped, it is reported, and with no news there is no new turn.
+    expect(messages.find((m) => m.type === 'system' && m.subtype === 'task_notification')).toMatchObject({ task_id: taskId, status: 'stopped' });
+    expect(messages.filter((m) => m.type === 'result')).toHaveLength(1);
   });
 });
 

@@ -35,7 +35,7 @@ describe(`toolgate/agent-sdk against the Agent SDK ${golden.agentSdkVersion}'s s
 // CI has no Agent SDK (it is never a dependency): the live check runs only where it was installed outside the repo.
 const live = realAgentSdkEntry() !== undefined;
 describe.skipIf(!live)('the golden file against the installed Agent SDK (skipped: the Agent SDK is not installed outside the repository)', () => {
-  for (const name of ['read', 'read-partial', 'deny-no-prompt', 'subagent', 'structured-retry', 'streaming-two-turns']) {
+  for (const name of ['read', 'read-partial', 'deny-no-prompt', 'subagent', 'structured-retry', 'streaming-two-turns', 'background']) {
     it(`${name}: the installed Agent SDK still yields the recorded shapes`, { timeout: 60_000 }, async () => {
       const sdk = (await loadRealAgentSdk())!;
       const run = await runScenario(sdk, SCENARIOS.find((s) => s.name === name)!);

@@ -20,9 +20,10 @@ const RANK: Readonly<Record<string, number>> = {
   mcp: 6,
   distributed: 6,
   testing: 6,
-  ui: 7,
+  // The Agent SDK's face: on the runtime and loop (agent/) and MCP (mcp/); the CLI prints its messages.
   'agent-sdk': 7,
-  cli: 8,
+  ui: 8,
+  cli: 9,
 };
 const IMPORT = /(?:import|export)\s[^'"]*?from\s*['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
 

@@ -15,7 +15,7 @@ import { repoRoot } from './helpers/cli.js';
 // Raised from 110 to 115 for auto mode: its classifier is a runtime option, and writing your own needs its types.
 const ROOT_LIMIT = 115;
 
-const ENTRIES = { root: 'src/index.ts', internals: 'src/internals.ts', testing: 'src/testing/index.ts' } as const;
+const ENTRIES = { root: 'src/index.ts', internals: 'src/internals.ts', testing: 'src/testing/index.ts', agentSdk: 'src/agent-sdk/index.ts' } as const;
 const file = (rel: string) => path.join(repoRoot, rel);
 
 let program: ts.Program;
@@ -67,6 +67,20 @@ describe('the public API', { timeout: 180_000 }, () => {
     const others = [ENTRIES.internals, ENTRIES.testing].flatMap((entry) => [...exportsOf(entry).keys()].map((name) => ({ entry, name })));
     expect(others.length).toBeGreaterThan(50);
     expect(others.filter(({ name }) => root.has(name))).toEqual([]);
+  });
+
+  it("toolgate/agent-sdk is a package entry (built file and types); it shares with the others only the Agent SDK's own names", () => {
+    const pkg = JSON.parse(ts.sys.readFile(file('package.json'))!) as { exports: Record<string, { types: string; import: string }> };
+    expect(pkg.exports['./agent-sdk']).toEqual({ types: './dist/agent-sdk/index.d.ts', import: './dist/agent-sdk/index.js' });
+    expect(buildConfig().fileNames.map((name) => path.resolve(name))).toContain(file(ENTRIES.agentSdk));
+    const sdk = exportsOf(ENTRIES.agentSdk);
+    expect(sdk.has('query') && sdk.has('tool') && sdk.has('createSdkMcpServer')).toBe(true);
+    // A program switches by its import line, so the Agent SDK's names are kept even where toolgate's own entries use
+    // the same name for their own thing; the list is explicit so that a new clash is a decision.
+    const others = new Set([ENTRIES.root, ENTRIES.internals, ENTRIES.testing].flatMap((entry) => [...exportsOf(entry).keys()]));
+    expect([...sdk.keys()].filter((name) => others.has(name)).sort()).toEqual(
+      ['HookCallback', 'McpServerConfig', 'McpServerStatus', 'PermissionBehavior', 'PermissionMode', 'PermissionResult', 'PermissionRuleValue', 'PermissionUpdate', 'SandboxSettings', 'SettingSource', 'query'].sort(),
+    );
   });
 
   it('the published types carry every augmented key: a program importing toolgate sees the same ToolSettings as the sources', () => {

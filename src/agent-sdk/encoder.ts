@@ -9,21 +9,18 @@
  * result did.
  */
 import { randomUUID } from 'node:crypto';
-import type { ContentBlockParam, MessageParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages.js';
+import type { MessageParam } from '@anthropic-ai/sdk/resources/messages.js';
 import type { ToolUseOutcome } from '../execution/outcome.js';
-import type { ApiFailure, ModelUsageTotals, QueryEvent, QueryResult, SubagentLoopEvent, Usage } from '../agent/types.js';
+import type { ApiFailure, QueryEvent, QueryResult, SubagentLoopEvent } from '../agent/types.js';
+import { apiMessage, backgroundTaskOf, errorCategory, errorSubtype, errorText, fullUsage, isObject, modelUsage, resultText, stripErrorTags, terminalReason, totalTokens } from './encoder-fields.js';
 import type {
-  ModelUsage,
-  NonNullableUsage,
   PermissionMode,
   SDKAssistantMessage,
-  SDKAssistantMessageError,
   SDKMessage,
   SDKPermissionDenial,
   SDKResultMessage,
   SDKSystemMessage,
   SDKUserMessage,
-  TerminalReason,
   UUID,
 } from './messages.js';
 
@@ -43,6 +40,16 @@ export interface SessionFacts {
   /** Where a sub-agent's conversation is kept (`task_notification.output_file`). */
   subagentTranscript(agentId: string): string;
   readonly maxOutputTokens: number;
+}
+
+/** How a background command ended, for `taskEnded`. */
+export interface BackgroundTaskEnd {
+  readonly id: string;
+  readonly status: 'completed' | 'failed' | 'killed';
+  readonly outputFile: string;
+  /** One line: what ended and how. */
+  readonly summary: string;
+  readonly endedAt: number;
 }
 
 export interface EncoderOptions {
@@ -73,6 +80,8 @@ export class SdkMessageEncoder {
   /** Tool calls of the main thread seen in the stream and not yet answered. */
   readonly #toolNames = new Map<string, { name: string; input: Record<string, unknown>; started: number; lastProgress: number }>();
   readonly #subagents = new Map<string, SubagentState>();
+  /** Background commands the session's calls started and that have not ended: task id → the call and its words. */
+  readonly #background = new Map<string, { toolUseId: string; description: string }>();
   /** The last result: what a face needs after the stream (the error a `query()` throws, the CLI's exit code). */
   lastResult: SDKResultMessage | undefined;
 
@@ -213,6 +222,13 @@ export class SdkMessageEncoder {
         });
       }
     }
+    const taskId = backgroundTaskOf(outcome);
+    if (taskId !== undefined) {
+      const input = call?.input ?? {};
+      const description = typeof input.description === 'string' ? input.description : typeof input.command === 'string' ? input.command : taskId;
+      this.#background.set(taskId, { toolUseId: outcome.toolUseId, description });
+      out.push(this.#backgroundTasks(base), { type: 'system', subtype: 'task_started', task_id: taskId, tool_use_id: outcome.toolUseId, description, is_backgrounded: true, task_type: 'local_bash', ...base() });
+    }
     this.#numTurns++;
     out.push({
       type: 'user',
@@ -313,6 +329,41 @@ export class SdkMessageEncoder {
     }
   }
 
+  /** Background commands this session started that have not ended (as far as the encoder has been told). */
+  backgroundTaskIds(): string[] {
+    return [...this.#background.keys()];
+  }
+
+  /**
+   * A background command of this session ended (the session hears it from the task registry): its update, its
+   * notification and the new list, as the Agent SDK sends them. Nothing for a task this session did not start.
+   */
+  taskEnded(task: BackgroundTaskEnd): SDKMessage[] {
+    const started = this.#background.get(task.id);
+    if (!started) return [];
+    this.#background.delete(task.id);
+    const base = () => ({ uuid: randomUUID() as UUID, session_id: this.facts.sessionId });
+    return [
+      { type: 'system', subtype: 'task_updated', task_id: task.id, patch: { status: task.status, end_time: task.endedAt }, ...base() },
+      {
+        type: 'system',
+        subtype: 'task_notification',
+        task_id: task.id,
+        tool_use_id: started.toolUseId,
+        status: task.status === 'killed' ? 'stopped' : task.status,
+        output_file: task.outputFile,
+        summary: task.summary,
+        ...base(),
+      },
+      this.#backgroundTasks(base),
+    ];
+  }
+
+  #backgroundTasks(base: () => { uuid: UUID; session_id: string }): SDKMessage {
+    const tasks = [...this.#background].map(([id, t]) => ({ task_id: id, task_type: 'local_bash', description: t.description }));
+    return { type: 'system', subtype: 'background_tasks_changed', tasks, ...base() };
+  }
+
   #subagentEnd(event: Extract<QueryEvent, { type: 'subagent' }>, update: Extract<SubagentLoopEvent, { phase: 'end' }>, base: () => { uuid: UUID; session_id: string }): SDKMessage[] {
     const failed = update.result.isError;
     const usage = { total_tokens: totalTokens(update.result.usage), tool_uses: update.toolUses, duration_ms: Math.round(update.durationMs) };
@@ -394,121 +445,6 @@ export class SdkMessageEncoder {
 export function resultError(result: SDKResultMessage): Error {
   const detail = result.subtype === 'success' ? result.result : result.errors.join('; ');
   return new Error(`Claude Code returned an error result: ${detail}`);
-}
-
-function errorSubtype(result: QueryResult): SDKResultMessage['subtype'] {
-  switch (result.stopReason) {
-    case 'max_turns':
-      return 'error_max_turns';
-    case 'max_budget':
-      return 'error_max_budget_usd';
-    case 'error':
-    case 'aborted':
-    case 'blocked':
-      return 'error_during_execution';
-    default:
-      return result.isError ? 'error_during_execution' : 'success';
-  }
-}
-
-function errorText(result: QueryResult): string {
-  if (result.stopReason === 'max_turns') return `Reached maximum number of turns (${result.turns})`;
-  if (result.stopReason === 'aborted') return 'The turn was interrupted';
-  return result.error ?? `stopped: ${result.stopReason}`;
-}
-
-function terminalReason(result: QueryResult): TerminalReason {
-  switch (result.stopReason) {
-    case 'max_turns':
-      return 'max_turns';
-    case 'max_budget':
-      return 'budget_exhausted';
-    case 'aborted':
-      return result.apiStopReason === 'tool_use' ? 'aborted_tools' : 'aborted_streaming';
-    case 'error':
-      return result.apiFailure ? 'api_error' : 'model_error';
-    case 'blocked':
-      return 'hook_stopped';
-    default:
-      return 'completed';
-  }
-}
-
-function errorCategory(status: number | undefined, type: string | undefined): SDKAssistantMessageError {
-  if (type === 'overloaded_error' || status === 529) return 'overloaded';
-  if (type === 'rate_limit_error' || status === 429) return 'rate_limit';
-  if (type === 'authentication_error' || status === 401) return 'authentication_failed';
-  if (type === 'not_found_error' || status === 404) return 'model_not_found';
-  if (type === 'invalid_request_error' || status === 400) return 'invalid_request';
-  if (status !== undefined && status >= 500) return 'server_error';
-  return 'unknown';
-}
-
-function apiMessage(id: string, model: string, content: ContentBlockParam[], usage: Usage | undefined, stopReason: string | null = null): SDKAssistantMessage['message'] {
-  const u = usage ?? { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-  return {
-    id,
-    type: 'message',
-    role: 'assistant',
-    model,
-    content,
-    stop_reason: stopReason,
-    stop_sequence: stopReason === 'stop_sequence' ? '' : null,
-    usage: { input_tokens: u.input_tokens, output_tokens: u.output_tokens, cache_creation_input_tokens: u.cache_creation_input_tokens, cache_read_input_tokens: u.cache_read_input_tokens },
-    context_management: null,
-  } as unknown as SDKAssistantMessage['message'];
-}
-
-function fullUsage(u: Usage): NonNullableUsage {
-  return {
-    input_tokens: u.input_tokens,
-    cache_creation_input_tokens: u.cache_creation_input_tokens,
-    cache_read_input_tokens: u.cache_read_input_tokens,
-    output_tokens: u.output_tokens,
-    output_tokens_details: { thinking_tokens: 0 },
-    server_tool_use: { web_search_requests: 0, web_fetch_requests: 0 },
-    service_tier: 'standard',
-    cache_creation: { ephemeral_1h_input_tokens: 0, ephemeral_5m_input_tokens: 0 },
-    inference_geo: '',
-    iterations: [],
-    speed: 'standard',
-    fallback_credit: null,
-  } as unknown as NonNullableUsage;
-}
-
-function modelUsage(totals: Readonly<Record<string, ModelUsageTotals>>, maxOutputTokens: number): Record<string, ModelUsage> {
-  const out: Record<string, ModelUsage> = {};
-  for (const [model, t] of Object.entries(totals)) {
-    out[model] = {
-      inputTokens: t.usage.input_tokens,
-      outputTokens: t.usage.output_tokens,
-      cacheReadInputTokens: t.usage.cache_read_input_tokens,
-      cacheCreationInputTokens: t.usage.cache_creation_input_tokens,
-      webSearchRequests: 0,
-      costUSD: t.costUsd,
-      contextWindow: 200_000,
-      maxOutputTokens,
-    };
-  }
-  return out;
-}
-
-function totalTokens(u: Usage): number {
-  return u.input_tokens + u.output_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
-}
-
-function resultText(block: ToolResultBlockParam): string {
-  const c = block.content;
-  if (typeof c === 'string') return c;
-  return (c ?? []).flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
-}
-
-function stripErrorTags(text: string): string {
-  return text.replace(/^<tool_use_error>|<\/tool_use_error>$/g, '');
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 export type { ApiFailure, MessageParam };

@@ -54,6 +54,7 @@ export type {
   SDKTaskProgressMessage,
   SDKTaskUpdatedMessage,
   SDKTaskNotificationMessage,
+  SDKBackgroundTasksChangedMessage,
   SDKAssistantMessageError,
   PermissionMode,
   ModelUsage,

@@ -294,6 +294,15 @@ export interface SDKTaskNotificationMessage {
   session_id: string;
 }
 
+/** The background tasks running now (a command started with run_in_background), after one started or ended. */
+export interface SDKBackgroundTasksChangedMessage {
+  type: 'system';
+  subtype: 'background_tasks_changed';
+  tasks: { task_id: string; task_type: string; description: string }[];
+  uuid: UUID;
+  session_id: string;
+}
+
 /** Every message a session yields. */
 export type SDKMessage =
   | SDKAssistantMessage
@@ -311,4 +320,5 @@ export type SDKMessage =
   | SDKTaskStartedMessage
   | SDKTaskProgressMessage
   | SDKTaskUpdatedMessage
-  | SDKTaskNotificationMessage;
+  | SDKTaskNotificationMessage
+  | SDKBackgroundTasksChangedMessage;

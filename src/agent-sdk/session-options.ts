@@ -49,6 +49,7 @@ const HONOURED = [
   'resume',
   'sessionId',
   'sandbox',
+  'skills',
   'settings',
   'settingSources',
   'stderr',
@@ -97,6 +98,13 @@ const REFUSED: Readonly<Record<string, string>> = {
 };
 
 const KNOWN = new Set<string>([...HONOURED, ...IGNORED_OPTIONS, ...Object.keys(REFUSED)]);
+
+/** What toolgate does with an option of the Agent SDK's (undefined: not an option; passing it is an error). */
+export function optionDisposition(name: string): 'honoured' | 'ignored' | 'refused' | undefined {
+  if ((HONOURED as readonly string[]).includes(name)) return 'honoured';
+  if ((IGNORED_OPTIONS as readonly string[]).includes(name)) return 'ignored';
+  return name in REFUSED ? 'refused' : undefined;
+}
 const MODES = new Set(['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk', 'auto']);
 const SOURCES = new Set(['user', 'project', 'local']);
 

@@ -14,6 +14,7 @@ import { expandSlashCommand, listSlashCommands } from '../agent/slash-commands.j
 import type { QueryEvent, QueryLive } from '../agent/types.js';
 import type { MessageParam } from '../tool/tool.js';
 import { agentDefinitionsFor } from '../tools/agent/index.js';
+import { describeTaskEnd } from '../tools/bash/task-notification.js';
 import { AbortError } from './errors.js';
 import { resultError, SdkMessageEncoder, type EncoderOptions, type SessionFacts } from './encoder.js';
 import type { PermissionMode, SDKMessage, SDKUserMessage } from './messages.js';
@@ -50,9 +51,10 @@ export class AgentSession {
   #closed = false;
   /** Streamed prompts as they came, for `--replay-user-messages` (the loop's copy carries reminders). */
   readonly #replayed: MessageParam[] = [];
+  readonly #ignored: string[];
 
   constructor(params: AgentSessionParams) {
-    checkOptions(params.options);
+    this.#ignored = checkOptions(params.options);
     this.#options = params.options ?? {};
     this.#params = params;
     const prompt = params.prompt;
@@ -67,6 +69,10 @@ export class AgentSession {
 
   /** The session's pieces once they exist (the control methods wait for them). */
   ready(): Promise<SessionPieces> {
+    // Accepted, not honoured: the program hears it once, on its stderr callback, rather than guessing.
+    if (!this.#ready && this.#ignored.length > 0) {
+      this.#warn(`note: toolgate/agent-sdk ignores ${this.#ignored.map((k) => `options.${k}`).join(', ')} (no Claude Code process is started; see docs/agent-sdk.md)`);
+    }
     this.#ready ??= setUpSession(this.#options, {
       onInterrupt: () => this.#turn?.abort(USER_INTERRUPT),
       warn: (text) => this.#warn(text),
@@ -95,6 +101,11 @@ export class AgentSession {
         if (expansion?.model) model = expansion.model;
       }
       const encoder = new SdkMessageEncoder(this.#facts(pieces), this.#encoderOptions(pieces));
+      // A single prompt's session goes on while its background commands run, as the Agent SDK's does: when one ends,
+      // its messages go out and its notification is the next user turn. Nothing is asked before a turn has ended.
+      const side: SDKMessage[] = [];
+      const turnEnds = new TurnEnds();
+      const input = this.#feed ?? backgroundTurns(turnEnds, () => this.#taskNews(runtime, encoder, side));
       const live: QueryLive = {
         model: () => this.#model,
         thinking: () => this.#thinking,
@@ -112,7 +123,7 @@ export class AgentSession {
         signal: this.#root.signal,
         ...(pieces.resume !== undefined ? { resume: pieces.resume } : {}),
         ...(this.#options.persistSession === false ? { persistSession: false } : {}),
-        ...(this.#feed ? { input: this.#feed } : {}),
+        input,
         ...(this.#options.includePartialMessages ? { streamEvents: true } : {}),
         ...(this.#options.maxBudgetUsd !== undefined ? { maxBudgetUsd: this.#options.maxBudgetUsd } : {}),
         ...(this.#options.fallbackModel !== undefined ? { fallbackModel: this.#options.fallbackModel } : {}),
@@ -123,12 +134,15 @@ export class AgentSession {
       for await (const event of events) {
         // Closed by the program: the loop finishes its turn (calls answered, transcript whole), nothing more is sent.
         if (this.#closed) continue;
+        yield* side.splice(0);
         if (event.type === 'init' && pieces.mcp) this.#mcpStatus = await mcpStatusOf(pieces);
         // Aborted by the program: no result, the stream ends with AbortError (below), as in the Agent SDK.
         if (event.type === 'result' && outer?.aborted) continue;
         this.#params.onLoopEvent?.(event);
         for (const message of encoder.encode(event)) yield message;
+        if (event.type === 'result') turnEnds.ended();
       }
+      if (!this.#closed && !outer?.aborted) yield* side.splice(0);
       if (outer?.aborted) throw new AbortError('The session was aborted (options.abortController)');
       if (this.#closed) return;
       if (this.#params.throwOnErrorResult && encoder.lastResult?.is_error) throw resultError(encoder.lastResult);
@@ -196,6 +210,49 @@ export class AgentSession {
 
   // — internals —
 
+  /**
+   * Waits for a background command of this session to end; its messages go to `side`. Returns the news the model
+   * gets as its next turn, or undefined once none is running (or the session is ending). A task that ends without
+   * news (stopped on request) is reported and waited past.
+   */
+  async #taskNews(runtime: SessionPieces['runtime'], encoder: SdkMessageEncoder, side: SDKMessage[]): Promise<MessageParam | undefined> {
+    const tasks = runtime.context.services.tasks;
+    const signal = this.#root.signal;
+    for (;;) {
+      const ids = encoder.backgroundTaskIds();
+      if (ids.length === 0 || !tasks || signal.aborted) return undefined;
+      let off = () => {};
+      // Listening before looking: a task that ends in between is not missed.
+      const changed = new Promise<void>((resolve) => {
+        const unsubscribe = tasks.onTaskEnd(() => resolve());
+        const onAbort = () => resolve();
+        signal.addEventListener('abort', onAbort, { once: true });
+        off = () => (unsubscribe(), signal.removeEventListener('abort', onAbort));
+      });
+      const ended = ids.flatMap((id) => {
+        const task = tasks.get(id);
+        return task === undefined || task.status !== 'running' ? [{ id, task }] : [];
+      });
+      if (ended.length === 0) {
+        await changed;
+        off();
+        continue;
+      }
+      off();
+      for (const { id, task } of ended) {
+        side.push(
+          ...encoder.taskEnded(
+            task
+              ? { id, status: task.status === 'running' ? 'failed' : task.status, outputFile: task.outputFile, summary: describeTaskEnd(task), endedAt: task.endedAt ?? Date.now() }
+              : { id, status: 'failed', outputFile: '', summary: `Background task ${id} is gone`, endedAt: Date.now() },
+          ),
+        );
+      }
+      const news = runtime.context.services.notifications?.drain() ?? [];
+      if (news.length > 0) return { role: 'user', content: news.flatMap((m) => (typeof m.content === 'string' ? [{ type: 'text' as const, text: m.content }] : m.content)) };
+    }
+  }
+
   #warn(text: string): void {
     const write = this.#options.stderr;
     if (write) write(`${text}\n`);
@@ -240,6 +297,33 @@ export class AgentSession {
       ...(this.#params.replayUserMessages ? { replayUserMessages: true, replayedPrompt: () => this.#replayed.shift() } : {}),
       ...(pieces.structuredOutput ? { structuredOutputTool: pieces.structuredOutput.toolName } : {}),
     };
+  }
+}
+
+/** Counts the user turns that have ended (their result sent). */
+class TurnEnds {
+  #count = 0;
+  #wake: (() => void) | undefined;
+
+  ended(): void {
+    this.#count++;
+    this.#wake?.();
+  }
+
+  /** Resolves once more than `seen` turns have ended; returns how many have. */
+  async after(seen: number): Promise<number> {
+    while (this.#count <= seen) await new Promise<void>((resolve) => (this.#wake = resolve));
+    return this.#count;
+  }
+}
+
+/** The user turns of a single-prompt session after its first: one per background command's news, while there is any. */
+async function* backgroundTurns(turnEnds: TurnEnds, news: () => Promise<MessageParam | undefined>): AsyncGenerator<MessageParam> {
+  for (let seen = 0; ; ) {
+    seen = await turnEnds.after(seen);
+    const message = await news();
+    if (message === undefined) return;
+    yield message;
   }
 }
 

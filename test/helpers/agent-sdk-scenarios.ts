@@ -117,6 +117,14 @@ export const SCENARIOS: readonly Scenario[] = [
     options: () => ({ model: M, includeHookEvents: true, allowedTools: ['Bash'], settings: { hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'echo pre-out' }] }], Stop: [{ hooks: [{ type: 'command', command: 'echo stopped' }] }] } } }),
   },
   {
+    // A single prompt's session waits for its background command; its end is a turn of its own. The command sleeps
+    // long enough for the first turn to end before it does (the order would differ otherwise, in both SDKs).
+    name: 'background',
+    prompt: 'bg',
+    turns: () => [{ content: [{ type: 'tool_use', name: 'Bash', input: { command: 'sleep 1.5; echo bgdone', description: 'bg', run_in_background: true } }] }, text('started it'), text('saw it finish')],
+    options: () => ({ model: M, allowedTools: ['Bash'] }),
+  },
+  {
     name: 'streaming-two-turns',
     prompt: () =>
       (async function* () {
@@ -139,7 +147,7 @@ function calculator(sdk: { tool: unknown; createSdkMcpServer: unknown }): unknow
 }
 
 /** A title or other side request of the Agent SDK: not part of the conversation. */
-function isSideRequest(request: RecordedRequest): boolean {
+export function isSideRequest(request: RecordedRequest): boolean {
   const first = JSON.stringify(request.body?.messages?.[0]?.content ?? '');
   return /Write the title|sentence-case title/i.test(first);
 }

@@ -21,6 +21,7 @@ const REQUIRED: Record<string, readonly string[]> = {
   'system/task_progress': ['type', 'subtype', 'task_id', 'description', 'usage', 'uuid', 'session_id'],
   'system/task_updated': ['type', 'subtype', 'task_id', 'patch', 'uuid', 'session_id'],
   'system/task_notification': ['type', 'subtype', 'task_id', 'status', 'output_file', 'summary', 'uuid', 'session_id'],
+  'system/background_tasks_changed': ['type', 'subtype', 'tasks', 'uuid', 'session_id'],
 };
 
 /** Every way `actual` (toolgate's) departs from `expected` (the Agent SDK's), one line each. */
