@@ -12,11 +12,10 @@
  * deterministic, so a replay yields the same events and sends byte-identical requests.
  */
 import type { PermissionDecision } from '../tool/permission-types.js';
-import type { AssistantMessage, ToolResultBlockParam, ToolUseBlock } from '../tool/tool.js';
+import type { ToolResultBlockParam } from '../tool/tool.js';
 import type { ToolUseOutcome } from '../execution/outcome.js';
 import type { ModelStepResult } from './model-step.js';
 import type { ToolStepResult } from './tool-step.js';
-import type { ApiFailure, Usage } from './types.js';
 
 export interface LoopSteps {
   /** Tools may start while the model is still streaming. A journaled runner sets `false`. */
@@ -36,57 +35,23 @@ export interface LoopSteps {
 /** The default: steps run here and now, tools start while the model streams. */
 export const inProcessSteps: LoopSteps = Object.freeze({ overlap: true, step: <T>(_name: string, run: () => Promise<T>) => run() });
 
-/** A model step as plain JSON (the `rejected` map as entries; the rest is already plain). */
-export interface JournaledModelStep {
-  readonly assistant: AssistantMessage;
-  readonly stopReason: string | null;
-  readonly usage: Usage;
-  readonly toolUses: readonly ToolUseBlock[];
+/**
+ * A model step as plain JSON: the `rejected` map as entries; `handedOver` and `aborted` are not kept (a journaled
+ * step ran to its end, and what it handed over follows from the rest). Every other field is already plain and goes
+ * as it is, so a field the model step gains is journaled without a change here.
+ */
+export type JournaledModelStep = Omit<ModelStepResult, 'rejected' | 'handedOver' | 'aborted'> & {
   readonly rejected: readonly (readonly [string, ToolResultBlockParam])[];
-  readonly interrupted?: string;
-  readonly error?: string;
-  readonly attempts: number;
-  readonly durationMs: number;
-  readonly messageId?: string;
-  readonly model?: string;
-  readonly failure?: ApiFailure;
-}
+};
 
 export function journalModelStep(step: ModelStepResult): JournaledModelStep {
-  return {
-    assistant: step.assistant,
-    stopReason: step.stopReason,
-    usage: step.usage,
-    toolUses: step.toolUses,
-    rejected: [...step.rejected.entries()],
-    ...(step.interrupted !== undefined ? { interrupted: step.interrupted } : {}),
-    ...(step.error !== undefined ? { error: step.error } : {}),
-    attempts: step.attempts,
-    durationMs: step.durationMs,
-    ...(step.messageId !== undefined ? { messageId: step.messageId } : {}),
-    ...(step.model !== undefined ? { model: step.model } : {}),
-    ...(step.failure !== undefined ? { failure: step.failure } : {}),
-  };
+  const { rejected, handedOver: _handedOver, aborted: _aborted, ...plain } = step;
+  return { ...plain, rejected: [...rejected.entries()] };
 }
 
 export function replayModelStep(step: JournaledModelStep): ModelStepResult {
-  return {
-    assistant: step.assistant,
-    stopReason: step.stopReason,
-    usage: step.usage,
-    toolUses: step.toolUses,
-    rejected: new Map(step.rejected),
-    handedOver: step.toolUses.length - step.rejected.length,
-    // A journaled step ran to its end: an abort during it is the loop's business, not the step's.
-    aborted: false,
-    ...(step.interrupted !== undefined ? { interrupted: step.interrupted } : {}),
-    ...(step.error !== undefined ? { error: step.error } : {}),
-    attempts: step.attempts,
-    durationMs: step.durationMs,
-    ...(step.messageId !== undefined ? { messageId: step.messageId } : {}),
-    ...(step.model !== undefined ? { model: step.model } : {}),
-    ...(step.failure !== undefined ? { failure: step.failure } : {}),
-  };
+  // A journaled step ran to its end: an abort during it is the loop's business, not the step's.
+  return { ...step, rejected: new Map(step.rejected), handedOver: step.toolUses.length - step.rejected.length, aborted: false };
 }
 
 /** A tool step as plain JSON: the user message and, per call, what the loop and the faces read of its outcome. */
