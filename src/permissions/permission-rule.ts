@@ -155,3 +155,25 @@ export function validatePermissionRule(
   }
   return { errors, warnings };
 }
+
+/**
+ * A list of rules as a flag or a frontmatter field gives it: `Bash(git add *), Read Grep` → three rules. Commas and
+ * whitespace separate, except inside a rule's parentheses.
+ */
+export function splitRuleList(value: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const ch of value) {
+    if (ch === '(') depth++;
+    if (ch === ')') depth = Math.max(0, depth - 1);
+    if (depth === 0 && (ch === ',' || /\s/.test(ch))) {
+      if (current.trim()) out.push(current.trim());
+      current = '';
+      continue;
+    }
+    current += ch;
+  }
+  if (current.trim()) out.push(current.trim());
+  return out;
+}

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { discoverCommandFiles, MAX_COMMAND_FILE_BYTES, readCommandFile } from './command-files.js';
-import { parseCommandMarkdown, splitList } from './command-frontmatter.js';
+import { parseCommandMarkdown } from './command-frontmatter.js';
+import { splitRuleList } from '../permissions/permission-rule.js';
 
 let dir: string;
 let project: string;
@@ -160,7 +161,7 @@ describe('frontmatter', () => {
     });
   });
 
-  it('splitList keeps parentheses together', () => {
-    expect(splitList('Bash(git commit -m "a, b"), Read  Grep')).toEqual(['Bash(git commit -m "a, b")', 'Read', 'Grep']);
+  it('splitRuleList keeps parentheses together', () => {
+    expect(splitRuleList('Bash(git commit -m "a, b"), Read  Grep')).toEqual(['Bash(git commit -m "a, b")', 'Read', 'Grep']);
   });
 });

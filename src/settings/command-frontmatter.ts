@@ -5,6 +5,7 @@
  * read (Claude Code: "loads the skill body with empty metadata") — never an exception.
  */
 import yaml from 'js-yaml';
+import { splitRuleList } from '../permissions/permission-rule.js';
 
 export interface CommandFrontmatter {
   /** Display name (a skill's command still comes from its folder's name). */
@@ -126,27 +127,8 @@ function readFields(raw: Record<string, unknown>, file: string, warnings: string
 /** A YAML list of strings, or one string of items separated by commas or spaces (not inside parentheses). */
 function list(v: unknown, key: string, file: string, warnings: string[]): string[] {
   if (v === undefined || v === null) return [];
-  if (typeof v === 'string') return splitList(v);
-  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v.flatMap((x) => splitList(x));
+  if (typeof v === 'string') return splitRuleList(v);
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v.flatMap((x) => splitRuleList(x));
   warnings.push(`${file}: "${key}" should be a list or a string; ignored`);
   return [];
-}
-
-/** `Bash(git add *), Read Grep` → three items: commas and spaces separate, except inside parentheses. */
-export function splitList(value: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let current = '';
-  for (const ch of value) {
-    if (ch === '(') depth++;
-    if (ch === ')') depth = Math.max(0, depth - 1);
-    if (depth === 0 && (ch === ',' || /\s/.test(ch))) {
-      if (current.trim()) out.push(current.trim());
-      current = '';
-      continue;
-    }
-    current += ch;
-  }
-  if (current.trim()) out.push(current.trim());
-  return out;
 }

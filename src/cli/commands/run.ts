@@ -9,6 +9,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { PERMISSION_MODES, type PermissionMode } from '../../tool/permission-types.js';
+import { splitRuleList } from '../../permissions/permission-rule.js';
 import { readPrompt } from './prompt-input.js';
 import type { OutputFormat } from './run-print.js';
 
@@ -67,7 +68,7 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 /** Values kept as given (`--tools ""` is a value: no tools). */
 const collectRaw = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 /** `--allowedTools "Read,Bash(git *)" Edit`: commas and spaces separate rules, except inside parentheses. */
-const collectRules = (value: string, previous: string[]) => [...previous, ...splitRules(value)];
+const collectRules = (value: string, previous: string[]) => [...previous, ...splitRuleList(value)];
 const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
 
 export function registerRunCommand(program: Command): void {
@@ -240,24 +241,6 @@ export async function startMcp(cwd: string, opts: RunOptions, warn: (text: strin
     },
   });
   return { manager, onPermissionRequest: opts.permissionPromptTool ? createPermissionPromptTool(manager, opts.permissionPromptTool) : undefined };
-}
-
-export function splitRules(value: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let current = '';
-  for (const ch of value) {
-    if (ch === '(') depth++;
-    if (ch === ')') depth = Math.max(0, depth - 1);
-    if (depth === 0 && (ch === ',' || ch === ' ')) {
-      if (current.trim()) out.push(current.trim());
-      current = '';
-      continue;
-    }
-    current += ch;
-  }
-  if (current.trim()) out.push(current.trim());
-  return out;
 }
 
 /** `--backend restate=URL`: the loop runs on the workers as a durable session; this process waits for its answer. */
