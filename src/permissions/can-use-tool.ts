@@ -58,6 +58,10 @@ export function createCanUseTool(options: CanUseToolOptions = {}): CanUseToolFn 
     return answer;
   };
 
+  const speculation = options.speculation;
+  // Without early classifications there is nothing to take over or discard: the gate is the decision itself (one
+  // promise less per call).
+  if (!speculation) return (tool, input, context, _assistantMessage: AssistantMessage, toolUseID, forceDecision) => decide(tool, input, context, toolUseID, forceDecision);
   return async (tool, input, context, _assistantMessage: AssistantMessage, toolUseID, forceDecision) => {
     let decision: PermissionDecision;
     let unused;
@@ -65,7 +69,7 @@ export function createCanUseTool(options: CanUseToolOptions = {}): CanUseToolFn 
       decision = await decide(tool, input, context, toolUseID, forceDecision);
     } finally {
       // Taken by the classifier step, or not needed: nothing started early for this call outlives its decision.
-      unused = options.speculation?.discard(toolUseID);
+      unused = speculation.discard(toolUseID);
     }
     const t = decision.decisionReason;
     return unused !== undefined && t !== undefined && t.classifier === undefined ? { ...decision, decisionReason: { ...t, classifier: unused } } : decision;
