@@ -23,6 +23,7 @@ import { createToolRuntime } from '../../agent/create-tool-runtime.js';
 import { defaultSessionDir } from '../../agent/session-dir.js';
 import type { AnyTool, ToolResultBlockParam, ToolUseBlock } from '../../tool/tool.js';
 import { ConcurrencyGate } from '../../execution/concurrency.js';
+import { permissionTraitsOf } from '../../permissions/tool-traits.js';
 
 /** Tools that only make sense inside a conversation with a model (they steer the loop, not the machine). */
 const CONVERSATION_ONLY_TOOLS: ReadonlySet<string> = new Set(['AskUserQuestion', 'EnterPlanMode', 'ExitPlanMode', 'ToolSearch', 'Agent', 'TodoWrite', 'Skill']);
@@ -81,17 +82,11 @@ export class ToolgateMcpServer {
         .filter((d) => exposed.has(d.name))
         .map((d) => {
           const tool = exposed.get(d.name)!;
-          const readOnly = safe(() => tool.isReadOnly({}), false);
           return {
             name: d.name,
             description: d.description ?? '',
             inputSchema: d.input_schema as McpToolDefinition['inputSchema'],
-            annotations: {
-              title: safe(() => tool.userFacingName(), d.name),
-              readOnlyHint: readOnly,
-              destructiveHint: !readOnly && safe(() => tool.isDestructive({}), false),
-              openWorldHint: false,
-            },
+            annotations: { title: safe(() => tool.userFacingName(), d.name), ...annotationsOf(tool) },
           };
         });
     });
@@ -167,7 +162,10 @@ export class ToolgateMcpServer {
     const decision = answer.action === 'accept' ? answer.content?.decision : undefined;
     if (decision === 'Allow once') return { behavior: 'allow', scope: 'once' };
     if (typeof decision === 'string' && rule && decision === choices[1]) return { behavior: 'allow', scope: 'session', rules: [rule] };
-    return { behavior: 'deny', message: `${why}. The person declined through the MCP client.` };
+    // Only an accepted form carries a choice someone made; a decline or cancel may be the client's own (many decline
+    // every elicitation unasked), so the message says what the client answered, not that a person refused.
+    if (answer.action === 'accept') return { behavior: 'deny', message: `${why}. "Deny" was chosen in the MCP client's approval form, so the call was refused.` };
+    return { behavior: 'deny', message: `${why}. The MCP client ${answer.action === 'cancel' ? 'cancelled' : 'declined'} the approval request (a client may do so without asking anyone), so the call was refused.` };
   }
 
   async dispose(): Promise<void> {
@@ -188,6 +186,29 @@ export function toCallToolResult(block: ToolResultBlockParam): CallToolResult {
   }
   if (content.length === 0) content.push({ type: 'text', text: '(no output)' });
   return block.is_error === true ? { content, isError: true } : { content };
+}
+
+/**
+ * MCP's tool annotations from what the tool declares (its permission traits, then its own answers), not its name: a
+ * shell reaches anything (destructive, open world), a fetch only reads the open world, reads and searches only read
+ * here, writes change files. A tool that declares nothing is read-only only if it says so, and otherwise may destroy.
+ */
+export function annotationsOf(tool: AnyTool): { readOnlyHint: boolean; destructiveHint: boolean; openWorldHint: boolean } {
+  switch (permissionTraitsOf(tool).kind) {
+    case 'shell':
+      return { readOnlyHint: false, destructiveHint: true, openWorldHint: true };
+    case 'fetch':
+      return { readOnlyHint: true, destructiveHint: false, openWorldHint: true };
+    case 'read':
+    case 'search':
+      return { readOnlyHint: true, destructiveHint: false, openWorldHint: false };
+    case 'write':
+      return { readOnlyHint: false, destructiveHint: true, openWorldHint: false };
+    case 'other': {
+      const readOnly = safe(() => tool.isReadOnly({}), false);
+      return { readOnlyHint: readOnly, destructiveHint: !readOnly, openWorldHint: false };
+    }
+  }
 }
 
 function progressText(data: Record<string, unknown>): string {
