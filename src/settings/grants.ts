@@ -78,7 +78,10 @@ export function editSettingsFile(file: string, mutate: (settings: Json) => boole
   const indent = text === undefined ? 2 : (/^([ \t]+)"/m.exec(text)?.[1] ?? '  ');
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  fs.writeFileSync(tmp, `${JSON.stringify(settings, null, indent)}\n`, { mode: 0o600 });
+  // A new file is private (it may hold a token); an existing one keeps its mode (a committed .mcp.json stays readable).
+  const mode = text === undefined ? 0o600 : fs.statSync(file).mode & 0o777;
+  fs.writeFileSync(tmp, `${JSON.stringify(settings, null, indent)}\n`, { mode });
+  fs.chmodSync(tmp, mode);
   fs.renameSync(tmp, file);
   return true;
 }
