@@ -17,6 +17,7 @@ import type { PermissionBehavior, PermissionRuleSource, PermissionRuleValue, Per
 import { formatPermissionRule, parsePermissionRule, validatePermissionRule } from '../permissions/permission-rule.js';
 import { parseExpiry, type PermissionUpdateSink } from '../permissions/permission-updates.js';
 import { isRuleExpired } from '../permissions/rule-expiry.js';
+import { ensureGitIgnored } from './git-ignore-local.js';
 import { loadSettings, type LoadSettingsOptions } from './load-settings.js';
 
 export type GrantDestination = Exclude<PermissionUpdateDestination, 'session'>;
@@ -130,8 +131,11 @@ export interface WriteGrantsOptions extends GrantLocations {
   readonly expiresAt?: string;
 }
 
-/** Adds rules to the destination's file (once each). Returns the file and the rule texts written. */
-export function writeGrants(options: WriteGrantsOptions): { file: string; rules: string[] } {
+/**
+ * Adds rules to the destination's file (once each). Returns the file and the rule texts written, and for a local
+ * settings file in a git repository the exclude file that now keeps it out of commits (settings/git-ignore-local.ts).
+ */
+export function writeGrants(options: WriteGrantsOptions): { file: string; rules: string[]; gitIgnoredIn?: string } {
   const behavior = options.behavior ?? 'allow';
   const texts = [...new Set(options.rules.map((r) => canonical(grantRuleText(r, behavior))))];
   let expiresAt: string | undefined;
@@ -152,7 +156,8 @@ export function writeGrants(options: WriteGrantsOptions): { file: string; rules:
     }
     return true;
   });
-  return { file, rules: texts };
+  const gitIgnoredIn = options.destination === 'localSettings' ? ensureGitIgnored(file) : undefined;
+  return { file, rules: texts, ...(gitIgnoredIn !== undefined ? { gitIgnoredIn } : {}) };
 }
 
 /**

@@ -61,6 +61,7 @@ export function registerGrantsCommand(program: Command): void {
       if (expiry !== undefined && Date.parse(expiry) <= Date.now()) throw new GrantError(`--expires ${opts.expires} is in the past (${expiry}); nothing was written`);
       const r = writeGrants({ ...where(opts), destination, rules, ...(opts.expires !== undefined ? { expiresAt: opts.expires } : {}) });
       process.stdout.write(`added ${r.rules.join(', ')} to ${r.file}\n`);
+      if (r.gitIgnoredIn !== undefined) process.stdout.write(`${r.file} is now git-ignored (${r.gitIgnoredIn})\n`);
     });
 
   withWhere(grants.command('revoke').description('remove an allow rule from the grant files').argument('<rule>', 'the rule, e.g. "Bash(npm test)"'))
