@@ -62,7 +62,6 @@ function cases(): Case[] {
     { name: 'new file under a symlinked dir', tool: 'Write', input: { file_path: p('out-link', 'new.txt') }, mode: 'acceptEdits', want: { behavior: 'ask', layer: 'safetyCheck' } },
     { name: 'traversal out of the project', tool: 'Edit', input: { file_path: p('src', '..', '..', 'outside', 'data.txt') }, mode: 'acceptEdits', want: { behavior: 'ask', layer: 'safetyCheck' } },
     { name: '~ is the request home, even in bypass', tool: 'Read', input: { file_path: '~/.aws/credentials' }, mode: 'bypassPermissions', rules: [R('deny', 'Read(~/.aws/**)', 'userSettings')], want: { behavior: 'deny', rule: 'Read(~/.aws/**)' } },
-    { name: 'a coerced path field is checked too', tool: 'Edit', input: { path: p('.env'), old_string: 'a', new_string: 'b' }, mode: 'bypassPermissions', rules: [R('deny', 'Edit(.env)')], want: { behavior: 'deny' } },
     { name: 'Grep of a denied folder', tool: 'Grep', input: { pattern: 'k', path: '~/.aws' }, rules: [R('deny', 'Read(~/.aws/**)', 'userSettings')], want: { behavior: 'deny' } },
     { name: 'case-folded deny', tool: 'Read', input: { file_path: p('src', '.ENV') }, rules: [R('deny', 'Read(.env)')], want: { behavior: 'deny' } },
     // Working directories
@@ -108,9 +107,9 @@ function cases(): Case[] {
     { name: 'parameter deny', tool: 'Agent', input: { subagent_type: 'general-purpose', prompt: 'x', description: 'd', model: 'opus' }, rules: [R('allow', 'Agent'), R('deny', 'Agent(model:opus)')], want: { behavior: 'deny', rule: 'Agent(model:opus)' } },
     { name: 'parameter deny on Bash', tool: 'Bash', input: { command: 'npm test', run_in_background: true }, rules: [R('allow', 'Bash'), R('deny', 'Bash(run_in_background:true)')], want: { behavior: 'deny', rule: 'Bash(run_in_background:true)' } },
     // Whole-tool rules
-    { name: 'bare deny', tool: 'WebSearch', input: { query: 'x' }, rules: [R('deny', 'WebSearch')], want: { behavior: 'deny', rule: 'WebSearch' } },
-    { name: 'bare allow', tool: 'WebSearch', input: { query: 'x' }, rules: [R('allow', 'WebSearch')], want: { behavior: 'allow', rule: 'WebSearch' } },
-    { name: 'network tools are not auto-approved', tool: 'WebSearch', input: { query: 'x' }, want: { behavior: 'ask' } },
+    { name: 'bare deny', tool: 'WebSearch', input: { query: 'xy' }, rules: [R('deny', 'WebSearch')], want: { behavior: 'deny', rule: 'WebSearch' } },
+    { name: 'bare allow', tool: 'WebSearch', input: { query: 'xy' }, rules: [R('allow', 'WebSearch')], want: { behavior: 'allow', rule: 'WebSearch' } },
+    { name: 'network tools are not auto-approved', tool: 'WebSearch', input: { query: 'xy' }, want: { behavior: 'ask' } },
   ];
 }
 
@@ -208,14 +207,59 @@ describe('toolgate check --batch', () => {
     const { code, stdout } = await toolgate(['check', '--batch'], { input });
     expect(code).toBe(0);
     const out = stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(out).toHaveLength(8);
+    expect(out).toHaveLength(9);
     expect(Object.keys(out[0]!)).toEqual(['behavior', 'layer', 'rule', 'source', 'reason']);
     expect(out[0]).toMatchObject({ behavior: 'allow', rule: null, source: null });
-    for (const bad of out.slice(1, 7)) expect(Object.keys(bad)).toEqual(['error']);
+    for (const bad of out.slice(1, 8)) expect(Object.keys(bad)).toEqual(['error']);
     expect(out[3]!.error).toMatch(/cwd/);
     expect(out[4]!.error).toMatch(/source/);
     expect(out[5]!.error).toMatch(/Read\(x/);
-    expect(out[7]).toEqual(out[0]);
+    expect(out[7]!.error).toMatch(/blank line/);
+    expect(out[8]).toEqual(out[0]);
+  });
+
+  it('one answer per input line, blank ones included, with the request id echoed first', async () => {
+    const read = (id: unknown) => JSON.stringify({ id, tool: 'Read', input: { file_path: p('x') }, cwd: proj, home, rules: [] });
+    const input = [read(1), '', '   ', JSON.stringify({ id: 'b', tool: 'Raed', input: {}, cwd: proj, rules: [] }), JSON.stringify({ id: { n: 3 }, tool: 'Read', input: { file_path: 1 }, cwd: proj, rules: [] }), read(null)].join('\n');
+    const { code, stdout } = await toolgate(['check', '--batch'], { input });
+    expect(code).toBe(0);
+    const out = stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(out).toHaveLength(6);
+    expect(Object.keys(out[0]!)).toEqual(['id', 'behavior', 'layer', 'rule', 'source', 'reason']);
+    expect(out[0]).toMatchObject({ id: 1, behavior: 'allow' });
+    expect(out[1]).toEqual({ error: 'blank line: no request' });
+    expect(out[2]).toEqual({ error: 'blank line: no request' });
+    expect(out[3]).toEqual({ id: 'b', error: expect.stringMatching(/unknown tool "Raed"/) });
+    expect(out[4]).toEqual({ id: { n: 3 }, error: expect.stringMatching(/InputValidationError: Read .*\n.*file_path/s) });
+    expect(out[5]).toMatchObject({ id: null, behavior: 'allow' });
+  });
+
+  it('--fail-on: exit 3 when any decision is one it names, every answer still written', async () => {
+    const req = (file: string) => JSON.stringify({ tool: 'Read', input: { file_path: p(file) }, cwd: proj, home, rules: [R('deny', 'Read(./.env)')] });
+    const input = `${[req('a.ts'), req('.env'), req('b.ts')].join('\n')}\n`;
+    const failing = await toolgate(['check', '--batch', '--fail-on', 'deny,ask'], { input });
+    expect(failing.code).toBe(3);
+    expect(failing.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { behavior: string }).behavior)).toEqual(['allow', 'deny', 'allow']);
+    expect((await toolgate(['check', '--batch', '--fail-on', 'ask'], { input })).code).toBe(0);
+    expect((await toolgate(['check', '--batch'], { input })).code).toBe(0);
+    expect((await toolgate(['check', '--batch', '--fail-on', 'error'], { input: `${req('a.ts')}\nnot json\n` })).code).toBe(3);
+    const one = await toolgate(['check', '--cwd', proj, '--home', home, '--deny', 'Read(./.env)', '--fail-on', 'deny', 'Read', JSON.stringify({ file_path: p('.env') })]);
+    expect(one.code).toBe(3);
+    expect(one.stdout).toContain('DENY');
+    expect((await toolgate(['check', '--cwd', proj, '--home', home, '--fail-on', 'deny', 'Read', JSON.stringify({ file_path: p('a.ts') })])).code).toBe(0);
+    const bad = await toolgate(['check', '--fail-on', 'deny,nope', 'Read', '{}']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--fail-on .*\(not: nope\)/);
+  });
+
+  it('--help documents the batch format, the id, and the exit codes', async () => {
+    const { code, stdout } = await toolgate(['check', '--help']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/Request: \{"id"\?: any, "tool": /);
+    expect(stdout).toMatch(/Answer: +\{"id"\?: …, "behavior"/);
+    expect(stdout).toContain('a blank line');
+    expect(stdout).toMatch(/--fail-on <decisions>/);
+    expect(stdout).toMatch(/3 a decision --fail-on names/);
   });
 });
 
@@ -277,6 +321,33 @@ describe('toolgate check (one decision)', () => {
       expect(r.stderr, name).toMatch(expected);
       expect(r.stdout, name).toBe('');
     }
+  });
+  it('input the tool rejects is an input error, not a decision', async () => {
+    const r = await toolgate(['check', '--cwd', proj, '--home', home, 'Read', '{"file_path":1}']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/input error.*InputValidationError: Read failed/s);
+    expect(r.stderr).toMatch(/file_path/);
+    // A field the tool does not have: the call would fail validation, so no rule is ever consulted for it.
+    const alias = await toolgate(['check', '--cwd', proj, '--home', home, '--mode', 'bypassPermissions', '--deny', 'Edit(.env)', 'Edit', JSON.stringify({ path: p('.env'), old_string: 'a', new_string: 'b' })]);
+    expect(alias.code).toBe(2);
+    expect(alias.stderr).toContain('An unexpected parameter `path` was provided');
+    expect((await toolgate(['check', '--cwd', proj, '--home', home, 'WebSearch', '{"query":"x"}'])).stderr).toMatch(/`query` is invalid/);
+    // Fields left out are not asked for: a policy test gives what its rules look at.
+    const partial = await toolgate(['check', '--json', '--cwd', proj, '--home', home, '--deny', 'Edit(.env)', 'Edit', JSON.stringify({ file_path: p('.env') })]);
+    expect(partial.code).toBe(0);
+    expect(JSON.parse(partial.stdout)).toMatchObject({ behavior: 'deny', rule: 'Edit(.env)' });
+  });
+  it('an unknown tool says so; Claude Code tools and MCP tools are decided', async () => {
+    const r = await toolgate(['check', '--cwd', proj, '--home', home, 'Raed', '{}']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('unknown tool "Raed"');
+    expect((await toolgate(['check', '--cwd', proj, '--home', home, 'read', '{}'])).stderr).toContain('did you mean Read?');
+    const mcp = await toolgate(['check', '--json', '--cwd', proj, '--home', home, 'mcp__github__create_issue', '{"title":"x"}']);
+    expect(mcp.code).toBe(0);
+    expect(JSON.parse(mcp.stdout)).toMatchObject({ behavior: 'ask' });
+    const documented = await toolgate(['check', '--json', '--cwd', proj, '--home', home, '--deny', 'PowerShell', 'PowerShell', '{"command":"dir"}']);
+    expect(JSON.parse(documented.stdout)).toMatchObject({ behavior: 'deny', rule: 'PowerShell' });
   });
   it('usage errors exit non-zero', async () => {
     expect((await toolgate(['check'])).code).not.toBe(0);

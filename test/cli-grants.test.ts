@@ -21,9 +21,17 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 const where = () => ['--cwd', proj, '--home', home];
 
 it('adds, lists (with files and expiry) and revokes grants', async () => {
-  const add = await toolgate(['grants', 'add', 'Bash(make deploy)', '--to', 'user', '--expires', '2000-01-01T00:00:00Z', ...where()]);
+  // An expiry in the past is refused, and nothing is written.
+  const past = await toolgate(['grants', 'add', 'Bash(make deploy)', '--to', 'user', '--expires', '2000-01-01T00:00:00Z', ...where()]);
+  expect(past.code).toBe(1);
+  expect(past.stderr).toMatch(/--expires 2000-01-01T00:00:00Z is in the past/);
+  expect(fs.existsSync(path.join(home, '.toolgate', 'settings.json'))).toBe(false);
+  const add = await toolgate(['grants', 'add', 'Bash(make deploy)', '--to', 'user', '--expires', '2999-01-01T00:00:00Z', ...where()]);
   expect(add.code).toBe(0);
   expect(add.stdout).toContain(path.join(home, '.toolgate', 'settings.json'));
+  // A grant that has expired since (written as it would have been then) is listed as such.
+  const userFile = path.join(home, '.toolgate', 'settings.json');
+  fs.writeFileSync(userFile, fs.readFileSync(userFile, 'utf8').replace('2999-01-01T00:00:00.000Z', '2000-01-01T00:00:00.000Z'));
 
   const list = await toolgate(['grants', 'list', '--json', ...where()]);
   expect(list.code).toBe(0);
@@ -36,6 +44,7 @@ it('adds, lists (with files and expiry) and revokes grants', async () => {
 
   const revoke = await toolgate(['grants', 'revoke', 'Bash(npm test)', ...where()]);
   expect(revoke.code).toBe(0);
+  expect(revoke.stdout).toBe(`removed Bash(npm test) from ${path.join(proj, '.claude', 'settings.json')}\n`);
   expect(JSON.parse(fs.readFileSync(path.join(proj, '.claude', 'settings.json'), 'utf8'))).toEqual({ model: 'x', permissions: { allow: [] } });
   const again = await toolgate(['grants', 'revoke', 'Bash(npm test)', ...where()]);
   expect(again.code).toBe(1);

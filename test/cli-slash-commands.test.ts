@@ -53,11 +53,11 @@ describe('toolgate run -p "/name args"', { timeout: 120_000 }, () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines[0]).toMatchObject({ type: 'system', subtype: 'init', model: 'claude-haiku-4-5', slash_commands: ['git:brief', 'haiku'], skills: ['haiku'] });
+    expect(lines[0]).toMatchObject({ type: 'system', subtype: 'init', model: 'claude-haiku-5-5', slash_commands: ['git:brief', 'haiku'], skills: ['haiku'] });
     expect(lines.at(-1)).toMatchObject({ type: 'result', result: 'Briefed.', is_error: false });
 
     const request = server.messageRequests[0]!.body;
-    expect(request.model).toBe('claude-haiku-4-5');
+    expect(request.model).toBe('claude-haiku-5-5');
     const prompt = flat(request.messages[0].content);
     expect(prompt).toContain('<command-name>/git:brief</command-name>');
     expect(prompt).toContain('Brief me on the release plan.');

@@ -27,8 +27,9 @@ describe('toolgate tools', () => {
     const r = await toolgate(['tools', '--bogus']);
     expect(r.code).not.toBe(0);
     expect(r.stderr.split('\n')[0]).toBe("error: unknown option '--bogus'");
-    const u = await toolgate(['no-such-command']);
+    // A word that names no command is a prompt (the bare command is the agent, as claude): an unknown flag is the error.
+    const u = await toolgate(['--no-such-flag']);
     expect(u.code).not.toBe(0);
-    expect(u.stderr).toMatch(/unknown command 'no-such-command'/);
+    expect(u.stderr.split('\n')[0]).toBe("error: unknown option '--no-such-flag'");
   });
 });

@@ -14,7 +14,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 // Each test starts the real CLI through tsx: slow on a loaded machine. Safety nets only.
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 });
 const SLOW = { timeout: 240_000 };
+import { z } from 'zod';
 import { serveHttp, type HttpServeHandle } from '../src/mcp/server/serve.js';
+import { annotationsOf } from '../src/mcp/server/tool-server.js';
+import { buildTool } from '../src/tool/build-tool.js';
+import type { AnyTool } from '../src/tool/tool.js';
 import { repoRoot } from './helpers/cli.js';
 
 let root: string;
@@ -39,10 +43,11 @@ afterEach(async () => {
 });
 
 /** The real CLI over stdio, as an MCP client configuration would start it. */
-async function stdioClient(args: string[] = [], options: { elicit?: 'Allow once' | 'Deny' } = {}): Promise<Client> {
+async function stdioClient(args: string[] = [], options: { elicit?: 'Allow once' | 'Deny' | 'decline' } = {}): Promise<Client> {
   const client = new Client({ name: 'test', version: '1' }, { capabilities: options.elicit ? { elicitation: { form: {} } } : {} });
   if (options.elicit) {
-    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { decision: options.elicit! } }));
+    // 'decline': what a client that declines every elicitation on its own answers.
+    client.setRequestHandler(ElicitRequestSchema, async () => (options.elicit === 'decline' ? { action: 'decline' } : { action: 'accept', content: { decision: options.elicit! } }));
   }
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -69,8 +74,24 @@ describe('toolgate mcp serve over stdio (SDK client)', () => {
     expect(byName.has('AskUserQuestion')).toBe(false);
     expect(byName.has('Skill')).toBe(false);
     expect(byName.get('Read')?.inputSchema).toMatchObject({ type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] });
-    expect(byName.get('Read')?.annotations).toMatchObject({ readOnlyHint: true });
-    expect(byName.get('Write')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    // Honest hints: a shell may destroy and reaches the world; fetches only read it; reads and searches only read here.
+    const hints = (name: string) => {
+      const a = byName.get(name)?.annotations ?? {};
+      return { readOnlyHint: a.readOnlyHint, destructiveHint: a.destructiveHint, openWorldHint: a.openWorldHint };
+    };
+    expect(hints('Bash')).toEqual({ readOnlyHint: false, destructiveHint: true, openWorldHint: true });
+    for (const name of ['WebFetch', 'WebSearch']) expect(hints(name), name).toEqual({ readOnlyHint: true, destructiveHint: false, openWorldHint: true });
+    for (const name of ['Read', 'Glob', 'Grep']) expect(hints(name), name).toEqual({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
+    for (const name of ['Edit', 'Write']) expect(hints(name), name).toEqual({ readOnlyHint: false, destructiveHint: true, openWorldHint: false });
+  });
+
+  it('annotations come from what a tool declares, not its name', () => {
+    const tool = (name: string, kind: 'shell' | 'read' | undefined, readOnly: boolean) =>
+      buildTool({ name, ...(kind ? { permissionTraits: { kind } } : {}), inputSchema: z.object({}), maxResultSizeChars: 1000, prompt: async () => '', call: async () => ({ data: '' }), isReadOnly: () => readOnly }) as AnyTool;
+    expect(annotationsOf(tool('Read', 'shell', false))).toEqual({ readOnlyHint: false, destructiveHint: true, openWorldHint: true });
+    expect(annotationsOf(tool('Bash', 'read', true))).toEqual({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
+    expect(annotationsOf(tool('Lister', undefined, true))).toEqual({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
+    expect(annotationsOf(tool('Doer', undefined, false))).toEqual({ readOnlyHint: false, destructiveHint: true, openWorldHint: false });
   });
 
   it('runs read-only calls; refuses a write without elicitation, naming the rule; images come back as images', async () => {
@@ -99,8 +120,15 @@ describe('toolgate mcp serve over stdio (SDK client)', () => {
     const no = await stdioClient([], { elicit: 'Deny' });
     const refused = await call(no, 'Write', { file_path: path.join(project, 'refused.txt'), content: 'no' });
     expect(refused.isError).toBe(true);
-    expect(textOf(refused)).toContain('declined');
+    expect(textOf(refused)).toContain('"Deny" was chosen');
     expect(existsSync(path.join(project, 'refused.txt'))).toBe(false);
+    // A client that declines on its own: the refusal says the client declined, and blames no person.
+    const auto = await stdioClient([], { elicit: 'decline' });
+    const declined = await call(auto, 'Write', { file_path: path.join(project, 'declined.txt'), content: 'no' });
+    expect(declined.isError).toBe(true);
+    expect(textOf(declined)).toContain('The MCP client declined the approval request');
+    expect(textOf(declined)).not.toMatch(/person/);
+    expect(existsSync(path.join(project, 'declined.txt'))).toBe(false);
   });
 
   it('follows the project settings: an allow rule lets a write through, a deny rule stops a read', async () => {

@@ -34,7 +34,8 @@ function callersOf(name: string): string[] {
 
 describe('one of each', () => {
   it('one loop: only query() runs model steps; the durable session runs query()', () => {
-    // /compact's summary is one model request (streamed, retried like a turn's), not a loop: no tools, no turns.
+    // agent/compact.ts sends one summary request with tool_choice none (no tool step, no turn, no turn hooks): a
+    // request, not a second loop. Any other caller is.
     expect(callersOf('modelStep')).toEqual(['agent/compact.ts', 'agent/query.ts']);
     const durable = readFileSync(path.join(SRC, 'distributed/durable-session.ts'), 'utf8');
     expect(durable).toMatch(/from '\.\.\/agent\/query\.js'/);

@@ -157,11 +157,15 @@ describe('createToolRuntime', () => {
 
   it('deny with interrupt stops the rest of the run', async () => {
     const rt = await runtime({ onPermissionRequest: async () => ({ behavior: 'deny', message: 'no way', interrupt: true }) });
-    const { results } = await rt.run([use('Bash', { command: 'touch a' }), use('Bash', { command: 'touch b' })]);
-    // The run is interrupted: the denied call keeps the person's refusal, the one after it says it was interrupted.
-    expect(results.map((r) => r.is_error)).toEqual([true, true]);
-    expect(text(results[0]!)).toMatch(/no way/);
-    expect(text(results[1]!)).toMatch(/interrupted/i);
+    const run = await rt.run([use('Bash', { command: 'touch a' }), use('Bash', { command: 'touch b' })]);
+    // The run is interrupted: the refusal stands as the denied call's result, the call after it says it was
+    // interrupted, and neither ran.
+    expect(run.interrupted).toBe(true);
+    expect(run.results.map((r) => r.is_error)).toEqual([true, true]);
+    expect(text(run.results[0]!)).toContain('no way');
+    expect(text(run.results[1]!)).toMatch(/interrupted/i);
+    expect(existsSync(path.join(dir, 'a'))).toBe(false);
+    expect(existsSync(path.join(dir, 'b'))).toBe(false);
   });
 
   it('begin(): a block starts as soon as it is added, before the message is complete', async () => {

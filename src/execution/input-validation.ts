@@ -57,7 +57,11 @@ function isFlatAndClean(input: Record<string, unknown>): boolean {
 
 /** `InputValidationError: Read failed due to the following issues:` + one line per issue. */
 export function formatInputValidationError(toolName: string, error: z.ZodError, input: unknown): string {
-  const lines = error.issues.flatMap((issue) => describeIssue(issue, input));
+  return formatIssues(toolName, error.issues, input);
+}
+
+function formatIssues(toolName: string, issues: readonly z.core.$ZodIssue[], input: unknown): string {
+  const lines = issues.flatMap((issue) => describeIssue(issue, input));
   const unique = [...new Set(lines)];
   const noun = unique.length === 1 ? 'issue' : 'issues';
   return `InputValidationError: ${toolName} failed due to the following ${noun}:\n${unique.join('\n')}`;
@@ -177,6 +181,18 @@ export type ParsedInput =
  * schema the model has not loaded gets the ToolSearch hint with its error.
  */
 export function parseToolInput(tool: AnyTool, input: unknown, deferredNotLoaded = false): ParsedInput {
+  return parseInput(tool, input, deferredNotLoaded, false);
+}
+
+/**
+ * A partial input (`toolgate check`: a policy test gives only the fields a rule looks at): the fields it has must be
+ * valid, fields it lacks are not asked for. When only missing fields fail, the input is used as given (unparsed).
+ */
+export function parsePartialToolInput(tool: AnyTool, input: unknown): ParsedInput {
+  return parseInput(tool, input, false, true);
+}
+
+function parseInput(tool: AnyTool, input: unknown, deferredNotLoaded: boolean, partial: boolean): ParsedInput {
   const problem = checkInputShape(input);
   if (problem) {
     return { ok: false, message: `InputValidationError: ${tool.name} failed due to the following issue:\n${problem}`, errorClass: 'input_validation' };
@@ -187,6 +203,11 @@ export function parseToolInput(tool: AnyTool, input: unknown, deferredNotLoaded 
   } catch {
     // A refinement that throws is the tool's bug; the call still gets an answer and does not run.
     return { ok: false, message: `InputValidationError: ${tool.name} could not check its input`, errorClass: 'input_validation' };
+  }
+  if (!result.success && partial) {
+    const wrong = result.error.issues.filter((issue) => valueAt(input, issue.path).present);
+    if (wrong.length === 0) return { ok: true, input: stripInternalFields(input as Record<string, unknown>) };
+    return { ok: false, message: formatIssues(tool.name, wrong, input), errorClass: 'input_validation', bySchema: true };
   }
   if (!result.success) {
     const message = formatInputValidationError(tool.name, result.error, input);

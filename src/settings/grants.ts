@@ -17,6 +17,7 @@ import type { PermissionBehavior, PermissionRuleSource, PermissionRuleValue, Per
 import { formatPermissionRule, parsePermissionRule, validatePermissionRule } from '../permissions/permission-rule.js';
 import { parseExpiry, type PermissionUpdateSink } from '../permissions/permission-updates.js';
 import { isRuleExpired } from '../permissions/rule-expiry.js';
+import { ensureGitIgnored } from './git-ignore-local.js';
 import { loadSettings, type LoadSettingsOptions } from './load-settings.js';
 import { parseConfigJson, readConfigText } from '../tool/read-config-file.js';
 
@@ -75,7 +76,10 @@ export function editSettingsFile(file: string, mutate: (settings: Json) => boole
   const indent = text === undefined ? 2 : (/^([ \t]+)"/m.exec(text)?.[1] ?? '  ');
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  fs.writeFileSync(tmp, `${JSON.stringify(settings, null, indent)}\n`, { mode: 0o600 });
+  // A new file is private (it may hold a token); an existing one keeps its mode (a committed .mcp.json stays readable).
+  const mode = text === undefined ? 0o600 : fs.statSync(file).mode & 0o777;
+  fs.writeFileSync(tmp, `${JSON.stringify(settings, null, indent)}\n`, { mode });
+  fs.chmodSync(tmp, mode);
   fs.renameSync(tmp, file);
   return true;
 }
@@ -124,8 +128,11 @@ export interface WriteGrantsOptions extends GrantLocations {
   readonly expiresAt?: string;
 }
 
-/** Adds rules to the destination's file (once each). Returns the file and the rule texts written. */
-export function writeGrants(options: WriteGrantsOptions): { file: string; rules: string[] } {
+/**
+ * Adds rules to the destination's file (once each). Returns the file and the rule texts written, and for a local
+ * settings file in a git repository the exclude file that now keeps it out of commits (settings/git-ignore-local.ts).
+ */
+export function writeGrants(options: WriteGrantsOptions): { file: string; rules: string[]; gitIgnoredIn?: string } {
   const behavior = options.behavior ?? 'allow';
   const texts = [...new Set(options.rules.map((r) => canonical(grantRuleText(r, behavior))))];
   let expiresAt: string | undefined;
@@ -146,7 +153,8 @@ export function writeGrants(options: WriteGrantsOptions): { file: string; rules:
     }
     return true;
   });
-  return { file, rules: texts };
+  const gitIgnoredIn = options.destination === 'localSettings' ? ensureGitIgnored(file) : undefined;
+  return { file, rules: texts, ...(gitIgnoredIn !== undefined ? { gitIgnoredIn } : {}) };
 }
 
 /**

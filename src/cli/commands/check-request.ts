@@ -20,6 +20,7 @@ import { resolvePermission } from '../../permissions/resolve.js';
 import { classifierEligibility } from '../../permissions/auto-mode.js';
 import { permissionTraitsOf } from '../../permissions/tool-traits.js';
 import { expandPath } from '../../permissions/paths.js';
+import { parsePartialToolInput } from '../../execution/input-validation.js';
 import { loadSettings, type LoadSettingsOptions } from '../../settings/load-settings.js';
 
 /** The batch output line, fields in this order. */
@@ -72,10 +73,13 @@ export class CheckEngine {
     if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new CheckRequestError('"input" must be a JSON object');
     const { ctx, context, warnings } = this.#contextFor(r, fromJson);
     const tool = await this.#toolFor(r.tool);
-    // As in the pipeline, permissions see the input after schema parsing (which may coerce fields); input the schema
-    // rejects would never run, but is still decided as given. Backfills rewrite top-level fields: copy shallowly.
-    const parsed = safeParse(tool, input);
-    const observable = { ...(parsed ?? (input as Record<string, unknown>)) };
+    // As in the pipeline, permissions see the input after schema parsing (which may coerce fields). A value the schema
+    // rejects never reaches a permission check (the call fails validation first): no decision, an input error. Fields
+    // left out are not asked for: a policy test gives what its rules look at (Edit's file_path, not its strings).
+    const parsed = parsePartialToolInput(tool, input);
+    if (!parsed.ok) throw new CheckRequestError(`input error, no permission check would run: ${parsed.message}`);
+    // Backfills rewrite top-level fields: copy shallowly.
+    const observable = { ...parsed.input };
     // `home` replaces `~` for this request: expand it before a tool's backfill would use the process's home.
     const field = permissionTraitsOf(tool).pathField;
     const raw = field !== undefined ? observable[field] : undefined;
@@ -224,15 +228,6 @@ function contextKey(cwd: string, projectDir: string, home: string | undefined, m
     key += rules === undefined ? '-' : JSON.stringify(rules);
   }
   return `${key}|${dirs === undefined ? '' : JSON.stringify(dirs)}`;
-}
-
-function safeParse(tool: AnyTool, input: unknown): Record<string, unknown> | undefined {
-  try {
-    const r = tool.inputSchema.safeParse(input);
-    return r.success && r.data !== null && typeof r.data === 'object' ? (r.data as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function absField(r: Record<string, unknown>, key: string): string | undefined {

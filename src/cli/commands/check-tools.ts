@@ -1,16 +1,17 @@
 /**
  * The tools `toolgate check` decides for: the real built-ins from the registry, and for a documented name that is
  * not (yet) registered, a stand-in that describes it to the engine — its path field, read-only or not — and never
- * runs. MCP names get an MCP stand-in (never read-only: MCP calls are not auto-approved).
+ * runs. MCP names get an MCP stand-in (never read-only: MCP calls are not auto-approved). Any other name is an error.
  */
 import { z } from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
 import type { AnyTool } from '../../tool/tool.js';
 import { CLAUDE_CODE_TOOL_TRAITS } from '../../permissions/tool-traits.js';
 import { isReadOnlyCommand } from '../../permissions/bash/index.js';
-import { canonicalToolName } from '../../permissions/permission-rule.js';
+import { canonicalToolName, KNOWN_TOOL_NAMES } from '../../permissions/permission-rule.js';
 import { parseMcpToolName } from '../../permissions/tool-rule-match.js';
 import { loadBaseTool } from '../../registry/base-tools.js';
+import { CheckRequestError } from './check-request.js';
 
 /** Documented tools that only read or look (no side effects beyond network reads). */
 const READ_ONLY_NAMES = new Set([
@@ -73,14 +74,24 @@ export function createCheckToolResolver(onError: (message: string) => void = () 
       const canonical = canonicalToolName(name);
       tool = (async () => {
         try {
-          return (await loadBaseTool(name)) ?? (await loadBaseTool(canonical)) ?? standIn(canonical);
+          const builtIn = (await loadBaseTool(name)) ?? (await loadBaseTool(canonical));
+          if (builtIn) return builtIn;
         } catch (error) {
           onError(`could not load the built-in tool ${canonical} (${error instanceof Error ? error.message : String(error)}); using a stand-in`);
           return standIn(canonical);
         }
+        // A misspelt name would be decided as some tool with no traits (usually "ask"): a CI policy test would pass
+        // or fail for the wrong reason. Say so instead.
+        if (!KNOWN_TOOL_NAMES.has(canonical) && parseMcpToolName(canonical) === undefined) throw new CheckRequestError(unknownTool(name));
+        return standIn(canonical);
       })();
       resolved.set(name, tool);
     }
     return tool;
   };
+}
+
+function unknownTool(name: string): string {
+  const near = [...KNOWN_TOOL_NAMES].find((known) => known.toLowerCase() === name.toLowerCase());
+  return `unknown tool "${name}": not a built-in tool, a Claude Code tool, or an MCP tool (mcp__server__tool)${near ? `; did you mean ${near}?` : ''}`;
 }

@@ -2,13 +2,14 @@
  * `toolgate check` — the policy test kit. One decision:
  *   toolgate check [--cwd DIR] [--mode MODE] [--settings FILE] [--allow RULE]… [--deny RULE]… [--ask RULE]… TOOL 'INPUT_JSON'
  * prints the decision and its trace in words (`--json`: as JSON). `--batch` reads JSON Lines on stdin and writes one
- * JSON line per request, in order; a bad line gets `{"error": "…"}` and the batch goes on. Nothing is executed.
+ * JSON line per input line, in order (blank lines too); a bad line gets `{"error": "…"}` and the batch goes on; a
+ * request's `id` is echoed. `--fail-on deny,ask` exits 3 when any decision is one of those. Nothing is executed.
  */
 import { StringDecoder } from 'node:string_decoder';
 import { CommanderError, type Command } from 'commander';
 import { PERMISSION_MODES, type PermissionMode } from '../../tool/permission-types.js';
 import { explainDecision } from '../../permissions/explain.js';
-import { CheckEngine, CheckRequestError, type CheckDefaults } from './check-request.js';
+import { CheckEngine, CheckRequestError, type CheckDefaults, type CheckOutput } from './check-request.js';
 import { createCheckToolResolver } from './check-tools.js';
 
 interface CheckOptions {
@@ -23,7 +24,29 @@ interface CheckOptions {
   ask: string[];
   json?: boolean;
   batch?: boolean;
+  failOn?: string;
 }
+
+/** What `--fail-on` can name: decisions, and (for --batch) lines that got no decision. */
+const FAIL_ON = ['deny', 'ask', 'allow', 'error'] as const;
+type FailOn = (typeof FAIL_ON)[number];
+/** The exit code when a decision is one `--fail-on` names (1 is a usage error, 2 a request that got no decision). */
+const FAIL_ON_EXIT = 3;
+
+const BATCH_HELP = `
+--batch: one JSON request per stdin line, one JSON answer per line on stdout, in the same order.
+  Request: {"id"?: any, "tool": "Bash", "input": {"command": "git push"},
+            "cwd"?: "/abs", "projectDir"?: "/abs", "home"?: "/abs", "mode"?: "default|acceptEdits|plan|…",
+            "additionalDirectories"?: ["/abs", …],
+            "rules"?: [{"source": "projectSettings", "behavior": "allow|deny|ask", "rule": "Bash(git push:*)", "root"?: "/abs"}]}
+    Without "rules", the settings files of cwd/projectDir/home (and --settings, --allow/--deny/--ask) decide;
+    with "rules", only those rules. Fields not given default to the command line's.
+  Answer:  {"id"?: …, "behavior": "allow|ask|deny", "layer": "…", "rule": "…"|null, "source": "…"|null, "reason": "…"}
+           or {"id"?: …, "error": "…"} for a line that got no decision (bad JSON, a blank line, an unknown tool,
+           input the tool's schema rejects, a bad field); the batch goes on.
+
+Exit codes: 0 decided; 1 usage error; 2 no decision (one request); 3 a decision --fail-on names.
+Example (CI): toolgate check --batch --fail-on deny,ask < requests.jsonl`;
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -43,9 +66,12 @@ export function registerCheckCommand(program: Command): void {
     .option('--deny <rule>', 'deny rule (repeatable)', collect, [])
     .option('--ask <rule>', 'ask rule (repeatable)', collect, [])
     .option('--json', 'print the decision as JSON')
-    .option('--batch', 'read JSON Lines requests on stdin, write one JSON line per request')
+    .option('--batch', 'read JSON Lines requests on stdin, write one JSON line per input line (format below)')
+    .option('--fail-on <decisions>', `exit ${FAIL_ON_EXIT} when any decision is one of these (comma-separated: deny, ask, allow, error)`)
+    .addHelpText('after', BATCH_HELP)
     .action(async (tool: string | undefined, input: string | undefined, opts: CheckOptions) => {
       const mode = parseMode(opts.mode);
+      const failOn = parseFailOn(opts.failOn);
       const defaults: CheckDefaults = {
         cwd: opts.cwd,
         ...(opts.projectDir !== undefined ? { projectDir: opts.projectDir } : {}),
@@ -59,7 +85,7 @@ export function registerCheckCommand(program: Command): void {
       const engine = new CheckEngine(toolFor, defaults);
       if (opts.batch) {
         if (tool !== undefined) throw new Error('--batch reads requests from stdin: give no TOOL or INPUT');
-        await runBatch(engine);
+        if (await runBatch(engine, failOn)) process.exitCode = FAIL_ON_EXIT;
         return;
       }
       if (tool === undefined) throw new Error("missing TOOL (e.g. toolgate check Bash '{\"command\": \"git status\"}'), or use --batch");
@@ -95,6 +121,7 @@ export function registerCheckCommand(program: Command): void {
       } else {
         process.stdout.write(`${tool} ${input ?? '{}'}\n${explainDecision(result.decision)}\n`);
       }
+      if (failOn.has(result.output.behavior)) process.exitCode = FAIL_ON_EXIT;
     });
 }
 
@@ -105,17 +132,29 @@ function parseMode(mode: string | undefined): PermissionMode | undefined {
   return m as PermissionMode;
 }
 
-async function runBatch(engine: CheckEngine): Promise<void> {
+function parseFailOn(value: string | undefined): ReadonlySet<FailOn> {
+  if (value === undefined) return new Set();
+  const names = value.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  const bad = names.filter((x) => !(FAIL_ON as readonly string[]).includes(x));
+  if (names.length === 0 || bad.length > 0) throw new Error(`--fail-on takes a comma-separated list of ${FAIL_ON.join(', ')}${bad.length > 0 ? ` (not: ${bad.join(', ')})` : ''}`);
+  return new Set(names as FailOn[]);
+}
+
+/** Answers every line of stdin; true when an answer is one `failOn` names. */
+async function runBatch(engine: CheckEngine, failOn: ReadonlySet<FailOn>): Promise<boolean> {
   // Chunks, not readline: every line already received is decided, then the answers go out in one write — big writes
   // for a pipe, and an interactive peer still gets each answer as soon as its line arrives.
   const decoder = new StringDecoder('utf8');
   let pending = '';
+  let failed = false;
   const answer = async (lines: readonly string[]) => {
     let out = '';
     for (const raw of lines) {
       const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-      if (line.trim() === '') continue;
-      out += `${JSON.stringify(await decideLine(engine, line))}\n`;
+      // Every line gets its answer (a blank one too): answers pair with requests by position.
+      const result = await decideLine(engine, line);
+      if (failOn.has('error' in result ? 'error' : result.behavior)) failed = true;
+      out += `${JSON.stringify(result)}\n`;
     }
     if (out.length > 0 && !process.stdout.write(out)) {
       await new Promise<void>((resolve) => process.stdout.once('drain', () => resolve()));
@@ -130,19 +169,26 @@ async function runBatch(engine: CheckEngine): Promise<void> {
     await answer(lines);
   }
   pending += decoder.end();
-  await answer([pending]);
+  // The text after the last newline is a line only if there is some (input ending in a newline has no empty last line).
+  if (pending !== '') await answer([pending]);
+  return failed;
 }
 
-async function decideLine(engine: CheckEngine, line: string): Promise<unknown> {
+type LineAnswer = ({ id?: unknown } & CheckOutput) | { id?: unknown; error: string };
+
+async function decideLine(engine: CheckEngine, line: string): Promise<LineAnswer> {
+  if (line.trim() === '') return { error: 'blank line: no request' };
   let request: unknown;
   try {
     request = JSON.parse(line);
   } catch (error) {
     return { error: `invalid JSON: ${error instanceof Error ? error.message : String(error)}` };
   }
+  // The request's id first, on the answer and on an error alike, so a reader can pair them without counting lines.
+  const id = request !== null && typeof request === 'object' && !Array.isArray(request) && 'id' in request ? { id: (request as { id: unknown }).id } : {};
   try {
-    return (await engine.decide(request, { fromJson: true })).output;
+    return { ...id, ...(await engine.decide(request, { fromJson: true })).output };
   } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error) };
+    return { ...id, error: error instanceof Error ? error.message : String(error) };
   }
 }

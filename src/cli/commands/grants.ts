@@ -5,6 +5,7 @@
  *   toolgate grants revoke RULE [--file FILE]           remove it from the grant files (or that file)
  */
 import type { Command } from 'commander';
+import { parseExpiry } from '../../permissions/permission-updates.js';
 import { grantFiles, GrantError, listGrants, revokeGrant, writeGrants, type GrantDestination } from '../../settings/grants.js';
 
 interface WhereOptions {
@@ -55,8 +56,12 @@ export function registerGrantsCommand(program: Command): void {
     .action((rules: string[], opts: WhereOptions & { to: string; expires?: string }) => {
       const destination = DESTINATIONS[opts.to];
       if (destination === undefined) throw new GrantError(`--to must be local, project or user; got ${JSON.stringify(opts.to)}`);
+      // A rule that is ignored from the moment it is written is a mistake (a wrong year, a local date read as UTC).
+      const expiry = opts.expires !== undefined ? parseExpiry(opts.expires) : undefined;
+      if (expiry !== undefined && Date.parse(expiry) <= Date.now()) throw new GrantError(`--expires ${opts.expires} is in the past (${expiry}); nothing was written`);
       const r = writeGrants({ ...where(opts), destination, rules, ...(opts.expires !== undefined ? { expiresAt: opts.expires } : {}) });
       process.stdout.write(`added ${r.rules.join(', ')} to ${r.file}\n`);
+      if (r.gitIgnoredIn !== undefined) process.stdout.write(`${r.file} is now git-ignored (${r.gitIgnoredIn})\n`);
     });
 
   withWhere(grants.command('revoke').description('remove an allow rule from the grant files').argument('<rule>', 'the rule, e.g. "Bash(npm test)"'))

@@ -1,5 +1,6 @@
 /**
- * `toolgate mcp serve | list | get NAME | login NAME | logout NAME`.
+ * `toolgate mcp serve | list | get NAME | add | add-json | remove | login NAME | logout NAME` (add, add-json, remove:
+ * mcp-manage.ts).
  * - serve: the built-in tools as an MCP server, permission engine in front (stdio, or `--http` on 127.0.0.1 with a
  *   bearer token: `$TOOLGATE_MCP_TOKEN`, or one generated and printed on stderr).
  * - list / get: the servers configured for `--cwd` in Claude Code's files (and `--mcp-config`), their approval and
@@ -12,6 +13,7 @@ import type { Command } from 'commander';
 import { PERMISSION_MODES, type PermissionMode } from '../../tool/permission-types.js';
 import { loadMcpConfig } from '../../mcp/load-config.js';
 import { McpClientManager, type McpServerStatus } from '../../mcp/manager.js';
+import { registerMcpManageCommands } from './mcp-manage.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -74,6 +76,8 @@ export function registerMcpCommand(program: Command): void {
   listLike(mcp.command('get').description('one configured MCP server (with --connect: its tools)').argument('<name>', 'server name')).action(
     (name: string, opts: ListOptions) => runList(name, opts),
   );
+
+  registerMcpManageCommands(mcp);
 
   const configured = (cmd: Command) =>
     cmd

@@ -25,6 +25,7 @@ import type { AnyTool, ToolResultBlockParam, ToolUseBlock } from '../../tool/too
 import { ConcurrencyGate, isCallConcurrencySafe } from '../../execution/concurrency.js';
 import type { ToolUseOutcome } from '../../execution/outcome.js';
 import { prepareToolUse } from '../../execution/prepared-tool-use.js';
+import { permissionTraitsOf } from '../../permissions/tool-traits.js';
 
 /**
  * Tools that only make sense inside a conversation with a model (they steer the loop, not the machine), or that move
@@ -84,17 +85,11 @@ export class ToolgateMcpServer {
         .filter((d) => exposed.has(d.name))
         .map((d) => {
           const tool = exposed.get(d.name)!;
-          const readOnly = safe(() => tool.isReadOnly({}), false);
           return {
             name: d.name,
             description: d.description ?? '',
             inputSchema: d.input_schema as McpToolDefinition['inputSchema'],
-            annotations: {
-              title: safe(() => tool.userFacingName(), d.name),
-              readOnlyHint: readOnly,
-              destructiveHint: !readOnly && safe(() => tool.isDestructive({}), false),
-              openWorldHint: false,
-            },
+            annotations: { title: safe(() => tool.userFacingName(), d.name), ...annotationsOf(tool) },
           };
         });
     });
@@ -178,7 +173,10 @@ export class ToolgateMcpServer {
     const decision = answer.action === 'accept' ? answer.content?.decision : undefined;
     if (decision === 'Allow once') return { behavior: 'allow', scope: 'once' };
     if (typeof decision === 'string' && rule && decision === choices[1]) return { behavior: 'allow', scope: 'session', rules: [rule] };
-    return { behavior: 'deny', message: `${why}. The person declined through the MCP client.` };
+    // Only an accepted form carries a choice someone made; a decline or cancel may be the client's own (many decline
+    // every elicitation unasked), so the message says what the client answered, not that a person refused.
+    if (answer.action === 'accept') return { behavior: 'deny', message: `${why}. "Deny" was chosen in the MCP client's approval form, so the call was refused.` };
+    return { behavior: 'deny', message: `${why}. The MCP client ${answer.action === 'cancel' ? 'cancelled' : 'declined'} the approval request (a client may do so without asking anyone), so the call was refused.` };
   }
 
   async dispose(): Promise<void> {
@@ -197,10 +195,41 @@ export function toCallToolResult(block: ToolResultBlockParam, meta?: ToolUseOutc
       else content.push({ type: 'text', text: `[${part.type} content not representable over MCP]` });
     }
   }
+  // The JSON copy of a structured result that the model's side added (mcp/result.ts) is dropped when the client gets
+  // the structured result itself and the tool's own content says the rest; alone, it stays (a client that reads only
+  // content — the spec's backwards-compatible copy — then still has the result).
+  if (meta?.structuredContent !== undefined && content.length > 1) {
+    const copy = JSON.stringify(meta.structuredContent);
+    const without = content.filter((c) => c.type !== 'text' || c.text !== copy);
+    if (without.length > 0) content.splice(0, content.length, ...without);
+  }
   if (content.length === 0) content.push({ type: 'text', text: '(no output)' });
   // An MCP tool's structured result and metadata pass through (redacted like the result: execution/outcome.ts).
   const extra = { ...(meta?.structuredContent !== undefined ? { structuredContent: meta.structuredContent } : {}), ...(meta?._meta !== undefined ? { _meta: meta._meta } : {}) };
   return block.is_error === true ? { content, isError: true, ...extra } : { content, ...extra };
+}
+
+/**
+ * MCP's tool annotations from what the tool declares (its permission traits, then its own answers), not its name: a
+ * shell reaches anything (destructive, open world), a fetch only reads the open world, reads and searches only read
+ * here, writes change files. A tool that declares nothing is read-only only if it says so, and otherwise may destroy.
+ */
+export function annotationsOf(tool: AnyTool): { readOnlyHint: boolean; destructiveHint: boolean; openWorldHint: boolean } {
+  switch (permissionTraitsOf(tool).kind) {
+    case 'shell':
+      return { readOnlyHint: false, destructiveHint: true, openWorldHint: true };
+    case 'fetch':
+      return { readOnlyHint: true, destructiveHint: false, openWorldHint: true };
+    case 'read':
+    case 'search':
+      return { readOnlyHint: true, destructiveHint: false, openWorldHint: false };
+    case 'write':
+      return { readOnlyHint: false, destructiveHint: true, openWorldHint: false };
+    case 'other': {
+      const readOnly = safe(() => tool.isReadOnly({}), false);
+      return { readOnlyHint: readOnly, destructiveHint: !readOnly, openWorldHint: false };
+    }
+  }
 }
 
 function progressText(data: Record<string, unknown>): string {

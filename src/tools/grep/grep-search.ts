@@ -3,6 +3,7 @@
  * files_with_matches keeps only paths (sorted newest first afterwards), count keeps one line per file and sums
  * totals as it reads, content keeps only the requested page and stops rg once the page is full.
  */
+import path from 'node:path';
 import { buildGrepArgs, DEFAULT_HEAD_LIMIT, type GrepInput } from './grep-args.js';
 import { paginate, type GrepOutput } from './grep-format.js';
 import { formatDuration } from '../shared/units.js';
@@ -19,6 +20,18 @@ export interface GrepSearchRequest {
   readonly deny: ReadDenyFilter;
   readonly signal: AbortSignal;
   readonly timeoutMs: number;
+  /**
+   * The session's directory: result paths inside it are shown relative to it (as Claude Code shows them: fewer
+   * tokens), others absolute. Absent: absolute. Deny checks always use the absolute path rg printed.
+   */
+  readonly shownFrom?: string;
+}
+
+/** A result path as the model reads it: relative to `from` when inside it, absolute otherwise. */
+export function shownPath(file: string, from: string | undefined): string {
+  if (from === undefined) return file;
+  const rel = path.relative(from, file);
+  return rel === '' || rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel) ? file : rel;
 }
 
 /** The rg command line for a request (the benchmark runs raw rg with exactly this). */
@@ -104,7 +117,7 @@ async function searchFiles(request: GrepSearchRequest, headLimit: number, offset
   return {
     mode: 'files_with_matches',
     numFiles: page.items.length,
-    filenames: page.items,
+    filenames: page.items.map((f) => shownPath(f, request.shownFrom)),
     totalFiles: files.length,
     ...pageInfo(page),
     ...timeoutInfo(timedOut, request),
@@ -129,7 +142,7 @@ async function searchCount(request: GrepSearchRequest, headLimit: number, offset
     mode: 'count',
     numFiles: entries.length,
     filenames: [],
-    content: page.items.map((e) => `${e.file}:${e.count}`).join('\n'),
+    content: page.items.map((e) => `${shownPath(e.file, request.shownFrom)}:${e.count}`).join('\n'),
     numMatches: total,
     ...pageInfo(page),
     ...timeoutInfo(timedOut, request),
@@ -147,6 +160,13 @@ async function searchContent(request: GrepSearchRequest, headLimit: number, offs
   // Every line read is checked (they are few: the search stops after the page); a file's lines come together, so
   // one check per file.
   const filterPaths = deny.active && !request.targetIsFile;
+  // A folder's lines start with the file's path (one file searched: no path); NULs end the fields (grep-args.ts).
+  const relative = request.shownFrom !== undefined && !request.targetIsFile;
+  const shownLine = (line: string): string => {
+    const nul = line.indexOf('\0');
+    const text = line.replaceAll('\0', '');
+    return relative && nul > 0 ? shownPath(line.slice(0, nul), request.shownFrom) + text.slice(nul) : text;
+  };
   let lastFile = '';
   let lastDenied = false;
   const outcome = await run(request, '\n', (line) => {
@@ -168,7 +188,7 @@ async function searchContent(request: GrepSearchRequest, headLimit: number, offs
       }
       lastWasSeparator = false;
     }
-    if (seen >= offset && seen < pageEnd) lines.push(line.includes('\0') ? line.replaceAll('\0', '') : line);
+    if (seen >= offset && seen < pageEnd) lines.push(line.includes('\0') ? shownLine(line) : line);
     seen++;
     if (seen >= needed) return false;
   });

@@ -76,26 +76,26 @@ describe('Grep definition', () => {
 });
 
 describe('Grep files_with_matches (default)', () => {
-  it('lists matching files as absolute paths, newest first', async () => {
+  it('lists matching files relative to the working directory, newest first', async () => {
     const r = await runTool(GrepTool, { pattern: 'needle' }, ctx());
     expect(r.isError).toBe(false);
     expect(r.text).toBe(
       [
         'Found 7 files',
-        abs('.env'),
-        abs('weird:name-1.txt'),
-        abs('secrets/key.ts'),
-        abs('src/new.ts'),
-        abs('src/mid.py'),
-        abs('.hidden/secret-ish.ts'),
-        abs('src/old.ts'),
+        '.env',
+        'weird:name-1.txt',
+        'secrets/key.ts',
+        'src/new.ts',
+        'src/mid.py',
+        '.hidden/secret-ish.ts',
+        'src/old.ts',
       ].join('\n'),
     );
   });
 
   it('orders files with the same mtime by path', async () => {
     const r = await runTool(GrepTool, { pattern: 'tiebreak' }, ctx());
-    expect(r.text).toBe(['Found 3 files', abs('tie/c.txt'), abs('tie/a.txt'), abs('tie/b.txt')].join('\n'));
+    expect(r.text).toBe(['Found 3 files', 'tie/c.txt', 'tie/a.txt', 'tie/b.txt'].join('\n'));
   });
 
   it('says "No files found" when nothing matches', async () => {
@@ -104,18 +104,18 @@ describe('Grep files_with_matches (default)', () => {
 
   it('never searches VCS folders, but does search hidden files', async () => {
     const r = await runTool(GrepTool, { pattern: 'needle in' }, ctx());
-    expect(r.text).toBe(`Found 1 file\n${abs('.hidden/secret-ish.ts')}`);
+    expect(r.text).toBe(`Found 1 file\n.hidden/secret-ish.ts`);
   });
 
   it('pages with head_limit and offset, reporting the limit only when it cut something off', async () => {
     const first = await runTool(GrepTool, { pattern: 'needle', path: 'src', head_limit: 2 }, ctx());
-    expect(first.text).toBe(`Found 2 files limit: 2\n${abs('src/new.ts')}\n${abs('src/mid.py')}`);
+    expect(first.text).toBe(`Found 2 files limit: 2\nsrc/new.ts\nsrc/mid.py`);
     expect((first.data as GrepOutput).appliedLimit).toBe(2);
     const second = await runTool(GrepTool, { pattern: 'needle', path: 'src', head_limit: 2, offset: 2 }, ctx());
-    expect(second.text).toBe(`Found 1 file offset: 2\n${abs('src/old.ts')}`);
+    expect(second.text).toBe(`Found 1 file offset: 2\nsrc/old.ts`);
     expect((second.data as GrepOutput).appliedLimit).toBeUndefined();
     const exact = await runTool(GrepTool, { pattern: 'needle', path: 'src', head_limit: 3 }, ctx());
-    expect(exact.text).toBe(`Found 3 files\n${abs('src/new.ts')}\n${abs('src/mid.py')}\n${abs('src/old.ts')}`);
+    expect(exact.text).toBe(`Found 3 files\nsrc/new.ts\nsrc/mid.py\nsrc/old.ts`);
     const past = await runTool(GrepTool, { pattern: 'needle', path: 'src', offset: 10 }, ctx());
     expect(past.text).toBe('No entries at this offset. [Showing results with pagination = offset: 10]');
     const unlimited = await runTool(GrepTool, { pattern: 'needle', path: 'src', head_limit: 0 }, ctx());
@@ -140,7 +140,7 @@ describe('Grep content mode', () => {
   it('shows path:line:text with line numbers by default, and path:text with -n false', async () => {
     const r = await runTool(GrepTool, { pattern: 'needle', path: 'src', output_mode: 'content', glob: '*.ts' }, ctx());
     expect(r.text).toBe(
-      [`${abs('src/new.ts')}:2:needle();`, `${abs('src/new.ts')}:3:needle again`, `${abs('src/old.ts')}:2:export function needle() {}`].join('\n'),
+      [`src/new.ts:2:needle();`, `src/new.ts:3:needle again`, `src/old.ts:2:export function needle() {}`].join('\n'),
     );
     const noNumbers = await runTool(GrepTool, { pattern: 'needle', path: 'src/mid.py', output_mode: 'content', '-n': false }, ctx());
     expect(noNumbers.text).toBe('def needle():');
@@ -148,7 +148,7 @@ describe('Grep content mode', () => {
 
   it('keeps file names containing ":" and "-" intact', async () => {
     const r = await runTool(GrepTool, { pattern: 'colon', output_mode: 'content' }, ctx());
-    expect(r.text).toBe(`${abs('weird:name-1.txt')}:1:needle with colon`);
+    expect(r.text).toBe(`weird:name-1.txt:1:needle with colon`);
   });
 
   it('adds context with -A, -B, -C and context (which wins over -C)', async () => {
@@ -179,7 +179,7 @@ describe('Grep content mode', () => {
 
   it('passes a pattern that starts with "-" as a pattern, not a flag', async () => {
     const r = await runTool(GrepTool, { pattern: '-verbose', output_mode: 'content' }, ctx());
-    expect(r.text).toBe(`${abs('dash.txt')}:1:option -verbose here`);
+    expect(r.text).toBe(`dash.txt:1:option -verbose here`);
   });
 
   it('pages lines and says so; past the end it says "No entries at this offset"', async () => {
@@ -214,17 +214,17 @@ describe('Grep count mode', () => {
   it('lists path:count sorted by path and reports the totals', async () => {
     const r = await runTool(GrepTool, { pattern: 'needle', path: 'src', output_mode: 'count' }, ctx());
     expect(r.text).toBe(
-      `${abs('src/mid.py')}:1\n${abs('src/new.ts')}:2\n${abs('src/old.ts')}:1\n\nFound 4 total occurrences across 3 files.`,
+      `src/mid.py:1\nsrc/new.ts:2\nsrc/old.ts:1\n\nFound 4 total occurrences across 3 files.`,
     );
     const one = await runTool(GrepTool, { pattern: 'TARGET', path: 'ctx.txt', output_mode: 'count' }, ctx());
-    expect(one.text).toBe(`${abs('ctx.txt')}:1\n\nFound 1 total occurrence across 1 file.`);
+    expect(one.text).toBe(`ctx.txt:1\n\nFound 1 total occurrence across 1 file.`);
     const none = await runTool(GrepTool, { pattern: 'zzz_none', output_mode: 'count' }, ctx());
     expect(none.text).toBe('No matches found\n\nFound 0 total occurrences across 0 files.');
   });
 
   it('keeps the totals of all files when paginated', async () => {
     const page = await runTool(GrepTool, { pattern: 'needle', path: 'src', output_mode: 'count', head_limit: 1, offset: 1 }, ctx());
-    expect(page.text).toBe(`${abs('src/new.ts')}:2\n\nFound 4 total occurrences across 3 files. with pagination = limit: 1, offset: 1`);
+    expect(page.text).toBe(`src/new.ts:2\n\nFound 4 total occurrences across 3 files. with pagination = limit: 1, offset: 1`);
     const past = await runTool(GrepTool, { pattern: 'needle', path: 'src', output_mode: 'count', offset: 9 }, ctx());
     expect(past.text).toBe('No entries at this offset\n\nFound 4 total occurrences across 3 files. with pagination = offset: 9');
   });
@@ -234,10 +234,10 @@ describe('Grep filters', () => {
   it('filters by type and by glob (comma lists and brace sets)', async () => {
     const files = async (input: Record<string, unknown>) =>
       (await runTool(GrepTool, { pattern: 'needle', path: 'src', ...input }, ctx())).text.split('\n').slice(1).sort();
-    expect(await files({ type: 'py' })).toEqual([abs('src/mid.py')]);
-    expect(await files({ glob: '*.ts' })).toEqual([abs('src/new.ts'), abs('src/old.ts')]);
-    expect(await files({ glob: '*.py,old.*' })).toEqual([abs('src/mid.py'), abs('src/old.ts')]);
-    expect(await files({ glob: '*.{py,md}' })).toEqual([abs('src/mid.py')]);
+    expect(await files({ type: 'py' })).toEqual(['src/mid.py']);
+    expect(await files({ glob: '*.ts' })).toEqual(['src/new.ts', 'src/old.ts']);
+    expect(await files({ glob: '*.py,old.*' })).toEqual(['src/mid.py', 'src/old.ts']);
+    expect(await files({ glob: '*.{py,md}' })).toEqual(['src/mid.py']);
   });
 
   it('skips files ignored by .gitignore inside a git repository', async () => {
@@ -245,7 +245,7 @@ describe('Grep filters', () => {
     try {
       writeTree(dir, { '.git/HEAD': 'ref\n', '.gitignore': 'build/\n', 'build/out.js': 'hit\n', 'src/in.js': 'hit\n' });
       const r = await runTool(GrepTool, { pattern: 'hit' }, makeContext({ cwd: dir }));
-      expect(r.text).toBe(`Found 1 file\n${path.join(dir, 'src/in.js')}`);
+      expect(r.text).toBe('Found 1 file\nsrc/in.js');
     } finally {
       removeDir(dir);
     }
@@ -260,7 +260,7 @@ describe('Grep and Read deny rules', () => {
     expect(files.text).not.toMatch(/secrets|\.env/);
     expect(files.text).toMatch(/^Found 5 files/);
     const content = await runTool(GrepTool, { pattern: 'in hidden|secret key|API_KEY', output_mode: 'content' }, denied());
-    expect(content.text).toBe(`${abs('.hidden/secret-ish.ts')}:1:needle in hidden`);
+    expect(content.text).toBe(`.hidden/secret-ish.ts:1:needle in hidden`);
     const count = await runTool(GrepTool, { pattern: 'needle', output_mode: 'count' }, denied());
     expect(count.text).not.toMatch(/secrets|\.env/);
     expect(count.text).toMatch(/Found 6 total occurrences across 5 files\.$/);
@@ -297,7 +297,7 @@ describe('Grep and Read deny rules', () => {
         'No matches found\n\nFound 0 total occurrences across 0 files.',
       );
       // Without the rule the same search finds the file: the filter, not the search, hid it.
-      expect((await runTool(GrepTool, { pattern: 'needle', path: 'via-link' }, ctx())).text).toBe(`Found 1 file\n${abs('via-link/key.ts')}`);
+      expect((await runTool(GrepTool, { pattern: 'needle', path: 'via-link' }, ctx())).text).toBe(`Found 1 file\nvia-link/key.ts`);
     } finally {
       fs.unlinkSync(abs('via-link'));
     }
@@ -308,7 +308,7 @@ describe('Grep and Read deny rules', () => {
     try {
       writeTree(dir, { 'cafe\u0301/x.txt': 'needle\n', 'ok.txt': 'needle\n' });
       const context = makeContext({ cwd: dir, denyRules: [denyRule('Read', './caf\u00e9/**')] });
-      const ok = path.join(dir, 'ok.txt');
+      const ok = 'ok.txt';
       expect((await runTool(GrepTool, { pattern: 'needle' }, context)).text).toBe(`Found 1 file\n${ok}`);
       expect((await runTool(GrepTool, { pattern: 'needle', output_mode: 'count' }, context)).text).toBe(
         `${ok}:1\n\nFound 1 total occurrence across 1 file.`,
@@ -322,7 +322,8 @@ describe('Grep and Read deny rules', () => {
 
   it('honours deny rules written for Grep itself, case-insensitively', async () => {
     const r = await runTool(GrepTool, { pattern: 'needle' }, ctx({ denyRules: [denyRule('Grep', './SRC/**')] } as never));
-    expect(r.text).not.toMatch(/\/src\//);
+    expect(r.text).toMatch(/^Found \d+ files/);
+    expect(r.text).not.toMatch(/(^|\n)src\//);
   });
 });
 
@@ -397,12 +398,29 @@ describe('Grep paths', () => {
     const context = ctx();
     context.setAppState((s) => ({ ...s, cwd: abs('src') }));
     const r = await runTool(GrepTool, { pattern: 'def needle', path: '.' }, context);
-    expect(r.text).toBe(`Found 1 file\n${abs('src/mid.py')}`);
+    expect(r.text).toBe('Found 1 file\nmid.py');
     expect(fs.existsSync(abs('src/mid.py'))).toBe(true);
+  });
+
+  it('shows paths inside the working directory relative to it and others absolute, in every mode', async () => {
+    const context = ctx();
+    context.setAppState((s) => ({ ...s, cwd: abs('src') }));
+    // Outside the cwd (the engine checked the absolute path; the result names it in full).
+    expect((await runTool(GrepTool, { pattern: 'no match', path: '../docs' }, context)).text).toBe(`Found 1 file\n${abs('docs/readme.md')}`);
+    expect((await runTool(GrepTool, { pattern: 'no match', path: '..', output_mode: 'count' }, context)).text).toBe(
+      `${abs('docs/readme.md')}:1\n\nFound 1 total occurrence across 1 file.`,
+    );
+    // Inside it, from a search rooted above it: relative where inside, absolute where not.
+    const content = await runTool(GrepTool, { pattern: 'needle\\(\\)|no match', path: '..', output_mode: 'content' }, context);
+    expect(content.text).toBe([`${abs('docs/readme.md')}:1:no match here`, 'mid.py:1:def needle():', 'new.ts:2:needle();', 'old.ts:2:export function needle() {}'].join('\n'));
+    const data = (await runTool(GrepTool, { pattern: 'def needle', path: '..' }, context)).data as GrepOutput;
+    expect(data.filenames).toEqual(['mid.py']);
+    // One file searched: rg prints no path; the lines are as they were.
+    expect((await runTool(GrepTool, { pattern: 'needle', path: 'new.ts', output_mode: 'content' }, context)).text).toBe('2:needle();\n3:needle again');
   });
 
   it('treats "undefined" and "null" paths as the cwd', async () => {
     const r = await runTool(GrepTool, { pattern: 'TARGET', path: 'undefined' }, ctx());
-    expect(r.text).toBe(`Found 1 file\n${abs('ctx.txt')}`);
+    expect(r.text).toBe(`Found 1 file\nctx.txt`);
   });
 });

@@ -118,6 +118,7 @@ export const GrepTool = buildTool({
       deny,
       signal: context.abortController.signal,
       timeoutMs: context.options.settings.grepTimeoutMs ?? DEFAULT_GREP_TIMEOUT_MS,
+      shownFrom: cwd,
     });
     return { data: { ...output, durationMs: Date.now() - start } };
   },

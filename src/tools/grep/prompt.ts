@@ -18,7 +18,7 @@ export function grepPrompt(tools: Tools): string {
     '- output_mode "files_with_matches" (the default) lists the matching files, most recently modified first. "content" shows the matching lines as path:line:text, with line numbers by default (-n), context with -A/-B/-C, and only the matched part with -o. "count" shows the number of matching lines per file and the total.',
     '- Results are paged: 250 entries by default (head_limit; 0 means no limit). When a result says it was limited, call again with `offset` to see the next entries.',
     '- A pattern matches within one line unless multiline is true, which lets it span lines and lets `.` match newlines (e.g. `struct \\{[\\s\\S]*?field`).',
-    '- Hidden files are searched; .git and other version-control folders are not, and neither are files ignored by .gitignore. Paths in results are absolute.',
+    '- Hidden files are searched; .git and other version-control folders are not, and neither are files ignored by .gitignore. Paths in results are relative to the working directory (absolute for files outside it).',
   ];
   if (hasAgent) {
     lines.push('- For an open-ended search that may take several rounds of searching, use the Agent tool instead.');

@@ -1,0 +1,137 @@
+/**
+ * `toolgate mcp add | add-json | remove`, as `claude mcp …`: the same arguments, scopes and files (mcp/edit-config.ts),
+ * so a server added by either agent is the other's too.
+ *   toolgate mcp add [-s local|project|user] [-t stdio|http|sse] [-e KEY=value]… [-H 'Name: value']… NAME COMMAND_OR_URL [ARGS…]
+ *   toolgate mcp add-json [-s scope] NAME 'JSON'
+ *   toolgate mcp remove [-s scope] NAME
+ * A stdio server's own flags go after `--` (`toolgate mcp add fs -- npx -y @modelcontextprotocol/server-filesystem .`).
+ */
+import path from 'node:path';
+import type { Command } from 'commander';
+import { addMcpServer, MCP_WRITE_SCOPES, removeMcpServer, type McpWriteScope } from '../../mcp/edit-config.js';
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+interface ScopeOptions {
+  cwd: string;
+  scope: string;
+}
+
+interface AddOptions extends ScopeOptions {
+  transport?: string;
+  env: string[];
+  header: string[];
+}
+
+class McpManageError extends Error {
+  override readonly name = 'McpManageError';
+}
+
+function scopeOf(value: string): McpWriteScope {
+  if (!(MCP_WRITE_SCOPES as readonly string[]).includes(value)) throw new McpManageError(`--scope must be one of ${MCP_WRITE_SCOPES.join(', ')}, not "${value}"`);
+  return value as McpWriteScope;
+}
+
+const where = (opts: ScopeOptions) => ({ projectDir: path.resolve(opts.cwd) });
+
+const SCOPE_HELP = 'local (you, this project: ~/.claude.json), project (shared: .mcp.json) or user (you, every project: ~/.claude.json)';
+
+export function registerMcpManageCommands(mcp: Command): void {
+  // A stdio server's arguments are its own: what follows the command is passed on, flags included.
+  mcp.enablePositionalOptions();
+  mcp
+    .command('add')
+    .description('add an MCP server (stdio: a command to start; http or sse: a URL), as claude mcp add')
+    .argument('<name>', 'server name (letters, digits, - and _)')
+    .argument('<commandOrUrl>', 'the command to start (stdio) or the URL (http, sse)')
+    .argument('[args...]', "the command's arguments (stdio)")
+    .option('-s, --scope <scope>', SCOPE_HELP, 'local')
+    .option('-t, --transport <transport>', 'stdio, http or sse (default: stdio)')
+    .option('-e, --env <KEY=value>', 'an environment variable of a stdio server (repeatable)', collect, [])
+    .option('-H, --header <header>', "an HTTP header of an http or sse server, 'Name: value' (repeatable)", collect, [])
+    .option('--cwd <dir>', 'the project (default: the working directory)', process.cwd())
+    .passThroughOptions()
+    .action((name: string, given: string, rest: string[], opts: AddOptions) => {
+      // Passed through, a `--` after the name arrives as the first argument: the command follows it.
+      const [target, ...args] = given === '--' ? rest : [given, ...rest];
+      if (target === undefined) throw new McpManageError('missing the command (stdio) or URL (http, sse) after --');
+      const scope = scopeOf(opts.scope);
+      const transport = opts.transport ?? 'stdio';
+      let entry: Record<string, unknown>;
+      if (transport === 'stdio') {
+        if (opts.header.length > 0) throw new McpManageError('--header is for http and sse servers; a stdio server takes --env');
+        if (opts.transport === undefined && /^https?:\/\//.test(target)) {
+          process.stderr.write(`toolgate mcp add: warning: ${target} looks like a URL, but it is added as a command to run (stdio); for a remote server give --transport http (or sse)\n`);
+        }
+        entry = { type: 'stdio', command: target, args, env: parseEnv(opts.env) };
+      } else if (transport === 'http' || transport === 'sse') {
+        if (args.length > 0) throw new McpManageError(`an ${transport} server is a URL: unexpected arguments ${args.join(' ')}`);
+        if (opts.env.length > 0) throw new McpManageError(`--env is for stdio servers; an ${transport} server takes --header`);
+        entry = { type: transport, url: target, ...(opts.header.length > 0 ? { headers: parseHeaders(opts.header) } : {}) };
+      } else {
+        throw new McpManageError(`--transport must be stdio, http or sse, not "${transport}"`);
+      }
+      const written = addMcpServer(name, entry, scope, where(opts));
+      const how = transport === 'stdio' ? `with command: ${[target, ...args].join(' ')}` : `with URL: ${target}`;
+      process.stdout.write(`Added ${transport} MCP server ${name} ${how} to ${scope} config\nFile modified: ${written.place}\n${projectNote(scope, name)}`);
+    });
+
+  mcp
+    .command('add-json')
+    .description("add an MCP server from its JSON entry, as claude mcp add-json (e.g. '{\"type\":\"http\",\"url\":\"https://…\"}')")
+    .argument('<name>', 'server name')
+    .argument('<json>', 'the entry, as in .mcp.json')
+    .option('-s, --scope <scope>', SCOPE_HELP, 'local')
+    .option('--cwd <dir>', 'the project (default: the working directory)', process.cwd())
+    .action((name: string, json: string, opts: ScopeOptions) => {
+      const scope = scopeOf(opts.scope);
+      let entry: unknown;
+      try {
+        entry = JSON.parse(json);
+      } catch (error) {
+        throw new McpManageError(`the entry is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw new McpManageError('the entry must be a JSON object');
+      const written = addMcpServer(name, entry as Record<string, unknown>, scope, where(opts));
+      const type = typeof (entry as { type?: unknown }).type === 'string' ? (entry as { type: string }).type : 'stdio';
+      process.stdout.write(`Added ${type} MCP server ${name} to ${scope} config\nFile modified: ${written.place}\n${projectNote(scope, name)}`);
+    });
+
+  mcp
+    .command('remove')
+    .description('remove an MCP server, as claude mcp remove (a name in several scopes needs --scope)')
+    .argument('<name>', 'server name')
+    .option('-s, --scope <scope>', `${SCOPE_HELP} (default: the one that has it)`)
+    .option('--cwd <dir>', 'the project (default: the working directory)', process.cwd())
+    .action((name: string, opts: Partial<ScopeOptions> & { cwd: string }) => {
+      const removed = removeMcpServer(name, opts.scope === undefined ? undefined : scopeOf(opts.scope), { projectDir: path.resolve(opts.cwd) });
+      process.stdout.write(`Removed MCP server ${name} from ${removed.scope} config\nFile modified: ${removed.place}\n`);
+    });
+}
+
+function parseEnv(list: readonly string[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const item of list) {
+    const eq = item.indexOf('=');
+    if (eq <= 0) throw new McpManageError(`--env takes KEY=value, not "${item}"`);
+    env[item.slice(0, eq)] = item.slice(eq + 1);
+  }
+  return env;
+}
+
+function parseHeaders(list: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const item of list) {
+    const colon = item.indexOf(':');
+    if (colon <= 0) throw new McpManageError(`--header takes 'Name: value', not "${item}"`);
+    headers[item.slice(0, colon).trim()] = item.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+/** Project servers run code the repository chose: they start only once approved (mcp/load-config.ts). */
+function projectNote(scope: McpWriteScope, name: string): string {
+  return scope === 'project'
+    ? `Project servers start once approved: "enabledMcpjsonServers": ["${name}"] (or "enableAllProjectMcpServers": true) in your local or user settings.\n`
+    : '';
+}
