@@ -19,7 +19,6 @@ import {
   linkToolAbortController,
   SIBLING_ERROR,
   STREAMING_FALLBACK,
-  USER_INTERRUPT,
   syntheticOutcome,
   type AbortKind,
 } from './abort-reasons.js';
@@ -32,8 +31,10 @@ import { redactorFor } from './redaction.js';
 import { describeToolCall, printableName } from './messages.js';
 import type { ToolUseOutcome } from './outcome.js';
 import { runPreparedToolUse, type PipelineOptions } from './pipeline.js';
-import { isShellTool } from '../permissions/tool-traits.js';
 import { analysisReady } from '../permissions/analysis-ready.js';
+import { abortKindFor, defaultCancelsSiblingsOnError, interruptBehaviorOf, raceAbort, safe } from './cancellation.js';
+
+export { defaultCancelsSiblingsOnError };
 
 export type ToolStatus = 'queued' | 'executing' | 'completed' | 'yielded';
 
@@ -78,16 +79,6 @@ interface TrackedTool {
 
 /** The reason the executor's own child controller is aborted with when it goes idle (not a cancellation). */
 const RELEASED: unique symbol = Symbol('released');
-
-/** The default sibling-abort rule: a failing shell call (a tool declaring `kind: 'shell'`) that may have changed something; reads fail independently. */
-export function defaultCancelsSiblingsOnError(tool: AnyTool, input: Record<string, unknown>, outcome: ToolUseOutcome): boolean {
-  if (!isShellTool(tool) || outcome.stage === 'validation' || outcome.stage === 'abort') return false;
-  try {
-    return !tool.isReadOnly(input);
-  } catch {
-    return true;
-  }
-}
 
 export class StreamingToolExecutor {
   readonly #tools: TrackedTool[] = [];
@@ -268,20 +259,7 @@ export class StreamingToolExecutor {
 
   /** Why this tool must not run (or its result must be replaced), if it must not. */
   #abortKind(tracked: TrackedTool): AbortKind | undefined {
-    if (this.#discarded) return 'streaming_fallback';
-    const turn = this.#context.abortController.signal;
-    // The user stopped the turn (Esc, or "deny and stop" at a prompt, whose refusal also counts as a failed call):
-    // the others were stopped by the user, not by a sibling's failure.
-    const userStopped = turn.aborted && turn.reason === USER_INTERRUPT && !(tracked.status === 'executing' && tracked.interruptBehavior === 'block');
-    if (this.#erroredCall && this.#erroredCall.index !== tracked.index && !userStopped) return 'sibling_error';
-    if (turn.aborted) {
-      // A running tool that blocks interrupts finishes; one that has not started does not start.
-      if (tracked.status === 'executing' && tracked.interruptBehavior === 'block' && turn.reason === USER_INTERRUPT) {
-        return undefined;
-      }
-      return 'user_interrupted';
-    }
-    return undefined;
+    return abortKindFor({ discarded: this.#discarded, erroredIndex: this.#erroredCall?.index, turn: this.#context.abortController.signal }, tracked);
   }
 
   #start(tracked: TrackedTool): void {
@@ -316,26 +294,9 @@ export class StreamingToolExecutor {
    * the synthetic answer for the reason, except when it managed to complete successfully anyway.
    */
   async #settle(tracked: TrackedTool, run: Promise<ToolUseOutcome>, signal: AbortSignal): Promise<ToolUseOutcome> {
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<'aborted'>((resolve) => {
-      onAbort = () => resolve('aborted');
-      if (signal.aborted) resolve('aborted');
-      else signal.addEventListener('abort', onAbort, { once: true });
-    });
-    const first = await Promise.race([run, aborted]);
-    if (onAbort) signal.removeEventListener('abort', onAbort);
-    if (first !== 'aborted') {
-      if (!signal.aborted || (first.stage === 'completed' && !first.isError)) return first;
-      return this.#cancelled(tracked, first);
-    }
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), this.options.abortGraceMs ?? 3_000);
-    });
-    const late = await Promise.race([run, grace]);
-    clearTimeout(timer);
-    if (late === undefined) run.catch(() => undefined); // it ignored the signal; its answer is no longer wanted
-    return this.#cancelled(tracked, late);
+    const { outcome, aborted } = await raceAbort(run, signal, this.options.abortGraceMs ?? 3_000);
+    if (!aborted && outcome) return outcome;
+    return this.#cancelled(tracked, outcome);
   }
 
   #cancelled(tracked: TrackedTool, settled: ToolUseOutcome | undefined): ToolUseOutcome {
@@ -418,19 +379,5 @@ export class StreamingToolExecutor {
 
   #nameOf(tracked: TrackedTool): string {
     return tracked.tool?.name ?? printableName(tracked.call.block.name);
-  }
-}
-
-/** The tool's answer for this input (`cancel` when it has none, throws, or the input did not parse). */
-function interruptBehaviorOf(tool: AnyTool | undefined, input: Record<string, unknown> | undefined): 'cancel' | 'block' {
-  if (tool?.interruptBehavior === undefined) return 'cancel';
-  return safe(() => tool.interruptBehavior!(input as never), 'cancel') === 'block' ? 'block' : 'cancel';
-}
-
-function safe<T>(fn: () => T, fallback: T): T {
-  try {
-    return fn();
-  } catch {
-    return fallback;
   }
 }
