@@ -59,7 +59,7 @@ describe('claude -p flags on toolgate -p', { timeout: 120_000 }, () => {
       [['--json-schema', '{nope'], /^toolgate: --json-schema is not valid JSON/],
       [['--max-budget-usd', 'lots'], /^toolgate: --max-budget-usd must be a positive number/],
       [['--input-format', 'xml'], /^toolgate: unknown --input-format "xml"/],
-      [['--agent', 'ghost'], /^toolgate: --agent "ghost" is not one of the agents of --agents/],
+      [['--agent', 'ghost'], /^toolgate: --agent "ghost" is neither one of --agents nor an agent of/],
       [['--resume'], /^toolgate: No conversation found to continue/],
     ];
     for (const [flags, line] of cases) {
@@ -134,13 +134,19 @@ describe('claude -p flags on toolgate -p', { timeout: 120_000 }, () => {
   });
 
   it('--agents and --agent: the session runs as the agent (its prompt, its model); the Agent tool offers the others', async () => {
-    server = await startScriptedServer([text('a')]);
+    server = await startScriptedServer([text('a'), text('b')]);
     const agents = JSON.stringify({ reviewer: { description: 'Reviews code', prompt: 'You review code.', model: 'haiku' }, writer: { description: 'Writes docs', prompt: 'You write.' } });
     const r = await toolgate([...p('review'), '--agents', agents, '--agent', 'reviewer', '--output-format', 'stream-json', '--verbose'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     expect(jsonLines(r.stdout)[0]!.agents).toEqual(expect.arrayContaining(['reviewer', 'writer']));
     expect(systemText(0)).toContain('You review code.');
     expect(server.messageRequests[0]!.body.model).toBe('claude-haiku-5-5');
+    // An agent of .claude/agents, by name.
+    mkdirSync(path.join(work, '.claude', 'agents'), { recursive: true });
+    writeFileSync(path.join(work, '.claude', 'agents', 'auditor.md'), '---\nname: auditor\ndescription: Audits\n---\nYou audit everything.\n');
+    const fromFile = await toolgate([...p('audit'), '--agent', 'auditor'], { env: env() });
+    expect(fromFile.code, fromFile.stderr).toBe(0);
+    expect(systemText(1)).toContain('You audit everything.');
   });
 
   it('--betas go in the anthropic-beta header; --effort and --debug are accepted, each said once on stderr', async () => {

@@ -6,11 +6,13 @@
  * each is one line naming the flag, before anything starts.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { AgentDefinition, Options, SettingSource } from '../../agent-sdk/options.js';
 import { isUuid } from '../../agent-sdk/session-options.js';
 import { defaultSessionDir, stateDirectory } from '../../agent/session-dir.js';
 import { latestSessionFor, transcriptPath } from '../../agent/transcript.js';
+import { loadAgentDefinitions, type AgentDefinition as FileAgent } from '../../tools/agent/agent-definitions.js';
 import type { RunOptions } from './run.js';
 
 /** A flag whose value cannot be used: exit 1 with this one line (and a JSON error result under the JSON formats). */
@@ -63,9 +65,12 @@ export function printSessionOptions(opts: RunOptions, env: NodeJS.ProcessEnv = p
     resume = opts.resume;
   }
 
-  const agents = opts.agents !== undefined ? agentsOf(opts.agents, cwd) : undefined;
+  let agents = opts.agents !== undefined ? agentsOf(opts.agents, cwd) : undefined;
   if (opts.agent !== undefined && !Object.hasOwn(agents ?? {}, opts.agent)) {
-    throw new FlagError(`--agent "${opts.agent}" is not one of the agents of --agents (${Object.keys(agents ?? {}).join(', ') || 'none given'})`);
+    // Not one of --agents: an agent of the agents folders (~/.claude/agents, .claude/agents) or a built-in one.
+    const found = loadAgentDefinitions(cwd, env.HOME ?? os.homedir()).agents.find((d) => d.agentType === opts.agent);
+    if (!found) throw new FlagError(`--agent "${opts.agent}" is neither one of --agents nor an agent of ~/.claude/agents or .claude/agents`);
+    agents = { ...agents, [found.agentType]: sdkAgent(found) };
   }
   const mode = opts.permissionMode === 'manual' ? 'default' : opts.permissionMode;
   const bypass = opts.dangerouslySkipPermissions === true || mode === 'bypassPermissions';
@@ -187,6 +192,18 @@ function agentsOf(value: string, cwd: string): Record<string, AgentDefinition> {
     }
   }
   return parsed as Record<string, AgentDefinition>;
+}
+
+/** An agent of the agents folders as `--agents` would give it. */
+function sdkAgent(d: FileAgent): AgentDefinition {
+  return {
+    description: d.description,
+    prompt: d.systemPrompt,
+    ...(d.tools ? { tools: [...d.tools] } : {}),
+    ...(d.disallowedTools ? { disallowedTools: [...d.disallowedTools] } : {}),
+    ...(d.model ? { model: d.model } : {}),
+    ...(d.permissionMode ? { permissionMode: d.permissionMode as AgentDefinition['permissionMode'] } : {}),
+  };
 }
 
 /**
