@@ -23,8 +23,7 @@ import { addSharedAbortListener } from '../tool/shared-abort-listener.js';
 import { assembleToolPool } from '../registry/tool-pool.js';
 import { createTaskRegistry } from '../tools/shared/task-registry.js';
 import { deferredLoadingFor, isDeferredTool, TOOL_SEARCH_TOOL_NAME, toolsToAPI } from '../tool/api-format.js';
-import { createSubagentRunner } from './subagent-runner.js';
-import { query } from './query.js';
+import { createSubagentRunner, type QueryFn } from './subagent-runner.js';
 import { NotificationQueue } from '../tool/notification-queue.js';
 import type { PermissionMode, ToolPermissionContext } from '../tool/permission-types.js';
 import type { AnyTool, APIToolDefinition, AssistantMessage, CanUseToolFn, MessageParam, ToolUseBlock, Tools } from '../tool/tool.js';
@@ -222,6 +221,15 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
   return runtime;
 }
 
+/**
+ * query(), loaded when a sub-agent first runs: it brings the Anthropic SDK, which a runtime that never calls a model
+ * (`toolgate exec`, `check`, `mcp serve`) should not load at start-up.
+ */
+const lazyQuery: QueryFn = async function* (options) {
+  const { query } = await import('./query.js');
+  return yield* query(options);
+};
+
 class Runtime implements ToolRuntime {
   readonly #shared: Shared;
   readonly #parent: Runtime | undefined;
@@ -239,7 +247,7 @@ class Runtime implements ToolRuntime {
     const client = shared.options.client;
     this.#context =
       client !== undefined && shared.options.services?.subagents === undefined
-        ? { ...context, services: { ...context.services, subagents: createSubagentRunner({ client, query, parent: this, publish: (event) => publish(shared.loopListeners, event) }) } }
+        ? { ...context, services: { ...context.services, subagents: createSubagentRunner({ client, query: lazyQuery, parent: this, publish: (event) => publish(shared.loopListeners, event) }) } }
         : context;
     this.#parent = parent;
     this.#keep = keep;
