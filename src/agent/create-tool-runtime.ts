@@ -20,6 +20,7 @@ import { enterPlanMode, updatePermissionContext } from '../permissions/permissio
 import { findToolByName } from '../tool/find-tool.js';
 import { resolveModel } from '../tool/models.js';
 import { addSharedAbortListener } from '../tool/shared-abort-listener.js';
+import { BASE_TOOL_ENTRIES, type BaseToolEntry } from '../registry/base-tools.js';
 import { assembleToolPool } from '../registry/tool-pool.js';
 import { createTaskRegistry } from '../tools/shared/task-registry.js';
 import { deferredLoadingFor, isDeferredTool, TOOL_SEARCH_TOOL_NAME, toolsToAPI } from '../tool/api-format.js';
@@ -219,6 +220,19 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
   }
   emitToolEvent(services.telemetry, 'session.start', { 'session.start_type': options.sessionStart ?? 'fresh' });
   return runtime;
+}
+
+/**
+ * The catalogue's entries for `builtinTools`, so that only those tools' modules load (a one-shot `toolgate exec`
+ * imports the tools it calls, not all of them). Undefined — the whole catalogue, filtered after loading as before —
+ * when a name is not an entry's own (an alias such as Task, another provider's tool): what it names is known only
+ * once the tools are loaded. ToolSearch's entry stays, as the filter keeps that tool.
+ */
+function catalogueEntriesFor(names: readonly string[]): readonly BaseToolEntry[] | undefined {
+  const wanted = new Set(names);
+  const known = new Set(BASE_TOOL_ENTRIES.map((e) => e.name));
+  if (![...wanted].every((n) => known.has(n))) return undefined;
+  return BASE_TOOL_ENTRIES.filter((e) => wanted.has(e.name) || e.name === TOOL_SEARCH_TOOL_NAME);
 }
 
 /**
@@ -427,7 +441,12 @@ class Runtime implements ToolRuntime {
       const extra = [...(this.#shared.options.tools ?? []), ...providers.flatMap((p) => providerTools.get(p) ?? [])];
       const skill = this.#shared.services.commands?.skillTool;
       const { env, builtinTools } = this.#shared.options;
-      pool = await assembleToolPool(this.permissionContext, extra, { ...(skill ? { sessionTools: [skill] } : {}), ...(env ? { env } : {}) });
+      const entries = builtinTools ? catalogueEntriesFor(builtinTools) : undefined;
+      pool = await assembleToolPool(this.permissionContext, extra, {
+        ...(skill ? { sessionTools: [skill] } : {}),
+        ...(env ? { env } : {}),
+        ...(entries ? { entries } : {}),
+      });
       if (builtinTools) {
         // Only the named built-ins (the Agent SDK's `tools`); a program's own tools and MCP tools stay.
         const named = new Set(builtinTools);
