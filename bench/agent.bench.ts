@@ -7,12 +7,17 @@
  *   has): the loop's work between model and model — results, transcript, next request (median). Baseline: the same
  *   turns driven by the smallest hand-written loop over the same SDK (stream, call the function, send the result),
  *   so the SDK's and the HTTP round's share of the figure shows, and `ratio` is toolgate's loop against it.
+ * - agent.session_overhead_ms: a two-turn session (a Read, then the answer) through query() on a runtime made once and
+ *   reused (as a server does), less the same two requests made by a bare SDK loop that reads the file by hand; median
+ *   of paired sessions, each pair on its own scripted server. agent.session_ms: the query() session itself (baseline:
+ *   the bare loop's).
  * - cli.cold_start_ratio: `toolgate run --help` and `toolgate check Bash …` (the bundled CLI, built if missing) against
  *   `node -e 0`, median of 7 starts each; the value is the worse of the two ratios.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
@@ -116,6 +121,68 @@ async function bareLoopOverhead(): Promise<number> {
   return median(overheads.slice(5));
 }
 
+const SESSIONS = 30;
+
+function twoTurnScript(file: string, id: string): ScriptedTurn[] {
+  return [
+    () => ({ content: [{ type: 'tool_use', name: 'Read', id, input: { file_path: file } }] }),
+    () => ({ content: [{ type: 'text', text: 'It says hello.' }] }),
+  ];
+}
+
+async function sessionFigures() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'toolgate-bench-session-'));
+  const file = path.join(dir, 'notes.txt');
+  writeFileSync(file, 'hello\n');
+  const runtime = await createToolRuntime({ cwd: dir, sessionDir: path.join(dir, 'session'), settings: { sources: [] } });
+  const ours: number[] = [];
+  const bare: number[] = [];
+  try {
+    for (let i = 0; i < SESSIONS + 3; i++) {
+      const a = await startScriptedServer(twoTurnScript(file, `toolu_q${i}`));
+      const b = await startScriptedServer(twoTurnScript(file, `toolu_b${i}`));
+      try {
+        const client = new Anthropic({ apiKey: 'bench', baseURL: a.url });
+        let t = performance.now();
+        for await (const event of query({ runtime, client, prompt: 'What does notes.txt say?', model: 'claude-sonnet-4-6', maxTurns: 3 })) {
+          if (event.type === 'result' && event.result.stopReason !== 'end_turn') throw new Error(`session ended with ${event.result.stopReason}: ${event.result.error}`);
+        }
+        const q = performance.now() - t;
+        t = performance.now();
+        await bareTwoTurns(b.url);
+        const h = performance.now() - t;
+        if (i >= 3) {
+          ours.push(q);
+          bare.push(h);
+        }
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    }
+  } finally {
+    await runtime.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return { ours: median(ours), bare: median(bare), overhead: median(ours.map((q, i) => q - bare[i]!)) };
+}
+
+/** The two requests by hand: stream, read the file named by the tool_use, send the result, stream the answer. */
+async function bareTwoTurns(baseURL: string): Promise<void> {
+  const client = new Anthropic({ apiKey: 'bench', baseURL });
+  const tools: Anthropic.Tool[] = [{ name: 'Read', description: 'Reads a file.', input_schema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] } }];
+  const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'What does notes.txt say?' }];
+  for (;;) {
+    const message = await client.messages.stream({ model: 'claude-sonnet-4-6', max_tokens: 1024, tools, messages }).finalMessage();
+    const uses = message.content.filter((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use');
+    if (uses.length === 0) return;
+    messages.push({ role: 'assistant', content: message.content });
+    const results: Anthropic.ToolResultBlockParam[] = [];
+    for (const u of uses) results.push({ type: 'tool_result', tool_use_id: u.id, content: await readFile((u.input as { file_path: string }).file_path, 'utf8') });
+    messages.push({ role: 'user', content: results });
+  }
+}
+
 function timeStarts(args: readonly string[], runs = 7): number {
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
@@ -136,6 +203,17 @@ export const benchmarks: Benchmark[] = [
       return [
         { name: 'agent.tool_start_after_block_stop_ms', value: start, unit: 'ms' },
         { name: 'agent.turn_overhead_ms', value: overhead, unit: 'ms', baseline: bare },
+      ];
+    },
+  },
+  {
+    group: 'agent',
+    names: ['agent.session_overhead_ms', 'agent.session_ms'],
+    async run() {
+      const { ours, bare, overhead } = await sessionFigures();
+      return [
+        { name: 'agent.session_overhead_ms', value: overhead, unit: 'ms' },
+        { name: 'agent.session_ms', value: ours, unit: 'ms', baseline: bare },
       ];
     },
   },

@@ -5,6 +5,11 @@
  * - mcp.serve_start_ms: spawn to the first `tools/list` answer of `toolgate mcp serve` as installed (bin/toolgate.js
  *   and the CLI bundle), baseline `node -e 0`; mcp.serve_rss_mb: the server's RSS then.
  * - mcp.client_call_overhead_ms: server-everything's `echo` through toolgate's MCP tool; baseline: the bare SDK client.
+ * - mcp.serve_bash_echo_vs_claude_ms: Bash `echo hi` per call over stdio to `toolgate mcp serve` as installed (the CLI
+ *   bundle), baseline the same call to Claude Code's `claude mcp serve` when $TOOLGATE_BENCH_CLAUDE names its binary
+ *   (install it outside the repository: `npm install --prefix /tmp/scratch @anthropic-ai/claude-code`), else to the
+ *   smallest MCP SDK server with a Bash tool (bench/fixtures/bare-bash-mcp-server.mjs). Calls alternate between the
+ *   two servers, batch by batch.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -175,8 +180,44 @@ async function clientFigures(): Promise<BenchFigure[]> {
   }
 }
 
+async function stdioClient(command: string, args: string[], env: Record<string, string>, cwd: string): Promise<Client> {
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(new StdioClientTransport({ command, args, env, cwd, stderr: 'ignore' }));
+  return client;
+}
+
+async function versusClaudeFigures(): Promise<BenchFigure[]> {
+  const bundle = toolgateBin();
+  const { dir, cleanup } = project();
+  const p = path.join(dir, 'p');
+  const env = { ...process.env, HOME: dir, XDG_STATE_HOME: path.join(dir, 'state') } as Record<string, string>;
+  const claude = process.env.TOOLGATE_BENCH_CLAUDE;
+  const ours = await stdioClient(process.execPath, [bundle, 'mcp', 'serve', '--cwd', p, '--session-dir', path.join(dir, 's')], env, p);
+  const theirs = claude
+    ? await stdioClient(claude, ['mcp', 'serve'], env, p)
+    : await stdioClient(process.execPath, [path.join(root, 'bench/fixtures/bare-bash-mcp-server.mjs')], env, p);
+  try {
+    const echo = (client: Client) => async () => {
+      const r = await client.callTool({ name: 'Bash', arguments: { command: 'echo hi' } });
+      if (r.isError || !JSON.stringify(r.content).includes('hi')) throw new Error(`Bash echo failed: ${JSON.stringify(r.content)}`);
+    };
+    const a: number[] = [];
+    const b: number[] = [];
+    for (let round = 0; round < 5; round++) {
+      a.push(await timePerCallUs(echo(ours), { warmup: round === 0 ? 10 : 2, samples: 5, batch: 5 }));
+      b.push(await timePerCallUs(echo(theirs), { warmup: round === 0 ? 10 : 2, samples: 5, batch: 5 }));
+    }
+    return [{ name: `mcp.serve_bash_echo_vs_${claude ? 'claude' : 'bare_sdk'}_ms`, value: median(a) / 1000, unit: 'ms', baseline: median(b) / 1000 }];
+  } finally {
+    await ours.close();
+    await theirs.close();
+    cleanup();
+  }
+}
+
 export const benchmarks: Benchmark[] = [
   { group: 'mcp', names: ['mcp.serve_read_small_ms', 'mcp.serve_edit_ms', 'mcp.serve_bash_echo_ms'], run: serveFigures },
   { group: 'mcp', names: ['mcp.serve_start_ms', 'mcp.serve_rss_mb'], run: startFigures },
   { group: 'mcp', names: ['mcp.client_call_overhead_ms'], run: clientFigures },
+  { group: 'mcp', names: ['mcp.serve_bash_echo_vs_claude_ms', 'mcp.serve_bash_echo_vs_bare_sdk_ms'], run: versusClaudeFigures },
 ];

@@ -13,7 +13,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { DEFAULT_DENIAL_LIMITS, type AutoModeOptions, type DenialLimits, type PermissionClassifier } from '../permissions/auto-mode.js';
 import { createSpeculativeClassifier, type SpeculativeClassifier } from '../permissions/speculative-classifier.js';
 import type { LoadedSettings } from '../settings/load-settings.js';
-import { createAutoModeClassifier, type AutoClassifierOptions } from './auto-classifier.js';
+import type { AutoClassifierOptions } from './auto-classifier.js';
 import type { AutoModeRules } from './classifier-prompt.js';
 
 export interface AutoModeSettings {
@@ -99,14 +99,21 @@ export function wireAutoMode(
     const configured = option ?? {};
     const apiClient = configured.client ?? client;
     if (apiClient !== undefined) {
-      classifier = createAutoModeClassifier({
+      const classifierOptions = {
         ...(settings.fastModel !== undefined ? { fastModel: settings.fastModel } : {}),
         ...(settings.thinkingModel !== undefined ? { thinkingModel: settings.thinkingModel } : {}),
         ...(settings.thinkingBudgetTokens !== undefined ? { thinkingBudgetTokens: settings.thinkingBudgetTokens } : {}),
         rules: settings.rules,
         ...configured,
         client: apiClient,
-      });
+      };
+      // Loaded on the first classification: the classifier's module brings the Anthropic SDK's error classes, which a
+      // runtime that never classifies (`toolgate exec`, `check`) should not load at start-up.
+      let made: Promise<PermissionClassifier> | undefined;
+      classifier = async (request) => {
+        made ??= import('./auto-classifier.js').then((m) => m.createAutoModeClassifier(classifierOptions));
+        return (await made)(request);
+      };
     }
   }
   const base: AutoModeOptions = {

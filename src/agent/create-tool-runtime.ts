@@ -20,11 +20,11 @@ import { enterPlanMode, updatePermissionContext } from '../permissions/permissio
 import { findToolByName } from '../tool/find-tool.js';
 import { resolveModel } from '../tool/models.js';
 import { addSharedAbortListener } from '../tool/shared-abort-listener.js';
+import { BASE_TOOL_ENTRIES, type BaseToolEntry } from '../registry/base-tools.js';
 import { assembleToolPool } from '../registry/tool-pool.js';
 import { createTaskRegistry } from '../tools/shared/task-registry.js';
 import { deferredLoadingFor, isDeferredTool, TOOL_SEARCH_TOOL_NAME, toolsToAPI } from '../tool/api-format.js';
-import { createSubagentRunner } from './subagent-runner.js';
-import { query } from './query.js';
+import { createSubagentRunner, type QueryFn } from './subagent-runner.js';
 import { NotificationQueue } from '../tool/notification-queue.js';
 import type { PermissionMode, ToolPermissionContext } from '../tool/permission-types.js';
 import type { AnyTool, APIToolDefinition, AssistantMessage, CanUseToolFn, MessageParam, ToolUseBlock, Tools } from '../tool/tool.js';
@@ -222,6 +222,28 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
   return runtime;
 }
 
+/**
+ * The catalogue's entries for `builtinTools`, so that only those tools' modules load (a one-shot `toolgate exec`
+ * imports the tools it calls, not all of them). Undefined — the whole catalogue, filtered after loading as before —
+ * when a name is not an entry's own (an alias such as Task, another provider's tool): what it names is known only
+ * once the tools are loaded. ToolSearch's entry stays, as the filter keeps that tool.
+ */
+function catalogueEntriesFor(names: readonly string[]): readonly BaseToolEntry[] | undefined {
+  const wanted = new Set(names);
+  const known = new Set(BASE_TOOL_ENTRIES.map((e) => e.name));
+  if (![...wanted].every((n) => known.has(n))) return undefined;
+  return BASE_TOOL_ENTRIES.filter((e) => wanted.has(e.name) || e.name === TOOL_SEARCH_TOOL_NAME);
+}
+
+/**
+ * query(), loaded when a sub-agent first runs: it brings the Anthropic SDK, which a runtime that never calls a model
+ * (`toolgate exec`, `check`, `mcp serve`) should not load at start-up.
+ */
+const lazyQuery: QueryFn = async function* (options) {
+  const { query } = await import('./query.js');
+  return yield* query(options);
+};
+
 class Runtime implements ToolRuntime {
   readonly #shared: Shared;
   readonly #parent: Runtime | undefined;
@@ -239,7 +261,7 @@ class Runtime implements ToolRuntime {
     const client = shared.options.client;
     this.#context =
       client !== undefined && shared.options.services?.subagents === undefined
-        ? { ...context, services: { ...context.services, subagents: createSubagentRunner({ client, query, parent: this, publish: (event) => publish(shared.loopListeners, event) }) } }
+        ? { ...context, services: { ...context.services, subagents: createSubagentRunner({ client, query: lazyQuery, parent: this, publish: (event) => publish(shared.loopListeners, event) }) } }
         : context;
     this.#parent = parent;
     this.#keep = keep;
@@ -419,7 +441,12 @@ class Runtime implements ToolRuntime {
       const extra = [...(this.#shared.options.tools ?? []), ...providers.flatMap((p) => providerTools.get(p) ?? [])];
       const skill = this.#shared.services.commands?.skillTool;
       const { env, builtinTools } = this.#shared.options;
-      pool = await assembleToolPool(this.permissionContext, extra, { ...(skill ? { sessionTools: [skill] } : {}), ...(env ? { env } : {}) });
+      const entries = builtinTools ? catalogueEntriesFor(builtinTools) : undefined;
+      pool = await assembleToolPool(this.permissionContext, extra, {
+        ...(skill ? { sessionTools: [skill] } : {}),
+        ...(env ? { env } : {}),
+        ...(entries ? { entries } : {}),
+      });
       if (builtinTools) {
         // Only the named built-ins (the Agent SDK's `tools`); a program's own tools and MCP tools stay.
         const named = new Set(builtinTools);

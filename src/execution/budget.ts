@@ -15,6 +15,7 @@ import path from 'node:path';
 import { LRUCache } from 'lru-cache';
 import type { AnyTool, MessageParam, ToolResultBlockParam } from '../tool/tool.js';
 import type { ContentReplacementState, ToolUseContext } from '../tool/tool-use-context.js';
+import { formatCount } from '../tool/format-count.js';
 import { TelemetrySafeError } from './errors.js';
 
 declare module '../tool/tool-use-context.js' {
@@ -82,7 +83,7 @@ export async function applyResultSizeLimit(
   if (!Number.isFinite(limit)) return { block };
   const size = toolResultTextLength(block);
   if (size <= limit) return { block };
-  const persisted = await persistToolResult(block, context.options.sessionDir, `limit ${limit.toLocaleString('en-US')}`);
+  const persisted = await persistToolResult(block, context.options.sessionDir, `limit ${formatCount(limit)}`);
   return persisted;
 }
 
@@ -104,7 +105,7 @@ export async function persistToolResult(
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     throw new ResultBudgetError(
-      `could not save the full output (${text.length.toLocaleString('en-US')} characters) to ${file}: ${(error as Error).message}`,
+      `could not save the full output (${formatCount(text.length)} characters) to ${file}: ${(error as Error).message}`,
       typeof code === 'string' ? code : 'write_failed',
     );
   }
@@ -130,12 +131,12 @@ export function persistedOutputText(text: string, file: string, why: string): st
   const rest = text.length - preview.length;
   return [
     '<persisted-output>',
-    `Output too large: ${text.length.toLocaleString('en-US')} characters (${why}). Full output saved to: ${file}`,
+    `Output too large: ${formatCount(text.length)} characters (${why}). Full output saved to: ${file}`,
     'Read that file (with offset/limit) or Grep it for the parts you need.',
     '',
-    `Preview (first ${preview.length.toLocaleString('en-US')} characters):`,
+    `Preview (first ${formatCount(preview.length)} characters):`,
     preview,
-    rest > 0 ? `... (${rest.toLocaleString('en-US')} more characters in the file)` : '',
+    rest > 0 ? `... (${formatCount(rest)} more characters in the file)` : '',
     '</persisted-output>',
   ].join('\n');
 }

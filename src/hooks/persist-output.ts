@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { formatCount } from '../tool/format-count.js';
 
 export const MAX_HOOK_OUTPUT_CHARS = 10_000;
 const PREVIEW_CHARS = 2_000;
@@ -13,7 +14,7 @@ export async function capHookOutput(text: string, sessionDir: string, name: stri
   if (text.length <= MAX_HOOK_OUTPUT_CHARS) return text;
   const dir = join(sessionDir, 'hook-outputs');
   const file = join(dir, `${name.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 80)}-${randomBytes(4).toString('hex')}.txt`);
-  const size = text.length.toLocaleString('en-US');
+  const size = formatCount(text.length);
   try {
     await mkdir(dir, { recursive: true });
     await writeFile(file, text, 'utf8');
@@ -25,7 +26,7 @@ export async function capHookOutput(text: string, sessionDir: string, name: stri
     '<persisted-output>',
     `Hook output too large (${size} characters). Full output saved to: ${file}`,
     '',
-    `Preview (first ${PREVIEW_CHARS.toLocaleString('en-US')} characters):`,
+    `Preview (first ${formatCount(PREVIEW_CHARS)} characters):`,
     text.slice(0, PREVIEW_CHARS),
     '...',
     '</persisted-output>',

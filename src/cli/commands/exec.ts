@@ -80,6 +80,8 @@ async function runExec(file: string, opts: ExecOptions): Promise<void> {
         },
         mode: opts.mode as PermissionMode | undefined,
         rules: { allow: opts.allow, deny: opts.deny, ask: opts.ask },
+        // One shot: only the built-ins the blocks name are offered, so only their modules load.
+        builtinTools: [...new Set(blocks.map((b) => b.name))],
         ...(opts.sessionDir !== undefined ? { sessionDir: path.resolve(opts.sessionDir) } : {}),
         sessionId: `exec-${Date.now().toString(36)}-${process.pid}`,
         signal: controller.signal,

@@ -8,6 +8,7 @@
  */
 import { blocksToolResult, imageBlock, textBlock, type ImageMediaType } from '../../tool/tool-result.js';
 import type { ToolResultBlockParam } from '../../tool/tool.js';
+import { formatCount } from '../../tool/format-count.js';
 import { FAILURE_EXCERPT_CHARS, SUCCESS_PREVIEW_CHARS } from './bash-settings.js';
 import {
   collapseCarriageReturns,
@@ -75,7 +76,7 @@ export function formatOutputBody(window: OutputWindow, options: { limit: number;
     `Output too large (${size}). Full output saved to: ${outputFile}`,
     'Read it in parts (Read with offset/limit) or search it (grep) instead of printing it again.',
     '',
-    `Preview (first ${preview.length.toLocaleString('en-US')} characters):`,
+    `Preview (first ${formatCount(preview.length)} characters):`,
     preview,
     '</persisted-output>',
   ].join('\n');
@@ -87,7 +88,7 @@ function describeSize(bytes: number, whole: string | undefined): string {
   if (whole === undefined) return human;
   const newlines = whole.split('\n').length - 1;
   const lines = whole.length === 0 ? 0 : whole.endsWith('\n') ? newlines : newlines + 1;
-  return `${human}, ${whole.length.toLocaleString('en-US')} characters, ${lines.toLocaleString('en-US')} lines`;
+  return `${human}, ${formatCount(whole.length)} characters, ${formatCount(lines)} lines`;
 }
 
 /** Prefers cutting at a line boundary when one is near (within the last/first fifth). */

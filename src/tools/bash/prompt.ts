@@ -1,5 +1,6 @@
 /** What the model reads about Bash: how a call really behaves here (cwd, environment, timeouts, output, background). */
 import { DEFAULT_TIMEOUT_MS, ENV_OUTPUT_CHARS, MAX_TIMEOUT_MS } from './bash-settings.js';
+import { formatCount } from '../../tool/format-count.js';
 
 export const BASH_TOOL_NAME = 'Bash';
 
@@ -9,7 +10,7 @@ Input: git status → Output: Show working tree status
 Input: npm install → Output: Install package dependencies`;
 
 export function bashPrompt(options: { readonly persistEnvironment?: boolean } = {}): string {
-  const fmt = (n: number) => n.toLocaleString('en-US');
+  const fmt = formatCount;
   return `Executes a bash command and returns its output.
 
 How a call runs:

@@ -9,6 +9,7 @@ import { mkdirSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import type { ToolCallProgress, ToolResult } from '../../tool/tool.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
+import { formatCount } from '../../tool/format-count.js';
 import {
   BACKGROUND_DEFAULT_LIFETIME_MS,
   DEFAULT_KILL_GRACE_MS,
@@ -291,7 +292,7 @@ export async function runBash(
         ? interpretExitCode(input.command, exit.code, exit.code === 1 ? lastArgv(input.command) : undefined)
         : { isError: true };
     if (exit.killReason === 'output-limit') {
-      notes.push(`Command was killed: its output passed the ${exit.outputBytes.toLocaleString('en-US')}-byte limit of the output file.`);
+      notes.push(`Command was killed: its output passed the ${formatCount(exit.outputBytes)}-byte limit of the output file.`);
     }
     const resetTo = settleCwd(context, exit.finalCwd);
     if (resetTo !== undefined) notes.push(`Shell cwd was reset to ${resetTo}`);
