@@ -43,7 +43,7 @@ describe('one of each', () => {
   });
 
   it('a block from outside is read at the entries only: the runtime (run/stream/begin) and the prepared call', () => {
-    expect(callersOf('snapshotAssistantMessage')).toEqual(['agent/create-tool-runtime.ts']);
+    expect(callersOf('snapshotAssistantMessage')).toEqual(['agent/runtime.ts']);
     expect(callersOf('snapshotContentBlock')).toEqual(['execution/prepared-tool-use.ts']);
   });
 
