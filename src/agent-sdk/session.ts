@@ -234,7 +234,14 @@ export class AgentSession {
         return task === undefined || task.status !== 'running' ? [{ id, task }] : [];
       });
       if (ended.length === 0) {
-        await changed;
+        // The tasks' processes do not hold the event loop (a program that is done must not wait for them), but this
+        // session is waiting for them: it holds it until one ends, or a `toolgate -p` would exit in the middle.
+        const hold = setInterval(() => undefined, 60_000);
+        try {
+          await changed;
+        } finally {
+          clearInterval(hold);
+        }
         off();
         continue;
       }
