@@ -14,6 +14,7 @@ import { compileHookMatcher, type CompiledMatcher } from './matcher.js';
 import { capHookOutput } from './persist-output.js';
 import { runHttpHook } from './run-http-hook.js';
 import { runCommandHook, type RawHookRun } from './run-hook-process.js';
+import { withShellLevel } from './shell-level.js';
 import type {
   CommandHookHandler,
   HookCallback,
@@ -249,11 +250,6 @@ export async function runCallback(cb: HookCallback, body: string, timeoutMs: num
 function hookBaseEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(env)) if (!k.startsWith('OTEL_')) out[k] = v;
-  // A hook's stdin is a socket (libuv's stdio pipes are socketpairs), and bash started with a socket on stdin at shell
-  // level 1 takes itself for an ssh session and runs ~/.bashrc (pyenv init, nvm, prompts…): seconds per hook, or a
-  // hang on a lock a killed hook left. From a terminal SHLVL is already 1 or more; started by a service or CI it may
-  // be 0 or missing, so the hook gets 1, and its bash level 2, which reads no start-up file.
-  const level = Number(out.SHLVL);
-  if (!Number.isInteger(level) || level < 1) out.SHLVL = '1';
-  return out;
+  // The hook's bash must not run ~/.bashrc (shell-level.ts).
+  return withShellLevel(out);
 }

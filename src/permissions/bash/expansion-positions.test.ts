@@ -65,7 +65,7 @@ describe('expansions that could change what runs or what is read: asked', () => 
   });
 
   it('the danger is real: bash runs code from `[ -v "$x" ]` and `printf -v` sets PATH', () => {
-    const out = spawnSync('bash', ['-c', `x='a[$(echo RAN >&2)]'; echo set; [ -v "$x" ]; printf -v PATH "%s" changed; echo "$PATH"`], { encoding: 'utf8' });
+    const out = spawnSync('bash', ['-c', `x='a[$(echo RAN >&2)]'; echo set; [ -v "$x" ]; printf -v PATH "%s" changed; echo "$PATH"`], { encoding: 'utf8', env: { ...process.env, SHLVL: '1' } });
     // Nothing ran when x was set (single quotes); `[ -v` evaluated the subscript.
     expect(out.stderr).toContain('RAN');
     expect(out.stdout.trim().split('\n')).toEqual(['set', 'changed']);

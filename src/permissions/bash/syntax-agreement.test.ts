@@ -42,7 +42,8 @@ function corpus(size: number): string[] {
 /** `bash -n` on each command; one bash runs the loop, so only the syntax checks themselves are processes. */
 function bashAcceptsAll(commands: readonly string[]): boolean[] {
   const loop = 'while IFS= read -r -d "" c; do bash -n -c "$c" 2>/dev/null; echo $?; done';
-  const out = spawnSync('bash', ['-c', loop], { input: commands.map((c) => `${c}\0`).join(''), encoding: 'utf8', maxBuffer: 1 << 24 });
+  // SHLVL 1: with its stdin a socket, a bash at level 1 would run ~/.bashrc (src/hooks/shell-level.ts).
+  const out = spawnSync('bash', ['-c', loop], { input: commands.map((c) => `${c}\0`).join(''), encoding: 'utf8', maxBuffer: 1 << 24, env: { ...process.env, SHLVL: '1' } });
   const codes = out.stdout.trim().split('\n');
   expect(codes).toHaveLength(commands.length);
   return codes.map((code) => code === '0');

@@ -17,6 +17,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { PGROUP_ENV, PROCESS_MARKER, spareProcess } from '../../hooks/process-marker.js';
+import { withShellLevel } from '../../hooks/shell-level.js';
 
 /** Seconds between the SIGTERM and the SIGKILL once the owner is gone. */
 const GRACE_SECONDS = '1';
@@ -71,7 +72,8 @@ export function orphanWatchdogPid(): number | undefined {
 function start(): Running | undefined {
   if (running !== undefined || !orphanWatchdogEnabled()) return running;
   // Without our marker: a scan for it (ours, or an outer toolgate's that runs us) must not find the watchdog.
-  const env = { ...process.env };
+  // Nor ~/.bashrc: its stdin is a socket, and its bash must not take itself for an ssh session (shell-level.ts).
+  const env = withShellLevel({ ...process.env });
   delete env[PGROUP_ENV];
   let child: ChildProcess;
   try {
