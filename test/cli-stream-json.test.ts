@@ -37,6 +37,7 @@ const FLAGS: Record<string, readonly string[]> = {
   'api-error': [],
   budget: ['--max-budget-usd', '0.5', '--allowedTools', 'Bash'],
   'hook-events': ['--include-hook-events', '--allowedTools', 'Bash', '--settings', hooks],
+  background: ['--allowedTools', 'Bash'],
   'streaming-two-turns': ['--input-format', 'stream-json'],
 };
 
