@@ -86,7 +86,9 @@ describe('a durable session whose workers are killed mid tool call', () => {
   /** `toolgate run --backend restate=URL` as a user types it, started in the background; the session id it prints. */
   function startRun(prompt: string, resume?: string) {
     const args = ['run', '-p', '--backend', `restate=${server.ingressUrl}`, '--cwd', ws.dir, '--permission-mode', 'bypassPermissions', ...(resume ? ['--resume', resume] : []), prompt];
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/cli/main.ts'), ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    // bypassPermissions as root needs Claude Code's opt-in (IS_SANDBOX=1; the tests may run as root, as CI does).
+    const env = { ...process.env, IS_SANDBOX: '1' };
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/cli/main.ts'), ...args], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
