@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startScriptedServer, type ScriptedServer } from '../src/testing/index.js';
+import { MODEL_ALIASES } from '../src/tool/models.js';
 import { toolgate } from './helpers/cli.js';
 
 let dir: string;
@@ -53,11 +54,12 @@ describe('toolgate run -p "/name args"', { timeout: 120_000 }, () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines[0]).toMatchObject({ type: 'system', subtype: 'init', model: 'claude-haiku-5-5', slash_commands: ['git:brief', 'haiku'], skills: ['haiku'] });
+    expect(lines[0]).toMatchObject({ type: 'system', subtype: 'init', model: MODEL_ALIASES.haiku, slash_commands: ['git:brief', 'haiku'], skills: ['haiku'] });
     expect(lines.at(-1)).toMatchObject({ type: 'result', result: 'Briefed.', is_error: false });
 
     const request = server.messageRequests[0]!.body;
-    expect(request.model).toBe('claude-haiku-5-5');
+    // The frontmatter's `haiku` is the alias of the one model table (src/tool/models.ts), not a fixed id.
+    expect(request.model).toBe(MODEL_ALIASES.haiku);
     const prompt = flat(request.messages[0].content);
     expect(prompt).toContain('<command-name>/git:brief</command-name>');
     expect(prompt).toContain('Brief me on the release plan.');

@@ -30,6 +30,8 @@ export interface RestateServerOptions {
    * invocations, journals and registered workers. The folder is then the caller's: `stop()` leaves it.
    */
   readonly restart?: { readonly dataDir: string; readonly ports: RestateServer['ports'] };
+  /** Where fresh ports come from (default `freePort`); a test gives a taken one to see the start-up try again. */
+  readonly pickPort?: () => Promise<number>;
 }
 
 export interface RestateServer {
@@ -66,9 +68,29 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Start-ups on fresh ports before giving up when one of them was taken meanwhile. */
+const PORT_ATTEMPTS = 5;
+
+/**
+ * A port that was free a moment ago is in the ephemeral range: any process's outgoing connection (or a server of a
+ * test running beside us) can take it before the server binds it. Then the server exits at start-up saying
+ * "Address in use", and starting again on fresh ports is all it takes. A restart keeps its ports: no second try.
+ */
 export async function startRestateServer(options: RestateServerOptions = {}): Promise<RestateServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options);
+    } catch (error) {
+      const taken = error instanceof Error && /Address in use|address already in use/i.test(error.message);
+      if (options.restart || !taken || attempt >= PORT_ATTEMPTS) throw error;
+    }
+  }
+}
+
+async function startOnce(options: RestateServerOptions): Promise<RestateServer> {
   const dataDir = options.restart?.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'toolgate-restate-'));
-  const ports = options.restart?.ports ?? { ingress: await freePort(), admin: await freePort(), fabric: await freePort() };
+  const pick = options.pickPort ?? freePort;
+  const ports = options.restart?.ports ?? { ingress: await pick(), admin: await pick(), fabric: await pick() };
   const { ingress, admin, fabric } = ports;
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',

@@ -118,10 +118,11 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   {
     // A single prompt's session waits for its background command; its end is a turn of its own. The command sleeps
-    // long enough for the first turn to end before it does (the order would differ otherwise, in both SDKs).
+    // long enough for the first turn to end before it does (the order would differ otherwise, in both SDKs) — 3 s:
+    // the first turn of a CLI started through tsx on a loaded machine may take more than a second.
     name: 'background',
     prompt: 'bg',
-    turns: () => [{ content: [{ type: 'tool_use', name: 'Bash', input: { command: 'sleep 1.5; echo bgdone', description: 'bg', run_in_background: true } }] }, text('started it'), text('saw it finish')],
+    turns: () => [{ content: [{ type: 'tool_use', name: 'Bash', input: { command: 'sleep 3; echo bgdone', description: 'bg', run_in_background: true } }] }, text('started it'), text('saw it finish')],
     options: () => ({ model: M, allowedTools: ['Bash'] }),
   },
   {
