@@ -8,11 +8,21 @@ import { BASE_TOOL_ENTRIES, type BaseToolEntry } from '../registry/base-tools.js
 import { isDeferredTool, TOOL_SEARCH_TOOL_NAME } from '../tool/api-format.js';
 import type { ToolPermissionContext } from '../tool/permission-types.js';
 import type { Tools } from '../tool/tool.js';
-import type { Shared } from './runtime.js';
+import type { ToolServices } from '../tool/tool-use-context.js';
+import type { ToolProvider, ToolRuntimeOptions } from './types.js';
+
+/** What the root pool is made from (a runtime's shared state). */
+export interface PoolSources {
+  readonly options: Pick<ToolRuntimeOptions, 'tools' | 'env' | 'builtinTools'>;
+  readonly services: Pick<ToolServices, 'commands'>;
+  readonly providers: readonly ToolProvider[];
+  /** Each provider's last listing: a provider that fails to list keeps what it had. */
+  readonly providerTools: Map<ToolProvider, Tools>;
+}
 
 /** The pool and which of its tools are built-ins (by name: the deferral step may hand back copies of MCP tools). */
 export async function assembleRootPool(
-  shared: Pick<Shared, 'providers' | 'providerTools' | 'options' | 'services'>,
+  shared: PoolSources,
   permissionContext: ToolPermissionContext,
 ): Promise<{ pool: Tools; builtIns: ReadonlySet<string> }> {
   const { providers, providerTools } = shared;
