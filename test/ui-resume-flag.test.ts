@@ -22,7 +22,8 @@ beforeEach(() => {
   mkdirSync(path.join(dir, 'home'));
 });
 afterEach(async () => {
-  for (const t of terms.splice(0)) t.kill();
+  // Gone before its folder is removed: a session still writing its transcript would make the removal fail.
+  await Promise.all(terms.splice(0).map((t) => (t.kill(), t.exited)));
   await server?.close();
   server = undefined;
   rmSync(dir, { recursive: true, force: true });

@@ -35,7 +35,11 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
-  term?.kill();
+  // Gone before its folder is removed: a session still writing its transcript would make the removal fail.
+  if (term) {
+    term.kill();
+    await term.exited;
+  }
   await server?.close();
   rmSync(dir, { recursive: true, force: true });
 });
