@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { runToolUse } from '../src/execution/pipeline.js';
 import { StreamingToolExecutor } from '../src/execution/streaming-tool-executor.js';
 import { createCanUseTool } from '../src/permissions/can-use-tool.js';

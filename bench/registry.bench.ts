@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildTool } from '../src/tool/build-tool.js';
 import { toolsToAPI } from '../src/tool/api-format.js';
 import { getEmptyToolPermissionContext } from '../src/tool/permission-types.js';

@@ -1,7 +1,7 @@
 // A custom tool and one model turn through the runtime. The scripted server plays the model; to use Claude, drop
 // it and `baseURL` and set ANTHROPIC_API_KEY.
 import Anthropic from '@anthropic-ai/sdk';
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildTool, createToolRuntime, query } from 'toolgate';
 import { startScriptedServer } from 'toolgate/testing';
 

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { createSdkMcpServer, tool, type HookInput, type PermissionUpdate } from 'toolgate/agent-sdk';
 import { FIXTURE_SERVER } from '../src/mcp/test-helpers/servers.js';
 import type { RecordedRequest } from 'toolgate/testing';

@@ -4,7 +4,7 @@
  * no throw escapes, every block gets exactly one `is_error` result, in order, and nothing reaches Object.prototype.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { StreamingToolExecutor, type ExecutorUpdate } from '../src/execution/streaming-tool-executor.js';
 import { buildTool } from '../src/tool/build-tool.js';
 import type { AnyTool, ToolUseBlock } from '../src/tool/tool.js';

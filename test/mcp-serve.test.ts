@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 // Each test starts the real CLI through tsx: slow on a loaded machine. Safety nets only.
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 });
 const SLOW = { timeout: 240_000 };
-import { z } from 'zod';
+import * as z from 'zod';
 import { serveHttp, type HttpServeHandle } from '../src/mcp/server/serve.js';
 import { annotationsOf } from '../src/mcp/server/tool-server.js';
 import { buildTool } from '../src/tool/build-tool.js';

@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { hookEvent } from '../src/execution/hook-steps.js';
 import { createHookRunner } from '../src/hooks/hook-runner.js';
 import { parseHooksSettings } from '../src/hooks/parse-hooks-settings.js';

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { createToolRuntime } from '../src/agent/create-tool-runtime.js';
 import { query } from '../src/agent/query.js';
 import { readTranscript, transcriptPath } from '../src/agent/transcript.js';

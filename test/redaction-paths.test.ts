@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { createToolRuntime } from '../src/agent/create-tool-runtime.js';
 import type { ToolRuntime, ToolRuntimeOptions } from '../src/agent/types.js';
 import { StreamingToolExecutor } from '../src/execution/streaming-tool-executor.js';

@@ -6,7 +6,7 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { runToolUse } from '../src/execution/pipeline.js';
 import { createHookRunner } from '../src/hooks/hook-runner.js';
 import { parseHooksSettings } from '../src/hooks/parse-hooks-settings.js';

@@ -4,7 +4,7 @@
  * answer by calling it; a call whose input does not match the schema is refused with what is wrong, and a successful
  * one ends the turn (the loop's `structuredOutput` option), its input becoming the result's `structured_output`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildTool } from '../tool/build-tool.js';
 import type { AnyTool, ToolInputJSONSchema } from '../tool/tool.js';
 import { AgentSdkOptionError } from './session-options.js';

@@ -3,7 +3,7 @@ import { getEventListeners } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { makeTestTool } from '../../test/helpers/tools.js';
 import { buildTool } from '../tool/build-tool.js';
 import type { ToolResultBlockParam, ToolUseBlock } from '../tool/tool.js';

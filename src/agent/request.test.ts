@@ -7,7 +7,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startScriptedServer, type ScriptedServer, type ScriptedTurn } from '../testing/index.js';
 import { INPUT_EXAMPLES_BETA } from '../tool/api-format.js';

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { runToolUse } from '../execution/pipeline.js';
 import { buildTool } from '../tool/build-tool.js';
 import { getEmptyToolPermissionContext } from '../tool/permission-types.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { allowAll, assistantMessage, makeContext, tempSession, type TempSession } from '../../test/helpers/execution.js';
 import { buildTool } from '../tool/build-tool.js';
 import type { ToolUseBlock } from '../tool/tool.js';

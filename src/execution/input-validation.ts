@@ -4,7 +4,7 @@
  * each bad parameter with the type expected and the type received, the ToolSearch hint for deferred tools, and the
  * stripping of internal fields a model must never set.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { TOOL_SEARCH_TOOL_NAME } from '../tool/api-format.js';
 import type { AnyTool } from '../tool/tool.js';
 

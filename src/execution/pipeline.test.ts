@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildTool, type ToolDef } from '../tool/build-tool.js';
 import { deepFreeze } from '../tool/deep-immutable.js';
 import { imageToolResult } from '../tool/tool-result.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildTool } from '../tool/build-tool.js';
 import { NotificationQueue } from '../tool/notification-queue.js';
 import type { AnyTool } from '../tool/tool.js';

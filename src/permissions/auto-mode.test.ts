@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { makeTestTool } from '../../test/helpers/tools.js';
 import { buildTool } from '../tool/build-tool.js';
 import type { PermissionDecision, PermissionMode } from '../tool/permission-types.js';

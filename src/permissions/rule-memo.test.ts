@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildTool } from '../tool/build-tool.js';
 import type { PermissionRule, ToolPermissionContext } from '../tool/permission-types.js';
 import { createToolUseContext } from '../tool/tool-use-context.js';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildTool } from '../tool/build-tool.js';
 import type { PermissionMode } from '../tool/permission-types.js';
 import type { AssistantMessage } from '../tool/tool.js';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildTool } from '../tool/build-tool.js';
 import { resolvePermission } from '../permissions/resolve.js';
 import { loadSettings, type LoadSettingsOptions } from './load-settings.js';

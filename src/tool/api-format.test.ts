@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildTool } from './build-tool.js';
 import { INPUT_EXAMPLES_BETA, modelSupportsStrictTools, strictInputSchema, toolToAPI, zodToInputJSONSchema } from './api-format.js';
 import { getEmptyToolPermissionContext } from './permission-types.js';

@@ -3,7 +3,7 @@
  * description from the tool's prompt, the input JSON Schema, and the optional strict / input_examples /
  * defer_loading fields).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ToolPermissionContext } from './permission-types.js';
 import type { ToolSettings } from './tool-use-context.js';
 import { toStrictSchema, type StrictSchemaResult } from './strict-schema.js';

@@ -1,5 +1,5 @@
 import { expectTypeOf, test } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildTool } from './build-tool.js';
 import type { Tool } from './tool.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildTool, ToolDefinitionError } from './build-tool.js';
 import { createToolUseContext } from './tool-use-context.js';
 import { getEmptyToolPermissionContext } from './permission-types.js';

@@ -4,7 +4,7 @@
  * classifier input (the general engine decides). `checkPermissions` defaults to allow-unchanged, which means "no
  * tool-specific objection" — rules, modes and prompts still decide around it.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { defaultMapToolResult, safeJson } from './tool-result.js';
 import type { AnyObject, Tool, ToolInputJSONSchema, ToolProgressData } from './tool.js';
 

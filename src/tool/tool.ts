@@ -4,7 +4,7 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ReactNode } from 'react';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { PermissionDecision, PermissionResult, ToolPermissionContext } from './permission-types.js';
 import type { ToolServices, ToolSettings, ToolUseContext } from './tool-use-context.js';
 

@@ -1,5 +1,5 @@
 /** Small tools for tests of the contract, registry and executor (real tools live in src/tools/). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildTool, type ToolDef } from '../../src/tool/build-tool.js';
 import type { AnyTool } from '../../src/tool/tool.js';
 

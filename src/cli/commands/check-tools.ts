@@ -3,7 +3,7 @@
  * not (yet) registered, a stand-in that describes it to the engine — its path field, read-only or not — and never
  * runs. MCP names get an MCP stand-in (never read-only: MCP calls are not auto-approved). Any other name is an error.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
 import type { AnyTool } from '../../tool/tool.js';
 import { CLAUDE_CODE_TOOL_TRAITS } from '../../permissions/tool-traits.js';

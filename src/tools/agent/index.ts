@@ -14,7 +14,7 @@
  */
 import { MODEL_ALIASES, resolveModel } from '../../tool/models.js';
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
 import { toolMatchesName } from '../../tool/find-tool.js';
 import type { PermissionMode } from '../../tool/permission-types.js';

@@ -2,7 +2,7 @@
  * AskUserQuestion: multiple-choice questions for the person, answered through `ui.askQuestion` (the runtime's
  * question handler). Headless there is no one to ask: the result is an error that says so, at once — never a wait.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
 import type { ToolQuestionAnswer } from '../shared/questions.js';
 import { ASK_USER_QUESTION_TOOL_NAME, askUserQuestionPrompt, NO_ONE_TO_ASK } from './prompt.js';

@@ -5,7 +5,7 @@
  * which for `../x/**` or an absolute pattern is not the cwd — and files denied by Read rules are never listed.
  */
 import fs from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
 import { textToolResult } from '../../tool/tool-result.js';
 import { formatDuration } from '../shared/units.js';

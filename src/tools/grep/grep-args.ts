@@ -1,7 +1,7 @@
 /**
  * Grep's input schema (Claude Code 2.1.328's fields and defaults) and the ripgrep command line built from it.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { denyGlobArgs, vcsExcludeArgs, type ReadDenyFilter } from '../shared/search-path.js';
 
 export const DEFAULT_HEAD_LIMIT = 250;

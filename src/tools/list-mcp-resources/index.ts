@@ -2,7 +2,7 @@
  * ListMcpResources: the resources of the connected MCP servers, with the server each comes from. The MCP layer gives
  * the servers through `context.services.mcpResources`; without it there is nothing to list.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
 import type { McpResourceInfo } from '../shared/mcp-resource-service.js';
 import '../shared/mcp-resource-service.js';

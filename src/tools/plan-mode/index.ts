@@ -4,7 +4,7 @@
  * leaving asks the person to approve the plan through `ui.askQuestion` and restores that mode. Both change the mode
  * in a `contextModifier`, so the switch happens where the executor applies context changes, between calls.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { enterPlanMode, exitPlanMode } from '../../permissions/permission-context.js';
 import { buildTool } from '../../tool/build-tool.js';
 import { errorToolResult } from '../../tool/tool-result.js';

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
 import { blocksToolResult, imageBlock, isImageMediaType, textBlock, type ToolResultContentBlock } from '../../tool/tool-result.js';
 import '../shared/mcp-resource-service.js';

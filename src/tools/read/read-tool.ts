@@ -2,7 +2,7 @@
  * Read: text with line numbers, images, PDFs and notebooks. Everything that touches the filesystem happens in
  * `call()` — after the permission decision — so a denied path is never opened, statted or described to the model.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import { binaryExtensionMessage, fileExtension, hasBinaryExtension } from '../shared/binary.js';

@@ -10,7 +10,7 @@
  * `createSkillTool(catalog)`, so nothing here imports upward. The runtime puts the tool in the pool only when the
  * session has skills or commands.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { addAllowCeiling } from '../../permissions/allow-ceiling.js';
 import { formatPermissionRule } from '../../permissions/permission-rule.js';
 import { buildTool } from '../../tool/build-tool.js';

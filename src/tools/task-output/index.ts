@@ -3,7 +3,7 @@
  * shell command, a sub-agent). The state is the registry's (from the task itself); the output is what the task's
  * kind shows of it (a command's file tail, an agent's progress log), bounded by that kind.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
 import { getTaskRegistry, type TaskFacts, type TaskInfo, type TaskRegistry, type TaskStatus } from '../shared/task-registry.js';
 import { DEFAULT_WAIT_MS, MAX_WAIT_MS, TASK_OUTPUT_TOOL_NAME, taskOutputPrompt } from './prompt.js';

@@ -3,7 +3,7 @@
  * command's whole process group, a sub-agent's loop) and reports its final state. `shell_id` is Claude Code's
  * deprecated name for `task_id`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import type { ValidationResult } from '../../tool/tool.js';

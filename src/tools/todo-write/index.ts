@@ -2,7 +2,7 @@
  * TodoWrite: the model's checklist, replaced whole on every call. Kept per agent (the main thread and each
  * sub-agent have their own list), cleared once every item is completed, and shown through `ui.onTodosChanged`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
 import type { ToolServices, ToolUseContext } from '../../tool/tool-use-context.js';
 import { TODO_WRITE_RESULT, TODO_WRITE_TOOL_NAME, todoWritePrompt } from './prompt.js';

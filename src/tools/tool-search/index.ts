@@ -3,7 +3,7 @@
  * `options.loadedDeferredTools`, so the pipeline stops asking for a load and the next request carries their
  * definitions — as `tool_reference` blocks the API expands (models that support them) or as the schemas in text.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
 import { getToolInputJSONSchema, modelSupportsToolReference, TOOL_SEARCH_TOOL_NAME } from '../../tool/api-format.js';
 import type { AnyTool, ToolResultBlockParam } from '../../tool/tool.js';

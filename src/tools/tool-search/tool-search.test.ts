@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
 import { deferredLoadingFor, toolsToAPI } from '../../tool/api-format.js';
 import { getEmptyToolPermissionContext } from '../../tool/permission-types.js';

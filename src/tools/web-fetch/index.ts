@@ -9,7 +9,7 @@ import { lookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { LRUCache } from 'lru-cache';
-import { z } from 'zod';
+import * as z from 'zod';
 import { domainPatternOf, hostMatchesDomainPattern } from '../../permissions/domains.js';
 import { buildTool } from '../../tool/build-tool.js';
 import type { PermissionAskDecision, PermissionResult } from '../../tool/permission-types.js';

@@ -4,7 +4,7 @@
  * Without a client it is disabled with a message that says why; a session has a cap on searches.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import '../shared/questions.js';

@@ -7,7 +7,7 @@
  * `sessionState`. Only the main thread may switch: a sub-agent shares the session's directory with its parent.
  */
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { updatePermissionContext } from '../../permissions/permission-context.js';
 import { buildTool } from '../../tool/build-tool.js';
 import type { ValidationResult } from '../../tool/tool.js';

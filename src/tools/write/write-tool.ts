@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
 import type { ToolResultBlockParam } from '../../tool/tool.js';
 import { textToolResult } from '../../tool/tool-result.js';
