@@ -37,7 +37,7 @@ export async function isCallConcurrencySafe(call: PreparedToolUse): Promise<bool
   const { tool, parsed } = call;
   if (call.problem !== undefined || tool === undefined) return true;
   if (!parsed?.ok) return false;
-  const ready = analysisReady(tool);
+  const ready = analysisReady(tool, parsed.input);
   if (ready) await ready;
   try {
     return Boolean(tool.isConcurrencySafe(parsed.input));

@@ -4,7 +4,7 @@
  * the parser (keeping call order) and then decides as usual. This file starts with the parser unloaded.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { allowAll, assistantMessage, makeContext, tempSession, type TempSession } from '../../test/helpers/execution.js';
 import { isBashParserLoaded } from '../permissions/bash/parser.js';
 import { isReadOnlyCommand } from '../permissions/bash/read-only.js';
@@ -42,7 +42,8 @@ it('read-only shell calls that arrive before the parser still run together, resu
   });
   expect(isBashParserLoaded()).toBe(false);
   const executor = new StreamingToolExecutor([Shell], allowAll, makeContext([Shell], session.dir));
-  const commands = ['ls', 'cat a.txt', 'grep -r x .'];
+  // Not plain commands (a quote, a pipe, a glob): these need the wasm parser, which is not loaded yet.
+  const commands = ["ls 'a dir'", 'cat a.txt | head', 'grep -r x *.txt'];
   commands.forEach((command, i) => executor.addTool({ type: 'tool_use', id: `t${i}`, name: 'Shell', input: { command } } as ToolUseBlock, assistantMessage));
   const results: string[] = [];
   for await (const update of executor.getRemainingResults()) if (update.type === 'result') results.push(update.toolUseId);

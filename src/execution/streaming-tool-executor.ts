@@ -139,7 +139,7 @@ export class StreamingToolExecutor {
     const behaviour = interruptBehaviorOf(tool, parsedInput);
     // Some calls are judged by an analysis that loads on first need (a shell command's parse): answered now it would
     // be "not safe" only because it is not there yet, so the call waits for it (in order) instead of running alone.
-    const ready = parsedInput !== undefined && tool !== undefined ? analysisReady(tool) : undefined;
+    const ready = parsedInput !== undefined && tool !== undefined ? analysisReady(tool, parsedInput) : undefined;
     if (ready) this.#awaitAnalysis(ready);
     this.#tools.push({
       ...(ready ? { awaitingAnalysis: true } : {}),

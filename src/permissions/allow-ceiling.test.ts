@@ -11,9 +11,12 @@ import { createToolUseContext } from '../tool/tool-use-context.js';
 import { addAllowCeiling, removeAllowCeilings, rulesCoverCall } from './allow-ceiling.js';
 import { createPermissionContext, parseRules } from './permission-context.js';
 import { hasPermissionsToUseTool, resolvePermission } from './resolve.js';
+import { loadBashParser } from './bash/parser.js';
 
 let proj: string;
-beforeAll(() => {
+beforeAll(async () => {
+  // rulesCoverCall is synchronous: the engine loads the parser before it asks about a command that needs it.
+  await loadBashParser();
   proj = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tg-ceiling-')));
   fs.writeFileSync(path.join(proj, 'a.txt'), 'a\n');
 });

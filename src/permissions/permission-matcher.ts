@@ -17,12 +17,11 @@ import type {
 } from '../tool/permission-types.js';
 import { PERMISSION_RULE_SOURCES } from '../tool/permission-types.js';
 import type { AnyTool } from '../tool/tool.js';
-import { isBashParserLoaded, loadBashParser } from './bash/parser.js';
+import { analysisReady } from './analysis-ready.js';
 import { checkToolContent } from './content-check.js';
 import { updatePermissionContext } from './permission-context.js';
 import { formatPermissionRule, tryParsePermissionRule } from './permission-rule.js';
 import { toolMatchesRulePattern } from './tool-rule-match.js';
-import { isShellTool } from './tool-traits.js';
 
 export type RuleMatchVerdict = 'match' | 'maybe' | 'none';
 
@@ -61,13 +60,9 @@ export async function preparePermissionMatcher(
   ctx: ToolPermissionContext,
 ): Promise<PermissionMatcher> {
   if (typeof tool === 'string') return (text) => matchByName(tool, text);
-  if (isShellTool(tool) && !isBashParserLoaded()) {
-    try {
-      await loadBashParser();
-    } catch {
-      // Not loaded: the analysis fails closed ("cannot parse"), which makes content rules `maybe` below.
-    }
-  }
+  // Not loaded (or failing to): the analysis fails closed ("cannot parse"), which makes content rules `maybe` below.
+  const ready = analysisReady(tool, input);
+  if (ready) await ready;
   const base = baseContext(ctx);
   return (text, origin) => {
     try {

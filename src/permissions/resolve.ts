@@ -82,7 +82,7 @@ async function resolveChain(
   checkContext: ToolUseContext | undefined,
 ): Promise<PermissionDecision> {
   // What the judgement needs loaded (analysis-ready.ts); once it is, this is a flag test and no await.
-  const ready = analysisReady(tool);
+  const ready = analysisReady(tool, input);
   if (ready) await ready;
   const view = liveContext(ctx);
   if (view.expired.length === 0) return resolveLive(tool, input, ctx, hook, runToolCheck, checkContext);

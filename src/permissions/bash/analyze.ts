@@ -1,9 +1,10 @@
 /**
- * `analyzeBashCommand`: parse once with tree-sitter-bash and reduce the command to the simple commands that can
+ * `analyzeBashCommand`: parse once (a plain command in JS, anything else with tree-sitter-bash) and reduce the command to the simple commands that can
  * run, each with its literal words, redirects, the argv allow rules see (wrappers stripped), the argv views deny
  * rules see (through `sudo`, `env`, `bash -c '…'`, …) and why it cannot be reasoned about, if it cannot.
  */
-import { isBashParserLoaded, parseBash, type SyntaxNode } from './parser.js';
+import { BashParserNotLoadedError, isBashParserLoaded, parseBash, type SyntaxNode } from './parser.js';
+import { parseSimpleCommand } from './simple-command.js';
 import type { BashAnalysis, SimpleCommand } from './types.js';
 import type { MatchWord } from './rule-match.js';
 import { Walker, type RawCommand } from './walker.js';
@@ -181,15 +182,16 @@ export function analyzeInternal(command: string, depth: number): Analysis {
   const walker = new Walker((raw) => finishCommand(raw, depth));
   let parsed: ReturnType<typeof parseBash>;
   try {
-    parsed = parseBash(command);
+    parsed = parseSimpleCommand(command) ?? parseBash(command);
     if (!parsed) return fail(command, charReason ?? 'the parser gave up on this command', []);
     walker.walk(parsed.root);
   } catch (error) {
+    if (error instanceof BashParserNotLoadedError) parserMisses++;
     // Pathological nesting can exhaust the stack: what we cannot walk we do not allow.
     const why =
       error instanceof RangeError
         ? 'the command is nested too deeply to analyse'
-        : error instanceof Error && error.name === 'BashParserNotLoadedError'
+        : error instanceof BashParserNotLoadedError
           ? error.message
           : `analysis failed: ${String(error)}`;
     return fail(command, charReason ?? why, walker.commands);
@@ -209,13 +211,17 @@ export function analyzeInternal(command: string, depth: number): Analysis {
   return { ok: true, subcommands: walker.commands };
 }
 
+/** Analyses (at any depth) that needed the wasm parser before it was loaded: they failed closed. */
+let parserMisses = 0;
+
 const cache = new Map<string, Analysis>();
 const CACHE_SIZE = 256;
 
 /**
  * Analyse a command (synchronous; results for recent commands are cached because a tool call checks the same
- * command several times: permissions, read-only, concurrency safety). Call `loadBashParser()` first: until it has
- * resolved, every command is "cannot analyse" (the engine asks; read-only is false).
+ * command several times: permissions, read-only, concurrency safety). Plain commands (simple-command.ts) analyse at
+ * once; any other needs `loadBashParser()` first: until it has resolved, such a command is "cannot analyse" (the
+ * engine asks; read-only is false). `needsBashParser` tells which.
  */
 export function analyzeBashCommand(command: string): Analysis {
   const hit = cache.get(command);
@@ -224,10 +230,22 @@ export function analyzeBashCommand(command: string): Analysis {
     cache.set(command, hit);
     return hit;
   }
+  const misses = parserMisses;
   const result = analyzeInternal(command, 0);
-  // Before the parser is loaded every analysis fails closed; that is not an answer to remember.
-  if (!isBashParserLoaded()) return result;
+  // A command (or code it runs) that needed the parser before it loaded failed closed: not an answer to remember.
+  if (parserMisses !== misses) return result;
   if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
   cache.set(command, result);
   return result;
+}
+
+/**
+ * Whether judging this command needs the wasm parser loaded first: false once it is, and for a command whose every
+ * part (nested `bash -c` code included) is plain enough to parse without it (the analysis is then done, and cached).
+ */
+export function needsBashParser(command: string): boolean {
+  if (isBashParserLoaded()) return false;
+  const misses = parserMisses;
+  analyzeBashCommand(command);
+  return parserMisses !== misses;
 }

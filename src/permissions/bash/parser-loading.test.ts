@@ -1,15 +1,16 @@
 /**
- * The bash parser loads on first need. Before it has loaded, nothing is allowed on a guess: every analysis is
- * "cannot analyse" (not cached), and the engine loads the parser itself before it judges a shell tool's call.
+ * The bash parser loads on first need. Before it has loaded, nothing is allowed on a guess: every analysis that needs
+ * it is "cannot analyse" (not cached), and the engine loads the parser itself before it judges a shell tool's call
+ * that needs it. A plain command (simple-command.ts) needs no parser at all.
  * (Each test file runs in a fresh module graph, so here the parser starts unloaded.)
  */
 import os from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
 import { createPermissionContext, parseRules } from '../permission-context.js';
 import { resolvePermission } from '../resolve.js';
-import { analyzeBashCommand } from './analyze.js';
+import { analyzeBashCommand, needsBashParser } from './analyze.js';
 import { isBashParserLoaded } from './parser.js';
 import { isReadOnlyCommand } from './read-only.js';
 
@@ -24,20 +25,34 @@ const Shell = buildTool({
 });
 
 describe('before and after the parser loads', () => {
-  it('fails closed before, and the engine loads it before judging a shell call', async () => {
+  it('plain commands are judged without it; others fail closed before, and the engine loads it for them', async () => {
     expect(isBashParserLoaded()).toBe(false);
-    const early = analyzeBashCommand('ls -la');
+    // Plain words only: parsed in JS, judged at once, and the engine has no reason to load the parser.
+    expect(analyzeBashCommand('ls -la').ok).toBe(true);
+    expect(isReadOnlyCommand('ls -la')).toBe(true);
+    expect(needsBashParser('ls -la')).toBe(false);
+    const plainCtx = createPermissionContext({ cwd: os.tmpdir(), rules: parseRules(['RemoteShell(rm:*)'], 'deny', 'projectSettings') });
+    expect((await resolvePermission(Shell, { command: 'rm -rf x' }, plainCtx)).behavior).toBe('deny');
+    expect((await resolvePermission(Shell, { command: 'ls -la' }, plainCtx)).behavior).toBe('allow');
+    expect(isBashParserLoaded()).toBe(false);
+    // Code a plain command runs counts too: `bash -c ls` is plain all through, `bash -c 'ls'` is not.
+    expect(needsBashParser('bash -c ls')).toBe(false);
+
+    const early = analyzeBashCommand('ls -la | head');
     expect(early.ok).toBe(false);
     expect(early.ok ? '' : early.reason).toMatch(/not loaded/);
-    expect(isReadOnlyCommand('ls -la')).toBe(false);
+    expect(isReadOnlyCommand('ls -la | head')).toBe(false);
+    expect(needsBashParser('ls -la | head')).toBe(true);
+    expect(needsBashParser("bash -c 'ls'")).toBe(true);
 
     const ctx = createPermissionContext({ cwd: os.tmpdir(), rules: parseRules(['RemoteShell(rm:*)'], 'deny', 'projectSettings') });
     // Deny rules read the parsed command: `echo ok; rm -rf x` is denied through its second part.
     expect((await resolvePermission(Shell, { command: 'echo ok; rm -rf x' }, ctx)).behavior).toBe('deny');
     expect(isBashParserLoaded()).toBe(true);
     // The early failure was not remembered: the same command now analyses, and is read-only.
-    expect(analyzeBashCommand('ls -la').ok).toBe(true);
-    expect(isReadOnlyCommand('ls -la')).toBe(true);
-    expect((await resolvePermission(Shell, { command: 'ls -la' }, ctx)).behavior).toBe('allow');
+    expect(analyzeBashCommand('ls -la | head').ok).toBe(true);
+    expect(isReadOnlyCommand('ls -la | head')).toBe(true);
+    expect((await resolvePermission(Shell, { command: 'ls -la | head' }, ctx)).behavior).toBe('allow');
+    expect(needsBashParser("bash -c 'ls'")).toBe(false);
   });
 });

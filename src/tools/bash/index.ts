@@ -2,8 +2,8 @@
  * The Bash tool (Claude Code 2.1.328's fields and result texts). The process side lives in `run-bash.ts` and its
  * helpers; read-only classification — hence parallel execution — comes from the permission engine's Bash analyser.
  */
-import { z } from 'zod';
-import { isBashParserLoaded, isReadOnlyCommand, loadBashParser } from '../../permissions/bash/index.js';
+import * as z from 'zod';
+import { isReadOnlyCommand, loadBashParser, needsBashParser } from '../../permissions/bash/index.js';
 import { buildTool } from '../../tool/build-tool.js';
 import type { ValidationResult } from '../../tool/tool.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
@@ -115,9 +115,9 @@ export const BashTool = buildTool<typeof bashInputSchema, BashOutput, BashProgre
   },
   // call() is not given its tool_use id; the executor stamps progress events with it. The command's parse decides
   // what it may do at a timeout (move to the background only if parseable): load the parser even when a caller
-  // runs the tool without the permission engine (a no-op once loaded).
+  // runs the tool without the permission engine (false at once when it is loaded or the command is plain).
   call: async (input, context, _canUseTool, _parentMessage, onProgress) => {
-    if (!isBashParserLoaded()) await loadBashParser();
+    if (needsBashParser(input.command)) await loadBashParser();
     return runBash(input, context, '', onProgress);
   },
   mapToolResultToToolResultBlockParam: mapBashOutput,
