@@ -2,18 +2,25 @@
 // hundred ES modules is most of the CLI's start-up time (zod alone is hundreds of files); code behind dynamic imports
 // (each command, the agent loop, the SDK) goes into chunks that load only when a command needs them. Packages that
 // find native or wasm files next to themselves stay external and are resolved from node_modules as usual.
-import { rmSync } from 'node:fs';
+//
+// A second bundle, toolgate.cjs, is one CommonJS script with a V8 code cache beside it (toolgate.cjs.cache): Node 20
+// has no code cache for ES modules, and compiling the bundle's source was a third of a short command's time. The
+// cache is made here, by running one representative command (a Bash call and a Read through `exec`), so it holds the
+// functions a command compiles, not only the top level. bin/toolgate.js runs it for the commands that never open the
+// interactive session (Ink is an ES module with top-level await: it cannot be required).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parse } from 'acorn';
 import { build } from 'esbuild';
 
 // Chunk names carry content hashes: without a clean folder, every rebuild would leave the old chunks beside the new.
 rmSync('dist/cli-bundle', { recursive: true, force: true });
 
-await build({
+const common = {
   entryPoints: { toolgate: 'src/cli/main.ts' },
-  outdir: 'dist/cli-bundle',
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
   external: [
@@ -32,9 +39,105 @@ await build({
     'tsx',
     'tsx/*',
   ],
+  minify: true,
+  logLevel: 'warning',
+};
+
+await build({
+  ...common,
+  outdir: 'dist/cli-bundle',
+  splitting: true,
+  format: 'esm',
   // Bundled CommonJS packages call require() for Node's built-ins.
   banner: { js: "import { createRequire as __tgCreateRequire } from 'node:module'; const require = __tgCreateRequire(import.meta.url);" },
   outExtension: { '.js': '.mjs' },
-  minify: true,
-  logLevel: 'warning',
 });
+
+/**
+ * The commands bin/toolgate.js runs from the script never open the session and rarely talk to a model or export
+ * telemetry: those libraries stay out of it (required from node_modules on the rare run that needs them), and so does
+ * the session's code. Every byte in the script is read and deserialised at each start, whether it runs or not.
+ */
+const notInScript = [
+  '@anthropic-ai/sdk',
+  '@anthropic-ai/sdk/*',
+  '@opentelemetry/core',
+  '@opentelemetry/exporter-*',
+  '@opentelemetry/otlp-*',
+  '@opentelemetry/resources',
+  '@opentelemetry/sdk-*',
+  '@opentelemetry/semantic-conventions',
+  'marked',
+  'turndown',
+];
+const withoutSession = {
+  name: 'without-session',
+  setup(b) {
+    b.onResolve({ filter: /\/ui\/start-session\.js$/ }, () => ({ path: 'start-session', namespace: 'without-session' }));
+    b.onLoad({ filter: /.*/, namespace: 'without-session' }, () => ({
+      contents: "export function startInteractiveSession() { throw new Error('the interactive session runs from the ES bundle (bin/toolgate.js)'); }",
+    }));
+  },
+};
+
+const cjs = 'dist/cli-bundle/toolgate.cjs';
+await build({
+  ...common,
+  external: [...common.external, ...notInScript],
+  plugins: [withoutSession],
+  outfile: cjs,
+  format: 'cjs',
+  // The same file location as the ES bundle's entry, so `new URL('../../package.json', import.meta.url)` holds.
+  define: { 'import.meta.url': '__tgImportMetaUrl', 'import.meta.dirname': '__dirname' },
+  banner: { js: 'var __tgImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+});
+writeFileSync(cjs, withHostImports(readFileSync(cjs, 'utf8')));
+
+/**
+ * Every `import(…)` of the script made a call of `__tgImport(…)`, the function bin/cached-bundle.js passes in: Node 20
+ * loses a vm script's dynamic-import callback when the script comes from a code cache (`import()` then throws
+ * ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING). The import expressions are found by parsing, so text that only looks like
+ * one (in a string, a comment) stays as it is.
+ */
+function withHostImports(code) {
+  const starts = [];
+  const visit = (node) => {
+    if (node === null || typeof node !== 'object') return;
+    if (Array.isArray(node)) {
+      for (const child of node) visit(child);
+      return;
+    }
+    if (node.type === 'ImportExpression') starts.push(node.start);
+    for (const key in node) if (key !== 'type' && key !== 'start' && key !== 'end') visit(node[key]);
+  };
+  visit(parse(code, { ecmaVersion: 'latest', sourceType: 'script', allowReturnOutsideFunction: true, allowHashBang: true }));
+  let out = '';
+  let at = 0;
+  for (const start of starts.sort((a, b) => a - b)) {
+    if (code.slice(start, start + 6) !== 'import') throw new Error(`bundle-cli: no import keyword at ${start}`);
+    out += `${code.slice(at, start)}__tgImport`;
+    at = start + 6;
+  }
+  return out + code.slice(at);
+}
+
+// The code cache, from one run of the bundle (TOOLGATE_CODE_CACHE_OUT tells bin/toolgate.js to write it at exit).
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'toolgate-code-cache-'));
+try {
+  writeFileSync(path.join(scratch, 'small.txt'), 'alpha\n');
+  const blocks = [
+    { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'echo hi' } },
+    { type: 'tool_use', id: 'toolu_2', name: 'Read', input: { file_path: path.join(scratch, 'small.txt') } },
+  ];
+  writeFileSync(path.join(scratch, 'calls.json'), JSON.stringify(blocks));
+  execFileSync(process.execPath, [path.resolve('bin/toolgate.js'), 'exec', '--allow', 'Bash(echo hi)', 'calls.json'], {
+    cwd: scratch,
+    env: { ...process.env, HOME: scratch, XDG_STATE_HOME: path.join(scratch, 'state'), TOOLGATE_CODE_CACHE_OUT: path.resolve('dist/cli-bundle/toolgate.cjs.cache') },
+    stdio: 'ignore',
+  });
+} catch (error) {
+  // Without the cache the CLI is as correct, only slower to start: say so and go on.
+  process.stderr.write(`bundle-cli: no code cache for dist/cli-bundle/toolgate.cjs (${error instanceof Error ? error.message : String(error)})\n`);
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}

@@ -123,4 +123,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
   }
 }
 
-process.exitCode = await main();
+// Not a top-level await: the CLI is also bundled as a CommonJS script (scripts/bundle-cli.mjs).
+void main().then((code) => {
+  process.exitCode = code;
+});

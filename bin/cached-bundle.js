@@ -1,0 +1,37 @@
+// Runs dist/cli-bundle/toolgate.cjs from its V8 code cache (toolgate.cjs.cache, made by scripts/bundle-cli.mjs):
+// Node 20 caches no compiled code for ES modules, so the CLI's commands run from a CommonJS script compiled through
+// node:vm, which takes a cache. A cache V8 rejects (another Node version, other V8 flags) costs only the compile.
+'use strict';
+const { existsSync, readFileSync, writeFileSync } = require('node:fs');
+const Module = require('node:module');
+const path = require('node:path');
+const vm = require('node:vm');
+
+/** CommonJS's module wrapper, and `__tgImport`: the bundle's `import()` calls, made calls of it at build time. */
+const WRAPPER = '(function (exports, require, module, __filename, __dirname, __tgImport) {';
+
+/** The bundle compiled (with its cache when there is one). */
+function compileBundle(file) {
+  const cacheFile = `${file}.cache`;
+  const cachedData = existsSync(cacheFile) ? readFileSync(cacheFile) : undefined;
+  const script = new vm.Script(`${WRAPPER}${readFileSync(file, 'utf8')}\n})`, { filename: file, ...(cachedData ? { cachedData } : {}) });
+  return { script, cacheFile, cached: cachedData !== undefined && !script.cachedDataRejected };
+}
+
+/**
+ * Runs the bundle. Its `import()` calls (packages kept out of the bundle, a user's module) go to Node's own ES module
+ * loader from here, as they would from the ES bundle.
+ */
+function runCachedBundle(file) {
+  const { script } = compileBundle(file);
+  // Set by the build only: the cache is written once the training command has compiled what a command compiles.
+  const out = process.env.TOOLGATE_CODE_CACHE_OUT;
+  if (out) {
+    delete process.env.TOOLGATE_CODE_CACHE_OUT;
+    process.once('exit', () => writeFileSync(out, script.createCachedData()));
+  }
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, Module.createRequire(file), module, file, path.dirname(file), (specifier) => import(specifier));
+}
+
+module.exports = { compileBundle, runCachedBundle };

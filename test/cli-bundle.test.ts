@@ -1,0 +1,99 @@
+/**
+ * The command as installed: bin/toolgate.js runs most commands from dist/cli-bundle/toolgate.cjs and its V8 code
+ * cache (scripts/bundle-cli.mjs), the session from the ES bundle. Both must be the CLI the sources are: same output,
+ * same exit codes, nothing extra on stderr, and the cache must be one this Node accepts (else every start compiles).
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { parse } from 'acorn';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from './helpers/cli.js';
+
+const bin = path.join(repoRoot, 'bin/toolgate.js');
+const script = path.join(repoRoot, 'dist/cli-bundle/toolgate.cjs');
+let dir: string;
+
+interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function run(argv: readonly string[]): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, argv, { cwd: dir, env: { ...process.env, HOME: dir, XDG_STATE_HOME: path.join(dir, 'state') } }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
+const installed = (args: readonly string[]) => run([bin, ...args]);
+const fromSources = (args: readonly string[]) => run(['--import', import.meta.resolve('tsx'), path.join(repoRoot, 'src/cli/main.ts'), ...args]);
+
+beforeAll(() => {
+  // CI builds it through `npm ci` (the prepare script); a checkout that has not built yet builds here.
+  if (!existsSync(`${script}.cache`)) execFileSync('npm', ['run', 'build'], { cwd: repoRoot, stdio: 'ignore' });
+  dir = mkdtempSync(path.join(os.tmpdir(), 'toolgate-bundle-'));
+  writeFileSync(path.join(dir, 'small.txt'), 'alpha\nbeta\n');
+  writeFileSync(
+    path.join(dir, 'calls.json'),
+    JSON.stringify([
+      { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'echo hi' } },
+      { type: 'tool_use', id: 'toolu_2', name: 'Bash', input: { command: "printf '%s\\n' a b | wc -l" } },
+      { type: 'tool_use', id: 'toolu_3', name: 'Read', input: { file_path: path.join(dir, 'small.txt') } },
+    ]),
+  );
+}, 300_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('the installed command', () => {
+  it('has a code cache this Node accepts, and a script with no import() left to a vm callback', () => {
+    const { compileBundle } = createRequire(import.meta.url)(path.join(repoRoot, 'bin/cached-bundle.js')) as {
+      compileBundle(file: string): { cached: boolean };
+    };
+    expect(compileBundle(script).cached).toBe(true);
+    // Node 20 drops a cached script's dynamic-import callback: every import() must have become __tgImport().
+    const imports: number[] = [];
+    const visit = (node: unknown): void => {
+      if (node === null || typeof node !== 'object') return;
+      if (Array.isArray(node)) return node.forEach(visit);
+      const n = node as { type?: string; start?: number };
+      if (n.type === 'ImportExpression') imports.push(n.start!);
+      for (const [key, value] of Object.entries(n)) if (key !== 'type') visit(value);
+    };
+    visit(parse(readFileSync(script, 'utf8'), { ecmaVersion: 'latest', sourceType: 'script', allowReturnOutsideFunction: true }));
+    expect(imports).toEqual([]);
+  });
+
+  it('answers as the sources do, for a plain command, one that needs the wasm parser, and a run of calls', async () => {
+    const cases = [
+      ['check', 'Bash', '{"command":"git status"}'],
+      ['check', 'Bash', '{"command":"ls | head -3 > out.txt"}'],
+      ['check', 'Bash', '{"command":"rm -rf /"}', '--deny', 'Bash(rm:*)'],
+      ['exec', '--allow', 'Bash', 'calls.json'],
+    ];
+    for (const args of cases) {
+      const [bundled, sources] = await Promise.all([installed(args), fromSources(args)]);
+      expect(bundled.stderr, args.join(' ')).toBe('');
+      expect({ code: bundled.code, stdout: bundled.stdout }, args.join(' ')).toEqual({ code: sources.code, stdout: sources.stdout });
+    }
+    const exec = await installed(['exec', '--allow', 'Bash', 'calls.json']);
+    expect(exec.stdout).toContain('hi');
+    expect(exec.stdout).toContain('3 tool calls: 3 ok');
+  });
+
+  it('gives a bad call its one-line error and exit code from the script too', async () => {
+    const missing = await installed(['exec', 'missing.json']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr.trim().split('\n')).toHaveLength(1);
+    expect(missing.stderr).toContain('missing.json');
+  });
+
+  it('runs what only the ES bundle can (the root command) from it', async () => {
+    const version = await installed(['--version']);
+    expect(version).toMatchObject({ code: 0, stderr: '' });
+    expect(version.stdout).toMatch(/^\d+\.\d+\.\d+ \(toolgate\)\n$/);
+  });
+});
