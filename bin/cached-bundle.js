@@ -1,4 +1,4 @@
-// Runs dist/cli-bundle/toolgate.cjs from its V8 code cache (toolgate.cjs.cache, made by scripts/bundle-cli.mjs):
+// Runs dist/cli-bundle/toolgate.cjs from a V8 code cache (toolgate.cjs.<command>.cache, made by scripts/bundle-cli.mjs):
 // Node 20 caches no compiled code for ES modules, so the CLI's commands run from a CommonJS script compiled through
 // node:vm, which takes a cache. A cache V8 rejects (another Node version, other V8 flags) costs only the compile.
 'use strict';
@@ -10,9 +10,13 @@ const vm = require('node:vm');
 /** CommonJS's module wrapper, and `__tgImport`: the bundle's `import()` calls, made calls of it at build time. */
 const WRAPPER = '(function (exports, require, module, __filename, __dirname, __tgImport) {';
 
-/** The bundle compiled (with its cache when there is one). */
-function compileBundle(file) {
-  const cacheFile = `${file}.cache`;
+/**
+ * The bundle compiled, with the cache trained on `command` when there is one (scripts/bundle-cli.mjs trains `exec`,
+ * `check` and `mcp`; another command takes exec's, which holds what every command shares).
+ */
+function compileBundle(file, command) {
+  const own = `${file}.${command}.cache`;
+  const cacheFile = existsSync(own) ? own : `${file}.exec.cache`;
   const cachedData = existsSync(cacheFile) ? readFileSync(cacheFile) : undefined;
   const script = new vm.Script(`${WRAPPER}${readFileSync(file, 'utf8')}\n})`, { filename: file, ...(cachedData ? { cachedData } : {}) });
   return { script, cacheFile, cached: cachedData !== undefined && !script.cachedDataRejected };
@@ -22,8 +26,8 @@ function compileBundle(file) {
  * Runs the bundle. Its `import()` calls (packages kept out of the bundle, a user's module) go to Node's own ES module
  * loader from here, as they would from the ES bundle.
  */
-function runCachedBundle(file) {
-  const { script } = compileBundle(file);
+function runCachedBundle(file, command) {
+  const { script } = compileBundle(file, command);
   // Set by the build only: the cache is written once the training command has compiled what a command compiles.
   const out = process.env.TOOLGATE_CODE_CACHE_OUT;
   if (out) {

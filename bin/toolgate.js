@@ -25,7 +25,7 @@ function failed(error) {
 }
 
 if (CACHED_COMMANDS.has(process.argv[2] ?? '') && existsSync(script)) {
-  require('./cached-bundle.js').runCachedBundle(script);
+  require('./cached-bundle.js').runCachedBundle(script, process.argv[2]);
 } else if (existsSync(bundle)) {
   import(pathToFileURL(bundle).href).catch(failed);
 } else if (existsSync(dist)) {

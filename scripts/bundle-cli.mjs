@@ -121,23 +121,41 @@ function withHostImports(code) {
   return out + code.slice(at);
 }
 
-// The code cache, from one run of the bundle (TOOLGATE_CODE_CACHE_OUT tells bin/toolgate.js to write it at exit).
+// The code caches, one per trained command, each from one run of the bundle (TOOLGATE_CODE_CACHE_OUT tells
+// bin/toolgate.js to write the cache at exit): a cache holds what its run compiled, and V8 reads all of it at each
+// start, so a command's own cache is smaller than one for every command.
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'toolgate-code-cache-'));
+const cacheOf = (command) => path.resolve(`dist/cli-bundle/toolgate.cjs.${command}.cache`);
+const runBin = (args, command, input) =>
+  execFileSync(process.execPath, [path.resolve('bin/toolgate.js'), ...args], {
+    cwd: scratch,
+    env: { ...process.env, HOME: scratch, XDG_STATE_HOME: path.join(scratch, 'state'), TOOLGATE_CODE_CACHE_OUT: cacheOf(command) },
+    input: input ?? '',
+    stdio: ['pipe', 'ignore', 'ignore'],
+    timeout: 60_000,
+  });
 try {
-  writeFileSync(path.join(scratch, 'small.txt'), 'alpha\n');
+  const small = path.join(scratch, 'small.txt');
+  writeFileSync(small, 'alpha\n');
   const blocks = [
     { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'echo hi' } },
-    { type: 'tool_use', id: 'toolu_2', name: 'Read', input: { file_path: path.join(scratch, 'small.txt') } },
+    { type: 'tool_use', id: 'toolu_2', name: 'Read', input: { file_path: small } },
   ];
   writeFileSync(path.join(scratch, 'calls.json'), JSON.stringify(blocks));
-  execFileSync(process.execPath, [path.resolve('bin/toolgate.js'), 'exec', '--allow', 'Bash(echo hi)', 'calls.json'], {
-    cwd: scratch,
-    env: { ...process.env, HOME: scratch, XDG_STATE_HOME: path.join(scratch, 'state'), TOOLGATE_CODE_CACHE_OUT: path.resolve('dist/cli-bundle/toolgate.cjs.cache') },
-    stdio: 'ignore',
-  });
+  runBin(['exec', '--allow', 'Bash(echo hi)', 'calls.json'], 'exec');
+  runBin(['check', 'Bash', '{"command":"git status"}'], 'check');
+  // The server answers what it was sent, then ends at the end of its input.
+  const rpc = [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'build', version: '1' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'echo hi' } } },
+    { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'Read', arguments: { file_path: small } } },
+  ];
+  runBin(['mcp', 'serve', '--cwd', scratch], 'mcp', rpc.map((m) => `${JSON.stringify(m)}\n`).join(''));
 } catch (error) {
-  // Without the cache the CLI is as correct, only slower to start: say so and go on.
-  process.stderr.write(`bundle-cli: no code cache for dist/cli-bundle/toolgate.cjs (${error instanceof Error ? error.message : String(error)})\n`);
+  // Without a cache the CLI is as correct, only slower to start: say so and go on.
+  process.stderr.write(`bundle-cli: a code cache for dist/cli-bundle/toolgate.cjs was not made (${error instanceof Error ? error.message : String(error)})\n`);
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }

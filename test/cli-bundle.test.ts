@@ -34,7 +34,7 @@ const fromSources = (args: readonly string[]) => run(['--import', import.meta.re
 
 beforeAll(() => {
   // CI builds it through `npm ci` (the prepare script); a checkout that has not built yet builds here.
-  if (!existsSync(`${script}.cache`)) execFileSync('npm', ['run', 'build'], { cwd: repoRoot, stdio: 'ignore' });
+  if (!existsSync(`${script}.exec.cache`)) execFileSync('npm', ['run', 'build'], { cwd: repoRoot, stdio: 'ignore' });
   dir = mkdtempSync(path.join(os.tmpdir(), 'toolgate-bundle-'));
   writeFileSync(path.join(dir, 'small.txt'), 'alpha\nbeta\n');
   writeFileSync(
@@ -51,9 +51,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('the installed command', () => {
   it('has a code cache this Node accepts, and a script with no import() left to a vm callback', () => {
     const { compileBundle } = createRequire(import.meta.url)(path.join(repoRoot, 'bin/cached-bundle.js')) as {
-      compileBundle(file: string): { cached: boolean };
+      compileBundle(file: string, command: string): { cached: boolean; cacheFile: string };
     };
-    expect(compileBundle(script).cached).toBe(true);
+    for (const command of ['exec', 'check', 'mcp']) {
+      const { cached, cacheFile } = compileBundle(script, command);
+      expect({ cached, cacheFile }).toEqual({ cached: true, cacheFile: `${script}.${command}.cache` });
+    }
+    expect(compileBundle(script, 'tools')).toMatchObject({ cached: true, cacheFile: `${script}.exec.cache` });
     // Node 20 drops a cached script's dynamic-import callback: every import() must have become __tgImport().
     const imports: number[] = [];
     const visit = (node: unknown): void => {

@@ -12,7 +12,8 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { PERMISSION_MODES, type PermissionMode } from '../../tool/permission-types.js';
 import { loadMcpConfig } from '../../mcp/load-config.js';
-import { McpClientManager, type McpServerStatus } from '../../mcp/manager.js';
+// The client side (the MCP SDK's client, its transports, OAuth) loads only for the commands that connect: not for `serve`.
+import type { McpServerStatus } from '../../mcp/manager.js';
 import { registerMcpManageCommands } from './mcp-manage.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -157,6 +158,7 @@ async function runLogin(name: string, opts: LoginOptions): Promise<void> {
   if (server.config.type === 'stdio') throw new McpCommandError(`MCP server "${name}" is a local (stdio) server: only HTTP and SSE servers log in with OAuth`);
   const timeoutS = opts.timeout === undefined ? undefined : Number(opts.timeout);
   if (timeoutS !== undefined && !(Number.isFinite(timeoutS) && timeoutS > 0)) throw new McpCommandError(`--timeout must be a positive number of seconds, not "${opts.timeout}"`);
+  const { McpClientManager } = await import('../../mcp/manager.js');
   const manager = new McpClientManager({ cwd, servers: new Map([[name, server]]) });
   const controller = new AbortController();
   const cancel = () => controller.abort();
@@ -182,6 +184,7 @@ async function runLogin(name: string, opts: LoginOptions): Promise<void> {
 
 async function runLogout(name: string, opts: LoginOptions): Promise<void> {
   const { cwd, config } = loadConfigured(name, opts);
+  const { McpClientManager } = await import('../../mcp/manager.js');
   const manager = new McpClientManager({ cwd, servers: new Map([[name, config.servers.get(name)!]]) });
   try {
     const removed = await manager.logout(name);
@@ -195,6 +198,7 @@ async function runList(name: string | undefined, opts: ListOptions): Promise<voi
   const { cwd, config } = loadConfigured(name, opts);
   const servers = name === undefined ? config.servers : new Map([[name, config.servers.get(name)!]]);
   // Headless: project servers nobody approved stay stopped, even with --connect.
+  const { McpClientManager } = await import('../../mcp/manager.js');
   const manager = new McpClientManager({ cwd, servers });
   try {
     const status = await manager.status({ connect: opts.connect === true });

@@ -7,7 +7,8 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+// The HTTP transport (Hono's Node server, which loads undici's fetch) only for `serve --http`: type-only here.
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { GuardedStdioTransport, type GuardedStdioOptions } from './guarded-stdio-transport.js';
 import { ToolgateMcpServer, type ToolServerOptions } from './tool-server.js';
@@ -60,6 +61,7 @@ export interface HttpServeHandle {
 export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpServeHandle> {
   const token = options.token && options.token.length > 0 ? options.token : randomBytes(32).toString('base64url');
   const expected = Buffer.from(`Bearer ${token}`);
+  const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
   const tools = await ToolgateMcpServer.create(options);
   sayWarnings(tools);
   const sessions = new Map<string, StreamableHTTPServerTransport>();
