@@ -43,6 +43,8 @@ beforeAll(() => {
       { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'echo hi' } },
       { type: 'tool_use', id: 'toolu_2', name: 'Bash', input: { command: "printf '%s\\n' a b | wc -l" } },
       { type: 'tool_use', id: 'toolu_3', name: 'Read', input: { file_path: path.join(dir, 'small.txt') } },
+      // ripgrep comes from a package kept out of the script (@vscode/ripgrep).
+      { type: 'tool_use', id: 'toolu_4', name: 'Grep', input: { pattern: 'alpha', path: dir, glob: '*.txt', output_mode: 'content' } },
     ]),
   );
 }, 300_000);
@@ -85,7 +87,8 @@ describe('the installed command', () => {
     }
     const exec = await installed(['exec', '--allow', 'Bash', 'calls.json']);
     expect(exec.stdout).toContain('hi');
-    expect(exec.stdout).toContain('3 tool calls: 3 ok');
+    expect(exec.stdout).toContain('small.txt:1:alpha');
+    expect(exec.stdout).toContain('4 tool calls: 4 ok');
   });
 
   it('gives a bad call its one-line error and exit code from the script too', async () => {
