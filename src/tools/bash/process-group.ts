@@ -5,7 +5,7 @@
  * every group still alive and kills them all if the Node process exits, so a crash or a forgotten `shutdown()` leaves
  * no orphans behind; a death that runs no handler at all (SIGKILL) is the orphan watchdog's (orphan-watchdog.ts).
  */
-import { unwatchGroup, unwatchGroupsSync, watchGroup } from './orphan-watchdog.js';
+import { orphanWatchdogPid, unwatchGroup, unwatchGroupsSync, watchGroup } from './orphan-watchdog.js';
 import { PROCESS_MARKER, signalMarked } from '../../hooks/process-marker.js';
 
 const liveGroups = new Set<number>();
@@ -32,7 +32,7 @@ export function trackGroup(pgid: number): void {
   watchGroup(pgid);
   if (!exitHookInstalled) {
     exitHookInstalled = true;
-    process.on('exit', killAllShellProcessesSync);
+    process.on('exit', killAllAtExit);
   }
 }
 
@@ -56,6 +56,21 @@ export function killAllShellProcessesSync(): number {
   liveGroups.clear();
   signalMarked(`${PROCESS_MARKER}.`, 'SIGTERM', { prefix: true });
   return n;
+}
+
+/**
+ * The exit hook: the groups at once; the processes that left them (found by a pass over /proc, several ms on a busy
+ * machine) only when no orphan watchdog runs — one that does gets end-of-file as we exit and ends every process
+ * carrying our marker itself (SIGTERM, then SIGKILL after its grace), without the exit waiting for the scan.
+ */
+function killAllAtExit(): void {
+  if (orphanWatchdogPid() === undefined) {
+    killAllShellProcessesSync();
+    return;
+  }
+  for (const pgid of liveGroups) signalGroup(pgid, 'SIGKILL');
+  unwatchGroupsSync(liveGroups);
+  liveGroups.clear();
 }
 
 /** SIGTERM to the group, then SIGKILL after `graceMs` to whatever is left. Resolves once the SIGKILL step ran. */
