@@ -100,8 +100,11 @@ export function toolPath(tool: AnyTool, input: Record<string, unknown>, ctx: Too
  */
 function toolPaths(tool: AnyTool, input: Record<string, unknown>, ctx: ToolPermissionContext): string[] {
   const out: string[] = [];
+  const seen: string[] = [];
   const add = (raw: unknown) => {
-    if (typeof raw !== 'string' || raw.length === 0) return;
+    // The same spelling expands the same way: the field is usually read three times (getPath, its own, the alternates).
+    if (typeof raw !== 'string' || raw.length === 0 || seen.includes(raw)) return;
+    seen.push(raw);
     const abs = expandPath(raw, ctx.cwd, ctx.homeDir);
     if (!out.includes(abs)) out.push(abs);
   };

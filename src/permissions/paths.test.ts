@@ -68,6 +68,13 @@ describe('expandPath', () => {
   });
 });
 
+describe('expandPath of an absolute path', () => {
+  it('is what path.resolve makes of it, normal already or not', () => {
+    const cases = ['/', '//', '/a', '/a/', '/a//b', '/a/./b', '/a/../b', '/a/b/.', '/a/b/..', '/.', '/..', '/...', '/a/...', '/a/.b', '/a/..b', '/a/b..', '/a/.../b', '/a/b c/d', '/é/x', '/a/./', '///a'];
+    for (const p of cases) expect(expandPath(p, '/c', '/h'), p).toBe(path.resolve(p));
+  });
+});
+
 describe('checkPathPermission: working directories', () => {
   it('reads inside the cwd are free, outside ask', () => {
     expect(decide('src/a.ts', 'read', ctx())).toMatchObject({ behavior: 'allow', layer: 'readOnly' });

@@ -10,10 +10,15 @@ export type RealPathResult = { ok: true; path: string } | { ok: false; reason: s
 
 export function resolveRealPath(absPath: string): RealPathResult {
   // Fast path: the path exists (one call). Otherwise walk up with lstat, which reports absence without throwing.
-  try {
-    return { ok: true, path: fs.realpathSync.native(absPath) };
-  } catch {
-    // fall through to the careful walk
+  // existsSync first: a realpath of a missing path throws, and building that error costs several times the syscalls
+  // (writes of new files, half the paths a Bash command names). A path that is there, or a race either way, still
+  // ends in the careful walk below, which decides every case on its own.
+  if (fs.existsSync(absPath)) {
+    try {
+      return { ok: true, path: fs.realpathSync.native(absPath) };
+    } catch {
+      // fall through to the careful walk
+    }
   }
   let current = absPath;
   const tail: string[] = [];

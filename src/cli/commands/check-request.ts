@@ -51,7 +51,7 @@ export class CheckEngine {
   readonly #toolFor: (name: string) => Promise<AnyTool>;
   readonly #defaults: CheckDefaults;
   readonly #contexts = new Map<string, { ctx: ToolPermissionContext; context: ToolUseContext }>();
-  readonly #byRawKey = new Map<string, { ctx: ToolPermissionContext; context: ToolUseContext }>();
+  readonly #shapes = new ContextShapes<{ ctx: ToolPermissionContext; context: ToolUseContext }>();
   readonly #base: ToolUseContext;
 
   /** `toolFor`: the tool a request names (see createCheckToolResolver), asked once per request. */
@@ -112,14 +112,9 @@ export class CheckEngine {
   }
 
   #contextFor(r: Record<string, unknown>, fromJson: boolean): { ctx: ToolPermissionContext; context: ToolUseContext; warnings: string[] } {
-    // A batch repeats a few contexts: key them by the JSON text of the request's context fields (one native
-    // stringify) before validating and normalising anything. Only for JSON.parse output: there every value has one
-    // JSON text (no undefined, functions or toJSON that stringify would drop or rewrite; an absent field is omitted,
-    // a null one kept), so requests with the same text validate alike and describe the same context.
-    const rawKey = fromJson
-      ? JSON.stringify({ c: r.cwd, p: r.projectDir, h: r.home, m: r.mode, r: r.rules, a: r.additionalDirectories })
-      : undefined;
-    const fast = rawKey !== undefined ? this.#byRawKey.get(rawKey) : undefined;
+    // A batch repeats a few contexts: find the request's among those already built by comparing its context fields
+    // as they came from JSON.parse, before validating and normalising anything (see ContextShapes).
+    const fast = fromJson ? this.#shapes.find(r) : undefined;
     if (fast) return { ...fast, warnings: [] };
     const d = this.#defaults;
     const cwd = absField(r, 'cwd') ?? path.resolve(d.cwd);
@@ -139,7 +134,7 @@ export class CheckEngine {
     const key = contextKey(cwd, projectDir, home, mode, r.rules, dirs);
     const cached = this.#contexts.get(key);
     if (cached) {
-      if (rawKey !== undefined) this.#rememberRaw(rawKey, cached);
+      if (fromJson) this.#shapes.remember(r, cached);
       return { ...cached, warnings: [] };
     }
     let ctx: ToolPermissionContext;
@@ -179,13 +174,8 @@ export class CheckEngine {
     const context: ToolUseContext = { ...this.#base, getAppState: () => appState };
     if (this.#contexts.size > 1000) this.#contexts.clear();
     this.#contexts.set(key, { ctx, context });
-    if (rawKey !== undefined && warnings.length === 0) this.#rememberRaw(rawKey, { ctx, context });
+    if (fromJson && warnings.length === 0) this.#shapes.remember(r, { ctx, context });
     return { ctx, context, warnings };
-  }
-
-  #rememberRaw(rawKey: string, entry: { ctx: ToolPermissionContext; context: ToolUseContext }): void {
-    if (this.#byRawKey.size > 1000) this.#byRawKey.clear();
-    this.#byRawKey.set(rawKey, entry);
   }
 }
 
@@ -209,6 +199,90 @@ function withoutClassifierModel(ask: PermissionAskDecision, tool: AnyTool, input
     },
     classifier: 'would be consulted',
   };
+}
+
+/**
+ * The contexts already built, found again by the request fields that describe them (cwd, projectDir, home, mode,
+ * rules, additionalDirectories) as JSON.parse made them: the four scalars as a short key, then the rules and
+ * directories compared field by field (every value a string, number, boolean or null, so `===` is equality) with
+ * those of requests that built a context. Equal fields validate alike and describe the same context, so nothing is
+ * validated or normalised again; a field that is anything else (an object where a string belongs) is never
+ * remembered, and such a request takes the full path. Cheaper than stringifying the rules per request — the rule
+ * set is most of a request line. Only what a rule's parsing reads is compared (source, behavior, rule, root), as in
+ * contextKey. It holds nothing the contexts map does not: a lookup that skips work, never a fact about the
+ * filesystem (real paths are resolved again by every decision).
+ */
+class ContextShapes<T> {
+  readonly #byScalars = new Map<string, { rules: unknown; dirs: unknown; entry: T }[]>();
+
+  find(r: Record<string, unknown>): T | undefined {
+    const key = scalarKey(r);
+    if (key === undefined) return undefined;
+    const seen = this.#byScalars.get(key);
+    if (seen === undefined) return undefined;
+    for (const s of seen) if (sameRules(s.rules, r.rules) && sameStrings(s.dirs, r.additionalDirectories)) return s.entry;
+    return undefined;
+  }
+
+  remember(r: Record<string, unknown>, entry: T): void {
+    const key = scalarKey(r);
+    if (key === undefined || !isPlainRules(r.rules) || !isStrings(r.additionalDirectories)) return;
+    if (this.#byScalars.size > 1000) this.#byScalars.clear();
+    let seen = this.#byScalars.get(key);
+    if (seen === undefined) this.#byScalars.set(key, (seen = []));
+    if (seen.length >= 16) seen.shift();
+    seen.push({ rules: r.rules, dirs: r.additionalDirectories, entry });
+  }
+}
+
+const RULE_FIELDS = ['source', 'behavior', 'rule', 'root'] as const;
+
+const isScalar = (v: unknown): boolean => v === undefined || v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+
+/**
+ * cwd, projectDir, home and mode as one key; undefined unless each is a string or absent (anything else is an error
+ * the full path reports). Each part is length-prefixed, so no value can forge another's key.
+ */
+function scalarKey(r: Record<string, unknown>): string | undefined {
+  let key = '';
+  for (const v of [r.cwd, r.projectDir, r.home, r.mode]) {
+    if (v === undefined) key += '-|';
+    else if (typeof v === 'string') key += `${v.length}:${v}|`;
+    else return undefined;
+  }
+  return key;
+}
+
+function isPlainRules(rules: unknown): boolean {
+  if (rules === undefined) return true;
+  if (!Array.isArray(rules)) return false;
+  return rules.every((x) => x !== null && typeof x === 'object' && !Array.isArray(x) && RULE_FIELDS.every((f) => isScalar((x as Record<string, unknown>)[f])));
+}
+
+const isStrings = (dirs: unknown): boolean => dirs === undefined || (Array.isArray(dirs) && dirs.every((x) => typeof x === 'string'));
+
+/** `known` passed isPlainRules when remembered. */
+function sameRules(known: unknown, rules: unknown): boolean {
+  if (known === undefined || rules === undefined) return known === rules;
+  if (!Array.isArray(rules)) return false;
+  const k = known as readonly Record<string, unknown>[];
+  if (k.length !== rules.length) return false;
+  for (let i = 0; i < k.length; i++) {
+    const x: unknown = rules[i];
+    if (x === null || typeof x !== 'object' || Array.isArray(x)) return false;
+    const a = k[i]!;
+    const b = x as Record<string, unknown>;
+    if (a.rule !== b.rule || a.source !== b.source || a.behavior !== b.behavior || a.root !== b.root) return false;
+  }
+  return true;
+}
+
+/** `known` passed isStrings when remembered. */
+function sameStrings(known: unknown, dirs: unknown): boolean {
+  if (known === undefined || dirs === undefined) return known === dirs;
+  if (!Array.isArray(dirs)) return false;
+  const k = known as readonly string[];
+  return k.length === dirs.length && k.every((d, i) => d === dirs[i]);
 }
 
 /** A cache key for the context a request describes (cheaper than stringifying the whole request). */
