@@ -10,6 +10,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, type Option } from 'commander';
+import { keepWasmOnBaselineTier } from '../tool/wasm-tiering.js';
+
+// A command is a short process: no wasm function (llhttp behind fetch, the bash grammar) is worth a TurboFan compile
+// that the exit would wait for (src/tool/wasm-tiering.ts).
+keepWasmOnBaselineTier();
 
 type Register = (program: Command) => void;
 

@@ -7,8 +7,8 @@
  */
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
-import v8 from 'node:v8';
 import type { Language, Parser, Tree } from 'web-tree-sitter';
+import { withBaselineWasm } from '../../tool/wasm-tiering.js';
 
 const require = createRequire(import.meta.url);
 
@@ -49,32 +49,20 @@ interface Loaded {
 let loaded: Loaded | undefined;
 let loading: Promise<void> | undefined;
 
-/**
- * V8's wasm tiering budget while tree-sitter and the grammar are compiled (near its maximum); V8's own, or the one
- * given on the command line, is put back right after, so only these two modules keep the larger one. The grammar's
- * lexer is one 160 KB wasm function: with the default budget the first parse sends it to TurboFan, a ~700 ms, ~60 MB
- * background compile that a short process then waits for before it can exit (Node drains background tasks first) —
- * most of the time of `toolgate check Bash …`. With this budget the lexer tiers up only after some thousands of
- * characters lexed (a few dozen commands): in the processes that parse enough to earn it (the policy batch, servers).
+/*
+ * Compiled under a raised wasm tiering budget (src/tool/wasm-tiering.ts): the grammar's lexer is one 160 KB wasm
+ * function that, with V8's default budget, the first parse sends to TurboFan — a ~700 ms, ~60 MB background compile
+ * a short process then waits for at exit (most of the time of `toolgate check Bash …` once).
  */
-const GRAMMAR_WASM_TIERING_BUDGET = 2_000_000_000;
-const WASM_TIERING_BUDGET_FLAG =
-  process.execArgv.findLast((a) => a.startsWith('--wasm-tiering-budget=') || a.startsWith('--wasm_tiering_budget=')) ??
-  '--wasm-tiering-budget=1800000';
-
 async function load(): Promise<Loaded> {
   // Imported here, not at the top: web-tree-sitter's 150 KB of JS is compiled only by processes that judge a command.
   const { Language, Parser } = await import('web-tree-sitter');
   const binding: Partial<CursorBinding> = {};
   const bytes = readFileSync(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
-  v8.setFlagsFromString(`--wasm-tiering-budget=${GRAMMAR_WASM_TIERING_BUDGET}`);
-  let language: Language;
-  try {
+  const language: Language = await withBaselineWasm(async () => {
     await Parser.init(binding);
-    language = await Language.load(bytes);
-  } finally {
-    v8.setFlagsFromString(WASM_TIERING_BUDGET_FLAG);
-  }
+    return Language.load(bytes);
+  });
   const parser = new Parser();
   parser.setLanguage(language);
   for (const name of CURSOR_FUNCTIONS) {
