@@ -5,6 +5,7 @@
 const { existsSync, readFileSync, writeFileSync } = require('node:fs');
 const Module = require('node:module');
 const path = require('node:path');
+const v8 = require('node:v8');
 const vm = require('node:vm');
 
 /** CommonJS's module wrapper, and `__tgImport`: the bundle's `import()` calls, made calls of it at build time. */
@@ -15,6 +16,10 @@ const WRAPPER = '(function (exports, require, module, __filename, __dirname, __t
  * `check` and `mcp`; another command takes exec's, which holds what every command shares).
  */
 function compileBundle(file, command) {
+  // V8 takes a cache only under the flags it was made with, and every command raises the wasm tiering budget as it
+  // starts (src/tool/wasm-tiering.ts: keepWasmOnBaselineTier), so the training run made the cache under the raised
+  // one: raise it before compiling, as the command is about to anyway.
+  v8.setFlagsFromString('--wasm-tiering-budget=2000000000');
   const own = `${file}.${command}.cache`;
   const cacheFile = existsSync(own) ? own : `${file}.exec.cache`;
   const cachedData = existsSync(cacheFile) ? readFileSync(cacheFile) : undefined;

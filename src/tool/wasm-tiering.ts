@@ -11,6 +11,7 @@
  */
 import v8 from 'node:v8';
 
+// bin/cached-bundle.js sets the same before it compiles the CLI: its code cache is made under this one.
 const RAISED = '--wasm-tiering-budget=2000000000';
 
 /** The budget this process runs with between our compiles: the command line's, V8's default, or the raised one. */
