@@ -1,12 +1,12 @@
 /**
- * `permissions.batch_per_s`: decisions per second through `toolgate check --batch` — the CLI spawned once, 1,000
+ * `permissions.batch_per_s`: decisions per second through `toolgate check --batch` (bin/toolgate.js as installed) — spawned once, 1,000
  * mixed requests (file tools across modes and rule sets, symlinks, WebFetch, MCP, Bash) piped in. Process start-up
  * (module loading, the bash parser's wasm) is excluded: a first batch is answered before the clock starts.
  *   permissions.batch_per_s       — the timed 1,000 after a 1,000-request warm-up (JIT-compiled, steady state);
  *   permissions.batch_cold_per_s  — the first 1,000 requests after start-up (only 16 requests answered before);
  *   permissions.batch_startup_ms  — spawn to the first 16 answers.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -76,7 +76,11 @@ async function measure(): Promise<{ perSecond: number; coldPerSecond: number; st
   fs.writeFileSync(path.join(dir, 'proj', 'src', 'a.ts'), '');
   fs.writeFileSync(path.join(dir, 'proj', '.env'), 'X=1');
   fs.symlinkSync(path.join(dir, 'proj', '.env'), path.join(dir, 'proj', 'link'));
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/cli/main.ts'), 'check', '--batch'], {
+  // The command as installed (bin/toolgate.js and the CLI bundle, built here if missing), as a CI policy job runs it.
+  if (!fs.existsSync(path.join(repoRoot, 'dist/cli-bundle/toolgate.cjs'))) {
+    execFileSync(process.execPath, [path.join(repoRoot, 'scripts/bundle-cli.mjs')], { cwd: repoRoot, stdio: 'inherit' });
+  }
+  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/toolgate.js'), 'check', '--batch'], {
     cwd: repoRoot,
     stdio: ['pipe', 'pipe', 'inherit'],
   });
