@@ -131,6 +131,8 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
   let resultYielded = false;
   let escaping = false;
   try {
+    // From here the finally below closes it: the session's entries cost one write each, not an open and a close.
+    transcript?.hold();
     const start = subagent || !hooks ? undefined : await steps.step('hook SessionStart', () => hooks.sessionStart({ ...hookEvent(), source: options.resume ? 'resume' : 'startup', model: baseModel }, hookSignal));
     // The date in the system prompt would change on a replay the next day: it is a step of its own (made once).
     let system: string | undefined = options.systemPrompt;
@@ -310,7 +312,11 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
   } finally {
     unsubscribe?.();
     inbox?.close();
-    if (!escaping) yield* finish();
+    try {
+      if (!escaping) yield* finish();
+    } finally {
+      transcript?.close();
+    }
   }
 
   function* flushOutside(): Generator<QueryEvent> {
