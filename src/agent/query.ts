@@ -315,7 +315,7 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
     try {
       if (!escaping) yield* finish();
     } finally {
-      transcript?.close();
+      transcript?.close(); // finish() closes it; this is for the paths that skip or leave it early
     }
   }
 
@@ -330,6 +330,9 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
       endCommandTurn(runtime);
       record({ type: 'result', stopReason: result.stopReason, turns, costUsd, at: new Date().toISOString() });
     }
+    // The last entry is written. Closed before anything below yields: a consumer that stops listening (break) leaves
+    // the generator suspended at that yield, and the finally around this never runs.
+    transcript?.close();
     if (!subagent && hooks) {
       const ended = result;
       await steps.step('hook SessionEnd', () => hooks.sessionEnd({ ...hookEvent(), reason: ended.stopReason === 'error' ? 'error' : 'other' }, new AbortController().signal)).catch(() => undefined);
