@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -285,6 +285,28 @@ describe('query()', () => {
     expect(body.system[0].text).toMatch(/Git repository: no/);
     expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 2000 });
     expect(events.some((e) => e.type === 'thinking_delta')).toBe(true);
+  });
+
+  it.skipIf(process.platform !== 'linux')('holds the transcript open while the session runs, and closes it at the end, also when the consumer stops early (Linux: reads /proc/self/fd)', async () => {
+    writeFileSync(path.join(dir, 'a.txt'), 'alpha\n');
+    const read: ScriptedTurn = { content: [{ type: 'tool_use', name: 'Read', input: { file_path: path.join(dir, 'a.txt') } }] };
+    const { runtime, client } = await setup([read, { content: [{ type: 'text', text: 'done' }] }, read]);
+    const file = transcriptPath(runtime.sessionDir);
+    const openCount = () =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`) === file;
+        } catch {
+          return false;
+        }
+      }).length;
+    let during = 0;
+    for await (const event of query({ runtime, client, prompt: 'read it', model: 'claude-sonnet-4-6' })) if (event.type === 'tool_use') during = openCount();
+    expect(during).toBe(1);
+    expect(openCount()).toBe(0);
+    for await (const event of query({ runtime, client, prompt: 'read it again', model: 'claude-sonnet-4-6' })) if (event.type === 'tool_use') break;
+    expect(openCount()).toBe(0);
+    expect(readTranscript(file).messages.length).toBeGreaterThan(3);
   });
 });
 

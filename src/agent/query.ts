@@ -131,6 +131,8 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
   let resultYielded = false;
   let escaping = false;
   try {
+    // From here the finally below closes it: the session's entries cost one write each, not an open and a close.
+    transcript?.hold();
     const start = subagent || !hooks ? undefined : await steps.step('hook SessionStart', () => hooks.sessionStart({ ...hookEvent(), source: options.resume ? 'resume' : 'startup', model: baseModel }, hookSignal));
     // The date in the system prompt would change on a replay the next day: it is a step of its own (made once).
     let system: string | undefined = options.systemPrompt;
@@ -310,7 +312,11 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
   } finally {
     unsubscribe?.();
     inbox?.close();
-    if (!escaping) yield* finish();
+    try {
+      if (!escaping) yield* finish();
+    } finally {
+      transcript?.close(); // finish() closes it; this is for the paths that skip or leave it early
+    }
   }
 
   function* flushOutside(): Generator<QueryEvent> {
@@ -324,6 +330,9 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
       endCommandTurn(runtime);
       record({ type: 'result', stopReason: result.stopReason, turns, costUsd, at: new Date().toISOString() });
     }
+    // The last entry is written. Closed before anything below yields: a consumer that stops listening (break) leaves
+    // the generator suspended at that yield, and the finally around this never runs.
+    transcript?.close();
     if (!subagent && hooks) {
       const ended = result;
       await steps.step('hook SessionEnd', () => hooks.sessionEnd({ ...hookEvent(), reason: ended.stopReason === 'error' ? 'error' : 'other' }, new AbortController().signal)).catch(() => undefined);

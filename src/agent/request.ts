@@ -52,13 +52,25 @@ export async function nextRequest(options: NextRequestOptions): Promise<ModelReq
   };
 }
 
+/**
+ * The tools with their breakpoints, per definitions array: the runtime hands out the same array while its pool is
+ * unchanged, so every turn of every session on it reuses one list instead of building it again (each request gets
+ * its own copy of the list, as the definitions themselves are shared already).
+ */
+const breakpointed = new WeakMap<readonly APIToolDefinition[], { readonly tools: ToolRuntime['tools']; readonly builtIns: number; readonly result: APIToolDefinition[] }>();
+
 /** Breakpoints after the last built-in and after the last tool (one when they are the same), never on a deferred one. */
 function withToolBreakpoints(definitions: readonly APIToolDefinition[], runtime: ToolRuntime): APIToolDefinition[] {
-  const builtIns = new Set(runtime.tools.slice(0, runtime.builtInToolCount).map((t) => t.name));
+  const { tools, builtInToolCount } = runtime;
+  const hit = breakpointed.get(definitions);
+  if (hit && hit.tools === tools && hit.builtIns === builtInToolCount) return [...hit.result];
+  const builtIns = new Set(tools.slice(0, builtInToolCount).map((t) => t.name));
   const inPrefix = (d: APIToolDefinition) => d.defer_loading !== true;
   const last = findLastIndex(definitions, inPrefix);
   const lastBuiltIn = findLastIndex(definitions, (d) => inPrefix(d) && builtIns.has(d.name));
-  return definitions.map((d, i) => (i === last || i === lastBuiltIn ? { ...d, cache_control: EPHEMERAL } : d));
+  const result = definitions.map((d, i) => (i === last || i === lastBuiltIn ? { ...d, cache_control: EPHEMERAL } : d));
+  breakpointed.set(definitions, { tools, builtIns: builtInToolCount, result });
+  return [...result];
 }
 
 function findLastIndex<T>(items: readonly T[], test: (item: T) => boolean): number {

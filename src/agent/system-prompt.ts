@@ -58,7 +58,9 @@ export function isGitRepository(dir: string): boolean {
 
 function readMemoryFile(file: string): string | undefined {
   try {
-    if (!statSync(file).isFile()) return undefined;
+    // Most projects have neither file: a missing one is answered without an exception (its stack trace cost more
+    // than the rest of the prompt, every session).
+    if (!statSync(file, { throwIfNoEntry: false })?.isFile()) return undefined;
     const text = readFileSync(file, 'utf8').trim();
     return text.length > MAX_MEMORY_CHARS ? `${text.slice(0, MAX_MEMORY_CHARS)}\n[… ${text.length - MAX_MEMORY_CHARS} more characters not shown]` : text;
   } catch {

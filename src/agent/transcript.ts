@@ -4,7 +4,7 @@
  * came before it with its summary. `--continue` picks the newest
  * transcript for a working directory, `--resume ID` a given one.
  */
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { errorToolResult } from '../tool/tool-result.js';
 import type { MessageParam } from '../tool/tool.js';
@@ -22,14 +22,53 @@ export function transcriptPath(sessionDir: string): string {
   return path.join(sessionDir, TRANSCRIPT_FILE);
 }
 
+/** A writer whose session was dropped without close() (an abandoned query() generator) does not keep its file open. */
+const openFiles = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+});
+
 export class TranscriptWriter {
+  #fd: number | undefined;
+
   constructor(readonly file: string) {
     mkdirSync(path.dirname(file), { recursive: true });
   }
 
+  /**
+   * Keeps the file open for appending until close(): a session commits an entry per message, and one write each is
+   * what they should cost (the file is created now if it is not there). Without it every append opens the file.
+   */
+  hold(): void {
+    if (this.#fd !== undefined) return;
+    try {
+      this.#fd = openSync(this.file, 'a');
+    } catch {
+      return; // append() opens the file itself and reports what is wrong
+    }
+    openFiles.register(this, this.#fd, this);
+  }
+
+  close(): void {
+    if (this.#fd === undefined) return;
+    openFiles.unregister(this);
+    const fd = this.#fd;
+    this.#fd = undefined;
+    closeSync(fd);
+  }
+
   append(entry: TranscriptEntry): void {
+    const line = `${JSON.stringify(entry)}\n`;
     // Synchronous on purpose: a crash right after a message was committed must not lose it.
-    appendFileSync(this.file, `${JSON.stringify(entry)}\n`);
+    if (this.#fd === undefined) {
+      appendFileSync(this.file, line);
+      return;
+    }
+    const bytes = Buffer.from(line);
+    for (let written = 0; written < bytes.length; ) written += writeSync(this.#fd, bytes, written);
   }
 }
 

@@ -302,7 +302,9 @@ let envSignature: string | undefined;
  */
 export function refreshEnvironmentSecrets(env: NodeJS.ProcessEnv = process.env): boolean {
   let signature = '';
-  for (const name in env) signature += `${name}\u0000${env[name] ?? ''}\u0001`;
+  // Object.keys, not for…in: each for…in step asks the environment again whether the name is there (a third of
+  // the cost, per run, with the 70-odd variables of an npm script).
+  for (const name of Object.keys(env)) signature += `${name}\u0000${env[name] ?? ''}\u0001`;
   if (signature === envSignature) return false;
   envSignature = signature;
   registryVersion++;

@@ -70,6 +70,9 @@ export function createLoopHooks(opts: Pick<HookRunnerOptions, 'config' | 'env' |
 
   async function fire(event: LoopHookEventName, matchOn: string | undefined, e: LoopHookEvent, extra: Record<string, unknown>, signal: AbortSignal): Promise<LoopHookOutcome> {
     const out: LoopHookOutcome = { additionalContext: [], systemMessages: [], errors: [] };
+    // Most sessions configure none of the loop's hooks: nothing to match, serialise or wait for.
+    const groups = opts.config[event] ?? [];
+    if (groups.length === 0 && !(opts.callbacks ?? []).some((cb) => (cb.event as string) === event)) return out;
     const input = {
       session_id: e.sessionId,
       transcript_path: e.transcriptPath ?? '',
@@ -81,7 +84,7 @@ export function createLoopHooks(opts: Pick<HookRunnerOptions, 'config' | 'env' |
     const body = serializeHookInput(input);
     const runs: Promise<{ label: string; run: RawHookRun }>[] = [];
     const seen = new Set<string>();
-    for (const group of opts.config[event] ?? []) {
+    for (const group of groups) {
       if (matchOn !== undefined && !compileHookMatcher(group.matcher)(matchOn)) continue;
       group.hooks.forEach((h, i) => {
         if (h.type !== 'command' && h.type !== 'http') return;

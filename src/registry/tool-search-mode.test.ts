@@ -45,6 +45,14 @@ describe('tool search mode', () => {
     expect(deferred(await pool('auto:0', base, mcp))).toEqual(['Todo', 'mcp__a__y', 'mcp__b__x']);
   });
 
+  it('auto: the same tools give the same pool, object for object (the runtime keeps its definitions)', async () => {
+    const first = await pool('auto');
+    const second = await pool('auto');
+    expect(first.find((t) => t.name === 'mcp__a__y')?.shouldDefer).toBe(false);
+    expect(second).toHaveLength(first.length);
+    second.forEach((tool, i) => expect(tool).toBe(first[i]));
+  });
+
   it('ToolSearch is dropped when nothing is deferred', async () => {
     const tools = await pool('auto', [makeTestTool('Read'), ToolSearchTool], mcp);
     expect(tools.map((t) => t.name)).toEqual(['Read', 'mcp__a__y', 'mcp__b__x']);

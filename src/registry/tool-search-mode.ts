@@ -56,12 +56,38 @@ export async function applyToolDeferral(pool: readonly AnyTool[], options: Defer
   let out = [...pool];
   if (options.mode.kind === 'auto') {
     const mcp = out.filter((t) => t.isMcp === true && t.shouldDefer !== true && t.alwaysLoad !== true);
-    const tokens = (await Promise.all(mcp.map(estimateDefinitionTokens))).reduce((a, b) => a + b, 0);
+    const tokens = (await Promise.all(mcp.map(estimateOnce))).reduce((a, b) => a + b, 0);
     const window = options.contextWindowTokens ?? DEFAULT_CONTEXT_WINDOW_TOKENS;
     if (tokens < (window * options.mode.percent) / 100) {
       const keep = new Set(mcp);
-      out = out.map((t) => (keep.has(t) ? { ...t, shouldDefer: false } : t));
+      out = out.map((t) => (keep.has(t) ? sentUpFront(t) : t));
     }
   }
   return out.some((t) => isDeferredTool(t, out)) ? out : out.filter((t) => t.name !== TOOL_SEARCH_TOOL_NAME);
+}
+
+/**
+ * Per tool object, so that the pool is assembled again between turns without new work or new objects: a listing
+ * that changes gives new tool objects, and a new copy sent up front would make the runtime build every definition
+ * again (its cache holds while the pool's tools are the same objects).
+ */
+const estimates = new WeakMap<AnyTool, Promise<number>>();
+const upFront = new WeakMap<AnyTool, AnyTool>();
+
+function estimateOnce(tool: AnyTool): Promise<number> {
+  let estimate = estimates.get(tool);
+  if (estimate === undefined) {
+    estimate = estimateDefinitionTokens(tool);
+    estimates.set(tool, estimate);
+  }
+  return estimate;
+}
+
+function sentUpFront(tool: AnyTool): AnyTool {
+  let copy = upFront.get(tool);
+  if (copy === undefined) {
+    copy = { ...tool, shouldDefer: false };
+    upFront.set(tool, copy);
+  }
+  return copy;
 }

@@ -85,9 +85,13 @@ export function modelSupportsStrictTools(model: string | undefined): boolean {
  * they are small enough to load up front (it then sets `shouldDefer: false` on them).
  */
 export function isDeferredTool(tool: AnyTool, tools: Tools): boolean {
+  return asksToBeDeferred(tool) && tools.some((t) => t.name === TOOL_SEARCH_TOOL_NAME);
+}
+
+/** The tool's own half of isDeferredTool(); the pool's half is whether ToolSearch is in it. */
+function asksToBeDeferred(tool: AnyTool): boolean {
   if (tool.alwaysLoad === true || tool.name === TOOL_SEARCH_TOOL_NAME) return false;
-  if (!(tool.shouldDefer === true || (tool.isMcp === true && tool.shouldDefer !== false))) return false;
-  return tools.some((t) => t.name === TOOL_SEARCH_TOOL_NAME);
+  return tool.shouldDefer === true || (tool.isMcp === true && tool.shouldDefer !== false);
 }
 
 /**
@@ -122,7 +126,9 @@ export function deferredLoadingFor(model: string | undefined, loaded?: ReadonlyS
 
 /** The deferred tools of a pool, by name, in pool order. */
 export function deferredToolNames(tools: Tools): string[] {
-  return tools.filter((t) => isDeferredTool(t, tools)).map((t) => t.name);
+  // The pool's half asked once, not once per tool.
+  if (!tools.some((t) => t.name === TOOL_SEARCH_TOOL_NAME)) return [];
+  return tools.filter(asksToBeDeferred).map((t) => t.name);
 }
 
 export async function toolToAPI(tool: AnyTool, options: ToolToAPIOptions): Promise<APIToolDefinition> {

@@ -121,6 +121,31 @@ describe('Read: text', () => {
     expect(r.observable.file_path).toBe(path.join(dir, 'sub', 'rel.txt'));
     expect(ReadTool.getPath?.({ file_path: '/x/../y/z.txt' })).toBe('/y/z.txt');
   });
+
+  it('reads a file under 8 KB once (the head read is the whole file); a larger one is read whole after its head', async () => {
+    const probe = await fs.promises.open(write('probe.txt', ''));
+    const reads = vi.spyOn(Object.getPrototypeOf(probe) as { read: () => unknown }, 'read');
+    await probe.close();
+    try {
+      const small = await read({ file_path: write('small.txt', 'one\ntwo\n') });
+      expect(small.text).toBe('1\tone\n2\ttwo');
+      expect(reads).toHaveBeenCalledTimes(1);
+      reads.mockClear();
+      const lines = Array.from({ length: 2000 }, (_, i) => `line ${i + 1}`);
+      const large = await read({ file_path: write('large.txt', `${lines.join('\n')}\n`) });
+      expect(large.text.split('\n')[1999]).toBe('2000\tline 2000');
+      expect(reads.mock.calls.length).toBeGreaterThan(1);
+    } finally {
+      reads.mockRestore();
+    }
+  });
+
+  it.skipIf(process.platform !== 'linux')('reads a /proc file in full, though its size says 0 (Linux only: it needs procfs)', async () => {
+    const r = await read({ file_path: '/proc/self/status' });
+    expect(r.isError).toBe(false);
+    expect(r.text).toMatch(/^1\tName:/);
+    expect(r.text).toMatch(/\tPid:\s+\d+/);
+  });
 });
 
 describe('Read: encodings and line endings', () => {

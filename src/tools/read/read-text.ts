@@ -68,7 +68,7 @@ export async function readTextFile(
   if (!utf16 && isBinaryContent(head)) throw new FileToolError(binaryContentMessage(absPath), 'BINARY_FILE');
   const maxChars = request.maxTokens * 4;
   if (stats.size <= IN_MEMORY_MAX_BYTES || (utf16 && stats.size <= UTF16_MAX_BYTES)) {
-    return readWhole(handle, absPath, stats, { startLine, maxLines, maxChars, maxTokens: request.maxTokens, utf16 });
+    return readWhole(handle, absPath, stats, { startLine, maxLines, maxChars, maxTokens: request.maxTokens, utf16, head });
   }
   if (utf16) throw new FileToolError(fileTooLargeMessage(stats.size, UTF16_MAX_BYTES).replace('File content', 'UTF-16 file content'), 'FILE_TOO_LARGE');
   const window = await readLineWindow(handle, absPath, stats, {
@@ -105,11 +105,16 @@ interface WholeReadOptions {
   readonly maxChars: number;
   readonly maxTokens: number;
   readonly utf16: boolean;
+  /** The first BINARY_CHECK_BYTES, already read. */
+  readonly head: Buffer;
 }
 
 async function readWhole(handle: FileHandle, absPath: string, stats: fs.Stats, opts: WholeReadOptions): Promise<TextReadResult> {
   const limit = opts.utf16 ? UTF16_MAX_BYTES : IN_MEMORY_MAX_BYTES;
-  const bytes = await readWholeFile(handle, limit, stats.size);
+  // A file shorter than the head is all in it: the read stopped short at its end, and its size agrees with the stat's
+  // (a /proc file says 0 and a sysfs one 4096, so they are read again, in full). A file under 8 KB: one read, not three.
+  const whole = opts.head.length < BINARY_CHECK_BYTES && opts.head.length === stats.size;
+  const bytes = whole ? opts.head : await readWholeFile(handle, limit, stats.size);
   if (!opts.utf16 && isBinaryContent(bytes)) throw new FileToolError(binaryContentMessage(absPath), 'BINARY_FILE');
   const { text, encoding } = decodeText(bytes);
   if (opts.utf16 && isBinaryText(text)) throw new FileToolError(binaryContentMessage(absPath), 'BINARY_FILE');
