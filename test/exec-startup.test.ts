@@ -1,6 +1,6 @@
 /**
  * What `toolgate exec` loads: only the tools its blocks name (and not the Anthropic SDK, which a run without a model
- * never uses). Watched with a module loader hook in the real CLI's process (node + tsx) that writes down every module
+ * never uses, nor the Restate backend's HTTP client). Watched with a module loader hook in the real CLI's process (node + tsx) that writes down every module
  * it loads. A name that is not a catalogue entry's own (the alias Task) loads the whole catalogue, as before.
  */
 import { spawnSync } from 'node:child_process';
@@ -59,6 +59,8 @@ describe('toolgate exec loads what its blocks use', () => {
     // Skill is made for the session from its skills (none here), not loaded from the catalogue.
     expect(toolModules(loaded)).toEqual(['read', 'skill', 'tool-search']);
     expect(loaded.filter((u) => u.includes('@anthropic-ai/sdk'))).toEqual([]);
+    // Nor the Restate backend (--backend restate=URL only), whose HTTP client brought node:http, node:https and tls.
+    expect(loaded.filter((u) => /^node:(http|https|tls)$/.test(u) || (u.includes('/src/distributed/') && !u.endsWith('/backend-spec.ts')))).toEqual([]);
   });
 
   it('an alias (Task) loads the whole catalogue, and the call is answered as before', () => {
