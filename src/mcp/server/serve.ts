@@ -5,7 +5,8 @@
  * session per client, the Host header checked against the address served (DNS rebinding).
  */
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import http from 'node:http';
+// node:http only for `serve --http` (type-only here): stdio serving does not load it.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 // The HTTP transport (Hono's Node server, which loads undici's fetch) only for `serve --http`: type-only here.
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -67,14 +68,15 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   let allowedHosts: string[] = [];
 
-  const httpServer = http.createServer((req, res) => {
+  const { createServer } = await import('node:http');
+  const httpServer = createServer((req, res) => {
     void handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: `internal error: ${error instanceof Error ? error.message : String(error)}` }, id: null }));
     });
   });
 
-  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const auth = Buffer.from(req.headers.authorization ?? '');
     if (auth.length !== expected.length || !timingSafeEqual(auth, expected)) {
       res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="toolgate"' });
@@ -146,7 +148,7 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
 
 const MAX_BODY = 50 * 1024 * 1024;
 
-function readJson(req: http.IncomingMessage): Promise<{ ok: true; value: unknown } | { ok: false }> {
+function readJson(req: IncomingMessage): Promise<{ ok: true; value: unknown } | { ok: false }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -5,7 +5,6 @@
  * and on every hop — need a person's yes unless a `WebFetch(domain:…)` allow rule names that host.
  */
 import { MODEL_ALIASES, resolveModel, smallFastModel } from '../../tool/models.js';
-import { lookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { LRUCache } from 'lru-cache';
@@ -125,6 +124,7 @@ async function resolveHost(hostname: string): Promise<LookupAddress[]> {
   const host = bareHost(hostname);
   const family = isIP(host);
   if (family !== 0) return [{ address: host, family }];
+  const { lookup } = await import('node:dns/promises');
   return lookup(host, { all: true, verbatim: true });
 }
 
