@@ -16,10 +16,6 @@ const WRAPPER = '(function (exports, require, module, __filename, __dirname, __t
  * `check` and `mcp`; another command takes exec's, which holds what every command shares).
  */
 function compileBundle(file, command) {
-  // V8 takes a cache only under the flags it was made with, and every command raises the wasm tiering budget as it
-  // starts (src/tool/wasm-tiering.ts: keepWasmOnBaselineTier), so the training run made the cache under the raised
-  // one: raise it before compiling, as the command is about to anyway.
-  v8.setFlagsFromString('--wasm-tiering-budget=2000000000');
   const own = `${file}.${command}.cache`;
   const cacheFile = existsSync(own) ? own : `${file}.exec.cache`;
   const cachedData = existsSync(cacheFile) ? readFileSync(cacheFile) : undefined;
@@ -37,7 +33,14 @@ function runCachedBundle(file, command) {
   const out = process.env.TOOLGATE_CODE_CACHE_OUT;
   if (out) {
     delete process.env.TOOLGATE_CODE_CACHE_OUT;
-    process.once('exit', () => writeFileSync(out, script.createCachedData()));
+    process.once('exit', () => {
+      // V8 takes a cache only under the flags it was made with, and the command may have raised the wasm tiering
+      // budget for a wasm compile (src/tool/wasm-tiering.ts): the cache is made under the budget every start begins
+      // with, the command line's or V8's default, which is what compileBundle compiles under.
+      const budget = process.execArgv.findLast((a) => /^--wasm[-_]tiering[-_]budget=/.test(a));
+      v8.setFlagsFromString(budget ?? '--wasm-tiering-budget=1800000');
+      writeFileSync(out, script.createCachedData());
+    });
   }
   const module = { exports: {} };
   script.runInThisContext()(module.exports, Module.createRequire(file), module, file, path.dirname(file), (specifier) => import(specifier));

@@ -73,6 +73,35 @@ describe('the installed command', () => {
     expect(imports).toEqual([]);
   });
 
+  it("loads Node's built-in modules from Node's own code cache (the wasm budget goes up at the first wasm compile)", async () => {
+    // V8 checks every code cache against the flags; raised at start, the budget (src/tool/wasm-tiering.ts) had each
+    // built-in loaded afterwards compiled from source. V8 reports each cache it turns down under this flag.
+    const rpc = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ];
+    writeFileSync(path.join(dir, 'echo.json'), JSON.stringify({ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'echo hi' } }));
+    const traced = (args: readonly string[], input = '') =>
+      new Promise<CliResult>((resolve) => {
+        const child = execFile(process.execPath, ['--profile-deserialization', bin, ...args], { cwd: dir, env: { ...process.env, HOME: dir } }, (error, stdout, stderr) =>
+          resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+        );
+        child.stdin!.end(input);
+      });
+    const runs = await Promise.all([
+      traced(['exec', '--allow', 'Bash(echo hi)', 'echo.json']),
+      traced(['check', 'Bash', '{"command":"git status"}']),
+      traced(['mcp', 'serve', '--cwd', dir], rpc.map((m) => `${JSON.stringify(m)}\n`).join('')),
+    ]);
+    for (const { code, stdout } of runs) {
+      expect(code).toBe(0);
+      expect(stdout).toContain('[Deserializing');
+      expect(stdout).not.toContain('[Cached code failed check]');
+    }
+    expect(runs[2]!.stdout).toContain('"name":"Bash"');
+  });
+
   it('answers as the sources do, for a plain command, one that needs the wasm parser, and a run of calls', async () => {
     const cases = [
       ['check', 'Bash', '{"command":"git status"}'],
