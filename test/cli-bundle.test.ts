@@ -102,6 +102,18 @@ describe('the installed command', () => {
     expect(runs[2]!.stdout).toContain('"name":"Bash"');
   });
 
+  it('runs a Bash call without node:crypto (its first load initialises OpenSSL; ids come from src/tool/crypto.ts)', async () => {
+    // Through the installed command: run from the sources, tsx itself loads node:crypto.
+    const dump = path.join(dir, 'dump-builtins.cjs');
+    writeFileSync(dump, `process.on('exit', () => process.stderr.write('BUILTINS ' + process.moduleLoadList.join(',') + '\\n'));`);
+    writeFileSync(path.join(dir, 'one-echo.json'), JSON.stringify({ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'echo hi' } }));
+    const { code, stdout, stderr } = await run(['--require', dump, bin, 'exec', '--allow', 'Bash(echo hi)', 'one-echo.json']);
+    expect({ code, stdout }).toMatchObject({ code: 0, stdout: expect.stringContaining('hi') });
+    const builtins = /BUILTINS (.*)/.exec(stderr)?.[1]?.split(',') ?? [];
+    expect(builtins).toContain('NativeModule child_process');
+    expect(builtins.filter((m) => /crypto/.test(m))).toEqual([]);
+  });
+
   it('answers as the sources do, for a plain command, one that needs the wasm parser, and a run of calls', async () => {
     const cases = [
       ['check', 'Bash', '{"command":"git status"}'],

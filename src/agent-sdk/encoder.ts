@@ -8,7 +8,6 @@
  * the calls that were refused. A tool's typed output (`tool_use_result`) goes through the session's redactor, as its
  * result did.
  */
-import { randomUUID } from 'node:crypto';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages.js';
 import type { ToolUseOutcome } from '../execution/outcome.js';
 import type { ApiFailure, QueryEvent, QueryResult, SubagentLoopEvent } from '../agent/types.js';
@@ -23,6 +22,7 @@ import type {
   SDKUserMessage,
   UUID,
 } from './messages.js';
+import { randomUUID } from '../tool/crypto.js';
 
 /** toolgate's version, reported where the Agent SDK reports Claude Code's (`claude_code_version`). */
 export const TOOLGATE_VERSION = '0.1.0';

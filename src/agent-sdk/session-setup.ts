@@ -5,7 +5,6 @@
  * two sessions share a runtime, a client or a transcript.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { createToolRuntime } from '../agent/create-tool-runtime.js';
@@ -25,6 +24,7 @@ import type { Options } from './options.js';
 import { permissionHandler } from './permissions.js';
 import { AgentSdkOptionError } from './session-options.js';
 import { STRUCTURED_OUTPUT_TOOL_NAME, structuredOutputTool } from './structured-output.js';
+import { randomUUID } from '../tool/crypto.js';
 
 export interface SessionPieces {
   readonly runtime: ToolRuntime;

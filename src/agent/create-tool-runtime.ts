@@ -7,7 +7,6 @@
  * files read). App state (permission context, cwd) is shared by reference, so session rules added by a permission
  * answer hold for every later call — and for sub-agents made with `child()`.
  */
-import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { ToolResultBudget } from '../execution/budget.js';
 import { emitToolEvent } from '../execution/errors.js';
@@ -31,6 +30,7 @@ import { hardLinkWarnings } from '../permissions/hard-links.js';
 import { ToolRun } from './tool-run.js';
 import type { QueryEvent, ToolRuntime, ToolRuntimeOptions } from './types.js';
 import { publish, Runtime, type Shared } from './runtime.js';
+import { randomUUID } from '../tool/crypto.js';
 
 export { RUNTIME_DISPOSED } from './runtime.js';
 

@@ -3,7 +3,6 @@
  * runtimes for sub-agents and shutdown. `createToolRuntime()` (create-tool-runtime.ts) wires what it stands on —
  * settings, hooks, the permission engine, telemetry — and makes the root one.
  */
-import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { snapshotAssistantMessage } from '../execution/block-snapshot.js';
 import { refreshEnvironmentSecrets } from '../execution/redaction.js';
@@ -22,6 +21,7 @@ import { type StartedTelemetry } from './telemetry/start.js';
 import { ToolRun } from './tool-run.js';
 import type { ChildRuntimeOptions, QueryEvent, RunEvent, RunInput, RunOptions, RunResult, ToolProvider, ToolRunHandle, ToolRuntime, ToolRuntimeOptions } from './types.js';
 import { assembleRootPool, samePool } from './runtime-pool.js';
+import { randomUUID } from '../tool/crypto.js';
 
 /** The reason the runtime's controller is aborted with by `dispose()`. */
 export const RUNTIME_DISPOSED = 'runtime disposed';

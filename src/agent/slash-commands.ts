@@ -12,7 +12,6 @@
  * permissions/allow-ceiling.ts); `endCommandTurn()` lifts the agent's ceilings when its loop ends the turn.
  */
 import { resolveModel } from '../tool/models.js';
-import { randomUUID } from 'node:crypto';
 import { addAllowCeiling, removeAllowCeilings } from '../permissions/allow-ceiling.js';
 import { tryParsePermissionRule } from '../permissions/permission-rule.js';
 import { discoverCommandFiles, readCommandFile, type CommandFile, type CommandFileContent } from '../settings/command-files.js';
@@ -24,6 +23,7 @@ import { runToolUse } from '../execution/pipeline.js';
 import { renderCommand, type RunCommandCall } from './command-render.js';
 import type { RuntimeSettings } from './runtime-settings.js';
 import type { SettingSource, ToolRuntime, ToolRuntimeOptions } from './types.js';
+import { randomUUID } from '../tool/crypto.js';
 
 declare module '../tool/tool-use-context.js' {
   interface ToolServices {

@@ -8,10 +8,10 @@
  * the engine, durably. On several machines the coordinator's `progressHost` must be reachable from the workers
  * (docs/distributed.md); when it is not, calls work the same, only without live progress.
  */
-import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ToolProgressData } from '../tool/tool.js';
+import { randomBytes } from '../tool/crypto.js';
 
 /** The coordinator's HTTP endpoint where workers post the progress of remote calls (`startProgressReceiver`). */
 export interface ProgressReceiver {

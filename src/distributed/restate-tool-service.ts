@@ -8,12 +8,12 @@
  * instead of running it a second time. Retry-safe calls skip the marker: they cost one durable step fewer.
  */
 import './node20-compat.js';
-import { randomUUID } from 'node:crypto';
 import * as restate from '@restatedev/restate-sdk';
 import type { Tools } from '../tool/tool.js';
 import { createProgressSender } from './progress-channel.js';
 import { executeRemoteToolCall, type RemoteToolCall, type RemoteToolResult } from './remote-tool-call.js';
 import { toolServiceName } from './restate-tool-engine.js';
+import { randomUUID } from '../tool/crypto.js';
 
 export interface ToolCallServiceOptions {
   readonly tools: Tools;

@@ -4,8 +4,9 @@
  * same command with `--resume ID` and the same prompt attaches to that run again (the idempotency key is the session
  * and the prompt), and a new prompt continues the conversation after it.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { SessionRunRequest, SessionRunResult } from './durable-session.js';
+import { randomUUID } from '../tool/crypto.js';
 
 /** A durable session run: the Restate ingress, the prompt and its settings, and the session to resume. */
 export interface DurableRunOptions extends SessionRunRequest {

@@ -8,13 +8,13 @@
  *   conversation; past its budget the largest older results are replaced by their persisted previews. The agent loop
  *   applies the replacements to its history with `applyToMessages()` before the next request.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { LRUCache } from 'lru-cache';
 import type { AnyTool, MessageParam, ToolResultBlockParam } from '../tool/tool.js';
 import type { ContentReplacementState, ToolUseContext } from '../tool/tool-use-context.js';
+import { nodeCrypto } from '../tool/crypto.js';
 import { formatCount } from '../tool/format-count.js';
 import { TelemetrySafeError } from './errors.js';
 
@@ -119,7 +119,7 @@ export async function persistToolResult(
 export function toolResultPath(sessionDir: string, toolUseId: string): string {
   const safe = /^[A-Za-z0-9_-]{1,128}$/.test(toolUseId)
     ? toolUseId
-    : `id-${createHash('sha256').update(String(toolUseId)).digest('hex').slice(0, 32)}`;
+    : `id-${nodeCrypto().createHash('sha256').update(String(toolUseId)).digest('hex').slice(0, 32)}`;
   return path.join(sessionDir, TOOL_RESULTS_DIR, `${safe}.txt`);
 }
 

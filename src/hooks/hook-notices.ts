@@ -3,9 +3,9 @@
  * `includeHookEvents`): a command or http hook is announced when it starts and again with what it answered. In-process
  * callbacks are not announced, as in the Agent SDK. An observer that throws never touches the hook's verdict.
  */
-import { randomUUID } from 'node:crypto';
 import type { RawHookRun } from './run-hook-process.js';
 import type { HookRunNotice } from './types.js';
+import { randomUUID } from '../tool/crypto.js';
 
 /** `run` unchanged; `observer` (when given) hears its start now and its answer when it settles. */
 export function observeHookRun(observer: ((notice: HookRunNotice) => void) | undefined, event: string, name: string, run: Promise<RawHookRun>): Promise<RawHookRun> {

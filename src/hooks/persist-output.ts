@@ -2,10 +2,10 @@
  * Hook output strings over 10,000 characters (reference A6) are written to `<sessionDir>/hook-outputs/` and replaced
  * by a preview with the path and full size, the same shape the executor uses for large tool results.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatCount } from '../tool/format-count.js';
+import { randomBytes } from '../tool/crypto.js';
 
 export const MAX_HOOK_OUTPUT_CHARS = 10_000;
 const PREVIEW_CHARS = 2_000;

@@ -10,8 +10,8 @@
  * groups (setsid children escape there). A program that clears its environment (`env -i`, `env -u TOOLGATE_PGROUP`)
  * escapes on purpose too: this is hygiene, not a security boundary (the sandbox's PID namespace is that).
  */
-import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { randomBytes } from '../tool/crypto.js';
 
 export const PGROUP_ENV = 'TOOLGATE_PGROUP';
 

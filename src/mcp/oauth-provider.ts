@@ -10,10 +10,10 @@
  * - `login` (`toolgate mcp login`, `/mcp login`): stored tokens are not used, the client registers when it must (a
  *   registration made for another loopback port is made again), and the authorization URL goes to `onAuthorizationUrl`.
  */
-import { randomBytes } from 'node:crypto';
 import { auth, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { expiryOf, type McpOAuthRecord, type McpOAuthStore, type StoredTokens } from './oauth-store.js';
+import { randomBytes } from '../tool/crypto.js';
 
 /** An access token this close to its expiry is refreshed before it is sent. */
 export const REFRESH_MARGIN_MS = 60_000;

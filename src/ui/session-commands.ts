@@ -2,7 +2,6 @@
  * The session's own slash commands: /help, /clear, /compact, /resume, /cost, /context, /model, /permissions, /mcp,
  * /agents, /skills (/exit is the session's). Custom commands and skills are run by the session itself.
  */
-import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { listSlashCommands, type SlashCommandInfo } from '../agent/slash-commands.js';
 import { buildSystemPrompt } from '../agent/system-prompt.js';
@@ -18,6 +17,7 @@ import { drawConversation } from './draw-conversation.js';
 import { addRuleCommand, removeRuleCommand } from './permission-commands.js';
 import type { Session } from './session.js';
 import type { MenuCommand } from './session-store.js';
+import { randomUUID } from '../tool/crypto.js';
 
 /** The session's commands, as the `/` menu and /help list them. */
 export const SESSION_COMMANDS: readonly MenuCommand[] = [

@@ -8,7 +8,6 @@
  * This module imports the OpenTelemetry SDK and exporters: it is loaded (dynamic import, `start.ts`) only when
  * telemetry is on, so a process with telemetry off never loads them.
  */
-import { randomUUID } from 'node:crypto';
 import type { Agent as HttpAgent } from 'node:http';
 import type { Counter, MeterProvider } from '@opentelemetry/api';
 import type { AnyValueMap, Logger, LoggerProvider } from '@opentelemetry/api-logs';
@@ -21,6 +20,7 @@ import { BatchLogRecordProcessor, ConsoleLogRecordExporter, LoggerProvider as Sd
 import { ConsoleMetricExporter, MeterProvider as SdkMeterProvider, PeriodicExportingMetricReader, type IMetricReader } from '@opentelemetry/sdk-metrics';
 import type { ToolEvent, ToolEventSink } from '../../execution/errors.js';
 import type { TelemetryConfig } from './config.js';
+import { randomUUID } from '../../tool/crypto.js';
 
 export interface OtelTelemetry {
   readonly sink: ToolEventSink;

@@ -4,7 +4,6 @@
  * streamable HTTP on 127.0.0.1 only, every request carrying `Authorization: Bearer <token>` (401 otherwise), one MCP
  * session per client, the Host header checked against the address served (DNS rebinding).
  */
-import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 // node:http only for `serve --http` (type-only here): stdio serving does not load it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +12,7 @@ import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/se
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { GuardedStdioTransport, type GuardedStdioOptions } from './guarded-stdio-transport.js';
 import { ToolgateMcpServer, type ToolServerOptions } from './tool-server.js';
+import { nodeCrypto, randomBytes, randomUUID } from '../../tool/crypto.js';
 
 /** Serves the tool pool as an MCP server on stdin/stdout (`toolgate mcp serve`), behind the permission engine. */
 export async function serveStdio(options: ToolServerOptions & GuardedStdioOptions = {}): Promise<{ readonly closed: Promise<void>; close(): Promise<void> }> {
@@ -78,7 +78,7 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const auth = Buffer.from(req.headers.authorization ?? '');
-    if (auth.length !== expected.length || !timingSafeEqual(auth, expected)) {
+    if (auth.length !== expected.length || !nodeCrypto().timingSafeEqual(auth, expected)) {
       res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="toolgate"' });
       res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'unauthorized: send Authorization: Bearer <token>' }, id: null }));
       return;

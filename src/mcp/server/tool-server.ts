@@ -17,7 +17,6 @@ import {
   type Tool as McpToolDefinition,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { PermissionAnswer, RuntimePermissionRequest, ToolRuntime, ToolRuntimeOptions } from '../../agent/types.js';
-import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { createToolRuntime } from '../../agent/create-tool-runtime.js';
 import { defaultSessionDir } from '../../agent/session-dir.js';
@@ -26,6 +25,7 @@ import { ConcurrencyGate, isCallConcurrencySafe } from '../../execution/concurre
 import type { ToolUseOutcome } from '../../execution/outcome.js';
 import { prepareToolUse } from '../../execution/prepared-tool-use.js';
 import { permissionTraitsOf } from '../../permissions/tool-traits.js';
+import { randomUUID } from '../../tool/crypto.js';
 
 /**
  * Tools that only make sense inside a conversation with a model (they steer the loop, not the machine), or that move

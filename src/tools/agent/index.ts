@@ -13,7 +13,6 @@
  * background one returns at once and runs as a task of the shared registry (background.ts).
  */
 import { MODEL_ALIASES, resolveModel } from '../../tool/models.js';
-import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
 import { toolMatchesName } from '../../tool/find-tool.js';
@@ -26,6 +25,7 @@ import { AgentLog } from './agent-log.js';
 import { launchBackgroundAgent } from './background.js';
 import { agentProgressReporter, formatTokens, type AgentProgress } from './progress.js';
 import type { SubagentEvent, SubagentResult, SubagentUsage } from './subagent-runner.js';
+import { randomUUID } from '../../tool/crypto.js';
 
 export type { SubagentEvent, SubagentRequest, SubagentResult, SubagentRunner, SubagentUsage } from './subagent-runner.js';
 export type { AgentCallSummary, AgentProgress } from './progress.js';

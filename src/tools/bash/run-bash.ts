@@ -4,7 +4,6 @@
  * aborted (the group is terminated); the timeout passes (moved to the background, or killed when it must not be);
  * or it was a background call from the start (returns at once, the task registry takes over).
  */
-import { randomUUID } from 'node:crypto';
 import { mkdirSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import type { ToolCallProgress, ToolResult } from '../../tool/tool.js';
@@ -38,6 +37,7 @@ import { applyShellState, persistEnvironment, shellDelta, shellStateOf, withShel
 import { ShellProcess, type ShellExit } from './shell-process.js';
 import { getTaskRegistry } from '../shared/task-registry.js';
 import { adoptShell, shellMarkerScope } from './shell-task.js';
+import { randomUUID } from '../../tool/crypto.js';
 
 export interface BashInput {
   readonly command: string;

@@ -2,7 +2,6 @@
  * NotebookEdit: replace, insert or delete one cell of a .ipynb file, editing the parsed JSON in place so metadata,
  * other cells, key order and formatting survive; the same read-before-write and content-hash staleness as Write.
  */
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import * as z from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
@@ -19,6 +18,7 @@ import { hasChangedSinceRead, recordFileState, requireReadBeforeWrite, staleFile
 import { loadTextFileForWrite, writeTextFile } from '../shared/text-file.js';
 import { detectLayout, formatSource, keysSorted, serializeNotebook, sortKeys } from './notebook-json.js';
 import { notebookEditPrompt, NOTEBOOK_EDIT_TOOL_NAME } from './prompt.js';
+import { randomBytes } from '../../tool/crypto.js';
 
 const inputSchema = z.strictObject({
   notebook_path: z.string().describe('The absolute path to the Jupyter notebook file to edit (must be absolute, not relative)'),

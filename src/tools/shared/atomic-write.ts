@@ -14,10 +14,10 @@
  *
  * Known limit: rename gives the file a new inode, so hard links to the old file keep the old content.
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describeFsError, isNotFound } from './errors.js';
+import { randomBytes } from '../../tool/crypto.js';
 
 export interface AtomicWriteOptions {
   /** Mode for a new file (default 0o666, less the umask). An existing file keeps its own mode. */

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../../tool/crypto.js';
 
 /** sha256 (hex) of a file's bytes: the identity `readFileState` records and Edit/Write compare against. */
 export function sha256(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
+  return nodeCrypto().createHash('sha256').update(bytes).digest('hex');
 }

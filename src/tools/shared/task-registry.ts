@@ -11,10 +11,10 @@
  * One registry per runtime lives in `context.services.tasks`; `createTaskRegistry()` makes one. A context without one
  * falls back to a process-wide default registry (`getTaskRegistry`), so tools work in a bare context too.
  */
-import { randomBytes } from 'node:crypto';
 import type { NotificationQueue } from '../../tool/notification-queue.js';
 import type { MessageParam } from '../../tool/tool.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
+import { randomBytes } from '../../tool/crypto.js';
 
 export type TaskStatus = 'running' | 'completed' | 'failed' | 'killed';
 /** `request`: started in the background; `timeout`: a foreground call that ran past its timeout; `user`: moved by a person. */

@@ -6,7 +6,6 @@
  * Leaving restores both and keeps or removes the worktree. The session's worktree lives in the agent's
  * `sessionState`. Only the main thread may switch: a sub-agent shares the session's directory with its parent.
  */
-import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { updatePermissionContext } from '../../permissions/permission-context.js';
 import { buildTool } from '../../tool/build-tool.js';
@@ -14,6 +13,7 @@ import type { ValidationResult } from '../../tool/tool.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import { createWorktree, GitError, isValidWorktreeName, listWorktrees, MAX_WORKTREE_NAME, physical, removeWorktree, repositoryRoot, worktreeChanges } from './git-worktree.js';
 import { ENTER_WORKTREE_TOOL_NAME, enterWorktreePrompt, EXIT_WORKTREE_TOOL_NAME, exitWorktreePrompt } from './prompt.js';
+import { randomUUID } from '../../tool/crypto.js';
 
 export { ENTER_WORKTREE_TOOL_NAME, EXIT_WORKTREE_TOOL_NAME };
 
