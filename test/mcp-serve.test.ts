@@ -43,7 +43,7 @@ afterEach(async () => {
 });
 
 /** The real CLI over stdio, as an MCP client configuration would start it. */
-async function stdioClient(args: string[] = [], options: { elicit?: 'Allow once' | 'Deny' | 'decline' } = {}): Promise<Client> {
+async function stdioClient(args: string[] = [], options: { elicit?: 'Allow once' | 'Deny' | 'decline' | 'Allow everything' } = {}): Promise<Client> {
   const client = new Client({ name: 'test', version: '1' }, { capabilities: options.elicit ? { elicitation: { form: {} } } : {} });
   if (options.elicit) {
     // 'decline': what a client that declines every elicitation on its own answers.
@@ -129,6 +129,12 @@ describe('toolgate mcp serve over stdio (SDK client)', () => {
     expect(textOf(declined)).toContain('The MCP client declined the approval request');
     expect(textOf(declined)).not.toMatch(/person/);
     expect(existsSync(path.join(project, 'declined.txt'))).toBe(false);
+    // An answer outside the form's choices fails the SDK's schema check (Ajv, made on first use): refused.
+    const odd = await stdioClient([], { elicit: 'Allow everything' });
+    const unchecked = await call(odd, 'Write', { file_path: path.join(project, 'odd.txt'), content: 'no' });
+    expect(unchecked.isError).toBe(true);
+    expect(textOf(unchecked)).toMatch(/Asking the person through the MCP client failed \(.*schema/);
+    expect(existsSync(path.join(project, 'odd.txt'))).toBe(false);
   });
 
   it('follows the project settings: an allow rule lets a write through, a deny rule stops a read', async () => {

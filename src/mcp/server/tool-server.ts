@@ -10,6 +10,8 @@
  * - Calls run side by side only when every running call is concurrency-safe, as the executor runs one message's calls.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { JsonSchemaType, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
@@ -98,7 +100,7 @@ export class ToolgateMcpServer {
 
   /** One MCP server object for one client session (stdio: the only one; HTTP: one per session). */
   createServer(): Server {
-    const server = new Server({ name: 'toolgate', version: '0.1.0' }, { capabilities: { tools: {} } });
+    const server = new Server({ name: 'toolgate', version: '0.1.0' }, { capabilities: { tools: {} }, jsonSchemaValidator: new LazyAjvValidator() });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.listTools() }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const id = `toolu_mcp_${(++this.counter).toString(36)}_${Date.now().toString(36)}`;
@@ -245,5 +247,18 @@ function safe<T>(fn: () => T, fallback: T): T {
     return fn();
   } catch {
     return fallback;
+  }
+}
+
+/**
+ * The SDK's Ajv validator, made when a schema first needs it (an elicitation's answer is checked against the form it
+ * asked for): the SDK's server makes one per server object, and building Ajv with its formats was ~3 ms of every
+ * `mcp serve` start, for a check most sessions never make.
+ */
+class LazyAjvValidator implements jsonSchemaValidator {
+  #ajv: AjvJsonSchemaValidator | undefined;
+  getValidator<T>(schema: JsonSchemaType) {
+    this.#ajv ??= new AjvJsonSchemaValidator();
+    return this.#ajv.getValidator<T>(schema);
   }
 }
