@@ -89,7 +89,8 @@ export type ParsedAnswer = { readonly verdict: 'allow' | 'deny' | 'unsure'; read
 export function parseClassifierAnswer(text: string): ParsedAnswer {
   const line = text.split('\n').map((l) => l.trim()).find((l) => l !== '');
   if (line === undefined) return { unreadable: 'the answer was empty' };
-  const match = /^[*_`]*(ALLOW|DENY|UNSURE)\b[*_`]*\s*[:\-–—]?\s*(.*)$/i.exec(line);
+  // Dashes as escapes: the CLI bundle stays ASCII (test/cli-bundle.test.ts).
+  const match = /^[*_`]*(ALLOW|DENY|UNSURE)\b[*_`]*\s*[:\-\u2013\u2014]?\s*(.*)$/i.exec(line);
   if (!match) return { unreadable: `the answer does not start with ALLOW, DENY or UNSURE: ${JSON.stringify(line.slice(0, 80))}` };
   const reason = match[2]!.trim();
   return { verdict: match[1]!.toLowerCase() as 'allow' | 'deny' | 'unsure', reason: reason === '' ? 'no reason given' : reason.slice(0, 500) };

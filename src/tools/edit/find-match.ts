@@ -41,7 +41,8 @@ export function findOccurrences(haystack: string, needle: string, limit = Number
   return starts;
 }
 
-const PREFIX = /^\s*(\d+)(?:\t|→|:|$)/;
+// The arrow as an escape: the CLI bundle stays ASCII (test/cli-bundle.test.ts).
+const PREFIX = /^\s*(\d+)(?:\t|\u2192|:|$)/;
 
 /** old_string without Read's line prefixes, when every line has one and they count up by one; else undefined. */
 export function stripLinePrefixes(text: string, requireConsecutive: boolean): string | undefined {
