@@ -108,16 +108,62 @@ function start(): Running | undefined {
   return running;
 }
 
+/**
+ * Groups started but not yet told to the watchdog, and groups ended whose `-` line is not written yet: both go in one
+ * write a moment later (FLUSH_MS). A group that starts and ends within that moment (`echo hi`: a few ms) is never
+ * written at all — two pipe writes and two wake-ups of the watchdog fewer per call. Meanwhile a death of toolgate is
+ * still covered: the watchdog's marker sweep finds the group's processes by their environment.
+ */
+const pendingAdds = new Set<number>();
+const pendingRemoves = new Set<number>();
+let flushTimer: NodeJS.Timeout | undefined;
+const FLUSH_MS = 50;
+
+function scheduleFlush(): void {
+  if (flushTimer !== undefined) return;
+  flushTimer = setTimeout(flush, FLUSH_MS);
+  flushTimer.unref();
+}
+
+function flush(): void {
+  flushTimer = undefined;
+  let lines = '';
+  for (const pg of pendingAdds) lines += `+ ${pg}\n`;
+  for (const pg of pendingRemoves) lines += `- ${pg}\n`;
+  pendingAdds.clear();
+  pendingRemoves.clear();
+  if (lines !== '' && running !== undefined) {
+    running.stdin.write(lines);
+    writes++;
+  }
+}
+
+let writes = 0;
+
+/** How many `+`/`-` writes went to the watchdog (tests: short-lived groups cost none). */
+export function orphanWatchdogWrites(): number {
+  return writes;
+}
+
 export function watchGroup(pgid: number): void {
   groups.add(pgid);
   // A watchdog started now is told about every group, this one included.
-  if (running !== undefined) running.stdin.write(`+ ${pgid}\n`);
-  else start();
+  if (running === undefined) {
+    start();
+    return;
+  }
+  pendingRemoves.delete(pgid);
+  pendingAdds.add(pgid);
+  scheduleFlush();
 }
 
 export function unwatchGroup(pgid: number): void {
   if (!groups.delete(pgid)) return;
-  running?.stdin.write(`- ${pgid}\n`);
+  // Never told: nothing to take back.
+  if (pendingAdds.delete(pgid)) return;
+  if (running === undefined) return;
+  pendingRemoves.add(pgid);
+  scheduleFlush();
 }
 
 /**
@@ -125,11 +171,17 @@ export function unwatchGroup(pgid: number): void {
  * so the watchdog does not signal their (possibly reused) ids after we are gone.
  */
 export function unwatchGroupsSync(pgids: Iterable<number>): void {
-  const lines = [...pgids].filter((pg) => groups.delete(pg)).map((pg) => `- ${pg}\n`).join('');
+  // Only what the watchdog was told (or is about to be told: the pending ends) needs striking off.
+  const told = [...pgids].filter((pg) => groups.delete(pg) && !pendingAdds.delete(pg));
+  const lines = [...new Set([...told, ...pendingRemoves])].map((pg) => `- ${pg}\n`).join('');
+  pendingRemoves.clear();
+  let adds = '';
+  for (const pg of pendingAdds) adds += `+ ${pg}\n`;
+  pendingAdds.clear();
   const fd = (running?.stdin as unknown as { _handle?: { fd?: number } } | undefined)?._handle?.fd;
-  if (lines === '' || fd === undefined || fd < 0) return;
+  if (lines + adds === '' || fd === undefined || fd < 0) return;
   try {
-    writeSync(fd, lines);
+    writeSync(fd, adds + lines);
   } catch {
     // EAGAIN on a full pipe: the watchdog then signals ids of groups that are gone, which is harmless in practice
   }
