@@ -63,6 +63,17 @@ describe('the shell state records', () => {
     for (const absent of ['BAD', 'ARR', 'NOVALUE']) expect(capture?.exit.has(absent), absent).toBe(false);
   });
 
+  it('a command that changes no variable reads the same before and after; one that does, differs by that one', () => {
+    const env = { PATH: process.env.PATH, KEEP: 'é', OTHER: '1' };
+    const same = parseShellStateRecords(recordsOf('true', env)).capture!;
+    expect([...same.exit]).toEqual([...same.start]);
+    expect(same.exit.get('KEEP')).toBe('é');
+    const changed = parseShellStateRecords(recordsOf('export OTHER=2', env)).capture!;
+    expect(changed.start.get('OTHER')).toBe('1');
+    expect(changed.exit.get('OTHER')).toBe('2');
+    expect(changed.exit.get('KEEP')).toBe('é');
+  });
+
   it('a dump cut short or never finished is no capture; foreign records are ignored', () => {
     expect(parseShellStateRecords('C/tmp\n\0').capture).toBeUndefined();
     const S = 'Sdeclare -x A="1"\0';

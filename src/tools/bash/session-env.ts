@@ -141,6 +141,7 @@ export function parseShellStateRecords(text: string): ShellStateRecords {
   records.pop(); // after the last NUL: empty, or a record cut short
   let cwd: string | undefined;
   let start: Map<string, string> | undefined;
+  let startText: string | undefined;
   let exit: Map<string, string> | undefined;
   const functions = new Map<string, string>();
   let functionsRead = false;
@@ -156,9 +157,11 @@ export function parseShellStateRecords(text: string): ShellStateRecords {
       }
       case 'S':
         start = parseDeclarations(body);
+        startText = body;
         break;
       case 'E':
-        exit = parseDeclarations(body);
+        // Most commands change no variable: the same dump is the same map (one parse, not two, on every call).
+        exit = body === startText ? start : parseDeclarations(body);
         break;
       case 'F': {
         const nl = body.indexOf('\n');
@@ -216,8 +219,13 @@ function unquote(quoted: string): string | undefined {
   return undefined;
 }
 
+/** Outside bytes 0x09–0x7e (tab to `~`), which read the same in latin1 and UTF-8. */
+const NOT_PLAIN_ASCII = /[^\t-~]/;
+
 /** latin1 characters (bytes) as UTF-8 text; undefined when they are not valid UTF-8. */
 function utf8(bytes: string): string | undefined {
+  // ASCII (nearly every value) is the same in both: no round trip through buffers.
+  if (!NOT_PLAIN_ASCII.test(bytes)) return bytes;
   const buffer = Buffer.from(bytes, 'latin1');
   const text = buffer.toString('utf8');
   return Buffer.from(text, 'utf8').equals(buffer) ? text : undefined;
