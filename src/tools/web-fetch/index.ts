@@ -10,6 +10,7 @@ import { isIP } from 'node:net';
 import { LRUCache } from 'lru-cache';
 import * as z from 'zod';
 import { domainPatternOf, hostMatchesDomainPattern } from '../../permissions/domains.js';
+import { unobservable } from '../../permissions/observed-fs.js';
 import { buildTool } from '../../tool/build-tool.js';
 import type { PermissionAskDecision, PermissionResult } from '../../tool/permission-types.js';
 import type { AssistantMessage, CanUseToolFn } from '../../tool/tool.js';
@@ -224,6 +225,9 @@ export const WebFetchTool = buildTool<typeof webFetchInputSchema, WebFetchOutput
     const url = normaliseUrl(input.url);
     const allow: PermissionResult<WebFetchInput> = { behavior: 'allow', updatedInput: input };
     if (hostAllowedByRule(context, url.hostname)) return allow;
+    // A DNS answer (cached for a while, then asked again) is no filesystem fact: a decision that consulted one is
+    // never reused (toolgate check --batch), it is made again.
+    unobservable();
     let addresses: LookupAddress[];
     try {
       addresses = await resolveHostForCheck(url.hostname);
