@@ -36,6 +36,15 @@ export interface CheckOutput {
 
 export class CheckRequestError extends Error {}
 
+/** A decision, and what it was made for: the tool and the permission context (for callers that reuse decisions). */
+export interface CheckResult {
+  readonly output: CheckOutput;
+  readonly decision: PermissionDecision;
+  readonly warnings: string[];
+  readonly tool: AnyTool;
+  readonly ctx: ToolPermissionContext;
+}
+
 /** What the command line sets for every request (a request's own fields win). */
 export interface CheckDefaults {
   readonly cwd: string;
@@ -65,7 +74,7 @@ export class CheckEngine {
    * A request object (already JSON-parsed) → its decision. Throws CheckRequestError for a bad request. `fromJson`:
    * the request is straight from JSON.parse, so its context fields can be keyed by their JSON text.
    */
-  async decide(request: unknown, { fromJson = false }: { fromJson?: boolean } = {}): Promise<{ output: CheckOutput; decision: PermissionDecision; warnings: string[] }> {
+  async decide(request: unknown, { fromJson = false }: { fromJson?: boolean } = {}): Promise<CheckResult> {
     if (request === null || typeof request !== 'object' || Array.isArray(request)) throw new CheckRequestError('a request must be a JSON object');
     const r = request as Record<string, unknown>;
     if (typeof r.tool !== 'string' || r.tool.length === 0) throw new CheckRequestError('"tool" must be a non-empty string');
@@ -108,6 +117,8 @@ export class CheckEngine {
       },
       decision,
       warnings,
+      tool,
+      ctx,
     };
   }
 

@@ -1,0 +1,88 @@
+/**
+ * The answers of `toolgate check --batch`, one per line. A batch repeats itself (a policy suite runs the same calls
+ * under several modes and rule sets, a replayed transcript runs `git status` many times), so an answer is reused for
+ * a line identical to an earlier one — but only when nothing the first decision learnt has changed: every filesystem
+ * question it asked (permissions/observed-fs.ts: real paths, stats, links, directory listings, gitdir files) is asked
+ * again and must get the same answer. A file created, removed or retargeted in between fails that, and the line is
+ * decided afresh: facts are never carried from one request to the next, only re-checked.
+ *
+ * What else a decision reads is part of the line (tool, input, cwd, home, mode, rules…), fixed for the process (the
+ * command line's defaults, the settings files a context was built from, the OS home and environment), or a reason not
+ * to reuse it: the clock (a rule with `expiresAt`), a DNS answer (`unobservable()`), a tool whose checks were not
+ * audited for this (isReusable), an error, or anything odd while recording (observeFacts). When unsure, decide again.
+ */
+import { observeFacts, stillHolds, type Observations } from '../../permissions/observed-fs.js';
+import type { ToolPermissionContext } from '../../tool/permission-types.js';
+import type { AnyTool } from '../../tool/tool.js';
+import type { CheckEngine, CheckOutput } from './check-request.js';
+import { isStandIn } from './check-tools.js';
+
+export type LineAnswer = ({ id?: unknown } & CheckOutput) | { id?: unknown; error: string };
+
+/** An answer as written (one JSON line, without its newline), and what it is for `--fail-on`. */
+export interface AnsweredLine {
+  readonly text: string;
+  readonly kind: CheckOutput['behavior'] | 'error';
+}
+
+/** Bounds on what is remembered: a batch of distinct lines keeps at most this many, none longer than the cap. */
+const MAX_REMEMBERED = 10_000;
+const MAX_LINE_CHARS = 64 * 1024;
+
+export class BatchAnswers {
+  readonly #engine: CheckEngine;
+  readonly #known = new Map<string, { readonly answer: AnsweredLine; readonly facts: Observations }>();
+
+  constructor(engine: CheckEngine) {
+    this.#engine = engine;
+  }
+
+  /** The answer to one line (already without its line ending). */
+  async answer(line: string): Promise<AnsweredLine> {
+    const known = this.#known.get(line);
+    if (known !== undefined) {
+      if (stillHolds(known.facts)) return known.answer;
+      this.#known.delete(line);
+    }
+    const { result, observations } = await observeFacts(() => decideLine(this.#engine, line));
+    const answer: AnsweredLine = { text: JSON.stringify(result.answer), kind: 'error' in result.answer ? 'error' : result.answer.behavior };
+    if (observations !== undefined && result.reusable && line.length <= MAX_LINE_CHARS) {
+      if (this.#known.size >= MAX_REMEMBERED) this.#known.clear();
+      this.#known.set(line, { answer, facts: observations });
+    }
+    return answer;
+  }
+}
+
+async function decideLine(engine: CheckEngine, line: string): Promise<{ answer: LineAnswer; reusable: boolean }> {
+  if (line.trim() === '') return { answer: { error: 'blank line: no request' }, reusable: false };
+  let request: unknown;
+  try {
+    request = JSON.parse(line);
+  } catch (error) {
+    return { answer: { error: `invalid JSON: ${error instanceof Error ? error.message : String(error)}` }, reusable: false };
+  }
+  // The request's id first, on the answer and on an error alike, so a reader can pair them without counting lines.
+  const id = request !== null && typeof request === 'object' && !Array.isArray(request) && 'id' in request ? { id: (request as { id: unknown }).id } : {};
+  try {
+    const result = await engine.decide(request, { fromJson: true });
+    return { answer: { ...id, ...result.output }, reusable: isReusable(result.tool, result.ctx) };
+  } catch (error) {
+    return { answer: { ...id, error: error instanceof Error ? error.message : String(error) }, reusable: false };
+  }
+}
+
+/**
+ * The built-in tools whose part in a decision (input schema, backfill, getPath, isReadOnly, checkPermissions) reads
+ * nothing but the input, the context and facts through permissions/observed-fs.ts, or calls `unobservable()` when it
+ * does read something else (WebFetch's DNS answer) — checked by reading them. Another built-in is decided afresh for
+ * every line; a stand-in (check-tools.ts) reads only its input.
+ */
+const FACT_BOUND_TOOLS: ReadonlySet<string> = new Set(['Read', 'Edit', 'Write', 'NotebookEdit', 'Glob', 'Grep', 'Bash', 'WebFetch']);
+
+function isReusable(tool: AnyTool, ctx: ToolPermissionContext): boolean {
+  if (!isStandIn(tool) && !FACT_BOUND_TOOLS.has(tool.name)) return false;
+  // A rule that expires makes the decision depend on the clock (rule-expiry.ts).
+  for (const rules of [ctx.alwaysAllowRules, ctx.alwaysDenyRules, ctx.alwaysAskRules]) if (rules.some((r) => r.expiresAt !== undefined)) return false;
+  return true;
+}
