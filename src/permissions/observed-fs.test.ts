@@ -15,8 +15,9 @@ import {
   readTextSync,
   realpathNative,
   statIfExists,
+  observedAsync,
   stillHolds,
-  unobservable,
+  type AsyncQuestion,
 } from './observed-fs.js';
 import { resolveRealPath } from './real-path.js';
 
@@ -92,7 +93,28 @@ describe('observed filesystem facts', () => {
     }
   });
 
-  it('a fact that changed during the decision, a DNS answer, or overlapping decisions: nothing to reuse', async () => {
+  it('an asynchronous question (a DNS answer) is asked again too, its failure included', async () => {
+    let answer: string | Error = '10.0.0.1';
+    const lookup: AsyncQuestion = {
+      ask: async () => {
+        if (answer instanceof Error) throw answer;
+        return answer;
+      },
+      fact: (a) => a as string,
+    };
+    const facts = await record(async () => [existsSync(tmp), await observedAsync(lookup, 'example.com')]);
+    expect(await stillHolds(facts!)).toBe(true);
+    answer = '93.184.216.34';
+    expect(await stillHolds(facts!)).toBe(false);
+    answer = Object.assign(new Error('no network'), { code: 'EAI_AGAIN' });
+    expect(await stillHolds(facts!)).toBe(false);
+    const failed = await record(async () => observedAsync(lookup, 'example.com').catch(() => undefined));
+    expect(await stillHolds(failed!)).toBe(true);
+    answer = '10.0.0.1';
+    expect(await stillHolds(failed!)).toBe(false);
+  });
+
+  it('a fact that changed during the decision, or overlapping decisions: nothing to reuse', async () => {
     const file = path.join(tmp, 'flicker');
     expect(
       await record(() => {
@@ -102,8 +124,6 @@ describe('observed filesystem facts', () => {
       }),
     ).toBeUndefined();
     fs.rmSync(file);
-
-    expect(await record(() => unobservable())).toBeUndefined();
 
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));

@@ -8,9 +8,10 @@
  * the same answers (`stillHolds`) — a file created, removed or retargeted in between changes an answer, and the
  * decision is made afresh. Nothing here caches: each replay asks the filesystem again.
  *
- * The engine's other sources are not facts of this kind: what cannot be asked again cheaply and exactly (a DNS
- * answer) calls `unobservable()`, and a recording that met one is not reusable. Every `node:fs` import under
- * permissions/ goes through this file (observed-fs.test.ts checks), so a new filesystem question cannot slip past.
+ * A question that is not about the filesystem but can be asked again the same way (WebFetch's DNS answer, from the
+ * resolver or its short-lived cache) is an AsyncQuestion its owner defines and asks through `observedAsync`. Every
+ * `node:fs` import under permissions/ goes through this file (observed-fs.test.ts checks), so a new filesystem
+ * question cannot slip past.
  */
 import fs from 'node:fs';
 
@@ -51,6 +52,13 @@ const QUESTIONS: readonly Question[] = [
   { ask: (p) => fs.readdirSync(p), fact: (a) => (a as string[]).join('\0') },
   { ask: (p) => fs.readdirSync(p, { withFileTypes: true }), fact: (a) => (a as fs.Dirent[]).map((d) => `${d.name}/${direntType(d)}`).join('\0') },
 ];
+/** A question answered asynchronously, defined by the code that asks it (one object per kind of question). */
+export interface AsyncQuestion {
+  readonly ask: (key: string) => Promise<unknown>;
+  /** What of the answer a decision can depend on, as a string. */
+  readonly fact: (answer: unknown) => string;
+}
+
 /** Indexes into QUESTIONS. */
 const Q = {
   Exists: 0,
@@ -72,23 +80,29 @@ function errorFact(error: unknown): string {
   return `!${e?.code ?? ''}:${e instanceof Error ? e.message : String(error)}`;
 }
 
-/** The facts one recording learnt, each question once. */
+/** The facts one recording learnt, each question once: a filesystem question by its index, or an AsyncQuestion. */
 export interface Observations {
-  readonly questions: readonly number[];
+  readonly questions: readonly (number | AsyncQuestion)[];
   readonly paths: readonly string[];
   readonly facts: readonly string[];
 }
 
-class Recording {
-  readonly questions: number[] = [];
+class Recording implements Observations {
+  readonly questions: (number | AsyncQuestion)[] = [];
   readonly paths: string[] = [];
   readonly facts: string[] = [];
   readonly #seen = new Map<string, string>();
+  readonly #asked = new Map<AsyncQuestion, number>();
   /** Set when the recording cannot stand for what the decision depended on. */
   spoilt = false;
 
-  note(q: number, p: string, fact: string): void {
-    const key = `${q}\0${p}`;
+  note(q: number | AsyncQuestion, p: string, fact: string): void {
+    let id = q;
+    if (typeof q !== 'number') {
+      id = this.#asked.get(q) ?? -1 - this.#asked.size;
+      this.#asked.set(q, id);
+    }
+    const key = `${id}\0${p}`;
     const known = this.#seen.get(key);
     if (known !== undefined) {
       // The same question answered twice alike is one fact; answered differently (the filesystem changed during the
@@ -120,6 +134,22 @@ function observed<T>(q: number, p: string): T {
   return answer as T;
 }
 
+/** `question.ask(key)`, its answer (or failure) noted as a fact like a filesystem one. */
+export async function observedAsync<T>(question: AsyncQuestion, key: string): Promise<T> {
+  if (open.size === 0) return (await question.ask(key)) as T;
+  // Noted in every recording open now or when the answer comes (an overlap spoils them all anyway).
+  let answer: unknown;
+  try {
+    answer = await question.ask(key);
+  } catch (error) {
+    for (const r of open) r.note(question, key, errorFact(error));
+    throw error;
+  }
+  const fact = question.fact(answer);
+  for (const r of open) r.note(question, key, fact);
+  return answer as T;
+}
+
 export const existsSync = (p: string): boolean => observed(Q.Exists, p);
 /** `fs.realpathSync.native`. */
 export const realpathNative = (p: string): string => observed(Q.Realpath, p);
@@ -140,7 +170,7 @@ export const readdirEntriesSync = (p: string): fs.Dirent[] => observed(Q.Readdir
 
 /**
  * Runs `decide`, noting every fact it learns through this module. `observations` is undefined when the result must
- * not be reused: it threw, it met something `unobservable()`, a fact changed during it, or another recording was open
+ * not be reused: it threw, a fact changed during it, or another recording was open
  * at the same time (overlapping decisions would mix their facts; neither is kept).
  */
 export async function observeFacts<T>(decide: () => Promise<T>): Promise<{ result: T; observations: Observations | undefined }> {
@@ -159,19 +189,35 @@ export async function observeFacts<T>(decide: () => Promise<T>): Promise<{ resul
   return { result, observations: recording.spoilt ? undefined : recording };
 }
 
-/** A decision being recorded depends on something no replay can check (a DNS answer): it must not be reused. */
-export function unobservable(): void {
-  for (const r of open) r.spoilt = true;
-}
-
-/** True when asking every question of `o` again now gets the same answers (asked afresh, in order; nothing cached). */
-export function stillHolds(o: Observations): boolean {
+/**
+ * True when asking every question of `o` again now gets the same answers (asked afresh, in order; nothing cached
+ * here). A promise only when `o` holds an AsyncQuestion, and only from the first one on.
+ */
+export function stillHolds(o: Observations): boolean | Promise<boolean> {
   const { questions, paths, facts } = o;
   for (let i = 0; i < questions.length; i++) {
-    const question = QUESTIONS[questions[i]!]!;
+    const q = questions[i]!;
+    if (typeof q !== 'number') return stillHoldsFrom(o, i);
+    const question = QUESTIONS[q]!;
     let fact: string;
     try {
       fact = question.fact(question.ask(paths[i]!));
+    } catch (error) {
+      fact = errorFact(error);
+    }
+    if (fact !== facts[i]) return false;
+  }
+  return true;
+}
+
+async function stillHoldsFrom(o: Observations, from: number): Promise<boolean> {
+  const { questions, paths, facts } = o;
+  for (let i = from; i < questions.length; i++) {
+    const q = questions[i]!;
+    const question = typeof q === 'number' ? QUESTIONS[q]! : q;
+    let fact: string;
+    try {
+      fact = question.fact(await question.ask(paths[i]!));
     } catch (error) {
       fact = errorFact(error);
     }

@@ -1,7 +1,7 @@
 /**
  * Answers reused across the lines of one batch: an identical line gets the earlier answer only while every filesystem
  * fact behind it still holds; a file created, removed or retargeted in between, or a decision that depends on the
- * clock, a DNS answer or a tool not audited for reuse, is decided again.
+ * clock or on a tool not audited for reuse, is decided again.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -106,7 +106,7 @@ describe('BatchAnswers', () => {
     }
   });
 
-  it('decides again what depends on the clock, a DNS answer, an unaudited tool, or failed', async () => {
+  it('decides again what depends on the clock, an unaudited tool, or failed', async () => {
     const settings = path.join(tmp, 'expiring.json');
     fs.writeFileSync(settings, JSON.stringify({ permissions: { allow: ['Bash(npm test)'], expires: { 'Bash(npm test)': '2999-01-01T00:00:00Z' } } }));
     const expiring = batch({ flagSettingsFiles: [settings] });
@@ -116,25 +116,24 @@ describe('BatchAnswers', () => {
     expect(expiring.decisions()).toBe(2);
 
     const b = batch();
-    // An address, so no lookup leaves the machine; the check still consults the resolver's answer.
-    const fetch = { tool: 'WebFetch', input: { url: 'http://127.0.0.1/', prompt: 'p' } };
-    await b.ask(fetch);
-    await b.ask(fetch);
-    expect(b.decisions()).toBe(2);
-    // Allowed by a rule before any lookup: reused.
-    const allowed = { ...fetch, rules: [{ source: 'projectSettings', behavior: 'allow', rule: 'WebFetch(domain:127.0.0.1)' }] };
-    await b.ask(allowed);
-    await b.ask(allowed);
-    expect(b.decisions()).toBe(3);
-
     const todo = { tool: 'TodoWrite', input: { todos: [] } };
     await b.ask(todo);
     await b.ask(todo);
-    expect(b.decisions()).toBe(5);
+    expect(b.decisions()).toBe(2);
 
     const bad = { tool: 'Read', input: { file_path: 3 } };
     expect(await b.ask(bad)).toHaveProperty('error');
     expect(await b.ask(bad)).toHaveProperty('error');
-    expect(b.decisions()).toBe(7);
+    expect(b.decisions()).toBe(4);
+  });
+
+  it('a WebFetch whose check consulted the resolver is reused while the resolver gives the same answer', async () => {
+    const b = batch();
+    // An address, so no lookup leaves the machine; the check still asks the resolver (which answers the address).
+    const fetch = { tool: 'WebFetch', input: { url: 'http://127.0.0.1/', prompt: 'p' } };
+    const first = await b.ask(fetch);
+    expect(first).toMatchObject({ behavior: 'ask', layer: 'safetyCheck' });
+    expect(await b.ask(fetch)).toEqual(first);
+    expect(b.decisions()).toBe(1);
   });
 });

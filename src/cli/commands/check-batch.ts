@@ -8,8 +8,9 @@
  *
  * What else a decision reads is part of the line (tool, input, cwd, home, mode, rules…), fixed for the process (the
  * command line's defaults, the settings files a context was built from, the OS home and environment), or a reason not
- * to reuse it: the clock (a rule with `expiresAt`), a DNS answer (`unobservable()`), a tool whose checks were not
- * audited for this (isReusable), an error, or anything odd while recording (observeFacts). When unsure, decide again.
+ * to reuse it: the clock (a rule with `expiresAt`), a tool whose checks were not audited for this (isReusable), an
+ * error, or anything odd while recording (observeFacts). A DNS answer WebFetch consulted is a fact like the others:
+ * asked again (from the resolver's short-lived cache, as a new decision would). When unsure, decide again.
  */
 import { observeFacts, stillHolds, type Observations } from '../../permissions/observed-fs.js';
 import type { ToolPermissionContext } from '../../tool/permission-types.js';
@@ -41,7 +42,8 @@ export class BatchAnswers {
   async answer(line: string): Promise<AnsweredLine> {
     const known = this.#known.get(line);
     if (known !== undefined) {
-      if (stillHolds(known.facts)) return known.answer;
+      const holds = stillHolds(known.facts);
+      if (holds === true || (holds !== false && (await holds))) return known.answer;
       this.#known.delete(line);
     }
     const { result, observations } = await observeFacts(() => decideLine(this.#engine, line));
@@ -74,8 +76,8 @@ async function decideLine(engine: CheckEngine, line: string): Promise<{ answer: 
 
 /**
  * The built-in tools whose part in a decision (input schema, backfill, getPath, isReadOnly, checkPermissions) reads
- * nothing but the input, the context and facts through permissions/observed-fs.ts, or calls `unobservable()` when it
- * does read something else (WebFetch's DNS answer) — checked by reading them. Another built-in is decided afresh for
+ * nothing but the input, the context and facts observed through permissions/observed-fs.ts (WebFetch's DNS answer
+ * too) — checked by reading them. Another built-in is decided afresh for
  * every line; a stand-in (check-tools.ts) reads only its input.
  */
 const FACT_BOUND_TOOLS: ReadonlySet<string> = new Set(['Read', 'Edit', 'Write', 'NotebookEdit', 'Glob', 'Grep', 'Bash', 'WebFetch']);
