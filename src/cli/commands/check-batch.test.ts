@@ -127,6 +127,20 @@ describe('BatchAnswers', () => {
     expect(b.decisions()).toBe(4);
   });
 
+  it('when the engine forgets its contexts (settings read again), the answers remembered under them go too', async () => {
+    const settings = path.join(tmp, 'settings.json');
+    const write = (behavior: string) => fs.writeFileSync(settings, JSON.stringify({ permissions: { [behavior]: ['Bash(npm test)'] } }));
+    write('allow');
+    const b = batch({ flagSettingsFiles: [settings] });
+    const npmTest = { tool: 'Bash', input: { command: 'npm test' } };
+    expect(await b.ask(npmTest)).toMatchObject({ behavior: 'allow', layer: 'allowRule' });
+    write('deny');
+    // The context (and its settings) is the one already built, as it was before answers were remembered.
+    expect(await b.ask(npmTest)).toMatchObject({ behavior: 'allow', layer: 'allowRule' });
+    for (let i = 0; i < 1001; i++) await b.ask({ tool: 'mcp__s__t', input: {}, home: path.join(home, String(i)), rules: [] });
+    expect(await b.ask(npmTest)).toMatchObject({ behavior: 'deny', layer: 'denyRule' });
+  });
+
   it('a WebFetch whose check consulted the resolver is reused while the resolver gives the same answer', async () => {
     const b = batch();
     // An address, so no lookup leaves the machine; the check still asks the resolver (which answers the address).

@@ -7,10 +7,11 @@
  * decided afresh: facts are never carried from one request to the next, only re-checked.
  *
  * What else a decision reads is part of the line (tool, input, cwd, home, mode, rules…), fixed for the process (the
- * command line's defaults, the settings files a context was built from, the OS home and environment), or a reason not
- * to reuse it: the clock (a rule with `expiresAt`), a tool whose checks were not audited for this (isReusable), an
- * error, or anything odd while recording (observeFacts). A DNS answer WebFetch consulted is a fact like the others:
- * asked again (from the resolver's short-lived cache, as a new decision would). When unsure, decide again.
+ * command line's defaults, the OS home and environment), read once per context as before (its settings files: the
+ * remembered answers go when the engine forgets its contexts), or a reason not to reuse it: the clock (a rule with
+ * `expiresAt`), a tool whose checks were not audited for this (isReusable), an error, or anything odd while
+ * recording (observeFacts). A DNS answer WebFetch consulted is a fact like the others: asked again (from the
+ * resolver's short-lived cache, as a new decision would). When unsure, decide again.
  */
 import { observeFacts, stillHolds, type Observations } from '../../permissions/observed-fs.js';
 import type { ToolPermissionContext } from '../../tool/permission-types.js';
@@ -26,20 +27,25 @@ export interface AnsweredLine {
   readonly kind: CheckOutput['behavior'] | 'error';
 }
 
-/** Bounds on what is remembered: a batch of distinct lines keeps at most this many, none longer than the cap. */
+/** Bounds on what is remembered: lines, and characters held (lines, answers, facts); no line longer than the cap. */
 const MAX_REMEMBERED = 10_000;
+const MAX_CHARS = 32 * 1024 * 1024;
 const MAX_LINE_CHARS = 64 * 1024;
 
 export class BatchAnswers {
   readonly #engine: CheckEngine;
   readonly #known = new Map<string, { readonly answer: AnsweredLine; readonly facts: Observations }>();
+  #chars = 0;
+  #epoch: number;
 
   constructor(engine: CheckEngine) {
     this.#engine = engine;
+    this.#epoch = engine.contextEpoch;
   }
 
   /** The answer to one line (already without its line ending). */
   async answer(line: string): Promise<AnsweredLine> {
+    if (this.#engine.contextEpoch !== this.#epoch) this.#forget();
     const known = this.#known.get(line);
     if (known !== undefined) {
       const holds = stillHolds(known.facts);
@@ -49,10 +55,19 @@ export class BatchAnswers {
     const { result, observations } = await observeFacts(() => decideLine(this.#engine, line));
     const answer: AnsweredLine = { text: JSON.stringify(result.answer), kind: 'error' in result.answer ? 'error' : result.answer.behavior };
     if (observations !== undefined && result.reusable && line.length <= MAX_LINE_CHARS) {
-      if (this.#known.size >= MAX_REMEMBERED) this.#known.clear();
+      let chars = line.length + answer.text.length;
+      for (let i = 0; i < observations.facts.length; i++) chars += observations.paths[i]!.length + observations.facts[i]!.length;
+      if (this.#known.size >= MAX_REMEMBERED || this.#chars + chars > MAX_CHARS) this.#forget();
       this.#known.set(line, { answer, facts: observations });
+      this.#chars += chars;
     }
     return answer;
+  }
+
+  #forget(): void {
+    this.#known.clear();
+    this.#chars = 0;
+    this.#epoch = this.#engine.contextEpoch;
   }
 }
 

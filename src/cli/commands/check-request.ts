@@ -62,12 +62,21 @@ export class CheckEngine {
   readonly #contexts = new Map<string, { ctx: ToolPermissionContext; context: ToolUseContext }>();
   readonly #shapes = new ContextShapes<{ ctx: ToolPermissionContext; context: ToolUseContext }>();
   readonly #base: ToolUseContext;
+  #epoch = 0;
 
   /** `toolFor`: the tool a request names (see createCheckToolResolver), asked once per request. */
   constructor(toolFor: (name: string) => Promise<AnyTool>, defaults: CheckDefaults) {
     this.#toolFor = toolFor;
     this.#defaults = defaults;
     this.#base = createToolUseContext({ tools: [], permissionContext: createPermissionContext({ cwd: defaults.cwd }), sessionDir: os.tmpdir() });
+  }
+
+  /**
+   * Changes when contexts built so far are forgotten: a context built again reads its settings files again, so a
+   * decision remembered under the old one may no longer be what deciding now would give.
+   */
+  get contextEpoch(): number {
+    return this.#epoch;
   }
 
   /**
@@ -183,7 +192,10 @@ export class CheckEngine {
     }
     const appState = { toolPermissionContext: ctx, cwd: ctx.cwd };
     const context: ToolUseContext = { ...this.#base, getAppState: () => appState };
-    if (this.#contexts.size > 1000) this.#contexts.clear();
+    if (this.#contexts.size > 1000) {
+      this.#contexts.clear();
+      this.#epoch++;
+    }
     this.#contexts.set(key, { ctx, context });
     if (fromJson && warnings.length === 0) this.#shapes.remember(r, { ctx, context });
     return { ctx, context, warnings };
