@@ -4,6 +4,8 @@
  * prints the decision and its trace in words (`--json`: as JSON). `--batch` reads JSON Lines on stdin and writes one
  * JSON line per input line, in order (blank lines too); a bad line gets `{"error": "…"}` and the batch goes on; a
  * request's `id` is echoed. `--fail-on deny,ask` exits 3 when any decision is one of those. Nothing is executed.
+ * A line repeated in a batch gets its earlier answer only while every filesystem fact behind it still holds
+ * (check-batch.ts).
  */
 import { StringDecoder } from 'node:string_decoder';
 import { CommanderError, type Command } from 'commander';
@@ -154,7 +156,8 @@ async function runBatch(engine: CheckEngine, failOn: ReadonlySet<FailOn>): Promi
     for (const raw of lines) {
       const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
       // Every line gets its answer (a blank one too): answers pair with requests by position.
-      const result = await answers.answer(line);
+      const pending = answers.answer(line);
+      const result = pending instanceof Promise ? await pending : pending;
       if (failOn.has(result.kind)) failed = true;
       out += `${result.text}\n`;
     }
