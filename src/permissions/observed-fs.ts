@@ -119,9 +119,9 @@ class Recording implements Observations {
 
 const open = new Set<Recording>();
 
+/** The question asked while recordings are open: its answer (or failure) noted in each. */
 function observed<T>(q: number, p: string): T {
   const question = QUESTIONS[q]!;
-  if (open.size === 0) return question.ask(p) as T;
   let answer: unknown;
   try {
     answer = question.ask(p);
@@ -150,23 +150,25 @@ export async function observedAsync<T>(question: AsyncQuestion, key: string): Pr
   return answer as T;
 }
 
-export const existsSync = (p: string): boolean => observed(Q.Exists, p);
+// Each with the plain call first: with no recording open (every caller but toolgate check --batch), a direct call.
+export const existsSync = (p: string): boolean => (open.size === 0 ? fs.existsSync(p) : observed(Q.Exists, p));
 /** `fs.realpathSync.native`. */
-export const realpathNative = (p: string): string => observed(Q.Realpath, p);
+export const realpathNative = (p: string): string => (open.size === 0 ? fs.realpathSync.native(p) : observed(Q.Realpath, p));
 /** `fs.lstatSync(p, { throwIfNoEntry: false })`. */
-export const lstatIfExists = (p: string): Stats | undefined => observed(Q.Lstat, p);
-export const lstatSync = (p: string): Stats => observed(Q.LstatOrThrow, p);
+export const lstatIfExists = (p: string): Stats | undefined => (open.size === 0 ? fs.lstatSync(p, { throwIfNoEntry: false }) : observed(Q.Lstat, p));
+export const lstatSync = (p: string): Stats => (open.size === 0 ? fs.lstatSync(p) : observed(Q.LstatOrThrow, p));
 /** `fs.statSync(p, { throwIfNoEntry: false })`. */
-export const statIfExists = (p: string): Stats | undefined => observed(Q.Stat, p);
-export const statSync = (p: string): Stats => observed(Q.StatOrThrow, p);
+export const statIfExists = (p: string): Stats | undefined => (open.size === 0 ? fs.statSync(p, { throwIfNoEntry: false }) : observed(Q.Stat, p));
+export const statSync = (p: string): Stats => (open.size === 0 ? fs.statSync(p) : observed(Q.StatOrThrow, p));
 /** `fs.statSync(p, { throwIfNoEntry: false, bigint: true })`. */
-export const bigStatIfExists = (p: string): fs.BigIntStats | undefined => observed(Q.StatBigInt, p);
-export const readlinkSync = (p: string): string => observed(Q.Readlink, p);
+export const bigStatIfExists = (p: string): fs.BigIntStats | undefined =>
+  open.size === 0 ? fs.statSync(p, { throwIfNoEntry: false, bigint: true }) : observed(Q.StatBigInt, p);
+export const readlinkSync = (p: string): string => (open.size === 0 ? fs.readlinkSync(p) : observed(Q.Readlink, p));
 /** `fs.readFileSync(p, 'utf8')`. */
-export const readTextSync = (p: string): string => observed(Q.ReadText, p);
-export const readdirSync = (p: string): string[] => observed(Q.Readdir, p);
+export const readTextSync = (p: string): string => (open.size === 0 ? fs.readFileSync(p, 'utf8') : observed(Q.ReadText, p));
+export const readdirSync = (p: string): string[] => (open.size === 0 ? fs.readdirSync(p) : observed(Q.Readdir, p));
 /** `fs.readdirSync(p, { withFileTypes: true })`. */
-export const readdirEntriesSync = (p: string): fs.Dirent[] => observed(Q.ReaddirTypes, p);
+export const readdirEntriesSync = (p: string): fs.Dirent[] => (open.size === 0 ? fs.readdirSync(p, { withFileTypes: true }) : observed(Q.ReaddirTypes, p));
 
 /**
  * Runs `decide`, noting every fact it learns through this module. `observations` is undefined when the result must
@@ -186,7 +188,9 @@ export async function observeFacts<T>(decide: () => Promise<T>): Promise<{ resul
   } finally {
     open.delete(recording);
   }
-  return { result, observations: recording.spoilt ? undefined : recording };
+  // The facts only: the recording's bookkeeping (every question it saw) is not kept with them.
+  const { questions, paths, facts } = recording;
+  return { result, observations: recording.spoilt ? undefined : { questions, paths, facts } };
 }
 
 /**

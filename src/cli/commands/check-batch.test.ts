@@ -32,7 +32,13 @@ function batch(defaults: Partial<CheckDefaults> = {}) {
   const decide = vi.spyOn(engine, 'decide');
   const answers = new BatchAnswers(engine);
   const ask = async (request: Record<string, unknown>) => JSON.parse((await answers.answer(JSON.stringify({ cwd: proj, home, ...request }))).text) as Record<string, unknown>;
-  return { ask, decisions: () => decide.mock.calls.length };
+  /** Asks twice: a line is remembered from its second time on, so the next identical line is answered from memory. */
+  const remembered = async (request: Record<string, unknown>) => {
+    const first = await ask(request);
+    expect(await ask(request)).toEqual(first);
+    return first;
+  };
+  return { ask, remembered, decisions: () => decide.mock.calls.length };
 }
 
 const denyEnv = [{ source: 'userSettings', behavior: 'deny', rule: 'Read(./.env)' }];
@@ -43,11 +49,16 @@ describe('BatchAnswers', () => {
     const read = { id: 7, tool: 'Read', input: { file_path: path.join(proj, 'src', 'a.ts') }, rules: denyEnv };
     const first = await b.ask(read);
     expect(first).toMatchObject({ id: 7, behavior: 'allow', layer: 'readOnly' });
-    expect(await b.ask(read)).toEqual(first);
     expect(b.decisions()).toBe(1);
+    // Decided again the second time (a line seen once is not recorded), then answered from memory.
+    expect(await b.ask(read)).toEqual(first);
+    expect(b.decisions()).toBe(2);
+    expect(await b.ask(read)).toEqual(first);
+    expect(await b.ask(read)).toEqual(first);
+    expect(b.decisions()).toBe(2);
     // Another line (here: another id) is another request.
     expect(await b.ask({ ...read, id: 8 })).toEqual({ ...first, id: 8 });
-    expect(b.decisions()).toBe(2);
+    expect(b.decisions()).toBe(3);
   });
 
   it('a symlink retargeted between two identical lines is judged by its new target, each time', async () => {
@@ -57,8 +68,8 @@ describe('BatchAnswers', () => {
     const cat = { tool: 'Bash', input: { command: `cat ${link}` }, rules: denyEnv };
     fs.symlinkSync(path.join(proj, '.env'), link);
     try {
-      expect(await b.ask(read)).toMatchObject({ behavior: 'deny', rule: 'Read(./.env)' });
-      expect(await b.ask(cat)).toMatchObject({ behavior: 'deny' });
+      expect(await b.remembered(read)).toMatchObject({ behavior: 'deny', rule: 'Read(./.env)' });
+      expect(await b.remembered(cat)).toMatchObject({ behavior: 'deny' });
       fs.rmSync(link);
       fs.symlinkSync(path.join(proj, 'src', 'a.ts'), link);
       expect(await b.ask(read)).toMatchObject({ behavior: 'allow', layer: 'readOnly' });
@@ -77,12 +88,12 @@ describe('BatchAnswers', () => {
     const target = path.join(proj, 'src', 'later.ts');
     const write = { tool: 'Write', input: { file_path: target, content: '' }, mode: 'acceptEdits', rules: [{ source: 'userSettings', behavior: 'deny', rule: 'Edit(./.env)' }] };
     try {
-      expect(await b.ask(write)).toMatchObject({ behavior: 'allow', layer: 'mode' });
+      expect(await b.remembered(write)).toMatchObject({ behavior: 'allow', layer: 'mode' });
       fs.symlinkSync(path.join(proj, '.env'), target);
       expect(await b.ask(write)).toMatchObject({ behavior: 'deny', rule: 'Edit(./.env)' });
       fs.rmSync(target);
       expect(await b.ask(write)).toMatchObject({ behavior: 'allow', layer: 'mode' });
-      expect(b.decisions()).toBe(3);
+      expect(b.decisions()).toBe(4);
     } finally {
       fs.rmSync(target, { force: true });
     }
@@ -94,13 +105,13 @@ describe('BatchAnswers', () => {
     fs.mkdirSync(sub);
     const status = { tool: 'Bash', input: { command: 'cd sub && git status' }, rules: [{ source: 'userSettings', behavior: 'allow', rule: 'Bash(git status)' }] };
     try {
-      expect(await b.ask(status)).toMatchObject({ behavior: 'allow', layer: 'allowRule' });
+      expect(await b.remembered(status)).toMatchObject({ behavior: 'allow', layer: 'allowRule' });
       for (const d of ['objects', 'refs']) fs.mkdirSync(path.join(sub, '.git', d), { recursive: true });
       fs.writeFileSync(path.join(sub, '.git', 'HEAD'), 'ref: refs/heads/main\n');
       expect(await b.ask(status)).toMatchObject({ behavior: 'ask', layer: 'safetyCheck', reason: expect.stringContaining("not the project's own") });
       fs.rmSync(path.join(sub, '.git'), { recursive: true });
       expect(await b.ask(status)).toMatchObject({ behavior: 'allow', layer: 'allowRule' });
-      expect(b.decisions()).toBe(3);
+      expect(b.decisions()).toBe(4);
     } finally {
       fs.rmSync(sub, { recursive: true, force: true });
     }
@@ -111,20 +122,20 @@ describe('BatchAnswers', () => {
     fs.writeFileSync(settings, JSON.stringify({ permissions: { allow: ['Bash(npm test)'], expires: { 'Bash(npm test)': '2999-01-01T00:00:00Z' } } }));
     const expiring = batch({ flagSettingsFiles: [settings] });
     const npmTest = { tool: 'Bash', input: { command: 'npm test' } };
+    expect(await expiring.remembered(npmTest)).toMatchObject({ behavior: 'allow', layer: 'allowRule' });
     expect(await expiring.ask(npmTest)).toMatchObject({ behavior: 'allow', layer: 'allowRule' });
-    expect(await expiring.ask(npmTest)).toMatchObject({ behavior: 'allow', layer: 'allowRule' });
-    expect(expiring.decisions()).toBe(2);
+    expect(expiring.decisions()).toBe(3);
 
     const b = batch();
     const todo = { tool: 'TodoWrite', input: { todos: [] } };
+    await b.remembered(todo);
     await b.ask(todo);
-    await b.ask(todo);
-    expect(b.decisions()).toBe(2);
+    expect(b.decisions()).toBe(3);
 
     const bad = { tool: 'Read', input: { file_path: 3 } };
+    expect(await b.remembered(bad)).toHaveProperty('error');
     expect(await b.ask(bad)).toHaveProperty('error');
-    expect(await b.ask(bad)).toHaveProperty('error');
-    expect(b.decisions()).toBe(4);
+    expect(b.decisions()).toBe(6);
   });
 
   it('when the engine forgets its contexts (settings read again), the answers remembered under them go too', async () => {
@@ -133,7 +144,7 @@ describe('BatchAnswers', () => {
     write('allow');
     const b = batch({ flagSettingsFiles: [settings] });
     const npmTest = { tool: 'Bash', input: { command: 'npm test' } };
-    expect(await b.ask(npmTest)).toMatchObject({ behavior: 'allow', layer: 'allowRule' });
+    expect(await b.remembered(npmTest)).toMatchObject({ behavior: 'allow', layer: 'allowRule' });
     write('deny');
     // The context (and its settings) is the one already built, as it was before answers were remembered.
     expect(await b.ask(npmTest)).toMatchObject({ behavior: 'allow', layer: 'allowRule' });
@@ -145,9 +156,9 @@ describe('BatchAnswers', () => {
     const b = batch();
     // An address, so no lookup leaves the machine; the check still asks the resolver (which answers the address).
     const fetch = { tool: 'WebFetch', input: { url: 'http://127.0.0.1/', prompt: 'p' } };
-    const first = await b.ask(fetch);
+    const first = await b.remembered(fetch);
     expect(first).toMatchObject({ behavior: 'ask', layer: 'safetyCheck' });
     expect(await b.ask(fetch)).toEqual(first);
-    expect(b.decisions()).toBe(1);
+    expect(b.decisions()).toBe(2);
   });
 });

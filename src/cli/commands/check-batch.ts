@@ -32,12 +32,19 @@ export interface AnsweredLine {
  * anew until everything is forgotten); no line longer than the cap.
  */
 const MAX_REMEMBERED = 10_000;
+const MAX_SEEN_ONCE = 100_000;
 const MAX_CHARS = 32 * 1024 * 1024;
 const MAX_LINE_CHARS = 64 * 1024;
 
 export class BatchAnswers {
   readonly #engine: CheckEngine;
   readonly #known = new Map<string, { readonly answer: AnsweredLine; readonly facts: Observations }>();
+  /**
+   * Lines seen once, by a hash of their text: a line is recorded and remembered from its second time on, so a batch
+   * of distinct requests (a suite whose every line has its own id) pays neither for recording nor for keeping what
+   * it will never ask again. Two lines with one hash only make the second recorded at once.
+   */
+  readonly #seenOnce = new Set<number>();
   #chars = 0;
   #epoch: number;
 
@@ -53,7 +60,13 @@ export class BatchAnswers {
   answer(line: string): AnsweredLine | Promise<AnsweredLine> {
     if (this.#engine.contextEpoch !== this.#epoch) this.#forget();
     const known = this.#known.get(line);
-    if (known === undefined) return this.#decide(line);
+    if (known === undefined) {
+      const hash = lineHash(line);
+      if (this.#seenOnce.delete(hash)) return this.#decide(line);
+      if (this.#seenOnce.size >= MAX_SEEN_ONCE) this.#seenOnce.clear();
+      this.#seenOnce.add(hash);
+      return answerOf(decideLine(this.#engine, line));
+    }
     const holds = stillHolds(known.facts);
     if (holds === true) return known.answer;
     if (holds === false) return this.#decide(line);
@@ -63,12 +76,12 @@ export class BatchAnswers {
   async #decide(line: string): Promise<AnsweredLine> {
     this.#known.delete(line);
     const { result, observations } = await observeFacts(() => decideLine(this.#engine, line));
-    const answer: AnsweredLine = { text: JSON.stringify(result.answer), kind: 'error' in result.answer ? 'error' : result.answer.behavior };
+    const answer = await answerOf(result);
     if (observations !== undefined && result.reusable && line.length <= MAX_LINE_CHARS) {
       let chars = line.length + answer.text.length;
       for (let i = 0; i < observations.facts.length; i++) chars += observations.paths[i]!.length + observations.facts[i]!.length;
       if (this.#known.size >= MAX_REMEMBERED || this.#chars + chars > MAX_CHARS) this.#forget();
-      this.#known.set(line, { answer, facts: observations });
+      this.#known.set(ownCopy(line), { answer, facts: observations });
       this.#chars += chars;
     }
     return answer;
@@ -79,6 +92,24 @@ export class BatchAnswers {
     this.#chars = 0;
     this.#epoch = this.#engine.contextEpoch;
   }
+}
+
+async function answerOf(decided: { answer: LineAnswer } | Promise<{ answer: LineAnswer }>): Promise<AnsweredLine> {
+  const { answer } = await decided;
+  return { text: JSON.stringify(answer), kind: 'error' in answer ? 'error' : answer.behavior };
+}
+
+/**
+ * The line as a string of its own: a line split from a chunk of stdin is a slice that keeps the whole chunk alive,
+ * and a remembered line would hold on to its chunk for the life of the batch. JSON round-trips every string exactly.
+ */
+const ownCopy = (line: string): string => JSON.parse(JSON.stringify(line)) as string;
+
+/** FNV-1a over the UTF-16 code units: cheap, and a collision costs only an early recording. */
+function lineHash(line: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < line.length; i++) h = Math.imul(h ^ line.charCodeAt(i), 0x01000193);
+  return h >>> 0;
 }
 
 async function decideLine(engine: CheckEngine, line: string): Promise<{ answer: LineAnswer; reusable: boolean }> {
