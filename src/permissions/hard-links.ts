@@ -3,7 +3,8 @@
  * when a command it analyses names it, but the OS sandbox hides paths, not files, and a program the engine cannot see
  * into (a script) can open the other name. Found once at session start, for a warning that says what to do.
  */
-import fs from 'node:fs';
+import type fs from 'node:fs';
+import { statSync } from './observed-fs.js';
 import { formatPermissionRule } from './permission-rule.js';
 import { readDenyPatterns } from './paths.js';
 import type { ToolPermissionContext } from '../tool/permission-types.js';
@@ -22,7 +23,7 @@ export function hardLinkedDeniedFiles(ctx: ToolPermissionContext): HardLinkedDen
     if (out.has(file)) continue;
     let st: fs.Stats;
     try {
-      st = fs.statSync(file);
+      st = statSync(file);
     } catch {
       continue;
     }

@@ -6,7 +6,7 @@
  * free, acceptEdits allows writes inside, anything outside asks). Every check runs on the path as given AND on its real
  * path: a deny on either denies, an allow needs both.
  */
-import fs from 'node:fs';
+import type fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type {
@@ -18,6 +18,7 @@ import type {
 import { caseFoldGlob, compilePathPatternVariants, patternRemainders, type CompiledPathPattern } from './path-pattern.js';
 import { formatPermissionRule } from './permission-rule.js';
 import { protectedPathReason } from './protected-paths.js';
+import { statIfExists } from './observed-fs.js';
 import { resolveRealPath } from './real-path.js';
 import { homeOfUserOrGuess, tildeUser } from './user-home.js';
 
@@ -103,7 +104,7 @@ function literalInodes(patterns: readonly CompiledPathPattern[]): Map<string, Co
 
 function statQuietly(p: string): fs.Stats | undefined {
   try {
-    return fs.statSync(p, { throwIfNoEntry: false });
+    return statIfExists(p);
   } catch {
     return undefined;
   }

@@ -3,8 +3,9 @@
  * exist yet is judged at the real location of its deepest existing ancestor (a new file through a symlinked parent
  * lands where the link points).
  */
-import fs from 'node:fs';
+import type fs from 'node:fs';
 import path from 'node:path';
+import { existsSync, lstatIfExists, readlinkSync, realpathNative } from './observed-fs.js';
 
 export type RealPathResult = { ok: true; path: string } | { ok: false; reason: string };
 
@@ -13,9 +14,9 @@ export function resolveRealPath(absPath: string): RealPathResult {
   // existsSync first: a realpath of a missing path throws, and building that error costs several times the syscalls
   // (writes of new files, half the paths a Bash command names). A path that is there, or a race either way, still
   // ends in the careful walk below, which decides every case on its own.
-  if (fs.existsSync(absPath)) {
+  if (existsSync(absPath)) {
     try {
-      return { ok: true, path: fs.realpathSync.native(absPath) };
+      return { ok: true, path: realpathNative(absPath) };
     } catch {
       // fall through to the careful walk
     }
@@ -28,7 +29,7 @@ export function resolveRealPath(absPath: string): RealPathResult {
     // lstat first: it reports a missing path without throwing (exceptions cost more than the syscall).
     let st: fs.Stats | undefined;
     try {
-      st = fs.lstatSync(current, { throwIfNoEntry: false });
+      st = lstatIfExists(current);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOTDIR') st = undefined;
@@ -43,14 +44,14 @@ export function resolveRealPath(absPath: string): RealPathResult {
       continue;
     }
     try {
-      return { ok: true, path: withTail(fs.realpathSync.native(current)) };
+      return { ok: true, path: withTail(realpathNative(current)) };
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if ((code === 'ENOENT' || code === 'ENOTDIR') && st.isSymbolicLink() && hops++ < 40) {
         // A dangling symlink: what gets created is its target, so follow it by hand.
         let target: string;
         try {
-          target = fs.readlinkSync(current);
+          target = readlinkSync(current);
         } catch {
           return { ok: false, reason: `cannot resolve ${absPath}: the link ${current} changed while reading it` };
         }

@@ -4,8 +4,8 @@
  * beside ours is wrong for root, system accounts and any site that keeps homes elsewhere.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { readTextSync } from './observed-fs.js';
 
 const USER_NAME = /^[A-Za-z0-9_.][A-Za-z0-9_.-]*\$?$/;
 const homes = new Map<string, string | null>();
@@ -39,7 +39,7 @@ function lookUp(name: string): string | undefined {
   const getent = spawnSync('getent', ['passwd', name], { encoding: 'utf8', timeout: 5_000, stdio: ['ignore', 'pipe', 'ignore'] });
   if (getent.error === undefined && getent.status !== null) return getent.status === 0 ? homeField(getent.stdout, name) : undefined;
   try {
-    return homeField(readFileSync('/etc/passwd', 'utf8'), name);
+    return homeField(readTextSync('/etc/passwd'), name);
   } catch {
     return undefined;
   }

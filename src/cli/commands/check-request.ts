@@ -36,6 +36,15 @@ export interface CheckOutput {
 
 export class CheckRequestError extends Error {}
 
+/** A decision, and what it was made for: the tool and the permission context (for callers that reuse decisions). */
+export interface CheckResult {
+  readonly output: CheckOutput;
+  readonly decision: PermissionDecision;
+  readonly warnings: string[];
+  readonly tool: AnyTool;
+  readonly ctx: ToolPermissionContext;
+}
+
 /** What the command line sets for every request (a request's own fields win). */
 export interface CheckDefaults {
   readonly cwd: string;
@@ -53,6 +62,7 @@ export class CheckEngine {
   readonly #contexts = new Map<string, { ctx: ToolPermissionContext; context: ToolUseContext }>();
   readonly #shapes = new ContextShapes<{ ctx: ToolPermissionContext; context: ToolUseContext }>();
   readonly #base: ToolUseContext;
+  #epoch = 0;
 
   /** `toolFor`: the tool a request names (see createCheckToolResolver), asked once per request. */
   constructor(toolFor: (name: string) => Promise<AnyTool>, defaults: CheckDefaults) {
@@ -62,10 +72,18 @@ export class CheckEngine {
   }
 
   /**
+   * Changes when contexts built so far are forgotten: a context built again reads its settings files again, so a
+   * decision remembered under the old one may no longer be what deciding now would give.
+   */
+  get contextEpoch(): number {
+    return this.#epoch;
+  }
+
+  /**
    * A request object (already JSON-parsed) → its decision. Throws CheckRequestError for a bad request. `fromJson`:
    * the request is straight from JSON.parse, so its context fields can be keyed by their JSON text.
    */
-  async decide(request: unknown, { fromJson = false }: { fromJson?: boolean } = {}): Promise<{ output: CheckOutput; decision: PermissionDecision; warnings: string[] }> {
+  async decide(request: unknown, { fromJson = false }: { fromJson?: boolean } = {}): Promise<CheckResult> {
     if (request === null || typeof request !== 'object' || Array.isArray(request)) throw new CheckRequestError('a request must be a JSON object');
     const r = request as Record<string, unknown>;
     if (typeof r.tool !== 'string' || r.tool.length === 0) throw new CheckRequestError('"tool" must be a non-empty string');
@@ -108,6 +126,8 @@ export class CheckEngine {
       },
       decision,
       warnings,
+      tool,
+      ctx,
     };
   }
 
@@ -172,7 +192,10 @@ export class CheckEngine {
     }
     const appState = { toolPermissionContext: ctx, cwd: ctx.cwd };
     const context: ToolUseContext = { ...this.#base, getAppState: () => appState };
-    if (this.#contexts.size > 1000) this.#contexts.clear();
+    if (this.#contexts.size > 1000) {
+      this.#contexts.clear();
+      this.#epoch++;
+    }
     this.#contexts.set(key, { ctx, context });
     if (fromJson && warnings.length === 0) this.#shapes.remember(r, { ctx, context });
     return { ctx, context, warnings };

@@ -21,6 +21,7 @@ const READ_ONLY_NAMES = new Set([
 
 const anyInput = z.looseObject({});
 const standIns = new Map<string, AnyTool>();
+const standInTools = new WeakSet<AnyTool>();
 
 function standIn(name: string): AnyTool {
   const cached = standIns.get(name);
@@ -50,7 +51,13 @@ function standIn(name: string): AnyTool {
     ...(mcp?.toolName !== undefined ? { mcpInfo: { serverName: mcp.serverName, toolName: mcp.toolName }, isMcp: true } : {}),
   }) as AnyTool;
   standIns.set(name, tool);
+  standInTools.add(tool);
   return tool;
+}
+
+/** True for a stand-in: its traits and checks are the ones above, which read nothing but the input. */
+export function isStandIn(tool: AnyTool): boolean {
+  return standInTools.has(tool);
 }
 
 function safeReadOnly(command: string): boolean {

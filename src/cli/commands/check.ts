@@ -4,12 +4,15 @@
  * prints the decision and its trace in words (`--json`: as JSON). `--batch` reads JSON Lines on stdin and writes one
  * JSON line per input line, in order (blank lines too); a bad line gets `{"error": "…"}` and the batch goes on; a
  * request's `id` is echoed. `--fail-on deny,ask` exits 3 when any decision is one of those. Nothing is executed.
+ * A line repeated in a batch gets its earlier answer only while every filesystem fact behind it still holds
+ * (check-batch.ts).
  */
 import { StringDecoder } from 'node:string_decoder';
 import { CommanderError, type Command } from 'commander';
 import { PERMISSION_MODES, type PermissionMode } from '../../tool/permission-types.js';
 import { explainDecision } from '../../permissions/explain.js';
-import { CheckEngine, CheckRequestError, type CheckDefaults, type CheckOutput } from './check-request.js';
+import { BatchAnswers } from './check-batch.js';
+import { CheckEngine, CheckRequestError, type CheckDefaults } from './check-request.js';
 import { createCheckToolResolver } from './check-tools.js';
 
 interface CheckOptions {
@@ -147,14 +150,16 @@ async function runBatch(engine: CheckEngine, failOn: ReadonlySet<FailOn>): Promi
   const decoder = new StringDecoder('utf8');
   let pending = '';
   let failed = false;
+  const answers = new BatchAnswers(engine);
   const answer = async (lines: readonly string[]) => {
     let out = '';
     for (const raw of lines) {
       const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
       // Every line gets its answer (a blank one too): answers pair with requests by position.
-      const result = await decideLine(engine, line);
-      if (failOn.has('error' in result ? 'error' : result.behavior)) failed = true;
-      out += `${JSON.stringify(result)}\n`;
+      const pending = answers.answer(line);
+      const result = pending instanceof Promise ? await pending : pending;
+      if (failOn.has(result.kind)) failed = true;
+      out += `${result.text}\n`;
     }
     if (out.length > 0 && !process.stdout.write(out)) {
       await new Promise<void>((resolve) => process.stdout.once('drain', () => resolve()));
@@ -172,23 +177,4 @@ async function runBatch(engine: CheckEngine, failOn: ReadonlySet<FailOn>): Promi
   // The text after the last newline is a line only if there is some (input ending in a newline has no empty last line).
   if (pending !== '') await answer([pending]);
   return failed;
-}
-
-type LineAnswer = ({ id?: unknown } & CheckOutput) | { id?: unknown; error: string };
-
-async function decideLine(engine: CheckEngine, line: string): Promise<LineAnswer> {
-  if (line.trim() === '') return { error: 'blank line: no request' };
-  let request: unknown;
-  try {
-    request = JSON.parse(line);
-  } catch (error) {
-    return { error: `invalid JSON: ${error instanceof Error ? error.message : String(error)}` };
-  }
-  // The request's id first, on the answer and on an error alike, so a reader can pair them without counting lines.
-  const id = request !== null && typeof request === 'object' && !Array.isArray(request) && 'id' in request ? { id: (request as { id: unknown }).id } : {};
-  try {
-    return { ...id, ...(await engine.decide(request, { fromJson: true })).output };
-  } catch (error) {
-    return { ...id, error: error instanceof Error ? error.message : String(error) };
-  }
 }

@@ -10,9 +10,9 @@
  * a hard link to a denied file would read it under another name), `--parents`, backups and suffixes (names the command
  * makes up), following symbolic links (`-L`/`-H`, they can reach anything), SELinux contexts.
  */
-import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { PermissionResult } from '../../tool/permission-types.js';
+import { lstatSync, readdirEntriesSync, statSync } from '../observed-fs.js';
 import { protectedPathReason } from '../protected-paths.js';
 import { resolveArgPath, type CwdState, type WorkingDirs } from './paths.js';
 import type { SimpleCommand } from './types.js';
@@ -137,7 +137,7 @@ function protectedInside(root: string): string | undefined {
     const rel = stack.pop()!;
     let entries;
     try {
-      entries = readdirSync(join(root, rel), { withFileTypes: true });
+      entries = readdirEntriesSync(join(root, rel));
     } catch {
       continue;
     }

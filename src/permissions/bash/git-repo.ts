@@ -10,9 +10,9 @@
  *    a plain pager for every command: tools/bash/git-safety-env.ts).
  * Nothing is cached: a repository planted between two commands must be seen by the second.
  */
-import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { ToolPermissionContext } from '../../tool/permission-types.js';
+import { bigStatIfExists, lstatIfExists, readTextSync, realpathNative, statIfExists } from '../observed-fs.js';
 import { readOptions, type OptionSyntax } from './option-reader.js';
 import type { CwdState } from './paths.js';
 import { GLOBAL_OPTIONS } from './program-options.js';
@@ -33,7 +33,7 @@ export type Discovery = { readonly kind: 'repo'; readonly repo: GitRepo } | { re
 
 const real = (p: string): string => {
   try {
-    return realpathSync.native(p);
+    return realpathNative(p);
   } catch {
     return resolve(p);
   }
@@ -42,7 +42,7 @@ const real = (p: string): string => {
 // Checked on every git command: no exceptions on the common "not there" path (they cost more than the syscall).
 const lstat = (p: string) => {
   try {
-    return lstatSync(p, { throwIfNoEntry: false });
+    return lstatIfExists(p);
   } catch {
     return undefined;
   }
@@ -51,7 +51,7 @@ const exists = (p: string): boolean => lstat(p) !== undefined;
 
 const isDir = (p: string): boolean => {
   try {
-    return statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
+    return statIfExists(p)?.isDirectory() ?? false;
   } catch {
     return false;
   }
@@ -62,7 +62,7 @@ function commonDirOf(gitDir: string): string {
   const file = join(gitDir, 'commondir');
   if (!exists(file)) return gitDir;
   try {
-    const text = readFileSync(file, 'utf8').trim();
+    const text = readTextSync(file).trim();
     if (text !== '') return real(isAbsolute(text) ? text : join(gitDir, text));
   } catch {
     // unreadable: git would not use it either
@@ -94,7 +94,7 @@ export function discoverRepository(start: string): Discovery {
       if (st.isFile()) {
         let text: string;
         try {
-          text = readFileSync(dotGit, 'utf8');
+          text = readTextSync(dotGit);
         } catch {
           return { kind: 'invalid', reason: `${dotGit} cannot be read` };
         }
@@ -190,7 +190,7 @@ export function repoConfigProgram(repo: GitRepo): string | undefined {
   for (const file of [join(repo.commonDir, 'config'), join(repo.gitDir, 'config.worktree')]) {
     let st;
     try {
-      st = statSync(file, { throwIfNoEntry: false, bigint: true });
+      st = bigStatIfExists(file);
     } catch {
       return `${file} cannot be read`;
     }
@@ -200,7 +200,7 @@ export function repoConfigProgram(repo: GitRepo): string | undefined {
     if (hit?.key !== key) {
       let text: string;
       try {
-        text = readFileSync(file, 'utf8');
+        text = readTextSync(file);
       } catch {
         return `${file} cannot be read`;
       }

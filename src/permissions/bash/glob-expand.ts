@@ -3,9 +3,9 @@
  * against the real filesystem: so a Read deny is checked against the files `cat .e*` or `cat .{env,x}` would
  * really open, not against the pattern text. Bounded: past a limit the answer is "cannot tell", never a guess.
  */
-import { lstatSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import { lstatIfExists, readdirSync } from '../observed-fs.js';
 
 export const MAX_GLOB_MATCHES = 1000;
 const MAX_DIRS_READ = 256;
@@ -110,7 +110,7 @@ function listDir(dir: string, budget: Budget): string[] | 'limit' {
 
 const exists = (p: string): boolean => {
   try {
-    return lstatSync(p, { throwIfNoEntry: false }) !== undefined;
+    return lstatIfExists(p) !== undefined;
   } catch {
     return false;
   }

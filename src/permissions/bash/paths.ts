@@ -5,7 +5,7 @@
  */
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, resolve, sep } from 'node:path';
-import { realpathSync } from 'node:fs';
+import { realpathNative } from '../observed-fs.js';
 
 export interface CwdState {
   /** Every directory the command may be in at this point (cd is followed; the start stays possible). */
@@ -40,7 +40,7 @@ export function realLocation(abs: string, cache?: Map<string, string>): string {
   let real = abs;
   for (let i = 0; i < 64; i++) {
     try {
-      const found = realpathSync.native(current);
+      const found = realpathNative(current);
       real = rest.length > 0 ? resolve(found, ...rest.reverse()) : found;
       break;
     } catch {

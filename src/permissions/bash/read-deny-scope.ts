@@ -2,8 +2,8 @@
  * What the Read deny rules of a context say about a directory: which rules could match something inside it (a
  * pattern anchored inside it, or one that floats), and whether a denied file has hard links that could be anywhere.
  */
-import { statSync } from 'node:fs';
 import type { DecisionTrace, ToolPermissionContext } from '../../tool/permission-types.js';
+import { statIfExists } from '../observed-fs.js';
 import { patternRemainders, type CompiledPathPattern } from '../path-pattern.js';
 import { formatPermissionRule } from '../permission-rule.js';
 import { readDenyPatterns } from '../paths.js';
@@ -37,7 +37,7 @@ export function readDenyScope(ctx: ToolPermissionContext): ReadDenyScope | undef
       if (pattern.segments.some((s) => /[*?[\\]/.test(s))) continue;
       const path = `/${pattern.segments.join('/')}`;
       try {
-        const st = statSync(path, { throwIfNoEntry: false });
+        const st = statIfExists(path);
         if (st?.isFile() && st.nlink > 1) {
           hardLinked = { pattern, path };
           break;

@@ -3,8 +3,8 @@
  * can carry, its absolute candidates in the directories the command may be in, and the work tree a `REV:path` is
  * anchored in. Pure but for the filesystem probes of `gitRoot` (is there a `.git` here?).
  */
-import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { existsSync } from '../observed-fs.js';
 import type { CwdState } from './paths.js';
 
 /** The spellings of a path an argument may carry: itself, `--file=P` / `if=P`, `@P` (curl), `REV:P`, `file://P`. */

@@ -13,8 +13,8 @@
  */
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
 import type { DecisionTrace, PermissionResult, ToolPermissionContext } from '../../tool/permission-types.js';
+import { existsSync, lstatIfExists, realpathNative, statIfExists } from '../observed-fs.js';
 import type { CompiledPathPattern } from '../path-pattern.js';
 import { checkPathPermission } from '../paths.js';
 import type { BashAnalysis, BashPermissionDeps, SimpleCommand } from './types.js';
@@ -85,7 +85,7 @@ class Judge {
     if (!/^[\x00-\x7f]*$/.test(abs)) return true;
     let st;
     try {
-      st = lstatSync(abs, { throwIfNoEntry: false });
+      st = lstatIfExists(abs);
     } catch {
       return true;
     }
@@ -94,7 +94,7 @@ class Judge {
     let realParent = this.realDirs.get(parent);
     if (realParent === undefined) {
       try {
-        realParent = realpathSync.native(parent);
+        realParent = realpathNative(parent);
       } catch {
         realParent = null;
       }
@@ -282,7 +282,7 @@ class Judge {
         if (this.checkAbs(abs, subcommand)) return;
         let isFile = false;
         try {
-          isFile = statSync(abs, { throwIfNoEntry: false })?.isFile() ?? false;
+          isFile = statIfExists(abs)?.isFile() ?? false;
         } catch {
           // unreadable: judged as a directory
         }
@@ -362,7 +362,7 @@ class Judge {
       // written does not exist yet). Unreadable: judged as a directory.
       let isDir = true;
       try {
-        isDir = statSync(abs, { throwIfNoEntry: false })?.isDirectory() ?? false;
+        isDir = statIfExists(abs)?.isDirectory() ?? false;
       } catch {
         // keep isDir
       }

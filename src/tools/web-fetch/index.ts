@@ -10,6 +10,7 @@ import { isIP } from 'node:net';
 import { LRUCache } from 'lru-cache';
 import * as z from 'zod';
 import { domainPatternOf, hostMatchesDomainPattern } from '../../permissions/domains.js';
+import { observedAsync, type AsyncQuestion } from '../../permissions/observed-fs.js';
 import { buildTool } from '../../tool/build-tool.js';
 import type { PermissionAskDecision, PermissionResult } from '../../tool/permission-types.js';
 import type { AssistantMessage, CanUseToolFn } from '../../tool/tool.js';
@@ -120,6 +121,15 @@ function resolveHostForCheck(hostname: string): Promise<LookupAddress[]> {
   return found;
 }
 
+/**
+ * The check's lookup as a fact a recorded decision depends on (permissions/observed-fs.ts): the addresses in the
+ * resolver's order (the first inward one is named in the question). A reused decision asks it again, as a new one would.
+ */
+const CHECK_LOOKUP: AsyncQuestion = {
+  ask: resolveHostForCheck,
+  fact: (answer) => (answer as LookupAddress[]).map((a) => `${a.family}/${a.address}`).join(' '),
+};
+
 async function resolveHost(hostname: string): Promise<LookupAddress[]> {
   const host = bareHost(hostname);
   const family = isIP(host);
@@ -226,7 +236,7 @@ export const WebFetchTool = buildTool<typeof webFetchInputSchema, WebFetchOutput
     if (hostAllowedByRule(context, url.hostname)) return allow;
     let addresses: LookupAddress[];
     try {
-      addresses = await resolveHostForCheck(url.hostname);
+      addresses = await observedAsync(CHECK_LOOKUP, url.hostname);
     } catch {
       return allow; // the fetch will fail to resolve too, and say so
     }

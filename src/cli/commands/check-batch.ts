@@ -1,0 +1,146 @@
+/**
+ * The answers of `toolgate check --batch`, one per line. A batch repeats itself (a policy suite runs the same calls
+ * under several modes and rule sets, a replayed transcript runs `git status` many times), so an answer is reused for
+ * a line identical to an earlier one — but only when nothing the first decision learnt has changed: every filesystem
+ * question it asked (permissions/observed-fs.ts: real paths, stats, links, directory listings, gitdir files) is asked
+ * again and must get the same answer. A file created, removed or retargeted in between fails that, and the line is
+ * decided afresh: facts are never carried from one request to the next, only re-checked.
+ *
+ * What else a decision reads is part of the line (tool, input, cwd, home, mode, rules…), fixed for the process (the
+ * command line's defaults, the OS home and environment), read once per context as before (its settings files: the
+ * remembered answers go when the engine forgets its contexts), or a reason not to reuse it: the clock (a rule with
+ * `expiresAt`), a tool whose checks were not audited for this (isReusable), an error, or anything odd while
+ * recording (observeFacts). A DNS answer WebFetch consulted is a fact like the others: asked again (from the
+ * resolver's short-lived cache, as a new decision would). When unsure, decide again.
+ */
+import { observeFacts, stillHolds, type Observations } from '../../permissions/observed-fs.js';
+import type { ToolPermissionContext } from '../../tool/permission-types.js';
+import type { AnyTool } from '../../tool/tool.js';
+import type { CheckEngine, CheckOutput } from './check-request.js';
+import { isStandIn } from './check-tools.js';
+
+export type LineAnswer = ({ id?: unknown } & CheckOutput) | { id?: unknown; error: string };
+
+/** An answer as written (one JSON line, without its newline), and what it is for `--fail-on`. */
+export interface AnsweredLine {
+  readonly text: string;
+  readonly kind: CheckOutput['behavior'] | 'error';
+}
+
+/**
+ * Bounds on what is remembered: lines, and characters held (lines, answers, facts; an answer decided again counts
+ * anew until everything is forgotten); no line longer than the cap.
+ */
+const MAX_REMEMBERED = 10_000;
+const MAX_SEEN_ONCE = 100_000;
+const MAX_CHARS = 32 * 1024 * 1024;
+const MAX_LINE_CHARS = 64 * 1024;
+
+export class BatchAnswers {
+  readonly #engine: CheckEngine;
+  readonly #known = new Map<string, { readonly answer: AnsweredLine; readonly facts: Observations }>();
+  /**
+   * Lines seen once, by a hash of their text: a line is recorded and remembered from its second time on, so a batch
+   * of distinct requests (a suite whose every line has its own id) pays neither for recording nor for keeping what
+   * it will never ask again. Two lines with one hash only make the second recorded at once.
+   */
+  readonly #seenOnce = new Set<number>();
+  #chars = 0;
+  #epoch: number;
+
+  constructor(engine: CheckEngine) {
+    this.#engine = engine;
+    this.#epoch = engine.contextEpoch;
+  }
+
+  /**
+   * The answer to one line (already without its line ending). Not a promise when a remembered answer still holds
+   * without waiting for anything: most lines of a repetitive batch, each spared a turn of the microtask queue.
+   */
+  answer(line: string): AnsweredLine | Promise<AnsweredLine> {
+    if (this.#engine.contextEpoch !== this.#epoch) this.#forget();
+    const known = this.#known.get(line);
+    if (known === undefined) {
+      const hash = lineHash(line);
+      if (this.#seenOnce.delete(hash)) return this.#decide(line);
+      if (this.#seenOnce.size >= MAX_SEEN_ONCE) this.#seenOnce.clear();
+      this.#seenOnce.add(hash);
+      return answerOf(decideLine(this.#engine, line));
+    }
+    const holds = stillHolds(known.facts);
+    if (holds === true) return known.answer;
+    if (holds === false) return this.#decide(line);
+    return holds.then((still) => (still ? known.answer : this.#decide(line)));
+  }
+
+  async #decide(line: string): Promise<AnsweredLine> {
+    this.#known.delete(line);
+    const { result, observations } = await observeFacts(() => decideLine(this.#engine, line));
+    const answer = await answerOf(result);
+    if (observations !== undefined && result.reusable && line.length <= MAX_LINE_CHARS) {
+      let chars = line.length + answer.text.length;
+      for (let i = 0; i < observations.facts.length; i++) chars += observations.paths[i]!.length + observations.facts[i]!.length;
+      if (this.#known.size >= MAX_REMEMBERED || this.#chars + chars > MAX_CHARS) this.#forget();
+      this.#known.set(ownCopy(line), { answer, facts: observations });
+      this.#chars += chars;
+    }
+    return answer;
+  }
+
+  #forget(): void {
+    this.#known.clear();
+    this.#chars = 0;
+    this.#epoch = this.#engine.contextEpoch;
+  }
+}
+
+async function answerOf(decided: { answer: LineAnswer } | Promise<{ answer: LineAnswer }>): Promise<AnsweredLine> {
+  const { answer } = await decided;
+  return { text: JSON.stringify(answer), kind: 'error' in answer ? 'error' : answer.behavior };
+}
+
+/**
+ * The line as a string of its own: a line split from a chunk of stdin is a slice that keeps the whole chunk alive,
+ * and a remembered line would hold on to its chunk for the life of the batch. JSON round-trips every string exactly.
+ */
+const ownCopy = (line: string): string => JSON.parse(JSON.stringify(line)) as string;
+
+/** FNV-1a over the UTF-16 code units: cheap, and a collision costs only an early recording. */
+function lineHash(line: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < line.length; i++) h = Math.imul(h ^ line.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+async function decideLine(engine: CheckEngine, line: string): Promise<{ answer: LineAnswer; reusable: boolean }> {
+  if (line.trim() === '') return { answer: { error: 'blank line: no request' }, reusable: false };
+  let request: unknown;
+  try {
+    request = JSON.parse(line);
+  } catch (error) {
+    return { answer: { error: `invalid JSON: ${error instanceof Error ? error.message : String(error)}` }, reusable: false };
+  }
+  // The request's id first, on the answer and on an error alike, so a reader can pair them without counting lines.
+  const id = request !== null && typeof request === 'object' && !Array.isArray(request) && 'id' in request ? { id: (request as { id: unknown }).id } : {};
+  try {
+    const result = await engine.decide(request, { fromJson: true });
+    return { answer: { ...id, ...result.output }, reusable: isReusable(result.tool, result.ctx) };
+  } catch (error) {
+    return { answer: { ...id, error: error instanceof Error ? error.message : String(error) }, reusable: false };
+  }
+}
+
+/**
+ * The built-in tools whose part in a decision (input schema, backfill, getPath, isReadOnly, checkPermissions) reads
+ * nothing but the input, the context and facts observed through permissions/observed-fs.ts (WebFetch's DNS answer
+ * too) — checked by reading them. Another built-in is decided afresh for
+ * every line; a stand-in (check-tools.ts) reads only its input.
+ */
+const FACT_BOUND_TOOLS: ReadonlySet<string> = new Set(['Read', 'Edit', 'Write', 'NotebookEdit', 'Glob', 'Grep', 'Bash', 'WebFetch']);
+
+function isReusable(tool: AnyTool, ctx: ToolPermissionContext): boolean {
+  if (!isStandIn(tool) && !FACT_BOUND_TOOLS.has(tool.name)) return false;
+  // A rule that expires makes the decision depend on the clock (rule-expiry.ts).
+  for (const rules of [ctx.alwaysAllowRules, ctx.alwaysDenyRules, ctx.alwaysAskRules]) if (rules.some((r) => r.expiresAt !== undefined)) return false;
+  return true;
+}

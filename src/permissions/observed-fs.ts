@@ -1,0 +1,231 @@
+/**
+ * Every filesystem fact the permission engine consults, through one door. Each function here is the `node:fs` call its
+ * name says, with the same results and errors; while a recording is open (`observeFacts`), it also notes what it asked
+ * and what it learnt, reduced to a string (a Stats to its identity, type, size and times; an error to its code).
+ *
+ * Why: a decision is a function of its request and of these facts. `toolgate check --batch` answers the same request
+ * many times; it may reuse an earlier decision only if asking every one of that decision's questions again now gets
+ * the same answers (`stillHolds`) — a file created, removed or retargeted in between changes an answer, and the
+ * decision is made afresh. Nothing here caches: each replay asks the filesystem again.
+ *
+ * A question that is not about the filesystem but can be asked again the same way (WebFetch's DNS answer, from the
+ * resolver or its short-lived cache) is an AsyncQuestion its owner defines and asks through `observedAsync`. Every
+ * `node:fs` import under permissions/ goes through this file (observed-fs.test.ts checks), so a new filesystem
+ * question cannot slip past.
+ */
+import fs from 'node:fs';
+
+type Stats = fs.Stats;
+
+/** One kind of question: how to ask it, and what of the answer a decision can depend on. */
+interface Question {
+  readonly ask: (p: string) => unknown;
+  readonly fact: (answer: unknown) => string;
+}
+
+/**
+ * Everything a caller may read from a Stats but its access time (which a read elsewhere changes, and no permission
+ * check looks at): equal facts mean the same file, of the same type, size and contents as far as its times tell.
+ */
+function statFact(st: unknown): string {
+  if (st === undefined) return '-';
+  const s = st as Stats | fs.BigIntStats;
+  const times = 'mtimeNs' in s ? `${s.mtimeNs}:${s.ctimeNs}:${s.birthtimeNs}` : `${s.mtimeMs}:${s.ctimeMs}:${s.birthtimeMs}`;
+  return `${s.dev}:${s.ino}:${s.mode}:${s.nlink}:${s.uid}:${s.gid}:${s.rdev}:${s.size}:${times}`;
+}
+
+const direntType = (d: fs.Dirent): string =>
+  d.isFile() ? 'f' : d.isDirectory() ? 'd' : d.isSymbolicLink() ? 'l' : d.isFIFO() ? 'p' : d.isSocket() ? 's' : d.isCharacterDevice() ? 'c' : d.isBlockDevice() ? 'b' : '?';
+
+const text = (answer: unknown): string => answer as string;
+
+const QUESTIONS: readonly Question[] = [
+  { ask: (p) => fs.existsSync(p), fact: (a) => (a ? '1' : '0') },
+  { ask: (p) => fs.realpathSync.native(p), fact: text },
+  { ask: (p) => fs.lstatSync(p, { throwIfNoEntry: false }), fact: statFact },
+  { ask: (p) => fs.lstatSync(p), fact: statFact },
+  { ask: (p) => fs.statSync(p, { throwIfNoEntry: false }), fact: statFact },
+  { ask: (p) => fs.statSync(p), fact: statFact },
+  { ask: (p) => fs.statSync(p, { throwIfNoEntry: false, bigint: true }), fact: statFact },
+  { ask: (p) => fs.readlinkSync(p), fact: text },
+  { ask: (p) => fs.readFileSync(p, 'utf8'), fact: text },
+  { ask: (p) => fs.readdirSync(p), fact: (a) => (a as string[]).join('\0') },
+  { ask: (p) => fs.readdirSync(p, { withFileTypes: true }), fact: (a) => (a as fs.Dirent[]).map((d) => `${d.name}/${direntType(d)}`).join('\0') },
+];
+/** A question answered asynchronously, defined by the code that asks it (one object per kind of question). */
+export interface AsyncQuestion {
+  readonly ask: (key: string) => Promise<unknown>;
+  /** What of the answer a decision can depend on, as a string. */
+  readonly fact: (answer: unknown) => string;
+}
+
+/** Indexes into QUESTIONS. */
+const Q = {
+  Exists: 0,
+  Realpath: 1,
+  Lstat: 2,
+  LstatOrThrow: 3,
+  Stat: 4,
+  StatOrThrow: 5,
+  StatBigInt: 6,
+  Readlink: 7,
+  ReadText: 8,
+  Readdir: 9,
+  ReaddirTypes: 10,
+} as const;
+
+/** An error as a fact: its code (and message, which names the call) — what a caller branches on. */
+function errorFact(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  return `!${e?.code ?? ''}:${e instanceof Error ? e.message : String(error)}`;
+}
+
+/** The facts one recording learnt, each question once: a filesystem question by its index, or an AsyncQuestion. */
+export interface Observations {
+  readonly questions: readonly (number | AsyncQuestion)[];
+  readonly paths: readonly string[];
+  readonly facts: readonly string[];
+}
+
+class Recording implements Observations {
+  readonly questions: (number | AsyncQuestion)[] = [];
+  readonly paths: string[] = [];
+  readonly facts: string[] = [];
+  readonly #seen = new Map<string, string>();
+  readonly #asked = new Map<AsyncQuestion, number>();
+  /** Set when the recording cannot stand for what the decision depended on. */
+  spoilt = false;
+
+  note(q: number | AsyncQuestion, p: string, fact: string): void {
+    let id = q;
+    if (typeof q !== 'number') {
+      id = this.#asked.get(q) ?? -1 - this.#asked.size;
+      this.#asked.set(q, id);
+    }
+    const key = `${id}\0${p}`;
+    const known = this.#seen.get(key);
+    if (known !== undefined) {
+      // The same question answered twice alike is one fact; answered differently (the filesystem changed during the
+      // decision), no replay can reproduce both: not reusable.
+      if (known !== fact) this.spoilt = true;
+      return;
+    }
+    this.#seen.set(key, fact);
+    this.questions.push(q);
+    this.paths.push(p);
+    this.facts.push(fact);
+  }
+}
+
+const open = new Set<Recording>();
+
+/** The question asked while recordings are open: its answer (or failure) noted in each. */
+function observed<T>(q: number, p: string): T {
+  const question = QUESTIONS[q]!;
+  let answer: unknown;
+  try {
+    answer = question.ask(p);
+  } catch (error) {
+    for (const r of open) r.note(q, p, errorFact(error));
+    throw error;
+  }
+  const fact = question.fact(answer);
+  for (const r of open) r.note(q, p, fact);
+  return answer as T;
+}
+
+/** `question.ask(key)`, its answer (or failure) noted as a fact like a filesystem one. */
+export async function observedAsync<T>(question: AsyncQuestion, key: string): Promise<T> {
+  if (open.size === 0) return (await question.ask(key)) as T;
+  // Noted in every recording open now or when the answer comes (an overlap spoils them all anyway).
+  let answer: unknown;
+  try {
+    answer = await question.ask(key);
+  } catch (error) {
+    for (const r of open) r.note(question, key, errorFact(error));
+    throw error;
+  }
+  const fact = question.fact(answer);
+  for (const r of open) r.note(question, key, fact);
+  return answer as T;
+}
+
+// Each with the plain call first: with no recording open (every caller but toolgate check --batch), a direct call.
+export const existsSync = (p: string): boolean => (open.size === 0 ? fs.existsSync(p) : observed(Q.Exists, p));
+/** `fs.realpathSync.native`. */
+export const realpathNative = (p: string): string => (open.size === 0 ? fs.realpathSync.native(p) : observed(Q.Realpath, p));
+/** `fs.lstatSync(p, { throwIfNoEntry: false })`. */
+export const lstatIfExists = (p: string): Stats | undefined => (open.size === 0 ? fs.lstatSync(p, { throwIfNoEntry: false }) : observed(Q.Lstat, p));
+export const lstatSync = (p: string): Stats => (open.size === 0 ? fs.lstatSync(p) : observed(Q.LstatOrThrow, p));
+/** `fs.statSync(p, { throwIfNoEntry: false })`. */
+export const statIfExists = (p: string): Stats | undefined => (open.size === 0 ? fs.statSync(p, { throwIfNoEntry: false }) : observed(Q.Stat, p));
+export const statSync = (p: string): Stats => (open.size === 0 ? fs.statSync(p) : observed(Q.StatOrThrow, p));
+/** `fs.statSync(p, { throwIfNoEntry: false, bigint: true })`. */
+export const bigStatIfExists = (p: string): fs.BigIntStats | undefined =>
+  open.size === 0 ? fs.statSync(p, { throwIfNoEntry: false, bigint: true }) : observed(Q.StatBigInt, p);
+export const readlinkSync = (p: string): string => (open.size === 0 ? fs.readlinkSync(p) : observed(Q.Readlink, p));
+/** `fs.readFileSync(p, 'utf8')`. */
+export const readTextSync = (p: string): string => (open.size === 0 ? fs.readFileSync(p, 'utf8') : observed(Q.ReadText, p));
+export const readdirSync = (p: string): string[] => (open.size === 0 ? fs.readdirSync(p) : observed(Q.Readdir, p));
+/** `fs.readdirSync(p, { withFileTypes: true })`. */
+export const readdirEntriesSync = (p: string): fs.Dirent[] => (open.size === 0 ? fs.readdirSync(p, { withFileTypes: true }) : observed(Q.ReaddirTypes, p));
+
+/**
+ * Runs `decide`, noting every fact it learns through this module. `observations` is undefined when the result must
+ * not be reused: it threw, a fact changed during it, or another recording was open
+ * at the same time (overlapping decisions would mix their facts; neither is kept).
+ */
+export async function observeFacts<T>(decide: () => Promise<T>): Promise<{ result: T; observations: Observations | undefined }> {
+  const recording = new Recording();
+  if (open.size > 0) {
+    recording.spoilt = true;
+    for (const r of open) r.spoilt = true;
+  }
+  open.add(recording);
+  let result: T;
+  try {
+    result = await decide();
+  } finally {
+    open.delete(recording);
+  }
+  // The facts only: the recording's bookkeeping (every question it saw) is not kept with them.
+  const { questions, paths, facts } = recording;
+  return { result, observations: recording.spoilt ? undefined : { questions, paths, facts } };
+}
+
+/**
+ * True when asking every question of `o` again now gets the same answers (asked afresh, in order; nothing cached
+ * here). A promise only when `o` holds an AsyncQuestion, and only from the first one on.
+ */
+export function stillHolds(o: Observations): boolean | Promise<boolean> {
+  const { questions, paths, facts } = o;
+  for (let i = 0; i < questions.length; i++) {
+    const q = questions[i]!;
+    if (typeof q !== 'number') return stillHoldsFrom(o, i);
+    const question = QUESTIONS[q]!;
+    let fact: string;
+    try {
+      fact = question.fact(question.ask(paths[i]!));
+    } catch (error) {
+      fact = errorFact(error);
+    }
+    if (fact !== facts[i]) return false;
+  }
+  return true;
+}
+
+async function stillHoldsFrom(o: Observations, from: number): Promise<boolean> {
+  const { questions, paths, facts } = o;
+  for (let i = from; i < questions.length; i++) {
+    const q = questions[i]!;
+    const question = typeof q === 'number' ? QUESTIONS[q]! : q;
+    let fact: string;
+    try {
+      fact = question.fact(await question.ask(paths[i]!));
+    } catch (error) {
+      fact = errorFact(error);
+    }
+    if (fact !== facts[i]) return false;
+  }
+  return true;
+}
