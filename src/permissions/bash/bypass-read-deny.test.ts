@@ -173,3 +173,19 @@ describe('documented path rules (golden)', () => {
     expect(await decide(Read, join(proj, 'docs', 'sub', 'a.md'), [], ['Read(./docs/*)'])).toBe('deny');
   });
 });
+
+describe('REV:path is anchored at the repository as it is now', () => {
+  it('a repository created after a first look anchors the next `git show HEAD:path` at its root', async () => {
+    const repo = join(root, 'later');
+    mkdirSync(join(repo, 'docs'), { recursive: true });
+    writeFileSync(join(repo, 'secret.txt'), 'S');
+    const decide = async () => {
+      const ctx = createPermissionContext({ cwd: join(repo, 'docs'), homeDir: home, rules: parseRules([`Read(/${join(repo, 'secret.txt')})`], 'deny', 'projectSettings') });
+      return (await resolvePermission(Bash, { command: 'git show HEAD:secret.txt' }, ctx)).behavior;
+    };
+    // No repository yet: `secret.txt` after the colon names nothing on this machine.
+    expect(await decide()).not.toBe('deny');
+    mkdirSync(join(repo, '.git'));
+    expect(await decide()).toBe('deny');
+  });
+});

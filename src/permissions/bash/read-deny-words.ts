@@ -43,21 +43,13 @@ export function resolveExact(raw: string, state: CwdState, home: string): string
   return state.dirs.map((d) => resolve(d, path));
 }
 
-const gitRoots = new Map<string, string | null>();
-
-/** The work tree root above `dir` (where `REV:path` is anchored), if any. */
+/**
+ * The work tree root above `dir` (where `REV:path` is anchored), if any. Asked afresh each time, never remembered: a
+ * repository created (`git init`) after a first look must anchor the next `git show HEAD:.env` at its root.
+ */
 export function gitRoot(dir: string): string | undefined {
-  const hit = gitRoots.get(dir);
-  if (hit !== undefined) return hit ?? undefined;
-  let found: string | null = null;
   for (let d = dir; ; d = dirname(d)) {
-    if (existsSync(join(d, '.git'))) {
-      found = d;
-      break;
-    }
-    if (dirname(d) === d) break;
+    if (existsSync(join(d, '.git'))) return d;
+    if (dirname(d) === d) return undefined;
   }
-  if (gitRoots.size > 256) gitRoots.clear();
-  gitRoots.set(dir, found);
-  return found ?? undefined;
 }
