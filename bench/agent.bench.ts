@@ -12,8 +12,9 @@
  *   "The same" is byte for byte: the bare loop takes the model, max_tokens, system prompt, tools array (19 tools,
  *   ~35 KB) and first user message from the request toolgate sent in the same pair, moves the cache breakpoint to the
  *   last message as toolgate does and formats the file as Read does, and the bench fails if any request body differs
- *   from toolgate's — so the figure is toolgate's own work, not the size of what it sends. Median of paired sessions,
- *   each session on its own scripted server. agent.session_overhead_vs_one_tool_ms: the same sessions against the
+ *   from toolgate's — so the figure is toolgate's own work, not the size of what it sends. Each loop is handed an SDK
+ *   client made before its clock starts, as query() is. Median of paired sessions, each session on its own scripted
+ *   server. agent.session_overhead_vs_one_tool_ms: the same sessions against the
  *   earlier baseline, a bare loop sending one small Read tool and no system prompt (kept so figures from before the
  *   same-bytes baseline stay comparable). agent.session_ms: the query() session itself (baseline: the same-bytes
  *   loop's).
@@ -159,11 +160,14 @@ async function sessionFigures() {
         }
         const q = performance.now() - t;
         const template = a.messageRequests[0]!.body as SameRequestTemplate;
+        // Each loop is handed its client, as query() is: making one is not part of a session.
+        const sameClient = new Anthropic({ apiKey: 'bench', baseURL: b.url });
         t = performance.now();
-        await bareSameTwoTurns(b.url, template);
+        await bareSameTwoTurns(sameClient, template);
         const s = performance.now() - t;
+        const oneToolClient = new Anthropic({ apiKey: 'bench', baseURL: c.url });
         t = performance.now();
-        await bareTwoTurns(c.url);
+        await bareTwoTurns(oneToolClient);
         const h = performance.now() - t;
         sameBytes(a.messageRequests, b.messageRequests);
         if (i >= 3) {
@@ -205,8 +209,7 @@ const EPHEMERAL = { type: 'ephemeral' } as const;
  * tools and first message; the breakpoint on the last block of the last message only; the file read and numbered as
  * Read numbers it.
  */
-async function bareSameTwoTurns(baseURL: string, template: SameRequestTemplate): Promise<void> {
-  const client = new Anthropic({ apiKey: 'bench', baseURL });
+async function bareSameTwoTurns(client: Anthropic, template: SameRequestTemplate): Promise<void> {
   const { model, max_tokens, system, tools } = template;
   const prompt = template.messages[0];
   const history: { role: 'user' | 'assistant'; content: Anthropic.ContentBlockParam[] }[] = [
@@ -240,8 +243,7 @@ function sameBytes(ours: readonly RecordedRequest[], bare: readonly RecordedRequ
 }
 
 /** The earlier baseline: the two requests with one small tool and no system prompt, the file sent as read. */
-async function bareTwoTurns(baseURL: string): Promise<void> {
-  const client = new Anthropic({ apiKey: 'bench', baseURL });
+async function bareTwoTurns(client: Anthropic): Promise<void> {
   const tools: Anthropic.Tool[] = [{ name: 'Read', description: 'Reads a file.', input_schema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] } }];
   const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'What does notes.txt say?' }];
   for (;;) {
