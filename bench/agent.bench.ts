@@ -154,6 +154,7 @@ async function sessionFigures() {
       const c = await startScriptedServer(twoTurnScript(file, id));
       try {
         const client = new Anthropic({ apiKey: 'bench', baseURL: a.url });
+        await settle();
         let t = performance.now();
         for await (const event of query({ runtime, client, prompt: 'What does notes.txt say?', model: 'claude-sonnet-4-6', maxTurns: 3 })) {
           if (event.type === 'result' && event.result.stopReason !== 'end_turn') throw new Error(`session ended with ${event.result.stopReason}: ${event.result.error}`);
@@ -162,10 +163,12 @@ async function sessionFigures() {
         const template = a.messageRequests[0]!.body as SameRequestTemplate;
         // Each loop is handed its client, as query() is: making one is not part of a session.
         const sameClient = new Anthropic({ apiKey: 'bench', baseURL: b.url });
+        await settle();
         t = performance.now();
         await bareSameTwoTurns(sameClient, template);
         const s = performance.now() - t;
         const oneToolClient = new Anthropic({ apiKey: 'bench', baseURL: c.url });
+        await settle();
         t = performance.now();
         await bareTwoTurns(oneToolClient);
         const h = performance.now() - t;
@@ -191,6 +194,14 @@ async function sessionFigures() {
     overhead: median(ours.map((q, i) => q - same[i]!)),
     overheadVsOneTool: median(ours.map((q, i) => q - oneTool[i]!)),
   };
+}
+
+/**
+ * Lets what the last leg left behind run before the next is timed: the previous pair's connections closing (its
+ * servers close them all), a transcript's last writes. Without it the first leg of every pair, toolgate's, paid for them.
+ */
+function settle(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 2));
 }
 
 /** What toolgate's first request holds besides the conversation's later turns. */
