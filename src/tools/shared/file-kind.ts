@@ -62,6 +62,21 @@ export async function statOrNull(absPath: string): Promise<fs.Stats | null> {
   }
 }
 
+/**
+ * The same, answered at once. For a path the permission check has just resolved — its existence and realpath are
+ * synchronous there, so a stat of it cannot block where those did not — this costs a few µs, where fs.promises.stat
+ * costs a thread-pool round trip and a turn of the event loop (Read's: ~0.05-0.1 ms of every call under load).
+ */
+export function statOrNullSync(absPath: string): fs.Stats | null {
+  try {
+    // Without throwIfNoEntry: a missing file is common here (the model guesses paths), and an ENOTDIR is one too.
+    return fs.statSync(absPath, { throwIfNoEntry: false }) ?? null;
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw describeFsError(error, absPath);
+  }
+}
+
 const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
 
 /** Opens a path already known (from `stats`) to be a regular file, failing if it changed into something else. */
