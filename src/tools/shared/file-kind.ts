@@ -88,7 +88,9 @@ export async function openRegularFile(absPath: string, stats: fs.Stats): Promise
     throw describeFsError(error, absPath);
   }
   try {
-    const now = await handle.stat();
+    // Synchronous: an fstat of the descriptor just opened answers from its inode, no path to walk, and the thread-pool
+    // round trip of handle.stat() cost more than the call itself.
+    const now = fs.fstatSync(handle.fd);
     if (!now.isFile() || now.ino !== stats.ino || now.dev !== stats.dev) {
       throw new FileToolError(`${absPath} changed while it was being opened; try again.`, 'FILE_CHANGED');
     }
