@@ -13,11 +13,11 @@
  *   ~35 KB) and first user message from the request toolgate sent in the same pair, moves the cache breakpoint to the
  *   last message as toolgate does and formats the file as Read does, and the bench fails if any request body differs
  *   from toolgate's — so the figure is toolgate's own work, not the size of what it sends. Each loop is handed an SDK
- *   client made before its clock starts, as query() is. Median of paired sessions, each session on its own scripted
- *   server. agent.session_overhead_vs_one_tool_ms: the same sessions against the
- *   earlier baseline, a bare loop sending one small Read tool and no system prompt (kept so figures from before the
- *   same-bytes baseline stay comparable). agent.session_ms: the query() session itself (baseline: the same-bytes
- *   loop's).
+ *   client made before its clock starts, as query() is, and the event loop settles before each leg. Median of paired
+ *   sessions, each session on its own scripted server. agent.session_overhead_vs_one_tool_ms: the same sessions
+ *   against the earlier baseline, a bare loop sending one small Read tool and no system prompt (kept so figures from
+ *   before the same-bytes baseline stay comparable; that loop no longer makes its client inside its clock, ~0.1 ms).
+ *   agent.session_ms: the query() session itself (baseline: the same-bytes loop's).
  * - cli.cold_start_ratio: `toolgate run --help` and `toolgate check Bash …` (the bundled CLI, built if missing) against
  *   `node -e 0`, median of 7 starts each; the value is the worse of the two ratios.
  */
