@@ -118,7 +118,9 @@ function openStream(
 
 interface StepState {
   readonly blocks: Map<number, OpenBlock>;
-  readonly assistant: { role: 'assistant'; content: Anthropic.Messages.ContentBlockParam[]; id?: string };
+  readonly assistant: { role: 'assistant'; content: Anthropic.Messages.ContentBlockParam[] };
+  /** The response's id: kept beside the message, not on it (the API refuses any field but role and content). */
+  messageId?: string;
   readonly toolUses: ToolUseBlock[];
   readonly rejected: Map<string, ToolResultBlockParam>;
   usage: Usage;
@@ -135,13 +137,13 @@ function newState(): StepState {
 function handleEvent(event: Anthropic.Messages.RawMessageStreamEvent, state: StepState, options: ModelStepOptions): void {
   applyEvent(event, state, options);
   // After the event is applied: a block's own assistant_block comes before its content_block_stop, as the Agent SDK has it.
-  if (options.streamEvents) options.emit?.({ type: 'stream_event', event, ...(state.assistant.id !== undefined ? { messageId: state.assistant.id } : {}) });
+  if (options.streamEvents) options.emit?.({ type: 'stream_event', event, ...(state.messageId !== undefined ? { messageId: state.messageId } : {}) });
 }
 
 function applyEvent(event: Anthropic.Messages.RawMessageStreamEvent, state: StepState, options: ModelStepOptions): void {
   switch (event.type) {
     case 'message_start':
-      state.assistant.id = event.message.id;
+      state.messageId = event.message.id;
       state.model = event.message.model;
       state.usage = usageFrom(event.message.usage as never);
       return;
@@ -212,7 +214,7 @@ function emitBlock(block: Anthropic.Messages.ContentBlockParam, state: StepState
   options.emit({
     type: 'assistant_block',
     block,
-    messageId: state.assistant.id ?? '',
+    messageId: state.messageId ?? '',
     model: state.model ?? '',
     usage: state.usage,
     ...(state.requestId !== undefined ? { requestId: state.requestId } : {}),
@@ -251,7 +253,7 @@ function finish(state: StepState, attempt: number, started: number, end: { abort
     error: end.error,
     attempts: attempt + 1,
     durationMs: performance.now() - started,
-    ...(state.assistant.id !== undefined ? { messageId: state.assistant.id } : {}),
+    ...(state.messageId !== undefined ? { messageId: state.messageId } : {}),
     ...(state.model !== undefined ? { model: state.model } : {}),
     ...(end.failure !== undefined ? { failure: end.failure } : {}),
   };

@@ -4,7 +4,7 @@
  * deciding whether tools send their `input_examples`.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as z from 'zod';
@@ -140,5 +140,30 @@ describe('betas', () => {
     expect(beta!.body.tools.find((t: { name: string }) => t.name === 'lookup').input_examples).toEqual([{ key: 'colour' }]);
     // The definitions differ only by the examples: the plain list stays memoised and byte-identical.
     expect((await runtime.definitions()).find((d) => d.name === 'lookup')!.input_examples).toBeUndefined();
+  });
+});
+
+describe('messages', () => {
+  it('go out as role and content only (the API refuses other fields), a resumed transcript that carries a response id included', async () => {
+    const { runtime, client } = await setup(
+      [
+        { content: [{ type: 'tool_use', name: 'lookup', input: { key: 'a' } }] },
+        { content: [{ type: 'text', text: 'done' }] },
+        { content: [{ type: 'text', text: 'again' }] },
+      ],
+      { tools: [lookup] },
+    );
+    await run({ runtime, client, prompt: 'go' });
+    // A transcript of an older toolgate: its assistant message was stored with the response id on it.
+    const file = path.join(runtime.sessionDir, 'transcript.jsonl');
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    const assistant = lines.find((l) => l.type === 'message' && l.message.role === 'assistant');
+    expect(assistant.message.id).toBeUndefined();
+    assistant.message.id = 'msg_old';
+    writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    await run({ runtime, client, prompt: 'more', resume: runtime.sessionId });
+    const sent = bodies().flatMap((b) => b.messages as Record<string, unknown>[]);
+    expect(sent.length).toBeGreaterThan(4);
+    for (const message of sent) expect(Object.keys(message).sort()).toEqual(['content', 'role']);
   });
 });

@@ -114,10 +114,12 @@ function toolChoiceFor(options: NextRequestOptions, definitions: readonly APIToo
 
 /**
  * The breakpoint on the last message, and none elsewhere: a conversation handed in (a resumed transcript, an
- * embedder's messages) may carry its own, and five would be more than the API takes.
+ * embedder's messages) may carry its own, and five would be more than the API takes. Each message goes as its role
+ * and content only: the API refuses any other field (`messages.1.id: Extra inputs are not permitted`), and
+ * transcripts written before the model step kept the response id off the message carry one.
  */
 function withLastMessageBreakpoint(messages: readonly MessageParam[]): MessageParam[] {
-  const out = messages.map(withoutBreakpoints);
+  const out = messages.map((m) => withoutBreakpoints(roleAndContent(m)));
   const last = out.at(-1);
   if (!last) return out;
   const content = typeof last.content === 'string' ? [{ type: 'text' as const, text: last.content }] : [...last.content];
@@ -130,6 +132,11 @@ function withLastMessageBreakpoint(messages: readonly MessageParam[]): MessagePa
   }
   out[out.length - 1] = { ...last, content } as MessageParam;
   return out;
+}
+
+function roleAndContent(message: MessageParam): MessageParam {
+  for (const key in message) if (key !== 'role' && key !== 'content') return { role: message.role, content: message.content } as MessageParam;
+  return message;
 }
 
 function withoutBreakpoints(message: MessageParam): MessageParam {

@@ -54,10 +54,28 @@ export interface GetAllBaseToolsOptions {
   readonly entries?: readonly BaseToolEntry[];
 }
 
-export async function getAllBaseTools(options: GetAllBaseToolsOptions = {}): Promise<Tools> {
+/**
+ * The list per catalogue and open set, kept: the pool is assembled again between turns, and a Promise.all over the
+ * catalogue's loads each time made a promise per tool for a list that had not changed. Callers copy it (it is
+ * readonly). A failed load is not kept, as in `load`.
+ */
+const lists = new WeakMap<readonly BaseToolEntry[], Map<string, Promise<Tools>>>();
+
+export function getAllBaseTools(options: GetAllBaseToolsOptions = {}): Promise<Tools> {
   const env = options.env ?? process.env;
-  const entries = (options.entries ?? BASE_TOOL_ENTRIES).filter((entry) => entry.gate?.(env) ?? true);
-  return Promise.all(entries.map(load));
+  const catalogue = options.entries ?? BASE_TOOL_ENTRIES;
+  const entries = catalogue.filter((entry) => entry.gate?.(env) ?? true);
+  let byOpenSet = lists.get(catalogue);
+  if (!byOpenSet) lists.set(catalogue, (byOpenSet = new Map()));
+  const key = entries.map((e) => e.name).join('\u0000');
+  let list = byOpenSet.get(key);
+  if (!list) {
+    list = Promise.all(entries.map(load));
+    byOpenSet.set(key, list);
+    const kept = list;
+    list.catch(() => byOpenSet.get(key) === kept && byOpenSet.delete(key));
+  }
+  return list;
 }
 
 /**

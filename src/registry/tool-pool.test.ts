@@ -29,6 +29,18 @@ describe('getAllBaseTools', () => {
     expect(names(await getAllBaseTools({ entries: list, env: { TOOLGATE_GATED: '1' } }))).toContain('Gated');
     expect(gatedLoad).toHaveBeenCalledTimes(1);
   });
+
+  it('hands out one list per catalogue and open set, and does not keep one whose load failed', async () => {
+    const list: BaseToolEntry[] = [...entries];
+    const first = await getAllBaseTools({ entries: list, env: {} });
+    expect(await getAllBaseTools({ entries: list, env: {} })).toBe(first);
+    let fail = true;
+    const flaky: BaseToolEntry = { name: 'FlakyForListTest', load: async () => (fail ? Promise.reject(new Error('cannot import')) : makeTestTool('FlakyForListTest')) };
+    const withFlaky = [...entries, flaky];
+    await expect(getAllBaseTools({ entries: withFlaky, env: {} })).rejects.toThrow('cannot import');
+    fail = false;
+    expect(names(await getAllBaseTools({ entries: withFlaky, env: {} }))).toContain('FlakyForListTest');
+  });
 });
 
 describe('getTools', () => {

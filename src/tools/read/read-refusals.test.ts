@@ -99,6 +99,9 @@ describe('Read refuses, at once and with a clear error', () => {
     );
     const none = await read({ file_path: path.join(dir, 'nothing-like-it') });
     expect(none.text).toBe(`<tool_use_error>File does not exist. Note: your current working directory is ${dir}.</tool_use_error>`);
+    // A path through a file (ENOTDIR) is a missing file too, not an I/O error.
+    const under = await read({ file_path: path.join(dir, 'config.json', 'inner.txt') });
+    expect(under.text).toMatch(/^<tool_use_error>File does not exist\./);
   });
 
   it('bad paths before touching the filesystem', async () => {

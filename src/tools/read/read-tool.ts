@@ -7,7 +7,7 @@ import { buildTool } from '../../tool/build-tool.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import { binaryExtensionMessage, fileExtension, hasBinaryExtension } from '../shared/binary.js';
 import { FileToolError } from '../shared/errors.js';
-import { isBlockedDevicePath, notRegularFileMessage, openRegularFile, statOrNull } from '../shared/file-kind.js';
+import { isBlockedDevicePath, notRegularFileMessage, openRegularFile, statOrNullSync } from '../shared/file-kind.js';
 import {
   backfillPathField,
   fileNotFoundMessage,
@@ -49,10 +49,11 @@ async function readFile(input: ReadInput, context: ToolUseContext): Promise<Read
     throw new FileToolError(`Cannot read ${requested}: device files like this one block or never end.`, 'BLOCKED_DEVICE');
   }
   let absPath = requested;
-  let stats = await statOrNull(absPath);
+  // Before anything is opened (file-kind.ts); synchronous, as the permission check that resolved this path was.
+  let stats = statOrNullSync(absPath);
   const alternative = stats ? undefined : screenshotAlternative(absPath);
   if (alternative) {
-    stats = await statOrNull(alternative);
+    stats = statOrNullSync(alternative);
     if (stats) absPath = alternative;
   }
   if (!stats) throw new FileToolError(fileNotFoundMessage(getToolCwd(context), await suggestSimilarPath(requested)), 'NOT_FOUND');
@@ -80,7 +81,9 @@ async function readFile(input: ReadInput, context: ToolUseContext): Promise<Read
     recordFileState(context, absPath, record);
     return { type: 'text', file: output };
   } finally {
-    await handle.close().catch(() => {});
+    // Not awaited: the result does not wait a thread-pool round trip for a read-only descriptor to close (a failure
+    // to close one is nothing the model could act on, and was ignored before too).
+    void handle.close().catch(() => {});
   }
 }
 

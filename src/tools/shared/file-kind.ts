@@ -62,6 +62,21 @@ export async function statOrNull(absPath: string): Promise<fs.Stats | null> {
   }
 }
 
+/**
+ * The same, answered at once. For a path the permission check has just resolved — its existence and realpath are
+ * synchronous there, so a stat of it cannot block where those did not — this costs a few µs, where fs.promises.stat
+ * costs a thread-pool round trip and a turn of the event loop (Read's: ~0.05-0.1 ms of every call under load).
+ */
+export function statOrNullSync(absPath: string): fs.Stats | null {
+  try {
+    // Without throwIfNoEntry: a missing file is common here (the model guesses paths), and an ENOTDIR is one too.
+    return fs.statSync(absPath, { throwIfNoEntry: false }) ?? null;
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw describeFsError(error, absPath);
+  }
+}
+
 const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
 
 /** Opens a path already known (from `stats`) to be a regular file, failing if it changed into something else. */
@@ -73,7 +88,9 @@ export async function openRegularFile(absPath: string, stats: fs.Stats): Promise
     throw describeFsError(error, absPath);
   }
   try {
-    const now = await handle.stat();
+    // Synchronous: an fstat of the descriptor just opened answers from its inode, no path to walk, and the thread-pool
+    // round trip of handle.stat() cost more than the call itself.
+    const now = fs.fstatSync(handle.fd);
     if (!now.isFile() || now.ino !== stats.ino || now.dev !== stats.dev) {
       throw new FileToolError(`${absPath} changed while it was being opened; try again.`, 'FILE_CHANGED');
     }
