@@ -124,6 +124,30 @@ describe('the installed command', () => {
     expect(offending).toEqual([]);
   });
 
+  it("compiles no code at run time through Function (zod's JIT is off in the CLI: src/cli/zod-jitless.ts)", async () => {
+    // Code made by `new Function` is in no code cache: every start compiled zod's object parsers again.
+    const watch = path.join(dir, 'watch-function.cjs');
+    writeFileSync(
+      watch,
+      `const F = globalThis.Function; let made = 0;
+globalThis.Function = new Proxy(F, { construct(t, a, n) { made++; return Reflect.construct(t, a, n); }, apply(t, self, a) { made++; return Reflect.apply(t, self, a); } });
+process.on('exit', () => process.stderr.write('FUNCTIONS ' + made + '\\n'));`,
+    );
+    const rpc = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ];
+    const out = await new Promise<CliResult>((resolve) => {
+      const child = execFile(process.execPath, ['--require', watch, bin, 'mcp', 'serve', '--cwd', dir], { cwd: dir, env: { ...process.env, HOME: dir } }, (error, stdout, stderr) =>
+        resolve({ code: error ? 1 : 0, stdout, stderr }),
+      );
+      child.stdin!.end(rpc.map((m) => `${JSON.stringify(m)}\n`).join(''));
+    });
+    expect(out.stdout).toContain('"name":"Read"');
+    expect(out.stderr).toContain('FUNCTIONS 0');
+  });
+
   it('answers as the sources do, for a plain command, one that needs the wasm parser, and a run of calls', async () => {
     const cases = [
       ['check', 'Bash', '{"command":"git status"}'],

@@ -8,6 +8,8 @@
  * passed after `-p` (as with `claude -p mcp`), after `--` (`toolgate -- mcp`: toolgate's reading of `--`; claude runs
  * the command there), or after `run` (`toolgate run mcp`).
  */
+// First: it sets how zod builds every schema made after it.
+import './zod-jitless.js';
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, type Option } from 'commander';
 import { keepWasmOnBaselineTier } from '../tool/wasm-tiering.js';
