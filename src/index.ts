@@ -92,7 +92,7 @@ export { createPermissionPromptTool } from './mcp/permission-prompt-tool.js';
 export { ToolgateMcpServer } from './mcp/server/tool-server.js';
 export type { ToolServerOptions } from './mcp/server/tool-server.js';
 export { serveHttp, serveStdio } from './mcp/server/serve.js';
-export type { HttpServeHandle, HttpServeOptions } from './mcp/server/serve.js';
+export type { HttpServeHandle, HttpServeOptions, StdioServeOptions } from './mcp/server/serve.js';
 
 // — durable tool calls and sessions (src/distributed; the Restate worker side loads on demand: `toolgate worker`) —
 export { createDurableToolCallBackend, RemoteCallInterruptedError, RemoteToolError } from './distributed/durable-tool-call-backend.js';

@@ -2,7 +2,7 @@
  * `toolgate mcp serve` (the real CLI over stdio) under a hostile or broken client writing raw bytes: a message over
  * the size limit, a long line that is not JSON, JSON that is not JSON-RPC — each answered with an error and a stderr
  * line while the session goes on; a client that closes its end — a clean exit, with the running command's process
- * tree ended; fifteen concurrent Bash calls read slowly — no MaxListenersExceededWarning.
+ * tree ended (closing only its input: what it asked is answered first, within the drain period); fifteen concurrent Bash calls read slowly — no MaxListenersExceededWarning.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -37,10 +37,10 @@ afterEach(() => {
   for (const s of running.splice(0)) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
 });
 
-async function serve(env: Record<string, string> = {}): Promise<Served> {
+async function serve(env: Record<string, string> = {}, { mode = 'bypassPermissions', capabilities = {} }: { mode?: string; capabilities?: Record<string, unknown> } = {}): Promise<Served> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', path.join(repoRoot, 'src/cli/main.ts'), 'mcp', 'serve', '--cwd', project, '--permission-mode', 'bypassPermissions', '--session-dir', path.join(root, `s-${running.length}`)],
+    ['--import', 'tsx', path.join(repoRoot, 'src/cli/main.ts'), 'mcp', 'serve', '--cwd', project, '--permission-mode', mode, '--session-dir', path.join(root, `s-${running.length}`)],
     { cwd: repoRoot, env: { ...process.env, HOME: path.join(root, 'home'), XDG_STATE_HOME: path.join(root, 'state'), NODE_NO_WARNINGS: '', ...env } },
   );
   // The test writes into a pipe the server may have closed: that is the server's business, not an error here.
@@ -75,7 +75,7 @@ async function serve(env: Record<string, string> = {}): Promise<Served> {
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => (served.stderr += chunk));
   running.push(served);
-  served.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'hostile', version: '1' } } });
+  served.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities, clientInfo: { name: 'hostile', version: '1' } } });
   await served.answer(0);
   served.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   return served;
@@ -162,13 +162,41 @@ describe('toolgate mcp serve: a client that goes away', () => {
     await until(() => sleeping(`${tag}1`).length === 0, 'the sleep to end');
   });
 
-  it('closing stdin during a long Bash call: a clean exit, no process left', async () => {
+  it('closing stdin during a long Bash call: after the drain period the call is interrupted and answered, a clean exit, no process left', async () => {
     const s = await serve();
     s.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'Bash', arguments: { command: `sleep ${tag}2 & sleep ${tag}3; wait` } } });
     await until(() => sleeping(`${tag}2`).length === 1 && sleeping(`${tag}3`).length === 1, 'the sleeps to start');
     s.child.stdin.end();
     expect(await s.exited).toBe(0);
+    const answer = s.messages.find((m) => m.id === 3 && 'result' in m);
+    expect(answer, JSON.stringify(s.messages)).toBeDefined();
+    const result = answer!.result as { isError?: boolean; content: { text: string }[] };
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toMatch(/interrupt|abort/i);
     await until(() => sleeping(`${tag}2`).length + sleeping(`${tag}3`).length === 0, 'the sleeps to end');
+  });
+
+  it('requests sent just before the end of input are answered, in full, before the server exits', async () => {
+    const s = await serve();
+    s.send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'echo answered-after-eof' } } });
+    s.send({ jsonrpc: '2.0', id: 6, method: 'tools/list' });
+    s.child.stdin.end();
+    expect(await s.exited).toBe(0);
+    const call = s.messages.find((m) => m.id === 5 && 'result' in m);
+    expect(JSON.stringify(call?.result)).toContain('answered-after-eof');
+    expect((s.messages.find((m) => m.id === 6)?.result as { tools: unknown[] }).tools.length).toBeGreaterThan(3);
+  });
+
+  it('closing stdin while a call waits for the client to answer a permission question: the question is withdrawn, the call refused and answered', async () => {
+    const s = await serve({}, { mode: 'default', capabilities: { elicitation: {} } });
+    s.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'Bash', arguments: { command: `touch ${path.join(project, 'asked.txt')}` } } });
+    await until(() => s.messages.some((m) => m.method === 'elicitation/create'), 'the permission question');
+    s.child.stdin.end();
+    expect(await s.exited).toBe(0);
+    const result = s.messages.find((m) => m.id === 7 && 'result' in m)?.result as { isError?: boolean; content: { text: string }[] } | undefined;
+    expect(result?.isError).toBe(true);
+    expect(JSON.stringify(result?.content)).toMatch(/refused/);
+    expect(readdirSync(project)).not.toContain('asked.txt');
   });
 });
 

@@ -6,8 +6,10 @@
  *   stderr; the session goes on. A line that is not JSON, or not JSON-RPC, is answered the same way.
  * - Writes are queued behind one `drain` wait, whatever the number of messages waiting (a client that reads slowly
  *   while many calls finish must not pile up listeners).
- * - The client closing its end (stdin's end, EPIPE or any error on stdout) closes the transport once: a clean
- *   shutdown, never an unhandled error.
+ * - The end of stdin is the client's shutdown (the MCP stdio lifecycle), but what it already asked is still answered:
+ *   the transport closes once every request it delivered has its response written (`oninputend` lets the server
+ *   bound that wait). The client's end of stdout gone (EPIPE or any error on stdout) closes it at once. Either way
+ *   it closes once: a clean shutdown, never an unhandled error.
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -28,6 +30,8 @@ export class GuardedStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /** stdin ended while requests were still unanswered; the transport closes once they are (or when `close()` is called). */
+  oninputend?: () => void;
 
   private readonly max: number;
   private readonly log: (line: string) => void;
@@ -36,6 +40,9 @@ export class GuardedStdioTransport implements Transport {
   /** Set while an oversized line streams past: its size so far, its first and its latest bytes. */
   private oversize: { bytes: number; head: Buffer; tail: Buffer } | undefined;
   private closed = false;
+  private inputEnded = false;
+  /** Requests delivered and not yet answered, by id (a count: a client may reuse an id while the first still runs). */
+  private readonly unanswered = new Map<string | number, number>();
   private writing: Promise<void> = Promise.resolve();
 
   constructor(
@@ -70,7 +77,19 @@ export class GuardedStdioTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     const text = `${JSON.stringify(message)}\n`;
     this.writing = this.writing.then(() => this.write(text));
-    return this.writing;
+    const answered = responseId(message);
+    if (answered === undefined) return this.writing;
+    return this.writing.then(() => {
+      this.forget(answered);
+    });
+  }
+
+  private forget(id: string | number): void {
+    const n = this.unanswered.get(id);
+    if (n === undefined) return;
+    if (n > 1) this.unanswered.set(id, n - 1);
+    else this.unanswered.delete(id);
+    if (this.inputEnded && this.unanswered.size === 0) void this.close();
   }
 
   private write(text: string): Promise<void> {
@@ -98,7 +117,10 @@ export class GuardedStdioTransport implements Transport {
   }
 
   private readonly onEnd = () => {
-    void this.close();
+    if (this.closed) return;
+    this.inputEnded = true;
+    if (this.unanswered.size === 0) void this.close();
+    else this.oninputend?.();
   };
 
   private readonly onStreamError = (error: Error) => {
@@ -169,8 +191,15 @@ export class GuardedStdioTransport implements Transport {
       void this.reply(id, -32600, 'Invalid Request: not a JSON-RPC 2.0 message');
       return;
     }
+    const message = parsed.data;
+    if ('method' in message && 'id' in message) this.unanswered.set(message.id, (this.unanswered.get(message.id) ?? 0) + 1);
+    // A cancelled request is not answered (the MCP spec): it is no longer waited for.
+    else if ('method' in message && message.method === 'notifications/cancelled') {
+      const id = jsonRpcId((message.params as { requestId?: unknown } | undefined)?.requestId);
+      if (id !== null) this.forget(id);
+    }
     try {
-      this.onmessage?.(parsed.data);
+      this.onmessage?.(message);
     } catch (error) {
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
     }
@@ -200,6 +229,13 @@ function idFrom(head: string, tail: string): string | number | null {
   } catch {
     return null;
   }
+}
+
+/** The id a response (result or error) answers; undefined for requests and notifications. */
+function responseId(message: JSONRPCMessage): string | number | undefined {
+  if ('method' in message || !('id' in message)) return undefined;
+  const id = jsonRpcId(message.id);
+  return id === null ? undefined : id;
 }
 
 function jsonRpcId(value: unknown): string | number | null {

@@ -14,24 +14,53 @@ import { GuardedStdioTransport, type GuardedStdioOptions } from './guarded-stdio
 import { ToolgateMcpServer, type ToolServerOptions } from './tool-server.js';
 import { nodeCrypto, randomBytes, randomUUID } from '../../tool/crypto.js';
 
+/** How long calls still running when the client's input ends get to finish before they are interrupted. */
+export const DEFAULT_DRAIN_MS = 5_000;
+/** After the interruption, how long their answers get to be written before the server closes regardless. */
+const INTERRUPTED_ANSWER_MS = 5_000;
+
+/** `serveStdio`'s options: the server's (project, mode, runtime), the transport's limits, and the drain at end of input. */
+export interface StdioServeOptions extends ToolServerOptions, GuardedStdioOptions {
+  /**
+   * At the end of stdin (the client's shutdown), calls still running get this long to finish and be answered; then
+   * they are interrupted (their processes ended) and answered as interrupted. Default `DEFAULT_DRAIN_MS`.
+   */
+  readonly drainMs?: number;
+}
+
 /** Serves the tool pool as an MCP server on stdin/stdout (`toolgate mcp serve`), behind the permission engine. */
-export async function serveStdio(options: ToolServerOptions & GuardedStdioOptions = {}): Promise<{ readonly closed: Promise<void>; close(): Promise<void> }> {
+export async function serveStdio(options: StdioServeOptions = {}): Promise<{ readonly closed: Promise<void>; close(): Promise<void> }> {
   const tools = await ToolgateMcpServer.create(options);
   sayWarnings(tools, options.log);
-  const server = tools.createServer();
+  const inputEnded = new AbortController();
+  const server = tools.createServer({ inputEnded: inputEnded.signal });
   // Not the SDK's StdioServerTransport: a hostile client must get an error for an oversized or broken line, not a
   // silent end or a stall, and closing its end must shut down cleanly (guarded-stdio-transport.ts).
   const transport = new GuardedStdioTransport(process.stdin, process.stdout, options);
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
+  const timers: NodeJS.Timeout[] = [];
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      for (const t of timers) clearTimeout(t);
       await server.close().catch(() => {});
       await tools.dispose();
       resolveClosed();
     })());
-  // The client went away (stdin's end, or its end of stdout gone): stop, ending every tool call and background task.
+  // End of input with calls still running: they finish and are answered (a script piping requests in gets its
+  // answers), within a bound — the client asked us to stop, and may send SIGTERM if we take long.
+  transport.oninputend = () => {
+    inputEnded.abort();
+    const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
+    timers.push(
+      setTimeout(() => {
+        tools.interruptCalls('the MCP client closed its input (shutdown) while the call ran');
+        timers.push(setTimeout(() => void transport.close(), INTERRUPTED_ANSWER_MS));
+      }, drainMs),
+    );
+  };
+  // The client went away (its input answered, or its end of stdout gone): stop, ending every tool call and background task.
   server.onclose = () => void close();
   await server.connect(transport);
   return { closed, close };

@@ -28,6 +28,8 @@ import type { ToolUseOutcome } from '../../execution/outcome.js';
 import { prepareToolUse } from '../../execution/prepared-tool-use.js';
 import { permissionTraitsOf } from '../../permissions/tool-traits.js';
 import { randomUUID } from '../../tool/crypto.js';
+import { addSharedAbortListener } from '../../tool/shared-abort-listener.js';
+import { createLinkedAbortController } from '../../tool/tool-use-context.js';
 
 /**
  * Tools that only make sense inside a conversation with a model (they steer the loop, not the machine), or that move
@@ -49,9 +51,20 @@ export interface ClientAsker {
   readonly canElicit: () => boolean;
 }
 
+/** What a server object for one client is told about that client's connection. */
+export interface ClientConnection {
+  /**
+   * Aborted when the client can no longer answer (stdio: its input ended): no permission question is put to it any
+   * more, and one waiting for its answer is refused.
+   */
+  readonly inputEnded?: AbortSignal;
+}
+
 /** The tool pool as an MCP server: each `tools/call` is one tool_use run through `createToolRuntime`. */
 export class ToolgateMcpServer {
   private readonly gate = new ConcurrencyGate();
+  /** Aborted by `interruptCalls`: every call running or waiting for its turn ends, and is answered as interrupted. */
+  private readonly stopping = new AbortController();
   private counter = 0;
   private definitionsCache?: Promise<McpToolDefinition[]>;
 
@@ -99,14 +112,25 @@ export class ToolgateMcpServer {
   }
 
   /** One MCP server object for one client session (stdio: the only one; HTTP: one per session). */
-  createServer(): Server {
+  createServer(connection: ClientConnection = {}): Server {
     const server = new Server({ name: 'toolgate', version: '0.1.0' }, { capabilities: { tools: {} }, jsonSchemaValidator: new LazyAjvValidator() });
+    const { inputEnded } = connection;
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.listTools() }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const id = `toolu_mcp_${(++this.counter).toString(36)}_${Date.now().toString(36)}`;
       const asker: ClientAsker = {
-        canElicit: () => server.getClientCapabilities()?.elicitation !== undefined,
-        request: (params, signal) => server.elicitInput({ mode: 'form', ...params } as Parameters<Server['elicitInput']>[0], { signal }) as Promise<{ action: string; content?: Record<string, unknown> }>,
+        canElicit: () => inputEnded?.aborted !== true && server.getClientCapabilities()?.elicitation !== undefined,
+        // A question the client can no longer answer (its input ended while it was asked) is withdrawn: refused.
+        request: async (params, signal) => {
+          const { controller, unlink } = createLinkedAbortController(signal);
+          const unhear = inputEnded ? addSharedAbortListener(inputEnded, () => controller.abort(new Error('the client closed its input'))) : () => {};
+          try {
+            return (await server.elicitInput({ mode: 'form', ...params } as Parameters<Server['elicitInput']>[0], { signal: controller.signal })) as { action: string; content?: Record<string, unknown> };
+          } finally {
+            unhear();
+            unlink();
+          }
+        },
       };
       const progressToken = extra._meta?.progressToken;
       let step = 0;
@@ -126,19 +150,25 @@ export class ToolgateMcpServer {
     name: string,
     args: Record<string, unknown>,
     id: string,
-    signal: AbortSignal,
+    requestSignal: AbortSignal,
     onProgress?: (message: string) => void,
     asker?: ClientAsker,
   ): Promise<CallToolResult> {
     const tool = this.exposedTools().find((t) => t.name === name);
     if (!tool) return { content: [{ type: 'text', text: `No tool named "${name}" is served here. Tools: ${this.exposedTools().map((t) => t.name).join(', ')}` }], isError: true };
     const block = { type: 'tool_use', id, name, input: args } as ToolUseBlock;
-    // The executor's rule across requests: the call prepared as the executor prepares it, judged once its analysis is there.
-    const prepared = prepareToolUse(block, this.runtime.tools);
-    const exclusive = !(prepared.kind === 'call' && (await isCallConcurrencySafe(prepared.call)));
-    const release = await this.gate.enter(exclusive, signal);
-    if (!release) return { content: [{ type: 'text', text: 'The call was cancelled before it started.' }], isError: true };
+    // The request's own cancellation, or the server interrupting every call (interruptCalls).
+    const { controller, unlink } = createLinkedAbortController(requestSignal);
+    const stop = this.stopping.signal;
+    const unstop = stop.aborted ? (controller.abort(stop.reason), () => {}) : addSharedAbortListener(stop, () => controller.abort(stop.reason));
+    const signal = controller.signal;
+    let release: (() => void) | undefined;
     try {
+      // The executor's rule across requests: the call prepared as the executor prepares it, judged once its analysis is there.
+      const prepared = prepareToolUse(block, this.runtime.tools);
+      const exclusive = !(prepared.kind === 'call' && (await isCallConcurrencySafe(prepared.call)));
+      release = await this.gate.enter(exclusive, signal);
+      if (!release) return { content: [{ type: 'text', text: 'The call was cancelled before it started.' }], isError: true };
       let outcome: ToolUseOutcome | undefined;
       const run = this.runtime.stream([block], { signal, onPermissionRequest: (request) => this.askPerson(request, asker) });
       for await (const event of run) {
@@ -147,8 +177,18 @@ export class ToolgateMcpServer {
       }
       return outcome ? toCallToolResult(outcome.result, outcome.mcpMeta) : { content: [{ type: 'text', text: 'The call produced no result.' }], isError: true };
     } finally {
-      release();
+      release?.();
+      unstop();
+      unlink();
     }
+  }
+
+  /**
+   * Interrupts every call running or waiting for its turn, as a client's cancellation would — except that each is still
+   * answered (its result says it was interrupted). Calls that arrive afterwards are interrupted at once.
+   */
+  interruptCalls(reason: string): void {
+    this.stopping.abort(new Error(reason));
   }
 
   /** A call's permission prompt: elicitation when its client can, otherwise a refusal naming the rule. */
