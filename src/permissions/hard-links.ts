@@ -6,7 +6,7 @@
 import type fs from 'node:fs';
 import { statSync } from './observed-fs.js';
 import { formatPermissionRule } from './permission-rule.js';
-import { readDenyPatterns } from './paths.js';
+import { literalDenyFiles, readDenyPatterns } from './paths.js';
 import type { ToolPermissionContext } from '../tool/permission-types.js';
 
 export interface HardLinkedDeniedFile {
@@ -17,10 +17,7 @@ export interface HardLinkedDeniedFile {
 
 export function hardLinkedDeniedFiles(ctx: ToolPermissionContext): HardLinkedDeniedFile[] {
   const out = new Map<string, HardLinkedDeniedFile>();
-  for (const pattern of readDenyPatterns(ctx)) {
-    if (pattern.segments.some((s) => /[*?[\\]/.test(s) || s === '**')) continue;
-    const file = `/${pattern.segments.join('/')}`;
-    if (out.has(file)) continue;
+  for (const { pattern, path: file } of literalDenyFiles(readDenyPatterns(ctx))) {
     let st: fs.Stats;
     try {
       st = statSync(file);

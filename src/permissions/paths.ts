@@ -59,14 +59,16 @@ interface CompiledPathRules {
   readonly writeDeny: readonly CompiledPathPattern[];
   readonly writeAsk: readonly CompiledPathPattern[];
   readonly writeAllow: readonly CompiledPathPattern[];
-  /** Working directories as given and as real paths. */
-  readonly workingDirs: readonly string[];
-  /** Files named literally by read/write deny rules, by identity (`dev:ino`): a hard link has another name. */
-  readonly readDenyInodes: ReadonlyMap<string, CompiledPathPattern>;
-  readonly writeDenyInodes: ReadonlyMap<string, CompiledPathPattern>;
+  /** Files named literally by read/write deny rules: a hard link is the same file under another name. */
+  readonly readDenyFiles: readonly LiteralDenyFile[];
+  readonly writeDenyFiles: readonly LiteralDenyFile[];
 }
 
-// Contexts are immutable, so a compiled view of one can be cached for its lifetime.
+/**
+ * Contexts are immutable, so a compiled view of one can be cached for its lifetime — the rules only. What the
+ * filesystem says (a working directory's real path, which file a deny rule names and how many names it has) can
+ * change between two decisions of one context, so it is asked at each decision, never kept here.
+ */
 const compiledCache = new WeakMap<ToolPermissionContext, CompiledPathRules>();
 
 function compileRules(ctx: ToolPermissionContext): CompiledPathRules {
@@ -84,22 +86,28 @@ function compileRules(ctx: ToolPermissionContext): CompiledPathRules {
     writeDeny: [...pick(ctx.alwaysDenyRules, WRITE_RESTRICT_TOOLS), ...readDeny],
     writeAsk: pick(ctx.alwaysAskRules, WRITE_RESTRICT_TOOLS),
     writeAllow: pick(ctx.alwaysAllowRules, WRITE_ALLOW_TOOLS),
-    workingDirs: workingDirectories(ctx),
-    readDenyInodes: literalInodes(readDeny),
-    writeDenyInodes: literalInodes([...pick(ctx.alwaysDenyRules, WRITE_RESTRICT_TOOLS), ...readDeny]),
+    readDenyFiles: literalDenyFiles(readDeny),
+    writeDenyFiles: literalDenyFiles([...pick(ctx.alwaysDenyRules, WRITE_RESTRICT_TOOLS), ...readDeny]),
   };
   compiledCache.set(ctx, compiled);
   return compiled;
 }
 
-function literalInodes(patterns: readonly CompiledPathPattern[]): Map<string, CompiledPathPattern> {
-  const out = new Map<string, CompiledPathPattern>();
-  for (const pat of patterns) {
-    if (pat.segments.some((s) => /[*?[\\]/.test(s))) continue;
-    const st = statQuietly(`/${pat.segments.join('/')}`);
-    if (st?.isFile() && !out.has(inodeKey(st))) out.set(inodeKey(st), pat);
+/** A path a deny rule names literally (no wildcard), with the rule's pattern. */
+export interface LiteralDenyFile {
+  readonly pattern: CompiledPathPattern;
+  readonly path: string;
+}
+
+/** The patterns that name one path literally, first pattern per path: a pure function of the rules. */
+export function literalDenyFiles(patterns: readonly CompiledPathPattern[]): LiteralDenyFile[] {
+  const out = new Map<string, LiteralDenyFile>();
+  for (const pattern of patterns) {
+    if (pattern.segments.some((s) => /[*?[\\]/.test(s))) continue;
+    const path = `/${pattern.segments.join('/')}`;
+    if (!out.has(path)) out.set(path, { pattern, path });
   }
-  return out;
+  return [...out.values()];
 }
 
 function statQuietly(p: string): fs.Stats | undefined {
@@ -109,8 +117,6 @@ function statQuietly(p: string): fs.Stats | undefined {
     return undefined;
   }
 }
-
-const inodeKey = (st: fs.Stats) => `${st.dev}:${st.ino}`;
 
 /** The cwd and the additional working directories, each as given and as its real path. */
 export function workingDirectories(ctx: ToolPermissionContext): string[] {
@@ -226,7 +232,8 @@ export function checkPathPermission(absPath: string, kind: PathAccessKind, ctx: 
     }
   }
 
-  const outside = candidates.find((c) => !rules.workingDirs.some((d) => isInsideDir(c, d)));
+  const workingDirs = workingDirectories(ctx);
+  const outside = candidates.find((c) => !workingDirs.some((d) => isInsideDir(c, d)));
   if (outside !== undefined) {
     const reason = `${describe(outside, given)} is outside the working directories (${[ctx.cwd, ...[...ctx.additionalWorkingDirectories.values()].map((d) => d.path)].join(', ')})`;
     return {
@@ -245,14 +252,21 @@ export function checkPathPermission(absPath: string, kind: PathAccessKind, ctx: 
   return { behavior: 'passthrough', message: reason, decisionReason: { layer: 'toolCheck', reason } };
 }
 
-/** A file with several names that is one of the files a deny rule names literally. */
+/**
+ * A file with several names that is one of the files a deny rule names literally. Both sides are asked now: the denied
+ * file may have been created, replaced or linked since the context was made. Only a file with several names costs
+ * the extra stats.
+ */
 function hardLinkMatch(realPath: string, kind: PathAccessKind, rules: CompiledPathRules): [CompiledPathPattern, string] | undefined {
-  const inodes = kind === 'read' ? rules.readDenyInodes : rules.writeDenyInodes;
-  if (inodes.size === 0) return undefined;
+  const files = kind === 'read' ? rules.readDenyFiles : rules.writeDenyFiles;
+  if (files.length === 0) return undefined;
   const st = statQuietly(realPath);
   if (!st || st.nlink < 2) return undefined;
-  const pat = inodes.get(inodeKey(st));
-  return pat ? [pat, `a hard link to /${pat.segments.join('/')}`] : undefined;
+  for (const file of files) {
+    const denied = statQuietly(file.path);
+    if (denied?.isFile() && denied.dev === st.dev && denied.ino === st.ino) return [file.pattern, `a hard link to ${file.path}`];
+  }
+  return undefined;
 }
 
 /** True when the context has a Read deny rule with a path (Read, or the search tools' names): cheap, no compiling. */

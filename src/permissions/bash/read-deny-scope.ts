@@ -6,15 +6,15 @@ import type { DecisionTrace, ToolPermissionContext } from '../../tool/permission
 import { statIfExists } from '../observed-fs.js';
 import { patternRemainders, type CompiledPathPattern } from '../path-pattern.js';
 import { formatPermissionRule } from '../permission-rule.js';
-import { readDenyPatterns } from '../paths.js';
+import { literalDenyFiles, readDenyPatterns, type LiteralDenyFile } from '../paths.js';
 import { realLocation } from './paths.js';
 
 export interface ReadDenyScope {
   readonly patterns: readonly CompiledPathPattern[];
   /** Remainders by directory text: a pure function of the patterns, so kept for the context's lifetime (bounded). */
   readonly remainderCache: Map<string, readonly (readonly (readonly string[])[])[]>;
-  /** A file a deny rule names literally that has other hard links (they may sit in any directory). */
-  readonly hardLinked?: { readonly pattern: CompiledPathPattern; readonly path: string };
+  /** The files the deny rules name literally; whether one has other names is asked per decision (`hardLinkedDenied`). */
+  readonly literals: readonly LiteralDenyFile[];
 }
 
 export interface InsideHit {
@@ -30,26 +30,25 @@ export function readDenyScope(ctx: ToolPermissionContext): ReadDenyScope | undef
   const cached = scopes.get(ctx);
   if (cached !== undefined) return cached ?? undefined;
   const patterns = readDenyPatterns(ctx);
-  let scope: ReadDenyScope | null = null;
-  if (patterns.length > 0) {
-    let hardLinked: ReadDenyScope['hardLinked'];
-    for (const pattern of patterns) {
-      if (pattern.segments.some((s) => /[*?[\\]/.test(s))) continue;
-      const path = `/${pattern.segments.join('/')}`;
-      try {
-        const st = statIfExists(path);
-        if (st?.isFile() && st.nlink > 1) {
-          hardLinked = { pattern, path };
-          break;
-        }
-      } catch {
-        // unreadable: nothing to learn about its links
-      }
-    }
-    scope = { patterns, remainderCache: new Map(), ...(hardLinked ? { hardLinked } : {}) };
-  }
+  const scope: ReadDenyScope | null = patterns.length > 0 ? { patterns, remainderCache: new Map(), literals: literalDenyFiles(patterns) } : null;
   scopes.set(ctx, scope);
   return scope ?? undefined;
+}
+
+/**
+ * A file a deny rule names literally that has other names now (hard links: they may sit in any directory). Asked at
+ * each decision, not kept with the scope: a link made after the context (by a program the engine never saw) counts.
+ */
+export function hardLinkedDenied(scope: ReadDenyScope): LiteralDenyFile | undefined {
+  for (const file of scope.literals) {
+    try {
+      const st = statIfExists(file.path);
+      if (st?.isFile() && st.nlink > 1) return file;
+    } catch {
+      // unreadable: nothing to learn about its links
+    }
+  }
+  return undefined;
 }
 
 /** The deny patterns that could match a path strictly inside `absDir` (as written or at its real location). */

@@ -12,7 +12,7 @@
  * The asks carry the askRule layer: "a deny rule cannot be ruled out" must hold in bypassPermissions too.
  */
 import { homedir } from 'node:os';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import type { DecisionTrace, PermissionResult, ToolPermissionContext } from '../../tool/permission-types.js';
 import { existsSync, lstatIfExists, realpathNative, statIfExists } from '../observed-fs.js';
 import type { CompiledPathPattern } from '../path-pattern.js';
@@ -22,14 +22,15 @@ import type { MatchWord } from './rule-match.js';
 import type { WordValue } from './words.js';
 import { classifySubcommand } from './classify.js';
 import { nextCwdState, type CwdState } from './paths.js';
-import { gitRoot, pathCandidates, resolveExact } from './read-deny-words.js';
+import { pathCandidates, resolveExact } from './read-deny-words.js';
 import { NEUTRAL_COMMANDS } from './read-only-specs.js';
 import { stripAllowWrappers } from './wrappers.js';
 import { naiveWords } from './raw-split.js';
 import { expandBraces, expandGlob, hasGlobChars, isPlainBraceWord } from './glob-expand.js';
 import { contentReader, toWords, type DirReader } from './recursive-readers.js';
-import { gitHistoryRead } from './git-history.js';
-import { askRuleTrace, denyPatternsInside, excludedName, readDenyScope, ruleText, type ReadDenyScope } from './read-deny-scope.js';
+import { historyRead, revisionPaths } from './read-deny-git.js';
+import type { GitReadJudge } from './read-deny-git.js';
+import { askRuleTrace, denyPatternsInside, excludedName, hardLinkedDenied, readDenyScope, ruleText, type ReadDenyScope } from './read-deny-scope.js';
 
 export type ReadDenyFinding =
   | { readonly kind: 'deny'; readonly result: PermissionResult; readonly subcommand: string }
@@ -54,25 +55,32 @@ const NOT_DENIED: PermissionResult = { behavior: 'passthrough' };
 
 const isGlobWord = (w: MatchWord): boolean => hasGlobChars(w.value) && (w as Partial<WordValue>).glob !== false;
 
-class Judge {
+class Judge implements GitReadJudge {
   denied: ReadDenyFinding | undefined;
   asked: ReadDenyFinding | undefined;
-  private state: CwdState;
+  state: CwdState;
   private globOptionsChanged = false;
-  private readonly home: string;
+  readonly home: string;
   private readonly results = new Map<string, PermissionResult>();
-  private readonly realCache = new Map<string, string>();
+  readonly realCache = new Map<string, string>();
   private readonly realDirs = new Map<string, string | null>();
   private readonly first: CompiledPathPattern;
+  /** `hardLinkedDenied`, asked once per decision (undefined: not asked yet; null: none). */
+  private linked: ReturnType<typeof hardLinkedDenied> | null | undefined;
 
   constructor(
-    private readonly scope: ReadDenyScope,
+    readonly scope: ReadDenyScope,
     private readonly ctx: ToolPermissionContext,
     private readonly deps: BashPermissionDeps,
   ) {
     this.home = ctx.homeDir ?? homedir();
     this.state = { dirs: [ctx.cwd], unknown: false };
     this.first = scope.patterns[0]!;
+  }
+
+  private hardLinked(): ReturnType<typeof hardLinkedDenied> {
+    if (this.linked === undefined) this.linked = hardLinkedDenied(this.scope) ?? null;
+    return this.linked ?? undefined;
   }
 
   /**
@@ -89,7 +97,7 @@ class Judge {
     } catch {
       return true;
     }
-    if (st?.isSymbolicLink() || (st?.isFile() && this.scope.hardLinked && st.nlink > 1)) return true;
+    if (st?.isSymbolicLink() || (st?.isFile() && st.nlink > 1 && this.hardLinked() !== undefined)) return true;
     const parent = dirname(abs);
     let realParent = this.realDirs.get(parent);
     if (realParent === undefined) {
@@ -118,16 +126,16 @@ class Judge {
     return r;
   }
 
-  private ask(pattern: CompiledPathPattern, reason: string, subcommand: string): void {
+  ask(pattern: CompiledPathPattern, reason: string, subcommand: string): void {
     this.asked ??= { kind: 'ask', message: `"${short(subcommand)}" needs approval: ${reason}.`, trace: askRuleTrace(pattern, reason, subcommand) };
   }
 
-  private cannotRuleOut(what: string, subcommand: string): void {
+  cannotRuleOut(what: string, subcommand: string): void {
     this.ask(this.first, `${what}, so Read deny ${ruleText(this.first)} cannot be ruled out`, subcommand);
   }
 
   /** Records a deny (the first one wins) and says whether this path was denied. */
-  private checkAbs(abs: string, subcommand: string): boolean {
+  checkAbs(abs: string, subcommand: string): boolean {
     const r = this.read(abs);
     if (r.behavior === 'deny' && !this.denied) this.denied = { kind: 'deny', result: r, subcommand };
     return r.behavior === 'deny';
@@ -225,8 +233,8 @@ class Judge {
     for (const view of name === 'git' ? [core, ...sub.denyWords] : sub.denyWords) {
       const program = view[0]?.literal ? view[0].value.slice(view[0].value.lastIndexOf('/') + 1) : undefined;
       if (program !== 'git') continue;
-      this.revisionPaths(view.slice(1), text);
-      this.historyRead(view, text);
+      revisionPaths(this, view.slice(1), text);
+      historyRead(this, view, text);
     }
     for (const view of sub.denyWords) this.contentReader(view, text);
     const verdict = classifySubcommand(sub);
@@ -250,59 +258,6 @@ class Judge {
             this.ask(pattern, `the ${name} code names ${abs}, which ${ruleText(pattern)} denies`, subcommand);
           }
         }
-      }
-    }
-  }
-
-  /**
-   * `git show`, `git log -p`, `git archive`…: with Read denies in place, contents from history print only when the
-   * pathspecs keep every denied path out (literal paths, none of them holding or naming a denied one).
-   */
-  private historyRead(words: readonly MatchWord[], subcommand: string): void {
-    const read = gitHistoryRead(words);
-    if (read === undefined) return;
-    const limits = [...read.pathspecs];
-    for (const p of read.maybePaths) {
-      // `REV:path` names one blob (its path was checked by revisionPaths); a positional that exists as a path limits
-      // the output like a pathspec; anything else may be a revision.
-      const colon = p.indexOf(':');
-      if (colon > 0 && p.slice(colon + 1) !== '') {
-        limits.push(p.slice(colon + 1));
-        continue;
-      }
-      const abs = resolveExact(p, this.state, this.home);
-      if (abs !== undefined && abs.length > 0 && abs.every((a) => existsSync(a))) limits.push(p);
-    }
-    if (limits.length === 0) return this.cannotRuleOut(`${read.what} (any file, including denied ones, unless limited to paths with -- PATH)`, subcommand);
-    for (const spec of limits) {
-      if (spec.startsWith(':') || hasGlobChars(spec)) return this.cannotRuleOut(`${read.what}, and the pathspec ${short(spec)} is a pattern`, subcommand);
-      const resolved = resolveExact(spec, this.state, this.home);
-      if (!resolved) return this.cannotRuleOut(`${read.what}, and where ${short(spec)} points cannot be known`, subcommand);
-      for (const abs of resolved) {
-        if (this.checkAbs(abs, subcommand)) return;
-        let isFile = false;
-        try {
-          isFile = statIfExists(abs)?.isFile() ?? false;
-        } catch {
-          // unreadable: judged as a directory
-        }
-        if (isFile) continue;
-        const hit = denyPatternsInside(this.scope, abs, this.realCache)[0];
-        if (hit) return this.ask(hit.pattern, `${read.what}, and ${abs} may hold files denied by ${ruleText(hit.pattern)}`, subcommand);
-      }
-    }
-  }
-
-  /** `git show HEAD:.env`: the path after the colon is relative to the work tree root, not the cwd. */
-  private revisionPaths(words: readonly MatchWord[], subcommand: string): void {
-    for (const w of words) {
-      const colon = w.literal ? w.value.indexOf(':') : -1;
-      if (colon < 0 || w.value.startsWith('-')) continue;
-      const rel = w.value.slice(colon + 1);
-      if (rel === '' || isAbsolute(rel) || rel.startsWith('./') || rel.startsWith('../')) continue;
-      for (const dir of this.state.dirs) {
-        const top = gitRoot(dir);
-        if (top !== undefined) this.checkAbs(resolve(top, rel), subcommand);
       }
     }
   }
@@ -384,7 +339,7 @@ class Judge {
         this.ask(hit.pattern, `${reader.tool} would ${reader.search ? "search" : "read"} ${abs}, which ${verb} files denied by ${ruleText(hit.pattern)}${fix}`, subcommand);
         return;
       }
-      const linked = this.scope.hardLinked;
+      const linked = this.hardLinked();
       if (linked) {
         this.ask(linked.pattern, `${reader.tool} would read ${abs}, and ${linked.path} (denied by ${ruleText(linked.pattern)}) has hard links that could be inside it`, subcommand);
         return;
