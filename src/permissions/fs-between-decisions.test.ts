@@ -7,30 +7,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import * as z from 'zod';
-import { buildTool } from '../tool/build-tool.js';
 import type { PermissionMode } from '../tool/permission-types.js';
 import { createPermissionContext, parseRules } from './permission-context.js';
 import { resolvePermission } from './resolve.js';
-
-const Bash = buildTool({
-  name: 'Bash',
-  permissionTraits: { kind: 'shell', commandField: 'command' },
-  inputSchema: z.object({ command: z.string() }),
-  maxResultSizeChars: 1000,
-  prompt: async () => 'bash',
-  call: async () => ({ data: '' }),
-  isReadOnly: () => false,
-});
-const Read = buildTool({
-  name: 'Read',
-  permissionTraits: { kind: 'read', pathField: 'file_path' },
-  inputSchema: z.object({ file_path: z.string() }),
-  maxResultSizeChars: 1000,
-  prompt: async () => 'read',
-  call: async () => ({ data: '' }),
-  isReadOnly: () => true,
-});
+import { fakeBash as Bash, fakeRead as Read } from './test-helpers/tools.js';
 
 let root: string;
 let proj: string;

@@ -8,11 +8,10 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import * as z from 'zod';
-import { buildTool } from '../../tool/build-tool.js';
 import type { PermissionMode } from '../../tool/permission-types.js';
 import { createPermissionContext, parseRules } from '../permission-context.js';
 import { resolvePermission } from '../resolve.js';
+import { fakeBash as Bash } from '../test-helpers/tools.js';
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'tg-accept-edits-')));
 const proj = join(root, 'proj');
@@ -26,16 +25,6 @@ writeFileSync(join(outside, 'o.txt'), 'o');
 symlinkSync(outside, join(proj, 'out-link'));
 symlinkSync(join(outside, 'o.txt'), join(proj, 'o-link.txt'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-const Bash = buildTool({
-  name: 'Bash',
-  permissionTraits: { kind: 'shell', commandField: 'command' },
-  inputSchema: z.object({ command: z.string() }),
-  maxResultSizeChars: 1000,
-  prompt: async () => 'bash',
-  call: async () => ({ data: '' }),
-  isReadOnly: () => false,
-});
 
 const decide = async (command: string, mode: PermissionMode = 'acceptEdits', deny: string[] = []) =>
   resolvePermission(

@@ -11,6 +11,7 @@ import * as z from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
 import { createPermissionContext, parseRules } from '../permission-context.js';
 import { resolvePermission } from '../resolve.js';
+import { fakeBash as Bash } from '../test-helpers/tools.js';
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'toolgate-bypass-rd-')));
 const proj = join(root, 'proj');
@@ -23,16 +24,6 @@ writeFileSync(join(proj, 'conf', 'app.yml'), 'a: 1');
 writeFileSync(join(proj, 'src', 'x.ts'), 'x');
 writeFileSync(join(proj, 'README.md'), 'r');
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-const Bash = buildTool({
-  name: 'Bash',
-  permissionTraits: { kind: 'shell', commandField: 'command' },
-  inputSchema: z.object({ command: z.string() }),
-  maxResultSizeChars: 1000,
-  prompt: async () => 'bash',
-  call: async () => ({ data: '' }),
-  isReadOnly: () => false,
-});
 
 const ENV = ['Read(./.env)'];
 const CONF = ['Read(./conf/secret.txt)'];

@@ -11,10 +11,9 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as z from 'zod';
-import { buildTool } from '../../tool/build-tool.js';
 import { createPermissionContext, parseRules } from '../permission-context.js';
 import { resolvePermission } from '../resolve.js';
+import { fakeBash as Bash } from '../test-helpers/tools.js';
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'toolgate-git-content-')));
 const repo = join(root, 'repo');
@@ -43,16 +42,6 @@ beforeAll(() => {
   writeFileSync(join(repo, 'secret.txt'), 'SECRET-unstaged\n');
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-const Bash = buildTool({
-  name: 'Bash',
-  permissionTraits: { kind: 'shell', commandField: 'command' },
-  inputSchema: z.object({ command: z.string() }),
-  maxResultSizeChars: 1000,
-  prompt: async () => 'bash',
-  call: async () => ({ data: '' }),
-  isReadOnly: () => false,
-});
 
 type Want = 'allow' | 'deny' | 'askRule' | 'ask';
 async function outcome(command: string, mode: 'default' | 'bypassPermissions' = 'default'): Promise<Want> {

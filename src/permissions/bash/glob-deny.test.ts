@@ -7,24 +7,14 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import * as z from 'zod';
-import { buildTool } from '../../tool/build-tool.js';
 import { createPermissionContext, parseRules } from '../permission-context.js';
 import { resolvePermission } from '../resolve.js';
+import { fakeBash as Shell } from '../test-helpers/tools.js';
 
 const proj = realpathSync(mkdtempSync(path.join(tmpdir(), 'tg-glob-deny-')));
 afterAll(() => rmSync(proj, { recursive: true, force: true }));
 mkdirSync(path.join(proj, 'src', 'deep'), { recursive: true });
 for (const f of ['.env', 'src/.env', 'src/deep/.env.local', 'a.txt', 'src/a.ts']) writeFileSync(path.join(proj, f), 'x\n');
-
-const Shell = buildTool({
-  name: 'Bash',
-  inputSchema: z.object({ command: z.string() }),
-  permissionTraits: { kind: 'shell', commandField: 'command' },
-  maxResultSizeChars: 1000,
-  prompt: async () => 'shell',
-  call: async () => ({ data: '' }),
-});
 
 async function decide(command: string, mode: 'default' | 'bypassPermissions', deny = ['Read(./.env)', 'Read(./.env.*)']) {
   const ctx = createPermissionContext({ cwd: proj, mode, rules: parseRules(deny, 'deny', 'projectSettings') });

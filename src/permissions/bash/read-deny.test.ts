@@ -7,13 +7,12 @@ import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import * as z from 'zod';
-import { buildTool } from '../../tool/build-tool.js';
 import type { PermissionMode } from '../../tool/permission-types.js';
 import { createPermissionContext, parseRules } from '../permission-context.js';
 import { resolvePermission } from '../resolve.js';
 import { expandBraces, expandGlob } from './glob-expand.js';
 import { pathCandidates } from './read-deny-words.js';
+import { fakeBash as Bash } from '../test-helpers/tools.js';
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'toolgate-read-deny-')));
 const proj = join(root, 'proj');
@@ -31,16 +30,6 @@ symlinkSync(join(proj, '.env'), join(proj, 'src', 'env-link'));
 writeFileSync(join(linked, '.env'), 'SECRET=1');
 linkSync(join(linked, '.env'), join(linked, 'src', 'cfg'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-const Bash = buildTool({
-  name: 'Bash',
-  permissionTraits: { kind: 'shell', commandField: 'command' },
-  inputSchema: z.object({ command: z.string() }),
-  maxResultSizeChars: 1000,
-  prompt: async () => 'bash',
-  call: async () => ({ data: '' }),
-  isReadOnly: () => false,
-});
 
 /** allow; deny (by the deny rule); askRule (an ask no mode passes); ask (any other ask: a prompt, a safety check). */
 type Want = 'allow' | 'deny' | 'askRule' | 'ask';

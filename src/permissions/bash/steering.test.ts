@@ -7,11 +7,10 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import * as z from 'zod';
-import { buildTool } from '../../tool/build-tool.js';
 import { createPermissionContext, parseRules } from '../permission-context.js';
 import { resolvePermission } from '../resolve.js';
 import { check } from './test-helpers/decision-harness.js';
+import { fakeBash as Shell } from '../test-helpers/tools.js';
 
 const SED = { allow: ['sed *', 'sed -n *', 'sed -i *'] };
 const AWK = { allow: ['awk *'] };
@@ -72,15 +71,6 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 // The attack needs only a file: here `find *` would be `find -delete a.txt`.
 writeFileSync(path.join(dir, '-delete'), '');
 writeFileSync(path.join(dir, 'a.txt'), '');
-
-const Shell = buildTool({
-  name: 'Bash',
-  inputSchema: z.object({ command: z.string() }),
-  permissionTraits: { kind: 'shell', commandField: 'command' },
-  maxResultSizeChars: 1000,
-  prompt: async () => 'shell',
-  call: async () => ({ data: '' }),
-});
 
 async function decide(command: string, mode: 'default' | 'bypassPermissions', allow: string[] = [], deny: string[] = []) {
   const rules = [...parseRules(allow, 'allow', 'projectSettings'), ...parseRules(deny, 'deny', 'projectSettings')];
