@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'acorn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startScriptedServer } from '../src/testing/index.js';
 import { repoRoot } from './helpers/cli.js';
 
 const bin = path.join(repoRoot, 'bin/toolgate.js');
@@ -73,7 +74,7 @@ describe('the installed command', () => {
     expect(imports).toEqual([]);
   });
 
-  it("loads Node's built-in modules from Node's own code cache (the wasm budget goes up at the first wasm compile)", async () => {
+  it("loads Node's built-in modules from Node's own code cache (the wasm budget is raised only while a module is made)", async () => {
     // V8 checks every code cache against the flags; raised at start, the budget (src/tool/wasm-tiering.ts) had each
     // built-in loaded afterwards compiled from source. V8 reports each cache it turns down under this flag.
     const rpc = [
@@ -82,24 +83,33 @@ describe('the installed command', () => {
       { jsonrpc: '2.0', id: 2, method: 'tools/list' },
     ];
     writeFileSync(path.join(dir, 'echo.json'), JSON.stringify({ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'echo hi' } }));
-    const traced = (args: readonly string[], input = '') =>
+    const traced = (args: readonly string[], input = '', env: Record<string, string> = {}) =>
       new Promise<CliResult>((resolve) => {
-        const child = execFile(process.execPath, ['--profile-deserialization', bin, ...args], { cwd: dir, env: { ...process.env, HOME: dir } }, (error, stdout, stderr) =>
+        const child = execFile(process.execPath, ['--profile-deserialization', bin, ...args], { cwd: dir, env: { ...process.env, HOME: dir, ...env } }, (error, stdout, stderr) =>
           resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
         );
         child.stdin!.end(input);
       });
-    const runs = await Promise.all([
-      traced(['exec', '--allow', 'Bash(echo hi)', 'echo.json']),
-      traced(['check', 'Bash', '{"command":"git status"}']),
-      traced(['mcp', 'serve', '--cwd', dir], rpc.map((m) => `${JSON.stringify(m)}\n`).join('')),
-    ]);
+    // -p compiles llhttp (undici's HTTP parser, wasm) at its first connection, with the connection's modules to load.
+    const model = await startScriptedServer([{ content: [{ type: 'text', text: 'answer from the script' }] }]);
+    let runs: CliResult[];
+    try {
+      runs = await Promise.all([
+        traced(['exec', '--allow', 'Bash(echo hi)', 'echo.json']),
+        traced(['check', 'Bash', '{"command":"git status"}']),
+        traced(['mcp', 'serve', '--cwd', dir], rpc.map((m) => `${JSON.stringify(m)}\n`).join('')),
+        traced(['-p', 'hi'], '', { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: model.url, XDG_STATE_HOME: path.join(dir, 'state') }),
+      ]);
+    } finally {
+      await model.close();
+    }
     for (const { code, stdout } of runs) {
       expect(code).toBe(0);
       expect(stdout).toContain('[Deserializing');
       expect(stdout).not.toContain('[Cached code failed check]');
     }
     expect(runs[2]!.stdout).toContain('"name":"Bash"');
+    expect(runs[3]!.stdout).toContain('answer from the script');
   });
 
   it('runs a Bash call without node:crypto (its first load initialises OpenSSL; ids come from src/tool/crypto.ts)', async () => {
