@@ -24,7 +24,7 @@ import { resolveModel } from '../tool/models.js';
 import { endCommandTurn, slashCommandInit } from './slash-commands.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import type { ToolStepResult } from './tool-step.js';
-import { runTurn, type TurnResult } from './run-turn.js';
+import { runQueryTurn, type TurnResult } from './run-turn.js';
 import { readTranscript, repairTail, transcriptPath, TranscriptWriter, type TranscriptEntry } from './transcript.js';
 import type { MessageParam } from '../tool/tool.js';
 import type { QueryEvent, QueryOptions, QueryResult, ToolRuntime, Usage } from './types.js';
@@ -211,7 +211,7 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
           const affordable = options.maxBudgetUsd === undefined ? undefined : (stepUsage: Usage) => tally.totalCostUsd + costOf(model, stepUsage) < options.maxBudgetUsd!;
           // With a model to fall back to, an overloaded model is left after three attempts (as Claude Code does).
           const retry = fallbacks.length > 0 ? { ...options.retry, maxRetries: Math.min(options.retry?.maxRetries ?? DEFAULT_MAX_RETRIES, FALLBACK_AFTER_RETRIES) } : options.retry;
-          const turn = runTurn({ client: options.client, runtime, retry, streamEvents: options.streamEvents }, steps, attempt === 0 ? `${turns}` : `${turns} fallback ${attempt}`, request, [...messages], emit, turnSignal, affordable);
+          const turn = runQueryTurn({ client: options.client, runtime, retry, streamEvents: options.streamEvents }, steps, attempt === 0 ? `${turns}` : `${turns} fallback ${attempt}`, request, [...messages], emit, turnSignal, affordable);
           channel.until(turn);
           try {
             // Drained here, not by a generator of the channel's (event-channel.ts): one generator less per event.

@@ -17,7 +17,7 @@ export interface TurnResult {
  * One turn, both steps. In this process tool_use blocks go to the tool step while the model step is still streaming;
  * journaled, the model step is one unit and its tools start after it (each step's result stored as JSON).
  */
-export async function runTurn(
+export async function runQueryTurn(
   options: Pick<QueryOptions, 'client' | 'retry' | 'runtime' | 'streamEvents'>,
   steps: LoopSteps,
   turn: string,
