@@ -86,6 +86,8 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
   const inbox = options.input ? new PromptInbox(options.input) : undefined;
   // What happens under the loop (a sub-agent's events, hook processes) reaches the top loop's stream: into the turn's
   // channel while one runs, else held until the loop yields next.
+  // Flushed where the loop yields, inline (`while (outside.length > 0) yield …`): a `yield*` of a sync generator in
+  // an async one goes through an async-from-sync iterator, promises and all, even when there is nothing to yield.
   const outside: QueryEvent[] = [];
   let toChannel: ((event: QueryEvent) => void) | undefined;
   const unsubscribe = subagent
@@ -155,7 +157,7 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
       // Step names are unique within a session run: a later user turn's steps carry its number.
       const turnSteps: LoopSteps = userTurn === 1 ? steps : { ...steps, step: (name, run) => steps.step(`turn ${userTurn} ${name}`, run) };
       result = yield* userTurnRun(prompt, userTurn === 1 ? (start?.additionalContext ?? []) : [], turnSteps);
-      yield* flushOutside();
+      while (outside.length > 0) yield outside.shift()!;
       if (!inbox || signal?.aborted) break;
       // Streaming input: this turn's result now; the next message starts the next user turn.
       endCommandTurn(runtime);
@@ -258,7 +260,7 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
           commit(attachment);
           yield { type: 'user', message: attachment, origin: 'attachment' };
         }
-        yield* flushOutside();
+        while (outside.length > 0) yield outside.shift()!;
         // A person refused a call and asked to stop (Esc on the prompt): the turn ends with the refusal in the
         // conversation, and the model is not asked again until the next message.
         if (step.aborted || turnSignal?.aborted || toolStep.interrupted) return end('aborted');
@@ -297,7 +299,7 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
           : subagent
             ? await steps.step(`hook SubagentStop ${turns}`, () => hooks.subagentStop({ ...stopEvent, ...subagent, agentTranscriptPath: transcriptFile }, hookSignal))
             : await steps.step(`hook Stop ${turns}`, () => hooks.stop(stopEvent, hookSignal));
-        yield* flushOutside();
+        while (outside.length > 0) yield outside.shift()!;
         if (stop?.preventContinuation) return end('blocked', stop.preventContinuation.stopReason ?? 'A Stop hook stopped the loop.');
         if (stop?.block && stopHookBlocks < MAX_STOP_HOOK_BLOCKS && !(options.maxTurns !== undefined && turns >= options.maxTurns)) {
           stopHookBlocks++;
@@ -321,34 +323,29 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
     unsubscribe?.();
     inbox?.close();
     try {
-      if (!escaping) yield* finish();
+      // The end of the session, in the generator itself (not a `yield*` of one more).
+      if (!escaping) {
+        result ??= end('aborted');
+        if (!resultYielded) {
+          // The turn is over: the allowed-tools ceilings of the skills and commands it ran are lifted.
+          endCommandTurn(runtime);
+          record({ type: 'result', stopReason: result.stopReason, turns, costUsd, at: new Date().toISOString() });
+        }
+        // The last entry is written. Closed before anything below yields: a consumer that stops listening (break) leaves
+        // the generator suspended at that yield, and the finally around this never runs.
+        transcript?.close();
+        if (!subagent && hooks) {
+          const ended = result;
+          // Not the caller's signal, which may be spent: SessionEnd hooks run however the session ended.
+          const endSignal = signal ? new AbortController().signal : hookSignal;
+          await steps.step('hook SessionEnd', () => hooks.sessionEnd({ ...hookEvent(), reason: ended.stopReason === 'error' ? 'error' : 'other' }, endSignal)).catch(() => undefined);
+        }
+        while (outside.length > 0) yield outside.shift()!;
+        if (!resultYielded) yield { type: 'result', result };
+      }
     } finally {
-      transcript?.close(); // finish() closes it; this is for the paths that skip or leave it early
+      transcript?.close(); // closed above already; this is for the paths that skip or leave it early
     }
-  }
-
-  function* flushOutside(): Generator<QueryEvent> {
-    while (outside.length > 0) yield outside.shift()!;
-  }
-
-  async function* finish(): AsyncGenerator<QueryEvent> {
-    result ??= end('aborted');
-    if (!resultYielded) {
-      // The turn is over: the allowed-tools ceilings of the skills and commands it ran are lifted.
-      endCommandTurn(runtime);
-      record({ type: 'result', stopReason: result.stopReason, turns, costUsd, at: new Date().toISOString() });
-    }
-    // The last entry is written. Closed before anything below yields: a consumer that stops listening (break) leaves
-    // the generator suspended at that yield, and the finally around this never runs.
-    transcript?.close();
-    if (!subagent && hooks) {
-      const ended = result;
-      // Not the caller's signal, which may be spent: SessionEnd hooks run however the session ended.
-      const endSignal = signal ? new AbortController().signal : hookSignal;
-      await steps.step('hook SessionEnd', () => hooks.sessionEnd({ ...hookEvent(), reason: ended.stopReason === 'error' ? 'error' : 'other' }, endSignal)).catch(() => undefined);
-    }
-    yield* flushOutside();
-    if (!resultYielded) yield { type: 'result', result };
   }
 }
 
