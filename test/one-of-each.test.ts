@@ -36,7 +36,9 @@ describe('one of each', () => {
   it('one loop: only query() runs model steps; the durable session runs query()', () => {
     // agent/compact.ts sends one summary request with tool_choice none (no tool step, no turn, no turn hooks): a
     // request, not a second loop. Any other caller is.
-    expect(callersOf('modelStep')).toEqual(['agent/compact.ts', 'agent/query.ts']);
+    // agent/run-turn.ts is the loop's own turn (its one caller is query()).
+    expect(callersOf('modelStep')).toEqual(['agent/compact.ts', 'agent/run-turn.ts']);
+    expect(callersOf('runQueryTurn')).toEqual(['agent/query.ts']);
     const durable = readFileSync(path.join(SRC, 'distributed/durable-session.ts'), 'utf8');
     expect(durable).toMatch(/from '\.\.\/agent\/query\.js'/);
     expect(durable).not.toMatch(/model-step|tool-step/);

@@ -4,7 +4,7 @@
  */
 import type { LoopHookEvent, LoopHooks } from '../hooks/loop-hooks.js';
 import { deferredToolNames } from '../tool/api-format.js';
-import type { MessageParam } from '../tool/tool.js';
+import type { MessageParam, Tools } from '../tool/tool.js';
 import { deferredToolsAnnouncement } from '../tools/tool-search/prompt.js';
 import type { LoopSteps } from './loop-steps.js';
 import type { QueryOptions, ToolRuntime } from './types.js';
@@ -48,11 +48,27 @@ export function mergeIntoLastUser(messages: MessageParam[], next: MessageParam):
  */
 export function announceDeferredTools(prompt: MessageParam[], runtime: ToolRuntime): void {
   if (prompt.some((m) => m.role === 'assistant')) return;
-  const names = deferredToolNames(runtime.tools).filter((n) => runtime.context.options.loadedDeferredTools?.has(n) !== true);
   const first = prompt[0];
-  if (names.length === 0 || first?.role !== 'user') return;
+  if (first?.role !== 'user') return;
+  const text = announcementFor(runtime.tools, runtime.context.options.loadedDeferredTools);
+  if (text === undefined) return;
   const content = typeof first.content === 'string' ? [{ type: 'text' as const, text: first.content }] : [...first.content];
-  prompt[0] = { ...first, content: [{ type: 'text', text: deferredToolsAnnouncement(names) }, ...content] };
+  prompt[0] = { ...first, content: [{ type: 'text', text }, ...content] };
+}
+
+/**
+ * The announcement per pool and loaded set (each session on a runtime announces the same one). Both are replaced,
+ * never changed in place: a new pool is a new array, a ToolSearch load a new set.
+ */
+const announcements = new WeakMap<Tools, { readonly loaded: ReadonlySet<string> | undefined; readonly text: string | undefined }>();
+
+function announcementFor(tools: Tools, loaded: ReadonlySet<string> | undefined): string | undefined {
+  const hit = announcements.get(tools);
+  if (hit && hit.loaded === loaded) return hit.text;
+  const names = deferredToolNames(tools).filter((n) => loaded?.has(n) !== true);
+  const text = names.length === 0 ? undefined : deferredToolsAnnouncement(names);
+  announcements.set(tools, { loaded, text });
+  return text;
 }
 
 export function lastText(messages: readonly MessageParam[]): string {

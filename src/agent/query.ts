@@ -13,9 +13,9 @@
 import type { LoopHookEvent, LoopHooks } from '../hooks/loop-hooks.js';
 import { EventChannel } from './event-channel.js';
 import { fallbackModels, ModelTally, PromptInbox, queuedMessageNote, warrantsFallback } from './loop-session.js';
-import { inProcessSteps, journalModelStep, journalToolStep, replayModelStep, type LoopSteps } from './loop-steps.js';
+import { inProcessSteps, type LoopSteps } from './loop-steps.js';
 import { reportModelStep, reportPrompt } from './loop-telemetry.js';
-import { modelStep, type ModelRequest, type ModelStepResult } from './model-step.js';
+import type { ModelStepResult } from './model-step.js';
 import { DEFAULT_MAX_RETRIES } from './retry.js';
 import { addUsage, classifierSpendOf, costOf, emptyUsage } from './pricing.js';
 import { announceDeferredTools, lastText, mergeIntoLastUser, promptMessages } from './prompt-messages.js';
@@ -23,9 +23,10 @@ import { nextRequest } from './request.js';
 import { resolveModel } from '../tool/models.js';
 import { endCommandTurn, slashCommandInit } from './slash-commands.js';
 import { buildSystemPrompt } from './system-prompt.js';
-import { startToolStep, type ToolStepResult } from './tool-step.js';
+import type { ToolStepResult } from './tool-step.js';
+import { runQueryTurn, type TurnResult } from './run-turn.js';
 import { readTranscript, repairTail, transcriptPath, TranscriptWriter, type TranscriptEntry } from './transcript.js';
-import type { AssistantMessage, MessageParam, ToolUseBlock } from '../tool/tool.js';
+import type { MessageParam } from '../tool/tool.js';
 import type { QueryEvent, QueryOptions, QueryResult, ToolRuntime, Usage } from './types.js';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
@@ -85,6 +86,8 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
   const inbox = options.input ? new PromptInbox(options.input) : undefined;
   // What happens under the loop (a sub-agent's events, hook processes) reaches the top loop's stream: into the turn's
   // channel while one runs, else held until the loop yields next.
+  // Flushed where the loop yields, inline (`while (outside.length > 0) yield …`): a `yield*` of a sync generator in
+  // an async one goes through an async-from-sync iterator, promises and all, even when there is nothing to yield.
   const outside: QueryEvent[] = [];
   let toChannel: ((event: QueryEvent) => void) | undefined;
   const unsubscribe = subagent
@@ -154,7 +157,7 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
       // Step names are unique within a session run: a later user turn's steps carry its number.
       const turnSteps: LoopSteps = userTurn === 1 ? steps : { ...steps, step: (name, run) => steps.step(`turn ${userTurn} ${name}`, run) };
       result = yield* userTurnRun(prompt, userTurn === 1 ? (start?.additionalContext ?? []) : [], turnSteps);
-      yield* flushOutside();
+      while (outside.length > 0) yield outside.shift()!;
       if (!inbox || signal?.aborted) break;
       // Streaming input: this turn's result now; the next message starts the next user turn.
       endCommandTurn(runtime);
@@ -203,16 +206,23 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
         let toolStep: ToolStepResult;
         for (let attempt = 0; ; attempt++) {
           const request = await nextRequest({ runtime, model, system: system!, messages, maxTokens: options.maxTokens, thinking, toolChoice: options.toolChoice, betas: options.betas, turn: turns });
-          const channel = new EventChannel<QueryEvent>();
+          const channel = new EventChannel<QueryEvent, TurnResult>();
           const emit = (event: QueryEvent) => channel.push(event);
           toChannel = emit;
           // With a budget, a call whose request has already spent it does not start (Claude Code checks before tools run).
           const affordable = options.maxBudgetUsd === undefined ? undefined : (stepUsage: Usage) => tally.totalCostUsd + costOf(model, stepUsage) < options.maxBudgetUsd!;
           // With a model to fall back to, an overloaded model is left after three attempts (as Claude Code does).
           const retry = fallbacks.length > 0 ? { ...options.retry, maxRetries: Math.min(options.retry?.maxRetries ?? DEFAULT_MAX_RETRIES, FALLBACK_AFTER_RETRIES) } : options.retry;
-          const turn = runTurn({ ...options, retry }, steps, attempt === 0 ? `${turns}` : `${turns} fallback ${attempt}`, request, [...messages], emit, turnSignal, affordable);
+          const turn = runQueryTurn({ client: options.client, runtime, retry, streamEvents: options.streamEvents }, steps, attempt === 0 ? `${turns}` : `${turns} fallback ${attempt}`, request, [...messages], emit, turnSignal, affordable);
+          channel.until(turn);
           try {
-            ({ model: step, tools: toolStep } = yield* channel.drainUntil(turn));
+            // Drained here, not by a generator of the channel's (event-channel.ts): one generator less per event.
+            for (let event = channel.take(); ; event = channel.take()) {
+              if (event !== undefined) yield event;
+              else if (channel.settled) break;
+              else await channel.wait();
+            }
+            ({ model: step, tools: toolStep } = channel.result());
           } finally {
             toChannel = undefined;
           }
@@ -250,7 +260,7 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
           commit(attachment);
           yield { type: 'user', message: attachment, origin: 'attachment' };
         }
-        yield* flushOutside();
+        while (outside.length > 0) yield outside.shift()!;
         // A person refused a call and asked to stop (Esc on the prompt): the turn ends with the refusal in the
         // conversation, and the model is not asked again until the next message.
         if (step.aborted || turnSignal?.aborted || toolStep.interrupted) return end('aborted');
@@ -289,7 +299,7 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
           : subagent
             ? await steps.step(`hook SubagentStop ${turns}`, () => hooks.subagentStop({ ...stopEvent, ...subagent, agentTranscriptPath: transcriptFile }, hookSignal))
             : await steps.step(`hook Stop ${turns}`, () => hooks.stop(stopEvent, hookSignal));
-        yield* flushOutside();
+        while (outside.length > 0) yield outside.shift()!;
         if (stop?.preventContinuation) return end('blocked', stop.preventContinuation.stopReason ?? 'A Stop hook stopped the loop.');
         if (stop?.block && stopHookBlocks < MAX_STOP_HOOK_BLOCKS && !(options.maxTurns !== undefined && turns >= options.maxTurns)) {
           stopHookBlocks++;
@@ -313,67 +323,30 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
     unsubscribe?.();
     inbox?.close();
     try {
-      if (!escaping) yield* finish();
+      // The end of the session, in the generator itself (not a `yield*` of one more).
+      if (!escaping) {
+        result ??= end('aborted');
+        if (!resultYielded) {
+          // The turn is over: the allowed-tools ceilings of the skills and commands it ran are lifted.
+          endCommandTurn(runtime);
+          record({ type: 'result', stopReason: result.stopReason, turns, costUsd, at: new Date().toISOString() });
+        }
+        // The last entry is written. Closed before anything below yields: a consumer that stops listening (break) leaves
+        // the generator suspended at that yield, and the finally around this never runs.
+        transcript?.close();
+        if (!subagent && hooks) {
+          const ended = result;
+          // Not the caller's signal, which may be spent: SessionEnd hooks run however the session ended.
+          const endSignal = signal ? new AbortController().signal : hookSignal;
+          await steps.step('hook SessionEnd', () => hooks.sessionEnd({ ...hookEvent(), reason: ended.stopReason === 'error' ? 'error' : 'other' }, endSignal)).catch(() => undefined);
+        }
+        while (outside.length > 0) yield outside.shift()!;
+        if (!resultYielded) yield { type: 'result', result };
+      }
     } finally {
-      transcript?.close(); // finish() closes it; this is for the paths that skip or leave it early
+      transcript?.close(); // closed above already; this is for the paths that skip or leave it early
     }
   }
-
-  function* flushOutside(): Generator<QueryEvent> {
-    while (outside.length > 0) yield outside.shift()!;
-  }
-
-  async function* finish(): AsyncGenerator<QueryEvent> {
-    result ??= end('aborted');
-    if (!resultYielded) {
-      // The turn is over: the allowed-tools ceilings of the skills and commands it ran are lifted.
-      endCommandTurn(runtime);
-      record({ type: 'result', stopReason: result.stopReason, turns, costUsd, at: new Date().toISOString() });
-    }
-    // The last entry is written. Closed before anything below yields: a consumer that stops listening (break) leaves
-    // the generator suspended at that yield, and the finally around this never runs.
-    transcript?.close();
-    if (!subagent && hooks) {
-      const ended = result;
-      await steps.step('hook SessionEnd', () => hooks.sessionEnd({ ...hookEvent(), reason: ended.stopReason === 'error' ? 'error' : 'other' }, new AbortController().signal)).catch(() => undefined);
-    }
-    yield* flushOutside();
-    if (!resultYielded) yield { type: 'result', result };
-  }
-}
-
-/**
- * One turn, both steps. In this process tool_use blocks go to the tool step while the model step is still streaming;
- * journaled, the model step is one unit and its tools start after it (each step's result stored as JSON).
- */
-async function runTurn(
-  options: QueryOptions,
-  steps: LoopSteps,
-  turn: string,
-  request: ModelRequest,
-  history: readonly MessageParam[],
-  emit: (event: QueryEvent) => void,
-  signal: AbortSignal | undefined,
-  affordable?: (usage: Usage) => boolean,
-): Promise<{ model: ModelStepResult; tools: ToolStepResult }> {
-  const { client, retry, runtime, streamEvents } = options;
-  if (steps.overlap) {
-    const tools = startToolStep(runtime, emit, signal, history);
-    let held = 0;
-    const onToolUse = (block: ToolUseBlock, assistant: AssistantMessage, usage: Usage) => (affordable && !affordable(usage) ? held++ : tools.add(block, assistant));
-    const model = await modelStep({ client, request, signal, retry, onToolUse, emit, streamEvents });
-    // The budget was spent before any call started: none runs, and the turn ends there (the loop's budget check).
-    if (held > 0 && held === model.handedOver) return { model, tools: { outcomes: [] } };
-    return { model, tools: await tools.settle(model) };
-  }
-  const model = replayModelStep(await steps.step(`model ${turn}`, async () => journalModelStep(await modelStep({ client, request, signal, retry, emit, streamEvents }))));
-  if (model.toolUses.length === 0 || (affordable && !affordable(model.usage))) return { model, tools: { outcomes: [] } };
-  const tools = await steps.step(`tools ${turn}`, async () => {
-    const step = startToolStep(runtime, emit, signal, history);
-    for (const block of model.toolUses) if (!model.rejected.has(block.id)) step.add(block, model.assistant);
-    return journalToolStep(await step.settle(model));
-  });
-  return { model, tools };
 }
 
 /** Messages the user sent while the tools ran go to the model with their results (Claude Code's queued messages). */

@@ -55,8 +55,20 @@ export async function assembleRootPool(
     // ToolSearch stays only while something left is deferred behind it.
     if (!pool.some((t) => isDeferredTool(t, pool))) pool = pool.filter((t) => t.name !== TOOL_SEARCH_TOOL_NAME);
   }
+  return { pool, builtIns: builtInsOf(shared, pool, extra) };
+}
+
+/** The last answer per runtime: the pool is assembled again between turns, and is nearly always the same. */
+const lastBuiltIns = new WeakMap<PoolSources, { readonly pool: Tools; readonly extra: Tools; readonly names: ReadonlySet<string> }>();
+
+/** The names of the pool's tools that are not extras (the program's own tools, providers' tools). */
+function builtInsOf(shared: PoolSources, pool: Tools, extra: Tools): ReadonlySet<string> {
+  const last = lastBuiltIns.get(shared);
+  if (last && samePool(pool, last.pool) && samePool(extra, last.extra)) return last.names;
   const extras = new Set(extra.map((t) => t.name));
-  return { pool, builtIns: new Set(pool.flatMap((t) => (extras.has(t.name) ? [] : [t.name]))) };
+  const names = new Set(pool.flatMap((t) => (extras.has(t.name) ? [] : [t.name])));
+  lastBuiltIns.set(shared, { pool, extra, names });
+  return names;
 }
 
 /**

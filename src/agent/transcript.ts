@@ -34,9 +34,8 @@ const openFiles = new FinalizationRegistry<number>((fd) => {
 export class TranscriptWriter {
   #fd: number | undefined;
 
-  constructor(readonly file: string) {
-    mkdirSync(path.dirname(file), { recursive: true });
-  }
+  /** Nothing is touched yet: the folder is made by the first write that finds it missing (one a session, not a look each). */
+  constructor(readonly file: string) {}
 
   /**
    * Keeps the file open for appending until close(): a session commits an entry per message, and one write each is
@@ -45,7 +44,7 @@ export class TranscriptWriter {
   hold(): void {
     if (this.#fd !== undefined) return;
     try {
-      this.#fd = openSync(this.file, 'a');
+      this.#fd = withFolder(this.file, () => openSync(this.file, 'a'));
     } catch {
       return; // append() opens the file itself and reports what is wrong
     }
@@ -64,11 +63,27 @@ export class TranscriptWriter {
     const line = `${JSON.stringify(entry)}\n`;
     // Synchronous on purpose: a crash right after a message was committed must not lose it.
     if (this.#fd === undefined) {
-      appendFileSync(this.file, line);
+      withFolder(this.file, () => appendFileSync(this.file, line));
       return;
     }
+    // The string as it is (no Buffer made for it); a short write, which a regular file hardly ever does, is finished
+    // from the bytes.
+    const written = writeSync(this.#fd, line);
+    const length = Buffer.byteLength(line);
+    if (written === length) return;
     const bytes = Buffer.from(line);
-    for (let written = 0; written < bytes.length; ) written += writeSync(this.#fd, bytes, written);
+    for (let at = written; at < length; ) at += writeSync(this.#fd, bytes, at);
+  }
+}
+
+/** `write()`, and once more after making the file's folder when it is not there (a new session, or one removed). */
+function withFolder<T>(file: string, write: () => T): T {
+  try {
+    return write();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    mkdirSync(path.dirname(file), { recursive: true });
+    return write();
   }
 }
 

@@ -129,17 +129,21 @@ export interface SecretEnvOptions {
   readonly passEnv?: readonly string[];
 }
 
-/** The variables of `env` that are secrets: by name, or by a credential-carrying URL value. */
-export function secretEnvNames(env: NodeJS.ProcessEnv, options: SecretEnvOptions = {}): string[] {
+/** Whether a variable is a secret: by its name, or by a credential-carrying URL value — unless passed by name. */
+export function secretEnvTest(options: SecretEnvOptions = {}): (name: string, value: string) => boolean {
   const matchers = compiled(options.patterns ?? DEFAULT_SECRET_ENV_PATTERNS);
   const pass = new Set((options.passEnv ?? []).map((n) => n.toUpperCase()));
-  const out: string[] = [];
-  for (const [name, value] of Object.entries(env)) {
-    if (value === undefined) continue;
+  return (name, value) => {
     const upper = name.toUpperCase();
-    if (pass.has(upper)) continue;
-    if (matchers.some((m) => m(upper)) || urlCredentials(value) !== undefined) out.push(name);
-  }
+    return !pass.has(upper) && (matchers.some((m) => m(upper)) || urlCredentials(value) !== undefined);
+  };
+}
+
+/** The variables of `env` that are secrets: by name, or by a credential-carrying URL value. */
+export function secretEnvNames(env: NodeJS.ProcessEnv, options: SecretEnvOptions = {}): string[] {
+  const isSecret = secretEnvTest(options);
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(env)) if (value !== undefined && isSecret(name, value)) out.push(name);
   return out;
 }
 

@@ -13,7 +13,7 @@
  * everything when the response is abandoned.
  */
 import type { AnyTool, AssistantMessage, CanUseToolFn, ToolProgress, ToolUseBlock, Tools } from '../tool/tool.js';
-import { createChildAbortController, type ToolUseContext } from '../tool/tool-use-context.js';
+import { createLinkedAbortController, type ToolUseContext } from '../tool/tool-use-context.js';
 import {
   abortKindOf,
   linkToolAbortController,
@@ -77,13 +77,16 @@ interface TrackedTool {
   readonly pendingProgress: ToolProgress[];
 }
 
-/** The reason the executor's own child controller is aborted with when it goes idle (not a cancellation). */
-const RELEASED: unique symbol = Symbol('released');
-
 export class StreamingToolExecutor {
   readonly #tools: TrackedTool[] = [];
   readonly #ids = new Set<string>();
-  #siblingAbortController: AbortController;
+  /**
+   * A child of the turn's controller, while tools run: aborting it cancels this response's tools and leaves the turn
+   * running. Made when a tool starts and unlinked from the turn's when none runs (a child's listener on the turn's
+   * signal would otherwise outlive this executor) — unlinked, not aborted: an abort event to dispatch per run for
+   * nothing. A cancelled one stays: the calls that start after a sibling error are cancelled too.
+   */
+  #sibling: { readonly controller: AbortController; readonly unlink: () => void } | undefined;
   readonly #maxConcurrency: number;
   #context: ToolUseContext;
   #discarded = false;
@@ -107,7 +110,6 @@ export class StreamingToolExecutor {
   ) {
     this.#context = toolUseContext;
     this.#maxConcurrency = Math.max(1, Math.floor(options.maxConcurrency ?? maxToolUseConcurrency()));
-    this.#siblingAbortController = this.#newSiblingController();
   }
 
   /** The context after every context modifier applied so far. */
@@ -200,7 +202,7 @@ export class StreamingToolExecutor {
   /** Streaming fallback: the response is abandoned — running tools are aborted, queued ones never start, nothing is yielded. */
   discard(): void {
     this.#discarded = true;
-    this.#siblingAbortController.abort(STREAMING_FALLBACK);
+    this.#sibling?.controller.abort(STREAMING_FALLBACK);
     this.#wake();
   }
 
@@ -266,9 +268,10 @@ export class StreamingToolExecutor {
     tracked.status = 'executing';
     this.#executing++;
     if (!tracked.isConcurrencySafe) this.#executingUnsafe++;
-    if (this.#siblingAbortController.signal.reason === RELEASED) this.#siblingAbortController = this.#newSiblingController();
+    // Its tools listen through one shared listener (linkToolAbortController), so no listener limit needs raising.
+    this.#sibling ??= createLinkedAbortController(this.#context.abortController);
     const { controller, dispose } = linkToolAbortController(
-      this.#siblingAbortController.signal,
+      this.#sibling.controller.signal,
       tracked.interruptBehavior,
       this.#context.abortController,
       this.options.shutdownSignal,
@@ -305,7 +308,7 @@ export class StreamingToolExecutor {
     // aborted the run) says more than "interrupted".
     if (settled && settled.stage === 'permission') return settled;
     // The call that failed keeps its own result; only the others get the synthetic one.
-    const kind = this.#abortKind(tracked) ?? abortKindOf(this.#siblingAbortController.signal.reason);
+    const kind = this.#abortKind(tracked) ?? abortKindOf(this.#sibling?.controller.signal.reason);
     if (settled && this.#erroredCall?.index === tracked.index) return settled;
     return syntheticOutcome(kind, tracked.id, this.#nameOf(tracked), this.#erroredCall?.description, settled ? undefined : this.options.eventSink);
   }
@@ -323,7 +326,7 @@ export class StreamingToolExecutor {
       if (safe(() => rule(tracked.tool!, tracked.parsedInput!, outcome), false)) {
         const what = outcome.stage === 'permission' || outcome.stage === 'hook' ? 'was denied' : 'failed';
         this.#erroredCall = { index: tracked.index, description: `${describeToolCall(tracked.tool.name, tracked.parsedInput)} ${what}` };
-        this.#siblingAbortController.abort(SIBLING_ERROR);
+        (this.#sibling ??= createLinkedAbortController(this.#context.abortController)).controller.abort(SIBLING_ERROR);
       }
     }
     if (outcome.contextModifier) {
@@ -337,19 +340,14 @@ export class StreamingToolExecutor {
       for (const { modifier } of queued) this.#applyModifier(modifier);
     }
     this.#processQueue();
-    if (this.#executing === 0 && !this.#siblingAbortController.signal.aborted) {
-      // Idle: detach from the turn's controller (a child's listener on it would otherwise outlive this executor).
-      // The next tool that starts links a fresh one.
-      this.#siblingAbortController.abort(RELEASED);
+    if (this.#executing === 0 && this.#sibling && !this.#sibling.controller.signal.aborted) {
+      // Idle: detached from the turn's controller; the next tool that starts links a fresh one.
+      this.#sibling.unlink();
+      this.#sibling = undefined;
     }
     this.#wake();
   }
 
-  /** A child of the turn's controller: aborting it cancels this response's tools and leaves the turn running. */
-  #newSiblingController(): AbortController {
-    // Its tools listen through one shared listener (linkToolAbortController), so no listener limit needs raising.
-    return createChildAbortController(this.#context.abortController);
-  }
 
   #applyModifier(modifier: (context: ToolUseContext) => ToolUseContext): void {
     const next = safe(() => modifier(this.#context), undefined);

@@ -5,7 +5,7 @@
  * — unless the settings pass it through by name. Every value removed is also registered for redaction, so it cannot
  * come back to the model through the command's output either (`cat /proc/*\/environ` outside the sandbox).
  */
-import { envSecretEntries, isSecretEnvName as isSecretName, registerSecretValues, secretEnvNames } from '../../execution/redaction.js';
+import { envSecretEntries, isSecretEnvName as isSecretName, registerSecretValues, secretEnvTest, type SecretEntry } from '../../execution/redaction.js';
 import { DEFAULT_SECRET_ENV_PATTERNS, type BashToolSettings } from './bash-settings.js';
 
 export interface ChildEnv {
@@ -14,14 +14,26 @@ export interface ChildEnv {
   readonly scrubbed: readonly string[];
 }
 
+/**
+ * Reads `base` once, when the command is about to run: every name and value through one pass (`process.env` answers
+ * each read through Node's interceptor, ~1 µs a variable), sorted into the child's copy or the scrubbed list from
+ * that same read — so what is removed and what is registered for redaction are the values the command would have
+ * seen. Not a snapshot from the start of the run: a variable set in `process.env` between then and the command (by a
+ * hook, a permission callback, an earlier tool of the same response) must reach the command, as it does here.
+ */
 export function buildChildEnv(base: NodeJS.ProcessEnv, settings: BashToolSettings = {}): ChildEnv {
-  const scrubbed = secretEnvNames(base, { patterns: settings.secretEnvPatterns ?? DEFAULT_SECRET_ENV_PATTERNS, passEnv: settings.passEnv });
-  const removed = new Set(scrubbed);
+  const isSecret = secretEnvTest({ patterns: settings.secretEnvPatterns ?? DEFAULT_SECRET_ENV_PATTERNS, passEnv: settings.passEnv });
   const env: NodeJS.ProcessEnv = {};
+  const scrubbed: string[] = [];
+  const secrets: SecretEntry[] = [];
   for (const [name, value] of Object.entries(base)) {
-    if (value !== undefined && !removed.has(name)) env[name] = value;
+    if (value === undefined) continue;
+    if (isSecret(name, value)) {
+      scrubbed.push(name);
+      secrets.push(...envSecretEntries(name, value));
+    } else env[name] = value;
   }
-  if (scrubbed.length > 0) registerSecretValues(scrubbed.flatMap((name) => envSecretEntries(name, base[name]!)));
+  if (secrets.length > 0) registerSecretValues(secrets);
   env.TOOLGATE = '1';
   return { env, scrubbed: scrubbed.sort() };
 }

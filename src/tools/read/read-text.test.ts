@@ -122,18 +122,17 @@ describe('Read: text', () => {
     expect(ReadTool.getPath?.({ file_path: '/x/../y/z.txt' })).toBe('/y/z.txt');
   });
 
-  it('reads a file under 8 KB once (the head read is the whole file); a larger one is read whole after its head', async () => {
+  it('reads a small file without a file handle (read-small.ts); a larger one through its handle, whole after its head', async () => {
     const probe = await fs.promises.open(write('probe.txt', ''));
     const reads = vi.spyOn(Object.getPrototypeOf(probe) as { read: () => unknown }, 'read');
     await probe.close();
     try {
       const small = await read({ file_path: write('small.txt', 'one\ntwo\n') });
       expect(small.text).toBe('1\tone\n2\ttwo');
-      expect(reads).toHaveBeenCalledTimes(1);
-      reads.mockClear();
-      const lines = Array.from({ length: 2000 }, (_, i) => `line ${i + 1}`);
+      expect(reads).toHaveBeenCalledTimes(0);
+      const lines = Array.from({ length: 2000 }, (_, i) => `line ${i + 1} ${'x'.repeat(30)}`); // ~85 KB: over the small limit
       const large = await read({ file_path: write('large.txt', `${lines.join('\n')}\n`) });
-      expect(large.text.split('\n')[1999]).toBe('2000\tline 2000');
+      expect(large.text.split('\n')[1999]).toBe(`2000\tline 2000 ${'x'.repeat(30)}`);
       expect(reads.mock.calls.length).toBeGreaterThan(1);
     } finally {
       reads.mockRestore();

@@ -61,11 +61,7 @@ export async function readTextFile(
   const { startLine, maxLines, explicit } = windowOf(request);
   if (!explicit && stats.size > UNPAGED_MAX_BYTES) throw new FileToolError(fileTooLargeMessage(stats.size, UNPAGED_MAX_BYTES), 'FILE_TOO_LARGE');
   const head = await readHead(handle);
-  const utf16 = hasUtf16LeBom(head);
-  if (hasUtf16BeBom(head)) {
-    throw new FileToolError(`${absPath} is encoded as UTF-16BE, which this tool does not read. Convert it with iconv via Bash.`, 'UNSUPPORTED_ENCODING');
-  }
-  if (!utf16 && isBinaryContent(head)) throw new FileToolError(binaryContentMessage(absPath), 'BINARY_FILE');
+  const utf16 = checkHead(head, absPath);
   const maxChars = request.maxTokens * 4;
   if (stats.size <= IN_MEMORY_MAX_BYTES || (utf16 && stats.size <= UTF16_MAX_BYTES)) {
     return readWhole(handle, absPath, stats, { startLine, maxLines, maxChars, maxTokens: request.maxTokens, utf16, head });
@@ -99,6 +95,26 @@ export async function readTextFile(
   return { output, record: { contentHash: '', stats, partial: true, truncatedByTokenCap: window.truncatedByTokenCap, lines } };
 }
 
+/**
+ * A small file already read whole (read-small.ts): the checks and the window of a whole read, from those bytes. The
+ * caller took it only under IN_MEMORY_MAX_BYTES, so the size cap does not apply.
+ */
+export function readTextBytes(bytes: Buffer, absPath: string, stats: fs.Stats, request: TextReadRequest): TextReadResult {
+  const { startLine, maxLines } = windowOf(request);
+  const utf16 = checkHead(bytes.subarray(0, BINARY_CHECK_BYTES), absPath);
+  return wholeText(bytes, absPath, stats, { startLine, maxLines, maxChars: request.maxTokens * 4, maxTokens: request.maxTokens, utf16, head: bytes });
+}
+
+/** Refuses what the first bytes show cannot be read as text; says whether they begin UTF-16LE. */
+function checkHead(head: Buffer, absPath: string): boolean {
+  const utf16 = hasUtf16LeBom(head);
+  if (hasUtf16BeBom(head)) {
+    throw new FileToolError(`${absPath} is encoded as UTF-16BE, which this tool does not read. Convert it with iconv via Bash.`, 'UNSUPPORTED_ENCODING');
+  }
+  if (!utf16 && isBinaryContent(head)) throw new FileToolError(binaryContentMessage(absPath), 'BINARY_FILE');
+  return utf16;
+}
+
 interface WholeReadOptions {
   readonly startLine: number;
   readonly maxLines: number;
@@ -115,6 +131,10 @@ async function readWhole(handle: FileHandle, absPath: string, stats: fs.Stats, o
   // (a /proc file says 0 and a sysfs one 4096, so they are read again, in full). A file under 8 KB: one read, not three.
   const whole = opts.head.length < BINARY_CHECK_BYTES && opts.head.length === stats.size;
   const bytes = whole ? opts.head : await readWholeFile(handle, limit, stats.size);
+  return wholeText(bytes, absPath, stats, opts);
+}
+
+function wholeText(bytes: Buffer, absPath: string, stats: fs.Stats, opts: WholeReadOptions): TextReadResult {
   if (!opts.utf16 && isBinaryContent(bytes)) throw new FileToolError(binaryContentMessage(absPath), 'BINARY_FILE');
   const { text, encoding } = decodeText(bytes);
   if (opts.utf16 && isBinaryText(text)) throw new FileToolError(binaryContentMessage(absPath), 'BINARY_FILE');

@@ -25,7 +25,8 @@ import { IMAGE_EXTENSIONS, readImage } from './read-image.js';
 import { readNotebookFile } from './read-notebook.js';
 import { mapReadResult, type ReadOutput } from './read-output.js';
 import { readPdf, validatePagesInput } from './read-pdf.js';
-import { readTextFile } from './read-text.js';
+import { readSmallFileSync, SMALL_READ_MAX_BYTES } from './read-small.js';
+import { readTextBytes, readTextFile } from './read-text.js';
 
 const inputSchema = z.strictObject({
   file_path: z.string().describe('The absolute path to the file to read'),
@@ -63,6 +64,15 @@ async function readFile(input: ReadInput, context: ToolUseContext): Promise<Read
   const isSpecial = IMAGE_EXTENSIONS.has(ext) || ext === 'pdf' || ext === 'ipynb';
   if (!isSpecial && hasBinaryExtension(absPath)) throw new FileToolError(binaryExtensionMessage(absPath), 'BINARY_FILE');
   const maxTokens = maxReadTokens();
+  const textRequest = { offset: input.offset, limit: input.limit, maxTokens, signal: context.abortController.signal };
+  // A small text file: read now, without the thread pool (read-small.ts). A stat size of 0 (a /proc file) is not
+  // believed small: it is read through a handle, as before.
+  const small = !isSpecial && stats.size > 0 && stats.size <= SMALL_READ_MAX_BYTES ? readSmallFileSync(absPath, stats) : undefined;
+  if (small !== undefined) {
+    const { output, record } = readTextBytes(small, absPath, stats, textRequest);
+    recordFileState(context, absPath, record);
+    return { type: 'text', file: output };
+  }
   const handle = await openRegularFile(absPath, stats);
   try {
     if (IMAGE_EXTENSIONS.has(ext)) return { type: 'image', file: await readImage(handle, absPath, stats) };
@@ -72,12 +82,7 @@ async function readFile(input: ReadInput, context: ToolUseContext): Promise<Read
       recordFileState(context, absPath, record);
       return { type: 'notebook', file: output };
     }
-    const { output, record } = await readTextFile(handle, absPath, stats, {
-      offset: input.offset,
-      limit: input.limit,
-      maxTokens,
-      signal: context.abortController.signal,
-    });
+    const { output, record } = await readTextFile(handle, absPath, stats, textRequest);
     recordFileState(context, absPath, record);
     return { type: 'text', file: output };
   } finally {

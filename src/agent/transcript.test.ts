@@ -1,0 +1,57 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readTranscript, transcriptPath, TranscriptWriter } from './transcript.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'toolgate-transcript-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const at = '2026-01-01T00:00:00.000Z';
+
+describe('TranscriptWriter', () => {
+  it('makes the session folder at the first write, held or not, and again when it was removed between sessions', () => {
+    const file = transcriptPath(path.join(dir, 'sessions', 's1'));
+    const first = new TranscriptWriter(file);
+    expect(existsSync(path.dirname(file))).toBe(false); // nothing touched before a write
+    first.append({ type: 'session', sessionId: 's1', cwd: dir, model: 'm', at });
+    first.hold();
+    first.append({ type: 'message', message: { role: 'user', content: 'one' }, at });
+    first.close();
+    expect(readTranscript(file).messages).toEqual([{ role: 'user', content: 'one' }]);
+
+    rmSync(path.join(dir, 'sessions'), { recursive: true });
+    const second = new TranscriptWriter(file);
+    second.hold(); // the open finds no folder: it is made, and the file held
+    second.append({ type: 'message', message: { role: 'user', content: 'two' }, at });
+    second.close();
+    expect(readTranscript(file).messages).toEqual([{ role: 'user', content: 'two' }]);
+  });
+
+  it('writes every byte of an entry whatever its characters, one line each, while held', () => {
+    const file = transcriptPath(path.join(dir, 's2'));
+    const writer = new TranscriptWriter(file);
+    writer.hold();
+    const text = 'héllo — 日本語 🙂 '.repeat(2_000);
+    writer.append({ type: 'message', message: { role: 'assistant', content: [{ type: 'text', text }] }, at });
+    writer.append({ type: 'result', stopReason: 'end_turn', turns: 1, costUsd: 0, at });
+    writer.close();
+    const lines = readFileSync(file, 'utf8').split('\n');
+    expect(lines).toHaveLength(3); // two entries and the final newline
+    expect(JSON.parse(lines[0]!).message.content[0].text).toBe(text);
+    expect(JSON.parse(lines[1]!).type).toBe('result');
+  });
+
+  it('reports a write that cannot happen (the folder is a file) instead of dropping the entry', () => {
+    const blocker = path.join(dir, 'blocked');
+    const writer = new TranscriptWriter(transcriptPath(path.join(blocker, 'inner')));
+    writer.append({ type: 'session', sessionId: 'x', cwd: dir, model: 'm', at }); // makes blocked/inner/
+    rmSync(blocker, { recursive: true });
+    // A file where the folder should be: not ENOENT, so nothing is made and the error reaches the caller.
+    writeFileSync(blocker, '');
+    expect(() => writer.append({ type: 'message', message: { role: 'user', content: 'x' }, at })).toThrow();
+  });
+});
