@@ -6,26 +6,18 @@
  * Per user turn it keeps what a `result` reports beyond the loop's own result: `num_turns` as Claude Code counts it
  * (1 + the user messages the turn added: each tool result, a Stop hook's feedback, the structured-output request) and
  * the calls that were refused. A tool's typed output (`tool_use_result`) goes through the session's redactor, as its
- * result did.
+ * result did. What it keeps is here; the messages one event makes by itself are built in encoder-messages.ts, their
+ * field values in encoder-fields.ts (this encoder's helpers, called by nothing else).
  */
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages.js';
 import type { ToolUseOutcome } from '../execution/outcome.js';
-import type { ApiFailure, QueryEvent, QueryResult, SubagentLoopEvent } from '../agent/types.js';
-import { apiMessage, backgroundTaskOf, errorCategory, errorSubtype, errorText, fullUsage, isObject, modelUsage, resultText, stripErrorTags, terminalReason, totalTokens } from './encoder-fields.js';
-import type {
-  PermissionMode,
-  SDKAssistantMessage,
-  SDKMessage,
-  SDKPermissionDenial,
-  SDKResultMessage,
-  SDKSystemMessage,
-  SDKUserMessage,
-  UUID,
-} from './messages.js';
+import type { ApiFailure, QueryEvent, QueryResult } from '../agent/types.js';
+import { backgroundTaskOf, isObject, resultText, stripErrorTags, totalTokens } from './encoder-fields.js';
+import { assistantMessage, hookMessage, initMessage, resultMessages, retryMessage, subagentEndMessages, type MessageBase } from './encoder-messages.js';
+import type { PermissionMode, SDKMessage, SDKPermissionDenial, SDKResultMessage, SDKSystemMessage, SDKUserMessage, UUID } from './messages.js';
 import { randomUUID } from '../tool/crypto.js';
 
-/** toolgate's version, reported where the Agent SDK reports Claude Code's (`claude_code_version`). */
-export const TOOLGATE_VERSION = '0.1.0';
+export { TOOLGATE_VERSION } from './encoder-messages.js';
 
 /** What the encoder asks the session about (the init message's facts, redaction). */
 export interface SessionFacts {
@@ -96,7 +88,7 @@ export class SdkMessageEncoder {
       case 'init':
         this.#numTurns = 1;
         this.#denials = [];
-        return [this.#init(event, base())];
+        return [initMessage(event, this.facts, base())];
       case 'requesting':
         return this.options.includePartialMessages ? [{ type: 'system', subtype: 'status', status: 'requesting', ...base() }] : [];
       case 'stream_event':
@@ -108,24 +100,13 @@ export class SdkMessageEncoder {
           // A heartbeat for calls that take a while: the first after a second, then at most one a second.
           this.#toolNames.set(event.block.id, { name: event.block.name, input, started: now, lastProgress: now });
         }
-        return [this.#assistant(event, null, base())];
+        return [assistantMessage(event, null, base())];
       case 'tool_result':
         return this.#toolResult(event.outcome, base);
       case 'user':
         return this.#user(event, base);
       case 'retry':
-        return [
-          {
-            type: 'system',
-            subtype: 'api_retry',
-            attempt: event.attempt,
-            max_retries: event.maxRetries ?? 8,
-            retry_delay_ms: Math.round(event.delayMs),
-            error_status: event.status ?? null,
-            error: errorCategory(event.status, event.errorType),
-            ...base(),
-          },
-        ];
+        return [retryMessage(event, base())];
       case 'tool_progress': {
         const tool = this.#toolNames.get(event.progress.toolUseID);
         const now = performance.now();
@@ -137,22 +118,7 @@ export class SdkMessageEncoder {
         const h = event.hook;
         // SessionStart's hooks are always reported, as in the Agent SDK; the others with includeHookEvents.
         if (!this.options.includeHookEvents && h.event !== 'SessionStart') return [];
-        if (h.phase === 'started') return [{ type: 'system', subtype: 'hook_started', hook_id: h.id, hook_name: h.name, hook_event: h.event, ...base() }];
-        return [
-          {
-            type: 'system',
-            subtype: 'hook_response',
-            hook_id: h.id,
-            hook_name: h.name,
-            hook_event: h.event,
-            output: h.stdout + h.stderr,
-            stdout: h.stdout,
-            stderr: h.stderr,
-            ...(h.exitCode !== undefined ? { exit_code: h.exitCode } : {}),
-            outcome: h.outcome,
-            ...base(),
-          },
-        ];
+        return [hookMessage(h, base)];
       }
       case 'subagent':
         return this.#subagent(event, base);
@@ -165,42 +131,7 @@ export class SdkMessageEncoder {
     }
   }
 
-  #init(event: Extract<QueryEvent, { type: 'init' }>, base: { uuid: UUID; session_id: string }): SDKSystemMessage {
-    return {
-      type: 'system',
-      subtype: 'init',
-      cwd: event.cwd,
-      session_id: base.session_id,
-      // The Agent SDK lists the Agent tool under its former name.
-      tools: event.tools.map((t) => (t === 'Agent' ? 'Task' : t)),
-      mcp_servers: this.facts.mcpServers(),
-      model: event.model,
-      permissionMode: this.facts.permissionMode(),
-      slash_commands: [...event.slashCommands],
-      apiKeySource: this.facts.apiKeySource,
-      claude_code_version: TOOLGATE_VERSION,
-      output_style: 'default',
-      agents: this.facts.agents(),
-      skills: [...event.skills],
-      plugins: [],
-      ...(this.facts.betas && this.facts.betas.length > 0 ? { betas: [...this.facts.betas] } : {}),
-      uuid: base.uuid,
-    };
-  }
-
-  #assistant(event: Extract<QueryEvent, { type: 'assistant_block' }>, parent: string | null, base: { uuid: UUID; session_id: string }, extra: Record<string, unknown> = {}): SDKAssistantMessage {
-    return {
-      type: 'assistant',
-      message: apiMessage(event.messageId, event.model, [event.block], event.usage),
-      parent_tool_use_id: parent,
-      ...base,
-      timestamp: new Date().toISOString(),
-      ...extra,
-      ...(event.requestId !== undefined ? { request_id: event.requestId } : {}),
-    };
-  }
-
-  #toolResult(outcome: ToolUseOutcome, base: () => { uuid: UUID; session_id: string }): SDKMessage[] {
+  #toolResult(outcome: ToolUseOutcome, base: () => MessageBase): SDKMessage[] {
     const out: SDKMessage[] = [];
     const call = this.#toolNames.get(outcome.toolUseId);
     this.#toolNames.delete(outcome.toolUseId);
@@ -249,7 +180,7 @@ export class SdkMessageEncoder {
     return this.facts.redact(output);
   }
 
-  #user(event: Extract<QueryEvent, { type: 'user' }>, base: () => { uuid: UUID; session_id: string }): SDKMessage[] {
+  #user(event: Extract<QueryEvent, { type: 'user' }>, base: () => MessageBase): SDKMessage[] {
     switch (event.origin) {
       case 'tool_results':
         // Each result went out as its own message when it came.
@@ -267,7 +198,7 @@ export class SdkMessageEncoder {
     }
   }
 
-  #subagent(event: Extract<QueryEvent, { type: 'subagent' }>, base: () => { uuid: UUID; session_id: string }): SDKMessage[] {
+  #subagent(event: Extract<QueryEvent, { type: 'subagent' }>, base: () => MessageBase): SDKMessage[] {
     const { parentToolUseId: parent, agentId, update } = event;
     const tags = { agent_id: agentId, subagent_type: event.agentType, task_description: event.description };
     if (update.phase === 'start') {
@@ -291,7 +222,7 @@ export class SdkMessageEncoder {
     const state = this.#subagents.get(agentId);
     if (update.phase === 'end') {
       this.#subagents.delete(agentId);
-      return this.#subagentEnd(event, update, base);
+      return subagentEndMessages(event, update, this.facts.subagentTranscript(agentId), base);
     }
     const inner = update.event;
     switch (inner.type) {
@@ -319,7 +250,7 @@ export class SdkMessageEncoder {
             ...base(),
           });
         }
-        out.push(this.#assistant(inner, parent, base(), tags));
+        out.push(assistantMessage(inner, parent, base(), tags));
         return out;
       }
       case 'tool_result':
@@ -359,82 +290,20 @@ export class SdkMessageEncoder {
     ];
   }
 
-  #backgroundTasks(base: () => { uuid: UUID; session_id: string }): SDKMessage {
+  #backgroundTasks(base: () => MessageBase): SDKMessage {
     const tasks = [...this.#background].map(([id, t]) => ({ task_id: id, task_type: 'local_bash', description: t.description }));
     return { type: 'system', subtype: 'background_tasks_changed', tasks, ...base() };
   }
 
-  #subagentEnd(event: Extract<QueryEvent, { type: 'subagent' }>, update: Extract<SubagentLoopEvent, { phase: 'end' }>, base: () => { uuid: UUID; session_id: string }): SDKMessage[] {
-    const failed = update.result.isError;
-    const usage = { total_tokens: totalTokens(update.result.usage), tool_uses: update.toolUses, duration_ms: Math.round(update.durationMs) };
-    return [
-      { type: 'system', subtype: 'task_updated', task_id: event.agentId, patch: { status: failed ? 'failed' : 'completed', end_time: Date.now(), ...(update.result.error ? { error: update.result.error } : {}) }, ...base() },
-      {
-        type: 'system',
-        subtype: 'task_notification',
-        task_id: event.agentId,
-        tool_use_id: event.parentToolUseId,
-        status: failed ? 'failed' : 'completed',
-        output_file: this.facts.subagentTranscript(event.agentId),
-        summary: update.result.text || update.result.error || '',
-        usage,
-        ...base(),
-      },
-    ];
-  }
-
-  #result(result: QueryResult, base: () => { uuid: UUID; session_id: string }): SDKMessage[] {
+  #result(result: QueryResult, base: () => MessageBase): SDKMessage[] {
     const out: SDKMessage[] = [];
-    const failure = result.apiFailure;
     if (result.stopReason === 'aborted' && result.apiStopReason === 'tool_use') {
       // Claude Code's note that the person stopped the turn during its tool calls (the marker programs look for).
       this.#numTurns++;
       out.push({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: '[Request interrupted by user for tool use]' }] }, parent_tool_use_id: null, ...base(), timestamp: new Date().toISOString() } satisfies SDKUserMessage);
     }
-    const common = {
-      type: 'result' as const,
-      duration_ms: Math.round(result.durationMs),
-      duration_api_ms: Math.round(result.apiDurationMs ?? 0),
-      num_turns: this.#numTurns,
-      stop_reason: result.apiStopReason ?? null,
-      total_cost_usd: result.totalCostUsd ?? result.costUsd,
-      usage: fullUsage(result.usage),
-      modelUsage: modelUsage(result.modelUsage ?? {}, this.facts.maxOutputTokens),
-      permission_denials: [...this.#denials],
-      terminal_reason: terminalReason(result),
-    };
-    let message: SDKResultMessage;
-    if (failure !== undefined) {
-      // An API failure: a synthetic assistant message with the error, then a success-shaped result marked as an error.
-      const text = `API Error: ${[failure.status, failure.message].filter((x) => x !== undefined).join(' ')}`;
-      const apiError = { api_error_status: failure.status ?? null, ...(failure.type !== undefined ? { api_error_type: failure.type } : {}) };
-      out.push({
-        type: 'assistant',
-        message: { ...apiMessage(randomUUID(), '<synthetic>', [{ type: 'text', text }], undefined, 'stop_sequence'), container: null, diagnostics: null, stop_details: null } as SDKAssistantMessage['message'],
-        parent_tool_use_id: null,
-        ...base(),
-        timestamp: new Date().toISOString(),
-        error: errorCategory(failure.status, failure.type),
-        is_api_error_message: true,
-        ...apiError,
-      } as SDKAssistantMessage);
-      message = { ...common, subtype: 'success', is_error: true, result: text, stop_reason: 'stop_sequence', ...apiError, ...base() } as SDKResultMessage;
-    } else {
-      const subtype = errorSubtype(result);
-      if (subtype === 'success') {
-        message = {
-          ...common,
-          subtype,
-          is_error: false,
-          api_error_status: null,
-          result: result.structuredOutput !== undefined ? JSON.stringify(result.structuredOutput) : result.text,
-          ...(result.structuredOutput !== undefined ? { structured_output: result.structuredOutput } : {}),
-          ...base(),
-        };
-      } else {
-        message = { ...common, subtype, is_error: true, errors: [errorText(result)], ...base() };
-      }
-    }
+    const { apiError, result: message } = resultMessages(result, { numTurns: this.#numTurns, denials: this.#denials, maxOutputTokens: this.facts.maxOutputTokens }, base);
+    if (apiError) out.push(apiError);
     out.push(message);
     this.lastResult = message;
     return out;
