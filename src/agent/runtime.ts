@@ -1,7 +1,8 @@
 /**
  * The runtime itself (a `ToolRuntime`): runs, the context kept between them, the tool pool, definitions, child
- * runtimes for sub-agents and shutdown. `createToolRuntime()` (create-tool-runtime.ts) wires what it stands on —
- * settings, hooks, the permission engine, telemetry — and makes the root one.
+ * runtimes for sub-agents (their context is derived in child-context.ts) and shutdown. `createToolRuntime()`
+ * (create-tool-runtime.ts) wires what it stands on — settings, hooks, the permission engine, telemetry — and makes the
+ * root one.
  */
 import path from 'node:path';
 import { snapshotAssistantMessage } from '../execution/block-snapshot.js';
@@ -12,16 +13,16 @@ import { findToolByName } from '../tool/find-tool.js';
 import { addSharedAbortListener } from '../tool/shared-abort-listener.js';
 import { deferredLoadingFor, toolsToAPI } from '../tool/api-format.js';
 import { createSubagentRunner, type QueryFn } from './subagent-runner.js';
+import { childContext } from './child-context.js';
 import type { PermissionMode, ToolPermissionContext } from '../tool/permission-types.js';
 import type { AnyTool, APIToolDefinition, AssistantMessage, CanUseToolFn, MessageParam, ToolUseBlock, Tools } from '../tool/tool.js';
-import { createLinkedAbortController, createSubagentContext, type ToolServices, type ToolUseContext, type ToolUseUICallbacks } from '../tool/tool-use-context.js';
+import { createLinkedAbortController, type ToolServices, type ToolUseContext } from '../tool/tool-use-context.js';
 import { createPermissionHandler, type PermissionBridge } from './permission-handler.js';
 import type { SpeculativeClassifier } from '../permissions/speculative-classifier.js';
 import { type StartedTelemetry } from './telemetry/start.js';
 import { ToolRun } from './tool-run.js';
 import type { ChildRuntimeOptions, QueryEvent, RunEvent, RunInput, RunOptions, RunResult, ToolProvider, ToolRunHandle, ToolRuntime, ToolRuntimeOptions } from './types.js';
 import { assembleRootPool, samePool } from './runtime-pool.js';
-import { randomUUID } from '../tool/crypto.js';
 
 /** The reason the runtime's controller is aborted with by `dispose()`. */
 export const RUNTIME_DISPOSED = 'runtime disposed';
@@ -74,8 +75,6 @@ export function publish(listeners: ReadonlySet<(event: QueryEvent) => void>, eve
     }
   }
 }
-
-
 
 /**
  * query(), loaded when a sub-agent first runs: it brings the Anthropic SDK, which a runtime that never calls a model
@@ -297,41 +296,7 @@ export class Runtime implements ToolRuntime {
 
   async child(options: ChildRuntimeOptions = {}): Promise<ToolRuntime> {
     if (this.#disposed) throw new Error('this runtime has been disposed');
-    const names = Array.isArray(options.tools) ? new Set(options.tools as readonly string[]) : undefined;
-    const filter = typeof options.tools === 'function' ? options.tools : undefined;
-    const keep = names ? (t: AnyTool) => names.has(t.name) : filter;
-    const agentId = options.agentId ?? `agent-${randomUUID().slice(0, 8)}`;
-    const base = createSubagentContext(this.#context, {
-      agentId,
-      agentType: options.agentType,
-      isAsync: options.isAsync,
-      renderedSystemPrompt: options.renderedSystemPrompt,
-      ...(options.sessionState !== undefined ? { sessionState: options.sessionState } : {}),
-      options: {
-        tools: this.tools.filter((t) => keep?.(t) ?? true),
-        ...(options.model !== undefined ? { mainLoopModel: options.model } : {}),
-      },
-    });
-    const { onPermissionRequest } = this.#shared.options;
-    const persistRules = this.#shared.persistRules;
-    // A child shows nothing itself, but its todo list reaches the UI (tagged with its agent id).
-    const onTodosChanged = this.#context.ui?.onTodosChanged;
-    const ui: ToolUseUICallbacks | undefined =
-      onPermissionRequest || onTodosChanged
-        ? {
-            ...(onPermissionRequest ? { requestPermission: createPermissionHandler(onPermissionRequest, persistRules, this.#shared.bridge, agentId) } : {}),
-            ...(onTodosChanged ? { onTodosChanged } : {}),
-          }
-        : undefined;
-    // A background child waits on nobody: what would ask is denied with the rule that would allow it.
-    const avoidPrompts = options.avoidPermissionPrompts ?? options.isAsync === true;
-    const lens = options.mode !== undefined || avoidPrompts ? withPermissions(base, { ...(options.mode !== undefined ? { mode: options.mode } : {}), ...(avoidPrompts ? { shouldAvoidPermissionPrompts: true } : {}) }) : {};
-    const context: ToolUseContext = { ...base, ui, ...lens };
-    if (options.signal) {
-      const controller = context.abortController;
-      if (options.signal.aborted) controller.abort(options.signal.reason);
-      else addSharedAbortListener(options.signal, () => controller.abort(options.signal?.reason));
-    }
+    const { context, keep } = childContext(this.#context, this.#shared, options);
     const child = new Runtime(this.#shared, context, this, keep);
     this.#children.add(child);
     return child;
@@ -376,26 +341,3 @@ export class Runtime implements ToolRuntime {
   }
 }
 
-
-/**
- * A child with its own mode or prompt policy: it reads the shared app state through a lens that sets them (memoised
- * per state), so the session's rules stay shared while the parent's mode and prompts stay the parent's.
- */
-function withPermissions(
-  context: ToolUseContext,
-  changes: { readonly mode?: PermissionMode; readonly shouldAvoidPermissionPrompts?: boolean },
-): Pick<ToolUseContext, 'getAppState'> {
-  let lastIn: ToolPermissionContext | undefined;
-  let lastOut: ToolPermissionContext | undefined;
-  const read = context.getAppState;
-  return {
-    getAppState: () => {
-      const state = read();
-      if (state.toolPermissionContext !== lastIn) {
-        lastIn = state.toolPermissionContext;
-        lastOut = updatePermissionContext(lastIn, changes);
-      }
-      return { ...state, toolPermissionContext: lastOut! };
-    },
-  };
-}
