@@ -9,9 +9,9 @@ import { apiMessage, errorCategory, errorSubtype, errorText, fullUsage, modelUsa
 import type { SDKAssistantMessage, SDKMessage, SDKPermissionDenial, SDKResultMessage, SDKSystemMessage, UUID } from './messages.js';
 import type { SessionFacts } from './encoder.js';
 import { randomUUID } from '../tool/crypto.js';
+import { TOOLGATE_VERSION } from '../tool/version.js';
 
 /** toolgate's version, reported where the Agent SDK reports Claude Code's (`claude_code_version`). */
-export const TOOLGATE_VERSION = '0.1.0';
 
 /** The fields every message carries: its own uuid and the session's id. */
 export type MessageBase = { uuid: UUID; session_id: string };

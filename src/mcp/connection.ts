@@ -27,6 +27,7 @@ import type { McpRemoteServerConfig, McpServerConfig } from './config.js';
 import { McpNeedsLoginError, McpOAuthProvider, needsLoginMessage } from './oauth-provider.js';
 import type { McpOAuthStore } from './oauth-store.js';
 import { createLinkedAbortController } from '../tool/tool-use-context.js';
+import { TOOLGATE_VERSION } from '../tool/version.js';
 
 /** `needs-login`: an HTTP/SSE server asked for OAuth and no usable token is stored (`toolgate mcp login NAME`). */
 export type McpConnectionState = 'idle' | 'connecting' | 'connected' | 'failed' | 'needs-login' | 'closed';
@@ -123,7 +124,7 @@ export class McpConnection {
     this.tools = undefined;
     this.stderrTail = '';
     const client = new Client(
-      { name: 'toolgate', version: '0.1.0' },
+      { name: 'toolgate', version: TOOLGATE_VERSION },
       { capabilities: { elicitation: { form: {} } } },
     );
     client.setRequestHandler(ElicitRequestSchema, async (request, extra): Promise<ElicitResult> => {

@@ -14,6 +14,7 @@ import type { McpRemoteServerConfig } from './config.js';
 import { createRemoteTransport } from './connection.js';
 import { McpOAuthProvider } from './oauth-provider.js';
 import { McpOAuthStore } from './oauth-store.js';
+import { TOOLGATE_VERSION } from '../tool/version.js';
 
 /** How long a login waits for the person to finish in the browser. */
 export const DEFAULT_LOGIN_TIMEOUT_MS = 5 * 60_000;
@@ -65,7 +66,7 @@ export async function loginMcpServer(options: McpLoginOptions): Promise<McpLogin
       if (options.openBrowser !== false) browserOpened = openBrowser(url.href, options.env ?? process.env);
     },
   });
-  const client = new Client({ name: 'toolgate', version: '0.1.0' });
+  const client = new Client({ name: 'toolgate', version: TOOLGATE_VERSION });
   const transport = createRemoteTransport(config, provider);
   try {
     try {
@@ -84,7 +85,7 @@ export async function loginMcpServer(options: McpLoginOptions): Promise<McpLogin
     await client.close().catch(() => {});
   }
   // The tokens as a session will use them: a fresh connection in connect mode.
-  const check = new Client({ name: 'toolgate', version: '0.1.0' });
+  const check = new Client({ name: 'toolgate', version: TOOLGATE_VERSION });
   try {
     await check.connect(createRemoteTransport(config, new McpOAuthProvider(name, config.url, store)));
     return { status: 'logged-in', tools: await countTools(check), browserOpened };

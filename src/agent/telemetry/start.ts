@@ -11,11 +11,11 @@ import type { ToolEventSink } from '../../execution/errors.js';
 import { registerSecretValues } from '../../execution/redaction.js';
 import type { LoadedSettings } from '../../settings/load-settings.js';
 import { isTelemetryVariable, parseKeyValues, readTelemetryConfig, telemetryEnabled } from './config.js';
+import { TOOLGATE_VERSION } from '../../tool/version.js';
 
 /** `true`: on, configured by the `OTEL_*` variables; an object: on, through the embedder's providers; `false`: off. */
 export type TelemetryOption = boolean | { readonly meterProvider?: MeterProvider; readonly loggerProvider?: LoggerProvider };
 
-export const TOOLGATE_VERSION = '0.1.0';
 
 export interface StartedTelemetry {
   readonly sink?: ToolEventSink;

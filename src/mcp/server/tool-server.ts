@@ -30,6 +30,7 @@ import { permissionTraitsOf } from '../../permissions/tool-traits.js';
 import { randomUUID } from '../../tool/crypto.js';
 import { addSharedAbortListener } from '../../tool/shared-abort-listener.js';
 import { createLinkedAbortController } from '../../tool/tool-use-context.js';
+import { TOOLGATE_VERSION } from '../../tool/version.js';
 
 /**
  * Tools that only make sense inside a conversation with a model (they steer the loop, not the machine), or that move
@@ -113,7 +114,7 @@ export class ToolgateMcpServer {
 
   /** One MCP server object for one client session (stdio: the only one; HTTP: one per session). */
   createServer(connection: ClientConnection = {}): Server {
-    const server = new Server({ name: 'toolgate', version: '0.1.0' }, { capabilities: { tools: {} }, jsonSchemaValidator: new LazyAjvValidator() });
+    const server = new Server({ name: 'toolgate', version: TOOLGATE_VERSION }, { capabilities: { tools: {} }, jsonSchemaValidator: new LazyAjvValidator() });
     const { inputEnded } = connection;
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.listTools() }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
