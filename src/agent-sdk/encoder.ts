@@ -17,7 +17,6 @@ import { assistantMessage, hookMessage, initMessage, resultMessages, retryMessag
 import type { PermissionMode, SDKMessage, SDKPermissionDenial, SDKResultMessage, SDKSystemMessage, SDKUserMessage, UUID } from './messages.js';
 import { randomUUID } from '../tool/crypto.js';
 
-
 /** What the encoder asks the session about (the init message's facts, redaction). */
 export interface SessionFacts {
   readonly sessionId: string;
