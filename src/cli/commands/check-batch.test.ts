@@ -4,26 +4,18 @@
  * clock or on a tool not audited for reuse, is decided again.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BatchAnswers } from './check-batch.js';
 import { CheckEngine, type CheckDefaults } from './check-request.js';
 import { createCheckToolResolver } from './check-tools.js';
+import { makeCheckProject } from './test-helpers/check-project.js';
 
 let tmp: string;
 let proj: string;
 let home: string;
 
-beforeAll(() => {
-  tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tg-check-batch-')));
-  proj = path.join(tmp, 'proj');
-  home = path.join(tmp, 'home');
-  fs.mkdirSync(path.join(proj, 'src'), { recursive: true });
-  fs.mkdirSync(home, { recursive: true });
-  fs.writeFileSync(path.join(proj, '.env'), 'SECRET=1');
-  fs.writeFileSync(path.join(proj, 'src', 'a.ts'), '');
-});
+beforeAll(() => ({ tmp, proj, home } = makeCheckProject('tg-check-batch-')));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 /** BatchAnswers over an engine whose decisions are counted. */

@@ -3,25 +3,17 @@
  * describe the same context, and nothing about the filesystem is carried from one request to the next.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckEngine } from './check-request.js';
 import { createCheckToolResolver } from './check-tools.js';
+import { makeCheckProject } from './test-helpers/check-project.js';
 
 let tmp: string;
 let proj: string;
 let home: string;
 
-beforeAll(() => {
-  tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tg-check-req-')));
-  proj = path.join(tmp, 'proj');
-  home = path.join(tmp, 'home');
-  fs.mkdirSync(path.join(proj, 'src'), { recursive: true });
-  fs.mkdirSync(home, { recursive: true });
-  fs.writeFileSync(path.join(proj, '.env'), 'SECRET=1');
-  fs.writeFileSync(path.join(proj, 'src', 'a.ts'), '');
-});
+beforeAll(() => ({ tmp, proj, home } = makeCheckProject('tg-check-req-')));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 const engine = () => new CheckEngine(createCheckToolResolver(), { cwd: proj });
