@@ -73,6 +73,9 @@ describe('the Bash session keeps its environment', () => {
       expect(await sh(rt, 'echo "A=$A plain=${plain-unset} inherited=${TOOLGATE_TEST_INHERITED-unset} ${BASH_ENV-no-bash-env}"')).toBe(
         'A=1 plain=unset inherited=unset no-bash-env',
       );
+      // A command that cannot change a variable is not read back (shell-script.ts): the state stays as it was.
+      await sh(rt, 'ls -la | head -1');
+      expect(await sh(rt, 'echo "A=$A"')).toBe('A=1');
       await sh(rt, 'unset A');
       expect(await sh(rt, 'echo "A=${A-unset}"')).toBe('A=unset');
       // PATH changes carry over too.

@@ -55,6 +55,32 @@ export function mayChangeFunctions(command: string): boolean {
   return /\(\s*\)|\b(function|source|eval|unset)\b|(^|[\s;&|(){}`])\.(\s|$)/.test(command);
 }
 
+/**
+ * Builtins and keywords that can set, export or remove a variable of this shell, or run text as commands (which can):
+ * `read`/`mapfile`/`getopts`/`printf -v`/`wait -p` assign, `for`/`select` assign their variable, `set`/`enable`/
+ * `trap`/`exec`/`command`/`builtin` change how the rest runs. `cd` is not here: PWD and OLDPWD are not carried.
+ */
+const ENV_CHANGING_WORDS =
+  /(?:^|[\s|&;()<>!])(?:export|declare|typeset|local|readonly|unset|let|read|readarray|mapfile|getopts|printf|wait|source|eval|exec|command|builtin|enable|set|trap|for|select|\.)(?=$|[\s|&;()<>])/;
+
+/**
+ * Whether `command` can change an exported variable of its shell, so that the variables must be read before and after
+ * it (two `declare -px`, one write(2) per variable, and their parse: ~0.4 ms of a short command). It cannot when,
+ * quotes and backslashes taken out (so `ex'p'ort` is seen as `export`), its text has no assignment or expansion at
+ * all (`=`, `$`, a backquote, arithmetic `((`, `[[` — whose operands are arithmetic —, braces, which expand to
+ * words, glob characters, which can match a file named like a builtin) and none of the words above; and the shell
+ * imports no function (`BASH_FUNC_*` in `env`): a function the command calls could export anything; and it defines or
+ * removes none (`mayChangeFunctions`). `echo hi`, `git status`, `ls -la | head`, `npm test` need no reading back;
+ * anything this cannot see through is read back.
+ */
+export function mayChangeEnvironment(command: string, env: NodeJS.ProcessEnv): boolean {
+  for (const name in env) if (name.startsWith('BASH_FUNC_')) return true;
+  // A function it defines is read back with the variables (`captureFunctions` needs `capture`).
+  if (mayChangeFunctions(command)) return true;
+  const words = command.replace(/\\\n/g, '').replace(/['"\\]/g, '');
+  return /[=$`{}*?[]|\(\(/.test(words) || ENV_CHANGING_WORDS.test(words);
+}
+
 export function buildShellScript(command: string, options: ShellScriptOptions = {}): string {
   const lines = [`exec {${STATE_FD_VAR}}>&3 3>&-`];
   const imported = options.importedFunctions ?? [];
