@@ -173,6 +173,8 @@ export async function runBash(
     launch?.release();
     return result({ stdout: '', stderr: `Could not start bash: ${(error as Error).message}`, exitCode: null, interrupted: false, isError: true });
   }
+  // Through the command launcher the pid comes a moment later (launcher.ts); everything below may use it.
+  await proc.started;
   const sandboxed = launch !== undefined;
 
   // Progress belongs to this call: a task that outlives it (background) stops reporting to it.
@@ -286,6 +288,7 @@ export async function runBash(
       notes.unshift(`Could not start bash: ${exit.spawnError}`);
       return result({ stdout: '', stderr: notes.join('\n'), exitCode: null, interrupted: false, isError: true, sandboxed });
     }
+    if (exit.lost !== undefined) notes.push(`(${exit.lost})`);
     const interrupted = exit.killReason === 'abort';
     const killed = exit.killReason !== undefined;
     const interpretation =

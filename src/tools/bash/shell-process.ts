@@ -11,6 +11,7 @@ import { groupAlive, signalGroup, terminateGroup, trackGroup, untrackGroup } fro
 import { PGROUP_ENV, PROCESS_MARKER, signalMarked, terminateMarked } from '../../hooks/process-marker.js';
 import { MAX_STATE_FILE_BYTES, parseShellStateRecords, type ShellCapture } from './session-env.js';
 import { buildShellScript, type ShellScriptOptions } from './shell-script.js';
+import { launch, launcherReady } from './launcher.js';
 
 /** Why toolgate ended a process (absent: it ended on its own or by someone else's signal). */
 export type KillReason = 'abort' | 'timeout' | 'stop' | 'output-limit' | 'lifetime' | 'shutdown';
@@ -25,6 +26,8 @@ export interface ShellExit {
   readonly capture?: ShellCapture;
   /** Set when the process could not be started at all. */
   readonly spawnError?: string;
+  /** Set when the command ran but its exit status was lost (the command launcher died): code and signal are null. */
+  readonly lost?: string;
   readonly outputBytes: number;
   readonly durationMs: number;
 }
@@ -59,13 +62,22 @@ export class ShellProcess {
   readonly outputFile: string;
   readonly startedAt = Date.now();
   readonly exited: Promise<ShellExit>;
+  /** Resolves once the command runs (its pid is known) or could not start: await it before reading `pid`. */
+  readonly started: Promise<void>;
   readonly sandboxed: boolean;
   /** `TOOLGATE_PGROUP` of this command and of everything it starts, `setsid` or not (src/hooks/process-marker.ts). */
   readonly marker: string;
-  #child: ChildProcess;
+  /** Node's child, or the launcher's handle on the command; either keeps Node's event loop alive while ref'd. */
+  #child: { ref(): void; unref(): void } | undefined;
   #pid: number | undefined;
   #running = true;
   #killReason: KillReason | undefined;
+  /** A kill asked for before the pid was known (the launcher's answer in flight): applied at the start. */
+  #pendingKill: 'term' | 'now' | undefined;
+  #maxOutputBytes: number;
+  #pollIntervalMs: number;
+  #finish!: (code: number | null, signal: NodeJS.Signals | null, spawnError?: string, lost?: string) => void;
+  #markStarted!: () => void;
   #listeners = new Set<OutputListener>();
   #lastSize = 0;
   #poll: NodeJS.Timeout | undefined;
@@ -78,6 +90,8 @@ export class ShellProcess {
     this.outputFile = options.outputFile;
     this.sandboxed = options.launch !== undefined;
     this.#graceMs = options.killGraceMs;
+    this.#maxOutputBytes = options.maxOutputBytes;
+    this.#pollIntervalMs = options.pollIntervalMs;
     this.marker = `${PROCESS_MARKER}.${options.markerScope ?? 'none'}.${options.id}`;
     const stateFile = `${options.outputFile}.state`;
     const [file, args] = options.launch
@@ -85,25 +99,11 @@ export class ShellProcess {
       : ['bash', ['-c', buildShellScript(options.command, options.script)]];
     const release = options.launch?.release;
 
-    const outFd = openSync(options.outputFile, 'w', 0o600);
-    let stateFd: number | undefined;
-    try {
-      stateFd = openSync(stateFile, 'w', 0o600);
-      this.#child = spawn(file, args, {
-        cwd: options.cwd,
-        env: { ...options.env, [PGROUP_ENV]: this.marker },
-        stdio: ['ignore', outFd, outFd, stateFd],
-        detached: true,
-      });
-    } finally {
-      closeSync(outFd);
-      if (stateFd !== undefined) closeSync(stateFd);
-    }
-    this.#pid = this.#child.pid;
-    if (this.#pid !== undefined) trackGroup(this.#pid);
+    const env = { ...options.env, [PGROUP_ENV]: this.marker };
 
+    this.started = new Promise<void>((resolve) => (this.#markStarted = resolve));
     this.exited = new Promise<ShellExit>((resolve) => {
-      const finish = (code: number | null, signal: NodeJS.Signals | null, spawnError?: string) => {
+      this.#finish = (code, signal, spawnError, lost) => {
         if (!this.#running) return;
         this.#running = false;
         release?.();
@@ -117,6 +117,7 @@ export class ShellProcess {
         const outputBytes = this.outputSize();
         this.#emit(outputBytes);
         const state = readStateFile(stateFile);
+        this.#markStarted();
         resolve({
           code,
           signal,
@@ -124,18 +125,65 @@ export class ShellProcess {
           finalCwd: state.cwd,
           capture: state.capture,
           spawnError,
+          lost,
           outputBytes,
           durationMs: Date.now() - this.startedAt,
         });
       };
-      this.#child.once('exit', (code, signal) => finish(code, signal));
-      this.#child.once('error', (error) => finish(null, null, error.message));
     });
 
-    if (this.#pid !== undefined) {
-      this.#poll = setInterval(() => this.#check(options.maxOutputBytes), options.pollIntervalMs);
-      this.#poll.unref();
+    const spawnDirect = () => {
+      const outFd = openSync(options.outputFile, 'w', 0o600);
+      let stateFd: number | undefined;
+      let child: ChildProcess;
+      try {
+        stateFd = openSync(stateFile, 'w', 0o600);
+        child = spawn(file, args, { cwd: options.cwd, env, stdio: ['ignore', outFd, outFd, stateFd], detached: true });
+      } finally {
+        closeSync(outFd);
+        if (stateFd !== undefined) closeSync(stateFd);
+      }
+      this.#child = child;
+      child.once('exit', (code, signal) => this.#finish(code, signal));
+      child.once('error', (error) => this.#finish(null, null, error.message));
+      if (child.pid !== undefined) this.#onStart(child.pid);
+    };
+
+    // Unsandboxed commands go through the launcher once it is ready (launcher.ts): a fork of a small Perl rather than
+    // of this whole process. The sandbox's bwrap stays a child of toolgate itself (its --die-with-parent watches its
+    // parent). Node's spawn otherwise, and whenever the launcher says the command did not start.
+    if (options.launch === undefined && launcherReady()) {
+      // The files exist and are empty before anything runs, and a missing folder throws here, as with the spawn.
+      closeSync(openSync(options.outputFile, 'w', 0o600));
+      closeSync(openSync(stateFile, 'w', 0o600));
+      this.#child = launch(
+        { file, args, cwd: options.cwd, env, outputFile: options.outputFile, stateFile },
+        {
+          onStart: (pid) => this.#onStart(pid),
+          onNotStarted: () => {
+            try {
+              spawnDirect();
+            } catch (error) {
+              this.#finish(null, null, (error as Error).message);
+            }
+          },
+          onLost: (why) => this.#finish(null, null, why),
+          onExit: (code, signal, lost) => this.#finish(code, signal, undefined, lost),
+        },
+      );
     }
+    if (this.#child === undefined) spawnDirect();
+  }
+
+  #onStart(pid: number): void {
+    if (!this.#running) return;
+    this.#pid = pid;
+    trackGroup(pid);
+    this.#poll = setInterval(() => this.#check(this.#maxOutputBytes), this.#pollIntervalMs);
+    this.#poll.unref();
+    if (this.#pendingKill === 'now') this.killNow(this.#killReason!);
+    else if (this.#pendingKill === 'term') void this.kill(this.#killReason!);
+    this.#markStarted();
   }
 
   get pid(): number | undefined {
@@ -169,12 +217,16 @@ export class ShellProcess {
    * after the grace period; resolves with the exit. The first reason given sticks.
    */
   kill(reason: KillReason): Promise<ShellExit> {
-    if (this.#running && this.#pid !== undefined) {
+    if (this.#running && this.#pid === undefined) {
+      this.#killReason ??= reason;
+      this.#pendingKill ??= 'term';
+      this.#child?.ref();
+    } else if (this.#running && this.#pid !== undefined) {
       this.#killReason ??= reason;
       // A background task's child is unref'd; whoever awaits its end now must keep the process alive until the exit
       // event arrives (when the group is already gone no grace timer holds the loop, and Node could leave first:
       // exit code 13, "unsettled top-level await", seen once under load in `exec` killed by SIGTERM).
-      this.#child.ref();
+      this.#child?.ref();
       void terminateGroup(this.#pid, this.#graceMs);
       void terminateMarked(this.marker, this.#graceMs);
     }
@@ -183,12 +235,15 @@ export class ShellProcess {
 
   /** Lets the Node process exit while this runs (background tasks); the exit hook still kills the group. */
   detachFromEventLoop(): void {
-    this.#child.unref();
+    this.#child?.unref();
   }
 
   /** Immediate SIGKILL to the group (shutdown paths that cannot wait). */
   killNow(reason: KillReason): void {
-    if (this.#running && this.#pid !== undefined) {
+    if (this.#running && this.#pid === undefined) {
+      this.#killReason ??= reason;
+      this.#pendingKill = 'now';
+    } else if (this.#running && this.#pid !== undefined) {
       this.#killReason ??= reason;
       signalGroup(this.#pid, 'SIGKILL');
       signalMarked(this.marker, 'SIGKILL');

@@ -1,0 +1,222 @@
+/**
+ * The command launcher (launcher.ts) starts a command exactly as Node's spawn does: the same environment, descriptors,
+ * session and group, signal state, working directory and argv[0]; the same exit code or signal; a command it cannot
+ * start is started by the spawn, with the spawn's own error. Each comparison runs the same command both ways, with real
+ * perl and real bash. Then what happens when the launcher dies, and that it never keeps Node alive by itself.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launcherPid, whenLauncherReady } from './launcher.js';
+import { ShellProcess, type ShellExit } from './shell-process.js';
+import { waitFor } from './test-helpers/project.js';
+
+const linux = process.platform === 'linux';
+let dir: string;
+let n = 0;
+beforeAll(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'toolgate-launcher-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function shell(command: string, options: { direct?: boolean; cwd?: string; env?: NodeJS.ProcessEnv } = {}): ShellProcess {
+  const saved = process.env.TOOLGATE_BASH_LAUNCHER;
+  if (options.direct === true) process.env.TOOLGATE_BASH_LAUNCHER = '0';
+  try {
+    const id = `b${++n}`;
+    const env = options.env ?? { ...process.env };
+    return new ShellProcess({ id, command, cwd: options.cwd ?? dir, env, outputFile: path.join(dir, `${id}.output`), killGraceMs: 100, maxOutputBytes: 1e8, pollIntervalMs: 50 });
+  } finally {
+    if (saved === undefined) delete process.env.TOOLGATE_BASH_LAUNCHER;
+    else process.env.TOOLGATE_BASH_LAUNCHER = saved;
+  }
+}
+
+/** Runs `command` once through the launcher (or, with `direct`, Node's spawn). */
+async function run(command: string, options: Parameters<typeof shell>[1] = {}) {
+  const proc = shell(command, options);
+  await proc.started;
+  const exit: ShellExit = await proc.exited;
+  return { exit, output: readFileSync(proc.outputFile, 'utf8'), proc };
+}
+
+/** Both ways, with the ids and numbers that differ by nature masked. */
+async function both(command: string, options: Parameters<typeof run>[1] = {}) {
+  const launched = await run(command, options);
+  const direct = await run(command, { ...options, direct: true });
+  const mask = (text: string) => text.replace(/\bb\d+\b/g, 'b#').replace(/\b\d{2,}\b/g, '#');
+  return { launched: { ...launched, raw: launched.output, output: mask(launched.output) }, direct: { ...direct, raw: direct.output, output: mask(direct.output) } };
+}
+
+async function ready(): Promise<number> {
+  // Node may exit while waiting for the launcher's hello (it holds no handle then): a timer holds the loop.
+  const hold = setInterval(() => {}, 1_000);
+  try {
+    expect(await whenLauncherReady()).toBe(true);
+  } finally {
+    clearInterval(hold);
+  }
+  return launcherPid()!;
+}
+
+const alive = (pid: number) => spawnSync('kill', ['-0', String(pid)]).status === 0;
+const parentOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+
+describe.runIf(linux)('the command launcher', () => {
+  beforeAll(ready);
+
+  it('starts a command as the spawn does: environment, descriptors, session, signals, cwd, argv[0], stdin', async () => {
+    const probe = [
+      'env -0 | sort -z | tr "\\0" "\\n"',
+      'ls -l /proc/self/fd | sed "s/.* \\([0-9]*\\) -> /\\1 -> /" | tail -n +2',
+      '[ "$(ps -o sid= -p $$ | tr -d " ")" = $$ ] && [ "$(ps -o pgid= -p $$ | tr -d " ")" = $$ ] && echo session-and-group-leader',
+      'grep -E "^Sig(Blk|Ign|Cgt)" /proc/self/status',
+      'pwd; echo "$0"; cat; ulimit -n; umask; echo "parent=$PPID"',
+    ].join('; ');
+    const { launched, direct } = await both(probe, { env: { ...process.env, WITH_NEWLINE: 'a\nb', WITH_EQUALS: 'x=y', EMPTY: '' } });
+    expect(launched.raw).toContain('session-and-group-leader');
+    expect(launched.raw).toContain('WITH_NEWLINE=a\nb');
+    expect(launched.raw).toContain('SigBlk:\t0000000000000000');
+    expect(launched.raw).toContain('SigIgn:\t0000000000000000');
+    expect(launched.output).toBe(direct.output);
+    expect(launched.exit.code).toBe(0);
+    // Started by the launcher, not by this process.
+    expect(direct.raw).toContain(`parent=${process.pid}\n`);
+    expect(launched.raw).toContain(`parent=${launcherPid()}\n`);
+  });
+
+  it('gives exactly the environment asked for, with the marker and nothing else', async () => {
+    // `sh`'s `env` would be a second program: the shell's own export list, NUL-safe, of the variables it was given.
+    const env = { PATH: process.env.PATH, HOME: '/nowhere', WITH_NEWLINE: 'a\nb', WITH_EQUALS: 'x=y', EMPTY: '', 'ODD NAME': 'v', 'É': 'é' };
+    const { launched, direct } = await both('env -0', { env });
+    const vars = (raw: string) => raw.split('\0').filter((v) => v !== '' && !/^(PWD|SHLVL|_)=/.test(v)).sort();
+    expect(vars(launched.raw)).toEqual(vars(direct.raw).map((v) => v.replace(/\.b\d+$/, `.${launched.proc.id}`)));
+    expect(vars(launched.raw)).toEqual(
+      ['EMPTY=', 'HOME=/nowhere', 'ODD NAME=v', `PATH=${process.env.PATH}`, `TOOLGATE_PGROUP=${launched.proc.marker}`, 'WITH_EQUALS=x=y', 'WITH_NEWLINE=a\nb', 'É=é'].sort(),
+    );
+  });
+
+  it('reports exit codes and signals as the spawn does: `exit 143` is not SIGTERM', async () => {
+    for (const [command, code, signal] of [
+      ['true', 0, null],
+      ['exit 7', 7, null],
+      ['exit 143', 143, null],
+      ['kill -TERM $$', null, 'SIGTERM'],
+      ['kill -KILL $$', null, 'SIGKILL'],
+      ['kill -SEGV $$', null, 'SIGSEGV'],
+    ] as const) {
+      const { launched, direct } = await both(command);
+      expect([launched.exit.code, launched.exit.signal]).toEqual([code, signal]);
+      expect([direct.exit.code, direct.exit.signal]).toEqual([code, signal]);
+    }
+  });
+
+  it('keeps output order and the state record (cwd) of the end', async () => {
+    const { launched, direct } = await both('echo one; echo two >&2; cd /; echo three');
+    expect(launched.output).toBe('one\ntwo\nthree\n');
+    expect(launched.output).toBe(direct.output);
+    expect(launched.exit.finalCwd).toBe('/');
+  });
+
+  it('a command it cannot start is started by the spawn, which reports the same error', async () => {
+    const missingCwd = await both('echo never', { cwd: path.join(dir, 'missing') });
+    expect(missingCwd.launched.exit.spawnError).toMatch(/ENOENT/);
+    expect(missingCwd.launched.exit.spawnError).toBe(missingCwd.direct.exit.spawnError);
+    const noBash = await both('echo never', { env: { PATH: path.join(dir, 'nothing-here') } });
+    expect(noBash.launched.exit.spawnError).toMatch(/ENOENT/);
+    expect(noBash.launched.exit.spawnError).toBe(noBash.direct.exit.spawnError);
+  });
+
+  it('many commands at once each get their own exit status', async () => {
+    const procs = Array.from({ length: 20 }, (_, i) => shell(`sleep 0.0${i % 10}; exit ${i}`));
+    const exits = await Promise.all(procs.map((p) => p.exited));
+    expect(exits.map((e) => e.code)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+  });
+
+  it('a kill ends the whole group it started, also one asked for before the start is confirmed', async () => {
+    const marker = `94${process.pid % 1000}${Math.floor(Math.random() * 1e6)}`;
+    const proc = shell(`sleep ${marker} & sleep ${marker}`);
+    const exit = await proc.kill('abort');
+    expect(exit.killReason).toBe('abort');
+    expect(exit.signal).toBe('SIGTERM');
+    await waitFor(() => spawnSync('pgrep', ['-f', `^sleep ${marker}`]).status === 1, 10_000, 'both sleeps to end');
+  });
+});
+
+describe.runIf(linux)('when the launcher dies', () => {
+  it('a running command ends with an unknown status and its group is ended; it is never run again', async () => {
+    const launcher = await ready();
+    const counter = path.join(dir, 'runs-1');
+    const proc = shell(`echo run >> ${counter}; sleep 30`);
+    await proc.started;
+    expect(parentOf(proc.pid!)).toBe(launcher);
+    process.kill(launcher, 'SIGKILL');
+    const exit = await proc.exited;
+    expect([exit.code, exit.signal, exit.spawnError]).toEqual([null, null, undefined]);
+    expect(exit.lost).toMatch(/launcher ended/);
+    await waitFor(() => !alive(proc.pid!), 10_000, 'the command to be ended');
+    expect(readFileSync(counter, 'utf8')).toBe('run\n');
+  });
+
+  it('a command whose start was never confirmed is an error, not started another way', async () => {
+    const launcher = await ready();
+    const ran = path.join(dir, 'ran-2');
+    process.kill(launcher, 'SIGSTOP');
+    const proc = shell(`touch ${ran}`);
+    process.kill(launcher, 'SIGKILL');
+    const exit = await proc.exited;
+    expect(exit.spawnError).toMatch(/before reporting whether the command started/);
+    expect(proc.pid).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(existsSync(ran)).toBe(false);
+  });
+
+  it('after a second death, commands go through Node’s spawn again', async () => {
+    expect(await whenLauncherReady()).toBe(false);
+    const { exit, output } = await run('echo "parent=$PPID"; exit 3');
+    expect(exit.code).toBe(3);
+    expect(output).toBe(`parent=${process.pid}\n`);
+  });
+});
+
+describe.runIf(linux)('the launcher’s lifetime', () => {
+  /** A Node process that runs `body` with the launcher ready; prints what `body` prints. */
+  function node(body: string) {
+    const script = `import { whenLauncherReady, launcherPid } from ${JSON.stringify(path.join(import.meta.dirname, 'launcher.ts'))};
+      import { ShellProcess } from ${JSON.stringify(path.join(import.meta.dirname, 'shell-process.ts'))};
+      const hold = setInterval(() => {}, 1000);
+      await whenLauncherReady();
+      clearInterval(hold);
+      console.log('launcher', launcherPid());
+      const shell = (command) => new ShellProcess({ id: 'b1', command, cwd: ${JSON.stringify(dir)}, env: { ...process.env }, outputFile: ${JSON.stringify(path.join(dir, 'life.output'))}, killGraceMs: 100, maxOutputBytes: 1e8, pollIntervalMs: 50 });
+      ${body}`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    return { child, output: () => out, exited };
+  }
+
+  it('ends when the Node process that started it dies, even by SIGKILL', async () => {
+    const { child, output } = node('setInterval(() => {}, 1000);');
+    await waitFor(() => /launcher \d+\n/.test(output()), 30_000, 'the launcher to start');
+    const pid = Number(/launcher (\d+)/.exec(output())![1]);
+    expect(readFileSync(`/proc/${pid}/comm`, 'utf8').trim()).toBe('perl');
+    child.kill('SIGKILL');
+    await waitFor(() => !alive(pid), 10_000, 'the launcher to exit');
+  });
+
+  it('a running command keeps Node alive until its exit is reported; a detached one does not', async () => {
+    const kept = node(`const p = shell('sleep 0.3; exit 4'); p.exited.then((e) => console.log('exit', e.code));`);
+    expect(await kept.exited).toBe(0);
+    expect(kept.output()).toContain('exit 4');
+    const detached = node(`const p = shell('sleep 5'); await p.started; p.detachFromEventLoop(); p.exited.then((e) => console.log('exit', e.code)); console.log('pid', p.pid);`);
+    expect(await detached.exited).toBe(0);
+    expect(detached.output()).not.toContain('exit');
+    // The exit hook ended its group as Node left.
+    const pid = Number(/pid (\d+)/.exec(detached.output())![1]);
+    await waitFor(() => !alive(pid), 10_000, 'the detached command to be ended');
+  });
+});
