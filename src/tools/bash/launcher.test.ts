@@ -183,7 +183,7 @@ describe.runIf(linux)('when the launcher dies', () => {
 
 describe.runIf(linux)('the launcher’s lifetime', () => {
   /** A Node process that runs `body` with the launcher ready; prints what `body` prints. */
-  function node(body: string) {
+  function node(body: string, env: NodeJS.ProcessEnv = process.env) {
     const script = `import { whenLauncherReady, launcherPid } from ${JSON.stringify(path.join(import.meta.dirname, 'launcher.ts'))};
       import { ShellProcess } from ${JSON.stringify(path.join(import.meta.dirname, 'shell-process.ts'))};
       const hold = setInterval(() => {}, 1000);
@@ -192,7 +192,7 @@ describe.runIf(linux)('the launcher’s lifetime', () => {
       console.log('launcher', launcherPid());
       const shell = (command) => new ShellProcess({ id: 'b1', command, cwd: ${JSON.stringify(dir)}, env: { ...process.env }, outputFile: ${JSON.stringify(path.join(dir, 'life.output'))}, killGraceMs: 100, maxOutputBytes: 1e8, pollIntervalMs: 50 });
       ${body}`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'], env });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -206,6 +206,16 @@ describe.runIf(linux)('the launcher’s lifetime', () => {
     expect(readFileSync(`/proc/${pid}/comm`, 'utf8').trim()).toBe('perl');
     child.kill('SIGKILL');
     await waitFor(() => !alive(pid), 10_000, 'the launcher to exit');
+  });
+
+  it('starts despite a PERL5OPT of the user’s, which the commands still get', async () => {
+    const { exited, output } = node(`const p = shell('echo "$PERL5OPT"'); await p.exited; console.log('out', (await import('node:fs')).readFileSync(p.outputFile, 'utf8'));`, {
+      ...process.env,
+      PERL5OPT: '-MNo::Such::Module',
+    });
+    expect(await exited).toBe(0);
+    expect(output()).toMatch(/^launcher \d+\n/);
+    expect(output()).toContain('out -MNo::Such::Module\n');
   });
 
   it('a running command keeps Node alive until its exit is reported; a detached one does not', async () => {

@@ -30,7 +30,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import type { Socket } from 'node:net';
-import { PGROUP_ENV, spareProcess } from '../../hooks/process-marker.js';
+import { spareProcess } from '../../hooks/process-marker.js';
 
 const SCRIPT = String.raw`
 use strict; use warnings; no warnings 'exec'; use POSIX ();
@@ -241,10 +241,10 @@ function addRef(launcher: Running, delta: number): void {
 function ensureStarted(): Running | undefined {
   if (!launcherEnabled()) return undefined;
   if (running !== undefined) return running;
-  // Without our marker (a scan for it must not find the launcher: the commands get it in their own environment),
-  // in its own session (a Ctrl+C at the terminal is not for it) and unref'd: it never keeps Node alive by itself.
-  const env = { ...process.env };
-  delete env[PGROUP_ENV];
+  // Only PATH: no PERL5OPT/PERL5LIB of the user's reaches the launcher's own Perl (each command gets exactly its own
+  // environment), and no marker (a sweep for it must not end the launcher). In its own session (a Ctrl+C at the
+  // terminal is not for it) and unref'd: it never keeps Node alive by itself.
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' };
   let child: ChildProcess;
   try {
     child = spawn('perl', ['-e', SCRIPT], { stdio: ['pipe', 'pipe', 'ignore'], detached: true, cwd: '/', env });
