@@ -5,7 +5,7 @@
  * perl and real bash. Then what happens when the launcher dies, and that it never keeps Node alive by itself.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,6 +63,24 @@ async function ready(): Promise<number> {
 
 const alive = (pid: number) => spawnSync('kill', ['-0', String(pid)]).status === 0;
 const parentOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+/** The live processes whose parent is `pid`. */
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (parentOf(Number(name)) === pid) out.push(Number(name));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return out;
+}
+/** The launcher's spare once it has one: the process its next command will be. */
+async function spareOf(launcher: number): Promise<number> {
+  await waitFor(() => childrenOf(launcher).length === 1, 10_000, 'the launcher to fork its spare');
+  return childrenOf(launcher)[0]!;
+}
 
 describe.runIf(linux)('the command launcher', () => {
   beforeAll(ready);
@@ -135,6 +153,31 @@ describe.runIf(linux)('the command launcher', () => {
     expect(exits.map((e) => e.code)).toEqual(Array.from({ length: 20 }, (_, i) => i));
   });
 
+  it('the next command runs as the spare forked ahead of it: same pid, its own session, the given cwd', async () => {
+    const launcher = await ready();
+    await run('true');
+    const spare = await spareOf(launcher);
+    // Waiting, it is already the leader of a session of its own.
+    expect(readFileSync(`/proc/${spare}/stat`, 'utf8').split(') ')[1]!.split(' ')[3]).toBe(String(spare));
+    const { proc, output, exit } = await run('echo "$$ $(pwd)"', { cwd: '/' });
+    expect(proc.pid).toBe(spare);
+    expect(output).toBe(`${spare} /\n`);
+    expect(exit.code).toBe(0);
+  });
+
+  it('a spare killed while it waits: the next command is started by the spawn, once; then a new spare serves', async () => {
+    const launcher = await ready();
+    await run('true');
+    process.kill(await spareOf(launcher), 'SIGKILL');
+    const counter = path.join(dir, 'runs-spare');
+    const first = await run(`echo run >> ${counter}; echo "parent=$PPID"`);
+    expect(first.exit.code).toBe(0);
+    expect(first.output).toBe(`parent=${process.pid}\n`);
+    expect(readFileSync(counter, 'utf8')).toBe('run\n');
+    const next = await run('echo "parent=$PPID"');
+    expect(next.output).toBe(`parent=${launcher}\n`);
+  });
+
   it('a kill ends the whole group it started, also one asked for before the start is confirmed', async () => {
     const marker = `94${process.pid % 1000}${Math.floor(Math.random() * 1e6)}`;
     const proc = shell(`sleep ${marker} & sleep ${marker}`);
@@ -199,13 +242,30 @@ describe.runIf(linux)('the launcher’s lifetime', () => {
     return { child, output: () => out, exited };
   }
 
-  it('ends when the Node process that started it dies, even by SIGKILL', async () => {
-    const { child, output } = node('setInterval(() => {}, 1000);');
-    await waitFor(() => /launcher \d+\n/.test(output()), 30_000, 'the launcher to start');
+  it('ends when the Node process that started it dies, even by SIGKILL, and its spare with it', async () => {
+    const { child, output } = node('await shell("true").exited; console.log("ran"); setInterval(() => {}, 1000);');
+    await waitFor(() => /ran\n/.test(output()), 30_000, 'the launcher to start and run a command');
     const pid = Number(/launcher (\d+)/.exec(output())![1]);
     expect(readFileSync(`/proc/${pid}/comm`, 'utf8').trim()).toBe('perl');
+    const spare = await spareOf(pid);
     child.kill('SIGKILL');
-    await waitFor(() => !alive(pid), 10_000, 'the launcher to exit');
+    await waitFor(() => !alive(pid) && !alive(spare), 10_000, 'the launcher and its spare to exit');
+  });
+
+  it('is not started by the first command of a process, but by the second', async () => {
+    const script = `import { launcherPid } from ${JSON.stringify(path.join(import.meta.dirname, 'launcher.ts'))};
+      import { ShellProcess } from ${JSON.stringify(path.join(import.meta.dirname, 'shell-process.ts'))};
+      import { readdirSync, readFileSync } from 'node:fs';
+      const perls = () => readdirSync('/proc').filter((n) => /^\\d+$/.test(n)).filter((n) => { try { const s = readFileSync('/proc/' + n + '/stat', 'utf8'); return s.includes('(perl)') && s.split(') ')[1].split(' ')[1] === String(process.pid); } catch { return false; } }).length;
+      const shell = (id) => new ShellProcess({ id, command: 'echo "$PPID"', cwd: ${JSON.stringify(dir)}, env: { ...process.env }, outputFile: ${JSON.stringify(dir)} + '/first-' + id + '.output', killGraceMs: 100, maxOutputBytes: 1e8, pollIntervalMs: 50 });
+      await shell('a').exited;
+      console.log('after one', launcherPid() ?? 'none', perls());
+      await shell('b').exited;
+      for (let i = 0; i < 200 && launcherPid() === undefined; i++) await new Promise((r) => setTimeout(r, 50));
+      console.log('after two', launcherPid() === undefined ? 'none' : 'ready', perls());`;
+    const out = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', env: process.env });
+    expect(out.stderr).toBe('');
+    expect(out.stdout).toBe('after one none 0\nafter two ready 1\n');
   });
 
   it('starts despite a PERL5OPT of the user’s, which the commands still get', async () => {

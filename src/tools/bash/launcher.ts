@@ -2,24 +2,25 @@
  * The command launcher: one small long-lived process that starts Bash commands for toolgate, so that a command does
  * not cost a fork of the whole Node process. libuv starts a child with fork() + exec() and blocks until the exec: the
  * kernel copies the page tables of a 75–150 MB process, the child tears them down again at exec, and the parent pays a
- * copy-on-write fault for each page it writes afterwards — 3–4 ms a command in `toolgate mcp serve`, more than the
- * `bash -c 'echo hi'` it starts. Forking a 7 MB Perl costs a fraction of that.
+ * copy-on-write fault for each page it writes afterwards — 1.2–3 ms a command in `toolgate mcp serve`, as much as the
+ * `bash -c 'echo hi'` it starts. The launcher (a 7 MB Perl, launcher-script.ts) forks the next command's process
+ * ahead, while the current one runs: a request finds it waiting and only has it exec.
  *
  * Perl (there on every Linux that has bash and git) rather than a shell loop: it reports the exact wait status (a
  * shell's `$?` cannot tell `exit 130` from SIGINT) and sets the command's environment exactly (`env -i` would be a
- * second exec). For each request it does what libuv does for a detached spawn, with one fork: a new session (setsid),
- * the working directory, stdin from /dev/null, stdout and stderr on the output file, fd 3 on the state file, every
- * other descriptor closed on exec, default signal dispositions and an empty mask (the launcher changes none), then
- * `execvp` with exactly the given environment. Like libuv, it learns whether the exec happened from a close-on-exec
- * error pipe before it answers. It is the commands' parent: it watches each through a pidfd (select on stdin and the
- * pidfds), reaps it with waitpid and reports its raw wait status. It exits at end of file on its stdin — when toolgate
- * exits or dies, however it dies.
+ * second exec). Each command gets what libuv gives a detached spawn: a new session (setsid), the working directory,
+ * stdin from /dev/null, stdout and stderr on the output file, fd 3 on the state file, every other descriptor closed on
+ * exec, default signal dispositions and an empty mask, then `execvp` with exactly the given environment. Like libuv, it
+ * learns whether the exec happened from a close-on-exec error pipe before it answers. It is the commands' parent: it
+ * watches each through a pidfd, reaps it with waitpid and reports its raw wait status. It exits at end of file on its
+ * stdin — when toolgate exits or dies, however it dies — and its waiting spare with it.
  *
- * Fail closed: a request the launcher reports as not started (`F`: open, fork, setsid, chdir, dup2 or exec failed —
- * nothing of the command ran) is started again by the caller with Node's own spawn, which reports its error exactly
- * as before. A request whose start was never reported (the launcher died) is an error, never run twice. While the
- * launcher is starting, is unavailable (no perl, not Linux, `TOOLGATE_BASH_LAUNCHER=0`) or has died, callers use Node's
- * spawn.
+ * It starts at the second unsandboxed command of the process (a one-shot `toolgate exec` never pays for it) and
+ * serves from the third on. Fail closed: a request the launcher reports as not started (`F`: open, fork, setsid,
+ * chdir, dup2 or exec failed, or the spare was gone — nothing of the command ran) is started again by the caller with
+ * Node's own spawn, which reports its error exactly as before. A request whose start was never reported (the launcher
+ * died) is an error, never run twice. While the launcher is starting, is unavailable (no perl, not Linux,
+ * `TOOLGATE_BASH_LAUNCHER=0`) or has died, callers use Node's spawn.
  *
  * Protocol: request `<bytes>\n<id>\0<file>\0<cwd>\0<out>\0<state>\0<argc>\0<args…>\0<K=V…>`; replies, one line each
  * (one write each, shorter than PIPE_BUF, so never interleaved): `H <pid>` ready, `R <id> <pid>` running (exec
@@ -31,97 +32,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import type { Socket } from 'node:net';
 import { spareProcess } from '../../hooks/process-marker.js';
+import { LAUNCHER_SCRIPT } from './launcher-script.js';
 
-const SCRIPT = String.raw`
-use strict; use warnings; no warnings 'exec'; use POSIX ();
-$SIG{CHLD} = 'DEFAULT'; $SIG{PIPE} = 'DEFAULT';
-binmode STDIN; binmode STDOUT;
-# pidfd_open(2) (Linux 5.3; the same number on every architecture): a descriptor that turns readable when the child
-# exits. No SIGCHLD handler: Perl defers handlers to its next op, and a signal landing just before a blocking read
-# would leave an exit unreported until the next request. Without it the launcher does not start (Node's spawn).
-my $PIDFD_OPEN = 434;
-my $probe = syscall($PIDFD_OPEN, $$ + 0, 0);
-exit 2 if $probe < 0;
-POSIX::close($probe);
-# Opened above fd 2, so close-on-exec (as every descriptor Perl opens there: $^F is 2; pidfds are too).
-open(my $null, '<', '/dev/null') or exit 1;
-my %kids;
-sub reply { my $l = $_[0]; while (1) { my $n = syswrite(STDOUT, $l); return if defined $n && $n == length $l; if (defined $n) { substr($l, 0, $n) = ''; next } next if $!{EINTR}; exit 0 } }
-sub start {
-  my ($id, $file, $cwd, $out, $state, $argc, @rest) = split /\0/, $_[0], -1;
-  my @args = splice(@rest, 0, $argc);
-  my ($o, $s, $er, $ew);
-  sysopen($o, $out, POSIX::O_WRONLY()) or return reply("F $id open output: $!\n");
-  sysopen($s, $state, POSIX::O_WRONLY()) or return reply("F $id open state: $!\n");
-  pipe($er, $ew) or return reply("F $id pipe: $!\n");
-  my $c = fork();
-  return reply("F $id fork: $!\n") unless defined $c;
-  if ($c == 0) {
-    my $fail = sub { syswrite $ew, "$_[0]: $!"; POSIX::_exit(127) };
-    defined POSIX::setsid() or $fail->('setsid');
-    chdir $cwd or $fail->('chdir');
-    defined POSIX::dup2(fileno $null, 0) or $fail->('dup2');
-    defined POSIX::dup2(fileno $o, 1) or $fail->('dup2');
-    defined POSIX::dup2(fileno $o, 2) or $fail->('dup2');
-    # dup2 onto itself would keep the state file's close-on-exec flag: clear it.
-    if (fileno $s == 3) { defined fcntl($s, POSIX::F_SETFD(), 0) or $fail->('fcntl') }
-    else { defined POSIX::dup2(fileno $s, 3) or $fail->('dup2') }
-    %ENV = ();
-    for my $e (@rest) { my ($k, $v) = split /=/, $e, 2; $ENV{$k} = $v; }
-    exec { $file } $file, @args;
-    $fail->('exec');
-  }
-  close $o; close $s; close $ew;
-  my $pidfd = syscall($PIDFD_OPEN, $c + 0, 0);
-  # Cannot watch it: end it; whether it got to exec is unknown, so it is reported lost, never not-started.
-  if ($pidfd < 0) { kill 'KILL', $c; waitpid($c, 0) }
-  my $err = '';
-  while (1) { my $r = sysread($er, $err, 4096, length $err); last if defined $r && $r == 0; last if !defined $r && !$!{EINTR}; }
-  close $er;
-  if ($err ne '') {
-    waitpid($c, 0) if $pidfd >= 0;
-    POSIX::close($pidfd) if $pidfd >= 0;
-    $err =~ s/[\r\n]+/ /g;
-    return reply("F $id $err\n");
-  }
-  return reply("L $id pidfd_open: $!\n") if $pidfd < 0;
-  $kids{$pidfd} = [$c, $id];
-  reply("R $id $c\n");
-}
-reply("H $$\n");
-my $in = '';
-while (1) {
-  my $nl = index($in, "\n");
-  if ($nl >= 0) {
-    my $len = substr($in, 0, $nl);
-    exit 0 unless $len =~ /^[0-9]+$/;
-    if (length($in) >= $nl + 1 + $len) {
-      my $req = substr($in, $nl + 1, $len);
-      substr($in, 0, $nl + 1 + $len) = '';
-      start($req);
-      next;
-    }
-  }
-  my $rin = '';
-  vec($rin, 0, 1) = 1;
-  vec($rin, $_, 1) = 1 for keys %kids;
-  my $n = select(my $rout = $rin, undef, undef, undef);
-  if ($n < 0) { next if $!{EINTR}; exit 0 }
-  for my $fd (keys %kids) {
-    next unless vec($rout, $fd, 1);
-    my ($pid, $id) = @{delete $kids{$fd}};
-    my $got;
-    do { $got = waitpid($pid, 0) } while ($got == -1 && $!{EINTR});
-    my $st = $?;
-    POSIX::close($fd);
-    reply($got != $pid ? "X $id u\n" : ($st & 127) ? "X $id s " . ($st & 127) . "\n" : "X $id c " . ($st >> 8) . "\n");
-  }
-  next unless vec($rout, 0, 1);
-  my $r = sysread(STDIN, $in, 65536, length $in);
-  if (!defined $r) { next if $!{EINTR}; exit 0 }
-  exit 0 if $r == 0;
-}
-`;
 
 export interface LaunchRequest {
   readonly file: string;
@@ -184,8 +96,15 @@ export function launcherPid(): number | undefined {
   return running?.ready === true ? running.child.pid : undefined;
 }
 
-/** True once the launcher answers (the first call starts it, and is itself spawned the direct way meanwhile). */
+/** How many times a command asked for the launcher: the first never starts it. */
+let asked = 0;
+
+/**
+ * True once the launcher answers. The second command of the process starts it (and, like the first, is spawned the
+ * direct way): a process that runs one command never starts a Perl for nothing.
+ */
 export function launcherReady(): boolean {
+  if (running === undefined && ++asked < 2) return false;
   return ensureStarted()?.ready === true;
 }
 
@@ -198,8 +117,8 @@ export function whenLauncherReady(): Promise<boolean> {
 }
 
 /**
- * Starts `request` through the launcher; undefined when the caller must spawn it itself (no launcher ready yet — the
- * first call starts one —, or a request the protocol cannot carry).
+ * Starts `request` through the launcher; undefined when the caller must spawn it itself (no launcher ready yet, or a
+ * request the protocol cannot carry).
  */
 export function launch(request: LaunchRequest, callbacks: LaunchCallbacks): LaunchedCommand | undefined {
   const launcher = ensureStarted();
@@ -247,7 +166,7 @@ function ensureStarted(): Running | undefined {
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' };
   let child: ChildProcess;
   try {
-    child = spawn('perl', ['-e', SCRIPT], { stdio: ['pipe', 'pipe', 'ignore'], detached: true, cwd: '/', env });
+    child = spawn('perl', ['-e', LAUNCHER_SCRIPT], { stdio: ['pipe', 'pipe', 'ignore'], detached: true, cwd: '/', env });
   } catch {
     failures = 2;
     return undefined;
