@@ -21,13 +21,13 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function shell(command: string, options: { direct?: boolean; cwd?: string; env?: NodeJS.ProcessEnv } = {}): ShellProcess {
+function shell(command: string, options: { direct?: boolean; cwd?: string; env?: NodeJS.ProcessEnv; killGraceMs?: number } = {}): ShellProcess {
   const saved = process.env.TOOLGATE_BASH_LAUNCHER;
   if (options.direct === true) process.env.TOOLGATE_BASH_LAUNCHER = '0';
   try {
     const id = `b${++n}`;
     const env = options.env ?? { ...process.env };
-    return new ShellProcess({ id, command, cwd: options.cwd ?? dir, env, outputFile: path.join(dir, `${id}.output`), killGraceMs: 100, maxOutputBytes: 1e8, pollIntervalMs: 50 });
+    return new ShellProcess({ id, command, cwd: options.cwd ?? dir, env, outputFile: path.join(dir, `${id}.output`), killGraceMs: options.killGraceMs ?? 100, maxOutputBytes: 1e8, pollIntervalMs: 50 });
   } finally {
     if (saved === undefined) delete process.env.TOOLGATE_BASH_LAUNCHER;
     else process.env.TOOLGATE_BASH_LAUNCHER = saved;
@@ -168,7 +168,12 @@ describe.runIf(linux)('the command launcher', () => {
   it('a spare killed while it waits: the next command is started by the spawn, once; then a new spare serves', async () => {
     const launcher = await ready();
     await run('true');
-    process.kill(await spareOf(launcher), 'SIGKILL');
+    const spare = await spareOf(launcher);
+    process.kill(spare, 'SIGKILL');
+    // Dead (a zombie until the launcher reaps it) before the request; one killed after it was handed the command is
+    // that command killed by SIGKILL, as a process killed right after Node's spawn would be.
+    const state = () => (existsSync(`/proc/${spare}/stat`) ? readFileSync(`/proc/${spare}/stat`, 'utf8').split(') ')[1]![0] : 'gone');
+    await waitFor(() => ['Z', 'gone'].includes(state()), 10_000, 'the spare to die');
     const counter = path.join(dir, 'runs-spare');
     const first = await run(`echo run >> ${counter}; echo "parent=$PPID"`);
     expect(first.exit.code).toBe(0);
@@ -180,7 +185,8 @@ describe.runIf(linux)('the command launcher', () => {
 
   it('a kill ends the whole group it started, also one asked for before the start is confirmed', async () => {
     const marker = `94${process.pid % 1000}${Math.floor(Math.random() * 1e6)}`;
-    const proc = shell(`sleep ${marker} & sleep ${marker}`);
+    // A grace long enough that SIGTERM, not the SIGKILL after it, ends bash even on a loaded machine (seen in CI).
+    const proc = shell(`sleep ${marker} & sleep ${marker}`, { killGraceMs: 5_000 });
     const exit = await proc.kill('abort');
     expect(exit.killReason).toBe('abort');
     expect(exit.signal).toBe('SIGTERM');
@@ -195,6 +201,8 @@ describe.runIf(linux)('when the launcher dies', () => {
     const proc = shell(`echo run >> ${counter}; sleep 30`);
     await proc.started;
     expect(parentOf(proc.pid!)).toBe(launcher);
+    // "Started" is the exec: bash may not have run its first line yet (a clean-clone CI run killed it before).
+    await waitFor(() => existsSync(counter), 10_000, 'the command to run');
     process.kill(launcher, 'SIGKILL');
     const exit = await proc.exited;
     expect([exit.code, exit.signal, exit.spawnError]).toEqual([null, null, undefined]);
