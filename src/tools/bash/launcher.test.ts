@@ -172,7 +172,7 @@ describe.runIf(linux)('the command launcher', () => {
     process.kill(spare, 'SIGKILL');
     // Dead (a zombie until the launcher reaps it) before the request; one killed after it was handed the command is
     // that command killed by SIGKILL, as a process killed right after Node's spawn would be.
-    const state = () => (existsSync(`/proc/${spare}/stat`) ? readFileSync(`/proc/${spare}/stat`, 'utf8').split(') ')[1]![0] : 'gone');
+    const state = () => (existsSync(`/proc/${spare}/stat`) ? readFileSync(`/proc/${spare}/stat`, 'utf8').split(') ')[1]!.charAt(0) : 'gone');
     await waitFor(() => ['Z', 'gone'].includes(state()), 10_000, 'the spare to die');
     const counter = path.join(dir, 'runs-spare');
     const first = await run(`echo run >> ${counter}; echo "parent=$PPID"`);
