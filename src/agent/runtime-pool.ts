@@ -78,11 +78,17 @@ function builtInsOf(shared: PoolSources, pool: Tools, extra: Tools): ReadonlySet
  * once the tools are loaded. ToolSearch's entry stays, as the filter keeps that tool.
  */
 function catalogueEntriesFor(names: readonly string[]): readonly BaseToolEntry[] | undefined {
+  // One list per `builtinTools` array: the catalogue's loaded list and the last pool are kept per list's identity
+  // (base-tools.ts, tool-pool.ts), and the pool is assembled again every turn.
+  if (entriesFor.has(names)) return entriesFor.get(names);
   const wanted = new Set(names);
   const known = new Set(BASE_TOOL_ENTRIES.map((e) => e.name));
-  if (![...wanted].every((n) => known.has(n))) return undefined;
-  return BASE_TOOL_ENTRIES.filter((e) => wanted.has(e.name) || e.name === TOOL_SEARCH_TOOL_NAME);
+  const entries = [...wanted].every((n) => known.has(n)) ? BASE_TOOL_ENTRIES.filter((e) => wanted.has(e.name) || e.name === TOOL_SEARCH_TOOL_NAME) : undefined;
+  entriesFor.set(names, entries);
+  return entries;
 }
+
+const entriesFor = new WeakMap<readonly string[], readonly BaseToolEntry[] | undefined>();
 
 export function samePool(a: Tools, b: Tools): boolean {
   return a.length === b.length && a.every((t, i) => t === b[i]);
