@@ -75,12 +75,10 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
     messages.push(...(own ? read.messages.slice(0, read.stored) : []));
     pending = own ? read.messages.slice(read.stored) : read.messages;
   }
-  if (transcript && !existsSync(transcript.file)) record({ type: 'session', sessionId: runtime.sessionId, cwd: runtime.cwd, model: baseModel, at: new Date().toISOString() });
   const commit = (message: MessageParam) => {
     messages.push(message);
     record({ type: 'message', message, at: new Date().toISOString() });
   };
-  for (const message of pending) commit(message);
 
   const tally = new ModelTally();
   const inbox = options.input ? new PromptInbox(options.input) : undefined;
@@ -129,13 +127,22 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
 
   const tools = runtime.tools.map((t) => t.name);
   const init = async (): Promise<QueryEvent> => ({ type: 'init', sessionId: runtime.sessionId, model, tools, cwd: runtime.cwd, ...(await slashCommandInit(runtime)) });
-  yield await init();
+  // Held from here (the finally below closes it): the session's entries cost one write each, not an open and a close;
+  // a new file gets the session's header first.
+  let started = false;
+  try {
+    if (transcript?.hold()) record({ type: 'session', sessionId: runtime.sessionId, cwd: runtime.cwd, model: baseModel, at: new Date().toISOString() });
+    for (const message of pending) commit(message);
+    yield await init();
+    started = true;
+  } finally {
+    // A consumer that stops at `init` (or an init that fails) leaves no file open.
+    if (!started) transcript?.close();
+  }
   let result: QueryResult | undefined;
   let resultYielded = false;
   let escaping = false;
   try {
-    // From here the finally below closes it: the session's entries cost one write each, not an open and a close.
-    transcript?.hold();
     const start = subagent || !hooks ? undefined : await steps.step('hook SessionStart', () => hooks.sessionStart({ ...hookEvent(), source: options.resume ? 'resume' : 'startup', model: baseModel }, hookSignal));
     // The date in the system prompt would change on a replay the next day: it is a step of its own (made once).
     let system: string | undefined = options.systemPrompt;

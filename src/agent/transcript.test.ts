@@ -31,6 +31,23 @@ describe('TranscriptWriter', () => {
     expect(readTranscript(file).messages).toEqual([{ role: 'user', content: 'two' }]);
   });
 
+  it('hold() says whether the file is new (the session header is due), and a file that is there is appended to', () => {
+    const file = transcriptPath(path.join(dir, 'sessions', 's0'));
+    const first = new TranscriptWriter(file);
+    expect(first.hold()).toBe(true); // no folder, no file: both made
+    expect(first.hold()).toBe(false); // held already
+    first.append({ type: 'message', message: { role: 'user', content: 'one' }, at });
+    first.close();
+    const second = new TranscriptWriter(file);
+    expect(second.hold()).toBe(false);
+    second.append({ type: 'message', message: { role: 'user', content: 'two' }, at });
+    second.close();
+    expect(readTranscript(file).messages).toEqual([
+      { role: 'user', content: 'one' },
+      { role: 'user', content: 'two' },
+    ]);
+  });
+
   it('writes every byte of an entry whatever its characters, one line each, while held', () => {
     const file = transcriptPath(path.join(dir, 's2'));
     const writer = new TranscriptWriter(file);

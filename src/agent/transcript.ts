@@ -4,7 +4,7 @@
  * came before it with its summary. `--continue` picks the newest
  * transcript for a working directory, `--resume ID` a given one.
  */
-import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, constants, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { errorToolResult } from '../tool/tool-result.js';
 import type { MessageParam } from '../tool/tool.js';
@@ -31,6 +31,9 @@ const openFiles = new FinalizationRegistry<number>((fd) => {
   }
 });
 
+/** Appending to a file that is there (no O_CREAT): a missing file is an ENOENT, not a new empty one. */
+const APPEND_EXISTING = constants.O_WRONLY | constants.O_APPEND;
+
 export class TranscriptWriter {
   #fd: number | undefined;
 
@@ -40,15 +43,33 @@ export class TranscriptWriter {
   /**
    * Keeps the file open for appending until close(): a session commits an entry per message, and one write each is
    * what they should cost (the file is created now if it is not there). Without it every append opens the file.
+   * Returns whether the file is new — created now, or not there for the first append to make — so that a session
+   * writes its header first: one open a session, not a look before it. False when it was held already.
    */
-  hold(): void {
-    if (this.#fd !== undefined) return;
+  hold(): boolean {
+    if (this.#fd !== undefined) return false;
+    let created = false;
     try {
-      this.#fd = withFolder(this.file, () => openSync(this.file, 'a'));
-    } catch {
-      return; // append() opens the file itself and reports what is wrong
+      this.#fd = openSync(this.file, APPEND_EXISTING);
+    } catch (error) {
+      // Not ENOENT (a permission, a folder that is a file): as before, a look says whether a header is due, and
+      // append() opens the file itself and reports what is wrong.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return !existsSync(this.file);
+      try {
+        this.#fd = withFolder(this.file, () => openSync(this.file, 'ax'));
+        created = true;
+      } catch (again) {
+        // Another writer made it in between: it is not new; anything else is append()'s to report.
+        if ((again as NodeJS.ErrnoException).code !== 'EEXIST') return true;
+        try {
+          this.#fd = openSync(this.file, 'a');
+        } catch {
+          return false;
+        }
+      }
     }
     openFiles.register(this, this.#fd, this);
+    return created;
   }
 
   close(): void {
