@@ -10,7 +10,7 @@
  * every hook, model call and tool step comes from the journal on a replay. Hooks, the transcript, stop reasons,
  * budgets and the messages the faces print exist here once.
  */
-import type { LoopHookEvent, LoopHooks } from '../hooks/loop-hooks.js';
+import type { LoopHookEvent, LoopHookEventName, LoopHooks } from '../hooks/loop-hooks.js';
 import { EventChannel } from './event-channel.js';
 import { fallbackModels, ModelTally, PromptInbox, queuedMessageNote, warrantsFallback } from './loop-session.js';
 import { inProcessSteps, type LoopSteps } from './loop-steps.js';
@@ -47,6 +47,9 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
   const steps = options.steps ?? inProcessSteps;
   const baseModel = resolveModel(options.model);
   const hooks: LoopHooks | undefined = runtime.context.services.hooks?.loop;
+  // The hooks of `event`, unless nobody listens to it and the steps run here: then no event is built and no step
+  // taken. A journaled run keeps every hook step — its journal must not depend on settings a replay may not share.
+  const hooksFor = (event: LoopHookEventName): LoopHooks | undefined => (hooks && (steps !== inProcessSteps || hooks.configured?.(event) !== false) ? hooks : undefined);
   // A sub-agent's conversation is its own: its own transcript file, and SubagentStop instead of the session's hooks.
   const agentId = runtime.context.agentId;
   const subagent = agentId !== undefined ? { agentId, agentType: runtime.context.agentType ?? 'general-purpose' } : undefined;
@@ -143,7 +146,8 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
   let resultYielded = false;
   let escaping = false;
   try {
-    const start = subagent || !hooks ? undefined : await steps.step('hook SessionStart', () => hooks.sessionStart({ ...hookEvent(), source: options.resume ? 'resume' : 'startup', model: baseModel }, hookSignal));
+    const startHooks = subagent ? undefined : hooksFor('SessionStart');
+    const start = !startHooks ? undefined : await steps.step('hook SessionStart', () => startHooks.sessionStart({ ...hookEvent(), source: options.resume ? 'resume' : 'startup', model: baseModel }, hookSignal));
     // The date in the system prompt would change on a replay the next day: it is a step of its own (made once).
     let system: string | undefined = options.systemPrompt;
     let prompt: QueryOptions['prompt'] = options.prompt;
@@ -190,7 +194,7 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
       // A turn that ended with calls that never ran (the budget) leaves them unanswered: answered before the next prompt.
       const repaired = repairTail([...messages]);
       if (repaired.length > messages.length) commit(repaired.at(-1)!);
-      const prompted = await promptMessages(userPrompt, subagent ? undefined : hooks, hookEvent, hookSignal, startContext, steps);
+      const prompted = await promptMessages(userPrompt, subagent ? undefined : hooksFor('UserPromptSubmit'), hookEvent, hookSignal, startContext, steps);
       if ('blocked' in prompted) return end('blocked', prompted.blocked);
       if (!options.resume && messages.length === 0) announceDeferredTools(prompted.messages, runtime);
       for (const m of prompted.messages) commit(mergeIntoLastUser(messages, m));
@@ -300,12 +304,13 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
           continue;
         }
         // The model is done. A Stop hook may refuse that and tell it why (Claude Code's `stop_hook_active` protocol).
-        const stopEvent = { ...hookEvent(), stopHookActive: stopHookBlocks > 0, lastAssistantMessage: lastText(messages) };
-        const stop = !hooks
+        const stopHooks = hooksFor(subagent ? 'SubagentStop' : 'Stop');
+        const stopEvent = stopHooks && { ...hookEvent(), stopHookActive: stopHookBlocks > 0, lastAssistantMessage: lastText(messages) };
+        const stop = !stopHooks || !stopEvent
           ? undefined
           : subagent
-            ? await steps.step(`hook SubagentStop ${turns}`, () => hooks.subagentStop({ ...stopEvent, ...subagent, agentTranscriptPath: transcriptFile }, hookSignal))
-            : await steps.step(`hook Stop ${turns}`, () => hooks.stop(stopEvent, hookSignal));
+            ? await steps.step(`hook SubagentStop ${turns}`, () => stopHooks.subagentStop({ ...stopEvent, ...subagent, agentTranscriptPath: transcriptFile }, hookSignal))
+            : await steps.step(`hook Stop ${turns}`, () => stopHooks.stop(stopEvent, hookSignal));
         while (outside.length > 0) yield outside.shift()!;
         if (stop?.preventContinuation) return end('blocked', stop.preventContinuation.stopReason ?? 'A Stop hook stopped the loop.');
         if (stop?.block && stopHookBlocks < MAX_STOP_HOOK_BLOCKS && !(options.maxTurns !== undefined && turns >= options.maxTurns)) {
@@ -341,11 +346,12 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
         // The last entry is written. Closed before anything below yields: a consumer that stops listening (break) leaves
         // the generator suspended at that yield, and the finally around this never runs.
         transcript?.close();
-        if (!subagent && hooks) {
+        const endHooks = subagent ? undefined : hooksFor('SessionEnd');
+        if (endHooks) {
           const ended = result;
           // Not the caller's signal, which may be spent: SessionEnd hooks run however the session ended.
           const endSignal = signal ? new AbortController().signal : hookSignal;
-          await steps.step('hook SessionEnd', () => hooks.sessionEnd({ ...hookEvent(), reason: ended.stopReason === 'error' ? 'error' : 'other' }, endSignal)).catch(() => undefined);
+          await steps.step('hook SessionEnd', () => endHooks.sessionEnd({ ...hookEvent(), reason: ended.stopReason === 'error' ? 'error' : 'other' }, endSignal)).catch(() => undefined);
         }
         while (outside.length > 0) yield outside.shift()!;
         if (!resultYielded) yield { type: 'result', result };
