@@ -26,18 +26,21 @@ export async function assembleRootPool(
   permissionContext: ToolPermissionContext,
 ): Promise<{ pool: Tools; builtIns: ReadonlySet<string> }> {
   const { providers, providerTools } = shared;
-  await Promise.all(
-    providers.map(async (provider) => {
-      try {
-        providerTools.set(provider, await provider.getTools());
-      } catch (error) {
-        // A server that fails to list keeps the tools it had: one flaky server must not take the others down.
-        process.emitWarning(`tool provider "${provider.name}" could not list its tools: ${(error as Error).message}`, {
-          code: 'TOOLGATE_TOOL_PROVIDER',
-        });
-      }
-    }),
-  );
+  // No await without a provider: the pool is assembled every turn, and most runtimes have none.
+  if (providers.length > 0) {
+    await Promise.all(
+      providers.map(async (provider) => {
+        try {
+          providerTools.set(provider, await provider.getTools());
+        } catch (error) {
+          // A server that fails to list keeps the tools it had: one flaky server must not take the others down.
+          process.emitWarning(`tool provider "${provider.name}" could not list its tools: ${(error as Error).message}`, {
+            code: 'TOOLGATE_TOOL_PROVIDER',
+          });
+        }
+      }),
+    );
+  }
   const extra = [...(shared.options.tools ?? []), ...providers.flatMap((p) => providerTools.get(p) ?? [])];
   const skill = shared.services.commands?.skillTool;
   const { env, builtinTools } = shared.options;
