@@ -25,7 +25,7 @@ import { endCommandTurn, slashCommandInit } from './slash-commands.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import type { ToolStepResult } from './tool-step.js';
 import { runQueryTurn, type TurnResult } from './run-turn.js';
-import { readTranscript, repairTail, transcriptPath, TranscriptWriter, type TranscriptEntry } from './transcript.js';
+import { isoTimestamp, readTranscript, repairTail, transcriptPath, TranscriptWriter, type TranscriptEntry } from './transcript.js';
 import type { MessageParam } from '../tool/tool.js';
 import type { QueryEvent, QueryOptions, QueryResult, ToolRuntime, Usage } from './types.js';
 import path from 'node:path';
@@ -80,7 +80,7 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
   }
   const commit = (message: MessageParam) => {
     messages.push(message);
-    record({ type: 'message', message, at: new Date().toISOString() });
+    record({ type: 'message', message, at: isoTimestamp() });
   };
 
   const tally = new ModelTally();
@@ -134,7 +134,7 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
   // a new file gets the session's header first.
   let started = false;
   try {
-    if (transcript?.hold()) record({ type: 'session', sessionId: runtime.sessionId, cwd: runtime.cwd, model: baseModel, at: new Date().toISOString() });
+    if (transcript?.hold()) record({ type: 'session', sessionId: runtime.sessionId, cwd: runtime.cwd, model: baseModel, at: isoTimestamp() });
     for (const message of pending) commit(message);
     yield await init();
     started = true;
@@ -172,7 +172,7 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
       if (!inbox || signal?.aborted) break;
       // Streaming input: this turn's result now; the next message starts the next user turn.
       endCommandTurn(runtime);
-      record({ type: 'result', stopReason: result.stopReason, turns, costUsd, at: new Date().toISOString() });
+      record({ type: 'result', stopReason: result.stopReason, turns, costUsd, at: isoTimestamp() });
       resultYielded = true;
       yield { type: 'result', result };
       const next = await inbox.next(signal);
@@ -341,7 +341,7 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
         if (!resultYielded) {
           // The turn is over: the allowed-tools ceilings of the skills and commands it ran are lifted.
           endCommandTurn(runtime);
-          record({ type: 'result', stopReason: result.stopReason, turns, costUsd, at: new Date().toISOString() });
+          record({ type: 'result', stopReason: result.stopReason, turns, costUsd, at: isoTimestamp() });
         }
         // The last entry is written. Closed before anything below yields: a consumer that stops listening (break) leaves
         // the generator suspended at that yield, and the finally around this never runs.

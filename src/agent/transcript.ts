@@ -18,6 +18,28 @@ export type TranscriptEntry =
   /** The conversation was compacted (compact.ts): from here on it is `messages` (the summary), then what follows. */
   | { readonly type: 'compact'; readonly trigger: 'manual' | 'auto'; readonly messages: readonly MessageParam[]; readonly at: string };
 
+/** The first instant `Date#toISOString` writes with a six-digit year: past it (and before 1970), the plain way. */
+const YEAR_10000 = 253_402_300_800_000;
+let stampMinute = Number.NaN;
+let stampPrefix = '';
+
+/**
+ * `new Date(now).toISOString()`, from a `YYYY-MM-DDTHH:MM:` kept per minute: every entry of a transcript is stamped,
+ * and a Date formatted cost more in a session than encoding the rest of the entry.
+ */
+export function isoTimestamp(now: number = Date.now()): string {
+  if (!Number.isInteger(now) || now < 0 || now >= YEAR_10000) return new Date(now).toISOString();
+  const minute = Math.floor(now / 60_000);
+  if (minute !== stampMinute) {
+    stampPrefix = new Date(minute * 60_000).toISOString().slice(0, 17);
+    stampMinute = minute;
+  }
+  const inMinute = now - minute * 60_000;
+  const s = Math.floor(inMinute / 1000);
+  const ms = inMinute % 1000;
+  return `${stampPrefix}${s < 10 ? '0' : ''}${s}.${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`;
+}
+
 export function transcriptPath(sessionDir: string): string {
   return path.join(sessionDir, TRANSCRIPT_FILE);
 }
