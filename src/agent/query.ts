@@ -167,7 +167,142 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
       turnSignal = live && signal ? AbortSignal.any([signal, live]) : (live ?? signal);
       // Step names are unique within a session run: a later user turn's steps carry its number.
       const turnSteps: LoopSteps = userTurn === 1 ? steps : { ...steps, step: (name, run) => steps.step(`turn ${userTurn} ${name}`, run) };
-      result = yield* userTurnRun(prompt, userTurn === 1 ? (start?.additionalContext ?? []) : [], turnSteps);
+      const startContext: readonly string[] = userTurn === 1 ? (start?.additionalContext ?? []) : [];
+      // The user turn, inline: a `yield*` of a generator of its own cost each of its events one more await.
+      userTurnRun: {
+        if (!subagent) reportPrompt(runtime, prompt); // telemetry: the prompt as submitted
+        // A turn that ended with calls that never ran (the budget) leaves them unanswered: answered before the next prompt.
+        const repaired = repairTail([...messages]);
+        if (repaired.length > messages.length) commit(repaired.at(-1)!);
+        const prompted = await promptMessages(prompt, subagent ? undefined : hooksFor('UserPromptSubmit'), hookEvent, hookSignal, startContext, turnSteps);
+        if ('blocked' in prompted) { result = end('blocked', prompted.blocked); break userTurnRun; }
+        if (!options.resume && messages.length === 0) announceDeferredTools(prompted.messages, runtime);
+        for (const m of prompted.messages) commit(mergeIntoLastUser(messages, m));
+        const last = prompted.messages.at(-1);
+        if (last?.role === 'user') yield { type: 'user', message: last, origin: 'prompt' };
+        system ??= await turnSteps.step('system prompt', async () => buildSystemPrompt({ cwd: runtime.cwd, model: baseModel, appendSystemPrompt: options.appendSystemPrompt }));
+        let stopHookBlocks = 0;
+        let nudged = false;
+        const fallbacks = fallbackModels(options.fallbackModel, baseModel);
+        for (;;) {
+          if (turnSignal?.aborted) { result = end('aborted'); break userTurnRun; }
+          turns++;
+          // Tool providers (MCP servers) may have changed their tools (`tools/list_changed`, a restart) during the last
+          // turn: the pool is re-read between turns; an unchanged pool keeps byte-identical definitions.
+          if (turns > 1) await runtime.refreshTools().catch(() => undefined);
+          model = options.live?.model?.() ?? model;
+          const liveThinking = options.live?.thinking?.();
+          const thinking = liveThinking === null ? undefined : (liveThinking ?? options.thinking);
+          let step: ModelStepResult;
+          let toolStep: ToolStepResult;
+          for (let attempt = 0; ; attempt++) {
+            const request = await nextRequest({ runtime, model, system: system!, messages, maxTokens: options.maxTokens, thinking, toolChoice: options.toolChoice, betas: options.betas, turn: turns });
+            const channel = new EventChannel<QueryEvent, TurnResult>();
+            const emit = (event: QueryEvent) => channel.push(event);
+            toChannel = emit;
+            // With a budget, a call whose request has already spent it does not start (Claude Code checks before tools run).
+            const affordable = options.maxBudgetUsd === undefined ? undefined : (stepUsage: Usage) => tally.totalCostUsd + costOf(model, stepUsage) < options.maxBudgetUsd!;
+            // With a model to fall back to, an overloaded model is left after three attempts (as Claude Code does).
+            const retry = fallbacks.length > 0 ? { ...options.retry, maxRetries: Math.min(options.retry?.maxRetries ?? DEFAULT_MAX_RETRIES, FALLBACK_AFTER_RETRIES) } : options.retry;
+            const turn = runQueryTurn({ client: options.client, runtime, retry, streamEvents: options.streamEvents }, turnSteps, attempt === 0 ? `${turns}` : `${turns} fallback ${attempt}`, request, [...messages], emit, turnSignal, affordable);
+            channel.until(turn);
+            try {
+              // Drained here, not by a generator of the channel's (event-channel.ts): one generator less per event.
+              for (let event = channel.take(); ; event = channel.take()) {
+                if (event !== undefined) yield event;
+                else if (channel.settled) break;
+                else await channel.wait();
+              }
+              ({ model: step, tools: toolStep } = channel.result());
+            } finally {
+              toChannel = undefined;
+            }
+            const next = step.error !== undefined && step.handedOver === 0 && warrantsFallback(step.failure) ? fallbacks.shift() : undefined;
+            if (next === undefined) break;
+            yield { type: 'model_fallback', from: model, to: next, error: step.error! };
+            apiDurationMs += step.durationMs;
+            model = next;
+          }
+
+          usage = addUsage(usage, step.usage);
+          apiDurationMs += step.durationMs;
+          apiStopReason = step.stopReason;
+          const turnCost = step.error === undefined || step.usage.input_tokens > 0 ? tally.add(model, step.usage) : 0;
+          reportModelStep(runtime, model, step, step.durationMs, turnCost); // telemetry: tokens, cost, duration (or the failure)
+          costUsd += turnCost;
+          // Auto mode's classifier calls are the session's spending too (their tokens are in the calls' decisions).
+          const classifier = classifierSpendOf(toolStep.outcomes);
+          if (classifier.costUsd > 0 || classifier.usage.input_tokens > 0) {
+            const classifierModel = toolStep.outcomes.find((o) => o.decision?.decisionReason?.classifier?.models?.length)?.decision?.decisionReason?.classifier?.models?.[0];
+            usage = addUsage(usage, classifier.usage);
+            costUsd += tally.add(classifierModel ?? 'auto-mode-classifier', classifier.usage, classifier.costUsd);
+          }
+          if (step.assistant.content.length > 0) {
+            commit(step.assistant);
+            yield { type: 'assistant', message: step.assistant, usage: step.usage, stopReason: step.stopReason, costUsd: turnCost };
+          }
+          const queued = toolStep.message && inbox ? inbox.takeQueued() : [];
+          if (toolStep.message) {
+            const withQueued = queued.length > 0 ? appendQueued(toolStep.message, queued) : toolStep.message;
+            commit(withQueued);
+            yield { type: 'user', message: withQueued, origin: 'tool_results' };
+          }
+          for (const attachment of toolStep.attachments ?? []) {
+            commit(attachment);
+            yield { type: 'user', message: attachment, origin: 'attachment' };
+          }
+          while (outside.length > 0) yield outside.shift()!;
+          // A person refused a call and asked to stop (Esc on the prompt): the turn ends with the refusal in the
+          // conversation, and the model is not asked again until the next message.
+          if (step.aborted || turnSignal?.aborted || toolStep.interrupted) { result = end('aborted'); break userTurnRun; }
+          if (step.error) { result = end('error', step.error, step.failure ? { apiFailure: step.failure } : {}); break userTurnRun; }
+          if (toolStep.preventContinuation) { result = end('blocked', toolStep.preventContinuation.stopReason ?? 'A hook stopped the loop.'); break userTurnRun; }
+          if (options.structuredOutput) {
+            const answered = toolStep.outcomes.find((o) => o.toolName === options.structuredOutput!.toolName && !o.isError);
+            if (answered) {
+              structuredOutput = { value: answered.output ?? answered.input };
+              { result = end('end_turn'); break userTurnRun; }
+            }
+          }
+          if (options.maxBudgetUsd !== undefined && tally.totalCostUsd >= options.maxBudgetUsd) {
+            { result = end('max_budget', `Reached maximum budget ($${options.maxBudgetUsd})`); break userTurnRun; }
+          }
+          const goOn = step.toolUses.length > 0 || step.interrupted !== undefined || step.stopReason === 'pause_turn';
+          if (goOn) {
+            if (step.interrupted && step.toolUses.length === 0 && step.assistant.content.length === 0) turns--;
+            if (options.maxTurns !== undefined && turns >= options.maxTurns) { result = end('max_turns'); break userTurnRun; }
+            continue;
+          }
+          if (step.stopReason === 'max_tokens' || step.stopReason === 'model_context_window_exceeded') { result = end('max_tokens'); break userTurnRun; }
+          if (step.stopReason === 'refusal') { result = end('refusal'); break userTurnRun; }
+          if (options.structuredOutput && !nudged && !(options.maxTurns !== undefined && turns >= options.maxTurns)) {
+            // The model ended without the structured answer: asked once, as Claude Code does.
+            nudged = true;
+            const nudge: MessageParam = { role: 'user', content: [{ type: 'text', text: STRUCTURED_OUTPUT_NUDGE(options.structuredOutput.toolName) }] };
+            commit(mergeIntoLastUser(messages, nudge));
+            yield { type: 'user', message: nudge, origin: 'structured_output' };
+            continue;
+          }
+          // The model is done. A Stop hook may refuse that and tell it why (Claude Code's `stop_hook_active` protocol).
+          const stopHooks = hooksFor(subagent ? 'SubagentStop' : 'Stop');
+          const stopEvent = stopHooks && { ...hookEvent(), stopHookActive: stopHookBlocks > 0, lastAssistantMessage: lastText(messages) };
+          const stop = !stopHooks || !stopEvent
+            ? undefined
+            : subagent
+              ? await turnSteps.step(`hook SubagentStop ${turns}`, () => stopHooks.subagentStop({ ...stopEvent, ...subagent, agentTranscriptPath: transcriptFile }, hookSignal))
+              : await turnSteps.step(`hook Stop ${turns}`, () => stopHooks.stop(stopEvent, hookSignal));
+          while (outside.length > 0) yield outside.shift()!;
+          if (stop?.preventContinuation) { result = end('blocked', stop.preventContinuation.stopReason ?? 'A Stop hook stopped the loop.'); break userTurnRun; }
+          if (stop?.block && stopHookBlocks < MAX_STOP_HOOK_BLOCKS && !(options.maxTurns !== undefined && turns >= options.maxTurns)) {
+            stopHookBlocks++;
+            const feedback: MessageParam = { role: 'user', content: [{ type: 'text', text: `Stop hook feedback:\n${stop.block.reason}` }] };
+            commit(mergeIntoLastUser(messages, feedback));
+            yield { type: 'user', message: feedback, origin: 'stop_hook' };
+            continue;
+          }
+          { result = end(step.stopReason === 'stop_sequence' ? 'stop_sequence' : 'end_turn'); break userTurnRun; }
+        }
+      }
       while (outside.length > 0) yield outside.shift()!;
       if (!inbox || signal?.aborted) break;
       // Streaming input: this turn's result now; the next message starts the next user turn.
@@ -188,141 +323,6 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
       resultYielded = false;
     }
     return result;
-
-    async function* userTurnRun(userPrompt: QueryOptions['prompt'], startContext: readonly string[], steps: LoopSteps): AsyncGenerator<QueryEvent, QueryResult> {
-      if (!subagent) reportPrompt(runtime, userPrompt); // telemetry: the prompt as submitted
-      // A turn that ended with calls that never ran (the budget) leaves them unanswered: answered before the next prompt.
-      const repaired = repairTail([...messages]);
-      if (repaired.length > messages.length) commit(repaired.at(-1)!);
-      const prompted = await promptMessages(userPrompt, subagent ? undefined : hooksFor('UserPromptSubmit'), hookEvent, hookSignal, startContext, steps);
-      if ('blocked' in prompted) return end('blocked', prompted.blocked);
-      if (!options.resume && messages.length === 0) announceDeferredTools(prompted.messages, runtime);
-      for (const m of prompted.messages) commit(mergeIntoLastUser(messages, m));
-      const last = prompted.messages.at(-1);
-      if (last?.role === 'user') yield { type: 'user', message: last, origin: 'prompt' };
-      system ??= await steps.step('system prompt', async () => buildSystemPrompt({ cwd: runtime.cwd, model: baseModel, appendSystemPrompt: options.appendSystemPrompt }));
-      let stopHookBlocks = 0;
-      let nudged = false;
-      const fallbacks = fallbackModels(options.fallbackModel, baseModel);
-      for (;;) {
-        if (turnSignal?.aborted) return end('aborted');
-        turns++;
-        // Tool providers (MCP servers) may have changed their tools (`tools/list_changed`, a restart) during the last
-        // turn: the pool is re-read between turns; an unchanged pool keeps byte-identical definitions.
-        if (turns > 1) await runtime.refreshTools().catch(() => undefined);
-        model = options.live?.model?.() ?? model;
-        const liveThinking = options.live?.thinking?.();
-        const thinking = liveThinking === null ? undefined : (liveThinking ?? options.thinking);
-        let step: ModelStepResult;
-        let toolStep: ToolStepResult;
-        for (let attempt = 0; ; attempt++) {
-          const request = await nextRequest({ runtime, model, system: system!, messages, maxTokens: options.maxTokens, thinking, toolChoice: options.toolChoice, betas: options.betas, turn: turns });
-          const channel = new EventChannel<QueryEvent, TurnResult>();
-          const emit = (event: QueryEvent) => channel.push(event);
-          toChannel = emit;
-          // With a budget, a call whose request has already spent it does not start (Claude Code checks before tools run).
-          const affordable = options.maxBudgetUsd === undefined ? undefined : (stepUsage: Usage) => tally.totalCostUsd + costOf(model, stepUsage) < options.maxBudgetUsd!;
-          // With a model to fall back to, an overloaded model is left after three attempts (as Claude Code does).
-          const retry = fallbacks.length > 0 ? { ...options.retry, maxRetries: Math.min(options.retry?.maxRetries ?? DEFAULT_MAX_RETRIES, FALLBACK_AFTER_RETRIES) } : options.retry;
-          const turn = runQueryTurn({ client: options.client, runtime, retry, streamEvents: options.streamEvents }, steps, attempt === 0 ? `${turns}` : `${turns} fallback ${attempt}`, request, [...messages], emit, turnSignal, affordable);
-          channel.until(turn);
-          try {
-            // Drained here, not by a generator of the channel's (event-channel.ts): one generator less per event.
-            for (let event = channel.take(); ; event = channel.take()) {
-              if (event !== undefined) yield event;
-              else if (channel.settled) break;
-              else await channel.wait();
-            }
-            ({ model: step, tools: toolStep } = channel.result());
-          } finally {
-            toChannel = undefined;
-          }
-          const next = step.error !== undefined && step.handedOver === 0 && warrantsFallback(step.failure) ? fallbacks.shift() : undefined;
-          if (next === undefined) break;
-          yield { type: 'model_fallback', from: model, to: next, error: step.error! };
-          apiDurationMs += step.durationMs;
-          model = next;
-        }
-
-        usage = addUsage(usage, step.usage);
-        apiDurationMs += step.durationMs;
-        apiStopReason = step.stopReason;
-        const turnCost = step.error === undefined || step.usage.input_tokens > 0 ? tally.add(model, step.usage) : 0;
-        reportModelStep(runtime, model, step, step.durationMs, turnCost); // telemetry: tokens, cost, duration (or the failure)
-        costUsd += turnCost;
-        // Auto mode's classifier calls are the session's spending too (their tokens are in the calls' decisions).
-        const classifier = classifierSpendOf(toolStep.outcomes);
-        if (classifier.costUsd > 0 || classifier.usage.input_tokens > 0) {
-          const classifierModel = toolStep.outcomes.find((o) => o.decision?.decisionReason?.classifier?.models?.length)?.decision?.decisionReason?.classifier?.models?.[0];
-          usage = addUsage(usage, classifier.usage);
-          costUsd += tally.add(classifierModel ?? 'auto-mode-classifier', classifier.usage, classifier.costUsd);
-        }
-        if (step.assistant.content.length > 0) {
-          commit(step.assistant);
-          yield { type: 'assistant', message: step.assistant, usage: step.usage, stopReason: step.stopReason, costUsd: turnCost };
-        }
-        const queued = toolStep.message && inbox ? inbox.takeQueued() : [];
-        if (toolStep.message) {
-          const withQueued = queued.length > 0 ? appendQueued(toolStep.message, queued) : toolStep.message;
-          commit(withQueued);
-          yield { type: 'user', message: withQueued, origin: 'tool_results' };
-        }
-        for (const attachment of toolStep.attachments ?? []) {
-          commit(attachment);
-          yield { type: 'user', message: attachment, origin: 'attachment' };
-        }
-        while (outside.length > 0) yield outside.shift()!;
-        // A person refused a call and asked to stop (Esc on the prompt): the turn ends with the refusal in the
-        // conversation, and the model is not asked again until the next message.
-        if (step.aborted || turnSignal?.aborted || toolStep.interrupted) return end('aborted');
-        if (step.error) return end('error', step.error, step.failure ? { apiFailure: step.failure } : {});
-        if (toolStep.preventContinuation) return end('blocked', toolStep.preventContinuation.stopReason ?? 'A hook stopped the loop.');
-        if (options.structuredOutput) {
-          const answered = toolStep.outcomes.find((o) => o.toolName === options.structuredOutput!.toolName && !o.isError);
-          if (answered) {
-            structuredOutput = { value: answered.output ?? answered.input };
-            return end('end_turn');
-          }
-        }
-        if (options.maxBudgetUsd !== undefined && tally.totalCostUsd >= options.maxBudgetUsd) {
-          return end('max_budget', `Reached maximum budget ($${options.maxBudgetUsd})`);
-        }
-        const goOn = step.toolUses.length > 0 || step.interrupted !== undefined || step.stopReason === 'pause_turn';
-        if (goOn) {
-          if (step.interrupted && step.toolUses.length === 0 && step.assistant.content.length === 0) turns--;
-          if (options.maxTurns !== undefined && turns >= options.maxTurns) return end('max_turns');
-          continue;
-        }
-        if (step.stopReason === 'max_tokens' || step.stopReason === 'model_context_window_exceeded') return end('max_tokens');
-        if (step.stopReason === 'refusal') return end('refusal');
-        if (options.structuredOutput && !nudged && !(options.maxTurns !== undefined && turns >= options.maxTurns)) {
-          // The model ended without the structured answer: asked once, as Claude Code does.
-          nudged = true;
-          const nudge: MessageParam = { role: 'user', content: [{ type: 'text', text: STRUCTURED_OUTPUT_NUDGE(options.structuredOutput.toolName) }] };
-          commit(mergeIntoLastUser(messages, nudge));
-          yield { type: 'user', message: nudge, origin: 'structured_output' };
-          continue;
-        }
-        // The model is done. A Stop hook may refuse that and tell it why (Claude Code's `stop_hook_active` protocol).
-        const stopHooks = hooksFor(subagent ? 'SubagentStop' : 'Stop');
-        const stopEvent = stopHooks && { ...hookEvent(), stopHookActive: stopHookBlocks > 0, lastAssistantMessage: lastText(messages) };
-        const stop = !stopHooks || !stopEvent
-          ? undefined
-          : subagent
-            ? await steps.step(`hook SubagentStop ${turns}`, () => stopHooks.subagentStop({ ...stopEvent, ...subagent, agentTranscriptPath: transcriptFile }, hookSignal))
-            : await steps.step(`hook Stop ${turns}`, () => stopHooks.stop(stopEvent, hookSignal));
-        while (outside.length > 0) yield outside.shift()!;
-        if (stop?.preventContinuation) return end('blocked', stop.preventContinuation.stopReason ?? 'A Stop hook stopped the loop.');
-        if (stop?.block && stopHookBlocks < MAX_STOP_HOOK_BLOCKS && !(options.maxTurns !== undefined && turns >= options.maxTurns)) {
-          stopHookBlocks++;
-          const feedback: MessageParam = { role: 'user', content: [{ type: 'text', text: `Stop hook feedback:\n${stop.block.reason}` }] };
-          commit(mergeIntoLastUser(messages, feedback));
-          yield { type: 'user', message: feedback, origin: 'stop_hook' };
-          continue;
-        }
-        return end(step.stopReason === 'stop_sequence' ? 'stop_sequence' : 'end_turn');
-      }
-    }
   } catch (error) {
     if (steps.passThrough?.(error)) {
       escaping = true;
