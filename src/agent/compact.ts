@@ -14,7 +14,7 @@ import { costOf } from './pricing.js';
 import { mergeIntoLastUser } from './prompt-messages.js';
 import { nextRequest } from './request.js';
 import { buildSystemPrompt } from './system-prompt.js';
-import { transcriptPath, TranscriptWriter } from './transcript.js';
+import { isoTimestamp, transcriptPath, TranscriptWriter } from './transcript.js';
 import type { ToolRuntime, Usage } from './types.js';
 
 export interface CompactOptions {
@@ -102,7 +102,7 @@ export async function compactConversation(options: CompactOptions): Promise<Comp
 
   const next: MessageParam[] = [{ role: 'user', content: [{ type: 'text', text: `${SUMMARY_PREFIX}\n\n${summary}` }] }];
   if (options.recordInTranscript !== false) {
-    new TranscriptWriter(transcriptPath(runtime.sessionDir)).append({ type: 'compact', trigger, messages: next, at: new Date().toISOString() });
+    new TranscriptWriter(transcriptPath(runtime.sessionDir)).append({ type: 'compact', trigger, messages: next, at: isoTimestamp() });
   }
   return { summary, messages: next, usage: step.usage, costUsd: costOf(model, step.usage), notices };
 }

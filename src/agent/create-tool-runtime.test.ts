@@ -199,6 +199,25 @@ describe('createToolRuntime', () => {
     expect(types).toEqual(['result', 'result', 'done']);
   });
 
+  it('a result is yielded when its call completes, before finish(), whenever the blocks and finish() fall between passes', async () => {
+    const Quick = makeTestTool('Quick', { isReadOnly: () => true, isConcurrencySafe: () => true });
+    const rt = await runtime({ tools: [Quick], rules: { allow: ['Quick'] } });
+    const handle = rt.begin({ role: 'assistant', content: [] });
+    const events = handle.events();
+    const first = events.next(); // its first look finds no block yet
+    handle.add(use('Quick', { value: 'a' }));
+    // Before finish(): a wake-up that came before anyone waited for it would leave this waiting (and the test with it).
+    expect((await first).value).toMatchObject({ type: 'result' });
+    const next = events.next();
+    handle.add(use('Quick', { value: 'b' }));
+    handle.finish();
+    const seen = [(await next).value];
+    for (let e = await events.next(); !e.done; e = await events.next()) seen.push(e.value);
+    expect(seen.map((e) => (e as { type: string }).type)).toEqual(['result', 'done']);
+    const done = seen.at(-1) as { type: 'done'; result: { results: { tool_use_id: string }[] } };
+    expect(done.result.results).toHaveLength(2);
+  });
+
   it('discard(): nothing more is yielded and a running tool is stopped', async () => {
     let aborted = false;
     const Hang = makeTestTool('Hang', {

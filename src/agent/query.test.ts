@@ -255,6 +255,28 @@ describe('query()', () => {
     expect(server!.messageRequests).toHaveLength(2);
   });
 
+  it('loop hooks nobody listens to are skipped in process, still run when configured, and kept as steps by a journaled runner', async () => {
+    const stops: unknown[] = [];
+    const { runtime, client } = await setup([{ content: [{ type: 'text', text: 'one' }] }, { content: [{ type: 'text', text: 'two' }] }], {
+      hooks: [{ event: 'Stop', callback: async (input) => void stops.push(input) }],
+    });
+    const loop = runtime.context.services.hooks!.loop!;
+    const calls: string[] = [];
+    for (const name of ['sessionStart', 'userPromptSubmit', 'stop', 'sessionEnd'] as const) {
+      const fire = loop[name].bind(loop) as (...args: unknown[]) => ReturnType<typeof loop.stop>;
+      (loop as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => (calls.push(name), fire(...args));
+    }
+    await collect({ runtime, client, prompt: 'hello' });
+    expect(calls).toEqual(['stop']);
+    expect(stops).toHaveLength(1);
+    calls.length = 0;
+    const names: string[] = [];
+    await collect({ runtime, client, prompt: 'again', steps: { overlap: true, step: (name, run) => (names.push(name), run()) } });
+    expect(calls).toEqual(['sessionStart', 'userPromptSubmit', 'stop', 'sessionEnd']);
+    expect(names.filter((n) => n.startsWith('hook'))).toEqual(['hook SessionStart', 'hook UserPromptSubmit', 'hook Stop 1', 'hook SessionEnd']);
+    expect(stops).toHaveLength(2);
+  });
+
   it('a prompt answered "deny and stop" (interrupt) ends the turn: the refusal is in the conversation, the model is not asked again', async () => {
     const { runtime, client } = await setup(
       [

@@ -26,18 +26,21 @@ export async function assembleRootPool(
   permissionContext: ToolPermissionContext,
 ): Promise<{ pool: Tools; builtIns: ReadonlySet<string> }> {
   const { providers, providerTools } = shared;
-  await Promise.all(
-    providers.map(async (provider) => {
-      try {
-        providerTools.set(provider, await provider.getTools());
-      } catch (error) {
-        // A server that fails to list keeps the tools it had: one flaky server must not take the others down.
-        process.emitWarning(`tool provider "${provider.name}" could not list its tools: ${(error as Error).message}`, {
-          code: 'TOOLGATE_TOOL_PROVIDER',
-        });
-      }
-    }),
-  );
+  // No await without a provider: the pool is assembled every turn, and most runtimes have none.
+  if (providers.length > 0) {
+    await Promise.all(
+      providers.map(async (provider) => {
+        try {
+          providerTools.set(provider, await provider.getTools());
+        } catch (error) {
+          // A server that fails to list keeps the tools it had: one flaky server must not take the others down.
+          process.emitWarning(`tool provider "${provider.name}" could not list its tools: ${(error as Error).message}`, {
+            code: 'TOOLGATE_TOOL_PROVIDER',
+          });
+        }
+      }),
+    );
+  }
   const extra = [...(shared.options.tools ?? []), ...providers.flatMap((p) => providerTools.get(p) ?? [])];
   const skill = shared.services.commands?.skillTool;
   const { env, builtinTools } = shared.options;
@@ -78,11 +81,17 @@ function builtInsOf(shared: PoolSources, pool: Tools, extra: Tools): ReadonlySet
  * once the tools are loaded. ToolSearch's entry stays, as the filter keeps that tool.
  */
 function catalogueEntriesFor(names: readonly string[]): readonly BaseToolEntry[] | undefined {
+  // One list per `builtinTools` array: the catalogue's loaded list and the last pool are kept per list's identity
+  // (base-tools.ts, tool-pool.ts), and the pool is assembled again every turn.
+  if (entriesFor.has(names)) return entriesFor.get(names);
   const wanted = new Set(names);
   const known = new Set(BASE_TOOL_ENTRIES.map((e) => e.name));
-  if (![...wanted].every((n) => known.has(n))) return undefined;
-  return BASE_TOOL_ENTRIES.filter((e) => wanted.has(e.name) || e.name === TOOL_SEARCH_TOOL_NAME);
+  const entries = [...wanted].every((n) => known.has(n)) ? BASE_TOOL_ENTRIES.filter((e) => wanted.has(e.name) || e.name === TOOL_SEARCH_TOOL_NAME) : undefined;
+  entriesFor.set(names, entries);
+  return entries;
 }
+
+const entriesFor = new WeakMap<readonly string[], readonly BaseToolEntry[] | undefined>();
 
 export function samePool(a: Tools, b: Tools): boolean {
   return a.length === b.length && a.every((t, i) => t === b[i]);

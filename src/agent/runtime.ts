@@ -274,7 +274,7 @@ export class Runtime implements ToolRuntime {
       this.#context = { ...this.#context, options: { ...this.#context.options, tools: pool } };
       this.#definitions = new Map();
     }
-    await Promise.all([...this.#children].map((c) => c.refreshTools()));
+    if (this.#children.size > 0) await Promise.all([...this.#children].map((c) => c.refreshTools()));
   }
 
   findTool(name: string): AnyTool | undefined {

@@ -103,7 +103,10 @@ export class ToolRun implements ToolRunHandle {
           }
         }
         if (this.#discarded) return;
-        // Everything added so far has its result; more may come until finish().
+        // Blocks added (and finish() called) since that pass ended are seen here, not by a wake-up that came before
+        // anyone waited for it: a block added meanwhile is looked for again, and the run ends only with every one of
+        // its blocks answered.
+        if (outcomes.length < this.ids.length) continue;
         if (this.#finished) break;
         await new Promise<void>((resolve) => (this.#wake = resolve));
       }

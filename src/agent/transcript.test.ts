@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readTranscript, transcriptPath, TranscriptWriter } from './transcript.js';
+import { isoTimestamp, readTranscript, transcriptPath, TranscriptWriter } from './transcript.js';
 
 let dir: string;
 beforeEach(() => {
@@ -31,6 +31,23 @@ describe('TranscriptWriter', () => {
     expect(readTranscript(file).messages).toEqual([{ role: 'user', content: 'two' }]);
   });
 
+  it('hold() says whether the file is new (the session header is due), and a file that is there is appended to', () => {
+    const file = transcriptPath(path.join(dir, 'sessions', 's0'));
+    const first = new TranscriptWriter(file);
+    expect(first.hold()).toBe(true); // no folder, no file: both made
+    expect(first.hold()).toBe(false); // held already
+    first.append({ type: 'message', message: { role: 'user', content: 'one' }, at });
+    first.close();
+    const second = new TranscriptWriter(file);
+    expect(second.hold()).toBe(false);
+    second.append({ type: 'message', message: { role: 'user', content: 'two' }, at });
+    second.close();
+    expect(readTranscript(file).messages).toEqual([
+      { role: 'user', content: 'one' },
+      { role: 'user', content: 'two' },
+    ]);
+  });
+
   it('writes every byte of an entry whatever its characters, one line each, while held', () => {
     const file = transcriptPath(path.join(dir, 's2'));
     const writer = new TranscriptWriter(file);
@@ -53,5 +70,15 @@ describe('TranscriptWriter', () => {
     // A file where the folder should be: not ENOENT, so nothing is made and the error reaches the caller.
     writeFileSync(blocker, '');
     expect(() => writer.append({ type: 'message', message: { role: 'user', content: 'x' }, at })).toThrow();
+  });
+});
+
+describe('isoTimestamp', () => {
+  it('is Date#toISOString of the same instant, across minutes, days, years and the edges of its range', () => {
+    const instants = [0, 59_999, 60_000, 1_764_374_399_999, 1_764_374_400_000, Date.UTC(2024, 1, 29, 23, 59, 59, 7), 253_402_300_799_999, 253_402_300_800_000, -1, 1.5];
+    for (let t = 1_700_000_000_000; t < 1_700_000_000_000 + 200_000; t += 997) instants.push(t);
+    // Spread over the whole range, the same every run.
+    for (let i = 0, x = 12345; i < 500; i++) instants.push((x = (x * 48_271) % 2_147_483_647) * 117_999);
+    for (const t of instants) expect(isoTimestamp(t)).toBe(new Date(t).toISOString());
   });
 });

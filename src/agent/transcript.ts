@@ -4,7 +4,7 @@
  * came before it with its summary. `--continue` picks the newest
  * transcript for a working directory, `--resume ID` a given one.
  */
-import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, constants, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { errorToolResult } from '../tool/tool-result.js';
 import type { MessageParam } from '../tool/tool.js';
@@ -17,6 +17,28 @@ export type TranscriptEntry =
   | { readonly type: 'result'; readonly stopReason: string; readonly turns: number; readonly costUsd: number; readonly at: string }
   /** The conversation was compacted (compact.ts): from here on it is `messages` (the summary), then what follows. */
   | { readonly type: 'compact'; readonly trigger: 'manual' | 'auto'; readonly messages: readonly MessageParam[]; readonly at: string };
+
+/** The first instant `Date#toISOString` writes with a six-digit year: past it (and before 1970), the plain way. */
+const YEAR_10000 = 253_402_300_800_000;
+let stampMinute = Number.NaN;
+let stampPrefix = '';
+
+/**
+ * `new Date(now).toISOString()`, from a `YYYY-MM-DDTHH:MM:` kept per minute: every entry of a transcript is stamped,
+ * and a Date formatted cost more in a session than encoding the rest of the entry.
+ */
+export function isoTimestamp(now: number = Date.now()): string {
+  if (!Number.isInteger(now) || now < 0 || now >= YEAR_10000) return new Date(now).toISOString();
+  const minute = Math.floor(now / 60_000);
+  if (minute !== stampMinute) {
+    stampPrefix = new Date(minute * 60_000).toISOString().slice(0, 17);
+    stampMinute = minute;
+  }
+  const inMinute = now - minute * 60_000;
+  const s = Math.floor(inMinute / 1000);
+  const ms = inMinute % 1000;
+  return `${stampPrefix}${s < 10 ? '0' : ''}${s}.${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`;
+}
 
 export function transcriptPath(sessionDir: string): string {
   return path.join(sessionDir, TRANSCRIPT_FILE);
@@ -31,6 +53,9 @@ const openFiles = new FinalizationRegistry<number>((fd) => {
   }
 });
 
+/** Appending to a file that is there (no O_CREAT): a missing file is an ENOENT, not a new empty one. */
+const APPEND_EXISTING = constants.O_WRONLY | constants.O_APPEND;
+
 export class TranscriptWriter {
   #fd: number | undefined;
 
@@ -40,15 +65,33 @@ export class TranscriptWriter {
   /**
    * Keeps the file open for appending until close(): a session commits an entry per message, and one write each is
    * what they should cost (the file is created now if it is not there). Without it every append opens the file.
+   * Returns whether the file is new — created now, or not there for the first append to make — so that a session
+   * writes its header first: one open a session, not a look before it. False when it was held already.
    */
-  hold(): void {
-    if (this.#fd !== undefined) return;
+  hold(): boolean {
+    if (this.#fd !== undefined) return false;
+    let created = false;
     try {
-      this.#fd = withFolder(this.file, () => openSync(this.file, 'a'));
-    } catch {
-      return; // append() opens the file itself and reports what is wrong
+      this.#fd = openSync(this.file, APPEND_EXISTING);
+    } catch (error) {
+      // Not ENOENT (a permission, a folder that is a file): as before, a look says whether a header is due, and
+      // append() opens the file itself and reports what is wrong.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return !existsSync(this.file);
+      try {
+        this.#fd = withFolder(this.file, () => openSync(this.file, 'ax'));
+        created = true;
+      } catch (again) {
+        // Another writer made it in between: it is not new; anything else is append()'s to report.
+        if ((again as NodeJS.ErrnoException).code !== 'EEXIST') return true;
+        try {
+          this.#fd = openSync(this.file, 'a');
+        } catch {
+          return false;
+        }
+      }
     }
     openFiles.register(this, this.#fd, this);
+    return created;
   }
 
   close(): void {

@@ -192,7 +192,9 @@ export class StreamingToolExecutor {
   async *getRemainingResults(): AsyncGenerator<ExecutorUpdate, void> {
     while (!this.#discarded) {
       this.#processQueue();
-      yield* this.getCompletedResults();
+      // for…of, not `yield*`: a sync generator delegated to from an async one goes through an async-from-sync
+      // iterator, a promise a step and one more for its end, even when there is nothing to yield.
+      for (const update of this.getCompletedResults()) yield update;
       if (this.#discarded || this.#yieldCursor === this.#tools.length) return;
       if (this.#hasYieldable()) continue;
       await new Promise<void>((resolve) => this.#waiters.push(resolve));

@@ -45,6 +45,14 @@ describe('loop hooks (command hooks, Claude Code protocol)', () => {
     expect((await hooks.sessionEnd({ ...event(), reason: 'other' }, signal)).preventContinuation).toEqual({ stopReason: 'bye' });
   });
 
+  it('configured() names the events a setting or a callback listens to', () => {
+    const hooks = createLoopHooks({
+      config: parseHooksSettings([{ source: 'projectSettings', file: 'settings.json', hooks: { Stop: [{ hooks: [{ type: 'command', command: 'true' }] }] } }]).config,
+      callbacks: [{ event: 'SessionEnd', callback: async () => ({}) }],
+    });
+    expect(['SessionStart', 'UserPromptSubmit', 'Stop', 'SessionEnd'].map((e) => hooks.configured?.(e as 'Stop'))).toEqual([false, false, true, true]);
+  });
+
   it('a handler with `if` never runs on an event that is not a tool call', async () => {
     const hooks = hooksFrom({
       UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'echo filtered', if: 'Bash(*)' }, { type: 'command', command: 'echo plain' }] }],

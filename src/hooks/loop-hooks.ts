@@ -42,6 +42,11 @@ export interface LoopHookOutcome {
 }
 
 export interface LoopHooks {
+  /**
+   * Whether any hook (settings or callback) listens to `event` now, asked as each event would be fired: a loop that
+   * runs its steps in this process skips an event nobody listens to — no event built, no step. Absent: maybe.
+   */
+  configured?(event: LoopHookEventName): boolean;
   sessionStart(e: LoopHookEvent & { source: 'startup' | 'resume' | 'clear' | 'compact'; model?: string }, signal: AbortSignal): Promise<LoopHookOutcome>;
   userPromptSubmit(e: LoopHookEvent & { prompt: string }, signal: AbortSignal): Promise<LoopHookOutcome>;
   stop(e: LoopHookEvent & { stopHookActive: boolean; lastAssistantMessage: string }, signal: AbortSignal): Promise<LoopHookOutcome>;
@@ -71,8 +76,8 @@ export function createLoopHooks(opts: Pick<HookRunnerOptions, 'config' | 'env' |
   async function fire(event: LoopHookEventName, matchOn: string | undefined, e: LoopHookEvent, extra: Record<string, unknown>, signal: AbortSignal): Promise<LoopHookOutcome> {
     const out: LoopHookOutcome = { additionalContext: [], systemMessages: [], errors: [] };
     // Most sessions configure none of the loop's hooks: nothing to match, serialise or wait for.
+    if (!configured(event)) return out;
     const groups = opts.config[event] ?? [];
-    if (groups.length === 0 && !(opts.callbacks ?? []).some((cb) => (cb.event as string) === event)) return out;
     const input = {
       session_id: e.sessionId,
       transcript_path: e.transcriptPath ?? '',
@@ -115,7 +120,12 @@ export function createLoopHooks(opts: Pick<HookRunnerOptions, 'config' | 'env' |
     return out;
   }
 
+  function configured(event: LoopHookEventName): boolean {
+    return (opts.config[event]?.length ?? 0) > 0 || (opts.callbacks ?? []).some((cb) => (cb.event as string) === event);
+  }
+
   return {
+    configured,
     sessionStart: (e, signal) => fire('SessionStart', e.source, e, { source: e.source, ...(e.model ? { model: e.model } : {}) }, signal),
     userPromptSubmit: (e, signal) => fire('UserPromptSubmit', undefined, e, { prompt: e.prompt }, signal),
     stop: (e, signal) => fire('Stop', undefined, e, { stop_hook_active: e.stopHookActive, last_assistant_message: e.lastAssistantMessage }, signal),

@@ -4,8 +4,8 @@
  * Built-ins and MCP tools are sorted as two separate groups: the API caches the prompt up to the last built-in,
  * so adding or removing an MCP tool must never move a built-in.
  */
-import { filterToolsByDenyRules } from '../permissions/tool-rule-match.js';
-import type { ToolPermissionContext } from '../tool/permission-types.js';
+import { filterToolsByDenyRules, isFrozenRule } from '../permissions/tool-rule-match.js';
+import type { PermissionRule, ToolPermissionContext } from '../tool/permission-types.js';
 import type { AnyTool, Tools } from '../tool/tool.js';
 import { getAllBaseTools, type GetAllBaseToolsOptions } from './base-tools.js';
 import { applyToolDeferral, parseToolSearchMode } from './tool-search-mode.js';
@@ -48,11 +48,47 @@ export async function assembleToolPool(
   mcpTools: Tools,
   options: ToolPoolOptions = {},
 ): Promise<Tools> {
-  const builtIns = [...(await getTools(permissionContext, options))].sort(byName);
+  const env = options.env ?? process.env;
+  const deny = permissionContext.alwaysDenyRules;
+  const remembered = Object.isFrozen(deny) && deny.every(isFrozenRule);
+  const inputs = remembered ? poolInputs(await getAllBaseTools(options), mcpTools, options, env) : undefined;
+  const last = inputs && lastPools.get(deny);
+  if (last && sameInputs(last.inputs, inputs!)) return last.pool;
+  let duplicates = false;
+  const onDuplicate = (dropped: AnyTool, kept: AnyTool) => {
+    duplicates = true;
+    (options.onDuplicate ?? warnDuplicate)(dropped, kept);
+  };
+  const builtIns = [...(await getTools(permissionContext, { ...options, onDuplicate }))].sort(byName);
   const mcp = filterToolsByDenyRules(mcpTools, permissionContext).filter((t) => t.isEnabled()).sort(byName);
-  const pool = dedupeByName([...builtIns, ...mcp], options.onDuplicate);
-  const mode = parseToolSearchMode(options.toolSearch ?? (options.env ?? process.env).ENABLE_TOOL_SEARCH);
-  return applyToolDeferral(pool, { mode, contextWindowTokens: options.contextWindowTokens });
+  const deduped = dedupeByName([...builtIns, ...mcp], onDuplicate);
+  const mode = parseToolSearchMode(options.toolSearch ?? env.ENABLE_TOOL_SEARCH);
+  const pool = await applyToolDeferral(deduped, { mode, contextWindowTokens: options.contextWindowTokens });
+  // A pool that dropped a tool is made again next time, so that its warning is not lost.
+  if (inputs && !duplicates) lastPools.set(deny, { inputs, pool });
+  return pool;
+}
+
+/**
+ * The last pool per deny list. The runtime assembles the pool again between turns (an MCP server may have changed its
+ * tools) and it is nearly always the same: while everything it is made from is — the catalogue's list, the session's
+ * and MCP tools (the same objects), the environment's switches, each tool's isEnabled() — the last pool is the answer,
+ * without its copies, sorts, de-duplications and deferral step. Only for a frozen list of frozen rules (every
+ * permission context's, tool-rule-match.ts), which cannot change under its key.
+ */
+const lastPools = new WeakMap<readonly PermissionRule[], { readonly inputs: readonly unknown[]; readonly pool: Tools }>();
+
+/** Everything but the deny list that the pool is a function of, as a flat list compared entry by entry. */
+function poolInputs(base: Tools, mcpTools: Tools, options: ToolPoolOptions, env: NodeJS.ProcessEnv): unknown[] {
+  const session = options.sessionTools ?? [];
+  const simple = isTruthyEnv(env.TOOLGATE_SIMPLE) || isTruthyEnv(env.CLAUDE_CODE_SIMPLE);
+  const inputs: unknown[] = [base, simple, options.toolSearch ?? env.ENABLE_TOOL_SEARCH, options.contextWindowTokens, session.length, ...session, ...mcpTools];
+  for (const tools of [base, session, mcpTools]) for (const tool of tools) inputs.push(tool.isEnabled());
+  return inputs;
+}
+
+function sameInputs(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 /**
