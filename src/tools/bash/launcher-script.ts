@@ -35,6 +35,9 @@ sub spare_main {
   defined POSIX::dup2(fileno $null, 0) or $fail->('dup2');
   defined POSIX::dup2(fileno $null, 1) or $fail->('dup2');
   defined POSIX::setsid() or $fail->('setsid');
+  # While it waits: the first write to each page the set-up below uses is a copy-on-write fault (the fork shares the
+  # launcher's pages, ~0.1 ms of them); a dry run of that set-up takes them now, off the request's path.
+  { my %e = %ENV; %ENV = (%e, map { ("W$_" => 'x' x 64) } 1 .. 64); %ENV = %e; my @w = split /\0/, join("\0", ('x' x 64) x 64), -1; }
   my $job = '';
   while (1) { my $r = sysread($jr, $job, 65536, length $job); last if defined $r && $r == 0; next if !defined $r && $!{EINTR}; POSIX::_exit(0) unless defined $r }
   # End of file with nothing: the launcher is gone or retired this spare.
