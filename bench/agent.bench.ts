@@ -10,11 +10,12 @@
  * - agent.session_overhead_ms: a two-turn session (a Read, then the answer) through query() on a runtime made once and
  *   reused (as a server does), less a bare SDK loop that makes the same two requests and reads the file by hand.
  *   "The same" is byte for byte: the bare loop takes the model, max_tokens, system prompt, tools array (19 tools,
- *   ~35 KB) and first user message from the request toolgate sent in the same pair, moves the cache breakpoint to the
+ *   ~35 KB) and first user message from the request toolgate sent (the first request is the same in every pair), moves the cache breakpoint to the
  *   last message as toolgate does and formats the file as Read does, and the bench fails if any request body differs
  *   from toolgate's — so the figure is toolgate's own work, not the size of what it sends. Each loop is handed an SDK
- *   client made before its clock starts, as query() is, and the event loop settles before each leg. Median of paired
- *   sessions, each session on its own scripted server. agent.session_overhead_vs_one_tool_ms: the same sessions
+ *   client made before its clock starts, as query() is, and the event loop settles before each leg. Median of 100
+ *   paired sessions after 10 warm-up pairs, each session on its own scripted server; which of the pair runs first
+ *   alternates, as the first pays for what the last pair left behind. agent.session_overhead_vs_one_tool_ms: the same sessions
  *   against the earlier baseline, a bare loop sending one small Read tool and no system prompt (kept so figures from
  *   before the same-bytes baseline stay comparable; that loop no longer makes its client inside its clock, ~0.1 ms).
  *   agent.session_ms: the query() session itself (baseline: the same-bytes loop's).
@@ -128,7 +129,9 @@ async function bareLoopOverhead(): Promise<number> {
   return median(overheads.slice(5));
 }
 
-const SESSIONS = 30;
+// A 0.1 ms change needs many pairs: one pair's difference spreads over ±0.5 ms on a 2-core machine.
+const SESSIONS = 100;
+const WARMUP_SESSIONS = 10;
 
 function twoTurnScript(file: string, id: string): ScriptedTurn[] {
   return [
@@ -145,35 +148,53 @@ async function sessionFigures() {
   const ours: number[] = [];
   const same: number[] = [];
   const oneTool: number[] = [];
+  // The first request is the same in every pair (the tool_use id is in the second): the bare loop takes it from the
+  // last pair's, so that it can also run first.
+  let template: SameRequestTemplate | undefined;
   try {
-    for (let i = 0; i < SESSIONS + 3; i++) {
+    for (let i = 0; i < SESSIONS + WARMUP_SESSIONS; i++) {
       // One tool_use id per pair: the bare loop's second request can then be toolgate's byte for byte.
       const id = `toolu_s${i}`;
       const a = await startScriptedServer(twoTurnScript(file, id));
       const b = await startScriptedServer(twoTurnScript(file, id));
       const c = await startScriptedServer(twoTurnScript(file, id));
       try {
-        const client = new Anthropic({ apiKey: 'bench', baseURL: a.url });
-        await settle();
-        let t = performance.now();
-        for await (const event of query({ runtime, client, prompt: 'What does notes.txt say?', model: 'claude-sonnet-4-6', maxTurns: 3 })) {
-          if (event.type === 'result' && event.result.stopReason !== 'end_turn') throw new Error(`session ended with ${event.result.stopReason}: ${event.result.error}`);
+        const legOurs = async () => {
+          const client = new Anthropic({ apiKey: 'bench', baseURL: a.url });
+          await settle();
+          const t = performance.now();
+          for await (const event of query({ runtime, client, prompt: 'What does notes.txt say?', model: 'claude-sonnet-4-6', maxTurns: 3 })) {
+            if (event.type === 'result' && event.result.stopReason !== 'end_turn') throw new Error(`session ended with ${event.result.stopReason}: ${event.result.error}`);
+          }
+          const q = performance.now() - t;
+          template = a.messageRequests[0]!.body as SameRequestTemplate;
+          return q;
+        };
+        const legSame = async () => {
+          // Each loop is handed its client, as query() is: making one is not part of a session.
+          const sameClient = new Anthropic({ apiKey: 'bench', baseURL: b.url });
+          await settle();
+          const t = performance.now();
+          await bareSameTwoTurns(sameClient, template!);
+          return performance.now() - t;
+        };
+        // Which leg goes first alternates: the first of a pair pays for whatever the last pair left (GC, sockets).
+        let q: number;
+        let s: number;
+        if (template === undefined || i % 2 === 0) {
+          q = await legOurs();
+          s = await legSame();
+        } else {
+          s = await legSame();
+          q = await legOurs();
         }
-        const q = performance.now() - t;
-        const template = a.messageRequests[0]!.body as SameRequestTemplate;
-        // Each loop is handed its client, as query() is: making one is not part of a session.
-        const sameClient = new Anthropic({ apiKey: 'bench', baseURL: b.url });
-        await settle();
-        t = performance.now();
-        await bareSameTwoTurns(sameClient, template);
-        const s = performance.now() - t;
         const oneToolClient = new Anthropic({ apiKey: 'bench', baseURL: c.url });
         await settle();
-        t = performance.now();
+        const t = performance.now();
         await bareTwoTurns(oneToolClient);
         const h = performance.now() - t;
         sameBytes(a.messageRequests, b.messageRequests);
-        if (i >= 3) {
+        if (i >= WARMUP_SESSIONS) {
           ours.push(q);
           same.push(s);
           oneTool.push(h);
