@@ -24,7 +24,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -33,7 +33,7 @@ import { createToolRuntime } from '../src/agent/create-tool-runtime.js';
 import { query } from '../src/agent/query.js';
 import { startScriptedServer, type RecordedRequest, type ScriptedTurn, type WireEvent } from '../src/testing/index.js';
 import { buildTool } from '../src/tool/build-tool.js';
-import { median, type Benchmark } from './lib.js';
+import { ensureBuilt, median, type Benchmark } from './lib.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 const TURNS = 40;
@@ -328,8 +328,7 @@ export const benchmarks: Benchmark[] = [
     group: 'cli',
     names: ['cli.cold_start_ratio', 'cli.cold_start_run_help_ms', 'cli.cold_start_check_ms'],
     async run() {
-      const bundle = path.join(repoRoot, 'dist/cli-bundle/toolgate.mjs');
-      if (!existsSync(bundle)) execFileSync(process.execPath, [path.join(repoRoot, 'scripts/bundle-cli.mjs')], { cwd: repoRoot, stdio: 'inherit' });
+      ensureBuilt();
       const bin = path.join(repoRoot, 'bin/toolgate.js');
       timeStarts(['-e', '0'], 2); // warm the file cache
       const baseline = timeStarts(['-e', '0']);

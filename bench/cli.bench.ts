@@ -6,11 +6,11 @@
  * - cli.start.exec_read_ms: `toolgate exec` of one Read of a small file.
  * - cli.start.check_bash_ms: `toolgate check Bash '{"command":"git status"}'`.
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { median, type Benchmark, type BenchFigure } from './lib.js';
+import { ensureBuilt, median, type Benchmark, type BenchFigure } from './lib.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 const PAIRS = 11;
@@ -25,9 +25,7 @@ function timeRun(args: readonly string[], env: NodeJS.ProcessEnv, cwd: string): 
 }
 
 async function startFigures(): Promise<BenchFigure[]> {
-  if (!existsSync(path.join(repoRoot, 'dist/cli-bundle/toolgate.mjs'))) {
-    execFileSync(process.execPath, [path.join(repoRoot, 'scripts/bundle-cli.mjs')], { cwd: repoRoot, stdio: 'inherit' });
-  }
+  ensureBuilt();
   const bin = path.join(repoRoot, 'bin/toolgate.js');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'toolgate-bench-cli-'));
   const env = { ...process.env, HOME: dir, XDG_STATE_HOME: path.join(dir, 'state') };

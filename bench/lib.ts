@@ -2,6 +2,9 @@
  * The benchmark harness: each `bench/*.bench.ts` exports `benchmarks`, a list of named async functions that
  * return one or more figures. Baselines are measured in the same run, so ratios compare like with like.
  */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
 export interface BenchFigure {
   readonly name: string;
   readonly value: number;
@@ -40,4 +43,46 @@ export async function timePerCallUs(
 export function round(value: number, digits = 3): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
+}
+
+const repoRoot = path.resolve(import.meta.dirname, '..');
+let built = false;
+
+/**
+ * Makes sure `dist/` (tsc's output, what a program importing `toolgate` runs) and the CLI bundles (what the
+ * `toolgate` command runs) are there and newer than every source file, and builds them (`npm run build`'s two steps)
+ * when they are not: a figure must be of the code as it ships, never of a stale build. `npm ci` builds both.
+ * Returns the repository's root.
+ */
+export function ensureBuilt(): string {
+  if (built) return repoRoot;
+  const outputs = ['dist/index.js', 'dist/cli-bundle/toolgate.mjs', 'dist/cli-bundle/toolgate.cjs'].map((f) => mtimeOf(path.join(repoRoot, f)));
+  const oldestOutput = Math.min(...outputs);
+  const inputs = [newestSource(path.join(repoRoot, 'src')), mtimeOf(path.join(repoRoot, 'scripts/bundle-cli.mjs')), mtimeOf(path.join(repoRoot, 'tsconfig.build.json'))];
+  if (!(oldestOutput >= Math.max(...inputs))) {
+    process.stderr.write('bench: dist/ is missing or older than src/: building it\n');
+    execFileSync(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: repoRoot, stdio: 'inherit' });
+    execFileSync(process.execPath, [path.join(repoRoot, 'scripts/bundle-cli.mjs')], { cwd: repoRoot, stdio: 'inherit' });
+  }
+  built = true;
+  return repoRoot;
+}
+
+/** NaN for a file that is not there: every comparison with it is false, so a missing output counts as stale. */
+function mtimeOf(file: string): number {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** The newest modification among the files a build reads (tests are not built). */
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || /\.test(-d)?\.tsx?$/.test(entry.name)) continue;
+    newest = Math.max(newest, mtimeOf(path.join(entry.parentPath ?? entry.path, entry.name)));
+  }
+  return newest;
 }

@@ -11,8 +11,8 @@
  *   smallest MCP SDK server with a Bash tool (bench/fixtures/bare-bash-mcp-server.mjs). Calls alternate between the
  *   two servers, batch by batch.
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +24,7 @@ import { EVERYTHING_SERVER, nodeServer, scoped } from '../src/mcp/test-helpers/s
 import type { AssistantMessage } from '../src/tool/tool.js';
 import { createToolUseContext } from '../src/tool/tool-use-context.js';
 import { getEmptyToolPermissionContext } from '../src/tool/permission-types.js';
-import { median, timePerCallUs, type Benchmark, type BenchFigure } from './lib.js';
+import { ensureBuilt, median, timePerCallUs, type Benchmark, type BenchFigure } from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SAMPLES = { warmup: 30, samples: 15, batch: 10 };
@@ -92,11 +92,9 @@ async function serveFigures(): Promise<BenchFigure[]> {
   return out;
 }
 
-/** The `toolgate` command as installed: bin/toolgate.js runs the CLI bundle that `npm ci` builds (built here if absent). */
+/** The `toolgate` command as installed: bin/toolgate.js runs the CLI bundle that `npm ci` builds (rebuilt here if stale). */
 function toolgateBin(): string {
-  if (!existsSync(path.join(root, 'dist/cli-bundle/toolgate.mjs'))) {
-    execFileSync(process.execPath, [path.join(root, 'scripts/bundle-cli.mjs')], { cwd: root, stdio: 'inherit' });
-  }
+  ensureBuilt();
   return path.join(root, 'bin/toolgate.js');
 }
 

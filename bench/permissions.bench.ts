@@ -6,12 +6,12 @@
  *   permissions.batch_cold_per_s  — the first 1,000 requests after start-up (only 16 requests answered before);
  *   permissions.batch_startup_ms  — spawn to the first 16 answers.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { round, type Benchmark } from './lib.js';
+import { ensureBuilt, round, type Benchmark } from './lib.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 
@@ -76,10 +76,8 @@ async function measure(): Promise<{ perSecond: number; coldPerSecond: number; st
   fs.writeFileSync(path.join(dir, 'proj', 'src', 'a.ts'), '');
   fs.writeFileSync(path.join(dir, 'proj', '.env'), 'X=1');
   fs.symlinkSync(path.join(dir, 'proj', '.env'), path.join(dir, 'proj', 'link'));
-  // The command as installed (bin/toolgate.js and the CLI bundle, built here if missing), as a CI policy job runs it.
-  if (!fs.existsSync(path.join(repoRoot, 'dist/cli-bundle/toolgate.cjs'))) {
-    execFileSync(process.execPath, [path.join(repoRoot, 'scripts/bundle-cli.mjs')], { cwd: repoRoot, stdio: 'inherit' });
-  }
+  // The command as installed (bin/toolgate.js and the CLI bundle, rebuilt here if stale), as a CI policy job runs it.
+  ensureBuilt();
   const child = spawn(process.execPath, [path.join(repoRoot, 'bin/toolgate.js'), 'check', '--batch'], {
     cwd: repoRoot,
     stdio: ['pipe', 'pipe', 'inherit'],
