@@ -71,6 +71,7 @@ export async function modelStep(options: ModelStepOptions): Promise<ModelStepRes
       const { data: stream, request_id } = await openStream(client, request, signal);
       state.requestId = request_id ?? undefined;
       for await (const event of stream) handleEvent(event, state, options);
+      await connectionReleased();
       return finish(state, attempt, started, {});
     } catch (error) {
       if (signal?.aborted) return finish(state, attempt, started, { aborted: true });
@@ -99,6 +100,16 @@ export async function modelStep(options: ModelStepOptions): Promise<ModelStepRes
       }
     }
   }
+}
+
+/**
+ * A turn of the event loop after a response has ended. fetch (undici) puts the response's connection back in its pool
+ * only then (a `setImmediate` of its own, queued before this one): a request sent sooner — the next turn's, when the
+ * tools answered at once, as a small Read does — finds the connection still busy and opens another, which on the real
+ * API is a TCP and a TLS handshake more per turn. With it, a session keeps to one connection.
+ */
+function connectionReleased(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function openStream(

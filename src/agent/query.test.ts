@@ -46,6 +46,19 @@ const resultText = (message: any, i = 0): string => {
 const fast = { maxRetries: 3, baseDelayMs: 1, maxDelayMs: 5 };
 
 describe('query()', () => {
+  it('keeps a session on one connection: the next turn does not open another because the tools answered at once', async () => {
+    // A small Read answers within the turn that saw its block, so the next request follows the response's end
+    // immediately: without a wait for fetch to take the connection back, every turn cost a new one (a TLS handshake on
+    // the real API).
+    writeFileSync(path.join(dir, 'a.txt'), 'alpha\n');
+    const read = { type: 'tool_use' as const, name: 'Read', input: { file_path: path.join(dir, 'a.txt') } };
+    const { runtime, client } = await setup([{ content: [read] }, { content: [read] }, { content: [{ type: 'text', text: 'done' }] }]);
+    const { result } = await collect({ runtime, client, prompt: 'read a.txt twice', model: 'claude-sonnet-4-6' });
+    expect(result.stopReason).toBe('end_turn');
+    expect(server!.messageRequests).toHaveLength(3);
+    expect(server!.connections).toBe(1);
+  });
+
   it('multi-turn tool use: real tools, results back as one user message in call order, usage and cost', async () => {
     writeFileSync(path.join(dir, 'a.txt'), 'alpha\n');
     const { runtime, client } = await setup([

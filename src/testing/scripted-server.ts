@@ -31,6 +31,8 @@ export interface ScriptedServer {
   readonly turnsServed: number;
   /** Turns not yet served. */
   readonly remainingTurns: number;
+  /** TCP connections accepted so far: a client that keeps its connection alive sends every request over one. */
+  readonly connections: number;
   /** Resolves once `count` message requests have arrived. */
   waitForRequests(count: number): Promise<void>;
   close(): Promise<void>;
@@ -55,6 +57,7 @@ export async function startScriptedServer(script: Script | readonly ScriptedTurn
   let turnIndex = 0;
   let attempt = 0;
   let requestCounter = 0;
+  let connections = 0;
 
   const server: Server = createServer((req, res) => {
     void handle(req, res).catch((error: unknown) => {
@@ -135,6 +138,7 @@ export async function startScriptedServer(script: Script | readonly ScriptedTurn
     }
   }
 
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
@@ -151,6 +155,9 @@ export async function startScriptedServer(script: Script | readonly ScriptedTurn
     },
     get remainingTurns() {
       return turns.length - turnIndex;
+    },
+    get connections() {
+      return connections;
     },
     waitForRequests(count) {
       if (messageRequests.length >= count) return Promise.resolve();
