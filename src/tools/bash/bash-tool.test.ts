@@ -36,6 +36,14 @@ describe('Bash results', () => {
     expect(r.text).toBe('one\ntwo\nthree\nfour');
   });
 
+  it('runs bash by its absolute path, the first bash on the PATH of the command (no search of PATH per command)', async () => {
+    const r = await run('echo "$0"');
+    expect(path.isAbsolute(r.text)).toBe(true);
+    expect(path.basename(r.text)).toBe('bash');
+    const first = (process.env.PATH ?? '').split(':').map((d) => path.join(d, 'bash')).find((f) => existsSync(f));
+    expect(r.text).toBe(first);
+  });
+
   it('says when a command printed nothing', async () => {
     expect((await run('true')).text).toBe('(Bash completed with no output)');
   });

@@ -12,6 +12,7 @@ import { PGROUP_ENV, PROCESS_MARKER, signalMarked, terminateMarked } from '../..
 import { MAX_STATE_FILE_BYTES, parseShellStateRecords, type ShellCapture } from './session-env.js';
 import { buildShellScript, type ShellScriptOptions } from './shell-script.js';
 import { launch, launcherReady } from './launcher.js';
+import { bashBinary, forgetBashBinary } from './shell-binary.js';
 
 /** Why toolgate ended a process (absent: it ended on its own or by someone else's signal). */
 export type KillReason = 'abort' | 'timeout' | 'stop' | 'output-limit' | 'lifetime' | 'shutdown';
@@ -96,7 +97,7 @@ export class ShellProcess {
     const stateFile = `${options.outputFile}.state`;
     const [file, args] = options.launch
       ? [options.launch.file, [...options.launch.args]]
-      : ['bash', ['-c', buildShellScript(options.command, options.script)]];
+      : [bashBinary(options.env), ['-c', buildShellScript(options.command, options.script)]];
     const release = options.launch?.release;
 
     const env = { ...options.env, [PGROUP_ENV]: this.marker };
@@ -107,6 +108,7 @@ export class ShellProcess {
         if (!this.#running) return;
         this.#running = false;
         release?.();
+        if (spawnError !== undefined && !this.sandboxed) forgetBashBinary(options.env);
         if (this.#poll) clearInterval(this.#poll);
         const pid = this.#pid;
         // The leader is gone; anything it left in the group (`cmd &`) must not outlive the call.
