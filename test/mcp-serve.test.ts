@@ -65,6 +65,41 @@ const textOf = (r: CallToolResult): string => r.content.map((c) => (c.type === '
 const call = async (client: Client, name: string, args: Record<string, unknown>, signal?: AbortSignal) =>
   (await client.callTool({ name, arguments: args }, undefined, { ...SLOW, ...(signal ? { signal } : {}) })) as CallToolResult;
 
+describe('progress over MCP (streamable HTTP, in process)', () => {
+  // A tool that reports two steps when asked for progress, and says whether it was asked.
+  const asked: boolean[] = [];
+  const Ticker = buildTool({
+    name: 'Ticker',
+    inputSchema: z.object({}),
+    maxResultSizeChars: 1000,
+    prompt: async () => 'Reports two steps.',
+    isReadOnly: () => true,
+    call: async (_input, context, _can, _message, onProgress) => {
+      asked.push(onProgress !== undefined);
+      for (const step of ['one', 'two']) onProgress?.({ toolUseID: context.toolUseId ?? '', data: { type: 'ticker', message: step } });
+      return { data: 'ticked' };
+    },
+  }) as AnyTool;
+  let server: HttpServeHandle;
+  beforeAll(async () => {
+    server = await serveHttp({ cwd: project, runtime: { settings: { sources: [] }, sessionDir: path.join(root, 'progress-session'), tools: [Ticker], rules: { allow: ['Ticker'] } } });
+  });
+  afterAll(() => server.close());
+
+  it('a call with a progress token gets the tool\'s progress; one without does not ask the tool for any', async () => {
+    const client = new Client({ name: 'progress', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${server.token}` } } }));
+    clients.push(client);
+    const seen: string[] = [];
+    const withToken = (await client.callTool({ name: 'Ticker', arguments: {} }, undefined, { onprogress: (p) => seen.push(String(p.message)) })) as CallToolResult;
+    expect(textOf(withToken)).toBe('ticked');
+    expect(seen).toEqual(['ticker: one', 'ticker: two']);
+    const without = (await client.callTool({ name: 'Ticker', arguments: {} })) as CallToolResult;
+    expect(textOf(without)).toBe('ticked');
+    expect(asked).toEqual([true, false]);
+  });
+});
+
 describe('toolgate mcp serve over stdio (SDK client)', () => {
   it('lists the built-in tools with their names, schemas and annotations', async () => {
     const client = await stdioClient();

@@ -285,6 +285,32 @@ describe('createToolRuntime', () => {
     expect(getEventListeners(rt.context.abortController.signal, 'abort').length).toBe(before);
   });
 
+  it('stream() hands the tools a progress callback and yields their progress; run() and progress: false ask for none', async () => {
+    const asked: boolean[] = [];
+    const Ticker = buildTool({
+      name: 'Ticker',
+      inputSchema: z.object({}),
+      maxResultSizeChars: 1000,
+      prompt: async () => 'Reports a step.',
+      isReadOnly: () => true,
+      call: async (_input, context, _can, _message, onProgress) => {
+        asked.push(onProgress !== undefined);
+        onProgress?.({ toolUseID: context.toolUseId ?? '', data: { type: 'ticker', message: 'step' } });
+        return { data: 'ticked' };
+      },
+    });
+    const rt = await runtime({ tools: [Ticker], rules: { allow: ['Ticker'] } });
+    const kinds = async (options = {}) => {
+      const seen: string[] = [];
+      for await (const event of rt.stream([use('Ticker', {})], options)) seen.push(event.type);
+      return seen;
+    };
+    expect(await kinds()).toEqual(['progress', 'result', 'done']);
+    expect(await kinds({ progress: false })).toEqual(['result', 'done']);
+    expect(text((await rt.run([use('Ticker', {})])).results[0]!)).toBe('ticked');
+    expect(asked).toEqual([true, false, false]);
+  });
+
   it('findTool knows names and aliases', async () => {
     const rt = await runtime();
     expect(rt.findTool('KillShell')?.name).toBe('TaskStop');

@@ -165,7 +165,8 @@ export class Runtime implements ToolRuntime {
   }
 
   async run(input: RunInput, options: RunOptions = {}): Promise<RunResult> {
-    for await (const event of this.stream(input, options)) if (event.type === 'done') return event.result;
+    // Only the result is read here: the tools are not asked for progress nobody would see.
+    for await (const event of this.stream(input, { progress: false, ...options })) if (event.type === 'done') return event.result;
     // Only a dropped run ends without `done` (dispose() while it ran); every call is answered by the abort path.
     throw new Error('the run was dropped before it finished (the runtime was disposed)');
   }
@@ -205,6 +206,7 @@ export class Runtime implements ToolRuntime {
       ...(sink ? { eventSink: sink } : {}),
       ...(speculation ? { startSpeculativeClassifier: speculation.start } : {}),
       shutdownSignal: this.#shared.shutdown,
+      ...(options.progress === false ? { progress: false } : {}),
     };
     const run = new ToolRun({
       tools: this.tools,

@@ -202,6 +202,11 @@ export interface RunOptions {
   readonly onPermissionRequest?: ToolRuntimeOptions['onPermissionRequest'];
   /** The conversation so far (the agent loop's history and this assistant message): the calls' `context.messages`. */
   readonly messages?: readonly MessageParam[];
+  /**
+   * `false`: nobody listens to progress, so the tools are not asked for any (no `progress` events; Bash does not read
+   * its output file while it runs). `run()` says so itself; so does the MCP server for a call without a progress token.
+   */
+  readonly progress?: boolean;
 }
 
 /** An assistant message, or its tool_use blocks (as the API returned them, or in the request form). */

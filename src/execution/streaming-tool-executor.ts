@@ -54,6 +54,8 @@ export interface StreamingToolExecutorOptions extends Omit<PipelineOptions, 'onP
   readonly shutdownSignal?: AbortSignal;
   /** Whether a failed call cancels the calls issued with it (default: a Bash call that is not read-only). */
   readonly cancelsSiblingsOnError?: (tool: AnyTool, input: Record<string, unknown>, outcome: ToolUseOutcome) => boolean;
+  /** `false`: the tools get no progress callback, and no `progress` update is made (nobody would read it). */
+  readonly progress?: boolean;
 }
 
 
@@ -281,12 +283,15 @@ export class StreamingToolExecutor {
     const context: ToolUseContext = { ...this.#context, abortController: controller, toolUseId: tracked.id };
     const run = runPreparedToolUse(tracked.call, tracked.assistantMessage, this.canUseTool, context, {
       ...this.options,
-      onProgress: (progress) => {
-        if (tracked.status !== 'executing') return;
-        tracked.pendingProgress.push(progress);
-        this.#withProgress.add(tracked);
-        this.#wake();
-      },
+      onProgress:
+        this.options.progress === false
+          ? undefined
+          : (progress) => {
+              if (tracked.status !== 'executing') return;
+              tracked.pendingProgress.push(progress);
+              this.#withProgress.add(tracked);
+              this.#wake();
+            },
     });
     tracked.promise = this.#settle(tracked, run, controller.signal).then((outcome) => {
       dispose();

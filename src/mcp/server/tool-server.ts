@@ -135,10 +135,12 @@ export class ToolgateMcpServer {
       };
       const progressToken = extra._meta?.progressToken;
       let step = 0;
-      return this.call(request.params.name, request.params.arguments ?? {}, id, extra.signal, (message) => {
-        if (progressToken === undefined) return;
-        void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++step, message } }).catch(() => {});
-      }, asker);
+      // Without a token the client did not ask for progress: none is made.
+      const onProgress =
+        progressToken === undefined
+          ? undefined
+          : (message: string) => void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++step, message } }).catch(() => {});
+      return this.call(request.params.name, request.params.arguments ?? {}, id, extra.signal, onProgress, asker);
     });
     return server;
   }
@@ -171,7 +173,8 @@ export class ToolgateMcpServer {
       release = await this.gate.enter(exclusive, signal);
       if (!release) return { content: [{ type: 'text', text: 'The call was cancelled before it started.' }], isError: true };
       let outcome: ToolUseOutcome | undefined;
-      const run = this.runtime.stream([block], { signal, onPermissionRequest: (request) => this.askPerson(request, asker) });
+      // Progress only for a client that asked for it (a progress token): otherwise the tools are not asked for any.
+      const run = this.runtime.stream([block], { signal, onPermissionRequest: (request) => this.askPerson(request, asker), ...(onProgress ? {} : { progress: false }) });
       for await (const event of run) {
         if (event.type === 'progress') onProgress?.(progressText(event.progress.data));
         else if (event.type === 'done') outcome = event.result.outcomes[0];
