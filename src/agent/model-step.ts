@@ -68,10 +68,11 @@ export async function modelStep(options: ModelStepOptions): Promise<ModelStepRes
   for (let attempt = 0; ; attempt++) {
     const state = newState();
     try {
+      if (responseJustEnded.has(client)) await connectionReleased();
       const { data: stream, request_id } = await openStream(client, request, signal);
       state.requestId = request_id ?? undefined;
       for await (const event of stream) handleEvent(event, state, options);
-      await connectionReleased();
+      responseEnded(client);
       return finish(state, attempt, started, {});
     } catch (error) {
       if (signal?.aborted) return finish(state, attempt, started, { aborted: true });
@@ -103,11 +104,19 @@ export async function modelStep(options: ModelStepOptions): Promise<ModelStepRes
 }
 
 /**
- * A turn of the event loop after a response has ended. fetch (undici) puts the response's connection back in its pool
- * only then (a `setImmediate` of its own, queued before this one): a request sent sooner — the next turn's, when the
- * tools answered at once, as a small Read does — finds the connection still busy and opens another, which on the real
- * API is a TCP and a TLS handshake more per turn. With it, a session keeps to one connection.
+ * fetch (undici) puts a response's connection back in its pool only in the event loop's next turn (a `setImmediate`
+ * of its own, queued when the response ended): a request sent sooner — the next turn's, when the tools answered at once,
+ * as a small Read does — finds the connection busy and opens another, which on the real API is a TCP and a TLS
+ * handshake more per turn. So a client whose last response ended in this turn of the event loop waits for the next one
+ * before it sends; otherwise (a tool that took its time, a new session) nothing waits.
  */
+const responseJustEnded = new WeakSet<Anthropic>();
+
+function responseEnded(client: Anthropic): void {
+  responseJustEnded.add(client);
+  setImmediate(() => responseJustEnded.delete(client));
+}
+
 function connectionReleased(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
