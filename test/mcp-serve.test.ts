@@ -20,6 +20,7 @@ import { annotationsOf } from '../src/mcp/server/tool-server.js';
 import { buildTool } from '../src/tool/build-tool.js';
 import type { AnyTool } from '../src/tool/tool.js';
 import { repoRoot } from './helpers/cli.js';
+import { makeProgressTool } from './helpers/tools.js';
 
 let root: string;
 let project: string;
@@ -68,18 +69,7 @@ const call = async (client: Client, name: string, args: Record<string, unknown>,
 describe('progress over MCP (streamable HTTP, in process)', () => {
   // A tool that reports two steps when asked for progress, and says whether it was asked.
   const asked: boolean[] = [];
-  const Ticker = buildTool({
-    name: 'Ticker',
-    inputSchema: z.object({}),
-    maxResultSizeChars: 1000,
-    prompt: async () => 'Reports two steps.',
-    isReadOnly: () => true,
-    call: async (_input, context, _can, _message, onProgress) => {
-      asked.push(onProgress !== undefined);
-      for (const step of ['one', 'two']) onProgress?.({ toolUseID: context.toolUseId ?? '', data: { type: 'ticker', message: step } });
-      return { data: 'ticked' };
-    },
-  }) as AnyTool;
+  const Ticker = makeProgressTool(asked, ['one', 'two']);
   let server: HttpServeHandle;
   beforeAll(async () => {
     server = await serveHttp({ cwd: project, runtime: { settings: { sources: [] }, sessionDir: path.join(root, 'progress-session'), tools: [Ticker], rules: { allow: ['Ticker'] } } });

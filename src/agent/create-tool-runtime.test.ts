@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { makeTestTool } from '../../test/helpers/tools.js';
+import { makeProgressTool, makeTestTool } from '../../test/helpers/tools.js';
 import { buildTool } from '../tool/build-tool.js';
 import type { ToolResultBlockParam, ToolUseBlock } from '../tool/tool.js';
 import { createToolRuntime } from './create-tool-runtime.js';
@@ -287,18 +287,7 @@ describe('createToolRuntime', () => {
 
   it('stream() hands the tools a progress callback and yields their progress; run() and progress: false ask for none', async () => {
     const asked: boolean[] = [];
-    const Ticker = buildTool({
-      name: 'Ticker',
-      inputSchema: z.object({}),
-      maxResultSizeChars: 1000,
-      prompt: async () => 'Reports a step.',
-      isReadOnly: () => true,
-      call: async (_input, context, _can, _message, onProgress) => {
-        asked.push(onProgress !== undefined);
-        onProgress?.({ toolUseID: context.toolUseId ?? '', data: { type: 'ticker', message: 'step' } });
-        return { data: 'ticked' };
-      },
-    });
+    const Ticker = makeProgressTool(asked);
     const rt = await runtime({ tools: [Ticker], rules: { allow: ['Ticker'] } });
     const kinds = async (options = {}) => {
       const seen: string[] = [];

@@ -27,3 +27,18 @@ export function makeMcpTestTool(server: string, tool: string): AnyTool {
     call: async () => ({ data: 'ok' }),
   });
 }
+
+/**
+ * `Ticker`: reports each of `steps` as progress (`{ type: 'ticker', message }`) when its call gets a progress callback,
+ * notes in `asked` whether it got one, and returns 'ticked'. Read-only.
+ */
+export function makeProgressTool(asked: boolean[], steps: readonly string[] = ['step']): AnyTool {
+  return makeTestTool('Ticker', {
+    isReadOnly: () => true,
+    call: async (_input, context, _canUseTool, _message, onProgress) => {
+      asked.push(onProgress !== undefined);
+      for (const message of steps) onProgress?.({ toolUseID: context.toolUseId ?? '', data: { type: 'ticker', message } });
+      return { data: 'ticked' };
+    },
+  });
+}
