@@ -9,7 +9,7 @@
  *   bundle), baseline the same call to Claude Code's `claude mcp serve` when $TOOLGATE_BENCH_CLAUDE names its binary
  *   (install it outside the repository: `npm install --prefix /tmp/scratch @anthropic-ai/claude-code`), else to the
  *   smallest MCP SDK server with a Bash tool (bench/fixtures/bare-bash-mcp-server.mjs). Calls alternate between the
- *   two servers, batch by batch.
+ *   two servers, batch by batch, over ten rounds; which server goes first alternates.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -201,9 +201,18 @@ async function versusClaudeFigures(): Promise<BenchFigure[]> {
     };
     const a: number[] = [];
     const b: number[] = [];
-    for (let round = 0; round < 5; round++) {
-      a.push(await timePerCallUs(echo(ours), { warmup: round === 0 ? 10 : 2, samples: 5, batch: 5 }));
-      b.push(await timePerCallUs(echo(theirs), { warmup: round === 0 ? 10 : 2, samples: 5, batch: 5 }));
+    // Ten rounds, and which server goes first alternates: with five, ours always first, one run of a build could read
+    // 0.43 and the next 0.53 on this machine.
+    for (let round = 0; round < 10; round++) {
+      const timeOurs = async () => a.push(await timePerCallUs(echo(ours), { warmup: round < 2 ? 10 : 2, samples: 5, batch: 5 }));
+      const timeTheirs = async () => b.push(await timePerCallUs(echo(theirs), { warmup: round < 2 ? 10 : 2, samples: 5, batch: 5 }));
+      if (round % 2 === 0) {
+        await timeOurs();
+        await timeTheirs();
+      } else {
+        await timeTheirs();
+        await timeOurs();
+      }
     }
     return [{ name: `mcp.serve_bash_echo_vs_${claude ? 'claude' : 'bare_sdk'}_ms`, value: median(a) / 1000, unit: 'ms', baseline: median(b) / 1000 }];
   } finally {
