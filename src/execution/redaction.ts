@@ -112,8 +112,27 @@ function compileGlob(pattern: string): NameMatcher {
 }
 
 export function isSecretEnvName(name: string, patterns: readonly string[] = DEFAULT_SECRET_ENV_PATTERNS): boolean {
-  const upper = name.toUpperCase();
-  return compiled(patterns).some((matches) => matches(upper));
+  return namedSecret(compiled(patterns), name);
+}
+
+/**
+ * The verdicts on names so far, per compiled list: a pure function of the list and the name, asked for every variable
+ * of the environment before each command (tens of globs each) and nearly always of the same names.
+ */
+const nameVerdicts = new WeakMap<NameMatcher[], Map<string, boolean>>();
+const MAX_NAME_VERDICTS = 4096;
+
+function namedSecret(matchers: NameMatcher[], name: string): boolean {
+  let verdicts = nameVerdicts.get(matchers);
+  if (verdicts === undefined) nameVerdicts.set(matchers, (verdicts = new Map()));
+  let verdict = verdicts.get(name);
+  if (verdict === undefined) {
+    const upper = name.toUpperCase();
+    verdict = matchers.some((matches) => matches(upper));
+    if (verdicts.size >= MAX_NAME_VERDICTS) verdicts.clear();
+    verdicts.set(name, verdict);
+  }
+  return verdict;
 }
 
 const URL_CREDENTIALS = /^[a-z][a-z0-9+.-]*:\/\/([^/\s:@]*):([^/\s@]+)@/i;
@@ -133,10 +152,7 @@ export interface SecretEnvOptions {
 export function secretEnvTest(options: SecretEnvOptions = {}): (name: string, value: string) => boolean {
   const matchers = compiled(options.patterns ?? DEFAULT_SECRET_ENV_PATTERNS);
   const pass = new Set((options.passEnv ?? []).map((n) => n.toUpperCase()));
-  return (name, value) => {
-    const upper = name.toUpperCase();
-    return !pass.has(upper) && (matchers.some((m) => m(upper)) || urlCredentials(value) !== undefined);
-  };
+  return (name, value) => (pass.size === 0 || !pass.has(name.toUpperCase())) && (namedSecret(matchers, name) || urlCredentials(value) !== undefined);
 }
 
 /** The variables of `env` that are secrets: by name, or by a credential-carrying URL value. */
