@@ -6,7 +6,7 @@
  * The object outlives the tool call when the command is sent to the background: the task registry then holds it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync, unlinkSync } from 'node:fs';
 import { groupAlive, signalGroup, terminateGroup, trackGroup, untrackGroup } from './process-group.js';
 import { PGROUP_ENV, PROCESS_MARKER, signalMarked, terminateMarked } from '../../hooks/process-marker.js';
 import { MAX_STATE_FILE_BYTES, parseShellStateRecords, type ShellCapture } from './session-env.js';
@@ -271,10 +271,26 @@ export class ShellProcess {
   }
 }
 
+/** The state the shell wrote on exit, and the file removed: one open, its size from the descriptor (no stat by path). */
 function readStateFile(file: string): ReturnType<typeof parseShellStateRecords> {
   try {
-    const big = statSync(file).size > MAX_STATE_FILE_BYTES;
-    const text = big ? '' : readFileSync(file, 'latin1');
+    const fd = openSync(file, 'r');
+    let text = '';
+    try {
+      const size = fstatSync(fd).size;
+      if (size <= MAX_STATE_FILE_BYTES) {
+        const bytes = Buffer.allocUnsafe(size);
+        let length = 0;
+        while (length < size) {
+          const read = readSync(fd, bytes, length, size - length, length);
+          if (read === 0) break;
+          length += read;
+        }
+        text = bytes.toString('latin1', 0, length);
+      }
+    } finally {
+      closeSync(fd);
+    }
     unlinkSync(file);
     return parseShellStateRecords(text);
   } catch {
