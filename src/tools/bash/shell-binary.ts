@@ -8,8 +8,8 @@
  * bash keeps the bare name, and the exec answers as it always did. A path that stops working (the file removed)
  * is forgotten when its command fails to start, and looked for again by the next.
  */
-import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
+import { isExecutableFile } from '../shared/executable.js';
 
 const BARE = 'bash';
 /** A handful of PATHs at most in practice (the process's, a settings env's); bounded all the same. */
@@ -24,12 +24,7 @@ export function bashBinary(env: Readonly<Record<string, string | undefined>>): s
   for (const dir of search.split(':')) {
     if (!path.isAbsolute(dir)) return BARE;
     const candidate = path.join(dir, BARE);
-    try {
-      if (!statSync(candidate).isFile()) continue;
-      accessSync(candidate, constants.X_OK);
-    } catch {
-      continue;
-    }
+    if (!isExecutableFile(candidate)) continue;
     if (found.size >= MAX_REMEMBERED) found.clear();
     found.set(search, candidate);
     return candidate;

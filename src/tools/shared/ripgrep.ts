@@ -4,8 +4,8 @@
  * rg would print), and kill it on abort or when the time limit passes.
  */
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
+import { isExecutableFile } from './executable.js';
 
 export interface RipgrepLocation {
   readonly path: string;
@@ -48,16 +48,6 @@ async function loadBundledRipgrepPath(): Promise<string | undefined> {
     return typeof mod.rgPath === 'string' ? mod.rgPath : undefined;
   } catch {
     return undefined;
-  }
-}
-
-function isExecutableFile(file: string): boolean {
-  try {
-    if (!fs.statSync(file).isFile()) return false;
-    fs.accessSync(file, fs.constants.X_OK);
-    return true;
-  } catch {
-    return false;
   }
 }
 
