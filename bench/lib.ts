@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+
 export interface BenchFigure {
   readonly name: string;
   readonly value: number;
@@ -52,10 +53,9 @@ let built = false;
  * Makes sure `dist/` (tsc's output, what a program importing `toolgate` runs) and the CLI bundles (what the
  * `toolgate` command runs) are there and newer than every source file, and builds them (`npm run build`'s two steps)
  * when they are not: a figure must be of the code as it ships, never of a stale build. `npm ci` builds both.
- * Returns the repository's root.
  */
-export function ensureBuilt(): string {
-  if (built) return repoRoot;
+export function ensureBuilt(): void {
+  if (built) return;
   const outputs = ['dist/index.js', 'dist/cli-bundle/toolgate.mjs', 'dist/cli-bundle/toolgate.cjs'].map((f) => mtimeOf(path.join(repoRoot, f)));
   const oldestOutput = Math.min(...outputs);
   const inputs = [newestSource(path.join(repoRoot, 'src')), mtimeOf(path.join(repoRoot, 'scripts/bundle-cli.mjs')), mtimeOf(path.join(repoRoot, 'tsconfig.build.json'))];
@@ -65,7 +65,6 @@ export function ensureBuilt(): string {
     execFileSync(process.execPath, [path.join(repoRoot, 'scripts/bundle-cli.mjs')], { cwd: repoRoot, stdio: 'inherit' });
   }
   built = true;
-  return repoRoot;
 }
 
 /** NaN for a file that is not there: every comparison with it is false, so a missing output counts as stale. */
