@@ -1,13 +1,22 @@
 /**
  * The command launcher's Perl program (launcher.ts says what it is for and how it is spoken to).
  *
- * The launcher keeps one spare: a child forked ahead, already in its own session and off the launcher's pipes, that
- * waits on a pipe of its own for the command it will become. A request hands the spare its command (file, cwd, output
- * and state files, argv, environment) and closes that pipe; the spare opens the files, changes directory, puts the
- * descriptors in place, sets exactly the given environment and execs, reporting any failure on a close-on-exec error
- * pipe, whose end of file is the launcher's "it runs". Only then does the launcher fork the next spare — after
- * answering, while the command runs. A spare that finds its pipe closed with nothing in it (the launcher is gone)
- * exits.
+ * The launcher keeps one process ahead of the next request, made while the current command runs:
+ * - a warm shell, once a Bash command has run: bash itself, already exec'd and started (~2 ms of a command's 3 here)
+ *   with the last command's program, directory and environment, in a session of its own, waiting on fd 4 for its
+ *   script. It serves the next command when that command is the same program with `-c`, the same directory (path
+ *   and inode) and the same environment but for `TOOLGATE_PGROUP`: it reads a few assignments from fd 4 (sourced, so
+ *   read whole, not byte by byte as `read` takes a pipe), points stdout, stderr and fd 3 at the command's files,
+ *   exports the command's marker (its own environment holds `<process>.<scope>.warm`: scans by process or scope find
+ *   it, none for one command does), answers one byte on fd 5 ("it runs") and `eval`s the script — what `bash -c` would have run,
+ *   with `SECONDS` from 0; errors name `eval` rather than `-c`. Any other command retires it (the spare path below);
+ *   a warm shell gone before its byte came is `F` (Node spawns the command; nothing of it ran).
+ * - otherwise a spare: a child forked ahead, already in its own session and off the launcher's pipes, that waits on a
+ *   pipe of its own for the command it will become. A request hands the spare its command (file, cwd, output and
+ *   state files, argv, environment) and closes that pipe; the spare opens the files, changes directory, puts the
+ *   descriptors in place, sets exactly the given environment and execs, reporting any failure on a close-on-exec error
+ *   pipe, whose end of file is the launcher's "it runs". A spare that finds its pipe closed with nothing in it (the
+ *   launcher is gone) exits; so does a warm shell.
  */
 export const LAUNCHER_SCRIPT = String.raw`
 use strict; use warnings; no warnings 'exec'; use POSIX ();
@@ -26,6 +35,14 @@ open(my $null, '<', '/dev/null') or exit 1;
 my %kids;
 # The spare: a child forked ahead of the next request, waiting for it on its own pipe: [pid, pidfd, job pipe, error pipe].
 my $spare;
+# The last shell command's program, directory, key (program, directory, environment without the marker) and
+# environment; and the warm shell made from it: [pid, pidfd, script pipe (its fd 4), answer pipe (its fd 5), key, dev, ino].
+my ($template, $warm);
+my $MARK = 'TOOLGATE_PGROUP=';
+# What the warm shell runs: the assignments from fd 4, then the prologue, then the script, each by eval (BASH_SOURCE
+# and a top-level return stay as under -c). End of file with no script: the launcher is gone.
+my $BOOT = '. /dev/fd/4; exec 4<&-; [ "$' . '{__tg_s+x}" ] || exit 0; eval "$__tg_p"; eval "unset -v __tg_p __tg_s; $__tg_s"';
+sub q1 { my $v = $_[0]; $v =~ s/'/'\\''/g; "'$v'" }
 sub reply { my $l = $_[0]; while (1) { my $n = syswrite(STDOUT, $l); return if defined $n && $n == length $l; if (defined $n) { substr($l, 0, $n) = ''; next } next if $!{EINTR}; exit 0 } }
 sub spare_main {
   my ($jr, $ew) = @_;
@@ -70,8 +87,72 @@ sub make_spare {
   if ($pidfd < 0) { kill 'KILL', $c; waitpid($c, 0); return }
   $spare = [$c, $pidfd, $jw, $er];
 }
+sub make_warm {
+  my ($file, $cwd, $key, $env) = @$template;
+  my @st = stat($cwd);
+  return unless @st;
+  my ($jr, $jw, $ar, $aw);
+  pipe($jr, $jw) or return;
+  pipe($ar, $aw) or return;
+  my $c = fork();
+  return unless defined $c;
+  if ($c == 0) {
+    close $jw; close $ar;
+    $SIG{PIPE} = 'DEFAULT';
+    defined POSIX::dup2(fileno $null, 0) or POSIX::_exit(127);
+    defined POSIX::dup2(fileno $null, 1) or POSIX::_exit(127);
+    defined POSIX::setsid() or POSIX::_exit(127);
+    chdir $cwd or POSIX::_exit(127);
+    # Through descriptors above 9 first: either pipe may sit on 4 or 5 already. dup2 leaves the new ones inheritable.
+    my $j = fcntl($jr, POSIX::F_DUPFD(), 10);
+    my $a = fcntl($aw, POSIX::F_DUPFD(), 10);
+    (defined $j && defined $a) or POSIX::_exit(127);
+    defined POSIX::dup2($j, 4) or POSIX::_exit(127);
+    defined POSIX::dup2($a, 5) or POSIX::_exit(127);
+    POSIX::close($j); POSIX::close($a);
+    %ENV = ();
+    for my $e (@$env) { my ($k, $v) = split /=/, $e, 2; $ENV{$k} = $v; }
+    exec { $file } $file, '-c', $BOOT;
+    POSIX::_exit(127);
+  }
+  close $jr; close $aw;
+  my $pidfd = syscall($PIDFD_OPEN, $c + 0, 0);
+  if ($pidfd < 0) { kill 'KILL', $c; waitpid($c, 0); return }
+  $warm = [$c, $pidfd, $jw, $ar, $key, $st[0], $st[1]];
+}
+sub retire { my ($c, $pidfd, $jw, $ar) = @{$_[0]}; close $jw; close $ar; kill 'KILL', $c; waitpid($c, 0); POSIX::close($pidfd); }
 sub start {
   my ($id, $job) = split /\0/, $_[0], 2;
+  my ($file, $cwd, $out, $state, $argc, @rest) = split /\0/, $job, -1;
+  my @args = splice(@rest, 0, $argc);
+  my @env = grep { index($_, $MARK) != 0 } @rest;
+  my ($marker) = map { substr($_, length $MARK) } grep { index($_, $MARK) == 0 } @rest;
+  my $shell = $argc == 2 && $args[0] eq '-c' && defined $marker;
+  # The marker names its command last (<process>.<scope>.<command>): the waiting shell carries <process>.<scope>.warm,
+  # so that what looks for a process's or a scope's commands by prefix finds it, and no single command's marker does.
+  my $scope = $shell ? substr($marker, 0, rindex($marker, '.') + 1) : '';
+  my $key = join("\0", $file, $cwd, $scope, sort @env);
+  $template = $shell ? [$file, $cwd, $key, [@env, $MARK . $scope . 'warm']] : undef;
+  if (defined $warm) {
+    my $w = $warm;
+    undef $warm;
+    my @st = $shell && $w->[4] eq $key ? stat($cwd) : ();
+    if (@st && $st[0] == $w->[5] && $st[1] == $w->[6]) {
+      my ($c, $pidfd, $jw, $ar) = @$w;
+      my $prologue = 'exec 1>|' . q1($out) . ' 2>&1 3>|' . q1($state) . ' || exit 126; export ' . $MARK . q1($marker) . '; builtin printf x >&5; exec 5>&-; SECONDS=0';
+      my $text = '__tg_p=' . q1($prologue) . '; __tg_s=' . q1($args[1]) . "\n";
+      my $sent = 1;
+      while (length $text) { my $n = syswrite($jw, $text); if (defined $n) { substr($text, 0, $n) = ''; next } next if $!{EINTR}; $sent = 0; last }
+      close $jw;
+      my $ack = '';
+      while ($sent) { my $r = sysread($ar, $ack, 1); last if defined $r || !$!{EINTR} }
+      close $ar;
+      if ($ack eq 'x') { $kids{$pidfd} = [$c, $id]; return reply("R $id $c\n"); }
+      kill 'KILL', $c; waitpid($c, 0); POSIX::close($pidfd);
+      return reply("F $id the waiting shell ended before it took the command\n");
+    }
+    retire($w);
+  }
   make_spare() unless defined $spare;
   return reply("F $id fork: $!\n") unless defined $spare;
   my ($c, $pidfd, $jw, $er) = @$spare;
@@ -108,8 +189,8 @@ while (1) {
       next;
     }
   }
-  # The next request's fork, made while nothing is asked of the launcher (its command runs meanwhile).
-  make_spare() unless defined $spare;
+  # The next request's process, made while nothing is asked of the launcher (its command runs meanwhile).
+  if (defined $template) { make_warm() unless defined $warm } else { make_spare() unless defined $spare }
   my $rin = '';
   vec($rin, 0, 1) = 1;
   vec($rin, $_, 1) = 1 for keys %kids;

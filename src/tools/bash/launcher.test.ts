@@ -5,10 +5,11 @@
  * perl and real bash. Then what happens when the launcher dies, and that it never keeps Node alive by itself.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { markedProcesses, PROCESS_MARKER } from '../../hooks/process-marker.js';
 import { launcherPid, whenLauncherReady } from './launcher.js';
 import { ShellProcess, type ShellExit } from './shell-process.js';
 import { waitFor } from './test-helpers/project.js';
@@ -153,16 +154,107 @@ describe.runIf(linux)('the command launcher', () => {
     expect(exits.map((e) => e.code)).toEqual(Array.from({ length: 20 }, (_, i) => i));
   });
 
-  it('the next command runs as the spare forked ahead of it: same pid, its own session, the given cwd', async () => {
+  it('after a shell command, the next like it runs in the shell started ahead of it: same pid, own session, SECONDS from 0', async () => {
     const launcher = await ready();
     await run('true');
-    const spare = await spareOf(launcher);
-    // Waiting, it is already the leader of a session of its own.
-    expect(readFileSync(`/proc/${spare}/stat`, 'utf8').split(') ')[1]!.split(' ')[3]).toBe(String(spare));
-    const { proc, output, exit } = await run('echo "$$ $(pwd)"', { cwd: '/' });
-    expect(proc.pid).toBe(spare);
-    expect(output).toBe(`${spare} /\n`);
+    const warm = await spareOf(launcher);
+    // Waiting, it is bash already, the leader of a session of its own.
+    expect(readFileSync(`/proc/${warm}/comm`, 'utf8').trim()).toBe('bash');
+    expect(readFileSync(`/proc/${warm}/stat`, 'utf8').split(') ')[1]!.split(' ')[3]).toBe(String(warm));
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const { proc, output, exit } = await run('echo "$$ $(pwd) $SECONDS"');
+    expect(proc.pid).toBe(warm);
+    expect(output).toBe(`${warm} ${dir} 0\n`);
     expect(exit.code).toBe(0);
+  });
+
+  it('a command in another directory, or with another environment, retires the waiting shell and starts as before', async () => {
+    const launcher = await ready();
+    await run('true');
+    const warm = await spareOf(launcher);
+    const elsewhere = await run('echo "$$ $(pwd)"', { cwd: '/' });
+    expect(elsewhere.proc.pid).not.toBe(warm);
+    expect(elsewhere.output).toBe(`${elsewhere.proc.pid} /\n`);
+    await waitFor(() => !alive(warm), 10_000, 'the waiting shell to be retired');
+    const next = await spareOf(launcher);
+    const other = await run('echo "$$ $EXTRA"', { cwd: '/', env: { ...process.env, EXTRA: 'x' } });
+    expect(other.proc.pid).not.toBe(next);
+    expect(other.output).toBe(`${other.proc.pid} x\n`);
+  });
+
+  it('the directory replaced under the same path: the waiting shell is not used', async () => {
+    const launcher = await ready();
+    const place = path.join(dir, 'replaced');
+    mkdirSync(place);
+    await run('true', { cwd: place });
+    const warm = await spareOf(launcher);
+    rmSync(place, { recursive: true });
+    mkdirSync(place);
+    writeFileSync(path.join(place, 'new.txt'), '');
+    const { proc, output } = await run('ls', { cwd: place });
+    expect(proc.pid).not.toBe(warm);
+    expect(output).toBe('new.txt\n');
+  });
+
+  it('a command in the waiting shell is found by a scan for the commands of its process, its children by its own marker', async () => {
+    const launcher = await ready();
+    await run('true');
+    const warm = await spareOf(launcher);
+    const proc = shell('sleep 30');
+    await proc.started;
+    expect(proc.pid).toBe(warm);
+    try {
+      // The shell's own environment carries <process>.<scope>.warm, what it was started with; its children the command's.
+      expect(markedProcesses(PROCESS_MARKER, { prefix: true })).toContain(warm);
+      await waitFor(() => markedProcesses(proc.marker).length === 1, 10_000, 'the sleep to start');
+      expect(markedProcesses(proc.marker)).not.toContain(warm);
+    } finally {
+      await proc.kill('abort');
+    }
+  });
+
+  it('a command in the waiting shell runs as bash -c would: environment, descriptors, signals, status, state, errors', async () => {
+    const launcher = await ready();
+    const probe = [
+      'env -0 | sort -z | tr "\\0" "\\n"',
+      'ls -l /proc/self/fd | sed "s/.* \\([0-9]*\\) -> /\\1 -> /" | tail -n +2',
+      'grep -E "^Sig(Blk|Ign|Cgt)" /proc/self/status',
+      'pwd; echo "$0"; cat; ulimit -n; umask; echo "parent=$PPID"',
+      'echo "source=[${BASH_SOURCE[*]}] vars=$(set | grep -c "^__tg_")"',
+      'return 3; echo "after return"',
+    ].join('; ');
+    // Each launched run is made right after one like it, so that it finds the shell waiting.
+    const env = { ...process.env };
+    const warmBoth = async (command: string) => {
+      await run('true', { env });
+      const warm = await spareOf(launcher);
+      const result = await both(command, { env });
+      expect(result.launched.proc.pid).toBe(warm);
+      return result;
+    };
+    const { launched, direct } = await warmBoth(probe);
+    expect(launched.raw).toContain(`TOOLGATE_PGROUP=${launched.proc.marker}\n`);
+    expect(launched.raw).toContain('SigIgn:\t0000000000000000');
+    expect(launched.raw).toContain('source=[] vars=0');
+    expect(launched.raw).toContain('after return');
+    expect(launched.output.replace('eval: line', '-c: line')).toBe(direct.output);
+    expect(launched.raw).toContain(`parent=${launcher}\n`);
+    for (const [command, code, signal] of [
+      ['exit 7', 7, null],
+      ['kill -TERM $$', null, 'SIGTERM'],
+      ['echo "unclosed', 2, null],
+    ] as const) {
+      const result = await warmBoth(command);
+      expect([result.launched.exit.code, result.launched.exit.signal]).toEqual([code, signal]);
+      expect([result.direct.exit.code, result.direct.exit.signal]).toEqual([code, signal]);
+    }
+    const syntax = await warmBoth('echo one; if');
+    // The one difference: the error names eval, as the line Claude Code's own runner evals does.
+    expect(syntax.launched.output).toMatch(/^\S*bash: eval: line \d+: syntax error/);
+    expect(syntax.launched.output.replace('eval: line', '-c: line')).toBe(syntax.direct.output);
+    const state = await warmBoth('echo one; echo two >&2; cd /; echo three');
+    expect(state.launched.output).toBe('one\ntwo\nthree\n');
+    expect(state.launched.exit.finalCwd).toBe('/');
   });
 
   it('a spare killed while it waits: the next command is started by the spawn, once; then a new spare serves', async () => {

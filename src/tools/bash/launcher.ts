@@ -3,8 +3,9 @@
  * not cost a fork of the whole Node process. libuv starts a child with fork() + exec() and blocks until the exec: the
  * kernel copies the page tables of a 75–150 MB process, the child tears them down again at exec, and the parent pays a
  * copy-on-write fault for each page it writes afterwards — 1.2–3 ms a command in `toolgate mcp serve`, as much as the
- * `bash -c 'echo hi'` it starts. The launcher (a 7 MB Perl, launcher-script.ts) forks the next command's process
- * ahead, while the current one runs: a request finds it waiting and only has it exec.
+ * `bash -c 'echo hi'` it starts. The launcher (a 7 MB Perl, launcher-script.ts) makes the next command's process
+ * ahead, while the current one runs: after a Bash command a bash already started and waiting for its script (a warm
+ * shell: the request pays neither the exec nor bash's start), otherwise a forked spare that only has to exec.
  *
  * Perl (there on every Linux that has bash and git) rather than a shell loop: it reports the exact wait status (a
  * shell's `$?` cannot tell `exit 130` from SIGINT) and sets the command's environment exactly (`env -i` would be a
@@ -24,7 +25,7 @@
  *
  * Protocol: request `<bytes>\n<id>\0<file>\0<cwd>\0<out>\0<state>\0<argc>\0<args…>\0<K=V…>`; replies, one line each
  * (one write each, shorter than PIPE_BUF, so never interleaved): `H <pid>` ready, `R <id> <pid>` running (exec
- * succeeded), `F <id> <why>` not started, `L <id> <why>` it may have started but cannot be watched (it was
+ * succeeded, or the warm shell took the script), `F <id> <why>` not started, `L <id> <why>` it may have started but cannot be watched (it was
  * SIGKILLed), `X <id> c <code>` exited, `X <id> s <signal number>` killed by a signal, `X <id> u` status unreadable.
  * `X` for an id always follows its `R`.
  */
