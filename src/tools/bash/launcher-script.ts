@@ -127,7 +127,8 @@ sub start {
   my @args = splice(@rest, 0, $argc);
   my @env = grep { index($_, $MARK) != 0 } @rest;
   my ($marker) = map { substr($_, length $MARK) } grep { index($_, $MARK) == 0 } @rest;
-  my $shell = $argc == 2 && $args[0] eq '-c' && defined $marker;
+  # Not with BASH_ENV: bash runs it as it starts, and a warm shell would run it before it knows where output goes.
+  my $shell = $argc == 2 && $args[0] eq '-c' && defined $marker && !grep { index($_, 'BASH_ENV=') == 0 } @env;
   # The marker names its command last (<process>.<scope>.<command>): the waiting shell carries <process>.<scope>.warm,
   # so that what looks for a process's or a scope's commands by prefix finds it, and no single command's marker does.
   my $scope = $shell ? substr($marker, 0, rindex($marker, '.') + 1) : '';

@@ -180,6 +180,14 @@ describe.runIf(linux)('the command launcher', () => {
     const other = await run('echo "$$ $EXTRA"', { cwd: '/', env: { ...process.env, EXTRA: 'x' } });
     expect(other.proc.pid).not.toBe(next);
     expect(other.output).toBe(`${other.proc.pid} x\n`);
+    // With BASH_ENV, whose output belongs to the command, no shell is started ahead.
+    const startup = path.join(dir, 'startup.sh');
+    writeFileSync(startup, 'echo from-bash-env\n');
+    const env = { ...process.env, BASH_ENV: startup };
+    await run('true', { env });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(childrenOf(launcher).map((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim())).not.toContain('bash');
+    expect((await run('echo cmd', { env })).output).toBe('from-bash-env\ncmd\n');
   });
 
   it('the directory replaced under the same path: the waiting shell is not used', async () => {
