@@ -7,10 +7,11 @@
  *   script. It serves the next command when that command is the same program with `-c`, the same directory (path
  *   and inode) and the same environment but for `TOOLGATE_PGROUP`: it reads a few assignments from fd 4 (sourced, so
  *   read whole, not byte by byte as `read` takes a pipe), points stdout, stderr and fd 3 at the command's files,
- *   exports the command's marker (its own environment holds `<process>.<scope>.warm`: scans by process or scope find
- *   it, none for one command does), answers one byte on fd 5 ("it runs") and `eval`s the script — what `bash -c` would have run,
- *   with `SECONDS` from 0; errors name `eval` rather than `-c`. Any other command retires it (the spare path below);
- *   a warm shell gone before its byte came is `F` (Node spawns the command; nothing of it ran).
+ *   exports the command's marker (its own environment holds `<process>.<scope>.warm`: scans by process or scope
+ *   find it, none for one command does), answers one byte on fd 5 ("it runs") and `eval`s the script — what
+ *   `bash -c` would have run, with `SECONDS` from 0; errors name `eval` rather than `-c`. Not with `BASH_ENV` set.
+ *   Any other command retires it (the spare path below); a warm shell gone before its byte came is `F` (Node spawns
+ *   the command; nothing of it ran).
  * - otherwise a spare: a child forked ahead, already in its own session and off the launcher's pipes, that waits on a
  *   pipe of its own for the command it will become. A request hands the spare its command (file, cwd, output and
  *   state files, argv, environment) and closes that pipe; the spare opens the files, changes directory, puts the
@@ -35,8 +36,9 @@ open(my $null, '<', '/dev/null') or exit 1;
 my %kids;
 # The spare: a child forked ahead of the next request, waiting for it on its own pipe: [pid, pidfd, job pipe, error pipe].
 my $spare;
-# The last shell command's program, directory, key (program, directory, environment without the marker) and
-# environment; and the warm shell made from it: [pid, pidfd, script pipe (its fd 4), answer pipe (its fd 5), key, dev, ino].
+# The last shell command's program, directory, key (program, directory, marker scope, environment without the
+# marker) and environment; and the warm shell made from it: [pid, pidfd, script pipe (fd 4), answer pipe (fd 5), key,
+# dev, ino].
 my ($template, $warm);
 my $MARK = 'TOOLGATE_PGROUP=';
 # What the warm shell runs: the assignments from fd 4, then the prologue, then the script, each by eval (BASH_SOURCE
