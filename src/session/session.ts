@@ -1,0 +1,476 @@
+/**
+ * One session: one `query()` with streaming input, from its first message to its end, whatever face drives it. A face
+ * sends messages (`send`), reads the events (`events`) and uses the verbs below; the session wires the rest once
+ * (setup.ts) and keeps what lives as long as it: the runtime, the live values the loop reads (model, thinking, the
+ * turn's signal), the conversation so far, the background tasks its calls started. SessionStart and SessionEnd fire
+ * once per conversation: a conversation starts over only when a person asks (`clear`, `compact`, `resume`).
+ */
+import type Anthropic from '@anthropic-ai/sdk';
+import path from 'node:path';
+import { compactConversation } from '../agent/compact.js';
+import { query } from '../agent/query.js';
+import { expandSlashCommand, listSlashCommands, type SlashCommandInfo } from '../agent/slash-commands.js';
+import { listSessionsFor, readTranscript, subagentTranscriptPath, transcriptPath, type SessionSummary } from '../agent/transcript.js';
+import type { AgentDefinition, QueryLive, TaskInfo } from '../agent/types.js';
+import { USER_INTERRUPT } from '../execution/abort-reasons.js';
+import type { SavedPermissionUpdates } from '../permissions/permission-updates.js';
+import { randomUUID } from '../tool/crypto.js';
+import type { PermissionMode, PermissionUpdate, ToolPermissionContext } from '../tool/permission-types.js';
+import type { AnyTool, MessageParam, Tools } from '../tool/tool.js';
+import { BackgroundTasks } from './background.js';
+import { contextUsageOf, type ContextUsage } from './context-usage.js';
+import { SessionInput } from './input.js';
+import { mcpStatusOf, type SessionMcpServer } from './mcp.js';
+import type { SessionEvent, SessionOptions } from './options.js';
+import { removeRule, type RuleRemoval } from './rules.js';
+import { setUpSession, type SessionParts } from './setup.js';
+
+/** A user message's content: text, or blocks (text, images, documents). */
+export type UserContent = MessageParam['content'];
+
+/** How the next conversation of the session starts: the transcript it goes on from, or the messages it carries. */
+interface NextConversation {
+  readonly source?: 'clear' | 'compact' | 'resume';
+  readonly resume?: string;
+  readonly carried?: MessageParam[];
+}
+
+/** A conversation asked to start over: applied between the loops (the runtime switches sessions between turns). */
+interface Restart {
+  readonly apply: () => NextConversation;
+  readonly done: () => void;
+}
+
+export class Session {
+  readonly #options: SessionOptions;
+  readonly #root = new AbortController();
+  readonly #input = new SessionInput();
+  #ready: Promise<SessionParts> | undefined;
+  #parts: SessionParts | undefined;
+  #turn: AbortController | undefined;
+  #model: string | undefined;
+  /** A command's model, for the turn its message starts. */
+  #turnModel: string | undefined;
+  readonly #turnModels = new WeakMap<MessageParam, string>();
+  #thinking: Anthropic.Messages.ThinkingConfigParam | null | undefined;
+  #messages: MessageParam[] = [];
+  #lastContextTokens = 0;
+  #looping = false;
+  #reading = false;
+  #restart: Restart | undefined;
+  #next: NextConversation | undefined;
+  #endReason: ReturnType<NonNullable<QueryLive['sessionEnd']>>;
+  /** The face has no more messages, but the session goes on while its background tasks run. */
+  #endWhenIdle = false;
+  #disposed: Promise<void> | undefined;
+
+  constructor(options: SessionOptions = {}) {
+    this.#options = options;
+    const outer = options.signal;
+    if (outer?.aborted) this.close();
+    else outer?.addEventListener('abort', () => this.close(), { once: true });
+  }
+
+  /** Sets the session up (runtime, MCP servers, ids) once; every verb waits for it. */
+  start(): Promise<SessionParts> {
+    this.#ready ??= (async () => {
+      const parts = await setUpSession(this.#options, { signal: this.#root.signal, warn: (text) => this.#warn(text) });
+      this.#parts = parts;
+      // Skills' and commands' frontmatter is read now (the Skill tool's description needs it): its warnings too.
+      const known = parts.runtime.warnings.length;
+      await listSlashCommands(parts.runtime).catch(() => []);
+      for (const w of parts.runtime.warnings.slice(known)) this.#warn(`warning: ${w}`);
+      return parts;
+    })();
+    return this.#ready;
+  }
+
+  // — messages and events —
+
+  /** A user message for the session: a new turn when the loop is idle, else it waits (or joins the running turn's results). */
+  send(content: UserContent, options: { readonly verbatim?: boolean } = {}): void {
+    this.#input.push(this.#prepare(content, options.verbatim === true));
+  }
+
+  /** The face's input failed: the session ends with an error result saying why. */
+  fail(error: unknown): void {
+    this.#input.fail(error);
+  }
+
+  /**
+   * No more messages from the face: the session ends once the running turn has. With `awaitBackgroundTasks` it goes on
+   * while the background tasks its calls started run: each end is told (`task_ended`), its news is the next turn.
+   */
+  end(options: { readonly awaitBackgroundTasks?: boolean } = {}): void {
+    if (options.awaitBackgroundTasks) this.#endWhenIdle = true;
+    else this.#input.end();
+  }
+
+  /** The session's events, from its first message to its end (one reader). The runtime is disposed at the end. */
+  async *events(): AsyncGenerator<SessionEvent, void> {
+    if (this.#reading) throw new Error('a session has one reader of its events');
+    this.#reading = true;
+    let parts: SessionParts;
+    try {
+      parts = await this.start();
+    } catch (error) {
+      await this.#dispose();
+      throw error;
+    }
+    const { runtime } = parts;
+    const background = new BackgroundTasks(runtime);
+    const told: SessionEvent[] = [];
+    const loop = this.#options.loop ?? query;
+    this.#next = { ...(parts.resume !== undefined ? { resume: parts.resume } : {}) };
+    try {
+      for (;;) {
+        this.#input.restart();
+        const first = await this.#input.next();
+        if (first === undefined || this.#root.signal.aborted) break;
+        this.#take(first);
+        const next = this.#next ?? {};
+        this.#next = undefined;
+        this.#looping = true;
+        this.#endReason = undefined;
+        const run = loop({
+          runtime,
+          client: parts.client,
+          prompt: [...(next.carried ?? []), first],
+          model: parts.model,
+          ...(this.#options.maxTurns !== undefined ? { maxTurns: this.#options.maxTurns } : {}),
+          ...(parts.systemPrompt !== undefined ? { systemPrompt: parts.systemPrompt } : {}),
+          ...(parts.appendSystemPrompt !== undefined ? { appendSystemPrompt: parts.appendSystemPrompt } : {}),
+          ...(this.#options.thinking ? { thinking: this.#options.thinking } : {}),
+          ...(this.#options.betas && this.#options.betas.length > 0 ? { betas: this.#options.betas } : {}),
+          signal: this.#root.signal,
+          ...(next.resume !== undefined ? { resume: next.resume } : {}),
+          ...(next.source !== undefined ? { startSource: next.source } : {}),
+          ...(this.#options.persist === false ? { persistSession: false } : {}),
+          input: this.#reader(),
+          ...(this.#options.streamEvents ? { streamEvents: true } : {}),
+          ...(this.#options.maxBudgetUsd !== undefined ? { maxBudgetUsd: this.#options.maxBudgetUsd } : {}),
+          ...(this.#options.fallbackModel !== undefined ? { fallbackModel: this.#options.fallbackModel } : {}),
+          ...(parts.structuredOutput ? { structuredOutput: parts.structuredOutput } : {}),
+          live: this.#live(),
+        });
+        for await (const event of run) {
+          if (event.type === 'tool_result') background.saw(event.outcome);
+          else if (event.type === 'assistant') this.#lastContextTokens = event.usage.input_tokens + event.usage.cache_read_input_tokens + event.usage.cache_creation_input_tokens;
+          else if (event.type === 'result') {
+            this.#messages = [...event.result.messages];
+            this.#turnModel = undefined;
+          }
+          yield event;
+          if (event.type === 'result' && this.#endWhenIdle && this.#input.pending === 0 && !this.#restart) {
+            const news = await background.news(this.#root.signal, (task) => told.push({ type: 'task_ended', task }));
+            while (told.length > 0) yield told.shift()!;
+            if (news) this.#input.push(news);
+            else this.#input.end();
+          }
+        }
+        this.#looping = false;
+        const restart = this.#restart;
+        this.#restart = undefined;
+        if (!restart || this.#root.signal.aborted) break;
+        // Applied here, before the next message can start the next conversation.
+        this.#next = restart.apply();
+        restart.done();
+      }
+    } finally {
+      this.#looping = false;
+      this.#input.end();
+      this.#root.abort(USER_INTERRUPT);
+      await this.#dispose();
+    }
+  }
+
+  /** Stops the running turn (its tools answered); the session goes on. */
+  interrupt(): void {
+    this.#turn?.abort(USER_INTERRUPT);
+  }
+
+  /** Ends the session now: the running turn is interrupted, its tools answered, the runtime disposed. */
+  close(): Promise<void> {
+    this.#input.end();
+    this.#root.abort(USER_INTERRUPT);
+    // Nobody reads the events: nothing else would dispose what was set up.
+    if (!this.#reading) return this.#dispose();
+    return this.#disposed ?? Promise.resolve();
+  }
+
+  get closed(): boolean {
+    return this.#root.signal.aborted;
+  }
+
+  // — what the session is —
+
+  get id(): string {
+    return this.#parts?.runtime.sessionId ?? this.#options.sessionId ?? '';
+  }
+
+  get cwd(): string {
+    return this.#need().runtime.cwd;
+  }
+
+  /** The session's folder (its transcript, saved outputs, sub-agents' transcripts). */
+  get folder(): string {
+    return this.#need().runtime.sessionDir;
+  }
+
+  /** It goes on from an earlier conversation (`resume`, `continue`). */
+  get resumed(): boolean {
+    return this.#need().resume !== undefined;
+  }
+
+  /** The model of the next request: the one set (`setModel`), else the session's. */
+  get model(): string {
+    return this.#model ?? this.#need().model;
+  }
+
+  get mode(): PermissionMode {
+    return this.#need().runtime.permissionContext.mode;
+  }
+
+  get apiKeySource(): SessionParts['apiKeySource'] {
+    return this.#need().apiKeySource;
+  }
+
+  /** The structured-output tool's name, when the session has an output schema. */
+  get structuredOutputTool(): string | undefined {
+    return this.#need().structuredOutput?.toolName;
+  }
+
+  get tools(): Tools {
+    return this.#need().runtime.tools;
+  }
+
+  findTool(name: string): AnyTool | undefined {
+    return this.#need().runtime.findTool(name);
+  }
+
+  /** The conversation as of the last turn's end. */
+  get messages(): readonly MessageParam[] {
+    return this.#messages;
+  }
+
+  /** `value` with every secret the session knows replaced. */
+  redact<T>(value: T): T {
+    return this.#parts?.runtime.redact(value) ?? value;
+  }
+
+  /** Where a sub-agent's conversation is kept. */
+  subagentTranscript(agentId: string): string {
+    return subagentTranscriptPath(this.#need().runtime.sessionDir, agentId);
+  }
+
+  // — live values —
+
+  setModel(model: string | undefined): void {
+    this.#model = model;
+  }
+
+  /** Thinking for the next requests: a configuration, `null` for none, undefined for the session's. */
+  setThinking(thinking: Anthropic.Messages.ThinkingConfigParam | null | undefined): void {
+    this.#thinking = thinking;
+  }
+
+  async setMode(mode: PermissionMode): Promise<void> {
+    (await this.start()).runtime.setMode(mode);
+  }
+
+  // — permissions —
+
+  /** The permission context in effect (mode, rules with their files, working directories). */
+  permissions(): ToolPermissionContext {
+    return this.#need().runtime.permissionContext;
+  }
+
+  /** The one applier: file destinations written, then everything applied to the session. */
+  async applyPermissionUpdates(updates: readonly PermissionUpdate[], options: { readonly onlySaved?: boolean } = {}): Promise<SavedPermissionUpdates> {
+    return (await this.start()).runtime.applyPermissionUpdates(updates, options);
+  }
+
+  /** A rule taken out of the session and of the settings files it was read from (`/permissions remove`). */
+  async removeRule(ruleText: string): Promise<RuleRemoval> {
+    return removeRule((await this.start()).runtime, ruleText);
+  }
+
+  // — tasks, agents, commands, MCP —
+
+  tasks(): readonly TaskInfo[] {
+    return this.#parts?.runtime.tasks() ?? [];
+  }
+
+  async stopTask(taskId: string): Promise<void> {
+    await (await this.start()).runtime.stopTask(taskId);
+  }
+
+  /** Running foreground commands go on as background tasks (Ctrl+B); returns the calls moved. */
+  moveToBackground(toolUseId?: string): string[] {
+    return this.#parts?.runtime.backgroundToolUse(toolUseId) ?? [];
+  }
+
+  async agents(): Promise<readonly AgentDefinition[]> {
+    return (await this.start()).runtime.agentDefinitions();
+  }
+
+  async commands(): Promise<SlashCommandInfo[]> {
+    return listSlashCommands((await this.start()).runtime);
+  }
+
+  async mcpStatus(): Promise<SessionMcpServer[]> {
+    return mcpStatusOf((await this.start()).mcp);
+  }
+
+  /** The session's MCP servers (`/mcp`: status with logins, login, logout, reconnect, enable, disable). */
+  async mcp(): Promise<SessionParts['mcp']> {
+    return (await this.start()).mcp;
+  }
+
+  /** The tool pool read again (an MCP server came, went or logged in). */
+  async refreshTools(): Promise<void> {
+    await (await this.start()).runtime.refreshTools();
+  }
+
+  /** What the next request would hold, by part (`/context`). */
+  async contextUsage(): Promise<ContextUsage> {
+    const parts = await this.start();
+    return contextUsageOf(parts.runtime, this.#messages, this.model, this.#lastContextTokens);
+  }
+
+  // — conversations —
+
+  /** This folder's other sessions, newest first (`/resume`'s list). */
+  async otherSessions(): Promise<SessionSummary[]> {
+    const { runtime } = await this.start();
+    return listSessionsFor(path.dirname(runtime.sessionDir), runtime.cwd).filter((s) => s.id !== runtime.sessionId);
+  }
+
+  /** The conversation the session goes on from, when it resumes one (`--continue`, `--resume`): to show it. */
+  async history(): Promise<MessageParam[]> {
+    const { resume, runtime } = await this.start();
+    if (resume === undefined) return [];
+    return readTranscript(resume.endsWith('.jsonl') ? path.resolve(resume) : transcriptPath(path.join(path.dirname(runtime.sessionDir), resume))).messages;
+  }
+
+  /** A fresh conversation under a new id (`/clear`): SessionEnd (`clear`), then SessionStart (`clear`) with the next message. */
+  clear(): Promise<string> {
+    const sessionId = randomUUID();
+    return this.#startOver('clear', 'clear', (runtime) => (runtime.switchSession(sessionId), {})).then(() => sessionId);
+  }
+
+  /** Goes on with another of this folder's sessions (`/resume ID`); returns its conversation. */
+  async resume(sessionId: string): Promise<MessageParam[]> {
+    const { runtime } = await this.start();
+    const messages = readTranscript(transcriptPath(path.join(path.dirname(runtime.sessionDir), sessionId))).messages;
+    await this.#startOver('resume', 'other', (rt) => (rt.switchSession(sessionId), { resume: sessionId }));
+    this.#messages = messages;
+    return messages;
+  }
+
+  /**
+   * Summarises the conversation and goes on from the summary (`/compact`): PreCompact hooks first, the transcript gets
+   * the boundary, and the next message starts the conversation again from it (SessionStart `compact`, no SessionEnd).
+   */
+  async compact(instructions?: string): Promise<{ summary: string; notices: readonly string[]; costUsd: number }> {
+    const parts = await this.start();
+    const result = await compactConversation({
+      runtime: parts.runtime,
+      client: parts.client,
+      messages: this.#messages,
+      model: this.model,
+      trigger: 'manual',
+      ...(instructions ? { instructions } : {}),
+      ...(parts.systemPrompt !== undefined ? { systemPrompt: parts.systemPrompt } : {}),
+      recordInTranscript: this.#options.persist !== false,
+      signal: this.#root.signal,
+    });
+    const persisted = this.#options.persist !== false;
+    await this.#startOver('compact', false, (runtime) => (persisted ? { resume: runtime.sessionId } : { carried: [...result.messages] }));
+    this.#messages = [...result.messages];
+    return { summary: result.summary, notices: result.notices, costUsd: result.costUsd };
+  }
+
+  /** Where the checkpoint work hooks in: files put back as they were before the given user message. */
+  rewindFiles(userMessageId: string): Promise<never> {
+    return Promise.reject(new Error(`toolgate keeps no file checkpoints: nothing to rewind to before ${userMessageId}`));
+  }
+
+  // — internals —
+
+  /** Ends the running conversation (between turns) and has the next message start the next one. */
+  async #startOver(
+    source: NonNullable<NextConversation['source']>,
+    reason: ReturnType<NonNullable<QueryLive['sessionEnd']>>,
+    apply: (runtime: SessionParts['runtime']) => Omit<NextConversation, 'source'>,
+  ): Promise<void> {
+    const { runtime } = await this.start();
+    const next = () => ({ source, ...apply(runtime) });
+    if (!this.#looping) {
+      this.#next = next();
+      return;
+    }
+    await new Promise<void>((done) => {
+      this.#restart = { apply: next, done };
+      this.#endReason = reason;
+      this.#input.cut();
+    });
+  }
+
+  #live(): QueryLive {
+    return {
+      model: () => this.#turnModel ?? this.#model,
+      thinking: () => this.#thinking,
+      turnSignal: () => (this.#turn = new AbortController()).signal,
+      sessionEnd: () => this.#endReason,
+    };
+  }
+
+  /** The loop's streaming input: each message taken sets its turn's model, if a command gave one. */
+  #reader(): AsyncIterable<MessageParam> {
+    const stream = this.#input.stream();
+    return {
+      [Symbol.asyncIterator]: () => {
+        const it = stream[Symbol.asyncIterator]();
+        return { next: async () => {
+          const next = await it.next();
+          if (!next.done) this.#take(next.value);
+          return next;
+        } };
+      },
+    };
+  }
+
+  #take(message: MessageParam): void {
+    const model = this.#turnModels.get(message);
+    if (model !== undefined) this.#turnModel = model;
+  }
+
+  async #prepare(content: UserContent, verbatim: boolean): Promise<MessageParam> {
+    const message: MessageParam = { role: 'user', content };
+    if (verbatim || typeof content !== 'string' || !content.trimStart().startsWith('/') || this.#options.expandSlashCommands === false) return message;
+    const { runtime } = await this.start();
+    const expansion = await expandSlashCommand(runtime, content, { signal: this.#root.signal });
+    if (!expansion) return message;
+    if (expansion.model) this.#turnModels.set(expansion.message, expansion.model);
+    return expansion.message;
+  }
+
+  #need(): SessionParts {
+    if (!this.#parts) throw new Error('the session has not started yet (await start())');
+    return this.#parts;
+  }
+
+  #warn(text: string): void {
+    this.#options.warn?.(text);
+  }
+
+  #dispose(): Promise<void> {
+    this.#disposed ??= (async () => {
+      this.#root.abort(USER_INTERRUPT);
+      const parts = await this.#ready?.catch(() => undefined);
+      await parts?.runtime.dispose().catch((error: unknown) => this.#warn(`warning: ${error instanceof Error ? error.message : String(error)}`));
+    })();
+    return this.#disposed;
+  }
+}
