@@ -14,7 +14,9 @@ import type {
   QuestionRequest,
   RuntimePermissionRequest,
 } from '../agent/types.js';
+import type { AutoClassifierOptions } from '../agent/auto-classifier.js';
 import type { HookCallback } from '../hooks/types.js';
+import type { PermissionClassifier } from '../permissions/auto-mode.js';
 import type { McpServerConfig } from '../mcp/config.js';
 import type { PermissionMode } from '../tool/permission-types.js';
 
@@ -89,6 +91,11 @@ export interface SessionOptions {
   readonly allowBypass?: boolean;
   /** In-process hook callbacks, beside the hooks of the settings files. */
   readonly hooks?: readonly HookCallback[];
+  /**
+   * Auto mode's classifier: a function of yours, options of the built-in one, or `false` for none (default: the
+   * built-in one over the session's client, as the settings' `toolgate.autoMode` configure it).
+   */
+  readonly classifier?: PermissionClassifier | AutoClassifierOptions | false;
 
   // — who answers —
   /** Answers permission prompts. Absent: headless, what would ask is denied with the rule that would allow it. */

@@ -9,7 +9,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import path from 'node:path';
 import { compactConversation } from '../agent/compact.js';
 import { query } from '../agent/query.js';
-import { expandSlashCommand, listSlashCommands, type SlashCommandInfo } from '../agent/slash-commands.js';
+import { commandCatalogOf, expandSlashCommand, listSlashCommands, type SlashCommandInfo } from '../agent/slash-commands.js';
 import { listSessionsFor, readTranscript, subagentTranscriptPath, transcriptPath, type SessionSummary } from '../agent/transcript.js';
 import type { AgentDefinition, QueryLive, TaskInfo } from '../agent/types.js';
 import { USER_INTERRUPT } from '../execution/abort-reasons.js';
@@ -20,6 +20,9 @@ import type { AnyTool, MessageParam, Tools } from '../tool/tool.js';
 import { BackgroundTasks } from './background.js';
 import { contextUsageOf, type ContextUsage } from './context-usage.js';
 import { SessionInput } from './input.js';
+import type { McpServerConfig } from '../mcp/config.js';
+import type { McpClientManager, McpServerStatus } from '../mcp/manager.js';
+import type { McpLoginResult } from '../mcp/oauth-login.js';
 import { mcpStatusOf, type SessionMcpServer } from './mcp.js';
 import type { SessionEvent, SessionOptions } from './options.js';
 import { removeRule, type RuleRemoval } from './rules.js';
@@ -48,6 +51,12 @@ export class Session {
   #ready: Promise<SessionParts> | undefined;
   #parts: SessionParts | undefined;
   #turn: AbortController | undefined;
+  /** A user turn runs (between its start and its result). */
+  #turnActive = false;
+  /** A message was taken by the loop and its turn has not started yet. */
+  #taken = false;
+  /** An interrupt came before the turn it meant started: that turn starts interrupted. */
+  #abortNext = false;
   #model: string | undefined;
   /** A command's model, for the turn its message starts. */
   #turnModel: string | undefined;
@@ -87,9 +96,24 @@ export class Session {
 
   // — messages and events —
 
-  /** A user message for the session: a new turn when the loop is idle, else it waits (or joins the running turn's results). */
-  send(content: UserContent, options: { readonly verbatim?: boolean } = {}): void {
-    this.#input.push(this.#prepare(content, options.verbatim === true));
+  /**
+   * A user message for the session: a new turn when the loop is idle, else it waits (or joins the running turn's
+   * results). A `/name args` text is expanded as its skill or command unless `verbatim`; `model` is its turn's model.
+   */
+  send(content: UserContent, options: { readonly verbatim?: boolean; readonly model?: string } = {}): void {
+    this.#input.push(this.#prepare(content, options));
+  }
+
+  /** `/name args` as the message it stands for (a skill or custom command), or undefined when it is not one. */
+  async expand(text: string): Promise<{ readonly message: MessageParam; readonly model?: string } | undefined> {
+    const { runtime } = await this.start();
+    const expansion = await expandSlashCommand(runtime, text, { signal: this.#root.signal });
+    return expansion && { message: expansion.message, ...(expansion.model ? { model: expansion.model } : {}) };
+  }
+
+  /** A skill or custom command a person can type by that name. */
+  isCommand(name: string): boolean {
+    return commandCatalogOf(this.#need().runtime)?.names.includes(name) === true;
   }
 
   /** The face's input failed: the session ends with an error result saying why. */
@@ -159,6 +183,7 @@ export class Session {
           else if (event.type === 'result') {
             this.#messages = [...event.result.messages];
             this.#turnModel = undefined;
+            this.#turnActive = false;
           }
           yield event;
           if (event.type === 'result' && this.#endWhenIdle && this.#input.pending === 0 && !this.#restart) {
@@ -184,9 +209,10 @@ export class Session {
     }
   }
 
-  /** Stops the running turn (its tools answered); the session goes on. */
+  /** Stops the running turn (its tools answered), or the one a message just sent is about to start; the session goes on. */
   interrupt(): void {
-    this.#turn?.abort(USER_INTERRUPT);
+    if (this.#turnActive) this.#turn?.abort(USER_INTERRUPT);
+    else if (this.#input.pending > 0 || this.#taken) this.#abortNext = true;
   }
 
   /** Ends the session now: the running turn is interrupted, its tools answered, the runtime disposed. */
@@ -274,8 +300,9 @@ export class Session {
     this.#thinking = thinking;
   }
 
-  async setMode(mode: PermissionMode): Promise<void> {
-    (await this.start()).runtime.setMode(mode);
+  /** The permission mode from the next call on (the session has started). */
+  setMode(mode: PermissionMode): void {
+    this.#need().runtime.setMode(mode);
   }
 
   // — permissions —
@@ -322,14 +349,39 @@ export class Session {
     return mcpStatusOf((await this.start()).mcp);
   }
 
-  /** The session's MCP servers (`/mcp`: status with logins, login, logout, reconnect, enable, disable). */
-  async mcp(): Promise<SessionParts['mcp']> {
-    return (await this.start()).mcp;
+  /** The session's MCP servers as the MCP layer reports them (logins included); undefined when it has none. */
+  async mcpServers(): Promise<McpServerStatus[] | undefined> {
+    return (await this.start()).mcp?.status();
   }
 
-  /** The tool pool read again (an MCP server came, went or logged in). */
-  async refreshTools(): Promise<void> {
-    await (await this.start()).runtime.refreshTools();
+  /** Logs in to an HTTP/SSE server (`onUrl` shows the browser's URL); its tools join from the next request. */
+  async mcpLogin(name: string, onUrl: (url: string) => void): Promise<McpLoginResult> {
+    return this.#mcpChange((mcp) => mcp.login(name, { onAuthorizationUrl: onUrl }));
+  }
+
+  /** Forgets a server's login; true when there was one. */
+  async mcpLogout(name: string): Promise<boolean> {
+    return this.#mcpChange((mcp) => mcp.logout(name));
+  }
+
+  /** A server joins the session. */
+  async mcpAdd(name: string, config: McpServerConfig): Promise<void> {
+    return this.#mcpChange((mcp) => mcp.add(name, config));
+  }
+
+  /** A server leaves the session. */
+  async mcpRemove(name: string): Promise<void> {
+    return this.#mcpChange((mcp) => mcp.remove(name));
+  }
+
+  /** Turns a server off or on for this session. */
+  async mcpSetEnabled(name: string, enabled: boolean): Promise<void> {
+    return this.#mcpChange((mcp) => mcp.setEnabled(name, enabled));
+  }
+
+  /** A server's connection starts afresh. */
+  async mcpReconnect(name: string): Promise<void> {
+    return this.#mcpChange((mcp) => mcp.reconnect(name));
   }
 
   /** What the next request would hold, by part (`/context`). */
@@ -398,6 +450,15 @@ export class Session {
 
   // — internals —
 
+  /** A change to the MCP servers, then the tool pool read again: it holds from the next request. */
+  async #mcpChange<T>(change: (mcp: McpClientManager) => T | Promise<T>): Promise<T> {
+    const { mcp, runtime } = await this.start();
+    if (!mcp) throw new Error('this session has no MCP servers (start it with some: settings, .mcp.json, its options)');
+    const result = await change(mcp);
+    await runtime.refreshTools();
+    return result;
+  }
+
   /** Ends the running conversation (between turns) and has the next message start the next one. */
   async #startOver(
     source: NonNullable<NextConversation['source']>,
@@ -421,7 +482,15 @@ export class Session {
     return {
       model: () => this.#turnModel ?? this.#model,
       thinking: () => this.#thinking,
-      turnSignal: () => (this.#turn = new AbortController()).signal,
+      turnSignal: () => {
+        const turn = new AbortController();
+        if (this.#abortNext) turn.abort(USER_INTERRUPT);
+        this.#abortNext = false;
+        this.#taken = false;
+        this.#turnActive = true;
+        this.#turn = turn;
+        return turn.signal;
+      },
       sessionEnd: () => this.#endReason,
     };
   }
@@ -442,15 +511,16 @@ export class Session {
   }
 
   #take(message: MessageParam): void {
+    this.#taken = true;
     const model = this.#turnModels.get(message);
     if (model !== undefined) this.#turnModel = model;
   }
 
-  async #prepare(content: UserContent, verbatim: boolean): Promise<MessageParam> {
+  async #prepare(content: UserContent, options: { readonly verbatim?: boolean; readonly model?: string }): Promise<MessageParam> {
     const message: MessageParam = { role: 'user', content };
-    if (verbatim || typeof content !== 'string' || !content.trimStart().startsWith('/') || this.#options.expandSlashCommands === false) return message;
-    const { runtime } = await this.start();
-    const expansion = await expandSlashCommand(runtime, content, { signal: this.#root.signal });
+    if (options.model) this.#turnModels.set(message, options.model);
+    if (options.verbatim || typeof content !== 'string' || !content.trimStart().startsWith('/') || this.#options.expandSlashCommands === false) return message;
+    const expansion = await this.expand(content);
     if (!expansion) return message;
     if (expansion.model) this.#turnModels.set(expansion.message, expansion.model);
     return expansion.message;

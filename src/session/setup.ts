@@ -122,6 +122,7 @@ export async function setUpSession(options: SessionOptions, hooks: SetupHooks): 
     ...(structured ? { tools: [structured] } : {}),
     ...(builtinTools ? { builtinTools: [...builtinTools, ...(structured ? [STRUCTURED_OUTPUT_TOOL_NAME] : [])] } : {}),
     hooks: options.hooks ?? [],
+    ...(options.classifier !== undefined ? { classifier: options.classifier } : {}),
     ...(onPermissionRequest ? { onPermissionRequest } : {}),
     ...(options.onQuestion ? { onQuestion: options.onQuestion } : {}),
     sessionId,
