@@ -130,7 +130,7 @@ export class AgentSession {
       throw new AgentSdkOptionError('permission mode "bypassPermissions" needs options.allowDangerouslySkipPermissions: true');
     }
     await this.ready();
-    await this.#session.setMode(mode);
+    this.#session.setMode(mode);
   }
 
   setModel(model: string | undefined): void {
