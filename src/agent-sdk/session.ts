@@ -51,7 +51,11 @@ export class AgentSession {
       throw new AgentSdkOptionError('prompt must be a string or an async iterable of user messages');
     }
     this.#params = params;
-    this.#session = new Session({ ...params.session, ...(params.abortSignal ? { signal: params.abortSignal } : {}) });
+    try {
+      this.#session = new Session({ ...params.session, ...(params.abortSignal ? { signal: params.abortSignal } : {}) });
+    } catch (error) {
+      throw error instanceof SessionOptionError ? new AgentSdkOptionError(error.message) : error;
+    }
     this.#feed = typeof prompt === 'string' ? undefined : new UserFeed(prompt);
   }
 

@@ -127,6 +127,11 @@ export interface SessionOptions {
   // — how it runs —
   /** Where the loop runs (default: this process). */
   readonly backend?: SessionBackend;
+  /**
+   * Told the durable session's id once its first run is accepted: a client that dies can attach to the run again
+   * (the same prompt, `resume` with that id). Default: said through `warn`.
+   */
+  readonly onDurableRun?: (sessionId: string) => void;
   /** Ends the session (as `close()` does) when aborted. */
   readonly signal?: AbortSignal;
   /** Warnings a person should see (settings, MCP servers that failed): one line each. */

@@ -8,80 +8,58 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import path from 'node:path';
 import { compactConversation } from '../agent/compact.js';
-import { query } from '../agent/query.js';
 import { commandCatalogOf, expandSlashCommand, listSlashCommands, type SlashCommandInfo } from '../agent/slash-commands.js';
 import { listSessionsFor, readTranscript, subagentTranscriptPath, transcriptPath, type SessionSummary } from '../agent/transcript.js';
-import type { AgentDefinition, QueryLive, TaskInfo } from '../agent/types.js';
+import type { AgentDefinition, TaskInfo } from '../agent/types.js';
 import { USER_INTERRUPT } from '../execution/abort-reasons.js';
+import type { McpServerConfig } from '../mcp/config.js';
+import type { McpClientManager, McpServerStatus } from '../mcp/manager.js';
+import type { McpLoginResult } from '../mcp/oauth-login.js';
 import type { SavedPermissionUpdates } from '../permissions/permission-updates.js';
 import { randomUUID } from '../tool/crypto.js';
 import type { PermissionMode, PermissionUpdate, ToolPermissionContext } from '../tool/permission-types.js';
 import type { AnyTool, MessageParam, Tools } from '../tool/tool.js';
-import { BackgroundTasks } from './background.js';
 import { contextUsageOf, type ContextUsage } from './context-usage.js';
+import { DurableRun } from './durable.js';
 import { SessionInput } from './input.js';
-import type { McpServerConfig } from '../mcp/config.js';
-import type { McpClientManager, McpServerStatus } from '../mcp/manager.js';
-import type { McpLoginResult } from '../mcp/oauth-login.js';
+import { LocalRun } from './local-run.js';
 import { mcpStatusOf, type SessionMcpServer } from './mcp.js';
-import type { SessionEvent, SessionOptions } from './options.js';
+import { SessionOptionError, type SessionEvent, type SessionOptions } from './options.js';
 import { removeRule, type RuleRemoval } from './rules.js';
-import { setUpSession, type SessionParts } from './setup.js';
+import { sessionEnv, setUpSession, type SessionParts } from './setup.js';
 
 /** A user message's content: text, or blocks (text, images, documents). */
 export type UserContent = MessageParam['content'];
-
-/** How the next conversation of the session starts: the transcript it goes on from, or the messages it carries. */
-interface NextConversation {
-  readonly source?: 'clear' | 'compact' | 'resume';
-  readonly resume?: string;
-  readonly carried?: MessageParam[];
-}
-
-/** A conversation asked to start over: applied between the loops (the runtime switches sessions between turns). */
-interface Restart {
-  readonly apply: () => NextConversation;
-  readonly done: () => void;
-}
 
 export class Session {
   readonly #options: SessionOptions;
   readonly #root = new AbortController();
   readonly #input = new SessionInput();
+  readonly #local: LocalRun;
+  /** On the durable backend: the session there (no runtime here). */
+  readonly #durable: DurableRun | undefined;
   #ready: Promise<SessionParts> | undefined;
   #parts: SessionParts | undefined;
-  #turn: AbortController | undefined;
-  /** A user turn runs (between its start and its result). */
-  #turnActive = false;
-  /** A message was taken by the loop and its turn has not started yet. */
-  #taken = false;
-  /** An interrupt came before the turn it meant started: that turn starts interrupted. */
-  #abortNext = false;
-  #model: string | undefined;
-  /** A command's model, for the turn its message starts. */
-  #turnModel: string | undefined;
-  readonly #turnModels = new WeakMap<MessageParam, string>();
-  #thinking: Anthropic.Messages.ThinkingConfigParam | null | undefined;
-  #messages: MessageParam[] = [];
-  #lastContextTokens = 0;
-  #looping = false;
   #reading = false;
-  #restart: Restart | undefined;
-  #next: NextConversation | undefined;
-  #endReason: ReturnType<NonNullable<QueryLive['sessionEnd']>>;
-  /** The face has no more messages, but the session goes on while its background tasks run. */
-  #endWhenIdle = false;
   #disposed: Promise<void> | undefined;
 
   constructor(options: SessionOptions = {}) {
     this.#options = options;
+    this.#local = new LocalRun(options, this.#input, this.#root.signal);
+    const backend = options.backend;
+    this.#durable =
+      backend?.kind === 'restate'
+        ? new DurableRun(backend.url, options, (id) => (options.onDurableRun ?? ((i: string) => options.warn?.(`session ${i} runs durably on ${backend.url}`)))(id))
+        : undefined;
     const outer = options.signal;
-    if (outer?.aborted) this.close();
-    else outer?.addEventListener('abort', () => this.close(), { once: true });
+    if (outer?.aborted) void this.close();
+    else outer?.addEventListener('abort', () => void this.close(), { once: true });
   }
 
   /** Sets the session up (runtime, MCP servers, ids) once; every verb waits for it. */
   start(): Promise<SessionParts> {
+    // On the durable backend nothing is set up here: the workers make the runtime, the session there keeps the rest.
+    if (this.#durable) return Promise.resolve(this.#durableParts());
     this.#ready ??= (async () => {
       const parts = await setUpSession(this.#options, { signal: this.#root.signal, warn: (text) => this.#warn(text) });
       this.#parts = parts;
@@ -126,7 +104,7 @@ export class Session {
    * while the background tasks its calls started run: each end is told (`task_ended`), its news is the next turn.
    */
   end(options: { readonly awaitBackgroundTasks?: boolean } = {}): void {
-    if (options.awaitBackgroundTasks) this.#endWhenIdle = true;
+    if (options.awaitBackgroundTasks && !this.#durable) this.#local.endWhenIdle = true;
     else this.#input.end();
   }
 
@@ -134,75 +112,10 @@ export class Session {
   async *events(): AsyncGenerator<SessionEvent, void> {
     if (this.#reading) throw new Error('a session has one reader of its events');
     this.#reading = true;
-    let parts: SessionParts;
     try {
-      parts = await this.start();
-    } catch (error) {
-      await this.#dispose();
-      throw error;
-    }
-    const { runtime } = parts;
-    const background = new BackgroundTasks(runtime);
-    const told: SessionEvent[] = [];
-    const loop = this.#options.loop ?? query;
-    this.#next = { ...(parts.resume !== undefined ? { resume: parts.resume } : {}) };
-    try {
-      for (;;) {
-        this.#input.restart();
-        const first = await this.#input.next();
-        if (first === undefined || this.#root.signal.aborted) break;
-        this.#take(first);
-        const next = this.#next ?? {};
-        this.#next = undefined;
-        this.#looping = true;
-        this.#endReason = undefined;
-        const run = loop({
-          runtime,
-          client: parts.client,
-          prompt: [...(next.carried ?? []), first],
-          model: parts.model,
-          ...(this.#options.maxTurns !== undefined ? { maxTurns: this.#options.maxTurns } : {}),
-          ...(parts.systemPrompt !== undefined ? { systemPrompt: parts.systemPrompt } : {}),
-          ...(parts.appendSystemPrompt !== undefined ? { appendSystemPrompt: parts.appendSystemPrompt } : {}),
-          ...(this.#options.thinking ? { thinking: this.#options.thinking } : {}),
-          ...(this.#options.betas && this.#options.betas.length > 0 ? { betas: this.#options.betas } : {}),
-          signal: this.#root.signal,
-          ...(next.resume !== undefined ? { resume: next.resume } : {}),
-          ...(next.source !== undefined ? { startSource: next.source } : {}),
-          ...(this.#options.persist === false ? { persistSession: false } : {}),
-          input: this.#reader(),
-          ...(this.#options.streamEvents ? { streamEvents: true } : {}),
-          ...(this.#options.maxBudgetUsd !== undefined ? { maxBudgetUsd: this.#options.maxBudgetUsd } : {}),
-          ...(this.#options.fallbackModel !== undefined ? { fallbackModel: this.#options.fallbackModel } : {}),
-          ...(parts.structuredOutput ? { structuredOutput: parts.structuredOutput } : {}),
-          live: this.#live(),
-        });
-        for await (const event of run) {
-          if (event.type === 'tool_result') background.saw(event.outcome);
-          else if (event.type === 'assistant') this.#lastContextTokens = event.usage.input_tokens + event.usage.cache_read_input_tokens + event.usage.cache_creation_input_tokens;
-          else if (event.type === 'result') {
-            this.#messages = [...event.result.messages];
-            this.#turnModel = undefined;
-            this.#turnActive = false;
-          }
-          yield event;
-          if (event.type === 'result' && this.#endWhenIdle && this.#input.pending === 0 && !this.#restart) {
-            const news = await background.news(this.#root.signal, (task) => told.push({ type: 'task_ended', task }));
-            while (told.length > 0) yield told.shift()!;
-            if (news) this.#input.push(news);
-            else this.#input.end();
-          }
-        }
-        this.#looping = false;
-        const restart = this.#restart;
-        this.#restart = undefined;
-        if (!restart || this.#root.signal.aborted) break;
-        // Applied here, before the next message can start the next conversation.
-        this.#next = restart.apply();
-        restart.done();
-      }
+      if (this.#durable) yield* this.#durable.events(this.#input, this.#root.signal);
+      else yield* this.#local.events(await this.start());
     } finally {
-      this.#looping = false;
       this.#input.end();
       this.#root.abort(USER_INTERRUPT);
       await this.#dispose();
@@ -211,8 +124,7 @@ export class Session {
 
   /** Stops the running turn (its tools answered), or the one a message just sent is about to start; the session goes on. */
   interrupt(): void {
-    if (this.#turnActive) this.#turn?.abort(USER_INTERRUPT);
-    else if (this.#input.pending > 0 || this.#taken) this.#abortNext = true;
+    this.#local.interrupt();
   }
 
   /** Ends the session now: the running turn is interrupted, its tools answered, the runtime disposed. */
@@ -231,7 +143,7 @@ export class Session {
   // — what the session is —
 
   get id(): string {
-    return this.#parts?.runtime.sessionId ?? this.#options.sessionId ?? '';
+    return this.#durable?.sessionId ?? this.#parts?.runtime.sessionId ?? this.#options.sessionId ?? '';
   }
 
   get cwd(): string {
@@ -250,10 +162,11 @@ export class Session {
 
   /** The model of the next request: the one set (`setModel`), else the session's. */
   get model(): string {
-    return this.#model ?? this.#need().model;
+    return this.#local.model ?? this.#need().model;
   }
 
   get mode(): PermissionMode {
+    if (this.#durable) return this.#options.mode ?? 'default';
     return this.#need().runtime.permissionContext.mode;
   }
 
@@ -276,28 +189,31 @@ export class Session {
 
   /** The conversation as of the last turn's end. */
   get messages(): readonly MessageParam[] {
-    return this.#messages;
+    return this.#local.messages;
   }
 
   /** `value` with every secret the session knows replaced. */
   redact<T>(value: T): T {
+    // On the durable backend the workers redacted what they sent.
+    if (this.#durable) return value;
     return this.#parts?.runtime.redact(value) ?? value;
   }
 
   /** Where a sub-agent's conversation is kept. */
   subagentTranscript(agentId: string): string {
-    return subagentTranscriptPath(this.#need().runtime.sessionDir, agentId);
+    return this.#durable ? '' : subagentTranscriptPath(this.#need().runtime.sessionDir, agentId);
   }
 
   // — live values —
 
   setModel(model: string | undefined): void {
-    this.#model = model;
+    this.#local.model = model;
+    if (this.#durable) this.#durable.model = model ?? this.#options.model;
   }
 
   /** Thinking for the next requests: a configuration, `null` for none, undefined for the session's. */
   setThinking(thinking: Anthropic.Messages.ThinkingConfigParam | null | undefined): void {
-    this.#thinking = thinking;
+    this.#local.thinking = thinking;
   }
 
   /** The permission mode from the next call on (the session has started). */
@@ -325,7 +241,7 @@ export class Session {
   // — tasks, agents, commands, MCP —
 
   tasks(): readonly TaskInfo[] {
-    return this.#parts?.runtime.tasks() ?? [];
+    return this.#durable ? [] : (this.#parts?.runtime.tasks() ?? []);
   }
 
   async stopTask(taskId: string): Promise<void> {
@@ -334,19 +250,20 @@ export class Session {
 
   /** Running foreground commands go on as background tasks (Ctrl+B); returns the calls moved. */
   moveToBackground(toolUseId?: string): string[] {
-    return this.#parts?.runtime.backgroundToolUse(toolUseId) ?? [];
+    return this.#durable ? [] : (this.#parts?.runtime.backgroundToolUse(toolUseId) ?? []);
   }
 
   async agents(): Promise<readonly AgentDefinition[]> {
+    if (this.#durable) return this.#durable.agents.map((agentType) => ({ agentType, description: '', systemPrompt: '', source: 'built-in' as const }));
     return (await this.start()).runtime.agentDefinitions();
   }
 
   async commands(): Promise<SlashCommandInfo[]> {
-    return listSlashCommands((await this.start()).runtime);
+    return this.#durable ? [] : listSlashCommands((await this.start()).runtime);
   }
 
   async mcpStatus(): Promise<SessionMcpServer[]> {
-    return mcpStatusOf((await this.start()).mcp);
+    return this.#durable ? [] : mcpStatusOf((await this.start()).mcp);
   }
 
   /** The session's MCP servers as the MCP layer reports them (logins included); undefined when it has none. */
@@ -387,7 +304,7 @@ export class Session {
   /** What the next request would hold, by part (`/context`). */
   async contextUsage(): Promise<ContextUsage> {
     const parts = await this.start();
-    return contextUsageOf(parts.runtime, this.#messages, this.model, this.#lastContextTokens);
+    return contextUsageOf(parts.runtime, this.#local.messages, this.model, this.#local.lastContextTokens);
   }
 
   // — conversations —
@@ -406,17 +323,19 @@ export class Session {
   }
 
   /** A fresh conversation under a new id (`/clear`): SessionEnd (`clear`), then SessionStart (`clear`) with the next message. */
-  clear(): Promise<string> {
+  async clear(): Promise<string> {
+    const { runtime } = await this.start();
     const sessionId = randomUUID();
-    return this.#startOver('clear', 'clear', (runtime) => (runtime.switchSession(sessionId), {})).then(() => sessionId);
+    await this.#local.startOver('clear', () => (runtime.switchSession(sessionId), { source: 'clear' }));
+    return sessionId;
   }
 
   /** Goes on with another of this folder's sessions (`/resume ID`); returns its conversation. */
   async resume(sessionId: string): Promise<MessageParam[]> {
     const { runtime } = await this.start();
     const messages = readTranscript(transcriptPath(path.join(path.dirname(runtime.sessionDir), sessionId))).messages;
-    await this.#startOver('resume', 'other', (rt) => (rt.switchSession(sessionId), { resume: sessionId }));
-    this.#messages = messages;
+    await this.#local.startOver('other', () => (runtime.switchSession(sessionId), { source: 'resume', resume: sessionId }));
+    this.#local.messages = messages;
     return messages;
   }
 
@@ -429,7 +348,7 @@ export class Session {
     const result = await compactConversation({
       runtime: parts.runtime,
       client: parts.client,
-      messages: this.#messages,
+      messages: this.#local.messages,
       model: this.model,
       trigger: 'manual',
       ...(instructions ? { instructions } : {}),
@@ -438,8 +357,8 @@ export class Session {
       signal: this.#root.signal,
     });
     const persisted = this.#options.persist !== false;
-    await this.#startOver('compact', false, (runtime) => (persisted ? { resume: runtime.sessionId } : { carried: [...result.messages] }));
-    this.#messages = [...result.messages];
+    await this.#local.startOver(false, () => ({ source: 'compact', ...(persisted ? { resume: parts.runtime.sessionId } : { carried: [...result.messages] }) }));
+    this.#local.messages = [...result.messages];
     return { summary: result.summary, notices: result.notices, costUsd: result.costUsd };
   }
 
@@ -459,74 +378,39 @@ export class Session {
     return result;
   }
 
-  /** Ends the running conversation (between turns) and has the next message start the next one. */
-  async #startOver(
-    source: NonNullable<NextConversation['source']>,
-    reason: ReturnType<NonNullable<QueryLive['sessionEnd']>>,
-    apply: (runtime: SessionParts['runtime']) => Omit<NextConversation, 'source'>,
-  ): Promise<void> {
-    const { runtime } = await this.start();
-    const next = () => ({ source, ...apply(runtime) });
-    if (!this.#looping) {
-      this.#next = next();
-      return;
-    }
-    await new Promise<void>((done) => {
-      this.#restart = { apply: next, done };
-      this.#endReason = reason;
-      this.#input.cut();
-    });
-  }
-
-  #live(): QueryLive {
-    return {
-      model: () => this.#turnModel ?? this.#model,
-      thinking: () => this.#thinking,
-      turnSignal: () => {
-        const turn = new AbortController();
-        if (this.#abortNext) turn.abort(USER_INTERRUPT);
-        this.#abortNext = false;
-        this.#taken = false;
-        this.#turnActive = true;
-        this.#turn = turn;
-        return turn.signal;
-      },
-      sessionEnd: () => this.#endReason,
-    };
-  }
-
-  /** The loop's streaming input: each message taken sets its turn's model, if a command gave one. */
-  #reader(): AsyncIterable<MessageParam> {
-    const stream = this.#input.stream();
-    return {
-      [Symbol.asyncIterator]: () => {
-        const it = stream[Symbol.asyncIterator]();
-        return { next: async () => {
-          const next = await it.next();
-          if (!next.done) this.#take(next.value);
-          return next;
-        } };
-      },
-    };
-  }
-
-  #take(message: MessageParam): void {
-    this.#taken = true;
-    const model = this.#turnModels.get(message);
-    if (model !== undefined) this.#turnModel = model;
-  }
-
   async #prepare(content: UserContent, options: { readonly verbatim?: boolean; readonly model?: string }): Promise<MessageParam> {
     const message: MessageParam = { role: 'user', content };
-    if (options.model) this.#turnModels.set(message, options.model);
-    if (options.verbatim || typeof content !== 'string' || !content.trimStart().startsWith('/') || this.#options.expandSlashCommands === false) return message;
+    if (options.model) this.#local.turnModel(message, options.model);
+    // On the durable backend the workers have the skills: a message goes as typed.
+    if (options.verbatim || this.#durable || typeof content !== 'string' || !content.trimStart().startsWith('/') || this.#options.expandSlashCommands === false) return message;
     const expansion = await this.expand(content);
     if (!expansion) return message;
-    if (expansion.model) this.#turnModels.set(expansion.message, expansion.model);
+    if (expansion.model) this.#local.turnModel(expansion.message, expansion.model);
     return expansion.message;
   }
 
+  /** What the faces read of a durable session: no runtime or client here; the verbs that need one say so. */
+  #durableParts(): SessionParts {
+    const env = sessionEnv(this.#options);
+    const elsewhere = (): never => {
+      throw new SessionOptionError('not available with the durable backend: the session runs on the workers');
+    };
+    this.#parts ??= {
+      env,
+      model: this.#options.model ?? '',
+      apiKeySource: env.ANTHROPIC_API_KEY?.trim() ? 'ANTHROPIC_API_KEY' : 'none',
+      get runtime() {
+        return elsewhere();
+      },
+      get client() {
+        return elsewhere();
+      },
+    };
+    return this.#parts;
+  }
+
   #need(): SessionParts {
+    if (this.#durable) return this.#durableParts();
     if (!this.#parts) throw new Error('the session has not started yet (await start())');
     return this.#parts;
   }

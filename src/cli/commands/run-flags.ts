@@ -102,7 +102,8 @@ export function runSessionOptions(opts: RunOptions, mode: { readonly print: bool
     ...(agents.length > 0 ? { agents } : {}),
     ...(opts.agent !== undefined ? mainAgent(opts.agent, agents, cwd, env) : {}),
     ...systemPromptOf(opts, cwd),
-    ...(backend ? { backend } : resumeOf(opts, cwd, env, mode.print)),
+    // On the durable backend `--resume ID` names the durable session (its conversation is kept there, not here).
+    ...(backend ? { backend, ...(typeof opts.resume === 'string' ? { resume: opts.resume } : {}) } : resumeOf(opts, cwd, env, mode.print)),
     ...(opts.forkSession ? { fork: true } : {}),
     ...(opts.sessionId !== undefined ? { sessionId: opts.sessionId } : {}),
     ...(opts.sessionPersistence === false ? { persist: false } : {}),

@@ -45,7 +45,8 @@ export async function runPrint(words: readonly string[], opts: RunOptions, forma
     prompt = await readPrompt(words);
     if (!prompt) return fail('no prompt: give it as an argument or on stdin');
   }
-  if (!process.env.ANTHROPIC_API_KEY?.trim() && !process.env.ANTHROPIC_AUTH_TOKEN?.trim()) {
+  // On the durable backend the workers call the model, with their own credentials.
+  if (!flags.session.backend && !process.env.ANTHROPIC_API_KEY?.trim() && !process.env.ANTHROPIC_AUTH_TOKEN?.trim()) {
     process.stderr.write('toolgate run: no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN; ANTHROPIC_BASE_URL for another endpoint)\n');
     return 1;
   }
@@ -60,7 +61,11 @@ export async function runPrint(words: readonly string[], opts: RunOptions, forma
   try {
     const agent = new AgentSession({
       prompt,
-      session: { ...flags.session, warn: (text) => process.stderr.write(`toolgate: ${text}\n`) },
+      session: {
+        ...flags.session,
+        warn: (text) => process.stderr.write(`toolgate: ${text}\n`),
+        onDurableRun: (id) => process.stderr.write(`toolgate run: session ${id} (after a crash: toolgate run --resume ${id} --backend ${opts.backend} with the same prompt)\n`),
+      },
       encoder: flags.output,
       replayUserMessages: flags.replayUserMessages,
       abortSignal: controller.signal,

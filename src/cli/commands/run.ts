@@ -6,11 +6,9 @@
  *
  * The agent layer is loaded only when a prompt actually runs, so `toolgate run --help` stays cheap.
  */
-import path from 'node:path';
 import type { Command } from 'commander';
-import { PERMISSION_MODES, type PermissionMode } from '../../tool/permission-types.js';
+import { PERMISSION_MODES } from '../../tool/permission-types.js';
 import { splitRuleList } from '../../permissions/permission-rule.js';
-import { readPrompt } from './prompt-input.js';
 import type { OutputFormat } from './run-print.js';
 
 export interface RunOptions {
@@ -90,7 +88,7 @@ export function registerRunCommand(program: Command): void {
     .option('--cwd <dir>', 'working directory (and project root for settings)', process.cwd())
     .option('-c, --continue', 'continue the most recent session in this directory')
     .option('-r, --resume [session-id]', 'resume a session by id; without one: a picker on a terminal, the newest session of this folder with -p')
-    .option('--backend <spec>', 'local (default) or restate=URL: the session runs durably on toolgate workers (docs/distributed.md)')
+    .option('--backend <spec>', 'with -p: local (default) or restate=URL: the session runs durably on toolgate workers and prints what a local run prints (docs/distributed.md)')
     .option('--mcp-config <file-or-json...>', 'MCP servers from a file or inline JSON ({"mcpServers": {…}}), beside .mcp.json and settings', collect, [])
     .option('--strict-mcp-config', 'only the MCP servers of --mcp-config')
     .option('--permission-prompt-tool <mcp-tool>', 'an MCP tool (mcp__server__tool) that answers permission prompts in headless runs')
@@ -146,11 +144,6 @@ export async function runCommand(words: readonly string[], opts: RunOptions): Pr
   const interactive = !opts.print && process.stdin.isTTY === true && process.stdout.isTTY === true;
   // On a terminal, the session (with the prompt, if any, sent as its first message); else the prompt and piped stdin.
   if (interactive) return runInteractive(opts, words.join(' ').trim());
-  if (opts.backend !== undefined && opts.backend !== 'local') {
-    const prompt = await readPrompt(words);
-    if (!prompt) throw new RunUsageError('no prompt: give it as an argument or on stdin');
-    return runOnRestate(prompt, opts, format, opts.maxTurns === undefined ? undefined : Number(opts.maxTurns));
-  }
   const { runPrint } = await import('./run-print.js');
   return runPrint(words, opts, format);
 }
@@ -173,28 +166,4 @@ function usageProblem(opts: RunOptions): string | undefined {
 async function runInteractive(opts: RunOptions, prompt: string): Promise<number> {
   const { runInteractive: start } = await import('./run-interactive.js');
   return start(opts, prompt);
-}
-
-/** `--backend restate=URL`: the loop runs on the workers as a durable session; this process waits for its answer. */
-async function runOnRestate(prompt: string, opts: RunOptions, format: OutputFormat, maxTurns: number | undefined): Promise<number> {
-  const { parseBackendSpec } = await import('../../distributed/backend-spec.js');
-  const { runDurableSession } = await import('../../distributed/session-client.js');
-  const spec = parseBackendSpec(opts.backend ?? 'local');
-  if (spec.kind !== 'restate') throw new RunUsageError(`unknown --backend "${opts.backend}"`);
-  if (opts.continue || opts.resume === true) throw new RunUsageError('--continue and --resume without an id are not available with --backend restate=URL: use --resume ID');
-  const result = await runDurableSession({
-    ingressUrl: spec.url,
-    resume: typeof opts.resume === 'string' ? opts.resume : undefined,
-    prompt,
-    cwd: path.resolve(opts.cwd),
-    model: opts.model,
-    maxTurns,
-    systemPrompt: opts.systemPrompt,
-    mode: opts.permissionMode as PermissionMode | undefined,
-    allow: opts.allowedTools,
-    deny: opts.disallowedTools,
-    onAccepted: (sessionId) => process.stderr.write(`toolgate run: session ${sessionId} (after a crash: toolgate run --resume ${sessionId} --backend ${opts.backend} with the same prompt)\n`),
-  });
-  process.stdout.write(format === 'text' ? `${result.text}\n` : `${JSON.stringify({ type: 'result', ...result })}\n`);
-  return result.stopReason === 'end_turn' || result.stopReason === 'stop_sequence' ? 0 : 1;
 }
