@@ -16,6 +16,7 @@ import { nextRequest } from './request.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { isoTimestamp, transcriptPath, TranscriptWriter } from './transcript.js';
 import type { ToolRuntime, Usage } from './types.js';
+import { contextOf } from './runtime-context.js';
 
 export interface CompactOptions {
   readonly runtime: ToolRuntime;
@@ -66,9 +67,9 @@ export const SUMMARY_PREFIX = 'This session continues from an earlier conversati
 export async function compactConversation(options: CompactOptions): Promise<CompactResult> {
   const { runtime, signal } = options;
   if (!options.messages.some((m) => m.role === 'assistant')) throw new CompactError('Nothing to compact yet.');
-  const model = resolveModel(options.model ?? runtime.context.options.mainLoopModel);
+  const model = resolveModel(options.model ?? contextOf(runtime).options.mainLoopModel);
   const trigger = options.trigger ?? 'manual';
-  const hooks = runtime.context.services.hooks?.loop;
+  const hooks = contextOf(runtime).services.hooks?.loop;
   const notices: string[] = [];
   if (hooks) {
     const outcome = await hooks.preCompact(

@@ -30,6 +30,7 @@ import type { MessageParam } from '../tool/tool.js';
 import type { QueryEvent, QueryOptions, QueryResult, ToolRuntime, Usage } from './types.js';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
+import { contextOf } from './runtime-context.js';
 
 export { DEFAULT_MAX_TOKENS, DEFAULT_MODEL, nextRequest, type NextRequestOptions } from './request.js';
 export { inProcessSteps, type LoopSteps } from './loop-steps.js';
@@ -46,13 +47,13 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
   const { runtime, signal } = options;
   const steps = options.steps ?? inProcessSteps;
   const baseModel = resolveModel(options.model);
-  const hooks: LoopHooks | undefined = runtime.context.services.hooks?.loop;
+  const hooks: LoopHooks | undefined = contextOf(runtime).services.hooks?.loop;
   // The hooks of `event`, unless nobody listens to it and the steps run here: then no event is built and no step
   // taken. A journaled run keeps every hook step — its journal must not depend on settings a replay may not share.
   const hooksFor = (event: LoopHookEventName): LoopHooks | undefined => (hooks && (steps !== inProcessSteps || hooks.configured?.(event) !== false) ? hooks : undefined);
   // A sub-agent's conversation is its own: its own transcript file, and SubagentStop instead of the session's hooks.
-  const agentId = runtime.context.agentId;
-  const subagent = agentId !== undefined ? { agentId, agentType: runtime.context.agentType ?? 'general-purpose' } : undefined;
+  const { agentId, agentType } = contextOf(runtime);
+  const subagent = agentId !== undefined ? { agentId, agentType: agentType ?? 'general-purpose' } : undefined;
   const transcriptFile = subagent ? subagentTranscriptPath(runtime.sessionDir, subagent.agentId) : transcriptPath(runtime.sessionDir);
   // `persistSession: false` (and a durable session, whose conversation is its engine's state) writes no transcript.
   const transcript = options.persistSession === false ? undefined : new TranscriptWriter(transcriptFile);

@@ -27,6 +27,7 @@ import { type StartedTelemetry } from './telemetry/start.js';
 import { ToolRun } from './tool-run.js';
 import type { ChildRuntimeOptions, QueryEvent, RunEvent, RunInput, RunOptions, RunResult, ToolProvider, ToolRunHandle, ToolRuntime, ToolRuntimeOptions } from './types.js';
 import { assembleRootPool, samePool } from './runtime-pool.js';
+import { RUNTIME_CONTEXT } from './runtime-context.js';
 
 /** The reason the runtime's controller is aborted with by `dispose()`. */
 export const RUNTIME_DISPOSED = 'runtime disposed';
@@ -130,7 +131,7 @@ export class Runtime implements ToolRuntime {
   get tools(): Tools {
     return this.#context.options.tools;
   }
-  get context(): ToolUseContext {
+  get [RUNTIME_CONTEXT](): ToolUseContext {
     return this.#context;
   }
   get permissionContext(): ToolPermissionContext {

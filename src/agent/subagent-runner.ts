@@ -9,6 +9,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { SubagentEvent, SubagentRequest, SubagentResult, SubagentRunner } from '../tools/agent/index.js';
 import { emptyUsage } from './pricing.js';
 import type { QueryEvent, QueryOptions, QueryResult, SubagentLoopEvent, ToolRuntime } from './types.js';
+import { contextOf } from './runtime-context.js';
 
 export type QueryFn = (options: QueryOptions) => AsyncGenerator<QueryEvent, QueryResult>;
 
@@ -54,7 +55,7 @@ export function createSubagentRunner(deps: SubagentRunnerDeps): SubagentRunner {
       try {
         const model = request.model ?? request.parent.options.mainLoopModel;
         // SubagentStart hooks (matched on the agent type) may add context to the child's first message.
-        const start = await child.context.services.hooks?.loop?.subagentStart(
+        const start = await contextOf(child).services.hooks?.loop?.subagentStart(
           {
             sessionId: child.sessionId,
             cwd: child.cwd,
@@ -63,7 +64,7 @@ export function createSubagentRunner(deps: SubagentRunnerDeps): SubagentRunner {
             agentId: request.agentId,
             agentType: request.agentType,
           },
-          child.context.abortController.signal,
+          contextOf(child).abortController.signal,
         );
         const extra = start?.additionalContext ?? [];
         const prompt = extra.length > 0 ? `${request.prompt}\n\n<system-reminder>\n${extra.join('\n')}\n</system-reminder>` : request.prompt;
@@ -73,7 +74,7 @@ export function createSubagentRunner(deps: SubagentRunnerDeps): SubagentRunner {
           prompt,
           systemPrompt: request.systemPrompt,
           model,
-          signal: child.context.abortController.signal,
+          signal: contextOf(child).abortController.signal,
         });
         const state: ReportState = { totalTokens: 0, text: '' };
         let result: QueryResult | undefined;

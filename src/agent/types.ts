@@ -32,7 +32,7 @@ import type {
   ToolUseBlockParam,
   Tools,
 } from '../tool/tool.js';
-import type { PermissionRequest, ToolServices, ToolSessionState, ToolUseContext } from '../tool/tool-use-context.js';
+import type { PermissionRequest, ToolServices, ToolSessionState } from '../tool/tool-use-context.js';
 
 /** Which settings files `createToolRuntime` reads, as Claude Code's `--setting-sources`. */
 export type SettingSource = 'user' | 'project' | 'local' | 'managed';
@@ -260,8 +260,6 @@ export interface ToolRuntime {
   readonly sessionDir: string;
   /** The current pool (built-ins sorted, then MCP/extra tools sorted). */
   readonly tools: Tools;
-  /** The current context (after every context modifier applied so far). */
-  readonly context: ToolUseContext;
   readonly permissionContext: ToolPermissionContext;
   /** Settings' `env`, applied to every process the tools start. */
   readonly env: Readonly<Record<string, string>>;
