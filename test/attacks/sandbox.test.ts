@@ -121,7 +121,7 @@ describe.skipIf(!availability.available)('a sandboxed command cannot plant what 
 });
 
 describe.skipIf(!availability.available)("a sandboxed command cannot read toolgate's own state", () => {
-  it('OAuth tokens, transcripts and tool results of this and other sessions, user grants: unreadable; the session temp folder still works', async () => {
+  it('OAuth tokens, transcripts and tool results of this and other sessions, user grants and MCP servers: unreadable; the session temp folder still works', async () => {
     const state = path.join(tmp, 'state', 'toolgate');
     const secrets = [
       path.join(state, 'mcp-oauth', 'server-abc.json'),
@@ -130,6 +130,8 @@ describe.skipIf(!availability.available)("a sandboxed command cannot read toolga
       path.join(project.sessionDir, 'transcript.jsonl'),
       path.join(project.sessionDir, 'tool-results', 'toolu_1.txt'),
       path.join(home, '.toolgate', 'settings.json'),
+      path.join(home, '.claude', 'settings.json'),
+      path.join(home, '.claude.json'),
     ];
     for (const file of secrets) write(file, 'SECRET-TOKEN-1234\n');
     const r = await run(`for f in ${secrets.map((s) => JSON.stringify(s)).join(' ')}; do cat "$f" 2>/dev/null; done; ls -R ${JSON.stringify(state)} 2>/dev/null; echo done`);

@@ -43,11 +43,19 @@ const GLOB_CHARS = /[*?[\\]/;
  * toolgate's state, which no sandboxed command may read: the state directory (every session's transcript and tool
  * results, the MCP OAuth token store) where the process's environment and the default put it, this session's folder
  * wherever the caller put it (its `tmp`, the command's TMPDIR, stays: writable paths are restored over a read deny),
- * and `~/.toolgate` (user settings and expiring grants). A folder that holds a working directory is left out: hiding
- * it would hide the project.
+ * `~/.toolgate` (user settings and expiring grants), and the user-level files toolgate writes grants and MCP servers
+ * to (`~/.claude/settings.json`, `~/.claude.json`, which can hold a server's headers and environment). A folder that
+ * holds a working directory is left out: hiding it would hide the project.
  */
 export function toolgateStatePaths(home: string, sessionDir: string, workingDirs: readonly string[], env: NodeJS.ProcessEnv = process.env): string[] {
-  const candidates = [stateDirectory(env, home), stateDirectory({}, home), path.resolve(sessionDir), path.join(home, '.toolgate')];
+  const candidates = [
+    stateDirectory(env, home),
+    stateDirectory({}, home),
+    path.resolve(sessionDir),
+    path.join(home, '.toolgate'),
+    path.join(home, '.claude', 'settings.json'),
+    path.join(home, '.claude.json'),
+  ];
   const holdsWorkingDir = (p: string) => workingDirs.some((d) => d === p || d.startsWith(p.endsWith(path.sep) ? p : p + path.sep));
   return [...new Set(candidates)].filter((p) => !holdsWorkingDir(p));
 }
