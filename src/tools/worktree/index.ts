@@ -1,12 +1,12 @@
 /**
  * EnterWorktree / ExitWorktree: a git worktree for risky work. Entering makes one in the project's own repository (the
  * one git finds from the working directory, not from wherever the shell went), or — after asking the person — takes
- * an existing linked worktree of that repository, and moves the session into it through a `contextModifier` — the
- * seeds' example of a modifier —
- * so every call after it starts there: Bash's directory, relative paths and the permission context's working
- * directory (the worktree becomes the working directory; the main checkout is outside it until the session leaves).
- * Leaving restores both and keeps or removes the worktree. The session's worktree lives in the agent's
- * `sessionState`. Only the main thread may switch: a sub-agent shares the session's directory with its parent.
+ * an existing linked worktree of that repository, and moves the session into it through a `contextModifier` (the
+ * seeds' example of a modifier), so every call after it starts there: Bash's directory, relative paths and the
+ * permission context's working directory (the worktree becomes the working directory; the main checkout is outside it
+ * until the session leaves). Leaving restores both and keeps or removes the worktree. The session's worktree lives in
+ * the agent's `sessionState`. Only the main thread may switch: a sub-agent shares the session's directory with its
+ * parent.
  */
 import path from 'node:path';
 import * as z from 'zod';
