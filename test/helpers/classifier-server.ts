@@ -15,7 +15,7 @@ export function isClassifierRequest(request: RecordedRequest): boolean {
 }
 
 /** The JSON a classifier request carries (transcript, action, why_asked, cwd). */
-export function classifierPayload(request: RecordedRequest): { transcript: { role: string; text?: string; tool?: string; input?: string }[]; action: { tool: string; input: string }; why_asked: string; cwd: string } {
+export function classifierPayload(request: RecordedRequest): { transcript: { role: string; text?: string; from?: string; tool?: string; input?: string }[]; action: { tool: string; input: string }; why_asked: string; cwd: string } {
   const content = request.body.messages[0].content as string;
   return JSON.parse(content.split('\n\nA first, quick look was unsure:')[0]!);
 }
