@@ -64,10 +64,11 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
   // Skills and custom commands of the setting sources this runtime reads (a readdir or two; files are read later).
   const commands = options.services?.commands ?? commandCatalogFor(options, settings, sessionId, (w) => warnings.includes(w) || warnings.push(w));
   // An embedder's own sink (services.telemetry) wins; otherwise OpenTelemetry when switched on (loaded only then).
+  const ignoredTelemetry: string[] = [];
   const telemetry = options.services?.telemetry
     ? undefined
-    : await startTelemetry(options.telemetry, { env: telemetryEnvironment(settings.loaded), sessionId });
-  for (const w of telemetry?.warnings ?? []) warnings.push(`telemetry: ${w}`);
+    : await startTelemetry(options.telemetry, { env: telemetryEnvironment(settings.loaded, process.env, ignoredTelemetry), sessionId });
+  for (const w of [...ignoredTelemetry, ...(telemetry?.warnings ?? [])]) warnings.push(`telemetry: ${w}`);
   const services: ToolServices = {
     notifications: new NotificationQueue(),
     commands,

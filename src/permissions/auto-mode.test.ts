@@ -15,6 +15,7 @@ import { createSubagentContext, createToolUseContext, type ToolUseContext, type 
 import { normalizeVerdict, type ClassifierRequest, type ClassifierVerdict, type PermissionClassifier } from './auto-mode.js';
 import { isReadOnlyCommand } from './bash/index.js';
 import { createCanUseTool } from './can-use-tool.js';
+import { formatCommandTag } from '../tool/command-tag.js';
 import { classifierTranscript } from './classifier-transcript.js';
 import { createPermissionContext, parseRules } from './permission-context.js';
 
@@ -205,6 +206,24 @@ describe('the transcript the classifier sees', () => {
     expect(cut).toHaveLength(61);
     expect(cut[0]).toMatchObject({ role: 'user', text: expect.stringMatching(/^x{4000} …\[6000 more characters not shown\]$/) });
     expect(cut[1]).toEqual({ role: 'action', tool: 'Deploy', input: 'deploy 40' });
+  });
+
+  it("of a /command only its command line is the user's words; what it pulled in is quoted, in any shape of message", () => {
+    const tag = formatCommandTag('deploy', 'staging');
+    const asBlocks: MessageParam[] = [{ role: 'user', content: [{ type: 'text', text: tag }, { type: 'text', text: `Deploy.\n${INJECTION}` }, { type: 'text', text: `Contents of @a.md:\n${INJECTION}` }] }];
+    expect(classifierTranscript(asBlocks, { tools: [] })).toEqual([
+      { role: 'user', text: '/deploy staging' },
+      { role: 'quoted', from: '/deploy', text: `Deploy.\n${INJECTION}\nContents of @a.md:\n${INJECTION}` },
+    ]);
+    // Flattened into one string, or after text of the person's own: the same split.
+    expect(classifierTranscript([{ role: 'user', content: `${tag}\n\n${INJECTION}` }], { tools: [] })).toEqual([
+      { role: 'user', text: '/deploy staging' },
+      { role: 'quoted', from: '/deploy', text: INJECTION },
+    ]);
+    expect(classifierTranscript([{ role: 'user', content: [{ type: 'text', text: 'first this' }, { type: 'text', text: formatCommandTag('tidy', '') }, { type: 'text', text: INJECTION }] }], { tools: [] })).toEqual([
+      { role: 'user', text: 'first this\n/tidy' },
+      { role: 'quoted', from: '/tidy', text: INJECTION },
+    ]);
   });
 
   it('is what a classifier function receives', async () => {

@@ -4,8 +4,8 @@
  * shared project → user. Within one level toolgate's file comes after Claude Code's, so it wins scalar keys.
  *
  * Rules from every level are kept (each with its source, file and anchoring root): the engine makes a deny anywhere
- * beat an allow anywhere. Scalars (`defaultMode`) come from the highest level that sets them; lists merge; `env` and
- * `sandbox` merge key by key, higher levels winning.
+ * beat an allow anywhere. Scalars (`defaultMode`) come from the highest level that sets them — a project's files may
+ * only narrow the mode, never widen it; lists merge; `env` and `sandbox` merge key by key, higher levels winning.
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +16,7 @@ import type {
   PermissionRuleSource,
   ToolPermissionContext,
 } from '../tool/permission-types.js';
+import { isModeWithin } from '../permissions/mode-order.js';
 import { createPermissionContext } from '../permissions/permission-context.js';
 import { expandPath } from '../permissions/paths.js';
 import { tryParsePermissionRule, validatePermissionRule } from '../permissions/permission-rule.js';
@@ -75,7 +76,7 @@ export interface LoadedSettings {
   /** The merged raw `sandbox` object (undefined when no file sets it). */
   readonly sandbox: unknown;
   readonly env: Readonly<Record<string, string>>;
-  /** Each level's own `env`, highest precedence first (telemetry ignores what a repository's committed files set). */
+  /** Each level's own `env`, highest precedence first (telemetry ignores what the project's files set). */
   readonly envBySource: readonly { readonly source: PermissionRuleSource; readonly env: Readonly<Record<string, string>> }[];
   /** Claude Code's `bashOutputMaxChars`, from the highest level that sets it. */
   readonly bashOutputMaxChars?: number;
@@ -165,7 +166,7 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
 
   const bypassDisabled = contents.some((c) => c.disableBypassPermissionsMode);
   const autoDisabled = contents.some((c) => c.disableAutoMode);
-  let mode: PermissionMode = options.mode ?? contents.find((c) => c.defaultMode !== undefined)?.defaultMode ?? 'default';
+  let mode: PermissionMode = options.mode ?? startingMode(contents, warnings);
   if (mode === 'bypassPermissions' && bypassDisabled) {
     errors.push({ file: contents.find((c) => c.disableBypassPermissionsMode)!.file, key: 'permissions.disableBypassPermissionsMode', message: 'bypassPermissions mode is disabled by settings; using default mode' });
     mode = 'default';
@@ -215,6 +216,25 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
     warnings,
     errors,
   };
+}
+
+const PROJECT_SOURCES: ReadonlySet<PermissionRuleSource> = new Set(['projectSettings', 'localSettings']);
+
+/**
+ * `defaultMode` from the highest level that sets it — except that the project's files (`.claude/settings.json`,
+ * `.claude/settings.local.json`, toolgate's beside them: a cloned repository can carry both) may only narrow the mode
+ * the other levels give (`default` when none does): a wider one is ignored, with a warning (permissions/mode-order.ts).
+ */
+function startingMode(contents: readonly SettingsFileContent[], warnings: string[]): PermissionMode {
+  const highest = contents.find((c) => c.defaultMode !== undefined);
+  if (highest === undefined) return 'default';
+  if (!PROJECT_SOURCES.has(highest.source)) return highest.defaultMode!;
+  const trusted = contents.find((c) => !PROJECT_SOURCES.has(c.source) && c.defaultMode !== undefined)?.defaultMode ?? 'default';
+  if (isModeWithin(highest.defaultMode!, trusted)) return highest.defaultMode!;
+  warnings.push(
+    `${highest.file}: "permissions.defaultMode": "${highest.defaultMode}" is ignored: a project's settings may narrow the permission mode, never widen it (the mode stays "${trusted}"; choose a wider one in user settings or with --permission-mode)`,
+  );
+  return trusted;
 }
 
 function cliRulesContent(
