@@ -20,8 +20,6 @@
 import path from 'node:path';
 import type { DecisionLayer, PermissionMode } from '../../tool/permission-types.js';
 import { PERMISSION_MODES } from '../../tool/permission-types.js';
-import type { AnyTool } from '../../tool/tool.js';
-import { classifierEligibility } from '../../permissions/auto-mode.js';
 import { describeLayer } from '../../permissions/explain.js';
 import { permissionTraitsOf } from '../../permissions/tool-traits.js';
 import type { LoadedSettings } from '../../settings/load-settings.js';
@@ -119,20 +117,20 @@ export class HookJudge {
       }
       return { call, answer: { kind: dontAsk ? 'deny' : 'ask', reason: `toolgate could not judge this call (${why}); a person decides` } };
     }
-    return { call, decision: result.output, answer: this.#answerFor(result, call, mode, dontAsk) };
+    return { call, decision: result.output, answer: this.#answerFor(result, mode, dontAsk) };
   }
 
-  #answerFor(result: CheckResult, call: HookCall, mode: PermissionMode, dontAsk: boolean): HookAnswer {
+  #answerFor(result: CheckResult, mode: PermissionMode, dontAsk: boolean): HookAnswer {
     const out = result.output;
     const d = result.decision;
     const trace = describe(out);
+    // In auto mode the engine denies what its classifier would judge (check runs no model): that is the host's
+    // classifier's to judge here.
+    if (mode === 'auto' && out.classifier === 'would be consulted') return { kind: 'none', reason: `toolgate: left to the host's auto-mode classifier (${out.reason})` };
     if (d.behavior === 'deny') return { kind: 'deny', reason: `toolgate: denied${trace}` };
     if (d.behavior === 'allow') return this.#options.allow ? { kind: 'allow', reason: `toolgate: allowed${trace}` } : { kind: 'none', reason: `toolgate: would allow${trace}` };
     const finding = FINDING_LAYERS.has(out.layer) || JUDGED_KINDS.has(permissionTraitsOf(result.tool).kind);
     if (!finding) return { kind: 'none', reason: `toolgate: left to the host (${out.reason})` };
-    if (mode === 'auto' && classifierEligibility(d, result.tool as AnyTool, call.input, { hasClassifier: true }).consult) {
-      return { kind: 'none', reason: `toolgate: left to the host's auto-mode classifier (${out.reason})` };
-    }
     return { kind: dontAsk ? 'deny' : 'ask', reason: `toolgate: ${dontAsk ? 'denied (dontAsk mode), would ask' : 'asks'}${trace}` };
   }
 }
