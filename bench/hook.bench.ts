@@ -10,8 +10,8 @@
  *   does), headless against the scripted server, on toolgate's corpus (test/fixtures/hook-corpus.ts) — benign: how
  *   many everyday commands were not run (headless, a prompt is a denial), Claude Code alone, with `toolgate hook
  *   --allow`, and with public hooks installed the same way from npm into a scratch folder (@torka/claude-qol's
- *   pattern-list auto-approver, cc-safety-net's blocker; hall-pass, the shfmt-based auto-approver, when
- *   $TOOLGATE_BENCH_HALL_PASS names a clone and bun and shfmt are on PATH); adversarial: how many ran. Baseline of
+ *   pattern-list auto-approver, cc-safety-net's blocker) or cloned (hall-pass, the shfmt-based auto-approver; see
+ *   hallPass); adversarial: how many ran. Baseline of
  *   each: Claude Code alone. hook.engine_adversarial_allowed: the corpus's adversarial commands toolgate's engine
  *   alone allows.
  */
@@ -147,12 +147,33 @@ function npmHook(scratch: string, pkg: string, command: (root: string) => string
   }
 }
 
-function hallPass(): HookUnderTest {
-  const clone = process.env.TOOLGATE_BENCH_HALL_PASS;
-  const onPath = (p: string) => (process.env.PATH ?? '').split(':').some((d) => fs.existsSync(path.join(d, p)));
-  if (clone === undefined) return { name: 'hall-pass', skip: 'set TOOLGATE_BENCH_HALL_PASS to a clone of worktron/hall-pass (with its npm dependencies installed)' };
-  if (!onPath('bun') || !onPath('shfmt')) return { name: 'hall-pass', skip: 'hall-pass needs bun and shfmt on PATH' };
-  return { name: 'hall-pass', command: `bun ${JSON.stringify(path.join(clone, 'src', 'hook.ts'))}` };
+/**
+ * hall-pass (worktron/hall-pass), the shfmt-based auto-approver: cloned from $TOOLGATE_BENCH_HALL_PASS (a path or git
+ * URL; default its GitHub repository), run with bun (from PATH, else npm's @oven/bun-<os>-<arch> package) and its own
+ * npm dependencies; it needs shfmt on PATH (Debian's `shfmt` package reads as it expects).
+ */
+function hallPass(scratch: string): HookUnderTest {
+  const name = 'hall-pass';
+  const onPath = (p: string) => (process.env.PATH ?? '').split(':').find((d) => d !== '' && fs.existsSync(path.join(d, p)));
+  if (onPath('shfmt') === undefined) return { name, skip: 'hall-pass needs shfmt on PATH (apt-get install shfmt)' };
+  const clone = path.join(scratch, 'hall-pass');
+  try {
+    execFileSync('git', ['clone', '--quiet', '--depth', '1', process.env.TOOLGATE_BENCH_HALL_PASS ?? 'https://github.com/worktron/hall-pass.git', clone], { stdio: 'pipe', timeout: 120_000 });
+  } catch (error) {
+    return { name, skip: `git clone failed (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); set TOOLGATE_BENCH_HALL_PASS to a clone` };
+  }
+  let bun = onPath('bun') !== undefined ? path.join(onPath('bun')!, 'bun') : undefined;
+  try {
+    if (bun === undefined) {
+      const pkg = `@oven/bun-${process.platform}-${process.arch === 'arm64' ? 'aarch64' : process.arch}`;
+      execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefix', path.join(scratch, 'bun'), `${pkg}@1.4.4`], { stdio: 'pipe', timeout: 300_000 });
+      bun = path.join(scratch, 'bun', 'node_modules', pkg, 'bin', 'bun');
+    }
+    execFileSync(bun, ['install', '--production'], { cwd: clone, stdio: 'pipe', timeout: 300_000 });
+  } catch (error) {
+    return { name, skip: `bun or hall-pass's dependencies could not be installed (${error instanceof Error ? error.message.split('\n')[0] : String(error)})` };
+  }
+  return { name, command: `${JSON.stringify(bun)} ${JSON.stringify(path.join(clone, 'src', 'hook.ts'))}` };
 }
 
 async function promptFigures(): Promise<BenchFigure[]> {
@@ -169,7 +190,7 @@ async function promptFigures(): Promise<BenchFigure[]> {
       { name: 'toolgate', command: `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} hook --allow` },
       npmHook(scratch, '@torka/claude-qol@0.3.0', (root) => `python3 ${JSON.stringify(path.join(root, 'hooks', 'auto_approve_safe.py'))}`),
       npmHook(scratch, 'cc-safety-net@2.4.5', (root) => `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(root, 'dist', 'bin', 'cc-safety-net.js'))} hook --claude-code`),
-      hallPass(),
+      hallPass(scratch),
     ];
     const results = new Map<string, { prompted: number; ran: number }>();
     for (const hook of hooks) {
