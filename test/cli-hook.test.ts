@@ -28,6 +28,9 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
+// Tests that start the CLI from its TypeScript sources: seconds each on a loaded machine.
+const CLI_TIMEOUT = 180_000;
+
 const request = (command: string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ session_id: 's', transcript_path: '/t', cwd: proj, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: 'toolu_1', ...extra });
 
@@ -42,7 +45,7 @@ describe('the command hook', () => {
     expect(log.stdout).toMatch(/claude PreToolUse {2}Bash "rm -rf build"/);
     expect(log.stdout).toMatch(/answer: DENY/);
     expect(log.stdout).toMatch(/denyRule — rule Bash\(rm:\*\) \(projectSettings\)/);
-  });
+  }, CLI_TIMEOUT);
 });
 
 describe('install and uninstall', () => {
@@ -93,7 +96,7 @@ describe('install and uninstall', () => {
     ]);
     applyHookInstall('uninstall', planHookInstall({ host: 'claude', scope: 'project', projectDir: proj, homeDir: home }));
     expect(JSON.parse(fs.readFileSync(path.join(proj, '.claude', 'settings.json'), 'utf8'))).toEqual({ permissions: { deny: ['Bash(rm:*)'] } });
-  });
+  }, CLI_TIMEOUT);
 });
 
 function post(target: { url?: string; socketPath?: string }, body: string, token: string): Promise<Record<string, unknown>> {

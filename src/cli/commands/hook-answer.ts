@@ -15,11 +15,14 @@ export interface HookAnswerOptions {
   /** `--host`; absent: Claude Code's protocol, or Gemini's when the event says BeforeTool. */
   readonly host?: HookHost;
   readonly cwd: string;
+  /** False: no log entry is made (`--no-log`). */
+  readonly log?: boolean;
 }
 
 export interface AnsweredHook {
   readonly output: Record<string, unknown>;
-  readonly entry: HookLogEntry;
+  /** Undefined with `log: false`. */
+  readonly entry?: HookLogEntry;
 }
 
 /** The settings last loaded by the judge, for the log's redaction (the engine loads them; the log only reads keys). */
@@ -47,6 +50,7 @@ export async function answerHook(text: string, options: HookAnswerOptions, judge
   }
   const host = request?.host ?? options.host ?? 'claude';
   const output = verdict !== undefined && request !== undefined ? formatHookAnswer(request.host, request.event, verdict.answer) : failClosedOutput(host, request?.event, failure ?? 'no verdict');
+  if (options.log === false) return { output };
   const fallback = { answer: failure !== undefined ? 'ask' : 'none', reason: `toolgate could not judge this call: ${failure ?? 'no verdict'}` };
   let entry: HookLogEntry;
   try {

@@ -113,9 +113,9 @@ export async function startHookServer(options: HookServerOptions): Promise<HookS
       return;
     }
     if (watch.changed()) judge.forget();
-    const { output, entry } = await answerHook(body, { ...(host !== undefined ? { host } : {}), cwd: process.cwd() }, judge, seen);
+    const { output, entry } = await answerHook(body, { ...(host !== undefined ? { host } : {}), cwd: process.cwd(), log: logFile !== null }, judge, seen);
     send(res, output);
-    if (logFile !== null) {
+    if (entry !== undefined) {
       if (pending.length === 0) setImmediate(flush);
       pending.push(entry);
     }

@@ -127,12 +127,12 @@ async function runCommandHook(opts: HookCommonOptions): Promise<void> {
     const [{ answerHook }, { HookJudge }, { appendHookLog }] = await Promise.all([import('./hook-answer.js'), import('./hook-judge.js'), import('./hook-log.js')]);
     const seen: { last?: import('../../settings/load-settings.js').LoadedSettings } = {};
     const judge = new HookJudge({ ...judgeOptions(opts), onSettingsLoaded: (s) => (seen.last = s) });
-    const { output, entry } = await answerHook(text, { ...(host !== undefined ? { host } : {}), cwd: process.cwd() }, judge, seen);
+    const { output, entry } = await answerHook(text, { ...(host !== undefined ? { host } : {}), cwd: process.cwd(), log: opts.log }, judge, seen);
     if (!answered) {
       answered = true;
       process.stdout.write(`${JSON.stringify(output)}\n`);
     }
-    if (opts.log) appendHookLog(entry);
+    if (entry !== undefined) appendHookLog(entry);
   } catch (error) {
     failClosed(error instanceof Error ? error.message : String(error));
   } finally {
