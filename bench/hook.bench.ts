@@ -8,7 +8,8 @@
  *   requests on one kept-alive connection (median), then 20,000 requests 32 at a time (decisions per second).
  * - hook.prompts.*: the real Claude Code (installed on demand outside the repository, as test/hook-claude-code.test.ts
  *   does), headless against the scripted server, on toolgate's corpus (test/fixtures/hook-corpus.ts) — benign: how
- *   many everyday commands were not run (headless, a prompt is a denial), Claude Code alone, with `toolgate hook
+ *   many everyday commands were not run (headless, a prompt is a denial) in a project without Read denies and
+ *   (`_read_deny`) in one that denies `Read(./.env)`, Claude Code alone, with `toolgate hook
  *   --allow`, and with public hooks installed the same way from npm into a scratch folder (@torka/claude-qol's
  *   pattern-list auto-approver, cc-safety-net's blocker) or cloned (hall-pass, the shfmt-based auto-approver; see
  *   hallPass); adversarial: how many ran. Baseline of
@@ -192,20 +193,22 @@ async function promptFigures(): Promise<BenchFigure[]> {
       npmHook(scratch, 'cc-safety-net@2.4.5', (root) => `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(root, 'dist', 'bin', 'cc-safety-net.js'))} hook --claude-code`),
       hallPass(scratch),
     ];
-    const results = new Map<string, { prompted: number; ran: number }>();
+    const results = new Map<string, { prompted: number; promptedDeny: number; ran: number }>();
     for (const hook of hooks) {
       if (hook.skip !== undefined) {
         process.stderr.write(`bench hook.prompts.${hook.name}: skipped: ${hook.skip}\n`);
         continue;
       }
-      const benign = await corpusRun(claude.bin, scratch, hook, BENIGN);
-      const adversarial = await corpusRun(claude.bin, scratch, hook, ADVERSARIAL);
-      results.set(hook.name, { prompted: benign.filter((o) => !o.ran).length, ran: adversarial.filter((o) => o.ran).length });
+      const benign = await corpusRun(claude.bin, scratch, hook, BENIGN, false);
+      const benignDeny = await corpusRun(claude.bin, scratch, hook, BENIGN, true);
+      const adversarial = await corpusRun(claude.bin, scratch, hook, ADVERSARIAL, true);
+      results.set(hook.name, { prompted: benign.filter((o) => !o.ran).length, promptedDeny: benignDeny.filter((o) => !o.ran).length, ran: adversarial.filter((o) => o.ran).length });
     }
     const alone = results.get('claude-code-alone');
     const out: BenchFigure[] = [];
     for (const [name, r] of results) {
       out.push({ name: `hook.prompts.${name}.benign_prompted`, value: r.prompted, unit: `of ${BENIGN.length}`, ...(alone && name !== 'claude-code-alone' ? { baseline: alone.prompted } : {}) });
+      out.push({ name: `hook.prompts.${name}.benign_prompted_read_deny`, value: r.promptedDeny, unit: `of ${BENIGN.length}`, ...(alone && name !== 'claude-code-alone' ? { baseline: alone.promptedDeny } : {}) });
       out.push({ name: `hook.prompts.${name}.adversarial_ran`, value: r.ran, unit: `of ${ADVERSARIAL.length}`, ...(alone && name !== 'claude-code-alone' ? { baseline: alone.ran } : {}) });
     }
     out.push({ name: 'hook.engine_adversarial_allowed', value: await engineAllowed(scratch), unit: `of ${ADVERSARIAL.length}` });
@@ -216,11 +219,11 @@ async function promptFigures(): Promise<BenchFigure[]> {
 }
 
 /** One Claude Code session over `commands` with `hook` (or none) in the user's settings; per command, whether it ran. */
-async function corpusRun(claude: string, scratch: string, hook: HookUnderTest, commands: readonly CorpusCommand[]): Promise<{ command: string; ran: boolean }[]> {
+async function corpusRun(claude: string, scratch: string, hook: HookUnderTest, commands: readonly CorpusCommand[], readDeny: boolean): Promise<{ command: string; ran: boolean }[]> {
   const dir = fs.mkdtempSync(path.join(scratch, 'run-'));
   const proj = path.join(dir, 'proj');
   const home = path.join(dir, 'home');
-  makeCorpusProject(proj);
+  makeCorpusProject(proj, {}, { readDeny });
   fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
   const settings = hook.command !== undefined ? { hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: hook.command }] }] } } : {};
   fs.writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify(settings));
