@@ -154,16 +154,38 @@ export function judgeOptions(opts: HookCommonOptions): import('./hook-judge.js')
   };
 }
 
-/** All of stdin, up to one byte past the limit (answerHook refuses what is larger, without reading gigabytes). */
+/**
+ * All of stdin, up to one byte past the limit (answerHook refuses what is larger, without reading gigabytes). Read
+ * from fd 0 directly: process.stdin would make a stream (and for a pipe a socket) this one-shot read has no use for.
+ * A descriptor the host left non-blocking (EAGAIN) is read as a stream.
+ */
 async function readStdin(): Promise<string> {
   const { MAX_HOOK_REQUEST_BYTES } = await import('./hook-answer.js');
+  const { readSync } = await import('node:fs');
   const chunks: Buffer[] = [];
   let size = 0;
+  try {
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(64 * 1024);
+      const n = readSync(0, chunk, 0, chunk.length, null);
+      if (n === 0) return Buffer.concat(chunks).toString('utf8');
+      chunks.push(chunk.subarray(0, n));
+      size += n;
+      if (size > MAX_HOOK_REQUEST_BYTES) return Buffer.concat(chunks).toString('utf8');
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+  }
+  return readStdinStream(chunks, size, MAX_HOOK_REQUEST_BYTES);
+}
+
+async function readStdinStream(chunks: Buffer[], start: number, max: number): Promise<string> {
+  let size = start;
   for await (const chunk of process.stdin) {
     const b = chunk as Buffer;
     size += b.length;
     chunks.push(b);
-    if (size > MAX_HOOK_REQUEST_BYTES) {
+    if (size > max) {
       process.stdin.destroy();
       break;
     }
