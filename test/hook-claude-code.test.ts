@@ -16,6 +16,8 @@ import { ensureClaudeCode, runClaudeCode, type ClaudeCodeRun } from './helpers/c
 import { repoRoot } from './helpers/cli.js';
 import { ADVERSARIAL, BENIGN, makeCorpusProject, ran } from './fixtures/hook-corpus.js';
 
+const SED_EXEC = ADVERSARIAL.find((c) => c.command.startsWith("sed -n '1e"))!;
+
 const claude = ensureClaudeCode();
 const skip = 'skip' in claude ? claude.skip : undefined;
 
@@ -26,30 +28,30 @@ let run: ClaudeCodeRun;
 const corpus = [...ADVERSARIAL, ...BENIGN];
 const engine = new Map<string, string>();
 
-beforeAll(async () => {
-  if ('skip' in claude) return;
-  tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tg-hook-cc-')));
-  proj = path.join(tmp, 'proj');
-  home = path.join(tmp, 'home');
-  makeCorpusProject(proj);
-  fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
-  const managed = path.join(tmp, 'no-managed-settings.json');
-  const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(repoRoot, 'bin', 'toolgate.js'))} hook --allow --managed-settings ${JSON.stringify(managed)}`;
-  fs.writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command }] }] } }));
-  // What toolgate's engine alone says of each command, on the same files, before anything runs.
-  const judge = new HookJudge({ allow: true, homeDir: home, managedSettingsPath: managed, projectDir: proj });
-  for (const c of corpus) {
-    const request = parseHookRequest({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: c.command }, cwd: proj, permission_mode: 'default' }, 'claude', proj);
-    engine.set(c.command, (await judge.judge(request)).answer.kind);
-  }
-  run = await runClaudeCode(claude.bin, { cwd: proj, home, commands: corpus.map((c) => c.command), env: { XDG_STATE_HOME: path.join(tmp, 'state') } });
-}, 900_000);
-
-afterAll(() => {
-  if (tmp !== undefined) fs.rmSync(tmp, { recursive: true, force: true });
-});
-
 describe.skipIf(skip !== undefined)(`Claude Code with toolgate as its hook${skip !== undefined ? ` (skipped: ${skip})` : ''}`, () => {
+  beforeAll(async () => {
+    if ('skip' in claude) return;
+    tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tg-hook-cc-')));
+    proj = path.join(tmp, 'proj');
+    home = path.join(tmp, 'home');
+    makeCorpusProject(proj);
+    fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
+    const managed = path.join(tmp, 'no-managed-settings.json');
+    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(repoRoot, 'bin', 'toolgate.js'))} hook --allow --managed-settings ${JSON.stringify(managed)}`;
+    fs.writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command }] }] } }));
+    // What toolgate's engine alone says of each command, on the same files, before anything runs.
+    const judge = new HookJudge({ allow: true, homeDir: home, managedSettingsPath: managed, projectDir: proj });
+    for (const c of corpus) {
+      const request = parseHookRequest({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: c.command }, cwd: proj, permission_mode: 'default' }, 'claude', proj);
+      engine.set(c.command, (await judge.judge(request)).answer.kind);
+    }
+    run = await runClaudeCode(claude.bin, { cwd: proj, home, commands: corpus.map((c) => c.command), env: { XDG_STATE_HOME: path.join(tmp, 'state') } });
+  }, 900_000);
+
+  afterAll(() => {
+    if (tmp !== undefined) fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
   it('asked the hook about every command, and got an answer for each', () => {
     const log = fs.readFileSync(path.join(tmp, 'state', 'toolgate', 'hook-log.jsonl'), 'utf8').trim().split('\n');
     expect(log.length).toBeGreaterThanOrEqual(corpus.length);
@@ -72,4 +74,33 @@ describe.skipIf(skip !== undefined)(`Claude Code with toolgate as its hook${skip
     const notRun = allowed.filter((c) => run.outcomes.find((o) => o.command === c.command)?.isError !== false).map((c) => c.command);
     expect(notRun).toEqual([]);
   });
+});
+
+describe.skipIf(skip !== undefined)(`Claude Code with toolgate as its PermissionRequest hook${skip !== undefined ? ` (skipped: ${skip})` : ''}`, () => {
+  it('approves what Claude Code would prompt for and toolgate allows; what toolgate asks about stays a prompt (headless: denied)', async () => {
+    if ('skip' in claude) return;
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tg-hook-cc-pr-')));
+    try {
+      const project = path.join(dir, 'proj');
+      const user = path.join(dir, 'home');
+      makeCorpusProject(project, {}, { readDeny: false });
+      fs.mkdirSync(path.join(user, '.claude'), { recursive: true });
+      const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(repoRoot, 'bin', 'toolgate.js'))} hook --allow --managed-settings ${JSON.stringify(path.join(dir, 'none.json'))}`;
+      fs.writeFileSync(path.join(user, '.claude', 'settings.json'), JSON.stringify({ hooks: { PermissionRequest: [{ matcher: '*', hooks: [{ type: 'command', command }] }] } }));
+      const commands = ['git -C . status --short', 'git -C . log --oneline -3', SED_EXEC.command];
+      const r = await runClaudeCode(claude.bin, { cwd: project, home: user, commands, env: { XDG_STATE_HOME: path.join(dir, 'state') } });
+      const log = fs.readFileSync(path.join(dir, 'state', 'toolgate', 'hook-log.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { event: string; answer: string });
+      // Claude Code asked the hook only where it was about to prompt, and ran what toolgate allowed.
+      expect(log.map((e) => [e.event, e.answer])).toEqual([
+        ['PermissionRequest', 'allow'],
+        ['PermissionRequest', 'allow'],
+        ['PermissionRequest', 'ask'],
+      ]);
+      expect(r.outcomes.slice(0, 2).map((o) => o.isError)).toEqual([false, false]);
+      expect(r.outcomes[2]!.isError).toBe(true);
+      expect(ran(project, SED_EXEC, r.outcomes[2]!.result)).toBe(false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 600_000);
 });
