@@ -107,11 +107,13 @@ export async function startHookServer(options: HookServerOptions): Promise<HookS
     }
     const host = (route[1] as HookHost | undefined) ?? options.host;
     const auth = Buffer.from(req.headers.authorization ?? '');
-    const body = await readBody(req);
     if (auth.length !== expected.length || !nodeCrypto().timingSafeEqual(auth, expected)) {
+      // Answered without reading what an unauthenticated client sends (it is discarded as it comes).
+      req.resume();
       send(res, failClosedOutput(host ?? 'claude', undefined, 'the request did not carry the hook server token (Authorization: Bearer $TOOLGATE_HOOK_TOKEN)'));
       return;
     }
+    const body = await readBody(req);
     if (watch.changed()) judge.forget();
     const { output, entry } = await answerHook(body, { ...(host !== undefined ? { host } : {}), cwd: process.cwd(), log: logFile !== null }, judge, seen);
     send(res, output);
