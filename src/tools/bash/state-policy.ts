@@ -22,6 +22,7 @@
  *  - a function named like a builtin, a keyword, a program on PATH, or a hook bash calls on its own
  *    (`command_not_found_handle`), or with a name outside bash's plain ones.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { isStrippableAssignmentName } from '../../permissions/bash/assignments.js';
 import { PGROUP_ENV } from '../../hooks/process-marker.js';
@@ -115,7 +116,8 @@ export function findProgram(name: string, pathVar: string | undefined, cwd: stri
   if (pathVar === undefined || name.includes('/')) return undefined;
   for (const dir of pathVar.split(':')) {
     const file = path.resolve(cwd, dir === '' ? '.' : dir, name);
-    if (isExecutableFile(file)) return file;
+    // Most entries do not have the name: asked without an exception (an ENOENT thrown costs tens of microseconds).
+    if (existsSync(file) && isExecutableFile(file)) return file;
   }
   return undefined;
 }
