@@ -88,8 +88,9 @@ export async function runBash(
   // What earlier commands left (session-env.ts), prepared for a sandboxed or an unsandboxed run: entries that
   // sandboxed commands made apply only inside the sandbox. A background command starts from it but keeps nothing.
   const persisting = persistEnvironment(settings);
-  // Which state the command's text can change (state-effects.ts): only that is kept, whatever the shell reports.
-  if (persisting && needsBashParser(input.command)) await loadBashParser();
+  // Which state the command's text can change (state-effects.ts): only that is kept, whatever the shell reports. (The
+  // tool's call loads the parser already; a caller of runBash alone must not get an analysis that failed for want of it.)
+  if (needsBashParser(input.command)) await loadBashParser();
   const prepare = (sandboxed: boolean) => {
     const childEnv = { ...env };
     const applied: AppliedShellState = persisting ? applyShellState(childEnv, shellStateOf(context), sandboxed, settings) : { functions: new Map(), withheld: 0 };
