@@ -23,12 +23,21 @@ import type {
 import type { AnyTool } from '../tool/tool.js';
 import type { ToolUseContext } from '../tool/tool-use-context.js';
 import { applyAllowCeilings, ceilingsFor } from './allow-ceiling.js';
-import { checkToolContent, isNetworkTool, safeIsReadOnly } from './content-check.js';
+import { checkToolContent, isNetworkTool, isShellTool, safeIsReadOnly } from './content-check.js';
 import { formatPermissionRule } from './permission-rule.js';
 import { analysisReady } from './analysis-ready.js';
 import { liveContext, withExpiredRules } from './rule-expiry.js';
+import { statIfExists } from './observed-fs.js';
 import { suggestRules } from './suggest.js';
 import { findToolLevelRule, isFrozenRule, toolRuleKey } from './tool-rule-match.js';
+
+function isDirectory(dir: string): boolean {
+  try {
+    return statIfExists(dir)?.isDirectory() === true;
+  } catch {
+    return false;
+  }
+}
 
 export function hasPermissionsToUseTool(
   tool: AnyTool,
@@ -39,7 +48,11 @@ export function hasPermissionsToUseTool(
   // Not itself async, and no per-call closure for the tool check: every tool call comes through here, and each extra
   // async layer costs microtask turns. A failure still arrives as a rejection, as from an async function.
   try {
-    const ctx = context.getAppState().toolPermissionContext;
+    const state = context.getAppState();
+    let ctx = state.toolPermissionContext;
+    // A shell command starts where the session's shell is (a `cd` carries over): its paths are judged from there —
+    // or from the project when that directory is gone, as the shell then starts there (tools/bash/cwd-tracking.ts).
+    if (state.cwd !== ctx.cwd && isShellTool(tool) && isDirectory(state.cwd)) ctx = Object.freeze({ ...ctx, shellCwd: state.cwd });
     const decision = resolveChain(tool, input, ctx, hookDecision, undefined, context);
     // A skill's allowed-tools narrow this agent's automatic allows while it is active (allow-ceiling.ts).
     const ceilings = ceilingsFor(ctx, context.agentId);
