@@ -125,7 +125,7 @@ async function resolveLive(
   const toolLevel = toolLevelRules(ctx, tool);
   const toolDeny = toolLevel.deny;
   if (toolDeny) return deny(ruleTrace('denyRule', toolDeny, `${tool.name} is denied by ${formatPermissionRule(toolDeny.ruleValue)}`));
-  const content = checkToolContent(tool, input, ctx);
+  const content = checkToolContent(tool, input, ctx, checkContext?.pathChecks);
   const contentLayer = content.decisionReason?.layer;
   if (content.behavior === 'deny' && contentLayer === 'denyRule') return asDeny(content);
 
