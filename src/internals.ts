@@ -127,6 +127,7 @@ export { NotebookEditTool } from './tools/notebook-edit/index.js';
 export { EnterPlanModeTool, ExitPlanModeTool } from './tools/plan-mode/index.js';
 export { ReadMcpResourceTool } from './tools/read-mcp-resource/index.js';
 export { ReadTool } from './tools/read/index.js';
+export { ScheduleWakeupTool } from './tools/schedule-wakeup/index.js';
 export { TaskOutputTool } from './tools/task-output/index.js';
 export { TaskStopTool } from './tools/task-stop/index.js';
 export { TodoWriteTool } from './tools/todo-write/index.js';

@@ -84,7 +84,8 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
   };
 
   const tally = new ModelTally();
-  const inbox = options.input ? new PromptInbox(options.input) : undefined;
+  // A person's message that arrives while a turn runs ends a tool's wait (ScheduleWakeup): the model hears it sooner.
+  const inbox = options.input ? new PromptInbox(options.input, () => runtime.context.services.notifications?.poke('user-message')) : undefined;
   // What happens under the loop (a sub-agent's events, hook processes) reaches the top loop's stream: into the turn's
   // channel while one runs, else held until the loop yields next.
   // Flushed where the loop yields, inline (`while (outside.length > 0) yield …`): a `yield*` of a sync generator in

@@ -33,6 +33,7 @@ export const BASE_TOOL_ENTRIES: readonly BaseToolEntry[] = [
   { name: 'TaskStop', load: () => import('../tools/task-stop/index.js').then((m) => m.TaskStopTool) },
   { name: 'EnterWorktree', load: () => import('../tools/worktree/index.js').then((m) => m.EnterWorktreeTool) },
   { name: 'ExitWorktree', load: () => import('../tools/worktree/index.js').then((m) => m.ExitWorktreeTool) },
+  { name: 'ScheduleWakeup', load: () => import('../tools/schedule-wakeup/index.js').then((m) => m.ScheduleWakeupTool) },
 ];
 
 const loaded = new Map<string, Promise<AnyTool>>();
