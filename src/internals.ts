@@ -119,6 +119,7 @@ export { AskUserQuestionTool } from './tools/ask-user-question/index.js';
 export { BashTool } from './tools/bash/index.js';
 export { createTaskRegistry, getTaskRegistry, TaskRegistry } from './tools/shared/task-registry.js';
 export type { TaskEnd, TaskInfo, TaskSource } from './tools/shared/task-registry.js';
+export { CronCreateTool, CronDeleteTool, CronListTool } from './tools/cron/index.js';
 export { EditTool } from './tools/edit/index.js';
 export { GlobTool } from './tools/glob/index.js';
 export { GrepTool } from './tools/grep/index.js';

@@ -6,9 +6,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createToolRuntime } from '../src/agent/create-tool-runtime.js';
 import type { ToolRuntime } from '../src/agent/types.js';
+import { cronSchedulerFor } from '../src/tools/cron/scheduler.js';
+import { ScheduleWakeupTool } from '../src/tools/schedule-wakeup/index.js';
+import { allowAll, assistantMessage, makeProject } from '../src/tools/bash/test-helpers/project.js';
 
 let dir: string;
 let rt: ToolRuntime | undefined;
@@ -25,10 +28,27 @@ describe('the waiting and scheduling tools', () => {
   it('are in the pool, deferred, and found by their aliases', async () => {
     rt = await createToolRuntime({ cwd: dir, sessionDir: path.join(dir, '.session'), settings: { sources: [] } });
     const byName = new Map(rt.tools.map((t) => [t.name, t]));
-    for (const name of ['ScheduleWakeup']) {
+    for (const name of ['ScheduleWakeup', 'CronCreate', 'CronList', 'CronDelete']) {
       expect(byName.get(name), name).toBeDefined();
       expect(byName.get(name)!.shouldDefer, name).toBe(true);
     }
     expect(rt.findTool('Sleep')?.name).toBe('ScheduleWakeup');
+  });
+
+  it('a cron job firing ends a ScheduleWakeup wait, and its prompt is the news that follows', async () => {
+    vi.useFakeTimers({ now: new Date(2026, 2, 10, 12, 0, 30), toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const project = makeProject({ dir });
+    try {
+      await cronSchedulerFor(project.context).create({ cron: '*/5 * * * *', prompt: 'look at the queue', recurring: true, durable: false });
+      const waiting = ScheduleWakeupTool.call({ delaySeconds: 3600, reason: 'nothing to do until the job fires' }, project.context, allowAll, assistantMessage);
+      await vi.advanceTimersByTimeAsync(5 * 60_000);
+      const woke = await waiting;
+      expect(woke.data).toMatchObject({ wokeBy: 'notification', clampedDelaySeconds: 3600 });
+      expect(woke.data.waitedMs).toBe(270_000);
+      expect(JSON.stringify(project.notifications.drain())).toContain('look at the queue');
+    } finally {
+      vi.useRealTimers();
+      await project.cleanup();
+    }
   });
 });

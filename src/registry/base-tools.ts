@@ -33,6 +33,9 @@ export const BASE_TOOL_ENTRIES: readonly BaseToolEntry[] = [
   { name: 'TaskStop', load: () => import('../tools/task-stop/index.js').then((m) => m.TaskStopTool) },
   { name: 'EnterWorktree', load: () => import('../tools/worktree/index.js').then((m) => m.EnterWorktreeTool) },
   { name: 'ExitWorktree', load: () => import('../tools/worktree/index.js').then((m) => m.ExitWorktreeTool) },
+  { name: 'CronCreate', load: () => import('../tools/cron/index.js').then((m) => m.CronCreateTool) },
+  { name: 'CronList', load: () => import('../tools/cron/index.js').then((m) => m.CronListTool) },
+  { name: 'CronDelete', load: () => import('../tools/cron/index.js').then((m) => m.CronDeleteTool) },
   { name: 'ScheduleWakeup', load: () => import('../tools/schedule-wakeup/index.js').then((m) => m.ScheduleWakeupTool) },
 ];
 
