@@ -3,7 +3,7 @@
  * CLI, the Agent SDK face, the MCP server, the interactive session) offers — deferred as Claude Code defers them, and
  * found by their seed names.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -12,6 +12,7 @@ import type { ToolRuntime } from '../src/agent/types.js';
 import { cronSchedulerFor } from '../src/tools/cron/scheduler.js';
 import { ScheduleWakeupTool } from '../src/tools/schedule-wakeup/index.js';
 import { allowAll, assistantMessage, makeProject } from '../src/tools/bash/test-helpers/project.js';
+import { call, harness, text } from './helpers/agent-sdk-session.js';
 
 let dir: string;
 let rt: ToolRuntime | undefined;
@@ -28,7 +29,7 @@ describe('the waiting and scheduling tools', () => {
   it('are in the pool, deferred, and found by their aliases', async () => {
     rt = await createToolRuntime({ cwd: dir, sessionDir: path.join(dir, '.session'), settings: { sources: [] } });
     const byName = new Map(rt.tools.map((t) => [t.name, t]));
-    for (const name of ['ScheduleWakeup', 'CronCreate', 'CronList', 'CronDelete']) {
+    for (const name of ['ScheduleWakeup', 'CronCreate', 'CronList', 'CronDelete', 'Monitor']) {
       expect(byName.get(name), name).toBeDefined();
       expect(byName.get(name)!.shouldDefer, name).toBe(true);
     }
@@ -49,6 +50,36 @@ describe('the waiting and scheduling tools', () => {
     } finally {
       vi.useRealTimers();
       await project.cleanup();
+    }
+  });
+
+  it("through the Agent SDK face, a Monitor's lines become the model's next turns while the watch runs, then the session ends", async () => {
+    // The command prints a line, then waits for the model to have seen it (the scripted model drops a file when a
+    // request carries the line): only a session that turns a running task's news into a turn gets there.
+    let go = '';
+    const noted = (request: { body: unknown }) => {
+      if (JSON.stringify((request.body as { messages: unknown[] }).messages.at(-1)).includes('hello-from-monitor')) writeFileSync(go, '');
+      return text('noted');
+    };
+    const h = await harness([
+      call('ToolSearch', { query: 'select:Monitor' }),
+      call('Monitor', { description: 'greeting', command: 'echo hello-from-monitor; until [ -e go ]; do sleep 0.05; done; echo second-line', timeout_ms: 15_000 }),
+      text('watching'),
+      ...Array.from({ length: 8 }, () => noted),
+    ]);
+    go = path.join(h.dir, 'go');
+    try {
+      const { messages, error } = await h.run('watch it', { allowedTools: ['Monitor', 'ToolSearch'] });
+      expect(error).toBeUndefined();
+      const lastMessages = h.server.messageRequests.map((r) => JSON.stringify((r.body as { messages: unknown[] }).messages.at(-1)));
+      const first = lastMessages.findIndex((t) => t.includes('hello-from-monitor'));
+      const ended = lastMessages.findIndex((t) => t.includes('The watch ended: the command exited'));
+      expect(first).toBeGreaterThan(0);
+      expect(ended).toBeGreaterThan(first);
+      expect(lastMessages.slice(first, ended + 1).some((t) => t.includes('second-line'))).toBe(true);
+      expect(messages.filter((m) => m.type === 'result').length).toBeGreaterThanOrEqual(3);
+    } finally {
+      await h.close();
     }
   });
 });
