@@ -124,6 +124,7 @@ export { EditTool } from './tools/edit/index.js';
 export { GlobTool } from './tools/glob/index.js';
 export { GrepTool } from './tools/grep/index.js';
 export { ListMcpResourcesTool } from './tools/list-mcp-resources/index.js';
+export { LspTool } from './tools/lsp/index.js';
 export { MonitorTool } from './tools/monitor/index.js';
 export { NotebookEditTool } from './tools/notebook-edit/index.js';
 export { EnterPlanModeTool, ExitPlanModeTool } from './tools/plan-mode/index.js';

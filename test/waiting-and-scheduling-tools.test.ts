@@ -29,7 +29,7 @@ describe('the waiting and scheduling tools', () => {
   it('are in the pool, deferred, and found by their aliases', async () => {
     rt = await createToolRuntime({ cwd: dir, sessionDir: path.join(dir, '.session'), settings: { sources: [] } });
     const byName = new Map(rt.tools.map((t) => [t.name, t]));
-    for (const name of ['ScheduleWakeup', 'CronCreate', 'CronList', 'CronDelete', 'Monitor']) {
+    for (const name of ['ScheduleWakeup', 'CronCreate', 'CronList', 'CronDelete', 'Monitor', 'LSP']) {
       expect(byName.get(name), name).toBeDefined();
       expect(byName.get(name)!.shouldDefer, name).toBe(true);
     }
