@@ -1,6 +1,7 @@
 /**
  * Real language servers for the LSP tests: `typescript-language-server` (with `typescript`) and `pyright`, from the
- * folder `$TOOLGATE_LSP_SERVERS_DIR` names, else `~/.cache/toolgate-lsp`, installed there on demand with
+ * repository's node_modules when they are devDependencies, else from the folder `$TOOLGATE_LSP_SERVERS_DIR` names,
+ * else `~/.cache/toolgate-lsp`, installed there on demand with
  * `npm install --prefix`. They are not dependencies of toolgate (the tool finds servers in settings, the project's
  * node_modules/.bin or PATH); this keeps the tests runnable on a fresh machine.
  */
@@ -13,6 +14,9 @@ export const LSP_TEST_PACKAGES = ['typescript-language-server@6.0.2', 'typescrip
 
 /** The `.bin` folder holding both servers, or the reason they cannot be had. */
 export function lspServersBin(): { bin: string } | { skip: string } {
+  // As devDependencies of the repository, when they are.
+  const own = path.resolve(import.meta.dirname, '../../../../node_modules/.bin');
+  if (existsSync(path.join(own, 'typescript-language-server')) && existsSync(path.join(own, 'pyright-langserver'))) return { bin: own };
   const dir = process.env.TOOLGATE_LSP_SERVERS_DIR ?? path.join(os.homedir(), '.cache', 'toolgate-lsp');
   const bin = path.join(dir, 'node_modules', '.bin');
   const ready = () => existsSync(path.join(bin, 'typescript-language-server')) && existsSync(path.join(bin, 'pyright-langserver'));
