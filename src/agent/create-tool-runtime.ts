@@ -30,9 +30,17 @@ import { hardLinkWarnings } from '../permissions/hard-links.js';
 import { ToolRun } from './tool-run.js';
 import type { QueryEvent, ToolRuntime, ToolRuntimeOptions } from './types.js';
 import { publish, Runtime, type Shared } from './runtime.js';
+import type { ShellTaskService } from '../tools/shared/shell-tasks.js';
 import { randomUUID } from '../tool/crypto.js';
 
 export { RUNTIME_DISPOSED } from './runtime.js';
+
+const loadShellTasks = () => import('../tools/bash/background-shell.js').then((m) => m.bashShellTasks);
+/** The Bash tool's launch for other tools (Monitor), loaded on first use. */
+const lazyShellTasks: ShellTaskService = {
+  start: async (request, context) => (await loadShellTasks()).start(request, context),
+  checkPermissions: async (command, context) => (await loadShellTasks()).checkPermissions(command, context),
+};
 
 
 /**
@@ -84,6 +92,8 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
     // A PermissionRequest hook's updatedPermissions are written where they say (when this runtime reads settings files).
     ...(grantWriter !== undefined ? { permissionUpdates: grantWriter } : {}),
     ...(telemetry?.sink ? { telemetry: telemetry.sink } : {}),
+    // Monitor starts its command the Bash tool's way; the Bash modules load on its first use.
+    shellTasks: lazyShellTasks,
     // The caller's services win: a higher layer that brings its own registry or hook runner means it.
     ...options.services,
   };

@@ -18,9 +18,12 @@ export class PromptInbox {
   #failure: unknown;
   #wake: (() => void) | undefined;
   #closed = false;
+  readonly #onArrival: (() => void) | undefined;
 
-  constructor(source: AsyncIterable<MessageParam>) {
+  /** `onArrival` is told of each message as it arrives (whether or not a turn is running). */
+  constructor(source: AsyncIterable<MessageParam>, onArrival?: () => void) {
     this.#iterator = source[Symbol.asyncIterator]();
+    this.#onArrival = onArrival;
     void this.#pump();
   }
 
@@ -31,6 +34,7 @@ export class PromptInbox {
         if (next.done || this.#closed) break;
         this.#queue.push(next.value);
         this.#poke();
+        this.#onArrival?.();
       }
     } catch (error) {
       this.#failure = error;

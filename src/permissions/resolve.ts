@@ -232,8 +232,8 @@ function toolLevelRules(ctx: ToolPermissionContext, tool: AnyTool): ToolLevelRul
   }
   // Pure lookups: doing all three up front decides nothing differently.
   const found: ToolLevelRules = {
-    deny: findToolLevelRule(ctx.alwaysDenyRules, tool),
-    ask: findToolLevelRule(ctx.alwaysAskRules, tool),
+    deny: findToolLevelRule(ctx.alwaysDenyRules, tool, true),
+    ask: findToolLevelRule(ctx.alwaysAskRules, tool, true),
     allow: findToolLevelRule(ctx.alwaysAllowRules, tool),
   };
   if (memo === undefined) {
