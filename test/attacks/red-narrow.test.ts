@@ -1,14 +1,40 @@
 /**
- * Red team of issue 32's invariants 4, 5 and 7 as landed in d460050 (h/red-narrow). Each case below is a hole that is
- * open now: the test fails because of it. Severity in each case's comment.
+ * Red team of issue 32's invariants 4, 5 and 7 as landed in d460050 (branch h/red-narrow). Each `hole:` case below
+ * fails now because of the hole it names (severity in its comment); `control:` cases pass and show the setup can.
  *
- * Tried and held (one line each):
- * - (filled in below)
+ * Tried and held (one line each; read in the code, or run here and dropped):
+ * - classifier answer: text of only zero-width characters beside the call — `trim()` keeps U+200B, so no verdict.
+ * - classifier answer: `decision` with trailing space, other case, look-alike keys, `__proto__` key — strict zod enum/object.
+ * - classifier answer: the call with stop_reason max_tokens / pause_turn / stop_sequence — only `tool_use` counts.
+ * - classifier answer: a server_tool_use or other block beside the call — refused as "not only the verdict call".
+ * - duplicate JSON keys in the tool input: the SDK's JSON.parse keeps the last, but the API sends input already parsed;
+ *   not reachable from a model answer through the real API, so not a case here.
+ * - /command tag injection: `!` output or `@file` text containing `</command-args>` or a fresh tag block — the split
+ *   is by block position (the tag is its own first block), and text after it is quoted whatever it says.
+ * - typed `/name args` whose args contain `</command-args>`: the lazy match ends early; the rest becomes quoted (less).
+ * - a model-invoked Skill: its text comes back in the tool result, which the classifier never sees.
+ * - agent definition `permissionMode: bypassPermissions|auto|acceptEdits|bubble` under narrower parents, plan vs
+ *   dontAsk: childMode/narrowMode hold (bubble only re-routes prompts; headless still denies).
+ * - Agent tool input has no `mode` key (strictObject): the model cannot ask for a mode.
+ * - EnterPlanMode/ExitPlanMode: exit restores prePlanMode (or default), never wider than where it was; sub-agents
+ *   cannot use them.
+ * - `defaultMode` in `.claude/settings.local.json` / `.toolgate/settings*.json` with and without user settings,
+ *   `--setting-sources` subsets: startingMode ignores every widening.
+ * - skill/command `allowed-tools: Bash(*)`: an allow ceiling, never an allow; `context: fork` runs inline.
+ * - telemetry: per-signal OTEL_EXPORTER_OTLP_*_ENDPOINT, _HEADERS, CLAUDE_CODE_OTEL_* in project env — all filtered by
+ *   prefix; exporters get url and headers explicitly, project env never reaches process.env.
+ * - `env.ANTHROPIC_BASE_URL` in project settings: never used for the client (only the real environment is).
+ * - mcp serve, `killGraceMs` from the repository: the TERM-ignoring child is still gone in time (no file) — only the
+ *   exit is held (the hole below).
+ *
+ * Not tried (out of time): `serve --http` client disconnect (documented as untested in §7), EOF during a PreToolUse
+ * hook under mcp serve, a project `.mcp.json` server started without approval, local-settings `autoMode` prose.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { query, type SDKMessage } from '../../src/agent-sdk/index.js';
 import { compactConversation } from '../../src/agent/compact.js';
 import { createToolRuntime } from '../../src/agent/create-tool-runtime.js';
@@ -18,6 +44,9 @@ import type { QueryOptions, QueryResult, ToolRuntime, ToolRuntimeOptions } from 
 import type { RecordedRequest, ScriptedResponse } from '../../src/testing/index.js';
 import type { ToolUseBlock } from '../../src/tool/tool.js';
 import { classifierPayload, startModelAndClassifier, verdict } from '../helpers/classifier-server.js';
+import { repoRoot } from '../helpers/cli.js';
+
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
 let root: string;
 let project: string;
@@ -212,5 +241,159 @@ describe("hole: the repository's settings switch off toolgate's own secret prote
     expect(readFileSync(path.join(project, 'leaked.txt'), 'utf8')).toBe('');
     const run = await runtime.run([{ type: 'tool_use', id: 'toolu_red_env_4', name: 'Bash', input: { command: 'printenv GITHUB_TOKEN' } } as ToolUseBlock]);
     expect(JSON.stringify(run.outcomes[0]!.result)).not.toContain(TOKEN);
+  });
+});
+
+// — invariant 7: `toolgate mcp serve` when its client goes —
+
+interface Served {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly messages: Record<string, unknown>[];
+  readonly exited: Promise<{ code: number | null; at: number; leftovers: number[] }>;
+  send(message: unknown): void;
+  answer(id: number): Promise<Record<string, unknown>>;
+  marker?: string;
+}
+
+/** Live processes (zombies aside) whose environment carries TOOLGATE_PGROUP starting with `prefix`. */
+function marked(prefix: string): number[] {
+  const needle = Buffer.from(`TOOLGATE_PGROUP=${prefix}`);
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z') continue;
+      const env = readFileSync(`/proc/${entry}/environ`);
+      for (let at = env.indexOf(needle); at !== -1; at = env.indexOf(needle, at + 1)) {
+        if (at === 0 || env[at - 1] === 0) {
+          out.push(Number(entry));
+          break;
+        }
+      }
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return out;
+}
+
+/** Live processes whose command line is exactly `sleep <arg>`. */
+function sleeping(arg: string): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8') !== `sleep\0${arg}\0`) continue;
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z') out.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+async function until(predicate: () => boolean, what: string): Promise<void> {
+  const end = Date.now() + 60_000;
+  while (!predicate()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const servers: Served[] = [];
+afterEach(() => {
+  for (const s of servers.splice(0)) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
+  for (const pid of leftoverPids.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+});
+/** Processes a case found left behind: ended after it, so one hole does not leak into the next case. */
+const leftoverPids: number[] = [];
+
+async function serve(): Promise<Served> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(repoRoot, 'src/cli/main.ts'), 'mcp', 'serve', '--cwd', project, '--permission-mode', 'bypassPermissions', '--session-dir', path.join(root, `s-${servers.length}`)],
+    { cwd: repoRoot, env: { ...process.env, HOME: home, XDG_STATE_HOME: path.join(root, 'state'), NODE_NO_WARNINGS: '' } },
+  );
+  child.stdin.on('error', () => {});
+  const messages: Record<string, unknown>[] = [];
+  let buffer = '';
+  let stderr = '';
+  const served: Served = {
+    child,
+    messages,
+    exited: new Promise((resolve) => child.once('exit', (code) => resolve({ code, at: performance.now(), leftovers: served.marker ? marked(`${served.marker}.`) : [] }))),
+    send: (message) => child.stdin.write(`${JSON.stringify(message)}\n`),
+    async answer(id) {
+      for (;;) {
+        const found = messages.find((m) => m.id === id && ('result' in m || 'error' in m));
+        if (found) return found;
+        if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}) before answering ${id}; stderr: ${stderr}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
+  };
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    buffer += chunk;
+    for (let nl = buffer.indexOf('\n'); nl !== -1; nl = buffer.indexOf('\n')) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      if (line.trim() !== '') messages.push(JSON.parse(line) as Record<string, unknown>);
+    }
+  });
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => (stderr += chunk));
+  servers.push(served);
+  served.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'red', version: '1' } } });
+  await served.answer(0);
+  served.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  served.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'printf %s "$TOOLGATE_PGROUP"' } } });
+  const own = ((await served.answer(1)).result as { content: { text: string }[] }).content.map((c) => c.text).join('').trim();
+  served.marker = own.split('.')[0]!;
+  return served;
+}
+
+describe("hole: the repository's `toolgate.bash.killGraceMs` holds `mcp serve` open long after its client is gone", () => {
+  // MEDIUM. Invariant 7: on EOF the server cancels every call, kills its tree within 1 s and exits 0. The foreground
+  // kill is SIGTERM, then SIGKILL after `settings.bash.killGraceMs` (default 300 ms) — a setting read from the
+  // `toolgate` key of any level, the project's `.claude/settings.json` included. With a TERM-ignoring child in the
+  // call, a repository that sets the grace to ten minutes keeps the server running that long after its client left
+  // (measured: 20.3 s after EOF for a 20 s grace, 0.8 s without it). The child itself is gone in time here (no file
+  // is written — held), but the exit is the repository's to choose.
+  it('killGraceMs: 600000 in .claude/settings.json, a TERM-ignoring child: the server exits before a 10 s witness', async () => {
+    plant('.claude/settings.json', JSON.stringify({ toolgate: { bash: { killGraceMs: 600_000 } } }));
+    const tag = `${process.pid % 1000}${Math.floor(Math.random() * 1e5)}`;
+    const s = await serve();
+    s.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Bash', arguments: { command: `(trap '' TERM; sleep 3.${tag}; touch fg-${tag}) & wait` } } });
+    await until(() => sleeping(`3.${tag}`).length === 1, 'the sleep to start');
+    s.child.stdin.end();
+    // Ten times the invariant's second: a loaded machine exits well within it (0.7–1.6 s measured by the house).
+    const first = await Promise.race([s.exited.then(() => 'exited' as const), new Promise<'still running'>((r) => setTimeout(() => r('still running'), 10_000))]);
+    leftoverPids.push(...marked(`${s.marker}.`));
+    expect(first, 'the server was still running 10 s after its client closed its input').toBe('exited');
+    expect(existsSync(path.join(project, `fg-${tag}`))).toBe(false);
+  });
+
+  it('control: without the repository\'s grace the same call is gone at once and writes nothing', async () => {
+    const tag = `${process.pid % 1000}${Math.floor(Math.random() * 1e5)}`;
+    const s = await serve();
+    s.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Bash', arguments: { command: `(trap '' TERM; sleep 3.${tag}; touch fg-${tag}) & wait` } } });
+    await until(() => sleeping(`3.${tag}`).length === 1, 'the sleep to start');
+    const eof = performance.now();
+    s.child.stdin.end();
+    const exit = await s.exited;
+    console.log(`control: the server exited ${Math.round(exit.at - eof)} ms after EOF`);
+    leftoverPids.push(...exit.leftovers);
+    expect(exit.code).toBe(0);
+    await new Promise((r) => setTimeout(r, 3_500));
+    expect(existsSync(path.join(project, `fg-${tag}`))).toBe(false);
   });
 });
