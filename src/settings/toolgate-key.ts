@@ -26,6 +26,9 @@ import type { ToolSettings } from '../tool/tool-use-context.js';
 import { DEFAULT_SECRET_ENV_PATTERNS, type RedactionSettings } from '../execution/redaction.js';
 import { DEFAULT_KILL_GRACE_MS, DEFAULT_MAX_OUTPUT_FILE_BYTES, DEFAULT_PROGRESS_INTERVAL_MS, MAX_TIMEOUT_MS, type BashToolSettings } from '../tools/bash/bash-settings.js';
 import { DEFAULT_MAX_WEB_SEARCHES_PER_SESSION } from '../tools/web-search/index.js';
+import type { LspSettings } from '../tools/lsp/servers.js';
+import type { MonitorSettings } from '../tools/monitor/index.js';
+import type { ScheduleWakeupSettings } from '../tools/schedule-wakeup/index.js';
 
 type Rule =
   | { readonly kind: 'free' }
@@ -66,6 +69,17 @@ const REDACTION: Table<RedactionSettings> = {
   passEnv: never('shows credentials to the model'),
 };
 
+const LSP: Table<LspSettings> = {
+  // A language server is a program toolgate starts with the person's rights, outside the sandbox.
+  servers: never('starts programs (language servers) outside the sandbox'),
+  requestTimeoutSeconds: FREE,
+};
+
+const MONITOR: Table<MonitorSettings> = { pollIntervalMs: FREE };
+
+// A wait ends early on a message, a task event or an interrupt whatever its bounds.
+const SCHEDULE_WAKEUP: Table<ScheduleWakeupSettings> = { minDelaySeconds: FREE, maxDelaySeconds: FREE };
+
 const TOP: Table<ToolSettings> & { readonly conversationBudgetChars: Rule; readonly autoMode: Rule } = {
   requireReadBeforeWrite: { kind: 'safe-side', safe: true, byDefault: true, what: 'would let Edit and Write change files the model has not read' },
   env: never("sets the commands' environment: use Claude Code's `env` key"),
@@ -84,6 +98,9 @@ const TOP: Table<ToolSettings> & { readonly conversationBudgetChars: Rule; reado
   webFetchCacheTtlMs: FREE,
   maxWebSearchesPerSession: { kind: 'at-most', byDefault: DEFAULT_MAX_WEB_SEARCHES_PER_SESSION },
   autoMode: { kind: 'by-level' },
+  lsp: { kind: 'nested', keys: LSP },
+  monitor: { kind: 'nested', keys: MONITOR },
+  scheduleWakeup: { kind: 'nested', keys: SCHEDULE_WAKEUP },
 };
 
 const PROJECT_SOURCES: ReadonlySet<PermissionRuleSource> = new Set(['projectSettings', 'localSettings']);
