@@ -302,12 +302,28 @@ export class Runtime implements ToolRuntime {
     await tasks.stop(taskId);
   }
 
+  async endBackgroundTasks(): Promise<void> {
+    await this.#shared.services.tasks?.shutdown();
+  }
+
   onTaskEnd(listener: (task: TaskInfo) => void): () => void {
     return this.#shared.services.tasks?.onTaskEnd(listener) ?? (() => {});
   }
 
   takeNotifications(): MessageParam[] {
     return this.#context.services.notifications?.drain() ?? [];
+  }
+
+  pendingNotifications(): number {
+    return this.#context.services.notifications?.size ?? 0;
+  }
+
+  onNotification(listener: () => void): () => void {
+    return this.#context.services.notifications?.onArrival(() => listener()) ?? (() => {});
+  }
+
+  wake(): void {
+    this.#context.services.notifications?.poke('user-message');
   }
 
   agentDefinitions(): readonly AgentDefinition[] {

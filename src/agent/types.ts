@@ -94,7 +94,10 @@ export interface ChildRuntimeOptions {
   readonly agentType?: string;
   /** The child's tools: a list of names to keep, or a filter over the parent's pool. Default: the parent's pool. */
   readonly tools?: readonly string[] | ((tool: AnyTool) => boolean);
-  /** The child's permission mode (default: the parent's). */
+  /**
+   * The child's permission mode (default: the parent's). Never wider than the parent's, live: while the one asked for
+   * is not within the parent's (permissions/mode-order.ts), the child has the parent's.
+   */
   readonly mode?: PermissionMode;
   /** A background child: own abort controller, cannot change the parent's app state. */
   readonly isAsync?: boolean;
@@ -308,10 +311,18 @@ export interface ToolRuntime {
   tasks(): readonly TaskInfo[];
   /** Ends a background task of this session, as TaskStop does; rejects when there is no such task. */
   stopTask(taskId: string): Promise<void>;
+  /** Ends every background task now (and each later one as it starts), without waiting for running calls as `dispose()` does. */
+  endBackgroundTasks(): Promise<void>;
   /** Called as each background task ends; returns the unsubscribe function. */
   onTaskEnd(listener: (task: TaskInfo) => void): () => void;
   /** The messages for the model that wait for its next turn (background tasks' end-of-task news), taken. */
   takeNotifications(): MessageParam[];
+  /** How many messages for the model wait for its next turn (taken by `takeNotifications`). */
+  pendingNotifications(): number;
+  /** Called as news for the model arrives (a Monitor's lines, a task's end) or `wake()` is called; returns the unsubscribe function. */
+  onNotification(listener: () => void): () => void;
+  /** A person's message waits for the turn: a tool that only waits (ScheduleWakeup) stops waiting. */
+  wake(): void;
   /** The agent types the Agent tool can start in this session (built-in, the agents folders', the session's own). */
   agentDefinitions(): readonly AgentDefinition[];
   /** `value` with every secret this session knows replaced, as in tool results. */

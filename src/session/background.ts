@@ -32,7 +32,7 @@ export class BackgroundTasks {
   }
 
   /**
-   * Waits for a task of this session to end; each end goes to `told`. Returns the news the model gets as its next
+   * Waits for a task of this session to end, or for news while one runs (a Monitor's lines); each end goes to `told`. Returns the news the model gets as its next
    * turn, or undefined once none is running (or `signal` aborts). A task that ends without news (stopped on request)
    * is told and waited past.
    */
@@ -43,13 +43,15 @@ export class BackgroundTasks {
       // Listening before looking: a task that ends in between is not missed.
       const changed = new Promise<void>((resolve) => {
         const unsubscribe = this.runtime.onTaskEnd(() => resolve());
+        // News from a task that still runs (a Monitor's lines) is a turn of its own too.
+        const unheard = this.runtime.onNotification(() => resolve());
         const onAbort = () => resolve();
         signal.addEventListener('abort', onAbort, { once: true });
-        off = () => (unsubscribe(), signal.removeEventListener('abort', onAbort));
+        off = () => (unsubscribe(), unheard(), signal.removeEventListener('abort', onAbort));
       });
       const tasks = new Map(this.runtime.tasks().map((t) => [t.id, t] as const));
       const ended = [...this.#running].filter((id) => tasks.get(id)?.status !== 'running');
-      if (ended.length === 0) {
+      if (ended.length === 0 && this.runtime.pendingNotifications() === 0) {
         // The tasks' processes do not hold the event loop (a program that is done must not wait for them), but this
         // session is waiting for them: it holds it until one ends, or a `toolgate -p` would exit in the middle.
         const hold = setInterval(() => undefined, 60_000);

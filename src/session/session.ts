@@ -253,6 +253,11 @@ export class Session {
     return this.#durable ? [] : (this.#parts?.runtime.backgroundToolUse(toolUseId) ?? []);
   }
 
+  /** A person's message waits for the running turn to end: a tool that only waits (ScheduleWakeup) stops waiting. */
+  wake(): void {
+    if (!this.#durable) this.#parts?.runtime.wake();
+  }
+
   async agents(): Promise<readonly AgentDefinition[]> {
     if (this.#durable) return this.#durable.agents.map((agentType) => ({ agentType, description: '', systemPrompt: '', source: 'built-in' as const }));
     return (await this.start()).runtime.agentDefinitions();

@@ -102,6 +102,8 @@ export class TerminalSession {
       // Typed while a turn runs: it waits for the turn to end (Esc interrupts, and takes it back to the prompt).
       this.#queue.push(text);
       this.store.setQueued(this.#queue);
+      // A tool that only waits (ScheduleWakeup) stops waiting, so the turn ends and the message is heard sooner.
+      this.session.wake();
       return undefined;
     }
     this.startTurn(text, false);
