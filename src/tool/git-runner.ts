@@ -10,7 +10,8 @@
  *  - carries `RUNNER_SETTINGS` both as `-c` options and as GIT_CONFIG_COUNT entries (which every git it starts
  *    inherits): no fsmonitor, no hooks (`core.hooksPath=/dev/null`), bare repositories only when named with
  *    `--git-dir`, `cat` as pager, no credential helper or askpass, no external diff, no transport at all, no
- *    submodule recursion;
+ *    submodule recursion, and no look into submodules (`status` and `diff` would run git in each populated one, under
+ *    its own configuration);
  *  - neutralises every clean/smudge/process filter its configuration defines, unless the command cannot convert file
  *    contents: git has no switch for "no filters", and `.gitattributes` picks a filter by a name the configuration
  *    defines, so the names are read first (`git config --get-regexp`, includes and `includeIf` resolved as the command
@@ -41,7 +42,15 @@ export const RUNNER_SETTINGS: readonly (readonly [key: string, value: string])[]
   ['core.alternateRefsCommand', ''],
   ['protocol.allow', 'never'],
   ['submodule.recurse', 'false'],
+  // `git status` and `git diff` run `git status` inside every populated submodule, with the submodule's own
+  // configuration (its filters, fsmonitor: names the runner never read). Also passed as `--ignore-submodules=all`
+  // (SUBMODULE_LOOKERS), which a submodule's `ignore` setting in `.gitmodules` cannot override, unlike this one.
+  ['diff.ignoreSubmodules', 'all'],
+  ['status.submoduleSummary', 'false'],
 ];
+
+/** Subcommands that look into submodules: run with `--ignore-submodules=all` (the command line outranks `.gitmodules`). */
+const SUBMODULE_LOOKERS = new Set(['status', 'diff']);
 
 /** Environment variables dropped besides every `GIT_*`: git's askpass fallback. */
 const DROPPED_ENV = new Set(['SSH_ASKPASS']);
@@ -114,7 +123,10 @@ function argv(args: readonly string[], options: GitRunOptions): string[] {
   // A global option from a caller (`-c`, `--exec-path`) would come after the runner's and outrank them.
   if (args[0] === undefined || args[0].startsWith('-')) throw new GitError(`the runner takes a git subcommand first, not ${JSON.stringify(args[0] ?? '')}`);
   const c = RUNNER_SETTINGS.flatMap(([key, value]) => ['-c', `${key}=${value}`]);
-  return ['--no-pager', ...c, ...(options.gitDir !== undefined ? [`--git-dir=${options.gitDir}`] : []), ...args];
+  const sub = args[0];
+  const rest = args.slice(1);
+  const submodules = SUBMODULE_LOOKERS.has(sub) ? ['--ignore-submodules=all'] : [];
+  return ['--no-pager', ...c, ...(options.gitDir !== undefined ? [`--git-dir=${options.gitDir}`] : []), sub, ...submodules, ...rest];
 }
 
 /**
