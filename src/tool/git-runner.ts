@@ -4,7 +4,8 @@
  * on any status, hooks, clean/smudge filters on checkout and status, a pager, credential helpers, ssh — and a folder
  * laid out as a bare repository is a repository to git without any `.git`. The permission behind toolgate's own git
  * covers "make a worktree", "exclude a file", never "run what the repository's configuration says". So every run:
- *  - is git by absolute path (an absolute PATH entry: never a relative one, which would mean the repository itself);
+ *  - is git by absolute path (an absolute PATH entry: never a relative one, which would mean the repository itself,
+ *    nor one inside the repository, the working folder or a folder sandboxed commands may write: executable-path.ts);
  *  - starts from an environment without any inherited `GIT_*` variable (GIT_DIR, GIT_WORK_TREE, GIT_CONFIG_*,
  *    GIT_EXEC_PATH, GIT_SSH*, GIT_ASKPASS, GIT_TRACE*, …) nor SSH_ASKPASS, and without the system configuration;
  *  - carries `RUNNER_SETTINGS` both as `-c` options and as GIT_CONFIG_COUNT entries (which every git it starts
@@ -21,6 +22,8 @@
  * command producing diffs passes `--no-ext-diff --no-textconv`, and no caller merges.
  */
 import { execFile, spawnSync } from 'node:child_process';
+import { lstatSync } from 'node:fs';
+import path from 'node:path';
 import { findExecutableOnPath } from './executable-path.js';
 
 /** Settings the Bash tool also sets for the model's commands (tools/bash/git-safety-env.ts): defined here, once. */
@@ -90,11 +93,27 @@ export interface GitResult {
 const MAX_BUFFER = 16 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 60_000;
 
-/** git's absolute path on the environment's PATH (absolute entries only), or a GitError. */
-export function gitBinary(env: NodeJS.ProcessEnv = process.env): string {
-  const found = findExecutableOnPath('git', env.PATH);
-  if (found === undefined) throw new GitError('git was not found on PATH (only absolute PATH entries are searched)');
+/**
+ * git's absolute path on the environment's PATH, or a GitError: absolute entries only, and none inside a folder the
+ * model could have written (executable-path.ts) — nor inside `cwd` or the repository around it, whose files are the
+ * repository's.
+ */
+export function gitBinary(env: NodeJS.ProcessEnv = process.env, cwd?: string): string {
+  const found = findExecutableOnPath('git', env.PATH, cwd === undefined ? [] : [cwd, ...enclosingRepository(cwd)]);
+  if (found === undefined) throw new GitError('git was not found on PATH (only absolute entries outside the project and the folders sandboxed commands may write are searched)');
   return found;
+}
+
+/** The nearest folder at or above `dir` that holds a `.git`: the top of the repository git will find there. */
+function enclosingRepository(dir: string): string[] {
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    try {
+      lstatSync(path.join(d, '.git'));
+      return [d];
+    } catch {
+      if (path.dirname(d) === d) return [];
+    }
+  }
 }
 
 /** The environment a run gets: the inherited one without GIT_* and SSH_ASKPASS, plus the settings and overrides. */
@@ -164,7 +183,7 @@ function execOnce(args: readonly string[], options: GitRunOptions, overrides: re
   const base = options.env ?? process.env;
   let file: string;
   try {
-    file = gitBinary(base);
+    file = gitBinary(base, options.cwd);
   } catch (error) {
     return Promise.reject(error);
   }
@@ -191,7 +210,7 @@ function execOnce(args: readonly string[], options: GitRunOptions, overrides: re
 
 function execOnceSync(args: readonly string[], options: GitRunOptions, overrides: readonly (readonly [string, string])[]): GitResult {
   const base = options.env ?? process.env;
-  const r = spawnSync(gitBinary(base), argv(args, options), {
+  const r = spawnSync(gitBinary(base, options.cwd), argv(args, options), {
     cwd: options.cwd,
     env: gitRunnerEnv(base, overrides),
     maxBuffer: MAX_BUFFER,

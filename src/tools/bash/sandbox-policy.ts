@@ -15,6 +15,7 @@ import { domainPatternOf } from '../../permissions/domains.js';
 import { caseFoldGlob, compilePathPatternVariants, type CompiledPathPattern } from '../../permissions/path-pattern.js';
 import { workingDirectories } from '../../permissions/paths.js';
 import type { PermissionRule, ToolPermissionContext } from '../../tool/permission-types.js';
+import { distrustProgramsIn } from '../../tool/executable-path.js';
 import { stateDirectory } from '../../tool/state-directory.js';
 import type { SandboxSettings } from './bash-settings.js';
 import { scanProtectedPaths } from './sandbox-protected-paths.js';
@@ -83,6 +84,8 @@ export async function buildSandboxPolicy(
     if (dir !== undefined) allowWrite.add(dir);
   }
   for (const p of settings.filesystem?.allowWrite ?? []) allowWrite.add(expand(p));
+  // What a sandboxed command may write, toolgate never runs as its own program (git, bwrap: executable-path.ts).
+  distrustProgramsIn(allowWrite);
 
   const denyWrite = new Set<string>();
   const scan = await scanProtectedPaths({ workingDirs: dirs, writableRoots: [...allowWrite], home });
