@@ -107,7 +107,7 @@ export async function runBash(
         try {
           const tmp = sessionTempDirectory(context);
           env.TMPDIR = tmp;
-          const policy = await buildSandboxPolicy(context.getAppState().toolPermissionContext, settings.sandbox, tmp);
+          const policy = await buildSandboxPolicy(context.getAppState().toolPermissionContext, settings.sandbox, tmp, { envs: [settings.baseEnv, settings.env] });
           if (policy.incomplete !== undefined) notes.push(`(sandbox: ${policy.incomplete})`);
           const gitNote = sandboxedGitNote(input.command);
           if (gitNote !== undefined) notes.push(gitNote);
