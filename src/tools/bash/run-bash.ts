@@ -108,6 +108,7 @@ export async function runBash(
           const tmp = sessionTempDirectory(context);
           env.TMPDIR = tmp;
           const policy = await buildSandboxPolicy(context.getAppState().toolPermissionContext, settings.sandbox, tmp, { envs: [settings.baseEnv, settings.env] });
+          if (policy.refusal !== undefined) return result({ stdout: '', stderr: policy.refusal, exitCode: null, interrupted: false, isError: true, sandboxed: false });
           if (policy.incomplete !== undefined) notes.push(`(sandbox: ${policy.incomplete})`);
           const gitNote = sandboxedGitNote(input.command);
           if (gitNote !== undefined) notes.push(gitNote);

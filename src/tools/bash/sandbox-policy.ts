@@ -32,8 +32,13 @@ export interface SandboxPolicy {
   readonly allowWrite: readonly string[];
   readonly denyWrite: readonly string[];
   readonly network: SandboxNetworkPolicy;
-  /** What the look for repositories could not cover (too many folders), for the command's notes. */
+  /**
+   * What the look for repositories could not cover (too many folders, an unreadable index), for the command's notes;
+   * a command is then not approved for being sandboxed (tools/bash/index.ts).
+   */
   readonly incomplete?: string;
+  /** Why the command must not run sandboxed at all: protected files with a second name (a hard link) it may write. */
+  readonly refusal?: string;
 }
 
 const READ_RESTRICT_TOOLS = new Set(['Read', 'Glob', 'Grep', 'LSP', 'NotebookRead']);
@@ -120,7 +125,17 @@ export async function buildSandboxPolicy(
     denyWrite: [...denyWrite],
     network: networkPolicy(ctx, settings),
     ...(scan.incomplete !== undefined ? { incomplete: scan.incomplete } : {}),
+    ...(scan.linked !== undefined ? { refusal: linkedRefusal(scan.linked) } : {}),
   };
+}
+
+function linkedRefusal(files: readonly string[]): string {
+  const shown = files.slice(0, 5).join(', ') + (files.length > 5 ? `, and ${files.length - 5} more` : '');
+  return (
+    `The command was not run: the sandbox keeps repository metadata and the files git runs read-only, but ${shown} ` +
+    `ha${files.length > 1 ? 've' : 's'} more than one name (a hard link), and another name could be written from inside. ` +
+    'Find the other names with `find <folder> -samefile <file>` and remove them, then run the command again.'
+  );
 }
 
 function networkPolicy(ctx: ToolPermissionContext, settings: SandboxSettings): SandboxNetworkPolicy {
