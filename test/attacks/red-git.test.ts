@@ -105,7 +105,7 @@ function populateWithEvilRepository(at: string, filterProgram: string): string {
     `import os, subprocess\n` +
       `env = dict(os.environ, GIT_AUTHOR_NAME='a', GIT_AUTHOR_EMAIL='a@a', GIT_COMMITTER_NAME='a', GIT_COMMITTER_EMAIL='a@a')\n` +
       `d = ${JSON.stringify(at)}\nos.makedirs(d, exist_ok=True)\n` +
-      `g = lambda *a: subprocess.run(['git', '-C', d, *a], check=True, env=env, capture_output=True)\n` +
+      `def g(*a):\n    r = subprocess.run(['git', '-C', d, *a], env=env, capture_output=True, text=True)\n    if r.returncode: print(r.stderr); raise SystemExit(1)\n` +
       `g('init', '-q')\nopen(os.path.join(d, '.gitattributes'), 'w').write('* filter=ev\\n')\nopen(os.path.join(d, 'f'), 'w').write('x\\n')\n` +
       `g('add', '.')\ng('commit', '-q', '-m', 'e')\ng('config', 'filter.ev.clean', ${JSON.stringify(filterProgram)})\n` +
       `os.utime(os.path.join(d, 'f'), (1, 1))\nprint('populated')\n`,
@@ -149,7 +149,9 @@ describe.skipIf(!availability.available)('invariant 3: toolgate’s own git runs
     const entered = await rt.run([use('EnterWorktree', { name: 'w' })]);
     expect(text(entered)).toContain('Created a worktree');
     const populated = await rt.run([use('Bash', { command: populateWithEvilRepository('sub', program('submodule-clean')) })]);
-    expect(text(populated)).toContain('populated');
+    // It ran (sandboxed): it populated the folder, or the sandbox refused to let it (the test asked for 'populated'
+    // only, which a defence refusing this very write could never give).
+    expect(text(populated)).toMatch(/populated|Read-only file system/);
     // Nobody was asked: the program ran sandboxed, auto-allowed.
     expect(asked).toEqual([]);
     expect(ran()).toEqual([]);
@@ -167,7 +169,8 @@ describe.skipIf(!availability.available)('invariant 6: every .git in the project
     projectWithSubmodule();
     const rt = await runtime();
     const populated = await rt.run([use('Bash', { command: populateWithEvilRepository('sub', program('submodule-clean')) })]);
-    expect(text(populated)).toContain('populated');
+    // It ran: it populated the folder, or the sandbox refused to let it (see the first case).
+    expect(text(populated)).toMatch(/populated|Read-only file system/);
     // Nobody was asked: the program ran sandboxed, auto-allowed.
     expect(asked).toEqual([]);
     expect(ran()).toEqual([]);
@@ -192,14 +195,16 @@ describe.skipIf(!availability.available)('invariant 6: what the look protected s
     const layout = python(
       `import os, subprocess\n` +
         `env = dict(os.environ, GIT_AUTHOR_NAME='a', GIT_AUTHOR_EMAIL='a@a', GIT_COMMITTER_NAME='a', GIT_COMMITTER_EMAIL='a@a')\n` +
-        `g = lambda *a: subprocess.run(['git', '--git-dir=.', '--work-tree=.', *a], check=True, env=env, capture_output=True)\n` +
-        `subprocess.run(['git', 'init', '-q', '--bare', '.'], check=True, env=env, capture_output=True)\n` +
+        `def run(*a):\n    r = subprocess.run(['git', *a], env=env, capture_output=True, text=True)\n    if r.returncode: print(r.stderr); raise SystemExit(1)\n` +
+        `g = lambda *a: run('--git-dir=.', '--work-tree=.', *a)\n` +
+        `run('init', '-q', '--bare', '.')\n` +
         `g('config', 'core.bare', 'false')\ng('config', 'core.worktree', '.')\nopen('.gitattributes', 'w').write('index.js filter=ev\\n')\n` +
         `g('add', 'index.js', '.gitattributes')\ng('commit', '-q', '-m', 'e')\ng('config', 'filter.ev.clean', ${JSON.stringify(program('bare-layout-clean'))})\n` +
         `os.utime('index.js', (1, 1))\nprint('laid out')\n`,
     );
     const r = await rt.run([use('Bash', { command: layout })]);
-    expect(text(r)).toContain('laid out');
+    // It ran: it laid the folder out, or git could not make a repository of it there (a HEAD that is a folder).
+    expect(text(r)).toMatch(/laid out|Read-only file system|not in a git directory/);
     expect(asked).toEqual([]);
     expect(ran()).toEqual([]);
     // The person, in the package folder of their monorepo.
@@ -220,7 +225,8 @@ describe.skipIf(!availability.available)('invariant 6: what the look protected s
     const rt = await runtime();
     const r = await rt.run([use('Bash', { command: python(`open('tools/git/extra.cfg', 'a').write('[core]\\n\\tfsmonitor = ${program('included-fsmonitor')}\\n')\nprint('appended')\n`) })]);
     expect(asked).toEqual([]);
-    expect(text(r)).toContain('appended');
+    // It ran: it appended, or the sandbox refused the write.
+    expect(text(r)).toMatch(/appended|Read-only file system/);
     // The person's own git status (no toolgate settings there): git loads the second include and runs fsmonitor.
     git(project, 'status', '--short');
     expect(ran()).toEqual([]);
@@ -229,6 +235,9 @@ describe.skipIf(!availability.available)('invariant 6: what the look protected s
   it('HOLE (high): a background sandboxed command keeps the write access it started with; a repository git makes on the host later (an approved `git init`/`git clone`) gets its hooks from it', async () => {
     // The look runs before each command: a long-running (background) command keeps the mounts of its start, so a
     // `.git` made afterwards in a writable folder is writable to it for as long as it runs.
+    // (Defence: git that makes a repository is not run outside the sandbox while such a command runs. The test first
+    // asserted that the approved `git init` ran, then that its hook did not: it now asserts the refusal, and that the
+    // same command runs once the background command is stopped — with nothing left to plant the hook.)
     git(project, 'init', '-q', '-b', 'main');
     const hook = path.join(project, 'vendor', 'new', '.git', 'hooks', 'pre-commit');
     const rt = await runtime();
@@ -242,8 +251,15 @@ describe.skipIf(!availability.available)('invariant 6: what the look protected s
     // The person approves the model's `git init` of a folder for a new library (it writes a repository: run outside).
     mkdirSync(path.join(project, 'vendor'));
     const init = await rt.run([use('Bash', { command: 'git init -q vendor/new' })]);
-    expect(text(init)).toContain('outside the sandbox');
-    for (let i = 0; i < 100 && !existsSync(hook); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(init.results[0]!.is_error).toBe(true);
+    expect(text(init)).toMatch(/not run: "git init -q vendor\/new" makes a repository, and 1 sandboxed command still running/);
+    for (let i = 0; i < 20 && !existsSync(hook); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(existsSync(path.join(project, 'vendor', 'new'))).toBe(false);
+    // Stopped, the background command holds nothing any more: the same command runs.
+    const id = /with ID: (\S+)\./.exec(text(bg))?.[1];
+    expect(text(await rt.run([use('TaskStop', { task_id: id })]))).not.toMatch(/error/i);
+    const again = await rt.run([use('Bash', { command: 'git init -q vendor/new' })]);
+    expect(text(again)).toContain('outside the sandbox');
     // Their first commit there, approved too: git's hooks stay on for the model's approved git (issue 21).
     await rt.run([use('Bash', { command: 'cd vendor/new && git -c user.name=p -c user.email=p@p commit -q --allow-empty -m first' })]);
     expect(ran()).toEqual([]);
@@ -260,8 +276,13 @@ describe.skipIf(!availability.available)('invariant 6: what the look protected s
     const rt = await runtime();
     const flood = await rt.run([use('Bash', { command: python("import os\nfor i in range(10000):\n    os.mkdir(f'f{i}')\nprint('flooded')\n") })]);
     expect(text(flood)).toContain('flooded');
-    await rt.run([use('Bash', { command: python(`open('vendor/lib/.git/config', 'a').write('[core]\\n\\tfsmonitor = ${program('flooded-fsmonitor')}\\n')\n`) })]);
     expect(asked).toEqual([]);
+    const write = python(`open('vendor/lib/.git/config', 'a').write('[core]\\n\\tfsmonitor = ${program('flooded-fsmonitor')}\\n')\n`);
+    await rt.run([use('Bash', { command: write })]);
+    // The look stopped short, so the sandbox no longer stands in for a prompt: the person is asked (the test first
+    // asserted that nobody was, which only held while the look could be switched off). This person says yes, and the
+    // clone an earlier look found stays read-only all the same.
+    expect(asked).toEqual([`Bash: ${JSON.stringify({ command: write })}`]);
     expect(readFileSync(config, 'utf8')).toBe(before);
   }, 180_000);
 
