@@ -117,7 +117,7 @@ const findings = new Map<string, Finding>();
 const MAX_FINDINGS = 100_000;
 
 /** What `walk` found, with what earlier looks found that still exists where it stopped short, by path. */
-export async function withEarlierFindings(walk: Walk, inWritable: (p: string) => boolean): Promise<Map<string, Finding>> {
+export function withEarlierFindings(walk: Walk, inWritable: (p: string) => boolean): Map<string, Finding> {
   const found = new Map<string, Finding>();
   for (const { dir, facts } of walk.folders) {
     if (facts.bare) found.set(dir, 'bare');

@@ -6,7 +6,7 @@
  * condition such as `onbranch:` can become true later). A committed `.gitconfig` that the person includes may itself
  * include another project file: that one is as much the configuration as the first.
  */
-import { lstat, readFile, stat } from 'node:fs/promises';
+import { lstatSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 const MAX_CONFIG_BYTES = 1024 * 1024;
@@ -36,19 +36,21 @@ const CONFIG_PATH_KEYS: readonly { readonly key: RegExp; readonly always?: boole
   { key: /^uploadpack\.packobjectshook$/ },
 ];
 
-async function lstatOrUndefined(p: string) {
+// Synchronous on purpose, like the walk: a handful of small reads per look, each cheaper than a trip through the
+// thread pool (which, on a loaded machine, costs milliseconds per call).
+function lstatOrUndefined(p: string) {
   try {
-    return await lstat(p);
+    return lstatSync(p);
   } catch {
     return undefined;
   }
 }
 
-export async function readSmall(file: string): Promise<string | undefined> {
+export function readSmall(file: string): string | undefined {
   try {
-    const s = await stat(file);
+    const s = statSync(file);
     if (!s.isFile() || s.size > MAX_CONFIG_BYTES) return undefined;
-    return await readFile(file, 'utf8');
+    return readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }
@@ -60,8 +62,8 @@ interface Named {
   readonly include: boolean;
 }
 
-async function namedIn(file: string, worktree: string, home: string): Promise<Named[]> {
-  const text = await readSmall(file);
+function namedIn(file: string, worktree: string, home: string): Named[] {
+  const text = readSmall(file);
   if (text === undefined) return [];
   const out: Named[] = [];
   let section = '';
@@ -91,7 +93,7 @@ async function namedIn(file: string, worktree: string, home: string): Promise<Na
       const abs = path.resolve(spec.include === true ? path.dirname(file) : worktree, expanded);
       // A program or an include is a file (`git add .` in an alias names the worktree, not a program); the hooks
       // setting names a folder.
-      const st = await lstatOrUndefined(abs);
+      const st = lstatOrUndefined(abs);
       const wanted = spec.folder === true ? st === undefined || st.isDirectory() : st === undefined ? spec.always === true : !st.isDirectory();
       if (wanted) out.push({ path: abs, include: spec.include === true });
     }
@@ -105,15 +107,15 @@ async function namedIn(file: string, worktree: string, home: string): Promise<Na
  * `include.path`; `~/` is home). A program path counts only when something is there; a hooks folder or an include
  * counts either way.
  */
-export async function namedByConfig(file: string, worktree: string, home: string): Promise<string[]> {
-  return (await namedIn(file, worktree, home)).map((n) => n.path);
+export function namedByConfig(file: string, worktree: string, home: string): string[] {
+  return namedIn(file, worktree, home).map((n) => n.path);
 }
 
 /**
  * `namedByConfig` over `files` and every file they include, to git's depth. `complete` is false when the bound on
  * files read was reached (what lies beyond is unknown).
  */
-export async function namedByConfigs(files: readonly string[], worktree: string, home: string): Promise<{ named: string[]; complete: boolean }> {
+export function namedByConfigs(files: readonly string[], worktree: string, home: string): { named: string[]; complete: boolean } {
   const named: string[] = [];
   const read = new Set<string>();
   let level = [...files];
@@ -123,7 +125,7 @@ export async function namedByConfigs(files: readonly string[], worktree: string,
       if (read.has(file)) continue;
       if (read.size >= MAX_CONFIG_FILES) return { named, complete: false };
       read.add(file);
-      for (const n of await namedIn(file, worktree, home)) {
+      for (const n of namedIn(file, worktree, home)) {
         named.push(n.path);
         if (n.include) next.push(n.path);
       }

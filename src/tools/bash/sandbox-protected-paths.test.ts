@@ -189,7 +189,7 @@ describe('namedByConfig', () => {
         '[core] sshCommand = ./tools/fsmon.sh -v',
       ].join('\n'),
     );
-    const named = await namedByConfig(config, path.join(root, 'wt'), path.join(root, 'home'));
+    const named = namedByConfig(config, path.join(root, 'wt'), path.join(root, 'home'));
     expect(named.map((p) => path.relative(root, p)).sort()).toEqual(
       ['home/work.gitconfig', 'wt/shared.gitconfig', 'wt/.githooks', 'wt/scripts/clean.sh', 'wt/tools/fsmon.sh', 'wt/tools/fsmon.sh'].sort(),
     );

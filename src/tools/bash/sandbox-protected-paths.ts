@@ -31,7 +31,6 @@
  * not run sandboxed at all, since bubblewrap protects a name, not a file.
  */
 import { lstatSync, readdirSync } from 'node:fs';
-import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { forgetWalk, walkFolders, withEarlierFindings } from './sandbox-folder-walk.js';
 import { namedByConfigs, readSmall } from './sandbox-git-config.js';
@@ -112,12 +111,12 @@ export async function scanProtectedPaths(options: ScanOptions): Promise<Protecte
     const dotGit = path.join(dir, '.git');
     // An absent `.git` gets an empty read-only directory as placeholder (the runtime makes one for the first missing
     // component of a deeper path); `.git` itself would get /dev/null, and git stops at an invalid gitfile.
-    if ((await lstatOrUndefined(dotGit)) === undefined) {
+    if (lstatOrUndefined(dotGit) === undefined) {
       out.add(path.join(dotGit, 'config'));
       // Nor may the folder itself become a repository: git takes a folder with a valid HEAD, objects/ and refs/ for
       // a bare one (outside toolgate safe.bareRepository defaults to `all`) before it looks further up for the
       // enclosing repository (a monorepo package). A HEAD that is a folder is never valid.
-      for (const name of await bareLayoutBlockers(dir)) for (const p of [path.join(dir, name), path.join(dir, name, PLACEHOLDER_CHILD)]) out.add(p);
+      for (const name of bareLayoutBlockers(dir)) for (const p of [path.join(dir, name), path.join(dir, name, PLACEHOLDER_CHILD)]) out.add(p);
     }
   }
   // The repository a working directory is inside of (a monorepo package as the working directory): its metadata is
@@ -126,17 +125,17 @@ export async function scanProtectedPaths(options: ScanOptions): Promise<Protecte
   for (const dir of options.workingDirs) {
     for (let d = path.dirname(dir); ; d = path.dirname(d)) {
       const dotGit = path.join(d, '.git');
-      const st = await lstatOrUndefined(dotGit);
+      const st = lstatOrUndefined(dotGit);
       if (st?.isDirectory()) gitDirs.push({ dir: dotGit, worktree: d, own: true });
       else if (st?.isFile()) {
-        const target = await gitfileTarget(dotGit);
+        const target = gitfileTarget(dotGit);
         if (target !== undefined) gitDirs.push({ dir: target, worktree: d, own: true });
       }
       if (st !== undefined || path.dirname(d) === d) break;
     }
   }
   // The user's global configuration: theirs, but what it includes or names may lie in a writable folder.
-  const global = await namedByConfigs(globalConfigFiles(options.home), options.home, options.home);
+  const global = namedByConfigs(globalConfigFiles(options.home), options.home, options.home);
   for (const named of global.named) if (protectable(named)) out.add(named);
   // A home folder inside a writable root: git's global configuration is in it.
   if (inWritable(options.home)) for (const rel of ['.gitconfig', '.config/git']) out.add(path.join(options.home, rel));
@@ -145,10 +144,10 @@ export async function scanProtectedPaths(options: ScanOptions): Promise<Protecte
   // earlier looks found, where this one stopped short.
   const walk = await walkFolders(roots, options.maxDirs ?? MAX_SCANNED_DIRS, NESTED_PROTECTED);
   if (walk.incomplete !== undefined) gaps.push(walk.incomplete);
-  for (const [p, kind] of await withEarlierFindings(walk, inWritable)) {
+  for (const [p, kind] of withEarlierFindings(walk, inWritable)) {
     out.add(p);
     if (kind === 'bare') gitDirs.push({ dir: p, worktree: p, own: false });
-    else if (kind === 'git') await pushGitEntry(gitDirs, p);
+    else if (kind === 'git') pushGitEntry(gitDirs, p);
   }
 
   // Each repository: the directories it points to, its submodules, what its configuration names.
@@ -161,28 +160,28 @@ export async function scanProtectedPaths(options: ScanOptions): Promise<Protecte
     out.add(dir);
     if (own && !indexRead.has(dir)) {
       indexRead.add(dir);
-      const subs = await submoduleFolders(dir, worktree);
+      const subs = submoduleFolders(dir, worktree);
       if (subs.unknown !== undefined) gaps.push(subs.unknown);
       for (const folder of subs.folders) {
-        if (!inWritable(folder) || !(await realFolders(worktree, folder))) continue;
+        if (!inWritable(folder) || !realFolders(worktree, folder)) continue;
         if (++submodules > MAX_SUBMODULES) {
           gaps.push(`more than ${MAX_SUBMODULES} submodules: the others are not protected`);
           break;
         }
         const dotGit = path.join(folder, '.git');
         // Not initialised (no .git yet): a placeholder keeps one from being made, as at a working directory.
-        if ((await lstatOrUndefined(dotGit)) === undefined) out.add(path.join(dotGit, 'config'));
+        if (lstatOrUndefined(dotGit) === undefined) out.add(path.join(dotGit, 'config'));
         else {
           out.add(dotGit);
-          await pushGitEntry(gitDirs, dotGit);
+          pushGitEntry(gitDirs, dotGit);
         }
       }
     }
     if (configRead.has(dir)) continue;
     configRead.add(dir);
-    const common = await pointer(path.join(dir, 'commondir'), dir);
+    const common = pointer(path.join(dir, 'commondir'), dir);
     if (common !== undefined) gitDirs.push({ dir: common, worktree, own: false });
-    const config = await namedByConfigs([path.join(dir, 'config'), path.join(dir, 'config.worktree')], worktree, options.home);
+    const config = namedByConfigs([path.join(dir, 'config'), path.join(dir, 'config.worktree')], worktree, options.home);
     if (!config.complete) gaps.push(`the configuration of ${dir} includes too many files`);
     for (const named of config.named) if (protectable(named)) out.add(named);
     for (const file of ['config', 'config.worktree', 'commondir', 'info/attributes']) linkChecks.add(path.join(dir, file));
@@ -204,27 +203,27 @@ const within = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWit
  * What a working directory without `.git` must not gain to be a repository by itself: `HEAD` (a placeholder folder,
  * which git never takes for a valid HEAD); where a HEAD is there already, `objects`, `refs` and `commondir` too.
  */
-async function bareLayoutBlockers(dir: string): Promise<string[]> {
-  const head = await lstatOrUndefined(path.join(dir, 'HEAD'));
+function bareLayoutBlockers(dir: string): string[] {
+  const head = lstatOrUndefined(path.join(dir, 'HEAD'));
   return head === undefined || head.isDirectory() ? ['HEAD'] : ['HEAD', 'objects', 'refs', 'commondir'];
 }
 
 /** A `.git` entry: its directory, or the one its gitfile names, as a repository whose worktree is its folder. */
-async function pushGitEntry(gitDirs: GitDir[], dotGit: string): Promise<void> {
-  const st = await lstatOrUndefined(dotGit);
+function pushGitEntry(gitDirs: GitDir[], dotGit: string): void {
+  const st = lstatOrUndefined(dotGit);
   if (st?.isDirectory()) gitDirs.push({ dir: dotGit, worktree: path.dirname(dotGit), own: true });
   else if (st?.isFile()) {
-    const target = await gitfileTarget(dotGit);
+    const target = gitfileTarget(dotGit);
     if (target !== undefined) gitDirs.push({ dir: target, worktree: path.dirname(dotGit), own: true });
   }
 }
 
 /** Each folder from `top` down to `folder` that exists is a real folder (git looks into no submodule past a link). */
-async function realFolders(top: string, folder: string): Promise<boolean> {
+function realFolders(top: string, folder: string): boolean {
   let at = top;
   for (const part of path.relative(top, folder).split(path.sep)) {
     at = path.join(at, part);
-    const st = await lstatOrUndefined(at);
+    const st = lstatOrUndefined(at);
     if (st === undefined) return true;
     if (!st.isDirectory()) return false;
   }
@@ -275,23 +274,24 @@ function outermost(roots: readonly string[]): string[] {
   return out;
 }
 
-async function lstatOrUndefined(p: string) {
+// Synchronous, like the walk and the configuration reads: each call is cheaper than a trip through the thread pool.
+function lstatOrUndefined(p: string) {
   try {
-    return await lstat(p);
+    return lstatSync(p);
   } catch {
     return undefined;
   }
 }
 
 /** `gitdir: <path>` of a gitfile, resolved against the file's folder. */
-async function gitfileTarget(file: string): Promise<string | undefined> {
-  const text = await readSmall(file);
+function gitfileTarget(file: string): string | undefined {
+  const text = readSmall(file);
   const m = text === undefined ? undefined : /^gitdir:\s*(.+?)\s*$/m.exec(text);
   return m ? path.resolve(path.dirname(file), m[1]!) : undefined;
 }
 
 /** A one-line path file (`commondir`), resolved against `base`. */
-async function pointer(file: string, base: string): Promise<string | undefined> {
-  const text = (await readSmall(file))?.trim();
+function pointer(file: string, base: string): string | undefined {
+  const text = readSmall(file)?.trim();
   return text ? path.resolve(base, text) : undefined;
 }

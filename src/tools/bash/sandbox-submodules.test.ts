@@ -64,7 +64,7 @@ describe('gitlinksOfIndex', () => {
     git(repo, 'add', 'more.txt');
     const parsed = gitlinksOfIndex(readFileSync(path.join(repo, '.git', 'index')));
     expect(parsed?.sharedIndex).toMatch(/^sharedindex\.[0-9a-f]{40}$/);
-    const { folders } = await submoduleFolders(path.join(repo, '.git'), repo);
+    const { folders } = submoduleFolders(path.join(repo, '.git'), repo);
     expect(folders.map((f) => path.relative(repo, f)).sort()).toEqual(LINKS);
   });
 
@@ -79,9 +79,9 @@ describe('submoduleFolders', () => {
     const repo = path.join(root, 'r');
     mkdirSync(path.join(repo, '.git'), { recursive: true });
     writeFileSync(path.join(repo, '.gitmodules'), '[submodule "a"]\n\tpath = vendor/a\n[submodule "up"]\n\tpath = ../outside\n[core]\n\tpath = not-a-submodule\n');
-    expect(await submoduleFolders(path.join(repo, '.git'), repo)).toEqual({ folders: [] });
+    expect(submoduleFolders(path.join(repo, '.git'), repo)).toEqual({ folders: [] });
     writeFileSync(path.join(repo, '.git', 'index'), 'DIRC broken');
-    const fallback = await submoduleFolders(path.join(repo, '.git'), repo);
+    const fallback = submoduleFolders(path.join(repo, '.git'), repo);
     expect(fallback.folders).toEqual([path.join(repo, 'vendor', 'a')]);
     expect(fallback.unknown).toMatch(/could not be read/);
   });

@@ -136,8 +136,8 @@ function indexGitlinks(file: string): readonly string[] | undefined {
 }
 
 /** `path = …` of each `[submodule "…"]` section of a `.gitmodules` file. */
-async function gitmodulesPaths(file: string): Promise<string[]> {
-  const text = await readSmall(file);
+function gitmodulesPaths(file: string): string[] {
+  const text = readSmall(file);
   if (text === undefined) return [];
   const out: string[] = [];
   let inSubmodule = false;
@@ -155,10 +155,10 @@ async function gitmodulesPaths(file: string): Promise<string[]> {
  * The submodule folders of the worktree whose git directory is `gitDir` (absolute paths inside the worktree): the
  * index's gitlinks, or — when the index cannot be read (`unknown` says so) — the paths `.gitmodules` lists.
  */
-export async function submoduleFolders(gitDir: string, worktree: string): Promise<{ folders: string[]; unknown?: string }> {
+export function submoduleFolders(gitDir: string, worktree: string): { folders: string[]; unknown?: string } {
   const links = indexGitlinks(path.join(gitDir, 'index'));
   const folders = new Set<string>();
-  for (const rel of links ?? (await gitmodulesPaths(path.join(worktree, '.gitmodules')))) {
+  for (const rel of links ?? gitmodulesPaths(path.join(worktree, '.gitmodules'))) {
     const abs = path.resolve(worktree, rel);
     if (abs !== worktree && abs.startsWith(worktree + path.sep)) folders.add(abs);
   }
