@@ -144,6 +144,8 @@ describe.skipIf(!availability.available)('invariant 3: toolgate’s own git runs
     // status starts `git status` in every populated submodule, with the runner's settings but the submodule's own
     // configuration. EnterWorktree checks out with --no-recurse-submodules, so the worktree's `sub` is an empty folder,
     // which any sandboxed command (the worktree is the working directory) may turn into a repository.
+    // Held twice now: the sandbox keeps the gitlink's `.git` read-only (so the populate may fail), and the runner does
+    // not look into submodules (test/attacks/git-runner.test.ts checks that one alone, populated outside the sandbox).
     projectWithSubmodule();
     const rt = await runtime();
     const entered = await rt.run([use('EnterWorktree', { name: 'w' })]);
