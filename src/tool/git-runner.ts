@@ -46,13 +46,15 @@ export const RUNNER_SETTINGS: readonly (readonly [key: string, value: string])[]
   ['protocol.allow', 'never'],
   ['submodule.recurse', 'false'],
   // `git status` and `git diff` run `git status` inside every populated submodule, with the submodule's own
-  // configuration (its filters, fsmonitor: names the runner never read). Also passed as `--ignore-submodules=all`
-  // (SUBMODULE_LOOKERS), which a submodule's `ignore` setting in `.gitmodules` cannot override, unlike this one.
-  ['diff.ignoreSubmodules', 'all'],
+  // configuration (its filters, fsmonitor: names the runner never read). `dirty` looks no further than the
+  // submodule's HEAD (a moved commit is still a change: ExitWorktree counts it). Also passed as
+  // `--ignore-submodules=dirty` (SUBMODULE_LOOKERS), which a submodule's `ignore` setting in `.gitmodules` cannot
+  // override, unlike this one.
+  ['diff.ignoreSubmodules', 'dirty'],
   ['status.submoduleSummary', 'false'],
 ];
 
-/** Subcommands that look into submodules: run with `--ignore-submodules=all` (the command line outranks `.gitmodules`). */
+/** Subcommands that look into submodules: run with `--ignore-submodules=dirty` (the command line outranks `.gitmodules`). */
 const SUBMODULE_LOOKERS = new Set(['status', 'diff']);
 
 /** Environment variables dropped besides every `GIT_*`: git's askpass fallback. */
@@ -144,7 +146,7 @@ function argv(args: readonly string[], options: GitRunOptions): string[] {
   const c = RUNNER_SETTINGS.flatMap(([key, value]) => ['-c', `${key}=${value}`]);
   const sub = args[0];
   const rest = args.slice(1);
-  const submodules = SUBMODULE_LOOKERS.has(sub) ? ['--ignore-submodules=all'] : [];
+  const submodules = SUBMODULE_LOOKERS.has(sub) ? ['--ignore-submodules=dirty'] : [];
   return ['--no-pager', ...c, ...(options.gitDir !== undefined ? [`--git-dir=${options.gitDir}`] : []), sub, ...submodules, ...rest];
 }
 
