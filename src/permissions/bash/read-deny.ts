@@ -74,7 +74,7 @@ class Judge implements GitReadJudge {
     private readonly deps: BashPermissionDeps,
   ) {
     this.home = ctx.homeDir ?? homedir();
-    this.state = { dirs: [ctx.cwd], unknown: false };
+    this.state = { dirs: [ctx.shellCwd ?? ctx.cwd], unknown: false };
     this.first = scope.patterns[0]!;
   }
 
