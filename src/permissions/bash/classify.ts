@@ -116,7 +116,8 @@ function classifyGeneric(name: string, spec: ReadOnlySpec, args: readonly WordVa
   }
   if (spec.maxPositionals !== undefined && p.positionals.length > spec.maxPositionals) return no(`${name} with more arguments than it reads`);
   if (p.positionals.some((w) => !w.literal) && !spec.tolerateOpaque) return no(`${name} with a non-literal argument`);
-  if (spec.check && !spec.check(p)) return no(`${name} with a script or arguments that may write or run commands`);
+  const checked = spec.check?.(p) ?? true;
+  if (checked !== true) return no(typeof checked === 'string' ? `${name}: ${checked}` : `${name} with a script or arguments that may write or run commands`);
   const mode = spec.positionals ?? 'all';
   if (mode !== 'none') {
     const skipFirst = mode === 'afterPattern' && !p.options.some((o) => spec.patternOptions?.has(o.name));
