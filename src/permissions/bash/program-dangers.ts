@@ -84,7 +84,13 @@ export const DANGEROUS_FLAGS: Readonly<Record<string, ProgramDangers>> = {
     globalBeforeSubcommand: true,
     global: [...d(RUNS, '-c', '--config-env', '--exec-path'), ...d(ELSEWHERE, '--git-dir', '--work-tree', '-C', '--namespace', '--super-prefix', '--attr-source')],
     sub: {
-      '*': [...d(RUNS, '--upload-pack', '--receive-pack', '--exec', '--textconv', '--ext-diff', '--open-files-in-pager', '--template', '--extcmd'), ...d(WRITES, '--output', '--output-directory')],
+      // Programs git's configuration names: textconv and external diff drivers, gpg.program (signatures, `%G…`).
+      '*': [
+        ...d(RUNS, '--upload-pack', '--receive-pack', '--exec', '--textconv', '--ext-diff', '--open-files-in-pager', '--template', '--extcmd', '--show-signature'),
+        ...when(RUNS, /%G/, '--format', '--pretty'),
+        ...d(WRITES, '--output', '--output-directory'),
+      ],
+      'cat-file': d(RUNS, '--filters'),
       fetch: d(RUNS, '-u'),
       pull: d(RUNS, '-u'),
       'ls-remote': d(RUNS, '-u'),
