@@ -65,6 +65,35 @@ function classifyFind(args: readonly WordValue[]): CommandVerdict {
   return yes(paths, fromList ? { unknownPaths: true } : {});
 }
 
+/**
+ * `cd` and `pushd`: where the shell will be. Options as the builtins read them (`-L`, `-P`, `-e`, `-@`; `pushd -n`
+ * does not change directory), `--` ends them. Unknowable: a non-literal or glob target (`cd o*` is whatever one
+ * directory the glob meets), `-`, the directory stack (`+N`, `-N`, `pushd` alone swaps the top two).
+ */
+function classifyCd(name: string, args: readonly WordValue[]): CommandVerdict {
+  let i = 0;
+  let noChange = false;
+  for (; i < args.length; i++) {
+    const w = args[i]!;
+    if (!w.literal) break;
+    if (w.value === '--') {
+      i++;
+      break;
+    }
+    if (/^-[LPe@]+$/.test(w.value)) continue;
+    if (name === 'pushd' && w.value === '-n') {
+      noChange = true;
+      continue;
+    }
+    break;
+  }
+  const target = args[i];
+  if (noChange) return neutral();
+  if (!target) return neutral({ cd: { target: name === 'cd' ? '~' : null } });
+  if (!target.literal || target.glob || target.value === '-' || /^[+-]\d+$/.test(target.value)) return neutral({ cd: { target: null } });
+  return neutral({ cd: { target: target.value }, paths: [target.value] });
+}
+
 const XARGS_VALUED = new Set(['-n', '--max-args', '-L', '--max-lines', '-P', '--max-procs', '-s', '--max-chars', '-I', '--replace', '-E', '--eof', '-d', '--delimiter', '-a', '--arg-file', '--process-slot-var']);
 const XARGS_FLAGS = new Set(['-0', '--null', '-r', '--no-run-if-empty', '-t', '--verbose', '-x', '--exit']);
 
@@ -187,12 +216,8 @@ export function classifyWords(words: readonly WordValue[]): CommandVerdict {
       return neutral({ paths: args.filter((w) => w.literal && /^([~/]|\.\.?\/)|\//.test(w.value)).map((w) => w.value) });
     }
     case 'cd':
-    case 'pushd': {
-      const target = args.find((w) => !(w.literal && /^-[LPe@]+$/.test(w.value)));
-      if (!target) return neutral({ cd: { target: '~' } });
-      if (!target.literal || target.value === '-' || /^[+-]\d+$/.test(target.value)) return neutral({ cd: { target: null } });
-      return neutral({ cd: { target: target.value }, paths: [target.value] });
-    }
+    case 'pushd':
+      return classifyCd(name, args);
     case 'popd':
       return neutral({ cd: { target: null } });
     case 'set':
