@@ -259,6 +259,9 @@ export function classifySubcommand(sub: SimpleCommand): CommandVerdict {
 
 function classifyUncached(sub: SimpleCommand): CommandVerdict {
   if (sub.unsafeReason) return no(sub.unsafeReason);
+  // `${…}` can default, assign, slice, transform or take a name from a value: read-only commands get bare `$VAR`
+  // only, whose value the result boundary redacts when it is a secret (docs/security.md, the older classes).
+  if (sub.paramExpansion !== undefined) return no(`${sub.paramExpansion.length > 40 ? `${sub.paramExpansion.slice(0, 37)}...` : sub.paramExpansion} is a \${…} expansion, which a read-only command may not carry (bare $VAR may)`);
   switch (sub.kind) {
     case 'assignment': {
       const bad = sub.assignments.map(assignmentName).find(isDangerousVariable);
