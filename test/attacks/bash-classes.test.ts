@@ -206,7 +206,7 @@ describe('class 3: git options that run configured programs ask', () => {
     'git blame --textconv README.txt', 'git cat-file --textconv HEAD:README.txt', 'git cat-file --filters HEAD:README.txt',
     'git cat-file --filt HEAD:README.txt', 'git grep --textconv readme', 'git log --show-signature', 'git log --format=%G?',
     'git log --pretty=format:%GK', 'timeout 5 git log --textconv', "bash -c 'git show --textconv HEAD:README.txt'",
-    'git -C src log --textconv', 'git verify-commit HEAD',
+    'git -C src log --textconv', 'git verify-commit HEAD', "git for-each-ref --format='%(signature)'", "git branch --format='%(signature:grade)'",
   ])('%j: not read-only (closed here)', async (command) => {
     expect(await decide(command, {})).toBe('ask');
   });
@@ -214,7 +214,7 @@ describe('class 3: git options that run configured programs ask', () => {
   it.each([
     'git -c core.pager=id log', 'git -ccore.pager=id log', 'git --config-env=core.pager=X log', 'git --exec-path=/tmp log', 'git --exec-path /tmp log',
     'git --upload-pack=id ls-remote .', 'git ls-remote --upload-pack=id .', 'git diff --ext-diff', 'git diff --ext', 'git log --output=x',
-    'git grep -Ovim x', 'GIT_EXTERNAL_DIFF=id git diff', 'GIT_PAGER=id git log', 'env GIT_PAGER=id git log', 'git difftool -x id',
+    'git grep -Ovim x', 'git tag -v v1', 'GIT_EXTERNAL_DIFF=id git diff', 'GIT_PAGER=id git log', 'env GIT_PAGER=id git log', 'git difftool -x id',
   ])('%j: not read-only (held already)', async (command) => {
     expect(await decide(command, {})).toBe('ask');
   });

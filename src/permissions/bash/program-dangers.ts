@@ -91,6 +91,10 @@ export const DANGEROUS_FLAGS: Readonly<Record<string, ProgramDangers>> = {
         ...d(WRITES, '--output', '--output-directory'),
       ],
       'cat-file': d(RUNS, '--filters'),
+      // ref-filter's `%(signature…)` (git 2.47+) verifies with gpg.program.
+      'for-each-ref': when(RUNS, /%\(signature/, '--format'),
+      branch: when(RUNS, /%\(signature/, '--format'),
+      tag: [...when(RUNS, /%\(signature/, '--format'), ...d(RUNS, '-v', '--verify')],
       fetch: d(RUNS, '-u'),
       pull: d(RUNS, '-u'),
       'ls-remote': d(RUNS, '-u'),

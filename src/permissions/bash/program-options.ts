@@ -115,7 +115,11 @@ const SUB_SYNTAX: Readonly<Record<string, Readonly<Record<string, OptionSyntax>>
   // Options of git's subcommands are many and mostly unknown here: every dash word is read as an option. Known: the
   // real options that are prefixes of dangerous ones (`--text` is not `--textconv`), and `--pretty`/`--format`, which
   // take their value only after `=`.
-  git: { '*': { family: 'git', flags: s('--pretty', '--format'), known: s('--text', '--filter', '--exit-code') } },
+  git: {
+    '*': { family: 'git', flags: s('--pretty', '--format'), known: s('--text', '--filter', '--exit-code') },
+    // ref-filter commands take `--format` with a separate value.
+    ...Object.fromEntries(['for-each-ref', 'branch', 'tag'].map((sub) => [sub, { family: 'git', valued: s('--format', '--sort', '--contains', '--no-contains', '--merged', '--no-merged', '--points-at') } as OptionSyntax])),
+  },
 };
 
 const GNU_NO_ABBREV = (valued: string[], flags: string[] = []): OptionSyntax => ({ family: 'gnu', abbreviate: false, valued: s(...valued), flags: s(...flags) });
