@@ -200,10 +200,11 @@ export function subcommandStarts(name: string, words: readonly MatchWord[]): num
 
 /** The syntax used to find dangerous options: the program's, with its danger names known (for abbreviations). */
 const scanCache = new Map<string, OptionSyntax>();
-function scanSyntax(name: string, base: OptionSyntax, dangers: readonly Danger[]): OptionSyntax {
+function scanSyntax(name: string, base: OptionSyntax, dangers: readonly Danger[] | (() => readonly Danger[])): OptionSyntax {
   let syntax = scanCache.get(name);
   if (!syntax) {
-    const known = new Set([...(base.known ?? []), ...dangers.filter((x) => x.flag.startsWith('-') && !isPattern(x.flag)).map((x) => x.flag)]);
+    const list = typeof dangers === 'function' ? dangers() : dangers;
+    const known = new Set([...(base.known ?? []), ...list.filter((x) => x.flag.startsWith('-') && !isPattern(x.flag)).map((x) => x.flag)]);
     syntax = { ...base, known };
     scanCache.set(name, syntax);
   }
@@ -238,13 +239,14 @@ export function dangerousFlag(words: readonly MatchWord[], ruleWords: readonly s
   }
   const table = Object.hasOwn(DANGEROUS_FLAGS, name) ? DANGEROUS_FLAGS[name] : undefined;
   if (table === undefined) return undefined;
-  const allDangers = [...(table.global ?? []), ...Object.values(table.sub ?? {}).flat()];
-  const base = scanSyntax(name, syntaxOf(name), allDangers);
+  const base = scanSyntax(name, syntaxOf(name), () => [...(table.global ?? []), ...Object.values(table.sub ?? {}).flat()]);
   // tar's first word may be a cluster of old-style options (`tar xIf evil a.tar`).
   const view = name === 'tar' && words[1]?.literal && /^[A-Za-z]+$/.test(words[1].value) ? [first, { value: `-${words[1].value}`, literal: true }, ...words.slice(2)] : words;
   const ruleNamed = namedOptions(ruleWords.slice(1), base);
   const named = (danger: Danger) =>
-    (only !== undefined && !only.has(danger.what)) || [...ruleNamed].some((n) => nameHits(n, danger.flag)) || (danger.flag === '+*' && ruleWords.some((w) => w.startsWith('+')));
+    (only !== undefined && !only.has(danger.what)) ||
+    (ruleNamed.size > 0 && [...ruleNamed].some((n) => nameHits(n, danger.flag))) ||
+    (danger.flag === '+*' && ruleWords.some((w) => w.startsWith('+')));
   const plusWord = view.slice(1).find((w) => w.literal && w.value.length > 1 && w.value.startsWith('+'));
 
   const check = (dangers: readonly Danger[], from: number, to: number, syntax: OptionSyntax, subAt: number): { flag: string; what: string } | undefined => {
