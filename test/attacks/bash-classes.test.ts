@@ -7,7 +7,7 @@
  * the "held already" tables keep the variants that held before from coming undone.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -289,18 +289,43 @@ describe('class 5: sed scripts beyond plain printing ask', () => {
   );
 
   it.each([
+    // GNU sed ends a label at a blank and reads what follows as the next command; the reader took the rest of the line.
+    "sed -n ':x e id' README.txt", "sed -n 'bx w out' README.txt", "sed -n 'b x w out' README.txt", "sed 'tx e id' README.txt",
+    "sed 'Tx w out' README.txt", "sed -n ':x\te id' README.txt", "sed -n -e p -e ':x e id' README.txt", "sed 's/a/b/;tx w out' README.txt",
+    // BSD sed takes the rest of the line as the label: text that would continue onto the next line is asked too.
+    "sed $':x;a foo\\\\\\nw out' README.txt", "sed $'bx;s/a/b\\\\\\nw out/' README.txt",
+  ])('%j: text after a label is asked, with no rule and under a prefix rule (closed here)', async (command) => {
+    expect(await decide(command, {})).toBe('ask');
+    expect(await decide(command, { allow: ['Bash(sed:*)'] })).toBe('ask');
+  });
+
+  it('through the runtime: a command after a label does not run, even under Bash(sed -n:*) (closed here)', async () => {
+    const text = await run(`sed -n ':x e touch ${ran('sed-label')}' README.txt`, { allow: ['Bash(sed -n:*)'] });
+    expect(existsSync(ran('sed-label')), text).toBe(false);
+  });
+
+  it.each([
     "sed 'e id' README.txt", 'sed e README.txt', "sed '1e id' README.txt", "sed 's/.*/id/e' README.txt", "sed 's/a/b/w out' README.txt",
     "sed 'w out' README.txt", "sed 'W out' README.txt", "sed 'r /etc/passwd' README.txt", "sed 'R /etc/passwd' README.txt",
     "sed -e p -e 'e id' README.txt", "sed --expression='e id' README.txt", "sed --expr='e id' README.txt", "sed -ne 'e id' README.txt",
     "sed -f s.sed README.txt", "sed -i 's/a/b/' README.txt", "sed --in-place 's/a/b/' README.txt", "sed --in-pl 's/a/b/' README.txt",
     "sed 'v' README.txt", "sed 'k' README.txt", "sed \"$S\" README.txt", "bash -c \"sed 'e id' README.txt\"",
+    "sed -ni 's/a/b/' README.txt", "sed -Ei 's/a/b/' README.txt", "sed -i.bak p README.txt", "sed -n -i p README.txt",
+    "sed --in-place=.bak p README.txt", "sed 's/a/b/gw out' README.txt", "sed 's|a|b|w out' README.txt", "sed 's/a/b/Ie' README.txt",
+    "sed 's/a/b/ e' README.txt", "sed '1,3w out' README.txt", "sed $'p\\nw out' README.txt", "sed 'q5 w out' README.txt",
+    "sed --e='w out' README.txt", "sed -new README.txt", "sed --fi=s.sed README.txt",
   ])('%j: asked (held already)', async (command) => {
     expect(await decide(command, {})).toBe('ask');
   });
 
-  it('through the runtime: sed e does not run its command (held already)', async () => {
+  it('through the runtime: sed e, s///e, w, s///w and -i neither run, write nor edit (held already)', async () => {
     await run(`sed '1e touch ${ran('sed')}' README.txt`, {});
-    expect(existsSync(ran('sed'))).toBe(false);
+    await run(`sed 's/.*/touch ${ran('sed-s-e')}/e' README.txt`, {});
+    await run(`sed -n 'w ${ran('sed-w')}' README.txt`, {});
+    await run(`sed 's/a/b/w ${ran('sed-s-w')}' README.txt`, {});
+    await run("sed -i 's/readme/pwned/' README.txt", {});
+    for (const name of ['sed', 'sed-s-e', 'sed-w', 'sed-s-w']) expect(existsSync(ran(name)), name).toBe(false);
+    expect(readFileSync(join(proj, 'README.txt'), 'utf8')).toBe('readme\n');
   });
 });
 

@@ -61,6 +61,21 @@ function skipAddress(s: string, i: number): number {
 }
 
 /**
+ * Index after a label (`:a`, `b a`), or -1. GNU sed ends a label at a blank, `;` or `}` and reads what follows as the
+ * next command — `:x e id` runs id, `bx w f` writes f — while BSD sed takes the rest of the line. Only a label both
+ * read alike passes: nothing but blanks up to `;`, `}`, a newline or the end, and no trailing backslash on the rest of
+ * its line (BSD's label text would otherwise be read here as `a` text or an `s` that swallows the next line).
+ */
+function skipLabel(s: string, i: number): number {
+  while (s[i] === ' ' || s[i] === '\t') i++;
+  while (i < s.length && !/[\s;}]/.test(s[i]!)) i++;
+  while (s[i] === ' ' || s[i] === '\t') i++;
+  if (i < s.length && !/[\n;}]/.test(s[i]!)) return -1;
+  const eol = s.indexOf('\n', i);
+  return s.slice(i, eol === -1 ? s.length : eol).endsWith('\\') ? -1 : i;
+}
+
+/**
  * Why a sed script is not plain printing, or undefined when every command in it only selects, prints, substitutes
  * (flags `g`, `p`, `i`/`I`, `m`/`M`, a number) or branches. Anything this reader does not know is a reason too.
  * `holdSpace`: `x` counts as harmless too (it neither writes, runs nor reads other files).
@@ -92,7 +107,8 @@ export function sedScriptProblem(script: string, holdSpace = false): string | un
       continue;
     }
     if (cmd === ':' || cmd === 'b' || cmd === 't' || cmd === 'T') {
-      while (i < s.length && s[i] !== '\n' && s[i] !== ';') i++;
+      i = skipLabel(s, i);
+      if (i === -1) return `text after a \`${cmd}\` label, which sed versions read differently (GNU sed runs \`:x e id\`)`;
       continue;
     }
     if (cmd === 'a' || cmd === 'i' || cmd === 'c') {
