@@ -1,7 +1,7 @@
 /**
  * Auto mode's classifier, through the real SDK against the scripted server (in this process, over 127.0.0.1):
  * - permissions.classifier_decision_ms: one permission decision that goes to the classifier (a Bash call that asks,
- *   stage one answers ALLOW at once): the engine, the transcript, the request and the reading of the answer (median
+ *   stage one allows at once): the engine, the transcript, the request and the reading of the answer (median
  *   of 40). Baseline: the bare `messages.create` round trip with the same request body — the model call alone.
  * - permissions.classifier_stage2_decision_ms: the same when stage one is unsure and stage two decides (two
  *   requests). Baseline: two bare round trips.
@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createAutoModeClassifier } from '../src/agent/auto-classifier.js';
-import { classifierRequestText, classifierSystemPrompt } from '../src/agent/classifier-prompt.js';
+import { classifierRequestText, classifierSystemPrompt, classifierToolChoice, classifierVerdictTool } from '../src/agent/classifier-prompt.js';
 import { runToolUse } from '../src/execution/pipeline.js';
 import { createHookRunner } from '../src/hooks/hook-runner.js';
 import type { PermissionClassifier } from '../src/permissions/auto-mode.js';
@@ -26,6 +26,7 @@ import type { AssistantMessage, ToolUseBlock } from '../src/tool/tool.js';
 import { createToolUseContext, type ToolUseContext } from '../src/tool/tool-use-context.js';
 import { BashTool } from '../src/tools/bash/index.js';
 import { median, type Benchmark } from './lib.js';
+import { verdict } from '../test/helpers/classifier-server.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const msg: AssistantMessage = { role: 'assistant', content: [] };
@@ -46,8 +47,8 @@ function autoContext(dir: string, hooks?: ToolUseContext['services']['hooks']): 
 }
 
 async function decisionFigures(dir: string, stages: 1 | 2) {
-  const text = (t: string): ScriptedResponse => ({ content: [{ type: 'text', text: t }], usage: { input_tokens: 200, output_tokens: 8 } });
-  const answerFor = (i: number) => (stages === 1 ? text('ALLOW: fine') : i % 2 === 0 ? text('UNSURE: look closer') : text('ALLOW: fine'));
+  const said = (decision: 'allow' | 'unsure', reason: string): ScriptedResponse => ({ ...verdict(decision, reason), usage: { input_tokens: 200, output_tokens: 8 } });
+  const answerFor = (i: number) => (stages === 1 ? said('allow', 'fine') : i % 2 === 0 ? said('unsure', 'look closer') : said('allow', 'fine'));
   return withServer(answerFor, async (client) => {
     const classifier = createAutoModeClassifier({ client });
     const canUse = createCanUseTool({ classifier });
@@ -55,7 +56,7 @@ async function decisionFigures(dir: string, stages: 1 | 2) {
     const bare: number[] = [];
     let body: Anthropic.Messages.MessageCreateParamsNonStreaming | undefined;
     const capture: PermissionClassifier = (request) => {
-      body ??= { model: 'claude-haiku-5-5', max_tokens: 256, system: classifierSystemPrompt(1), messages: [{ role: 'user', content: classifierRequestText(request) }] };
+      body ??= { model: 'claude-haiku-5-5', max_tokens: 256, system: classifierSystemPrompt(1), messages: [{ role: 'user', content: classifierRequestText(request) }], tools: [classifierVerdictTool(1)], tool_choice: classifierToolChoice(1) };
       return classifier(request);
     };
     const first = await createCanUseTool({ classifier: capture })(BashTool, { command: 'touch x' }, autoContext(dir), msg, 'warm');
@@ -81,7 +82,7 @@ async function decisionFigures(dir: string, stages: 1 | 2) {
 async function speculativeFigure(dir: string) {
   const DELAY = 25;
   return withServer(
-    async () => (await sleep(DELAY), { content: [{ type: 'text', text: 'ALLOW: fine' }], usage: { input_tokens: 200, output_tokens: 8 } }),
+    async () => (await sleep(DELAY), { ...verdict('allow', 'fine'), usage: { input_tokens: 200, output_tokens: 8 } }),
     async (client) => {
       const classifier = createAutoModeClassifier({ client });
       const hooks = createHookRunner({

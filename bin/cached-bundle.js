@@ -13,7 +13,7 @@ const WRAPPER = '(function (exports, require, module, __filename, __dirname, __t
 
 /**
  * The bundle compiled, with the cache trained on `command` when there is one (scripts/bundle-cli.mjs trains `exec`,
- * `check` and `mcp`; another command takes exec's, which holds what every command shares).
+ * `check`, `hook` and `mcp`; another command takes exec's, which holds what every command shares).
  */
 function compileBundle(file, command) {
   const own = `${file}.${command}.cache`;

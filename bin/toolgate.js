@@ -17,7 +17,7 @@ const dist = path.join(root, 'dist/cli/main.js');
  * compiled once at build time instead of at every start; scripts/bundle-cli.mjs). The session needs Ink, an ES module
  * with top-level await, which only the ES bundle can load. A command missing here still works, from the ES bundle.
  */
-const CACHED_COMMANDS = new Set(['exec', 'check', 'mcp', 'tools', 'grants', 'sandbox', 'worker']);
+const CACHED_COMMANDS = new Set(['exec', 'check', 'hook', 'mcp', 'tools', 'grants', 'sandbox', 'worker']);
 
 function failed(error) {
   process.stderr.write(`toolgate: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -144,6 +144,9 @@ try {
   writeFileSync(path.join(scratch, 'calls.json'), JSON.stringify(blocks));
   runBin(['exec', '--allow', 'Bash(echo hi)', 'calls.json'], 'exec');
   runBin(['check', 'Bash', '{"command":"git status"}'], 'check');
+  // A hook runs once per tool call of its host: its own cache, trained on a PreToolUse of a pipeline.
+  const hookRequest = { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'grep -n alpha small.txt | head -5' }, cwd: scratch, permission_mode: 'default', session_id: 'build' };
+  runBin(['hook'], 'hook', JSON.stringify(hookRequest));
   // The server answers what it was sent, then ends at the end of its input.
   const rpc = [
     { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'build', version: '1' } } },

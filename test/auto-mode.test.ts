@@ -15,7 +15,7 @@ import type { ToolUseOutcome } from '../src/execution/outcome.js';
 import type { ClassifierRequest } from '../src/permissions/auto-mode.js';
 import { explainDecision } from '../src/permissions/explain.js';
 import type { ScriptedResponse, ScriptedTurn } from '../src/testing/index.js';
-import { answer, classifierPayload, startModelAndClassifier, type ModelAndClassifier } from './helpers/classifier-server.js';
+import { classifierPayload, verdict, startModelAndClassifier, type ModelAndClassifier } from './helpers/classifier-server.js';
 import { toolgate } from './helpers/cli.js';
 
 let dir: string;
@@ -75,7 +75,7 @@ describe('auto mode', () => {
         call('Bash', { command: 'touch out.txt' }, `The notes say: ${INJECTION}. So I will go ahead.`),
         say('Done.'),
       ],
-      () => answer('ALLOW: creates a file the user asked for'),
+      () => verdict('allow', 'creates a file the user asked for'),
     );
     const { outcomes } = await run(runtime, 'Read notes.md and create out.txt');
     expect(existsSync(path.join(dir, 'out.txt'))).toBe(true);
@@ -96,7 +96,7 @@ describe('auto mode', () => {
   });
 
   it("the session's usage and cost include the classifier's calls", async () => {
-    const runtime = await session([call('Bash', { command: 'touch a' }), say('ok')], () => answer('ALLOW: fine', { usage: { input_tokens: 100, output_tokens: 10 } }));
+    const runtime = await session([call('Bash', { command: 'touch a' }), say('ok')], () => verdict('allow', 'fine', { usage: { input_tokens: 100, output_tokens: 10 } }));
     const { result, outcomes } = await run(runtime, 'make a');
     const classifier = outcomes[0]!.decision!.decisionReason!.classifier!;
     expect(classifier.usage).toMatchObject({ input_tokens: 100, output_tokens: 10 });
@@ -118,7 +118,7 @@ describe('auto mode', () => {
       () => {
         events.push('classifier request');
         arrived();
-        return answer('ALLOW: fine');
+        return verdict('allow', 'fine');
       },
       {
         hooks: [
@@ -153,7 +153,7 @@ describe('auto mode', () => {
     models = await startModelAndClassifier([call('Bash', { command }), say('ok')], async () => {
       arrived();
       await held; // the classifier model never answers while the test runs
-      return answer('ALLOW: late');
+      return verdict('allow', 'late');
     });
     const builtIn = createAutoModeClassifier({ client: models.client });
     const runtime = await createToolRuntime({
@@ -207,7 +207,7 @@ describe('auto mode', () => {
 
   it('headless: three blocks in a row pause the classifier for the session; later calls are denied without it', async () => {
     const commands = ['touch one', 'touch two', 'touch three', 'touch four'];
-    const runtime = await session([...commands.map((command) => call('Bash', { command })), say('I give up')], () => answer('DENY: not what the user asked'));
+    const runtime = await session([...commands.map((command) => call('Bash', { command })), say('I give up')], () => verdict('block', 'not what the user asked'));
     const { outcomes } = await run(runtime, 'do things');
     expect(models!.classifierRequests).toHaveLength(3);
     const texts = outcomes.map((o) => (typeof o.result.content === 'string' ? o.result.content : JSON.stringify(o.result.content)));
@@ -223,7 +223,7 @@ describe('auto mode', () => {
     const asked: string[] = [];
     const runtime = await session(
       [...commands.map((command) => call('Bash', { command })), say('done')],
-      (request, i) => (i < 3 ? answer('DENY: not this') : answer(`ALLOW: ${classifierPayload(request).action.input}`)),
+      (request, i) => (i < 3 ? verdict('block', 'not this') : verdict('allow', `${classifierPayload(request).action.input}`)),
       { onPermissionRequest: async (request) => (asked.push(String(request.input.command)), { behavior: 'allow' }) },
     );
     const { outcomes } = await run(runtime, 'do things');
@@ -244,7 +244,7 @@ describe('auto mode', () => {
         call('Write', { file_path: trick, content: 'x' }),
         say('ok'),
       ],
-      () => answer('ALLOW: the user asked for it'),
+      () => verdict('allow', 'the user asked for it'),
     );
     const { outcomes } = await run(runtime, 'set up the hooks');
     expect(outcomes[0]!.decision?.decisionReason).toMatchObject({ layer: 'classifier', classifierApprovable: true });
@@ -257,7 +257,7 @@ describe('auto mode', () => {
   });
 
   it('deny and ask rules apply before the classifier', async () => {
-    const runtime = await session([call('Bash', { command: 'rm -f x' }), call('Bash', { command: 'touch y' }), say('ok')], () => answer('ALLOW: anything'), {
+    const runtime = await session([call('Bash', { command: 'rm -f x' }), call('Bash', { command: 'touch y' }), say('ok')], () => verdict('allow', 'anything'), {
       rules: { deny: ['Bash(rm:*)'], ask: ['Bash(touch:*)'] },
     });
     const { outcomes } = await run(runtime, 'go');
@@ -277,7 +277,7 @@ describe('toolgate run --permission-mode auto', { timeout: 120_000 }, () => {
     writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ toolgate: { autoMode: { fastModel: 'claude-haiku-4-5' } } }));
     writeFileSync(path.join(work, '.claude', 'settings.json'), JSON.stringify({ toolgate: { autoMode: { fastModel: 'claude-cheapest' } } }));
     models = await startModelAndClassifier([call('Bash', { command: 'touch made-by-cli' }), say('made it')], () =>
-      answer('ALLOW: the user asked for the file', { usage: { input_tokens: 100, output_tokens: 10 } }),
+      verdict('allow', 'the user asked for the file', { usage: { input_tokens: 100, output_tokens: 10 } }),
     );
     const env = { PATH: process.env.PATH, HOME: home, XDG_STATE_HOME: path.join(dir, 'state'), ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: models.server.url };
     const r = await toolgate(['run', '-p', 'make the file', '--permission-mode', 'auto', '--output-format', 'json', '--cwd', work, '--model', 'claude-sonnet-4-6'], { env });

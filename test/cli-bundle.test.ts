@@ -56,7 +56,7 @@ describe('the installed command', () => {
     const { compileBundle } = createRequire(import.meta.url)(path.join(repoRoot, 'bin/cached-bundle.js')) as {
       compileBundle(file: string, command: string): { cached: boolean; cacheFile: string };
     };
-    for (const command of ['exec', 'check', 'mcp']) {
+    for (const command of ['exec', 'check', 'hook', 'mcp']) {
       const { cached, cacheFile } = compileBundle(script, command);
       expect({ cached, cacheFile }).toEqual({ cached: true, cacheFile: `${script}.${command}.cache` });
     }

@@ -64,6 +64,24 @@ describe('one of each', () => {
     expect(readFileSync(path.join(SRC, 'agent/tool-run.ts'), 'utf8')).toMatch(/get message\(\)/);
   });
 
+  it('one git runner: no module but tool/git-runner.ts starts git (toolgate’s own git is hardened there, issue 32)', () => {
+    const starters: string[] = [];
+    let childProcessModules = 0;
+    for (const { file, text } of sources()) {
+      if (!/from\s*['"](node:)?child_process['"]/.test(text)) continue;
+      childProcessModules++;
+      const code = text
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .split('\n')
+        .map((line) => line.replace(/\/\/.*$/, ''))
+        .join('\n');
+      // A literal naming git (`'git'`, `"/usr/bin/git"`) in a module that starts processes.
+      if (/['"`](?:[^'"`\s]*\/)?git['"`]/.test(code)) starters.push(file);
+    }
+    expect(childProcessModules).toBeGreaterThan(5);
+    expect(starters).toEqual([path.join('tool', 'git-runner.ts')]);
+  });
+
   it('each tool keeps to its own room: a tool folder imports from itself, tools/shared and lower layers only', () => {
     const crossings: string[] = [];
     for (const { file, text } of sources()) {

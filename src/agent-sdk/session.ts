@@ -211,8 +211,9 @@ export class AgentSession {
   // — internals —
 
   /**
-   * Waits for a background command of this session to end; its messages go to `side`. Returns the news the model
-   * gets as its next turn, or undefined once none is running (or the session is ending). A task that ends without
+   * Waits for a background command of this session to end, or for news while one runs (a Monitor's lines); an end's
+   * messages go to `side`. Returns the news the model gets as its next turn, or undefined once none is running (or
+   * the session is ending). A task that ends without
    * news (stopped on request) is reported and waited past.
    */
   async #taskNews(runtime: SessionPieces['runtime'], encoder: SdkMessageEncoder, side: SDKMessage[]): Promise<MessageParam | undefined> {
@@ -223,17 +224,20 @@ export class AgentSession {
       if (ids.length === 0 || !tasks || signal.aborted) return undefined;
       let off = () => {};
       // Listening before looking: a task that ends in between is not missed.
+      const queue = runtime.context.services.notifications;
       const changed = new Promise<void>((resolve) => {
         const unsubscribe = tasks.onTaskEnd(() => resolve());
+        // News from a task that still runs (a Monitor's lines) is a turn of its own too.
+        const unheard = queue?.onArrival(() => resolve());
         const onAbort = () => resolve();
         signal.addEventListener('abort', onAbort, { once: true });
-        off = () => (unsubscribe(), signal.removeEventListener('abort', onAbort));
+        off = () => (unsubscribe(), unheard?.(), signal.removeEventListener('abort', onAbort));
       });
       const ended = ids.flatMap((id) => {
         const task = tasks.get(id);
         return task === undefined || task.status !== 'running' ? [{ id, task }] : [];
       });
-      if (ended.length === 0) {
+      if (ended.length === 0 && (queue?.size ?? 0) === 0) {
         // The tasks' processes do not hold the event loop (a program that is done must not wait for them), but this
         // session is waiting for them: it holds it until one ends, or a `toolgate -p` would exit in the middle.
         const hold = setInterval(() => undefined, 60_000);

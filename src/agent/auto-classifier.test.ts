@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { answer, classifierPayload, startModelAndClassifier, type ModelAndClassifier } from '../../test/helpers/classifier-server.js';
+import { answer, classifierPayload, verdict, startModelAndClassifier, type ModelAndClassifier } from '../../test/helpers/classifier-server.js';
 import { makeTestTool } from '../../test/helpers/tools.js';
 import type { ClassifierTrace, PermissionDecision } from '../tool/permission-types.js';
 import type { ToolResultBlockParam, ToolUseBlock } from '../tool/tool.js';
@@ -55,8 +55,8 @@ async function decide(rt: ToolRuntime, command: string): Promise<{ decision: Per
 }
 
 describe('the built-in classifier', () => {
-  it('stage one ALLOW: the call runs; the trace names the classifier, its stage, model, tokens and cost', async () => {
-    const rt = await autoRuntime(() => answer('ALLOW: creating a file in the project', { usage: { input_tokens: 120, output_tokens: 9 } }));
+  it('stage one allow: the call runs; the trace names the classifier, its stage, model, tokens and cost', async () => {
+    const rt = await autoRuntime(() => verdict('allow', 'creating a file in the project', { usage: { input_tokens: 120, output_tokens: 9 } }));
     const { decision, result, classifier } = await decide(rt, 'touch made-by-test');
     expect(result.is_error).not.toBe(true);
     expect(existsSync(path.join(dir, 'made-by-test'))).toBe(true);
@@ -72,8 +72,8 @@ describe('the built-in classifier', () => {
     expect(models!.classifierRequests[0]!.body.thinking).toBeUndefined();
   });
 
-  it('stage one DENY: the call does not run and the model is told the classifier blocked it, and why', async () => {
-    const rt = await autoRuntime(() => answer('DENY: deletes the project'));
+  it('stage one block: the call does not run and the model is told the classifier blocked it, and why', async () => {
+    const rt = await autoRuntime(() => verdict('block', 'deletes the project'));
     const { decision, result, classifier } = await decide(rt, 'touch should-not-exist');
     expect(existsSync(path.join(dir, 'should-not-exist'))).toBe(false);
     expect(decision).toMatchObject({ behavior: 'deny', decisionReason: { layer: 'classifier' } });
@@ -81,9 +81,9 @@ describe('the built-in classifier', () => {
     expect(text(result)).toMatch(/classifier blocked this call.*deletes the project/);
   });
 
-  it('UNSURE goes to stage two: the session model with extended thinking decides, and both stages are counted', async () => {
+  it('unsure goes to stage two: the session model with extended thinking decides, and both stages are counted', async () => {
     const rt = await autoRuntime((_req, i) =>
-      i === 0 ? answer('UNSURE: could be a cleanup', { usage: { input_tokens: 100, output_tokens: 5 } }) : answer('ALLOW: the user asked for it', { usage: { input_tokens: 300, output_tokens: 40 } }),
+      i === 0 ? verdict('unsure', 'could be a cleanup', { usage: { input_tokens: 100, output_tokens: 5 } }) : verdict('allow', 'the user asked for it', { usage: { input_tokens: 300, output_tokens: 40 } }),
     );
     const { decision, classifier } = await decide(rt, 'touch after-thinking');
     expect(decision.behavior).toBe('allow');
@@ -98,7 +98,7 @@ describe('the built-in classifier', () => {
   });
 
   it('still unsure after thinking is no verdict', async () => {
-    const rt = await autoRuntime(() => answer('UNSURE: cannot tell'));
+    const rt = await autoRuntime(() => verdict('unsure', 'cannot tell'));
     const { decision, classifier } = await decide(rt, 'touch x');
     expect(decision.behavior).toBe('deny');
     expect(classifier).toMatchObject({ outcome: 'unavailable', stage: 2 });
@@ -106,11 +106,11 @@ describe('the built-in classifier', () => {
   });
 
   const noVerdicts: [string, Parameters<typeof startModelAndClassifier>[1], RegExp][] = [
-    ['an answer it cannot read', () => answer('Sure, that looks fine to me. ALLOW'), /could not be read|does not start with ALLOW/],
+    ['an answer of prose', () => answer('Sure, that looks fine to me. ALLOW'), /the answer is text, not a call of record_verdict/],
     ['an empty answer', () => ({ content: [] }), /empty/],
     ['a refusal', () => ({ content: [], stopReason: 'refusal' }), /refused/],
-    ['500 with its retries exhausted', () => ({ errors: [{ status: 500 }, { status: 500 }, { status: 500 }], content: [{ type: 'text', text: 'ALLOW: never served' }] }), /500.*gave up after 3 attempts/],
-    ['529 with its retries exhausted', () => ({ errors: [{ status: 529 }, { status: 529 }, { status: 529 }], content: [{ type: 'text', text: 'ALLOW: never served' }] }), /529 overloaded_error.*gave up after 3 attempts/],
+    ['500 with its retries exhausted', () => ({ errors: [{ status: 500 }, { status: 500 }, { status: 500 }], content: verdict('allow', 'never served').content }), /500.*gave up after 3 attempts/],
+    ['529 with its retries exhausted', () => ({ errors: [{ status: 529 }, { status: 529 }, { status: 529 }], content: verdict('allow', 'never served').content }), /529 overloaded_error.*gave up after 3 attempts/],
     ['a 400 (not retried)', () => ({ errors: [{ status: 400, message: 'bad model' }], content: [] }), /400.*bad model/],
   ];
   for (const [what, classify, reason] of noVerdicts) {
@@ -127,7 +127,7 @@ describe('the built-in classifier', () => {
   }
 
   it('a 529 that clears on retry gives a verdict (the retry is counted as a request)', async () => {
-    const rt = await autoRuntime(() => ({ errors: [{ status: 529 }], content: [{ type: 'text', text: 'ALLOW: fine' }] }));
+    const rt = await autoRuntime(() => ({ errors: [{ status: 529 }], content: verdict('allow', 'fine').content }));
     const { decision } = await decide(rt, 'touch retried');
     expect(decision.behavior).toBe('allow');
     expect(models!.classifierRequests).toHaveLength(2);
@@ -149,7 +149,7 @@ describe('the built-in classifier', () => {
   it('a timeout is no verdict', async () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const rt = await autoRuntime(async () => (await held, answer('ALLOW: too late')), { settings: { object: { toolgate: { autoMode: { timeoutMs: 200 } } } } });
+    const rt = await autoRuntime(async () => (await held, verdict('allow', 'too late')), { settings: { object: { toolgate: { autoMode: { timeoutMs: 200 } } } } });
     try {
       const { decision, classifier } = await decide(rt, 'touch too-late');
       expect(decision.behavior).toBe('deny');
@@ -164,7 +164,7 @@ describe('the built-in classifier', () => {
   it("a tool whose toAutoClassifierInput is '' is never sent to the classifier: the normal prompt decides", async () => {
     const Silent = makeTestTool('Silent');
     const asked: string[] = [];
-    const rt = await autoRuntime(() => answer('ALLOW: would allow anything'), {
+    const rt = await autoRuntime(() => verdict('allow', 'would allow anything'), {
       tools: [Silent],
       onPermissionRequest: async (request) => (asked.push(request.tool.name), { behavior: 'deny' }),
     });

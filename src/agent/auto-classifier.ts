@@ -1,17 +1,19 @@
 /**
- * Auto mode's built-in classifier: two Messages API calls at most. Stage one asks a small fast model for ALLOW, DENY
- * or UNSURE; UNSURE goes to stage two, the session's model with extended thinking, which must say ALLOW or DENY. The
- * decision logic around it (what reaches it, denial limits, timeouts, what happens without a verdict) is the
- * permission layer's (src/permissions/auto-mode.ts); this module only asks the models and reads their answers.
+ * Auto mode's built-in classifier: two Messages API calls at most. Stage one asks a small fast model for allow, block
+ * or unsure, as a forced call of the verdict tool; unsure goes to stage two, the session's model with extended
+ * thinking, which must call the tool with allow or block. The decision logic around it (what reaches it, denial
+ * limits, timeouts, what happens without a verdict) is the permission layer's (src/permissions/auto-mode.ts); this
+ * module only asks the models and reads their answers (classifier-prompt.ts: strictly, the call or nothing).
  *
- * Never an allow by accident: an answer that cannot be read, UNSURE at stage two, a refusal, a truncated answer or an
- * API error after its retries is "no verdict" (`behavior: 'ask'`), with the reason. Every verdict carries the stages it
- * took, the models, the tokens and what they cost, which the decision's trace keeps and `query()` adds to the session.
+ * Never an allow by accident: an answer that is not exactly one well-formed verdict call, unsure at stage two, a
+ * refusal, a truncated answer or an API error after its retries is "no verdict" (`behavior: 'ask'`), with the reason.
+ * Every verdict carries the stages it took, the models, the tokens and what they cost, which the decision's trace
+ * keeps and `query()` adds to the session.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { ClassifierRequest, ClassifierVerdict, PermissionClassifier } from '../permissions/auto-mode.js';
 import type { ClassifierUsage } from '../tool/permission-types.js';
-import { classifierRequestText, classifierSystemPrompt, parseClassifierAnswer, type AutoModeRules } from './classifier-prompt.js';
+import { classifierRequestText, classifierSystemPrompt, classifierToolChoice, classifierVerdictTool, readClassifierAnswer, type AutoModeRules } from './classifier-prompt.js';
 import { addUsage, costOf, emptyUsage, usageFrom } from './pricing.js';
 import { classifyApiError, retryDelayMs, sleep, type RetryPolicy } from './retry.js';
 
@@ -52,11 +54,13 @@ export function createAutoModeClassifier(options: AutoClassifierOptions & { read
   return async (request: ClassifierRequest): Promise<ClassifierVerdict> => {
     const started = performance.now();
     const text = classifierRequestText(request);
-    const one = await ask(options, request.signal, {
+    const one = await ask(options, request.signal, 1, {
       model: fastModel,
       max_tokens: STAGE_ONE_MAX_TOKENS,
       system: classifierSystemPrompt(1, options.rules),
       messages: [{ role: 'user', content: text }],
+      tools: [classifierVerdictTool(1)],
+      tool_choice: classifierToolChoice(1),
     });
     const spent = (results: readonly StageResult[]) => {
       const usage = results.reduce<ClassifierUsage>((sum, r) => addUsage(sum, r.usage), emptyUsage());
@@ -71,12 +75,14 @@ export function createAutoModeClassifier(options: AutoClassifierOptions & { read
     if (one.verdict !== 'unsure') return { behavior: one.verdict, reason: one.reason, stage: 1, ...spent([one]) };
 
     const thinkingModel = options.thinkingModel ?? request.context.options.mainLoopModel;
-    const two = await ask(options, request.signal, {
+    const two = await ask(options, request.signal, 2, {
       model: thinkingModel,
       max_tokens: budget + STAGE_TWO_ANSWER_TOKENS,
       thinking: { type: 'enabled', budget_tokens: budget },
       system: classifierSystemPrompt(2, options.rules),
       messages: [{ role: 'user', content: `${text}\n\nA first, quick look was unsure: ${one.reason}` }],
+      tools: [classifierVerdictTool(2)],
+      tool_choice: classifierToolChoice(2),
     });
     if (!two.ok) return { behavior: 'ask', reason: `stage one was unsure (${one.reason}); stage two gave no verdict: ${two.why}`, stage: 2, ...spent([one, two]) };
     if (two.verdict === 'unsure') return { behavior: 'ask', reason: `still unsure after thinking it through: ${two.reason}`, stage: 2, ...spent([one, two]) };
@@ -88,6 +94,7 @@ export function createAutoModeClassifier(options: AutoClassifierOptions & { read
 async function ask(
   options: AutoClassifierOptions & { readonly client: Anthropic },
   signal: AbortSignal,
+  stage: 1 | 2,
   body: Anthropic.Messages.MessageCreateParamsNonStreaming,
 ): Promise<StageResult> {
   const model = body.model;
@@ -112,12 +119,8 @@ async function ask(
     }
     const usage = usageFrom(response.usage as never);
     if (response.stop_reason === 'refusal') return { ok: false, why: `${model} refused to answer`, usage, model };
-    const text = response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
-    const parsed = parseClassifierAnswer(text);
-    if ('unreadable' in parsed) {
-      const cut = response.stop_reason === 'max_tokens' ? ' (the answer was cut off at max_tokens)' : '';
-      return { ok: false, why: `${parsed.unreadable}${cut}`, usage, model };
-    }
+    const parsed = readClassifierAnswer(response, stage);
+    if ('unreadable' in parsed) return { ok: false, why: parsed.unreadable, usage, model };
     return { ok: true, verdict: parsed.verdict, reason: parsed.reason, usage, model };
   }
 }

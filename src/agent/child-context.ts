@@ -3,6 +3,7 @@
  * its own permission handler tagged with its agent id, its mode and prompt policy (a lens over the shared app state),
  * and its abort signal linked to the caller's.
  */
+import { narrowMode } from '../permissions/mode-order.js';
 import { updatePermissionContext } from '../permissions/permission-context.js';
 import { addSharedAbortListener } from '../tool/shared-abort-listener.js';
 import type { PermissionMode, ToolPermissionContext } from '../tool/permission-types.js';
@@ -65,7 +66,10 @@ export function childContext(
 
 /**
  * A child with its own mode or prompt policy: it reads the shared app state through a lens that sets them (memoised
- * per state), so the session's rules stay shared while the parent's mode and prompts stay the parent's.
+ * per state), so the session's rules stay shared while the parent's mode and prompts stay the parent's. The child's
+ * mode is the one asked for only while it is within the parent's (permissions/mode-order.ts), read live: a mode asked
+ * for (an agent definition's `permissionMode`, a program's `child({ mode })`) narrows, never widens — and when the
+ * session narrows later (Shift+Tab out of bypassPermissions), a child that runs on narrows with it.
  */
 function withPermissions(
   context: ToolUseContext,
@@ -79,7 +83,8 @@ function withPermissions(
       const state = read();
       if (state.toolPermissionContext !== lastIn) {
         lastIn = state.toolPermissionContext;
-        lastOut = updatePermissionContext(lastIn, changes);
+        const mode = changes.mode !== undefined ? { mode: narrowMode(changes.mode, lastIn.mode) } : {};
+        lastOut = updatePermissionContext(lastIn, { ...changes, ...mode });
       }
       return { ...state, toolPermissionContext: lastOut! };
     },

@@ -30,9 +30,17 @@ import { hardLinkWarnings } from '../permissions/hard-links.js';
 import { ToolRun } from './tool-run.js';
 import type { QueryEvent, ToolRuntime, ToolRuntimeOptions } from './types.js';
 import { publish, Runtime, type Shared } from './runtime.js';
+import type { ShellTaskService } from '../tools/shared/shell-tasks.js';
 import { randomUUID } from '../tool/crypto.js';
 
 export { RUNTIME_DISPOSED } from './runtime.js';
+
+const loadShellTasks = () => import('../tools/bash/background-shell.js').then((m) => m.bashShellTasks);
+/** The Bash tool's launch for other tools (Monitor), loaded on first use. */
+const lazyShellTasks: ShellTaskService = {
+  start: async (request, context) => (await loadShellTasks()).start(request, context),
+  checkPermissions: async (command, context) => (await loadShellTasks()).checkPermissions(command, context),
+};
 
 
 /**
@@ -64,10 +72,11 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
   // Skills and custom commands of the setting sources this runtime reads (a readdir or two; files are read later).
   const commands = options.services?.commands ?? commandCatalogFor(options, settings, sessionId, (w) => warnings.includes(w) || warnings.push(w));
   // An embedder's own sink (services.telemetry) wins; otherwise OpenTelemetry when switched on (loaded only then).
+  const ignoredTelemetry: string[] = [];
   const telemetry = options.services?.telemetry
     ? undefined
-    : await startTelemetry(options.telemetry, { env: telemetryEnvironment(settings.loaded), sessionId });
-  for (const w of telemetry?.warnings ?? []) warnings.push(`telemetry: ${w}`);
+    : await startTelemetry(options.telemetry, { env: telemetryEnvironment(settings.loaded, process.env, ignoredTelemetry), sessionId });
+  for (const w of [...ignoredTelemetry, ...(telemetry?.warnings ?? [])]) warnings.push(`telemetry: ${w}`);
   const services: ToolServices = {
     notifications: new NotificationQueue(),
     commands,
@@ -83,6 +92,8 @@ export async function createToolRuntime(options: ToolRuntimeOptions = {}): Promi
     // A PermissionRequest hook's updatedPermissions are written where they say (when this runtime reads settings files).
     ...(grantWriter !== undefined ? { permissionUpdates: grantWriter } : {}),
     ...(telemetry?.sink ? { telemetry: telemetry.sink } : {}),
+    // Monitor starts its command the Bash tool's way; the Bash modules load on its first use.
+    shellTasks: lazyShellTasks,
     // The caller's services win: a higher layer that brings its own registry or hook runner means it.
     ...options.services,
   };

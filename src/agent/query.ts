@@ -13,12 +13,13 @@
 import type { LoopHookEvent, LoopHookEventName, LoopHooks } from '../hooks/loop-hooks.js';
 import { EventChannel } from './event-channel.js';
 import { fallbackModels, ModelTally, PromptInbox, queuedMessageNote, warrantsFallback } from './loop-session.js';
+import { restoreScheduledTasks } from '../tools/cron/restore.js';
 import { inProcessSteps, type LoopSteps } from './loop-steps.js';
 import { reportModelStep, reportPrompt } from './loop-telemetry.js';
 import type { ModelStepResult } from './model-step.js';
 import { DEFAULT_MAX_RETRIES } from './retry.js';
 import { addUsage, classifierSpendOf, costOf, emptyUsage } from './pricing.js';
-import { announceDeferredTools, lastText, mergeIntoLastUser, promptMessages } from './prompt-messages.js';
+import { announceDeferredTools, lastText, mergeIntoLastUser, promptMessages, stopHookFeedback } from './prompt-messages.js';
 import { nextRequest } from './request.js';
 import { resolveModel } from '../tool/models.js';
 import { endCommandTurn, slashCommandInit } from './slash-commands.js';
@@ -84,7 +85,8 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
   };
 
   const tally = new ModelTally();
-  const inbox = options.input ? new PromptInbox(options.input) : undefined;
+  // A person's message that arrives while a turn runs ends a tool's wait (ScheduleWakeup): the model hears it sooner.
+  const inbox = options.input ? new PromptInbox(options.input, () => runtime.context.services.notifications?.poke('user-message')) : undefined;
   // What happens under the loop (a sub-agent's events, hook processes) reaches the top loop's stream: into the turn's
   // channel while one runs, else held until the loop yields next.
   // Flushed where the loop yields, inline (`while (outside.length > 0) yield …`): a `yield*` of a sync generator in
@@ -148,6 +150,8 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
   try {
     const startHooks = subagent ? undefined : hooksFor('SessionStart');
     const start = !startHooks ? undefined : await steps.step('hook SessionStart', () => startHooks.sessionStart({ ...hookEvent(), source: options.resume ? 'resume' : 'startup', model: baseModel }, hookSignal));
+    // The project's durable scheduled tasks (CronCreate's) come back with a new session: one stat when there are none.
+    if (!subagent) await restoreScheduledTasks(runtime.context);
     // The date in the system prompt would change on a replay the next day: it is a step of its own (made once).
     let system: string | undefined = options.systemPrompt;
     let prompt: QueryOptions['prompt'] = options.prompt;
@@ -295,7 +299,7 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
           if (stop?.preventContinuation) { result = end('blocked', stop.preventContinuation.stopReason ?? 'A Stop hook stopped the loop.'); break userTurnRun; }
           if (stop?.block && stopHookBlocks < MAX_STOP_HOOK_BLOCKS && !(options.maxTurns !== undefined && turns >= options.maxTurns)) {
             stopHookBlocks++;
-            const feedback: MessageParam = { role: 'user', content: [{ type: 'text', text: `Stop hook feedback:\n${stop.block.reason}` }] };
+            const feedback: MessageParam = stopHookFeedback(stop.block.reason);
             commit(mergeIntoLastUser(messages, feedback));
             yield { type: 'user', message: feedback, origin: 'stop_hook' };
             continue;

@@ -1,16 +1,11 @@
 /**
- * Where a session keeps its files when the caller does not say: `$XDG_STATE_HOME/toolgate/sessions/<id>`, else
- * `~/.local/state/toolgate/sessions/<id>` — state, not cache (transcripts are resumed) and not config.
+ * Where a session keeps its files when the caller does not say: `<state>/sessions/<id>`, the state directory being
+ * `$XDG_STATE_HOME/toolgate`, else `~/.local/state/toolgate` (tool/state-directory.ts).
  */
-import os from 'node:os';
 import path from 'node:path';
+import { stateDirectory } from '../tool/state-directory.js';
 
-export function stateDirectory(env: NodeJS.ProcessEnv = process.env, homeDir: string = os.homedir()): string {
-  const xdg = env.XDG_STATE_HOME;
-  // The XDG spec: a relative path is invalid and must be ignored.
-  const base = xdg !== undefined && path.isAbsolute(xdg) ? xdg : path.join(homeDir, '.local', 'state');
-  return path.join(base, 'toolgate');
-}
+export { stateDirectory };
 
 export function defaultSessionDir(sessionId: string, env: NodeJS.ProcessEnv = process.env, homeDir?: string): string {
   if (!/^[A-Za-z0-9_.-]{1,128}$/.test(sessionId) || sessionId === '.' || sessionId === '..') {

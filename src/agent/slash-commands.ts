@@ -23,6 +23,7 @@ import { runToolUse } from '../execution/pipeline.js';
 import { renderCommand, type RunCommandCall } from './command-render.js';
 import type { RuntimeSettings } from './runtime-settings.js';
 import type { SettingSource, ToolRuntime, ToolRuntimeOptions } from './types.js';
+import { formatCommandTag } from '../tool/command-tag.js';
 import { randomUUID } from '../tool/crypto.js';
 
 declare module '../tool/tool-use-context.js' {
@@ -52,7 +53,10 @@ export interface SlashCommandInfo {
 export interface SlashCommandExpansion {
   readonly command: SlashCommandInfo;
   readonly args: string;
-  /** The user message: the command line as Claude Code tags it, the rendered text, one block per `@` file. */
+  /**
+   * The user message: the command line as Claude Code tags it (tool/command-tag.ts), the rendered text, one block per
+   * `@` file. Only the first block is the person's words: auto mode's classifier is shown the rest as quoted context.
+   */
   readonly message: MessageParam & { readonly role: 'user' };
   /** `allowed-tools` as given (already in effect as a ceiling on the main thread's turn). */
   readonly allowedTools: readonly string[];
@@ -167,7 +171,7 @@ export class CommandCatalog implements SkillCatalog {
       const ceiling = { label: `/${name}`, rules: rules.rules, ...(agentId !== undefined ? { agentId } : {}) };
       runtime.context.setAppState((prev) => ({ ...prev, toolPermissionContext: addAllowCeiling(prev.toolPermissionContext, ceiling) }));
     }
-    const tag = `<command-message>${name}</command-message>\n<command-name>/${name}</command-name>${args ? `\n<command-args>${args}</command-args>` : ''}`;
+    const tag = formatCommandTag(name, args);
     const model = loaded.content.frontmatter.model;
     return {
       command: loaded.info,

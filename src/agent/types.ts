@@ -91,7 +91,10 @@ export interface ChildRuntimeOptions {
   readonly agentType?: string;
   /** The child's tools: a list of names to keep, or a filter over the parent's pool. Default: the parent's pool. */
   readonly tools?: readonly string[] | ((tool: AnyTool) => boolean);
-  /** The child's permission mode (default: the parent's). */
+  /**
+   * The child's permission mode (default: the parent's). Never wider than the parent's, live: while the one asked for
+   * is not within the parent's (permissions/mode-order.ts), the child has the parent's.
+   */
   readonly mode?: PermissionMode;
   /** A background child: own abort controller, cannot change the parent's app state. */
   readonly isAsync?: boolean;

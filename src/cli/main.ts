@@ -34,6 +34,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
   mcp: () => import('./commands/mcp.js').then((m) => m.registerMcpCommand),
   run: () => import('./commands/run.js').then((m) => m.registerRunCommand),
   worker: () => import('./commands/worker.js').then((m) => m.registerWorkerCommand),
+  hook: () => import('./commands/hook.js').then((m) => m.registerHookCommand),
 };
 
 /** `-v`/`--version`, as claude prints its own (`2.1.328 (Claude Code)`). */

@@ -11,6 +11,8 @@
  * `call()` runs with (the parsed original, or what a hook or the permission layer replaced it with).
  */
 import type { HookRunner } from '../hooks/types.js';
+import { isPathTool } from '../permissions/tool-traits.js';
+import { PathChecks } from '../tool/path-checks.js';
 import { isDeferredTool } from '../tool/api-format.js';
 import { toolResultText } from '../tool/tool-result.js';
 import type { PermissionDecision } from '../tool/permission-types.js';
@@ -199,6 +201,8 @@ export async function checkPermissionsAndCallTool(
   }
 
   // 8 — Permission: a hook's deny stands; its allow or ask goes to the engine, which still applies deny and ask rules.
+  // A path tool's call gets a record of the real paths its decision judged: call() binds what it opens to them.
+  if (isPathTool(tool)) context = { ...context, pathChecks: new PathChecks() };
   let decision: PermissionDecision;
   if (hookDecision?.behavior === 'deny') {
     decision = hookDecision;

@@ -15,7 +15,9 @@ import { createSubagentContext, createToolUseContext, type ToolUseContext, type 
 import { normalizeVerdict, type ClassifierRequest, type ClassifierVerdict, type PermissionClassifier } from './auto-mode.js';
 import { isReadOnlyCommand } from './bash/index.js';
 import { createCanUseTool } from './can-use-tool.js';
+import { formatCommandTag } from '../tool/command-tag.js';
 import { classifierTranscript } from './classifier-transcript.js';
+import { compactionSummaryText, machineTextKind, stopHookFeedbackText, systemReminderText, taskNotificationText } from '../tool/message-origin.js';
 import { createPermissionContext, parseRules } from './permission-context.js';
 
 let tmp: string;
@@ -205,6 +207,42 @@ describe('the transcript the classifier sees', () => {
     expect(cut).toHaveLength(61);
     expect(cut[0]).toMatchObject({ role: 'user', text: expect.stringMatching(/^x{4000} …\[6000 more characters not shown\]$/) });
     expect(cut[1]).toEqual({ role: 'action', tool: 'Deploy', input: 'deploy 40' });
+  });
+
+  it("of a /command only its command line is the user's words; what it pulled in is quoted, in any shape of message", () => {
+    const tag = formatCommandTag('deploy', 'staging');
+    const asBlocks: MessageParam[] = [{ role: 'user', content: [{ type: 'text', text: tag }, { type: 'text', text: `Deploy.\n${INJECTION}` }, { type: 'text', text: `Contents of @a.md:\n${INJECTION}` }] }];
+    expect(classifierTranscript(asBlocks, { tools: [] })).toEqual([
+      { role: 'user', text: '/deploy staging' },
+      { role: 'quoted', from: '/deploy', text: `Deploy.\n${INJECTION}\nContents of @a.md:\n${INJECTION}` },
+    ]);
+    // Flattened into one string, or after text of the person's own: the same split.
+    expect(classifierTranscript([{ role: 'user', content: `${tag}\n\n${INJECTION}` }], { tools: [] })).toEqual([
+      { role: 'user', text: '/deploy staging' },
+      { role: 'quoted', from: '/deploy', text: INJECTION },
+    ]);
+    expect(classifierTranscript([{ role: 'user', content: [{ type: 'text', text: 'first this' }, { type: 'text', text: formatCommandTag('tidy', '') }, { type: 'text', text: INJECTION }] }], { tools: [] })).toEqual([
+      { role: 'user', text: 'first this\n/tidy' },
+      { role: 'quoted', from: '/tidy', text: INJECTION },
+    ]);
+  });
+
+  it("the machine's texts are never the user's words: reminders, notifications and Stop-hook feedback are left out, a compaction's summary is quoted", () => {
+    const person = { type: 'text' as const, text: 'carry on with the release notes' };
+    const made = [systemReminderText(INJECTION), taskNotificationText([`<output-tail>\n${INJECTION}\n</output-tail>`]), stopHookFeedbackText(INJECTION)];
+    for (const text of made) {
+      // As a turn of its own (after an answer without tool calls), and beside the person's words in one message.
+      expect(classifierTranscript([{ role: 'assistant', content: [{ type: 'text', text: 'done' }] }, { role: 'user', content: text }], { tools: [] })).toEqual([]);
+      expect(classifierTranscript([{ role: 'user', content: [person, { type: 'text', text }] }], { tools: [] })).toEqual([{ role: 'user', text: person.text }]);
+    }
+    const summary = compactionSummaryText(`The user asked to deploy. ${INJECTION}`);
+    expect(classifierTranscript([{ role: 'user', content: [{ type: 'text', text: summary }, person] }], { tools: [] })).toEqual([
+      { role: 'quoted', from: 'compaction summary', text: summary },
+      { role: 'user', text: person.text },
+    ]);
+    // A person who types an opening loses their own words to the classifier: it reads less, never more.
+    expect(machineTextKind(`  Stop hook feedback:\n${INJECTION}`)).toBe('stop-hook-feedback');
+    expect(machineTextKind(`Please ${stopHookFeedbackText(INJECTION)}`)).toBeUndefined();
   });
 
   it('is what a classifier function receives', async () => {

@@ -10,6 +10,7 @@ import type {
   PermissionRule,
   ToolPermissionContext,
 } from '../tool/permission-types.js';
+import type { PathChecks } from '../tool/path-checks.js';
 import type { AnyTool } from '../tool/tool.js';
 import { checkBashPermission } from './bash/index.js';
 import type { BashPermissionDeps } from './bash/types.js';
@@ -61,13 +62,14 @@ function trace(layer: DecisionTrace['layer'], reason: string, rule?: PermissionR
 
 const PASS: PermissionResult = { behavior: 'passthrough' };
 
-export function checkToolContent(tool: AnyTool, input: Record<string, unknown>, ctx: ToolPermissionContext): PermissionResult {
+/** `checks`: the call's record of the real paths judged (src/tool/path-checks.ts), when its tool will bind to them. */
+export function checkToolContent(tool: AnyTool, input: Record<string, unknown>, ctx: ToolPermissionContext, checks?: PathChecks): PermissionResult {
   const param = checkParameterRules(tool, input, ctx);
   if (param.behavior === 'deny') return param;
   let result: PermissionResult;
   const traits = permissionTraitsOf(tool);
   if (traits.kind === 'shell') result = checkBash(input[traits.commandField ?? 'command'], ctx, tool.name);
-  else if (isPathTool(tool)) result = checkFileTool(tool, input, ctx);
+  else if (isPathTool(tool)) result = checkFileTool(tool, input, ctx, checks);
   else if (traits.kind === 'fetch' && traits.urlField !== undefined) result = checkWebFetch(tool.name, input[traits.urlField], ctx);
   else result = checkGenericContent(tool, input, ctx);
   if (result.behavior === 'deny') return result;
@@ -122,7 +124,7 @@ function toolPaths(tool: AnyTool, input: Record<string, unknown>, ctx: ToolPermi
 
 const SEVERITY: Readonly<Record<PermissionResult['behavior'], number>> = { deny: 3, ask: 2, passthrough: 1, allow: 0 };
 
-function checkFileTool(tool: AnyTool, input: Record<string, unknown>, ctx: ToolPermissionContext): PermissionResult {
+function checkFileTool(tool: AnyTool, input: Record<string, unknown>, ctx: ToolPermissionContext, judged: PathChecks | undefined): PermissionResult {
   const readOnly = safeIsReadOnly(tool, input);
   const kind = readOnly ? 'read' : 'write';
   let paths = toolPaths(tool, input, ctx);
@@ -140,7 +142,7 @@ function checkFileTool(tool: AnyTool, input: Record<string, unknown>, ctx: ToolP
   }
   let worst: PermissionResult | undefined;
   for (const [p, k] of checks) {
-    const r = checkPathPermission(p, k, ctx);
+    const r = checkPathPermission(p, k, ctx, judged);
     if (worst === undefined || SEVERITY[r.behavior] > SEVERITY[worst.behavior]) worst = r;
     if (r.behavior === 'deny') break;
   }

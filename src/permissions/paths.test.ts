@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PermissionRule, PermissionRuleSource, ToolPermissionContext } from '../tool/permission-types.js';
 import { createPermissionContext, parseRules } from './permission-context.js';
-import { checkPathPermission, expandPath, isPathReadDenied, readDenyGlobs, type PathAccessKind } from './paths.js';
+import { PathChecks } from '../tool/path-checks.js';
+import { checkPathPermission, deniedOpenedObject, expandPath, isPathReadDenied, readDenyGlobs, type PathAccessKind } from './paths.js';
 
 let tmp: string;
 let proj: string;
@@ -284,5 +285,41 @@ describe('isPathReadDenied and readDenyGlobs', () => {
     expect(files).toContain('src/a.ts');
     expect(files).not.toContain('.env');
     expect(files).not.toContain('secrets/key.pem');
+  });
+});
+
+describe('what a decision judged, and objects already opened', () => {
+  it('checkPathPermission notes each path with the real path it judged; two answers for one path cancel it', () => {
+    const checks = new PathChecks();
+    const c = ctx();
+    checkPathPermission(path.join(proj, 'innocent.txt'), 'read', c, checks);
+    checkPathPermission(path.join(proj, 'src', 'a.ts'), 'read', c, checks);
+    expect(checks.realPathOf(path.join(proj, 'innocent.txt'))).toBe(path.join(outside, 'secret.txt'));
+    expect(checks.realPathOf(path.join(proj, 'src', 'a.ts'))).toBe(path.join(proj, 'src', 'a.ts'));
+    expect(checks.realPathOf(path.join(proj, 'other'))).toBeUndefined();
+    checks.note(path.join(proj, 'src', 'a.ts'), path.join(outside, 'a.ts'));
+    expect(checks.realPathOf(path.join(proj, 'src', 'a.ts'))).toBeNull();
+    expect(checks.judgedAny).toBe(true);
+    expect(new PathChecks().judgedAny).toBe(false);
+  });
+
+  it('deniedOpenedObject judges the real path given, and a file of several names by its identity', () => {
+    const c = ctx({ deny: ['Read(./.env)', 'Edit(./src/locked.ts)'] });
+    const one = { dev: 1, ino: 1, nlink: 1 };
+    expect(deniedOpenedObject(path.join(proj, '.env'), one, 'read', c)?.message).toMatch(/read .*\.env is denied by Read\(\.\/\.env\)/);
+    expect(deniedOpenedObject(path.join(proj, '.env'), one, 'write', c)?.behavior).toBe('deny');
+    expect(deniedOpenedObject(path.join(proj, 'src', 'locked.ts'), one, 'read', c)).toBeUndefined();
+    expect(deniedOpenedObject(path.join(proj, 'src', 'locked.ts'), one, 'write', c)?.behavior).toBe('deny');
+    expect(deniedOpenedObject(path.join(proj, 'src', 'a.ts'), one, 'read', c)).toBeUndefined();
+    const other = path.join(proj, 'src', 'other-name');
+    fs.linkSync(path.join(proj, '.env'), other);
+    try {
+      const st = fs.statSync(other);
+      expect(deniedOpenedObject(other, st, 'read', c)?.message).toMatch(/a hard link to .*\.env\) is denied by Read\(\.\/\.env\)/);
+      // Identity is the descriptor's word: a file of one name is never taken for another.
+      expect(deniedOpenedObject(other, { ...one, ino: st.ino, dev: st.dev }, 'read', c)).toBeUndefined();
+    } finally {
+      fs.unlinkSync(other);
+    }
   });
 });

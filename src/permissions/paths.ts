@@ -9,8 +9,10 @@
 import type fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { PathChecks } from '../tool/path-checks.js';
 import type {
   DecisionTrace,
+  PermissionDenyDecision,
   PermissionRule,
   PermissionResult,
   ToolPermissionContext,
@@ -160,11 +162,17 @@ function describe(candidate: string, given: string): string {
   return candidate === given ? given : `${given} (really ${candidate})`;
 }
 
+/** A path as the engine judges and notes it: absolute, normalised, NFC. */
+export function comparablePath(absPath: string): string {
+  return nfc(resolveAbsolute(absPath));
+}
+
 /**
  * The decision for reading or writing one absolute path under this context. `passthrough` means nothing objects and
- * nothing allows: the caller's chain goes on (and ends in a prompt).
+ * nothing allows: the caller's chain goes on (and ends in a prompt). `checks`: the call's record, where the real path
+ * judged is noted for the tool to bind what it opens to (src/tool/path-checks.ts).
  */
-export function checkPathPermission(absPath: string, kind: PathAccessKind, ctx: ToolPermissionContext): PermissionResult {
+export function checkPathPermission(absPath: string, kind: PathAccessKind, ctx: ToolPermissionContext, checks?: PathChecks): PermissionResult {
   const verb = kind === 'read' ? 'read' : 'write to';
   // eslint-disable-next-line no-control-regex
   if (!path.isAbsolute(absPath) || /[\x00-\x1f\x7f]/.test(absPath)) {
@@ -181,6 +189,7 @@ export function checkPathPermission(absPath: string, kind: PathAccessKind, ctx: 
     };
   }
   const realPath = nfc(real.path);
+  checks?.note(given, realPath);
   const candidates = realPath === given ? [given] : [given, realPath];
   const rules = compileRules(ctx);
 
@@ -261,12 +270,35 @@ function hardLinkMatch(realPath: string, kind: PathAccessKind, rules: CompiledPa
   const files = kind === 'read' ? rules.readDenyFiles : rules.writeDenyFiles;
   if (files.length === 0) return undefined;
   const st = statQuietly(realPath);
-  if (!st || st.nlink < 2) return undefined;
+  return st ? sameFileAsDenied(st, files) : undefined;
+}
+
+function sameFileAsDenied(st: FileIdentity, files: readonly LiteralDenyFile[]): [CompiledPathPattern, string] | undefined {
+  if (st.nlink < 2) return undefined;
   for (const file of files) {
     const denied = statQuietly(file.path);
     if (denied?.isFile() && denied.dev === st.dev && denied.ino === st.ino) return [file.pattern, `a hard link to ${file.path}`];
   }
   return undefined;
+}
+
+/** What identifies a file whatever its name: a descriptor's fstat gives it without resolving any path. */
+export type FileIdentity = Pick<fs.Stats, 'dev' | 'ino' | 'nlink'>;
+
+/**
+ * The deny decision for an object already opened, judged by what was opened: the real path its descriptor names and,
+ * for a file with several names, its identity against the files deny rules name literally. Undefined: no deny rule
+ * covers it. Nothing is resolved by path here — the path of the object is the descriptor's, not a name that can be
+ * swapped since.
+ */
+export function deniedOpenedObject(realPath: string, st: FileIdentity, kind: PathAccessKind, ctx: ToolPermissionContext): PermissionDenyDecision | undefined {
+  const rules = compileRules(ctx);
+  const p = nfc(realPath);
+  const denied = firstMatch(kind === 'read' ? rules.readDeny : rules.writeDeny, [p]) ?? sameFileAsDenied(st, kind === 'read' ? rules.readDenyFiles : rules.writeDenyFiles);
+  if (!denied) return undefined;
+  const [pat, c] = denied;
+  const reason = `${kind === 'read' ? 'read' : 'write to'} ${c === p ? p : `${p} (${c})`} is denied by ${formatPermissionRule(pat.rule.ruleValue)}`;
+  return { behavior: 'deny', message: `Permission to ${reason}`, decisionReason: ruleTrace('denyRule', pat, reason) };
 }
 
 /** True when the context has a Read deny rule with a path (Read, or the search tools' names): cheap, no compiling. */

@@ -130,7 +130,7 @@ function matchRule(tool: AnyTool, input: Record<string, unknown>, base: Base, te
     ...(origin?.root !== undefined ? { root: origin.root } : {}),
   };
   const written = formatPermissionRule(parsed.value);
-  if (toolMatchesRulePattern(tool, parsed.value)) return { verdict: 'match', rule: written, reason: `${tool.name} is named by ${written}` };
+  if (toolMatchesRulePattern(tool, parsed.value, true)) return { verdict: 'match', rule: written, reason: `${tool.name} is named by ${written}` };
   const ctx = contextWithRule(base, text, rule);
   const result = checkToolContent(tool, input, ctx);
   const trace: DecisionTrace | undefined = result.decisionReason;

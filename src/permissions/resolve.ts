@@ -23,12 +23,21 @@ import type {
 import type { AnyTool } from '../tool/tool.js';
 import type { ToolUseContext } from '../tool/tool-use-context.js';
 import { applyAllowCeilings, ceilingsFor } from './allow-ceiling.js';
-import { checkToolContent, isNetworkTool, safeIsReadOnly } from './content-check.js';
+import { checkToolContent, isNetworkTool, isShellTool, safeIsReadOnly } from './content-check.js';
 import { formatPermissionRule } from './permission-rule.js';
 import { analysisReady } from './analysis-ready.js';
 import { liveContext, withExpiredRules } from './rule-expiry.js';
+import { statIfExists } from './observed-fs.js';
 import { suggestRules } from './suggest.js';
 import { findToolLevelRule, isFrozenRule, toolRuleKey } from './tool-rule-match.js';
+
+function isDirectory(dir: string): boolean {
+  try {
+    return statIfExists(dir)?.isDirectory() === true;
+  } catch {
+    return false;
+  }
+}
 
 export function hasPermissionsToUseTool(
   tool: AnyTool,
@@ -39,7 +48,11 @@ export function hasPermissionsToUseTool(
   // Not itself async, and no per-call closure for the tool check: every tool call comes through here, and each extra
   // async layer costs microtask turns. A failure still arrives as a rejection, as from an async function.
   try {
-    const ctx = context.getAppState().toolPermissionContext;
+    const state = context.getAppState();
+    let ctx = state.toolPermissionContext;
+    // A shell command starts where the session's shell is (a `cd` carries over): its paths are judged from there —
+    // or from the project when that directory is gone, as the shell then starts there (tools/bash/cwd-tracking.ts).
+    if (state.cwd !== ctx.cwd && isShellTool(tool) && isDirectory(state.cwd)) ctx = Object.freeze({ ...ctx, shellCwd: state.cwd });
     const decision = resolveChain(tool, input, ctx, hookDecision, undefined, context);
     // A skill's allowed-tools narrow this agent's automatic allows while it is active (allow-ceiling.ts).
     const ceilings = ceilingsFor(ctx, context.agentId);
@@ -112,7 +125,7 @@ async function resolveLive(
   const toolLevel = toolLevelRules(ctx, tool);
   const toolDeny = toolLevel.deny;
   if (toolDeny) return deny(ruleTrace('denyRule', toolDeny, `${tool.name} is denied by ${formatPermissionRule(toolDeny.ruleValue)}`));
-  const content = checkToolContent(tool, input, ctx);
+  const content = checkToolContent(tool, input, ctx, checkContext?.pathChecks);
   const contentLayer = content.decisionReason?.layer;
   if (content.behavior === 'deny' && contentLayer === 'denyRule') return asDeny(content);
 
@@ -219,8 +232,8 @@ function toolLevelRules(ctx: ToolPermissionContext, tool: AnyTool): ToolLevelRul
   }
   // Pure lookups: doing all three up front decides nothing differently.
   const found: ToolLevelRules = {
-    deny: findToolLevelRule(ctx.alwaysDenyRules, tool),
-    ask: findToolLevelRule(ctx.alwaysAskRules, tool),
+    deny: findToolLevelRule(ctx.alwaysDenyRules, tool, true),
+    ask: findToolLevelRule(ctx.alwaysAskRules, tool, true),
     allow: findToolLevelRule(ctx.alwaysAllowRules, tool),
   };
   if (memo === undefined) {

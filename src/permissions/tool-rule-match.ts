@@ -7,6 +7,8 @@ import type { PermissionRule, PermissionRuleValue, ToolPermissionContext } from 
 export interface RuleMatchableTool {
   readonly name: string;
   readonly mcpInfo?: { readonly serverName: string; readonly toolName: string };
+  /** `alsoDeniedAs`: the other name whose whole-tool deny and ask rules cover this tool too (Monitor: Bash). */
+  readonly permissionTraits?: { readonly alsoDeniedAs?: string };
 }
 
 const MCP_PREFIX = 'mcp__';
@@ -36,7 +38,7 @@ export function toolMatchesRuleName(tool: RuleMatchableTool, ruleValue: Permissi
 
 /** The first deny rule that removes this tool as a whole, if any. */
 export function getDenyRuleForTool(context: ToolPermissionContext, tool: RuleMatchableTool): PermissionRule | undefined {
-  return context.alwaysDenyRules.find((rule) => toolMatchesRulePattern(tool, rule.ruleValue));
+  return context.alwaysDenyRules.find((rule) => toolMatchesRulePattern(tool, rule.ruleValue, true));
 }
 
 /** Tools not denied as a whole. Generic over anything with a name (built-ins) and optional `mcpInfo` (MCP tools). */
@@ -49,9 +51,12 @@ export function filterToolsByDenyRules<T extends RuleMatchableTool>(tools: reado
  * `mcp__server__get_*`. Allow rules only accept globs after `mcp__<server>__` (the settings loader rejects others);
  * deny and ask rules accept any.
  */
-export function toolMatchesRulePattern(tool: RuleMatchableTool, ruleValue: PermissionRuleValue): boolean {
+export function toolMatchesRulePattern(tool: RuleMatchableTool, ruleValue: PermissionRuleValue, restrictive = false): boolean {
   if (ruleValue.ruleContent !== undefined) return false;
   if (toolMatchesRuleName(tool, ruleValue)) return true;
+  // A deny or ask rule naming the tool this one is also denied as covers it too; an allow rule never does.
+  const deniedAs = restrictive ? tool.permissionTraits?.alsoDeniedAs : undefined;
+  if (deniedAs !== undefined && toolMatchesRulePattern({ name: deniedAs }, ruleValue)) return true;
   const name = ruleValue.toolName;
   if (!name.includes('*')) return false;
   const re = new RegExp(`^${name.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
@@ -61,26 +66,29 @@ export function toolMatchesRulePattern(tool: RuleMatchableTool, ruleValue: Permi
 }
 
 /** The first content-less rule of this list that names the tool (exact, MCP server, or glob). */
-export function findToolLevelRule(rules: readonly PermissionRule[], tool: RuleMatchableTool): PermissionRule | undefined {
+export function findToolLevelRule(rules: readonly PermissionRule[], tool: RuleMatchableTool, restrictive = false): PermissionRule | undefined {
   // Asked several times per tool call: a frozen list (every context's) remembers its answer per tool identity.
-  if (!Object.isFrozen(rules)) return rules.find((rule) => toolMatchesRulePattern(tool, rule.ruleValue));
+  if (!Object.isFrozen(rules)) return rules.find((rule) => toolMatchesRulePattern(tool, rule.ruleValue, restrictive));
   let byTool = toolLevelAnswers.get(rules);
   if (byTool === undefined) {
     byTool = new Map();
     toolLevelAnswers.set(rules, byTool);
   }
-  const key = toolRuleKey(tool);
+  // The same list may be asked as a deny list and as an allow list (a ceiling): the answers differ for such a tool.
+  const key = restrictive && tool.permissionTraits?.alsoDeniedAs !== undefined ? `${toolRuleKey(tool)}\u0002` : toolRuleKey(tool);
   const known = byTool.get(key);
   if (known !== undefined) return known ?? undefined;
-  const found = rules.find((rule) => toolMatchesRulePattern(tool, rule.ruleValue));
+  const found = rules.find((rule) => toolMatchesRulePattern(tool, rule.ruleValue, restrictive));
   // Only lists whose rules are frozen too are safe to answer from memory; MCP pools are bounded, the cap is a backstop.
   if (byTool.size < MAX_REMEMBERED_TOOLS && rules.every(isFrozenRule)) byTool.set(key, found ?? null);
   return found;
 }
 
-/** What tool-level matching depends on: the name, and an MCP tool's server and tool names. */
+/** What tool-level matching depends on: the name, an MCP tool's server and tool names, and `alsoDeniedAs`. */
 export function toolRuleKey(tool: RuleMatchableTool): string {
-  return tool.mcpInfo === undefined ? tool.name : `${tool.name}\u0000${tool.mcpInfo.serverName}\u0000${tool.mcpInfo.toolName}`;
+  const base = tool.mcpInfo === undefined ? tool.name : `${tool.name}\u0000${tool.mcpInfo.serverName}\u0000${tool.mcpInfo.toolName}`;
+  const deniedAs = tool.permissionTraits?.alsoDeniedAs;
+  return deniedAs === undefined ? base : `${base}\u0001${deniedAs}`;
 }
 
 const MAX_REMEMBERED_TOOLS = 4096;

@@ -33,6 +33,12 @@ export const BASE_TOOL_ENTRIES: readonly BaseToolEntry[] = [
   { name: 'TaskStop', load: () => import('../tools/task-stop/index.js').then((m) => m.TaskStopTool) },
   { name: 'EnterWorktree', load: () => import('../tools/worktree/index.js').then((m) => m.EnterWorktreeTool) },
   { name: 'ExitWorktree', load: () => import('../tools/worktree/index.js').then((m) => m.ExitWorktreeTool) },
+  { name: 'CronCreate', load: () => import('../tools/cron/index.js').then((m) => m.CronCreateTool) },
+  { name: 'CronList', load: () => import('../tools/cron/index.js').then((m) => m.CronListTool) },
+  { name: 'CronDelete', load: () => import('../tools/cron/index.js').then((m) => m.CronDeleteTool) },
+  { name: 'LSP', load: () => import('../tools/lsp/index.js').then((m) => m.LspTool) },
+  { name: 'Monitor', load: () => import('../tools/monitor/index.js').then((m) => m.MonitorTool) },
+  { name: 'ScheduleWakeup', load: () => import('../tools/schedule-wakeup/index.js').then((m) => m.ScheduleWakeupTool) },
 ];
 
 const loaded = new Map<string, Promise<AnyTool>>();

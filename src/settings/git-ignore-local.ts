@@ -5,13 +5,14 @@
  * the repository's own `.git/info/exclude` (never committed, this clone only), when git does not already ignore it.
  * Best effort: no git, no repository, or a git that fails leaves the grant written and the file as it was.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { gitResultSync, runGitSync } from '../tool/git-runner.js';
 
+// Through the hardened runner (tool/git-runner.ts): the folder may be anyone's repository, or look like one.
 function git(args: readonly string[], cwd: string): string | undefined {
   try {
-    return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000 }).trim();
+    return runGitSync(args, { cwd, timeoutMs: 10_000 }).trim();
   } catch {
     return undefined;
   }
@@ -33,10 +34,9 @@ export function ensureGitIgnored(file: string): string | undefined {
   if (top === undefined || top === '') return undefined;
   // Exit 0: ignored already (a .gitignore, the global ignore file, or an earlier exclude line).
   try {
-    execFileSync('git', ['check-ignore', '-q', '--no-index', file], { cwd: dir, stdio: 'ignore', timeout: 10_000 });
+    if (gitResultSync(['check-ignore', '-q', '--no-index', file], { cwd: dir, timeoutMs: 10_000 }).status !== 1) return undefined;
+  } catch {
     return undefined;
-  } catch (error) {
-    if ((error as { status?: unknown }).status !== 1) return undefined;
   }
   const exclude = git(['rev-parse', '--git-path', 'info/exclude'], dir);
   if (exclude === undefined || exclude === '') return undefined;

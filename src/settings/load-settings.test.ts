@@ -103,8 +103,25 @@ describe('loadSettings', () => {
 
   it('toolgate files win scalar keys over Claude Code files of the same level', () => {
     write(projectFile(), { permissions: { defaultMode: 'plan' } });
-    write(toolgateProject(), { permissions: { defaultMode: 'acceptEdits' } });
-    expect(load().permissionContext.mode).toBe('acceptEdits');
+    write(toolgateProject(), { permissions: { defaultMode: 'dontAsk' } });
+    expect(load().permissionContext.mode).toBe('dontAsk');
+  });
+
+  it("a project's defaultMode narrows the mode the other levels give, never widens it", () => {
+    write(projectFile(), { permissions: { defaultMode: 'bypassPermissions' } });
+    let s = load();
+    expect(s.permissionContext.mode).toBe('default');
+    expect(s.permissionContext.isBypassPermissionsModeAvailable).toBe(false);
+    expect(s.warnings.join('\n')).toMatch(/"bypassPermissions" is ignored: a project's settings may narrow the permission mode, never widen it \(the mode stays "default"/);
+    write(localFile(), { permissions: { defaultMode: 'acceptEdits' } });
+    expect(load().permissionContext.mode).toBe('default');
+    write(userFile(), { permissions: { defaultMode: 'acceptEdits' } });
+    s = load();
+    expect(s.permissionContext.mode).toBe('acceptEdits');
+    write(localFile(), { permissions: { defaultMode: 'plan' } });
+    expect(load().permissionContext.mode).toBe('plan');
+    // The command line is the person's choice: it beats every file.
+    expect(load({ mode: 'bypassPermissions' }).permissionContext.mode).toBe('bypassPermissions');
   });
 
   it('disableBypassPermissionsMode forbids bypass', () => {
@@ -223,10 +240,11 @@ describe('sources and tool settings', () => {
   });
 
   it('merges the toolgate key key by key and keeps bashOutputMaxChars from the highest level', () => {
-    write(userFile(), { toolgate: { bash: { killGraceMs: 50, defaultTimeoutMs: 1000 } }, bashOutputMaxChars: 9000 });
-    write(projectFile(), { toolgate: { bash: { killGraceMs: 100 } }, bashOutputMaxChars: 5000 });
+    // (A project's keys that toolgate protects only narrow: toolgate-key.test.ts. These are harmless ones.)
+    write(userFile(), { toolgate: { bash: { killGraceMs: 50, defaultTimeoutMs: 1000 }, globTimeoutMs: 5000 }, bashOutputMaxChars: 9000 });
+    write(projectFile(), { toolgate: { bash: { defaultTimeoutMs: 2000 }, globTimeoutMs: 7000 }, bashOutputMaxChars: 5000 });
     const s = load();
-    expect(s.toolgate).toEqual({ bash: { killGraceMs: 100, defaultTimeoutMs: 1000 } });
+    expect(s.toolgate).toEqual({ bash: { killGraceMs: 50, defaultTimeoutMs: 2000 }, globTimeoutMs: 7000 });
     expect(s.bashOutputMaxChars).toBe(5000);
   });
 

@@ -4,8 +4,9 @@
  * shared project → user. Within one level toolgate's file comes after Claude Code's, so it wins scalar keys.
  *
  * Rules from every level are kept (each with its source, file and anchoring root): the engine makes a deny anywhere
- * beat an allow anywhere. Scalars (`defaultMode`) come from the highest level that sets them; lists merge; `env` and
- * `sandbox` merge key by key, higher levels winning.
+ * beat an allow anywhere. Scalars (`defaultMode`) come from the highest level that sets them — a project's files may
+ * only narrow the mode, never widen it; lists merge; `env` and `sandbox` merge key by key, higher levels winning; so
+ * does toolgate's own `toolgate` key, except that a project's files may only narrow what it protects (toolgate-key.ts).
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -16,10 +17,12 @@ import type {
   PermissionRuleSource,
   ToolPermissionContext,
 } from '../tool/permission-types.js';
+import { isModeWithin } from '../permissions/mode-order.js';
 import { createPermissionContext } from '../permissions/permission-context.js';
 import { expandPath } from '../permissions/paths.js';
 import { tryParsePermissionRule, validatePermissionRule } from '../permissions/permission-rule.js';
 import { readSettingsFile, type SettingsError, type SettingsFileContent } from './read-settings-file.js';
+import { mergeRaw, mergeToolgateKey } from './toolgate-key.js';
 
 export type { SettingsError } from './read-settings-file.js';
 
@@ -75,11 +78,14 @@ export interface LoadedSettings {
   /** The merged raw `sandbox` object (undefined when no file sets it). */
   readonly sandbox: unknown;
   readonly env: Readonly<Record<string, string>>;
-  /** Each level's own `env`, highest precedence first (telemetry ignores what a repository's committed files set). */
+  /** Each level's own `env`, highest precedence first (telemetry ignores what the project's files set). */
   readonly envBySource: readonly { readonly source: PermissionRuleSource; readonly env: Readonly<Record<string, string>> }[];
   /** Claude Code's `bashOutputMaxChars`, from the highest level that sets it. */
   readonly bashOutputMaxChars?: number;
-  /** toolgate's own `toolgate` key, merged key by key (higher levels winning); `{}` when no file sets it. */
+  /**
+   * toolgate's own `toolgate` key, merged key by key (higher levels winning), a project's files only narrowing what it
+   * protects (toolgate-key.ts); `{}` when no file sets it.
+   */
   readonly toolgate: Readonly<Record<string, unknown>>;
   /**
    * Auto mode's settings as each level wrote them, highest precedence first: Claude Code's `autoMode` and toolgate's
@@ -165,7 +171,7 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
 
   const bypassDisabled = contents.some((c) => c.disableBypassPermissionsMode);
   const autoDisabled = contents.some((c) => c.disableAutoMode);
-  let mode: PermissionMode = options.mode ?? contents.find((c) => c.defaultMode !== undefined)?.defaultMode ?? 'default';
+  let mode: PermissionMode = options.mode ?? startingMode(contents, warnings);
   if (mode === 'bypassPermissions' && bypassDisabled) {
     errors.push({ file: contents.find((c) => c.disableBypassPermissionsMode)!.file, key: 'permissions.disableBypassPermissionsMode', message: 'bypassPermissions mode is disabled by settings; using default mode' });
     mode = 'default';
@@ -185,8 +191,7 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
   for (const c of [...contents].reverse()) Object.assign(env, c.env);
   let sandbox: unknown;
   for (const c of [...contents].reverse()) if (c.sandbox !== undefined) sandbox = mergeRaw(sandbox, c.sandbox);
-  let toolgate: Record<string, unknown> = {};
-  for (const c of [...contents].reverse()) if (c.toolgate !== undefined) toolgate = mergeRaw(toolgate, c.toolgate) as Record<string, unknown>;
+  const toolgate = mergeToolgateKey(contents, warnings);
   const bashOutputMaxChars = contents.find((c) => c.bashOutputMaxChars !== undefined)?.bashOutputMaxChars;
 
   const permissionContext = createPermissionContext({
@@ -215,6 +220,25 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
     warnings,
     errors,
   };
+}
+
+const PROJECT_SOURCES: ReadonlySet<PermissionRuleSource> = new Set(['projectSettings', 'localSettings']);
+
+/**
+ * `defaultMode` from the highest level that sets it — except that the project's files (`.claude/settings.json`,
+ * `.claude/settings.local.json`, toolgate's beside them: a cloned repository can carry both) may only narrow the mode
+ * the other levels give (`default` when none does): a wider one is ignored, with a warning (permissions/mode-order.ts).
+ */
+function startingMode(contents: readonly SettingsFileContent[], warnings: string[]): PermissionMode {
+  const highest = contents.find((c) => c.defaultMode !== undefined);
+  if (highest === undefined) return 'default';
+  if (!PROJECT_SOURCES.has(highest.source)) return highest.defaultMode!;
+  const trusted = contents.find((c) => !PROJECT_SOURCES.has(c.source) && c.defaultMode !== undefined)?.defaultMode ?? 'default';
+  if (isModeWithin(highest.defaultMode!, trusted)) return highest.defaultMode!;
+  warnings.push(
+    `${highest.file}: "permissions.defaultMode": "${highest.defaultMode}" is ignored: a project's settings may narrow the permission mode, never widen it (the mode stays "${trusted}"; choose a wider one in user settings or with --permission-mode)`,
+  );
+  return trusted;
 }
 
 function cliRulesContent(
@@ -251,19 +275,4 @@ function cliRulesContent(
     allowManagedPermissionRulesOnly: false,
     env: {},
   };
-}
-
-/** Objects merge key by key (the later value wins scalars), arrays concatenate without duplicates. */
-function mergeRaw(lower: unknown, higher: unknown): unknown {
-  if (Array.isArray(lower) && Array.isArray(higher)) return [...new Set([...lower, ...higher])];
-  if (isPlainObject(lower) && isPlainObject(higher)) {
-    const out: Record<string, unknown> = { ...lower };
-    for (const [k, v] of Object.entries(higher)) out[k] = k in out ? mergeRaw(out[k], v) : v;
-    return out;
-  }
-  return higher;
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }

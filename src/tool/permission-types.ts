@@ -88,6 +88,12 @@ export type ToolPermissionContext = DeepImmutable<{
   prePlanMode?: PermissionMode;
   /** The working directory relative paths resolve against (absolute). */
   cwd: string;
+  /**
+   * Where a shell tool's command starts, when the session's shell has moved (`cd` carries over: AppState.cwd, always
+   * inside the working directories): the command's relative paths resolve against it. Set by the engine for the one
+   * decision (resolve.ts); the working directories are still `cwd` and the additional ones. Absent: `cwd`.
+   */
+  shellCwd?: string;
   /** The project root `/path` rules of project and local settings are anchored at (absolute). */
   projectDir: string;
   /** What `~` expands to; the engine uses `os.homedir()` when absent. */

@@ -9,6 +9,7 @@ import { DEFAULT_MODEL } from './models.js';
 import { addSharedAbortListener } from './shared-abort-listener.js';
 import { FileStateCache } from './file-state-cache.js';
 import type { NotificationQueue } from './notification-queue.js';
+import type { PathChecks } from './path-checks.js';
 import type { PermissionAskDecision, PermissionDecision, ToolPermissionContext } from './permission-types.js';
 import type { AnyTool, MessageParam, Tools } from './tool.js';
 
@@ -114,6 +115,11 @@ export interface ToolUseContext {
   readonly toolUseId?: string;
   /** Set for `call()` when a person changed the input before approving it (Edit and Write tell the model so). */
   readonly inputModifiedByUser?: boolean;
+  /**
+   * A path tool's call: what its permission decision resolved each path to (the engine notes them, `call()` requires
+   * that what it opens is that object). Absent: no decision of the engine's to bind to (deny rules still apply).
+   */
+  readonly pathChecks?: PathChecks;
   // — UI —
   readonly ui?: ToolUseUICallbacks;
   // — agent identity —
@@ -267,4 +273,4 @@ export function createToolUseContext(input: CreateToolUseContextInput): ToolUseC
  * `{ ...context, key: value }`, and V8 copies an object fast only when the copy's keys are the source's — adding a key
  * that was not there takes a slow path (~10× the cost of the whole copy; measured with execution.overhead_us).
  */
-const PER_CALL_KEYS = { toolUseId: undefined, inputModifiedByUser: undefined } as const;
+const PER_CALL_KEYS = { toolUseId: undefined, inputModifiedByUser: undefined, pathChecks: undefined } as const;

@@ -88,6 +88,12 @@ export interface PromptOptions {
  */
 export interface PermissionTraits {
   readonly kind: 'shell' | 'read' | 'write' | 'search' | 'fetch' | 'other';
+  /**
+   * Whole-tool deny and ask rules naming this other tool cover this one too (Monitor: `Bash` — a session that denies
+   * Bash gets no Monitor). Allow rules stay the tool's own (fail closed). A shell tool's command is already judged by
+   * Bash's deny and ask rules as well as its own.
+   */
+  readonly alsoDeniedAs?: string;
   readonly commandField?: string;
   readonly pathField?: string;
   readonly urlField?: string;

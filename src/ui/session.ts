@@ -120,6 +120,8 @@ export class Session {
       // Typed while a turn runs: it waits for the turn to end (Esc interrupts, and takes it back to the prompt).
       this.queue.push(text);
       this.options.store.setQueued(this.queue);
+      // A tool that only waits (ScheduleWakeup) stops waiting, so the turn ends and the message is heard sooner.
+      this.options.runtime.context.services.notifications?.poke('user-message');
       return undefined;
     }
     this.startTurn(text, false);

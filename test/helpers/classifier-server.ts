@@ -4,7 +4,7 @@
  * prompt, which starts with CLASSIFIER_SYSTEM_PREFIX.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { CLASSIFIER_SYSTEM_PREFIX } from '../../src/agent/classifier-prompt.js';
+import { CLASSIFIER_SYSTEM_PREFIX, CLASSIFIER_VERDICT_TOOL } from '../../src/agent/classifier-prompt.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
 import type { RecordedRequest, ScriptedResponse, ScriptedTurn, TurnContext } from '../../src/testing/script.js';
 
@@ -15,13 +15,19 @@ export function isClassifierRequest(request: RecordedRequest): boolean {
 }
 
 /** The JSON a classifier request carries (transcript, action, why_asked, cwd). */
-export function classifierPayload(request: RecordedRequest): { transcript: { role: string; text?: string; tool?: string; input?: string }[]; action: { tool: string; input: string }; why_asked: string; cwd: string } {
+export function classifierPayload(request: RecordedRequest): { transcript: { role: string; text?: string; from?: string; tool?: string; input?: string }[]; action: { tool: string; input: string }; why_asked: string; cwd: string } {
   const content = request.body.messages[0].content as string;
   return JSON.parse(content.split('\n\nA first, quick look was unsure:')[0]!);
 }
 
+/** An answer of text only: never a verdict (the classifier's verdict is a call of its tool). */
 export function answer(text: string, extra: Partial<ScriptedResponse> = {}): ScriptedResponse {
   return { content: [{ type: 'text', text }], usage: { input_tokens: 100, output_tokens: 10 }, ...extra };
+}
+
+/** A verdict as the classifier gives it: one call of the verdict tool (`block` is a deny). */
+export function verdict(decision: 'allow' | 'block' | 'unsure', reason: string, extra: Partial<ScriptedResponse> = {}): ScriptedResponse {
+  return { content: [{ type: 'tool_use', name: CLASSIFIER_VERDICT_TOOL, input: { decision, reason } }], usage: { input_tokens: 100, output_tokens: 10 }, ...extra };
 }
 
 export interface ModelAndClassifier {

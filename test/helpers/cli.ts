@@ -21,6 +21,8 @@ export function toolgate(args: readonly string[], options: { input?: string; cwd
         resolve({ code, stdout, stderr });
       },
     );
+    // A command may stop reading before the end of its input (a hook refusing a huge request): not the test's error.
+    child.stdin?.on('error', () => {});
     child.stdin?.end(options.input ?? '');
   });
 }

@@ -1,7 +1,7 @@
 /**
  * Whether a runtime exports telemetry, and starting it when it does. Off unless switched on: by
- * `CLAUDE_CODE_ENABLE_TELEMETRY=1` (in the environment, or in the `env` of a settings file other than the
- * repository's committed ones — a repository must not be able to send a session's data somewhere), or by the
+ * `CLAUDE_CODE_ENABLE_TELEMETRY=1` (in the environment, or in the `env` of user, managed or `--settings` files — never
+ * the project's `.claude/settings*.json`: a repository must not be able to send a session's data somewhere), or by the
  * embedder's `telemetry` option (`true`: exporters from the `OTEL_*` variables; `{ meterProvider, loggerProvider }`:
  * theirs). The OpenTelemetry modules are imported here, dynamically, only once it is on.
  */
@@ -25,13 +25,22 @@ export interface StartedTelemetry {
 
 /**
  * The environment telemetry is configured from: the process's, then the `env` of settings files from the lowest to the
- * highest level, leaving out the telemetry variables of the project's committed settings.
+ * highest level, leaving out the telemetry variables of the project's own files — `.claude/settings.json` and
+ * `.claude/settings.local.json` (and toolgate's beside them): a cloned repository can carry either, and must not switch
+ * telemetry on or send a session's data to an endpoint of its choosing. Each variable left out is said in `ignored`.
  */
-export function telemetryEnvironment(settings: Pick<LoadedSettings, 'envBySource'>, base: NodeJS.ProcessEnv = process.env): Record<string, string | undefined> {
+export function telemetryEnvironment(
+  settings: Pick<LoadedSettings, 'envBySource'>,
+  base: NodeJS.ProcessEnv = process.env,
+  ignored?: string[],
+): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...base };
   for (const { source, env: levelEnv } of [...settings.envBySource].reverse()) {
     for (const [name, value] of Object.entries(levelEnv)) {
-      if (source === 'projectSettings' && isTelemetryVariable(name)) continue;
+      if ((source === 'projectSettings' || source === 'localSettings') && isTelemetryVariable(name)) {
+        ignored?.push(`${name} in the project's ${source === 'localSettings' ? 'local' : 'shared'} settings is ignored: telemetry is configured only by user or managed settings, the command line or the environment`);
+        continue;
+      }
       env[name] = value;
     }
   }

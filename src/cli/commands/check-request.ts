@@ -21,7 +21,7 @@ import { classifierEligibility } from '../../permissions/auto-mode.js';
 import { permissionTraitsOf } from '../../permissions/tool-traits.js';
 import { expandPath } from '../../permissions/paths.js';
 import { parsePartialToolInput } from '../../execution/input-validation.js';
-import { loadSettings, type LoadSettingsOptions } from '../../settings/load-settings.js';
+import { loadSettings, type LoadedSettings, type LoadSettingsOptions } from '../../settings/load-settings.js';
 
 /** The batch output line, fields in this order. */
 export interface CheckOutput {
@@ -54,6 +54,8 @@ export interface CheckDefaults {
   readonly managedSettingsPath?: string;
   readonly flagSettingsFiles?: readonly string[];
   readonly cliRules?: LoadSettingsOptions['cliRules'];
+  /** Told of every settings load a new context makes (`toolgate hook` reads the redaction keys and watches the files). */
+  readonly onSettingsLoaded?: (loaded: LoadedSettings) => void;
 }
 
 export class CheckEngine {
@@ -77,6 +79,13 @@ export class CheckEngine {
    */
   get contextEpoch(): number {
     return this.#epoch;
+  }
+
+  /** Forgets every context built so far: the next request reads its settings files again (a long-lived server's reload). */
+  forget(): void {
+    this.#contexts.clear();
+    this.#shapes.clear();
+    this.#epoch++;
   }
 
   /**
@@ -183,6 +192,7 @@ export class CheckEngine {
         throw new CheckRequestError(`settings errors: ${s.errors.map((e) => `${e.file}${e.key ? ` (${e.key})` : ''}: ${e.message}`).join('; ')}`);
       }
       warnings.push(...s.warnings);
+      d.onSettingsLoaded?.(s);
       ctx = s.permissionContext;
       if (dirs !== undefined && dirs.length > 0) {
         const merged = new Map(ctx.additionalWorkingDirectories);
@@ -245,6 +255,10 @@ class ContextShapes<T> {
     if (seen === undefined) return undefined;
     for (const s of seen) if (sameRules(s.rules, r.rules) && sameStrings(s.dirs, r.additionalDirectories)) return s.entry;
     return undefined;
+  }
+
+  clear(): void {
+    this.#byScalars.clear();
   }
 
   remember(r: Record<string, unknown>, entry: T): void {

@@ -7,9 +7,9 @@
  * - Writes are queued behind one `drain` wait, whatever the number of messages waiting (a client that reads slowly
  *   while many calls finish must not pile up listeners).
  * - The end of stdin is the client's shutdown (the MCP stdio lifecycle), but what it already asked is still answered:
- *   the transport closes once every request it delivered has its response written (`oninputend` lets the server
- *   bound that wait). The client's end of stdout gone (EPIPE or any error on stdout) closes it at once. Either way
- *   it closes once: a clean shutdown, never an unhandled error.
+ *   the transport closes once every request it delivered has its response written (`oninputend` tells the server,
+ *   which interrupts what still runs and bounds that wait: serve.ts). The client's end of stdout gone (EPIPE or any
+ *   error on stdout) closes it at once. Either way it closes once: a clean shutdown, never an unhandled error.
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';

@@ -14,19 +14,14 @@ import { GuardedStdioTransport, type GuardedStdioOptions } from './guarded-stdio
 import { ToolgateMcpServer, type ToolServerOptions } from './tool-server.js';
 import { nodeCrypto, randomBytes, randomUUID } from '../../tool/crypto.js';
 
-/** How long calls still running when the client's input ends get to finish before they are interrupted. */
-export const DEFAULT_DRAIN_MS = 5_000;
-/** After the interruption, how long their answers get to be written before the server closes regardless. */
-const INTERRUPTED_ANSWER_MS = 5_000;
+/**
+ * After the client went away, how long the interrupted calls get to write their answers (read by a client that only
+ * closed its input) before the server closes regardless. Their processes are ended before that, not after.
+ */
+const INTERRUPTED_ANSWER_MS = 1_000;
 
-/** `serveStdio`'s options: the server's (project, mode, runtime), the transport's limits, and the drain at end of input. */
-export interface StdioServeOptions extends ToolServerOptions, GuardedStdioOptions {
-  /**
-   * At the end of stdin (the client's shutdown), calls still running get this long to finish and be answered; then
-   * they are interrupted (their processes ended) and answered as interrupted. Default `DEFAULT_DRAIN_MS`.
-   */
-  readonly drainMs?: number;
-}
+/** `serveStdio`'s options: the server's (project, mode, runtime) and the transport's limits. */
+export interface StdioServeOptions extends ToolServerOptions, GuardedStdioOptions {}
 
 /** Serves the tool pool as an MCP server on stdin/stdout (`toolgate mcp serve`), behind the permission engine. */
 export async function serveStdio(options: StdioServeOptions = {}): Promise<{ readonly closed: Promise<void>; close(): Promise<void> }> {
@@ -48,20 +43,26 @@ export async function serveStdio(options: StdioServeOptions = {}): Promise<{ rea
       await tools.dispose();
       resolveClosed();
     })());
-  // End of input with calls still running: they finish and are answered (a script piping requests in gets its
-  // answers), within a bound — the client asked us to stop, and may send SIGTERM if we take long.
-  transport.oninputend = () => {
+  // The client went away — its input ended (the MCP stdio shutdown, or it died), or its end of stdout is gone: every
+  // call in flight is interrupted now, and every background task ended with its processes, not left to finish for a
+  // client that will never read the answer (docs/security.md, invariant 7). Calls are still answered as interrupted
+  // where the answer can be written.
+  let gone = false;
+  const clientGone = (why: string) => {
+    if (gone) return;
+    gone = true;
     inputEnded.abort();
-    const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
-    timers.push(
-      setTimeout(() => {
-        tools.interruptCalls('the MCP client closed its input (shutdown) while the call ran');
-        timers.push(setTimeout(() => void transport.close(), INTERRUPTED_ANSWER_MS));
-      }, drainMs),
-    );
+    tools.interruptCalls(why);
+    void tools.endBackgroundTasks();
   };
-  // The client went away (its input answered, or its end of stdout gone): stop, ending every tool call and background task.
-  server.onclose = () => void close();
+  transport.oninputend = () => {
+    clientGone('the MCP client closed its input while the call ran');
+    timers.push(setTimeout(() => void transport.close(), INTERRUPTED_ANSWER_MS));
+  };
+  server.onclose = () => {
+    clientGone('the MCP client went away while the call ran');
+    void close();
+  };
   await server.connect(transport);
   return { closed, close };
 }

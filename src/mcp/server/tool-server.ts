@@ -169,8 +169,10 @@ export class ToolgateMcpServer {
     try {
       // The executor's rule across requests: the call prepared as the executor prepares it, judged once its analysis is there.
       const prepared = prepareToolUse(block, this.runtime.tools);
-      const exclusive = !(prepared.kind === 'call' && (await isCallConcurrencySafe(prepared.call)));
-      release = await this.gate.enter(exclusive, signal);
+      // The analysis can take a while (the first shell command loads its parser): a call cancelled meanwhile (its
+      // client went away) is answered now, not after it.
+      const safe = prepared.kind === 'call' ? await unlessAborted(isCallConcurrencySafe(prepared.call), signal) : false;
+      release = signal.aborted ? undefined : await this.gate.enter(safe !== true, signal);
       if (!release) return { content: [{ type: 'text', text: 'The call was cancelled before it started.' }], isError: true };
       let outcome: ToolUseOutcome | undefined;
       // Progress only for a client that asked for it (a progress token): otherwise the tools are not asked for any.
@@ -193,6 +195,14 @@ export class ToolgateMcpServer {
    */
   interruptCalls(reason: string): void {
     this.stopping.abort(new Error(reason));
+  }
+
+  /**
+   * Ends every background task (Bash `run_in_background`, with what its commands detached) now, without waiting for
+   * `dispose()` — which first gives interrupted calls their time to answer. Later tasks end as they start.
+   */
+  async endBackgroundTasks(): Promise<void> {
+    await this.runtime.context.services.tasks?.shutdown().catch(() => undefined);
   }
 
   /** A call's permission prompt: elicitation when its client can, otherwise a refusal naming the rule. */
@@ -276,6 +286,18 @@ export function annotationsOf(tool: AnyTool): { readOnlyHint: boolean; destructi
       return { readOnlyHint: readOnly, destructiveHint: !readOnly, openWorldHint: false };
     }
   }
+}
+
+/** `promise`'s value, or undefined as soon as `signal` aborts (the promise runs on, unheard). */
+function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise<T | undefined>((resolve, reject) => {
+    const unhear = addSharedAbortListener(signal, () => resolve(undefined));
+    promise.then(
+      (value) => (unhear(), resolve(value)),
+      (error: unknown) => (unhear(), reject(error instanceof Error ? error : new Error(String(error)))),
+    );
+  });
 }
 
 function progressText(data: Record<string, unknown>): string {

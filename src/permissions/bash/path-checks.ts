@@ -140,7 +140,7 @@ function isPlainGit(sub: SimpleCommand): boolean {
 export function collectPathFacts(subs: readonly SimpleCommand[], ctx: ToolPermissionContext, deps: BashPermissionDeps): PathFacts {
   const home = ctx.homeDir ?? homedir();
   const workingDirs = new WorkingDirs([ctx.cwd, ...[...ctx.additionalWorkingDirectories.keys()].map((d) => resolve(ctx.cwd, d))]);
-  let state: CwdState = { dirs: [ctx.cwd], unknown: false };
+  let state: CwdState = { dirs: [ctx.shellCwd ?? ctx.cwd], unknown: false };
   const facts = new Map<SimpleCommand, SubcommandFacts>();
   let writeAsk: PathFacts['writeAsk'];
   let writeAllowed: PathFacts['writeAllowed'];

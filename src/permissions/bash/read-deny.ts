@@ -80,7 +80,7 @@ class Judge implements GitReadJudge {
     private readonly subs: readonly SimpleCommand[],
   ) {
     this.home = ctx.homeDir ?? homedir();
-    this.state = { dirs: [ctx.cwd], unknown: false };
+    this.state = { dirs: [ctx.shellCwd ?? ctx.cwd], unknown: false };
     this.first = scope.patterns[0]!;
   }
 

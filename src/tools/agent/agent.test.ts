@@ -185,6 +185,12 @@ describe('Agent', () => {
     expect(childMode('acceptEdits', 'plan')).toBe('plan');
     expect(childMode('bypassPermissions', 'acceptEdits')).toBe('acceptEdits');
     expect(childMode('plan', 'default')).toBeUndefined();
+    // auto is wider than acceptEdits; plan and dontAsk do not replace each other.
+    expect(childMode('acceptEdits', 'auto')).toBeUndefined();
+    expect(childMode('auto', 'acceptEdits')).toBe('acceptEdits');
+    expect(childMode('plan', 'dontAsk')).toBeUndefined();
+    expect(childMode('dontAsk', 'plan')).toBeUndefined();
+    expect(childMode('default', 'dontAsk')).toBe('dontAsk');
   });
 
   it('frontmatter errors name the file and the field', () => {

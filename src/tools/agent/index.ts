@@ -5,8 +5,9 @@
  * - tools: the parent's pool minus the ones no sub-agent gets (AskUserQuestion, plan-mode tools), minus Agent at the
  *   depth limit, minus the definition's `disallowedTools`, intersected with its `tools`; a background child keeps
  *   only the tools that declare themselves `asyncSafe`; none left → an error;
- * - mode: the definition's `permissionMode` only where it is no wider than the parent's (plan or dontAsk narrow it;
- *   bypassPermissions from a file never widens a default parent); rules and grants are the parent's own;
+ * - mode: the definition's `permissionMode` only where it is within the parent's (bypassPermissions > auto >
+ *   acceptEdits > default > plan, dontAsk: permissions/mode-order.ts), whatever the definition's source; rules and
+ *   grants are the parent's own;
  * - prompts: the runtime sends a foreground child's permission prompts to the one top-level handler (bubble); a
  *   background child's are denied with the rule that would allow them (`shouldAvoidPermissionPrompts`).
  * Several Agent calls in one message run in parallel (concurrency-safe) up to a cap of running sub-agents; a
@@ -14,6 +15,7 @@
  */
 import { MODEL_ALIASES, resolveModel } from '../../tool/models.js';
 import * as z from 'zod';
+import { isModeWithin } from '../../permissions/mode-order.js';
 import { buildTool } from '../../tool/build-tool.js';
 import { toolMatchesName } from '../../tool/find-tool.js';
 import type { PermissionMode } from '../../tool/permission-types.js';
@@ -111,20 +113,13 @@ export function reloadAgentDefinitions(): void {
   definitionsCache.clear();
 }
 
-const MODE_RANK: Readonly<Record<PermissionMode, number>> = {
-  plan: 0,
-  dontAsk: 0,
-  bubble: 1,
-  default: 1,
-  acceptEdits: 2,
-  auto: 2,
-  bypassPermissions: 3,
-};
-
-/** The child's mode: the definition's where it is no wider than the parent's, else the parent's. */
+/**
+ * The child's mode: the definition's where it is within the parent's (permissions/mode-order.ts), else the parent's
+ * (`undefined`). The child's runtime holds it to that live as well (agent/child-context.ts).
+ */
 export function childMode(parent: PermissionMode, requested: PermissionMode | undefined): PermissionMode | undefined {
   if (requested === undefined || requested === parent) return undefined;
-  return MODE_RANK[requested] <= MODE_RANK[parent] ? requested : undefined;
+  return isModeWithin(requested, parent) ? requested : undefined;
 }
 
 const bareName = (entry: string) => entry.replace(/\(.*\)$/, '').trim();

@@ -11,13 +11,12 @@
  * are never auto-allowed, so a person or an allow rule approved them, and people want their pre-commit hooks; drivers
  * and filters come from the project's own repository, whose configuration the permission engine reads before it
  * auto-allows a git command (permissions/bash/git-repo.ts), and another repository's git commands always ask.
+ *
+ * Git that toolgate runs itself goes through tool/git-runner.ts instead, which switches off every program; the
+ * settings the two share are defined there.
  */
 
-const SETTINGS: readonly (readonly [key: string, value: string])[] = [
-  ['core.fsmonitor', 'false'],
-  ['safe.bareRepository', 'explicit'],
-  ['core.pager', 'cat'],
-];
+import { GIT_COMMAND_SETTINGS as SETTINGS } from '../../tool/git-runner.js';
 
 /** Adds the settings to a command's environment (after any the environment already carries, so they win). */
 export function withGitSafetyConfig(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {

@@ -19,6 +19,7 @@ import { runBash, type BashProgress } from './run-bash.js';
 import { uninterruptibleSubcommand } from './interrupt-behavior.js';
 import { repositoryWriter, unsandboxedBecause } from './sandbox-exemptions.js';
 import { detectSandbox } from './sandbox.js';
+import { persistedStateAsk, persistedStateConcern } from './state-review.js';
 
 export const bashInputSchema = z.object({
   command: z.string().describe('The command to execute'),
@@ -111,6 +112,10 @@ export const BashTool = buildTool<typeof bashInputSchema, BashOutput, BashProgre
       const reason = 'runs inside the OS sandbox (sandbox.autoAllowBashIfSandboxed)';
       return { behavior: 'allow', updatedInput: input, sandboxAutoAllow: true, decisionReason: { layer: 'toolCheck', reason } };
     }
+    // What earlier commands left is part of what this one runs (state-review.ts).
+    const sandbox = context.options.settings.sandbox;
+    const concern = persistedStateConcern(input.command, context, sandbox?.enabled === true && unsandboxedBecause(input, sandbox) === undefined);
+    if (concern !== undefined) return persistedStateAsk(concern);
     return { behavior: 'allow', updatedInput: input };
   },
   // call() is not given its tool_use id; the executor stamps progress events with it. The command's parse decides

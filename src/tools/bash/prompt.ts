@@ -52,7 +52,8 @@ function environmentLine(persists: boolean): string {
   }
   return (
     'each call is a new shell, but what a command leaves behind is where the next call starts: exported variables (`export FOO=1`, `unset FOO`, PATH changes, `source .venv/bin/activate`, `nvm use`) and shell functions, also when the command fails. ' +
-    'Not kept: plain (unexported) shell variables, aliases and shell options (`set -e`, `shopt`); anything from a command that was interrupted, timed out or runs in the background (a background command starts from the current environment and gives nothing back); variables that look like credentials; functions named like an existing command. ' +
+    'Not kept: plain (unexported) shell variables, aliases and shell options (`set -e`, `shopt`); anything from a command that was interrupted, timed out or runs in the background (a background command starts from the current environment and gives nothing back); variables that look like credentials; variables that make programs run other code or read their configuration elsewhere (`NODE_OPTIONS`, `PYTHONPATH`, `LD_*`, `GIT_*`, `npm_config_*`, `PAGER`, `EDITOR`, `HOME`, …) and relative PATH entries — set those in the command that needs them; functions named like an existing command or a shell hook. ' +
+    'A later command that calls a kept function, or whose program a kept PATH change replaces, needs permission. ' +
     'Commands that run outside the sandbox do not get what sandboxed commands left. Calls made in parallel each start from the environment as it was when they started.'
   );
 }

@@ -24,7 +24,7 @@ import { backgroundLine, formatOutputBody, type BashOutput } from './bash-output
 import { buildChildEnv } from './child-env.js';
 import { withGitSafetyConfig } from './git-safety-env.js';
 import { lastArgv, timeoutDisposition } from './command-facts.js';
-import { settleCwd, startCwd } from './cwd-tracking.js';
+import { recordedCwd, settleCwd, startCwd } from './cwd-tracking.js';
 import { interpretExitCode } from './exit-code.js';
 import { detectImageOutput } from './image-output.js';
 import { collapseCarriageReturns, lastLines, readOutputTail, readOutputWindow } from '../shared/output-file.js';
@@ -32,8 +32,11 @@ import { detectSandbox } from './sandbox.js';
 import { sandboxedGitNote, unsandboxedBecause } from './sandbox-exemptions.js';
 import { buildSandboxPolicy } from './sandbox-policy.js';
 import { wrapInSandbox, type SandboxLaunch } from './sandbox-runtime.js';
-import { buildShellScript, mayChangeEnvironment, mayChangeFunctions, quote } from './shell-script.js';
+import { buildShellScript, mayChangeDirectory, mayChangeEnvironment, quote } from './shell-script.js';
 import { applyShellState, persistEnvironment, shellDelta, shellStateOf, withShellDelta, type AppliedShellState } from './session-env.js';
+import { anyEffect, NO_EFFECTS, stateEffects, type StateEffects } from './state-effects.js';
+import { bashBinary } from './shell-binary.js';
+import { loadBashParser, needsBashParser } from '../../permissions/bash/index.js';
 import { ShellProcess, type ShellExit } from './shell-process.js';
 import { getTaskRegistry } from '../shared/task-registry.js';
 import { adoptShell, shellMarkerScope } from './shell-task.js';
@@ -81,18 +84,32 @@ export async function runBash(
   const { env } = buildChildEnv(settings.baseEnv ?? process.env, settings.bash);
   // Settings' env names are explicit: they are set even when a secret pattern would have scrubbed the inherited value.
   if (settings.env !== undefined) Object.assign(env, settings.env);
-  withGitSafetyConfig(env);
   const envFile = envFileFromEnv();
   // What earlier commands left (session-env.ts), prepared for a sandboxed or an unsandboxed run: entries that
   // sandboxed commands made apply only inside the sandbox. A background command starts from it but keeps nothing.
   const persisting = persistEnvironment(settings);
+  // Which state the command's text can change (state-effects.ts): only that is kept, whatever the shell reports. (The
+  // tool's call loads the parser already; a caller of runBash alone must not get an analysis that failed for want of it.)
+  if (needsBashParser(input.command)) await loadBashParser();
   const prepare = (sandboxed: boolean) => {
     const childEnv = { ...env };
     const applied: AppliedShellState = persisting ? applyShellState(childEnv, shellStateOf(context), sandboxed, settings) : { functions: new Map(), withheld: 0 };
-    // Read the variables back only if the command can change one (~0.4 ms of bash and parsing a short command).
-    const capture = persisting && input.run_in_background !== true && mayChangeEnvironment(input.command, childEnv);
-    const script = { envFile, capture, captureFunctions: capture && mayChangeFunctions(input.command), importedFunctions: [...applied.functions.keys()] };
-    return { env: childEnv, applied, script };
+    // bash is found on the runtime's PATH (shell-process.ts); if that takes its bare name, the exec would search the
+    // command's PATH, which an earlier command may have changed: not then.
+    if (childEnv.PATH !== env.PATH && bashBinary({ PATH: env.PATH }) === 'bash') childEnv.PATH = env.PATH;
+    // Last, so that nothing inherited or persisted outranks it.
+    withGitSafetyConfig(childEnv);
+    // The text is looked at only if it can change anything at all (a regular expression), then through the
+    // analysis the permission engine made of it (cached); the variables are read back only if it can change one
+    // (~0.4 ms of bash and parsing a short command).
+    const effects: StateEffects =
+      input.run_in_background !== true && ((persisting && mayChangeEnvironment(input.command, childEnv)) || mayChangeDirectory(input.command))
+        ? stateEffects(input.command, new Set(applied.functions.keys()), start.cwd, env.HOME)
+        : NO_EFFECTS;
+    const captureFunctions = persisting && anyEffect(effects.functions);
+    const capture = captureFunctions || (persisting && anyEffect(effects.variables));
+    const script = { envFile, capture, captureFunctions, importedFunctions: [...applied.functions.keys()] };
+    return { env: childEnv, applied, script, effects };
   };
   let prepared: ReturnType<typeof prepare> | undefined;
   let launch: SandboxLaunch | undefined;
@@ -153,6 +170,7 @@ export async function runBash(
       command: input.command,
       cwd: start.cwd,
       env: prepared!.env,
+      shellPath: env.PATH,
       outputFile,
       script: prepared!.script,
       launch,
@@ -298,12 +316,17 @@ export async function runBash(
     if (exit.killReason === 'output-limit') {
       notes.push(`Command was killed: its output passed the ${formatCount(exit.outputBytes)}-byte limit of the output file.`);
     }
-    const resetTo = settleCwd(context, exit.finalCwd);
+    // A command cut short (abort, timeout, output cap, the launcher lost) left a half-made state: nothing of it is
+    // kept, nor its directory. Otherwise only what its text can change (`effects`).
+    const settled = !killed && exit.lost === undefined;
+    const { effects, script } = prepared!;
+    if (exit.malformed && settled) notes.push('(the shell state records were written twice, so not by toolgate alone: nothing of them was kept)');
+    const resetTo = settled ? settleCwd(context, recordedCwd(exit.finalCwd, effects.cwd)) : undefined;
     if (resetTo !== undefined) notes.push(`Shell cwd was reset to ${resetTo}`);
-    // A command cut short (abort, timeout, output cap) left a half-made environment: nothing of it is kept.
     let contextModifier: ToolResult<BashOutput>['contextModifier'];
-    if (exit.capture !== undefined && !killed) {
-      const kept = shellDelta(exit.capture, applied, { context, sandboxed, cwd: exit.finalCwd ?? start.cwd, state: shellStateOf(context) });
+    if (exit.capture !== undefined && settled && script.capture) {
+      const capture = script.captureFunctions ? exit.capture : { start: exit.capture.start, exit: exit.capture.exit };
+      const kept = shellDelta(capture, applied, { context, sandboxed, cwd: exit.finalCwd ?? start.cwd, effects, state: shellStateOf(context) });
       notes.push(...kept.notes);
       if (kept.delta !== undefined) contextModifier = withShellDelta(kept.delta);
     }

@@ -1,7 +1,8 @@
 /**
  * What the sandbox enforces for one command, derived from the same rules the permission engine applies, so a program
  * the engine cannot see into (`python3 script.py`, `make`) is held to them by the kernel:
- * - read: every Read deny rule (and Glob/Grep/… deny rules) becomes an unreadable path, plus `sandbox.filesystem.denyRead`;
+ * - read: every Read deny rule (and Glob/Grep/… deny rules) becomes an unreadable path, plus `sandbox.filesystem.denyRead`,
+ *   plus toolgate's own state (`toolgateStatePaths`: transcripts, tool results, MCP OAuth tokens, user grants);
  * - write: the working directories, the session temp folder, directories an `Edit(…/**)` allow rule names, and
  *   `sandbox.filesystem.allowWrite` — minus Edit/Write deny rules, `sandbox.filesystem.denyWrite` and the paths through
  *   which a command could plant code that the host runs later: every repository's metadata, `.claude`, `.bashrc`…
@@ -14,6 +15,7 @@ import { domainPatternOf } from '../../permissions/domains.js';
 import { caseFoldGlob, compilePathPatternVariants, type CompiledPathPattern } from '../../permissions/path-pattern.js';
 import { workingDirectories } from '../../permissions/paths.js';
 import type { PermissionRule, ToolPermissionContext } from '../../tool/permission-types.js';
+import { stateDirectory } from '../../tool/state-directory.js';
 import type { SandboxSettings } from './bash-settings.js';
 import { scanProtectedPaths } from './sandbox-protected-paths.js';
 
@@ -37,12 +39,39 @@ const READ_RESTRICT_TOOLS = new Set(['Read', 'Glob', 'Grep', 'LSP', 'NotebookRea
 const WRITE_RESTRICT_TOOLS = new Set(['Edit', 'Write', 'NotebookEdit', 'MultiEdit']);
 const GLOB_CHARS = /[*?[\\]/;
 
-export async function buildSandboxPolicy(ctx: ToolPermissionContext, settings: SandboxSettings, sessionTmpDir: string): Promise<SandboxPolicy> {
+/**
+ * toolgate's state, which no sandboxed command may read: the state directory (every session's transcript and tool
+ * results, the MCP OAuth token store) where the process's environment and the default put it, this session's folder
+ * wherever the caller put it (its `tmp`, the command's TMPDIR, stays: writable paths are restored over a read deny),
+ * `~/.toolgate` (user settings and expiring grants), and the user-level files toolgate writes grants and MCP servers
+ * to (`~/.claude/settings.json`, `~/.claude.json`, which can hold a server's headers and environment). A folder that
+ * holds a working directory is left out: hiding it would hide the project.
+ */
+export function toolgateStatePaths(home: string, sessionDir: string, workingDirs: readonly string[], env: NodeJS.ProcessEnv = process.env): string[] {
+  const candidates = [
+    stateDirectory(env, home),
+    stateDirectory({}, home),
+    path.resolve(sessionDir),
+    path.join(home, '.toolgate'),
+    path.join(home, '.claude', 'settings.json'),
+    path.join(home, '.claude.json'),
+  ];
+  const holdsWorkingDir = (p: string) => workingDirs.some((d) => d === p || d.startsWith(p.endsWith(path.sep) ? p : p + path.sep));
+  return [...new Set(candidates)].filter((p) => !holdsWorkingDir(p));
+}
+
+/** `sessionDir`: the session's folder; by construction the session temp folder is its `tmp` (run-bash.ts). */
+export async function buildSandboxPolicy(
+  ctx: ToolPermissionContext,
+  settings: SandboxSettings,
+  sessionTmpDir: string,
+  sessionDir: string = path.dirname(sessionTmpDir),
+): Promise<SandboxPolicy> {
   const home = ctx.homeDir ?? os.homedir();
   const dirs = workingDirectories(ctx);
   const expand = (p: string) => (p === '~' ? home : p.startsWith('~/') ? path.join(home, p.slice(2)) : path.resolve(ctx.cwd, p));
 
-  const denyRead = new Set<string>();
+  const denyRead = new Set<string>(toolgateStatePaths(home, sessionDir, dirs));
   for (const pattern of compiled(ctx.alwaysDenyRules, READ_RESTRICT_TOOLS, ctx)) {
     for (const glob of patternGlobs(pattern, [...dirs, home])) denyRead.add(glob);
   }

@@ -1,9 +1,9 @@
 /** What the look for repositories finds, without a sandbox (sandbox-repositories.test.ts writes through a real one). */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { namedByConfig, scanProtectedPaths } from './sandbox-protected-paths.js';
+import { forgetScannedFolders, namedByConfig, PLACEHOLDER_CHILD, scanProtectedPaths } from './sandbox-protected-paths.js';
 
 let root: string;
 beforeEach(() => {
@@ -52,6 +52,32 @@ describe('scanProtectedPaths', () => {
     expect(scan.paths).toContain(path.join(pkg, 'hooks'));
     // The enclosing repository's own metadata is outside the writable roots: read-only anyway, not listed.
     expect(scan.paths).not.toContain(path.join(root, 'repo', '.git'));
+  });
+
+  it('asks for a path below each protected name of a working directory, so an absent one gets a folder placeholder', async () => {
+    const p = path.join(root, 'p');
+    mkdirSync(p);
+    const scan = await scanProtectedPaths({ workingDirs: [p], writableRoots: [p], home: root });
+    for (const name of ['.mcp.json', '.bashrc', '.claude']) {
+      expect(scan.paths).toContain(path.join(p, name));
+      expect(scan.paths).toContain(path.join(p, name, PLACEHOLDER_CHILD));
+    }
+  });
+
+  it('reads a folder again only when it changed: a repository made or moved into a folder read before is found', async () => {
+    const p = path.join(root, 'p');
+    mkdirSync(path.join(p, 'a', 'b'), { recursive: true });
+    mkdirSync(path.join(root, 'elsewhere', 'c', '.git'), { recursive: true });
+    const options = { workingDirs: [p], writableRoots: [p], home: root };
+    forgetScannedFolders();
+    // Quiet for longer than a timestamp could hide a change: the look trusts what it read and keeps it.
+    await new Promise((r) => setTimeout(r, 2_200));
+    expect((await scanProtectedPaths(options)).paths).not.toContain(path.join(p, 'a', 'b', '.git'));
+    mkdirSync(path.join(p, 'a', 'b', '.git'));
+    renameSync(path.join(root, 'elsewhere', 'c'), path.join(p, 'a', 'c'));
+    const again = (await scanProtectedPaths(options)).paths;
+    expect(again).toContain(path.join(p, 'a', 'b', '.git'));
+    expect(again).toContain(path.join(p, 'a', 'c', '.git'));
   });
 
   it('never protects a writable root or a folder holding one, whatever the configuration says', async () => {

@@ -10,14 +10,23 @@
  * an empty `.git` directory (so git inside the sandbox still finds the enclosing repository), and no command can put
  * a repository of its own there.
  *
+ * Placeholders: bubblewrap can only mount over something, so for a protected name that is absent the runtime makes a
+ * mount point in the project on the host for as long as the command (and any other sandboxed command) runs. Asked
+ * for a path below the name, it makes an empty folder there rather than an empty file: git status lists no empty
+ * folder and Glob/Grep list files only, so the placeholders stay out of commits and listings, and a file of that
+ * name cannot be created through them any more than through a file.
+ *
  * Also the files the sandbox runtime protects only relative to the process's working directory (`.bashrc`,
  * `.gitconfig`, `.vscode`, …): resolved here against every working directory, and looked for below them as the
  * runtime does below its own.
  *
  * The walk is breadth-first, skips `node_modules` and symbolic links, and stops after `MAX_SCANNED_DIRS` folders; what
- * it cannot see is said in `incomplete` (and docs/sandbox.md says what to do about it).
+ * it cannot see is said in `incomplete` (and docs/sandbox.md says what to do about it). It runs before every
+ * sandboxed command, so what it read is kept: a folder whose identity and change times are what they were is not read
+ * again (an lstat instead of a readdir, about three times cheaper), see `walkFolders`.
  */
-import { readdir, readFile, lstat, stat } from 'node:fs/promises';
+import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs';
+import { readFile, lstat, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Relative to each working directory: read-only in the sandbox, a placeholder when absent (blocks creating it). */
@@ -42,7 +51,6 @@ export const WORKING_DIR_PROTECTED: readonly string[] = [
 const NESTED_PROTECTED = new Set(WORKING_DIR_PROTECTED.map((n) => n.toLowerCase()));
 
 export const MAX_SCANNED_DIRS = 10_000;
-const READ_SLICE = 64;
 const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /**
@@ -87,7 +95,14 @@ export async function scanProtectedPaths(options: ScanOptions): Promise<Protecte
   const gitDirs: { dir: string; worktree: string }[] = [];
 
   for (const dir of options.workingDirs) {
-    for (const rel of WORKING_DIR_PROTECTED) out.add(path.join(dir, rel));
+    for (const rel of WORKING_DIR_PROTECTED) {
+      const p = path.join(dir, rel);
+      out.add(p);
+      // Also a path below it: where nothing is there, the runtime's placeholder then lands on `p` as an empty
+      // read-only folder instead of an empty file — which neither `git status` nor a file listing shows, and which
+      // blocks creating a file of that name just the same. Where something is there, the runtime skips this one.
+      out.add(path.join(p, PLACEHOLDER_CHILD));
+    }
     const dotGit = path.join(dir, '.git');
     // An absent `.git` gets an empty read-only directory as placeholder (the runtime makes one for the first missing
     // component of a deeper path); `.git` itself would get /dev/null, and git stops at an invalid gitfile.
@@ -111,45 +126,23 @@ export async function scanProtectedPaths(options: ScanOptions): Promise<Protecte
   if (inWritable(options.home)) for (const rel of ['.gitconfig', '.config/git']) out.add(path.join(options.home, rel));
 
   // Breadth-first over the writable roots: `.git` entries, bare repositories, nested protected names.
-  const max = options.maxDirs ?? MAX_SCANNED_DIRS;
-  let scanned = 0;
-  let queue = [...roots];
-  let incomplete: string | undefined;
-  while (queue.length > 0) {
-    const next: string[] = [];
-    if (scanned + queue.length > max) {
-      incomplete = `looked through ${max} folders of the writable roots; repositories deeper in them are not protected by the sandbox`;
-      queue = queue.slice(0, Math.max(0, max - scanned));
+  const walk = await walkFolders(roots, options.maxDirs ?? MAX_SCANNED_DIRS);
+  for (const { dir, facts } of walk.folders) {
+    if (facts.bare) {
+      out.add(dir);
+      gitDirs.push({ dir, worktree: dir });
+      continue;
     }
-    scanned += queue.length;
-    // One level at a time, its folders read concurrently (in slices: a level can be wide).
-    for (let at = 0; at < queue.length; at += READ_SLICE) {
-      const listed = await Promise.all(queue.slice(at, at + READ_SLICE).map(async (dir) => ({ dir, entries: await readdir(dir, { withFileTypes: true }).catch(() => undefined) })));
-      for (const { dir, entries } of listed) {
-        if (entries === undefined) continue;
-        if (isBareRepository(new Set(entries.map((e) => e.name)))) {
-          out.add(dir);
-          gitDirs.push({ dir, worktree: dir });
-          continue;
-        }
-        for (const e of entries) {
-          const full = path.join(dir, e.name);
-          if (e.name === '.git') {
-            out.add(full);
-            if (e.isDirectory()) gitDirs.push({ dir: full, worktree: dir });
-            else if (e.isFile()) {
-              const target = await gitfileTarget(full);
-              if (target !== undefined) gitDirs.push({ dir: target, worktree: dir });
-            }
-            continue;
-          }
-          if (NESTED_PROTECTED.has(e.name.toLowerCase())) out.add(full);
-          if (e.isDirectory() && e.name !== 'node_modules') next.push(full);
-        }
+    if (facts.dotGit !== undefined) {
+      const full = path.join(dir, '.git');
+      out.add(full);
+      if (facts.dotGit === 'dir') gitDirs.push({ dir: full, worktree: dir });
+      else if (facts.dotGit === 'file') {
+        const target = await gitfileTarget(full);
+        if (target !== undefined) gitDirs.push({ dir: target, worktree: dir });
       }
     }
-    if (incomplete !== undefined) break;
-    queue = next;
+    for (const name of facts.protectedNames) out.add(path.join(dir, name));
   }
 
   // Each repository: the directories it points to, and what its configuration names inside the writable roots.
@@ -169,7 +162,102 @@ export async function scanProtectedPaths(options: ScanOptions): Promise<Protecte
     }
   }
   const paths = [...out].filter(inWritable);
-  return incomplete === undefined ? { paths } : { paths, incomplete };
+  return walk.incomplete === undefined ? { paths } : { paths, incomplete: walk.incomplete };
+}
+
+/** Below every absent protected name, so that its placeholder is a folder (never created: it is inside it). */
+export const PLACEHOLDER_CHILD = '.sandbox-placeholder';
+
+/** What one folder holds that the scan cares about, and the key that says whether it may have changed since. */
+interface FolderFacts {
+  /** Device, inode, change and modification times: any entry made, removed or renamed in it changes them. */
+  readonly key: string;
+  /** Its last change was long enough before it was read that a later change cannot carry the same times. */
+  readonly stable: boolean;
+  readonly bare: boolean;
+  readonly dotGit?: 'dir' | 'file' | 'other';
+  readonly protectedNames: readonly string[];
+  readonly subdirs: readonly string[];
+}
+
+/**
+ * Folders read before, by path. A folder whose key is unchanged (and was stable when read) is not read again: one
+ * lstat instead of a readdir. Timestamps have a coarse clock tick, so a change in the same tick as the one before a
+ * read could leave the times as they were: a folder changed less than `RACY_MS` before it was read is read again
+ * every time, until it has been quiet that long (git's "racily clean" entries, for the same reason).
+ */
+let folderCache = new Map<string, FolderFacts>();
+const RACY_MS = 2_000;
+/** Folders handled between two turns of the event loop (the work is synchronous: one lstat, or a readdir, each). */
+const SLICE = 256;
+
+/** Forgets every folder read (the next look reads them all again): for measurements and tests. */
+export function forgetScannedFolders(): void {
+  folderCache = new Map();
+}
+
+function readFolder(dir: string, key: string, stable: boolean): FolderFacts | undefined {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+  if (isBareRepository(new Set(entries.map((e) => e.name)))) return { key, stable, bare: true, protectedNames: [], subdirs: [] };
+  let dotGit: FolderFacts['dotGit'];
+  const protectedNames: string[] = [];
+  const subdirs: string[] = [];
+  for (const e of entries) {
+    if (e.name === '.git') {
+      dotGit = e.isDirectory() ? 'dir' : e.isFile() ? 'file' : 'other';
+      continue;
+    }
+    if (NESTED_PROTECTED.has(e.name.toLowerCase())) protectedNames.push(e.name);
+    if (e.isDirectory() && e.name !== 'node_modules') subdirs.push(e.name);
+  }
+  return { key, stable, bare: false, ...(dotGit !== undefined ? { dotGit } : {}), protectedNames, subdirs };
+}
+
+/** The folders below `roots`, breadth-first, at most `max` of them, each with its facts (from the cache when unchanged). */
+async function walkFolders(roots: readonly string[], max: number): Promise<{ folders: { dir: string; facts: FolderFacts }[]; incomplete?: string }> {
+  const folders: { dir: string; facts: FolderFacts }[] = [];
+  const seen = new Map<string, FolderFacts>();
+  let queue = [...roots];
+  let incomplete: string | undefined;
+  let sinceYield = 0;
+  while (queue.length > 0) {
+    if (folders.length + queue.length > max) {
+      incomplete = `looked through ${max} folders of the writable roots; repositories deeper in them are not protected by the sandbox`;
+      queue = queue.slice(0, Math.max(0, max - folders.length));
+    }
+    const next: string[] = [];
+    for (const dir of queue) {
+      if (++sinceYield >= SLICE) {
+        sinceYield = 0;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      let st: Stats;
+      try {
+        st = lstatSync(dir);
+      } catch {
+        continue;
+      }
+      // Replaced by a link (or anything else) since its parent was read: not followed.
+      if (!st.isDirectory()) continue;
+      const key = `${st.dev}:${st.ino}:${st.ctimeMs}:${st.mtimeMs}`;
+      const known = folderCache.get(dir);
+      const facts = known !== undefined && known.stable && known.key === key ? known : readFolder(dir, key, Math.max(st.ctimeMs, st.mtimeMs) < Date.now() - RACY_MS);
+      if (facts === undefined) continue;
+      seen.set(dir, facts);
+      folders.push({ dir, facts });
+      for (const name of facts.subdirs) next.push(path.join(dir, name));
+    }
+    if (incomplete !== undefined) break;
+    queue = next;
+  }
+  // What this look saw replaces what the last one saw: the cache never holds more than one look's folders.
+  folderCache = seen;
+  return incomplete === undefined ? { folders } : { folders, incomplete };
 }
 
 /** The roots not inside another root. */

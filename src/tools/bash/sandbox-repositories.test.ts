@@ -105,8 +105,8 @@ async function expectRefused(targets: string | readonly string[], p: TestProject
     expect(code, `${attempt}\n${r.text}`).not.toBe('0');
   }
   // EROFS/EACCES where the file or folder exists; where it does not, the runtime's placeholder refuses creating it
-  // (a read-only empty folder, or /dev/null where a folder would have to be: EEXIST, ENOTDIR).
-  expect(r.text).toMatch(/Read-only file system|Permission denied|Device or resource busy|File exists|Not a directory|Directory nonexistent|Errno (30|13|16|17|20)/);
+  // (a read-only empty folder: EISDIR for a file of its name; /dev/null where a folder would have to be: EEXIST, ENOTDIR).
+  expect(r.text).toMatch(/Read-only file system|Permission denied|Device or resource busy|File exists|Not a directory|Is a directory|Directory nonexistent|Errno (30|13|16|17|20|21)/);
   list.forEach((t, i) => expect(existsSync(t) ? readFileSync(t, 'utf8') : undefined, t).toBe(before[i]));
 }
 

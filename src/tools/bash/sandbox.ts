@@ -6,9 +6,8 @@
  * seccomp in a container…). The answer is probed once per process and never assumed.
  */
 import { execFile } from 'node:child_process';
-import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import path from 'node:path';
+import { findExecutableOnPath } from '../../tool/executable-path.js';
 import { locateRipgrep } from '../shared/ripgrep.js';
 
 /** Whether the OS sandbox can run here (`detectSandbox`): the programs it found, or why not. */
@@ -34,11 +33,11 @@ async function runProbe(env: NodeJS.ProcessEnv): Promise<SandboxAvailability> {
   if (process.platform !== 'linux') {
     return { available: false, reason: `toolgate's sandbox is Linux-only for now (this is ${process.platform})` };
   }
-  const bwrapPath = findOnPath('bwrap', env.PATH ?? '');
+  const bwrapPath = findExecutableOnPath('bwrap', env.PATH);
   if (bwrapPath === undefined) {
     return { available: false, reason: 'bwrap (package bubblewrap) is not installed or not on PATH' };
   }
-  const socatPath = findOnPath('socat', env.PATH ?? '');
+  const socatPath = findExecutableOnPath('socat', env.PATH);
   if (socatPath === undefined) {
     return { available: false, reason: 'socat (package socat) is not installed or not on PATH; the sandbox network proxy needs it' };
   }
@@ -72,18 +71,4 @@ function bundledRipgrep(): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-export function findOnPath(name: string, pathVar: string): string | undefined {
-  for (const dir of pathVar.split(path.delimiter)) {
-    if (dir === '') continue;
-    const candidate = path.join(dir, name);
-    try {
-      const st = statSync(candidate);
-      if (st.isFile() && (st.mode & 0o111) !== 0) return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
 }

@@ -1,5 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadBashParser } from '../../permissions/bash/index.js';
+import { stateEffects } from './state-effects.js';
 import { buildShellScript, mayChangeFunctions } from './shell-script.js';
 import { applyShellState, mergeShellState, parseShellStateRecords, shellDelta } from './session-env.js';
 import type { ToolSettings } from '../../tool/tool-use-context.js';
@@ -13,16 +15,22 @@ function recordsOf(command: string, env: NodeJS.ProcessEnv): string {
   return String(run.output[3]);
 }
 
+beforeAll(async () => {
+  await loadBashParser();
+});
+
 describe('the shell state records', () => {
   it('are read from what bash really writes: cwd, variables before and after, functions', () => {
-    const text = recordsOf('export A="x=y"; unset B; f() { echo "a\nb"; }; cd /', { PATH: process.env.PATH, B: '1' });
+    const command = 'export A="x=y"; unset B; f() { echo "a\nb"; }; cd /';
+    const text = recordsOf(command, { PATH: process.env.PATH, B: '1' });
     const { cwd, capture } = parseShellStateRecords(text);
     expect(cwd).toBe('/');
     expect(capture?.start.get('B')).toBe('1');
     expect(capture?.exit.has('B')).toBe(false);
     expect(capture?.exit.get('A')).toBe('x=y');
     expect(capture?.functions?.get('f')).toMatch(/^f \(\) \n\{ \n/);
-    const delta = shellDelta(capture!, { functions: new Map(), withheld: 0 }, { context, sandboxed: false, cwd: '/' }).delta!;
+    const effects = stateEffects(command, new Set(), '/', undefined);
+    const delta = shellDelta(capture!, { functions: new Map(), withheld: 0 }, { context, sandboxed: false, cwd: '/', effects }).delta!;
     expect([...delta.variables]).toEqual([
       ['A', 'x=y'],
       ['B', null],

@@ -12,21 +12,27 @@
  * process environment and the functions as `BASH_FUNC_<name>%%` variables, which bash itself imports as exactly one
  * function definition each (nothing in them can run at import time), then stops exporting (shell-script.ts).
  *
- * Not kept: a command killed or sent to the background (a command cut halfway left a half-made environment); aliases
- * and shell options (aliases are off in a non-interactive shell); variables that are not exported; bash's own
- * (`PWD`, `SHLVL`, `_`) and those it reads at start-up (`BASH_ENV`, `ENV`, `SHELLOPTS`, `BASHOPTS`); a variable whose name looks like a credential or whose value carries a known secret (the
+ * The records are written by the command's own shell, so they are untrusted data (docs/security.md, section 1): a
+ * change is kept only if the command's text can make it (state-effects.ts: a read-only command, `git status` or
+ * `npm test` keeps nothing, whatever it wrote to the descriptor) and the policy lets it through (state-policy.ts:
+ * never variables that make programs run other code or read elsewhere — `NODE_OPTIONS`, `LD_*`, `GIT_*`, `BASH_ENV`,
+ * pagers, … —, a PATH with a relative entry, or a function named like a builtin, program or hook); the policy is
+ * checked again as the state is applied, and the engine judges each later command with what is kept
+ * (state-review.ts). Records written twice mean something else wrote there: nothing of them is used.
+ *
+ * Not kept either: a command killed (abort, timeout, output cap) or sent to the background (a command cut halfway
+ * left a half-made environment); aliases and shell options (aliases are off in a non-interactive shell); variables
+ * that are not exported; a variable whose name looks like a credential or whose value carries a known secret (the
  * runtime removed such values from the environment; they are not brought back, and the note names them, never their
- * values); a function named like a builtin, keyword or program on PATH (a later `ls` or `git` would run it, while the
- * permission engine judges the command by its name); anything too large to pass to a process. Variables and functions
- * that sandboxed commands left are not applied to a command that runs outside the sandbox (an auto-allowed sandboxed
- * command must not be able to steer what a later unsandboxed one runs). `bash.persistEnvironment: false` turns it off.
+ * values); anything too large to pass to a process. Variables and functions that sandboxed commands left are not
+ * applied to a command that runs outside the sandbox (an auto-allowed sandboxed command must not be able to steer
+ * what a later unsandboxed one runs). `bash.persistEnvironment: false` turns it off.
  */
-import { accessSync, constants, statSync } from 'node:fs';
-import path from 'node:path';
 import { redactorFor, secretEnvNames } from '../../execution/redaction.js';
 import type { ToolSettings, ToolUseContext } from '../../tool/tool-use-context.js';
 import { DEFAULT_SECRET_ENV_PATTERNS } from './bash-settings.js';
-import { PGROUP_ENV } from '../../hooks/process-marker.js';
+import { within, type StateEffects } from './state-effects.js';
+import { refusedFunction, refusedFunctionName, refusedPathChange, refusedVariable } from './state-policy.js';
 
 export interface ShellEntry<T> {
   readonly value: T;
@@ -60,6 +66,11 @@ export interface ShellStateRecords {
   readonly cwd?: string;
   /** Present only when both dumps are complete. */
   readonly capture?: ShellCapture;
+  /**
+   * The records were not the one set the prologue writes (a record twice: something else wrote to the state
+   * descriptor): nothing of them is used.
+   */
+  readonly malformed?: true;
 }
 
 /** The changes one command made, to merge into the state (`mergeShellState`). */
@@ -69,26 +80,12 @@ export interface ShellDelta {
   readonly sandboxed: boolean;
 }
 
-/**
- * Never carried over: bash's own variables, the runtime's per-command ones, and those bash reads before toolgate's
- * prologue runs (`BASH_ENV`, `ENV`, `SHELLOPTS`, `BASHOPTS`): kept, they would run code or switch options in front of
- * every later command, the state capture included.
- */
-const NOT_CARRIED = new Set(['_', 'SHLVL', 'PWD', 'OLDPWD', 'TOOLGATE', PGROUP_ENV, 'BASH_ENV', 'ENV', 'SHELLOPTS', 'BASHOPTS', 'BASH_XTRACEFD']);
 /** Linux's limit on one environment string (`MAX_ARG_STRLEN`, 32 pages), less the terminating NUL. */
 const MAX_ENTRY_BYTES = 128 * 1024 - 1;
 /** All persisted variables and functions together: the environment shares ARG_MAX (~2 MB) with the command line. */
 const MAX_STATE_BYTES = 1024 * 1024;
 /** A state file larger than this is not read (a command could write anything to the descriptor). */
 export const MAX_STATE_FILE_BYTES = 16 * 1024 * 1024;
-
-const BASH_WORDS = new Set(
-  ('. : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs disown echo enable ' +
-    'eval exec exit export false fc fg getopts hash help history jobs kill let local logout mapfile popd printf pushd pwd ' +
-    'read readarray readonly return set shift shopt source suspend test times trap true type typeset ulimit umask unalias ' +
-    'unset wait if then else elif fi case esac for select while until do done in function time { } ! [[ ]] coproc').split(' '),
-);
-const FUNCTION_NAME = /^[A-Za-z_][A-Za-z0-9_.:-]{0,255}$/;
 
 export function persistEnvironment(settings: ToolSettings): boolean {
   return settings.bash?.persistEnvironment !== false;
@@ -116,8 +113,10 @@ export function applyShellState(env: NodeJS.ProcessEnv, state: BashShellState | 
       withheld++;
       continue;
     }
+    // Checked again as it is applied (the state is data, whoever made it): nothing the policy refuses reaches a
+    // command, and the settings may have changed since it was kept (a name that is secret now is not set again).
+    if (refusedVariable(name) !== undefined) continue;
     if (entry.value === null) delete env[name];
-    // The settings may have changed since it was kept: a name that is secret now is not set again.
     else if (!secret(name, entry.value)) env[name] = entry.value;
   }
   for (const [name, entry] of Object.entries(state.functions)) {
@@ -125,6 +124,7 @@ export function applyShellState(env: NodeJS.ProcessEnv, state: BashShellState | 
       withheld++;
       continue;
     }
+    if (refusedFunctionName(name) !== undefined) continue;
     env[`BASH_FUNC_${name}%%`] = entry.value;
     functions.set(name, entry.value);
   }
@@ -147,8 +147,13 @@ export function parseShellStateRecords(text: string): ShellStateRecords {
   let functionsRead = false;
   let ready = false;
   let complete = false;
+  const seen = new Set<string>();
   for (const record of records) {
     const body = record.slice(1);
+    const kind = record[0] === 'F' ? record.slice(0, record.indexOf('\n') + 1 || record.length) : record[0]!;
+    // The prologue writes each record once (the EXIT trap runs once; subshells do not inherit it).
+    if (seen.has(kind)) return { malformed: true };
+    seen.add(kind);
     switch (record[0]) {
       case 'C': {
         const dir = utf8(body.endsWith('\n') ? body.slice(0, -1) : body);
@@ -239,55 +244,97 @@ export interface DeltaResult {
 
 /**
  * What the command changed, as the next command's starting point: variables against the start dump, functions against
- * those the command was given. `cwd` is where the command ended (for PATH entries that are relative).
+ * those the command was given — only names its text can change (`effects`, state-effects.ts) and the policy lets
+ * through (state-policy.ts). `cwd` is where the command ended (for PATH entries that are relative).
  */
 export function shellDelta(
   capture: ShellCapture,
   applied: AppliedShellState,
-  options: { readonly context: Pick<ToolUseContext, 'options'>; readonly sandboxed: boolean; readonly cwd: string; readonly state?: BashShellState },
+  options: {
+    readonly context: Pick<ToolUseContext, 'options'>;
+    readonly sandboxed: boolean;
+    readonly cwd: string;
+    readonly effects: StateEffects;
+    readonly state?: BashShellState;
+  },
 ): DeltaResult {
   const settings = options.context.options.settings;
   const secret = secretTest(settings);
   const redactor = redactorFor(options.context);
+  const bound = options.effects;
   const variables = new Map<string, string | null>();
   const secrets: string[] = [];
   const tooLarge: string[] = [];
+  const unseen: string[] = [];
+  const steering: string[] = [];
+  const notes: string[] = [];
+  /** Whether a change of `name` may be kept, noting why not. */
+  const admissible = (name: string, value: string | null): boolean => {
+    const refused = refusedVariable(name);
+    if (refused === 'internal') return false;
+    if (!within(bound.variables, name)) {
+      unseen.push(name);
+      return false;
+    }
+    if (refused !== undefined) {
+      steering.push(name);
+      return false;
+    }
+    if (name === 'PATH' && value !== null) {
+      const why = refusedPathChange(capture.start.get('PATH'), value);
+      if (why !== undefined) notes.push(`(not kept for later commands: the change to PATH — it adds ${why}; use absolute directories)`);
+      return why === undefined;
+    }
+    return true;
+  };
   for (const [name, value] of capture.exit) {
-    if (NOT_CARRIED.has(name) || capture.start.get(name) === value) continue;
+    if (capture.start.get(name) === value || !admissible(name, value)) continue;
     if (secret(name, value) || (redactor !== undefined && redactor.redactText(value) !== value)) secrets.push(name);
     else if (Buffer.byteLength(name) + Buffer.byteLength(value) + 1 > MAX_ENTRY_BYTES) tooLarge.push(name);
     else variables.set(name, value);
   }
-  for (const name of capture.start.keys()) if (!NOT_CARRIED.has(name) && !capture.exit.has(name)) variables.set(name, null);
+  for (const name of capture.start.keys()) if (!capture.exit.has(name) && admissible(name, null)) variables.set(name, null);
 
-  const functions = new Map<string, string | null>();
-  const shadowing: string[] = [];
-  const pathVar = capture.exit.get('PATH') ?? '';
-  // Not read back (the command could not change them): they stay as given, unless a PATH change makes one hide a
-  // program now (the check costs a look along PATH per function: not paid when nothing moved).
-  const readBack = capture.functions !== undefined;
-  const recheck = readBack || capture.start.get('PATH') !== capture.exit.get('PATH');
-  const exitFunctions = readBack
-    ? [...capture.functions!].map(([name, text]) => [name, FUNCTION_NAME.test(name) ? importForm(name, text) : undefined] as const)
-    : [...applied.functions];
-  const kept = new Map<string, string>();
-  for (const [name, value] of exitFunctions) {
-    if (value === undefined) continue;
-    if (recheck && shadowsCommand(name, pathVar, options.cwd)) {
-      if (applied.functions.get(name) !== value) shadowing.push(name);
-    } else if (Buffer.byteLength(value) + name.length + 12 > MAX_ENTRY_BYTES) tooLarge.push(`function ${name}`);
-    else kept.set(name, value);
+  // The PATH later commands will run with: a function is checked against the programs it would hide there.
+  const pathVar = variables.has('PATH') ? (variables.get('PATH') ?? '') : (capture.start.get('PATH') ?? '');
+  const pathMoved = variables.has('PATH');
+  const kept = new Map(applied.functions);
+  if (capture.functions !== undefined) {
+    for (const [name, text] of capture.functions) {
+      if (!within(bound.functions, name)) continue;
+      const value = importForm(name, text);
+      if (value !== undefined) kept.set(name, value);
+    }
+    // Unset (`unset -f`): only what the command could name.
+    for (const name of applied.functions.keys()) if (!capture.functions.has(name) && within(bound.functions, name)) kept.delete(name);
   }
+  const shadowing: string[] = [];
+  for (const [name, value] of kept) {
+    const changed = applied.functions.get(name) !== value;
+    // Unchanged ones are looked at again only when PATH moved (a look along PATH per function: not paid otherwise).
+    if ((changed || pathMoved) && refusedFunction(name, pathVar, options.cwd) !== undefined) {
+      if (changed) shadowing.push(name);
+      kept.delete(name);
+    } else if (changed && Buffer.byteLength(value) + name.length + 12 > MAX_ENTRY_BYTES) {
+      tooLarge.push(`function ${name}`);
+      kept.delete(name);
+    }
+  }
+  const functions = new Map<string, string | null>();
   for (const [name, value] of kept) if (applied.functions.get(name) !== value) functions.set(name, value);
-  // Unset (`unset -f`), or now hiding a program that appeared on PATH since.
   for (const name of applied.functions.keys()) if (!kept.has(name)) functions.set(name, null);
 
-  const notes: string[] = [];
   if (secrets.length > 0) {
     notes.push(`(not kept for later commands: ${list(secrets)} — variables that look like credentials, or carry one, are not carried over; set them in the command that needs them)`);
   }
+  if (steering.length > 0) {
+    notes.push(`(not kept for later commands: ${list(steering)} — variables that make programs run other code or read their configuration elsewhere are not carried over; set them in the command that needs them)`);
+  }
+  if (unseen.length > 0) {
+    notes.push(`(not kept for later commands: ${list(unseen)} — the shell reported a change the command's text does not make)`);
+  }
   if (shadowing.length > 0) {
-    notes.push(`(not kept for later commands: the function${shadowing.length > 1 ? 's' : ''} ${list(shadowing)} — a builtin or program of that name exists)`);
+    notes.push(`(not kept for later commands: the function${shadowing.length > 1 ? 's' : ''} ${list(shadowing)} — a builtin, a program or a shell hook of that name exists)`);
   }
   let delta: ShellDelta | undefined = variables.size > 0 || functions.size > 0 ? { variables, functions, sandboxed: options.sandboxed } : undefined;
   if (delta !== undefined && stateBytes(mergeShellState(options.state, delta)) > MAX_STATE_BYTES) {
@@ -330,21 +377,6 @@ function importForm(name: string, text: string): string | undefined {
   const head = `${name} () \n{`;
   if (!text.startsWith(head)) return undefined;
   return `() {${text.slice(head.length).replace(/\n$/, '')}`;
-}
-
-/** A builtin, a keyword, or an executable file of that name on PATH. */
-function shadowsCommand(name: string, pathVar: string, cwd: string): boolean {
-  if (BASH_WORDS.has(name)) return true;
-  for (const dir of pathVar.split(':')) {
-    const file = path.resolve(cwd, dir === '' ? '.' : dir, name);
-    try {
-      accessSync(file, constants.X_OK);
-      if (statSync(file).isFile()) return true;
-    } catch {
-      // not there
-    }
-  }
-  return false;
 }
 
 function secretTest(settings: ToolSettings): (name: string, value: string) => boolean {

@@ -25,6 +25,8 @@ export interface ShellExit {
   readonly finalCwd?: string;
   /** The exported variables before and after the command and its functions, when asked for and complete. */
   readonly capture?: ShellCapture;
+  /** The state records were written twice (something besides the prologue wrote there): none of them was used. */
+  readonly malformed?: boolean;
   /** Set when the process could not be started at all. */
   readonly spawnError?: string;
   /** Set when the command ran but its exit status was lost (the command launcher died): code and signal are null. */
@@ -40,6 +42,11 @@ export interface SpawnShellOptions {
   readonly env: NodeJS.ProcessEnv;
   /** Created (truncated) by the spawn; both output streams go to it. */
   readonly outputFile: string;
+  /**
+   * The PATH bash itself is found on (default: `env`'s). The Bash tool gives the runtime's own, never one an earlier
+   * command left: a project folder put first on PATH must not choose the shell every later command runs in.
+   */
+  readonly shellPath?: string;
   /** The prologue's options (env file, state capture, imported functions); the sandbox's launch carries its own. */
   readonly script?: ShellScriptOptions;
   /** Run this instead of `bash -c <script>` (the sandbox's wrapper around the same script). */
@@ -95,9 +102,10 @@ export class ShellProcess {
     this.#pollIntervalMs = options.pollIntervalMs;
     this.marker = `${PROCESS_MARKER}.${options.markerScope ?? 'none'}.${options.id}`;
     const stateFile = `${options.outputFile}.state`;
+    const shellSearch = { PATH: options.shellPath ?? options.env.PATH };
     const [file, args] = options.launch
       ? [options.launch.file, [...options.launch.args]]
-      : [bashBinary(options.env), ['-c', buildShellScript(options.command, options.script)]];
+      : [bashBinary(shellSearch), ['-c', buildShellScript(options.command, options.script)]];
     const release = options.launch?.release;
 
     const env = { ...options.env, [PGROUP_ENV]: this.marker };
@@ -108,7 +116,7 @@ export class ShellProcess {
         if (!this.#running) return;
         this.#running = false;
         release?.();
-        if (spawnError !== undefined && !this.sandboxed) forgetBashBinary(options.env);
+        if (spawnError !== undefined && !this.sandboxed) forgetBashBinary(shellSearch);
         if (this.#poll) clearInterval(this.#poll);
         const pid = this.#pid;
         // The leader is gone; anything it left in the group (`cmd &`) must not outlive the call.
@@ -126,6 +134,7 @@ export class ShellProcess {
           killReason: this.#killReason,
           finalCwd: state.cwd,
           capture: state.capture,
+          malformed: state.malformed,
           spawnError,
           lost,
           outputBytes,

@@ -81,6 +81,15 @@ export function mayChangeEnvironment(command: string, env: NodeJS.ProcessEnv): b
   return /[=$`{}*?[]|\(\(/.test(words) || ENV_CHANGING_WORDS.test(words);
 }
 
+/**
+ * Whether `command` may move its shell to another directory: `cd`, `pushd` or `popd` among its words (quotes and
+ * backslashes taken out), or `source`/`.`, `eval`, `exec`, `trap`, which run code the text does not show. (A
+ * function an earlier command left may `cd` too: `mayChangeEnvironment` is true whenever one is imported.)
+ */
+export function mayChangeDirectory(command: string): boolean {
+  return /(?:^|[\s|&;()<>!{}`])(?:cd|pushd|popd|source|eval|exec|trap|\.)(?=$|[\s|&;()<>}`])/.test(command.replace(/\\\n/g, '').replace(/['"\\]/g, ''));
+}
+
 export function buildShellScript(command: string, options: ShellScriptOptions = {}): string {
   const lines = [`exec {${STATE_FD_VAR}}>&3 3>&-`];
   const imported = options.importedFunctions ?? [];

@@ -3,14 +3,14 @@
  * atomic write that keeps encoding, BOM, line endings and mode. Input-only checks run in `validateInput`; everything
  * that looks at the file runs in `call()`, after the permission decision.
  */
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import * as z from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import { applyLineEndings } from '../shared/encoding.js';
-import { describeFsError, FileToolError } from '../shared/errors.js';
+import { FileToolError } from '../shared/errors.js';
 import { statOrNull } from '../shared/file-kind.js';
+import { makeParentFolders } from '../shared/opened-file.js';
 import { countPatchLines, lineNumberAt, patchBetween, patchForSpan, snippetForHunks, snippetOf } from '../shared/patch.js';
 import {
   backfillPathField,
@@ -49,11 +49,7 @@ export function ambiguousMessage(count: number, oldString: string, normalization
 }
 
 async function createFile(absPath: string, content: string, context: ToolUseContext, input: EditInput): Promise<EditOutput> {
-  try {
-    await fs.mkdir(path.dirname(absPath), { recursive: true });
-  } catch (error) {
-    throw describeFsError(error, absPath);
-  }
+  makeParentFolders(absPath, { context, access: 'write' });
   const written = await writeTextFile(absPath, content, 'utf8', context);
   recordFileState(context, absPath, { bytes: written.bytes, stats: written.stats, text: content, partial: false });
   const structuredPatch = patchBetween('', content);
@@ -89,9 +85,9 @@ async function editFile(input: EditInput, context: ToolUseContext): Promise<Edit
   const stats = await statOrNull(absPath);
   if (!stats) {
     if (input.old_string === '') return createFile(absPath, input.new_string, context, input);
-    throw new FileToolError(fileNotFoundMessage(getToolCwd(context), await suggestSimilarPath(absPath)), 'NOT_FOUND');
+    throw new FileToolError(fileNotFoundMessage(getToolCwd(context), await suggestSimilarPath(absPath, { context, access: 'read' })), 'NOT_FOUND');
   }
-  const file = await loadTextFileForWrite(absPath, stats, 'edit');
+  const file = await loadTextFileForWrite(absPath, stats, 'edit', context);
   const crlf = file.lineEndings === 'CRLF';
   // CRLF files are matched with `\n` (what Read shows) and written back with `\r\n`.
   const content = crlf ? file.text.replace(/\r\n/g, '\n') : file.text;

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { runRipgrep } from '../shared/ripgrep.js';
 import { mtimeOf } from '../shared/search-path.js';
-import { denyGlobArgs, VCS_DIRECTORIES, vcsExcludeArgs, type ReadDenyFilter } from '../shared/search-path.js';
+import { denyGlobArgs, VCS_DIRECTORIES, vcsExcludeArgs, type ReadDenyFilter, type SearchRoot } from '../shared/search-path.js';
 
 export interface GlobPlan {
   /** The folder rg walks (and runs in: its globs are relative to it). */
@@ -61,6 +61,8 @@ export interface ListFilesRequest {
   readonly limit: number;
   readonly signal: AbortSignal;
   readonly timeoutMs: number;
+  /** The root opened and bound to the call's decision (search-path.ts): rg lists it, not what its path names later. */
+  readonly bound?: SearchRoot;
 }
 
 export interface ListFilesResult {
@@ -72,7 +74,7 @@ export interface ListFilesResult {
 }
 
 /** The rg command line for a listing (the benchmark compares against raw rg with the pattern alone). */
-export function globCommandArgs(request: Pick<ListFilesRequest, 'plan' | 'respectGitignore' | 'includeVcs' | 'deny'>): string[] {
+export function globCommandArgs(request: Pick<ListFilesRequest, 'plan' | 'respectGitignore' | 'includeVcs' | 'deny'>, target = request.plan.root): string[] {
   // One core is left to this process, which stats every match while rg walks: listing a tree is cheap per file, and
   // an rg that takes every core only makes the two wait for each other.
   const threads = Math.max(1, os.availableParallelism() - 1);
@@ -80,12 +82,12 @@ export function globCommandArgs(request: Pick<ListFilesRequest, 'plan' | 'respec
   if (!request.respectGitignore) args.push('--no-ignore');
   args.push('--glob', request.plan.glob);
   if (!request.includeVcs) args.push(...vcsExcludeArgs());
-  args.push(...denyGlobArgs(request.deny), '--', request.plan.root);
+  args.push(...denyGlobArgs(request.deny), '--', target);
   return args;
 }
 
 export async function listFiles(request: ListFilesRequest): Promise<ListFilesResult> {
-  if (!isDirectory(request.plan.root)) return { files: [], totalMatches: 0, timedOut: false };
+  if (request.bound === undefined && !isDirectory(request.plan.root)) return { files: [], totalMatches: 0, timedOut: false };
   const fast = await list(request, false);
   // rg's exclusion is complete by construction; should a listed file be denied all the same, list again checking
   // every path (isPathReadDenied resolves a real path per call: too slow to run on every match by default).
@@ -94,18 +96,20 @@ export async function listFiles(request: ListFilesRequest): Promise<ListFilesRes
 }
 
 async function list(request: ListFilesRequest, checkEach: boolean): Promise<ListFilesResult> {
-  const { deny } = request;
+  const { deny, bound } = request;
   const newest = new NewestFiles(request.limit);
   let total = 0;
   const outcome = await runRipgrep(
     {
-      args: globCommandArgs(request),
-      cwd: request.plan.root,
+      args: globCommandArgs(request, bound?.arg),
+      cwd: bound?.cwd ?? request.plan.root,
       signal: request.signal,
       timeoutMs: request.timeoutMs,
       separator: '\0',
-      onRecord: (file) => {
-        if (file === '' || (checkEach && deny.isDenied(file))) return;
+      onRecord: (printed) => {
+        if (printed === '') return;
+        const file = bound ? bound.shown(printed) : printed;
+        if (checkEach && deny.isDenied(file)) return;
         total++;
         newest.add(file, mtimeOf(file));
       },

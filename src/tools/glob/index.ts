@@ -14,6 +14,7 @@ import {
   givenPath,
   isMissingFileError,
   nullByteMessage,
+  openSearchRoot,
   readDenyFilter,
   resolveSearchPath,
   searchToolTraits,
@@ -122,15 +123,24 @@ export const GlobTool = buildTool({
     const searchPath = resolveSearchPath(input.path, sessionCwd(context), home);
     const plan = planGlob(input.pattern, searchPath, home);
     const timeoutMs = context.options.settings.globTimeoutMs ?? DEFAULT_GLOB_TIMEOUT_MS;
-    const listing = await listFiles({
-      plan,
-      respectGitignore: context.options.settings.globRespectGitignore === true,
-      includeVcs: patternNamesVcsDirectory(input.pattern),
-      deny: readDenyFilter(context.getAppState().toolPermissionContext, plan.root),
-      limit: GLOB_MAX_RESULTS,
-      signal: context.abortController.signal,
-      timeoutMs,
-    });
+    // The folder walked is the one the permission decision judged, opened before rg starts (search-path.ts).
+    const bound = openSearchRoot(plan.root, context, false);
+    if (bound === undefined) return { data: { durationMs: Date.now() - start, numFiles: 0, filenames: [], truncated: false } };
+    let listing: Awaited<ReturnType<typeof listFiles>>;
+    try {
+      listing = await listFiles({
+        plan,
+        respectGitignore: context.options.settings.globRespectGitignore === true,
+        includeVcs: patternNamesVcsDirectory(input.pattern),
+        deny: readDenyFilter(context.getAppState().toolPermissionContext, plan.root, bound.real),
+        limit: GLOB_MAX_RESULTS,
+        signal: context.abortController.signal,
+        timeoutMs,
+        bound,
+      });
+    } finally {
+      bound.close();
+    }
     if (listing.timedOut) {
       // A partial listing sorted newest-first would be misleading: say so instead.
       throw new Error(

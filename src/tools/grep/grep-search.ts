@@ -8,7 +8,7 @@ import { buildGrepArgs, DEFAULT_HEAD_LIMIT, type GrepInput } from './grep-args.j
 import { paginate, type GrepOutput } from './grep-format.js';
 import { formatDuration } from '../shared/units.js';
 import { runRipgrep, type RipgrepOutcome } from '../shared/ripgrep.js';
-import { mtimeOf, withoutDenied, type ReadDenyFilter } from '../shared/search-path.js';
+import { mtimeOf, withoutDenied, type ReadDenyFilter, type SearchRoot } from '../shared/search-path.js';
 
 export interface GrepSearchRequest {
   readonly input: GrepInput;
@@ -17,6 +17,11 @@ export interface GrepSearchRequest {
   readonly targetIsFile: boolean;
   /** rg's working directory (the target directory, or the file's folder): globs are relative to it. */
   readonly cwd: string;
+  /**
+   * The target opened and bound to the call's decision (search-path.ts): rg searches it (`arg`, an inherited
+   * descriptor) and its printed paths are mapped back under `target`. Absent: rg searches `target` by name.
+   */
+  readonly searched?: Pick<SearchRoot, 'arg' | 'inheritFd' | 'shown'>;
   readonly deny: ReadDenyFilter;
   readonly signal: AbortSignal;
   readonly timeoutMs: number;
@@ -35,8 +40,13 @@ export function shownPath(file: string, from: string | undefined): string {
 }
 
 /** The rg command line for a request (the benchmark runs raw rg with exactly this). */
-export function grepCommandArgs(request: Pick<GrepSearchRequest, 'input' | 'target' | 'deny'>): string[] {
-  return [...buildGrepArgs(request.input, request.deny), '--', request.target];
+export function grepCommandArgs(request: Pick<GrepSearchRequest, 'input' | 'target' | 'deny' | 'searched'>): string[] {
+  return [...buildGrepArgs(request.input, request.deny), '--', request.searched?.arg ?? request.target];
+}
+
+/** A path rg printed, as the results show it: under the target as given. */
+function fromRg(request: GrepSearchRequest, printed: string): string {
+  return request.searched ? request.searched.shown(printed) : printed;
 }
 
 export async function searchWithRipgrep(request: GrepSearchRequest): Promise<GrepOutput> {
@@ -57,6 +67,7 @@ function run(request: GrepSearchRequest, separator: '\0' | '\n', onRecord: (reco
       timeoutMs: request.timeoutMs,
       separator,
       onRecord,
+      inheritFd: request.searched?.inheritFd,
     },
     'Grep',
   );
@@ -108,8 +119,9 @@ async function searchFiles(request: GrepSearchRequest, headLimit: number, offset
   // Stat while rg is still searching: the mtimes are ready when it finishes.
   const outcome = await run(request, '\0', (file) => {
     if (file === '') return;
-    paths.push(file);
-    mtimes.push(mtimeOf(file));
+    const shown = fromRg(request, file);
+    paths.push(shown);
+    mtimes.push(mtimeOf(shown));
   });
   const timedOut = checkOutcome(outcome, paths.length, request);
   const files = withoutDenied(newestFirst(paths, mtimes), shownUpTo(headLimit, offset), (f) => f, request.deny);
@@ -130,7 +142,7 @@ async function searchCount(request: GrepSearchRequest, headLimit: number, offset
     const nul = line.lastIndexOf('\0');
     if (nul <= 0) return;
     const count = Number(line.slice(nul + 1));
-    if (Number.isFinite(count)) all.push({ file: line.slice(0, nul), count });
+    if (Number.isFinite(count)) all.push({ file: fromRg(request, line.slice(0, nul)), count });
   });
   const timedOut = checkOutcome(outcome, all.length, request);
   all.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
@@ -165,7 +177,9 @@ async function searchContent(request: GrepSearchRequest, headLimit: number, offs
   const shownLine = (line: string): string => {
     const nul = line.indexOf('\0');
     const text = line.replaceAll('\0', '');
-    return relative && nul > 0 ? shownPath(line.slice(0, nul), request.shownFrom) + text.slice(nul) : text;
+    if (nul <= 0 || request.targetIsFile) return text;
+    const file = fromRg(request, line.slice(0, nul));
+    return (relative ? shownPath(file, request.shownFrom) : file) + text.slice(nul);
   };
   let lastFile = '';
   let lastDenied = false;
@@ -178,7 +192,7 @@ async function searchContent(request: GrepSearchRequest, headLimit: number, offs
       if (filterPaths) {
         const nul = line.indexOf('\0');
         if (nul > 0) {
-          const file = line.slice(0, nul);
+          const file = fromRg(request, line.slice(0, nul));
           if (file !== lastFile) {
             lastFile = file;
             lastDenied = deny.isDenied(file);

@@ -264,8 +264,10 @@ describe('Grep and Read deny rules', () => {
     const count = await runTool(GrepTool, { pattern: 'needle', output_mode: 'count' }, denied());
     expect(count.text).not.toMatch(/secrets|\.env/);
     expect(count.text).toMatch(/Found 6 total occurrences across 5 files\.$/);
+    // The folder itself is denied: the search is refused before rg starts (the engine refuses it first in a session).
     const direct = await runTool(GrepTool, { pattern: 'needle', path: 'secrets' }, denied());
-    expect(direct.text).toBe('No files found');
+    expect(direct.isError).toBe(true);
+    expect(direct.text).toMatch(/Permission to read .*secrets is denied by Read\(\.\/secrets\/\*\*\)/);
   });
 
   it('keeps denied files out of the rg search itself, not only out of what is shown', async () => {
@@ -286,17 +288,18 @@ describe('Grep and Read deny rules', () => {
     );
   });
 
-  it('still filters what rg could not exclude: a search root reached through a symlink into a denied folder', async () => {
+  it('refuses a search root reached through a symlink into a denied folder', async () => {
     // The engine denies such a call on its own (it judges real paths); the tool's own check is the second line.
     fs.symlinkSync(abs('secrets'), abs('via-link'));
     try {
       const context = denied();
-      expect((await runTool(GrepTool, { pattern: 'needle', path: 'via-link' }, context)).text).toBe('No files found');
-      expect((await runTool(GrepTool, { pattern: 'needle', path: 'via-link', output_mode: 'content' }, context)).text).toBe('No matches found');
-      expect((await runTool(GrepTool, { pattern: 'needle', path: 'via-link', output_mode: 'count' }, context)).text).toBe(
-        'No matches found\n\nFound 0 total occurrences across 0 files.',
-      );
-      // Without the rule the same search finds the file: the filter, not the search, hid it.
+      // The folder opened is judged where it really is (opened-file.ts): refused, naming the rule, in every mode.
+      for (const output_mode of ['files_with_matches', 'content', 'count'] as const) {
+        const r = await runTool(GrepTool, { pattern: 'needle', path: 'via-link', output_mode }, context);
+        expect(r.isError).toBe(true);
+        expect(r.text).toMatch(/Permission to read .*secrets is denied by Read\(\.\/secrets\/\*\*\).*via-link led there/);
+      }
+      // Without the rule the same search finds the file: the check, not the search, hid it.
       expect((await runTool(GrepTool, { pattern: 'needle', path: 'via-link' }, ctx())).text).toBe(`Found 1 file\nvia-link/key.ts`);
     } finally {
       fs.unlinkSync(abs('via-link'));

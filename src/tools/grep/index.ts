@@ -16,6 +16,7 @@ import {
   givenPath,
   isMissingFileError,
   nullByteMessage,
+  openSearchRoot,
   readDenyFilter,
   resolveSearchPath,
   searchToolTraits,
@@ -102,25 +103,33 @@ export const GrepTool = buildTool({
       throw error;
     }
     if (!stat.isFile() && !stat.isDirectory()) throw new Error(`Path is not a regular file or directory: ${input.path}`);
-    const targetIsFile = stat.isFile();
-    const root = targetIsFile ? path.dirname(target) : target;
-    const deny = readDenyFilter(permissionContext, root);
-    const mode = input.output_mode ?? 'files_with_matches';
-    if (targetIsFile && deny.isDenied(target)) {
-      // The engine denies this call before it gets here; should it not, the file still stays unread.
-      return { data: { mode, numFiles: 0, filenames: [], ...(mode === 'files_with_matches' ? {} : { content: '' }), durationMs: 0 } };
+    // What rg searches is what the permission decision judged, opened before rg starts (search-path.ts).
+    const bound = openSearchRoot(target, context, true);
+    if (bound === undefined) throw new Error(`Path is not a regular file or directory (it changed while it was opened): ${input.path ?? target}`);
+    try {
+      const targetIsFile = bound.isFile;
+      const root = targetIsFile ? path.dirname(target) : target;
+      const deny = readDenyFilter(permissionContext, root, targetIsFile ? path.dirname(bound.real) : bound.real);
+      const mode = input.output_mode ?? 'files_with_matches';
+      if (targetIsFile && deny.isDenied(target)) {
+        // The engine denies this call before it gets here; should it not, the file still stays unread.
+        return { data: { mode, numFiles: 0, filenames: [], ...(mode === 'files_with_matches' ? {} : { content: '' }), durationMs: 0 } };
+      }
+      const output = await searchWithRipgrep({
+        input,
+        target,
+        targetIsFile,
+        cwd: bound.cwd,
+        searched: bound,
+        deny,
+        signal: context.abortController.signal,
+        timeoutMs: context.options.settings.grepTimeoutMs ?? DEFAULT_GREP_TIMEOUT_MS,
+        shownFrom: cwd,
+      });
+      return { data: { ...output, durationMs: Date.now() - start } };
+    } finally {
+      bound.close();
     }
-    const output = await searchWithRipgrep({
-      input,
-      target,
-      targetIsFile,
-      cwd: root,
-      deny,
-      signal: context.abortController.signal,
-      timeoutMs: context.options.settings.grepTimeoutMs ?? DEFAULT_GREP_TIMEOUT_MS,
-      shownFrom: cwd,
-    });
-    return { data: { ...output, durationMs: Date.now() - start } };
   },
 
   mapToolResultToToolResultBlockParam(output: GrepOutput, toolUseID) {

@@ -82,7 +82,7 @@ async function editNotebook(input: NotebookEditInput, context: ToolUseContext): 
   const mode = input.edit_mode ?? 'replace';
   const stats = await statOrNull(absPath);
   if (!stats) throw new FileToolError('Notebook file does not exist.', 'NOT_FOUND');
-  const file = await loadTextFileForWrite(absPath, stats, 'edit');
+  const file = await loadTextFileForWrite(absPath, stats, 'edit', context);
   const record = context.readFileState.get(absPath);
   if (requireReadBeforeWrite(context)) {
     const notRead = wholeFileRequirementError(record);
@@ -131,7 +131,7 @@ async function editNotebook(input: NotebookEditInput, context: ToolUseContext): 
 
   let updated = serializeNotebook(notebook, layout);
   if (file.lineEndings === 'CRLF') updated = applyLineEndings(updated, 'CRLF');
-  const written = await writeTextFile(absPath, updated, file.encoding);
+  const written = await writeTextFile(absPath, updated, file.encoding, context);
   recordFileState(context, absPath, { bytes: written.bytes, stats: written.stats, text: updated, partial: false });
   return {
     new_source: input.new_source,

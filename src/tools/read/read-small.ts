@@ -10,6 +10,7 @@
  */
 import fs from 'node:fs';
 import { describeFsError, FileToolError } from '../shared/errors.js';
+import { requireCheckedObject, type CheckedAccess } from '../shared/opened-file.js';
 
 /** Larger files take the handle path (read-text.ts): a synchronous read of one stops the event loop for as long. */
 export const SMALL_READ_MAX_BYTES = 64 * 1024;
@@ -17,7 +18,7 @@ export const SMALL_READ_MAX_BYTES = 64 * 1024;
 const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
 
 /** The whole file, or undefined when it is now larger than SMALL_READ_MAX_BYTES (the caller reads it as a large one). */
-export function readSmallFileSync(absPath: string, stats: fs.Stats): Buffer | undefined {
+export function readSmallFileSync(absPath: string, stats: fs.Stats, checked?: CheckedAccess): Buffer | undefined {
   let fd: number;
   try {
     fd = fs.openSync(absPath, fs.constants.O_RDONLY | O_NONBLOCK);
@@ -29,6 +30,8 @@ export function readSmallFileSync(absPath: string, stats: fs.Stats): Buffer | un
     if (!now.isFile() || now.ino !== stats.ino || now.dev !== stats.dev) {
       throw new FileToolError(`${absPath} changed while it was being opened; try again.`, 'FILE_CHANGED');
     }
+    // What was opened must be what the permission decision covers (opened-file.ts), before a byte of it is read.
+    if (checked) requireCheckedObject(fd, now, absPath, checked);
     // The stat's size and one byte more, so that the end is seen in one read; grown if the file did (or its stat
     // lied), up to one byte past the limit: a file that fills that is larger than this path takes.
     let buffer = Buffer.allocUnsafe(Math.min(stats.size, SMALL_READ_MAX_BYTES) + 1);

@@ -1,6 +1,8 @@
 /**
  * Read: text with line numbers, images, PDFs and notebooks. Everything that touches the filesystem happens in
- * `call()` — after the permission decision — so a denied path is never opened, statted or described to the model.
+ * `call()` — after the permission decision — so a denied path is never opened, statted or described to the model;
+ * and what `call()` opens is bound to what the decision judged (shared/opened-file.ts): a link flipped in between to
+ * a denied or unchecked file is refused before a byte of it is read.
  */
 import * as z from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
@@ -57,7 +59,8 @@ async function readFile(input: ReadInput, context: ToolUseContext): Promise<Read
     stats = statOrNullSync(alternative);
     if (stats) absPath = alternative;
   }
-  if (!stats) throw new FileToolError(fileNotFoundMessage(getToolCwd(context), await suggestSimilarPath(requested)), 'NOT_FOUND');
+  const checked = { context, access: 'read' } as const;
+  if (!stats) throw new FileToolError(fileNotFoundMessage(getToolCwd(context), await suggestSimilarPath(requested, checked)), 'NOT_FOUND');
   if (!stats.isFile()) throw new FileToolError(notRegularFileMessage(absPath, stats, 'read'), 'NOT_REGULAR_FILE');
 
   const ext = fileExtension(absPath);
@@ -67,13 +70,13 @@ async function readFile(input: ReadInput, context: ToolUseContext): Promise<Read
   const textRequest = { offset: input.offset, limit: input.limit, maxTokens, signal: context.abortController.signal };
   // A small text file: read now, without the thread pool (read-small.ts). A stat size of 0 (a /proc file) is not
   // believed small: it is read through a handle, as before.
-  const small = !isSpecial && stats.size > 0 && stats.size <= SMALL_READ_MAX_BYTES ? readSmallFileSync(absPath, stats) : undefined;
+  const small = !isSpecial && stats.size > 0 && stats.size <= SMALL_READ_MAX_BYTES ? readSmallFileSync(absPath, stats, checked) : undefined;
   if (small !== undefined) {
     const { output, record } = readTextBytes(small, absPath, stats, textRequest);
     recordFileState(context, absPath, record);
     return { type: 'text', file: output };
   }
-  const handle = await openRegularFile(absPath, stats);
+  const handle = await openRegularFile(absPath, stats, checked);
   try {
     if (IMAGE_EXTENSIONS.has(ext)) return { type: 'image', file: await readImage(handle, absPath, stats) };
     if (ext === 'pdf') return { type: 'pdf', file: await readPdf(handle, absPath, stats, input.pages, maxTokens * 4) };

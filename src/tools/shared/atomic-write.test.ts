@@ -27,6 +27,25 @@ describe('atomicWriteFile', () => {
     expect(leftovers()).toEqual([]);
   });
 
+  it('shows checkTarget the real path it is about to replace; a refusal there writes nothing', async () => {
+    fs.mkdirSync(path.join(dir, 'real'));
+    fs.symlinkSync('real', path.join(dir, 'linked'));
+    fs.writeFileSync(path.join(dir, 'real', 'old.txt'), 'old');
+    fs.symlinkSync('real/old.txt', path.join(dir, 'old-link.txt'));
+    const seen: string[] = [];
+    const checkTarget = (real: string) => void seen.push(real);
+    await atomicWriteFile(path.join(dir, 'linked', 'new.txt'), 'new', { checkTarget });
+    await atomicWriteFile(path.join(dir, 'old-link.txt'), 'changed', { checkTarget });
+    expect(seen).toEqual([path.join(dir, 'real', 'new.txt'), path.join(dir, 'real', 'old.txt')]);
+    expect(fs.readFileSync(path.join(dir, 'real', 'new.txt'), 'utf8')).toBe('new');
+    expect(fs.lstatSync(path.join(dir, 'old-link.txt')).isSymbolicLink()).toBe(true);
+    const refuse = () => {
+      throw new FileToolError('no', 'TEST');
+    };
+    await expect(atomicWriteFile(path.join(dir, 'linked', 'other.txt'), 'x', { checkTarget: refuse })).rejects.toThrow('no');
+    expect(fs.readdirSync(path.join(dir, 'real')).sort()).toEqual(['new.txt', 'old.txt']);
+  });
+
   it('keeps the mode of the file it replaces', async () => {
     const file = path.join(dir, 'script.sh');
     fs.writeFileSync(file, '#!/bin/sh\n');

@@ -4,10 +4,14 @@
  * rename itself survives a crash. A reader — or a crash, or `kill -9` at any instant — sees the old file or the new
  * one, never a truncated mix. A symlink is written through (its target is replaced; the link stays a link).
  *
- * The path checked is the path written: the target's folder is resolved once, opened (`O_DIRECTORY|O_NOFOLLOW`),
- * and the open folder itself — not its name — is verified and then written through (`/proc/self/fd/N/…` on Linux):
- * a folder flipped to a symlink after the check cannot redirect the temp file or the rename. With `confineTo`, the
- * open folder must lie inside one of those directories, or nothing is written at all.
+ * The path checked is the path written: the target's folder is resolved once (a new file's folder to its real path:
+ * a folder reached through a link is written where it really is), opened (`O_DIRECTORY|O_NOFOLLOW`), and the open
+ * folder itself — not its name — is verified and then written through (`/proc/self/fd/N/…` on Linux): a folder
+ * flipped to a symlink after the check cannot redirect the temp file or the rename, and the rename replaces the name
+ * in that folder, never what a link put there since points to. `checkTarget` sees the real path about to be replaced
+ * (the open folder's own path and the name) before anything is created, and may refuse it (the file tools bind it to
+ * their permission decision: opened-file.ts). With `confineTo`, the open folder must lie inside one of those
+ * directories, or nothing is written at all.
  *
  * Temp files `.NAME.<pid>.<hex>.tmp` left by a process that died mid-write are removed on the first write into their
  * folder (and by `cleanStaleTempFiles`, e.g. at session start).
@@ -26,6 +30,11 @@ export interface AtomicWriteOptions {
   readonly fsync?: boolean;
   /** Real directories the written folder must be inside (a link leading elsewhere was not expected): refused if not. */
   readonly confineTo?: readonly string[];
+  /**
+   * Called with the real path about to be replaced — the opened folder's own path (from its descriptor) and the name
+   * in it — before anything is created; throwing refuses the write (the caller binds it to a permission decision).
+   */
+  readonly checkTarget?: (realPath: string) => void;
 }
 
 export interface AtomicWriteResult {
@@ -40,12 +49,18 @@ async function resolveTarget(filePath: string): Promise<{ target: string; existi
     return { target, existing: await fs.promises.stat(target) };
   } catch (error) {
     if (!isNotFound(error)) throw error;
+    let file = filePath;
     // A dangling symlink: write where it points, so the link becomes valid rather than being replaced.
     try {
-      const link = await fs.promises.readlink(filePath);
-      return { target: path.resolve(path.dirname(filePath), link), existing: null };
+      file = path.resolve(path.dirname(filePath), await fs.promises.readlink(filePath));
     } catch {
-      return { target: filePath, existing: null };
+      // not a link
+    }
+    // A new file goes in its folder's real place: a folder reached through a link is written where it really is.
+    try {
+      return { target: path.join(await fs.promises.realpath(path.dirname(file)), path.basename(file)), existing: null };
+    } catch {
+      return { target: file, existing: null };
     }
   }
 }
@@ -71,6 +86,7 @@ export async function atomicWriteFile(
   const name = path.basename(target);
   const pinned = await pinDirectory(dir, filePath, options.confineTo);
   try {
+    options.checkTarget?.(path.join(pinned.real, name));
     cleanStaleTempFilesOnce(pinned.path, dir);
     const temp = path.join(pinned.path, tempNameFor(name));
     const mode = existing ? existing.mode & 0o7777 : (options.mode ?? 0o666);
@@ -105,6 +121,8 @@ export async function atomicWriteFile(
 interface PinnedDirectory {
   /** A path that names the opened folder itself (`/proc/self/fd/N`), or its checked path where /proc is missing. */
   readonly path: string;
+  /** The opened folder's real path, as its descriptor names it. */
+  readonly real: string;
   sync(): Promise<void>;
   close(): Promise<void>;
 }
@@ -147,7 +165,7 @@ async function pinDirectory(dir: string, filePath: string, confineTo: readonly s
       `Refused to write ${filePath}: its folder resolves to ${real}${real !== dir ? ` (it was ${dir} a moment ago: a link changed under the write)` : ', outside the working directories'}. Nothing was written.`,
     );
   }
-  return { path: viaFd, sync, close };
+  return { path: viaFd, real, sync, close };
 }
 
 export class AtomicWriteRefusedError extends Error {

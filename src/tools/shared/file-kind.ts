@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { describeFsError, FileToolError, isNotFound } from './errors.js';
+import { requireCheckedObject, type CheckedAccess } from './opened-file.js';
 
 /** Paths refused by name even before stat: endless, blocking or terminal-bound streams. */
 export const BLOCKED_DEVICE_PATHS: ReadonlySet<string> = new Set([
@@ -79,8 +80,11 @@ export function statOrNullSync(absPath: string): fs.Stats | null {
 
 const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
 
-/** Opens a path already known (from `stats`) to be a regular file, failing if it changed into something else. */
-export async function openRegularFile(absPath: string, stats: fs.Stats): Promise<FileHandle> {
+/**
+ * Opens a path already known (from `stats`) to be a regular file, failing if it changed into something else — or,
+ * with `checked`, if what was opened is not what the call's permission decision covers (opened-file.ts).
+ */
+export async function openRegularFile(absPath: string, stats: fs.Stats, checked?: CheckedAccess): Promise<FileHandle> {
   let handle: FileHandle;
   try {
     handle = await fs.promises.open(absPath, fs.constants.O_RDONLY | O_NONBLOCK);
@@ -94,6 +98,7 @@ export async function openRegularFile(absPath: string, stats: fs.Stats): Promise
     if (!now.isFile() || now.ino !== stats.ino || now.dev !== stats.dev) {
       throw new FileToolError(`${absPath} changed while it was being opened; try again.`, 'FILE_CHANGED');
     }
+    if (checked) requireCheckedObject(handle.fd, now, absPath, checked);
     return handle;
   } catch (error) {
     await handle.close().catch(() => {});

@@ -2,10 +2,13 @@
  * Paths as the file tools see them: absolute, `~` expanded, relative paths resolved against the session's cwd (which
  * a `cd` in Bash moves), and the "did you mean" help Claude Code gives when a file is missing.
  */
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { deniedOpenedObject } from '../../permissions/paths.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
+import { fdPath, openedPath, requireCheckedPath, type CheckedAccess } from './opened-file.js';
 
 function expandHome(p: string): string {
   if (p === '~') return os.homedir();
@@ -57,14 +60,16 @@ export function fileNotFoundMessage(cwd: string, suggestion?: string): string {
 
 /**
  * A file in the same folder whose name differs only in case, or has the same stem with another extension
- * (`index.js` for `index.ts`). Best effort: any error means no suggestion.
+ * (`index.js` for `index.ts`). Best effort: any error means no suggestion. With `checked`, the folder listed is the
+ * one the call's decision covers (opened, then bound like a file: opened-file.ts) and names a deny rule covers are not
+ * suggested — a folder flipped to a denied one does not tell its names.
  */
-export async function suggestSimilarPath(absPath: string): Promise<string | undefined> {
+export async function suggestSimilarPath(absPath: string, checked?: CheckedAccess): Promise<string | undefined> {
   const dir = path.dirname(absPath);
   const base = path.basename(absPath);
   let names: string[];
   try {
-    names = await fs.readdir(dir);
+    names = checked ? listCheckedFolder(dir, base, absPath, checked) : await fs.readdir(dir);
   } catch {
     return undefined;
   }
@@ -75,6 +80,20 @@ export async function suggestSimilarPath(absPath: string): Promise<string | unde
   if (stem.length === 0) return undefined;
   const sameStem = names.filter((n) => n !== base && path.parse(n).name.toLowerCase() === stem).sort();
   return sameStem[0] === undefined ? undefined : path.join(dir, sameStem[0]);
+}
+
+/** The names in `dir`, opened and bound to the call's decision for `absPath`; denied names left out. */
+function listCheckedFolder(dir: string, base: string, absPath: string, checked: CheckedAccess): string[] {
+  const fd = fsSync.openSync(dir, fsSync.constants.O_RDONLY | (fsSync.constants.O_DIRECTORY ?? 0));
+  try {
+    const real = openedPath(fd, dir, fsSync.fstatSync(fd));
+    requireCheckedPath(path.join(real, base), absPath, { ...checked, access: 'read' });
+    const ctx = checked.context.getAppState().toolPermissionContext;
+    const names = fsSync.readdirSync(fdPath(fd) ?? real);
+    return names.filter((n) => deniedOpenedObject(path.join(real, n), { dev: 0, ino: 0, nlink: 1 }, 'read', ctx) === undefined);
+  } finally {
+    fsSync.closeSync(fd);
+  }
 }
 
 /**

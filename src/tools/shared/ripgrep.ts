@@ -3,7 +3,7 @@
  * output record by record so a caller can stop it as soon as it has what it needs (memory stays bounded however much
  * rg would print), and kill it on abort or when the time limit passes.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type StdioOptions } from 'node:child_process';
 import path from 'node:path';
 import { isExecutableFile } from './executable.js';
 
@@ -83,6 +83,8 @@ export interface RipgrepRequest {
   readonly separator: '\0' | '\n';
   /** Called for every record, in order; returning `false` stops the search (rg is killed, nothing more is read). */
   readonly onRecord: (record: string) => boolean | void;
+  /** A descriptor rg gets as its fd 3 (a file searched through `/proc/self/fd/3`: search-path.ts SearchRoot). */
+  readonly inheritFd?: number;
 }
 
 export interface RipgrepOutcome {
@@ -112,7 +114,11 @@ export async function runRipgrep(request: RipgrepRequest, what = 'The search'): 
   const rg = await getRipgrep();
   if (request.signal.aborted) throw abortError(what);
   return new Promise<RipgrepOutcome>((resolve, reject) => {
-    const child = spawn(rg.path, request.args, { cwd: request.cwd, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+    const stdio: StdioOptions = request.inheritFd === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', request.inheritFd];
+    const child = spawn(rg.path, request.args, { cwd: request.cwd, stdio, windowsHide: true });
+    // Both are pipes (stdio above); the typings cannot see it through the array.
+    const out = child.stdout!;
+    const err = child.stderr!;
     let stopped = false;
     let timedOut = false;
     let aborted = false;
@@ -146,8 +152,8 @@ export async function runRipgrep(request: RipgrepRequest, what = 'The search'): 
       return true;
     };
 
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
+    out.setEncoding('utf8');
+    out.on('data', (chunk: string) => {
       if (finished()) return;
       const text = pending.length > 0 ? pending + chunk : chunk;
       const sep = request.separator;
@@ -163,8 +169,8 @@ export async function runRipgrep(request: RipgrepRequest, what = 'The search'): 
       }
       pending = text.length - start > MAX_RECORD ? text.slice(start, start + MAX_RECORD) : text.slice(start);
     });
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
+    err.setEncoding('utf8');
+    err.on('data', (chunk: string) => {
       if (stderr.length < MAX_STDERR) stderr += chunk.slice(0, MAX_STDERR - stderr.length);
     });
     child.on('error', (error) => {

@@ -3,9 +3,12 @@
  * validation messages, the VCS folders never searched, and the Read-deny exclusion (rg globs plus a post-filter).
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { expandPath, isPathReadDenied, readDenyGlobs } from '../../permissions/paths.js';
 import type { ToolPermissionContext } from '../../tool/permission-types.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
+import { describeFsError } from './errors.js';
+import { fdPath, requireCheckedObject } from './opened-file.js';
 
 /** Version-control metadata folders: never searched (their objects are noise and blow through budgets). */
 export const VCS_DIRECTORIES = ['.git', '.svn', '.hg', '.bzr', '.jj', '.sl'] as const;
@@ -56,13 +59,14 @@ export interface ReadDenyFilter {
   isDenied(absPath: string): boolean;
 }
 
-export function readDenyFilter(ctx: ToolPermissionContext, searchRoot: string): ReadDenyFilter {
+/** `realRoot`: the searched folder's real path as its descriptor names it (SearchRoot), else asked by path now. */
+export function readDenyFilter(ctx: ToolPermissionContext, searchRoot: string, realRoot?: string): ReadDenyFilter {
   // Any deny rule that names a path may be one the engine applies to reads (Read, Grep, Glob…).
   const active = ctx.alwaysDenyRules.some((rule) => rule.ruleValue.ruleContent !== undefined);
   if (!active) return { globs: [], active, isDenied: () => false };
   // rg's globs are relative to the root; a root reached through a symlink is judged where it really is, too.
   const globs = new Set(readDenyGlobs(ctx, searchRoot));
-  const real = realPathOf(searchRoot);
+  const real = realRoot ?? realPathOf(searchRoot);
   if (real !== searchRoot) for (const glob of readDenyGlobs(ctx, real)) globs.add(glob);
   return { globs: [...globs], active, isDenied: (absPath) => isPathReadDenied(absPath, ctx) };
 }
@@ -128,5 +132,66 @@ export function mtimeOf(file: string): number {
     return fs.lstatSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0;
   } catch {
     return 0;
+  }
+}
+
+/**
+ * The folder or file a search reads, opened and bound to the call's permission decision (opened-file.ts), so that rg
+ * searches what was judged whatever the path names by the time it runs: a folder becomes rg's working directory
+ * through its descriptor (`/proc/self/fd/N`: the child's chdir follows the open folder, not its name) and rg searches
+ * `.`; a file is handed to rg as its descriptor 3 and rg searches `/proc/self/fd/3`. Result paths are mapped back
+ * under the path as given. Without /proc, rg gets the real path the descriptor was verified against (weaker: a name).
+ */
+export interface SearchRoot {
+  readonly isFile: boolean;
+  /** The real path of what was opened. */
+  readonly real: string;
+  /** rg's working directory. */
+  readonly cwd: string;
+  /** What rg is told to search. */
+  readonly arg: string;
+  /** A descriptor rg inherits as its fd 3 (a file searched). */
+  readonly inheritFd?: number;
+  /** A path rg printed → the path shown (under the searched path as given). */
+  shown(rgPath: string): string;
+  close(): void;
+}
+
+const O_DIRECTORY = fs.constants.O_DIRECTORY ?? 0;
+const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
+const O_NOCTTY = fs.constants.O_NOCTTY ?? 0;
+
+/**
+ * Opens `target` (a folder, or with `allowFile` a regular file too) for a search and binds it. Undefined when it is
+ * not there or not of that kind (each caller has its own words for that); a FileToolError when what was opened is not
+ * what the decision covers.
+ */
+export function openSearchRoot(target: string, context: ToolUseContext, allowFile: boolean): SearchRoot | undefined {
+  let fd: number;
+  try {
+    // O_NONBLOCK|O_NOCTTY: a FIFO or a terminal put there since the caller's stat neither blocks nor is adopted.
+    fd = fs.openSync(target, fs.constants.O_RDONLY | O_NONBLOCK | O_NOCTTY | (allowFile ? 0 : O_DIRECTORY));
+  } catch (error) {
+    if (isMissingFileError(error)) return undefined;
+    throw describeFsError(error, target);
+  }
+  const close = () => fs.closeSync(fd);
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isDirectory() && !(allowFile && st.isFile())) {
+      close();
+      return undefined;
+    }
+    const real = requireCheckedObject(fd, st, target, { context, access: 'read' });
+    const byFd = fdPath(fd);
+    if (st.isFile()) {
+      const arg = byFd === undefined ? real : '/proc/self/fd/3';
+      return { isFile: true, real, cwd: byFd === undefined ? path.dirname(real) : '/', arg, inheritFd: byFd === undefined ? undefined : fd, shown: (p) => (p === arg ? target : p), close };
+    }
+    const under = (rel: string) => (rel === '' ? target : target === '/' ? `/${rel}` : `${target}/${rel}`);
+    return { isFile: false, real, cwd: byFd ?? real, arg: '.', shown: (p) => under(p.startsWith('./') ? p.slice(2) : p === '.' ? '' : p), close };
+  } catch (error) {
+    close();
+    throw error;
   }
 }

@@ -11,6 +11,7 @@ import { canEncode, decodeText, describeEncoding, detectLineEndings, encodeText,
 import { FileToolError } from './errors.js';
 import { notRegularFileMessage, openRegularFile, readWholeFile } from './file-kind.js';
 import { formatBytes } from './format.js';
+import { requireCheckedPath } from './opened-file.js';
 
 /** Files larger than this are not edited in memory (Edit, Write, NotebookEdit). */
 export const MAX_EDITABLE_BYTES = 128 * 1024 * 1024;
@@ -24,7 +25,11 @@ export interface LoadedTextFile {
   readonly lineEndings: LineEndings;
 }
 
-export async function loadTextFileForWrite(absPath: string, stats: fs.Stats, verb: 'edit' | 'write'): Promise<LoadedTextFile> {
+/**
+ * With `context`, what is opened must be what the call's permission decision covers (opened-file.ts): a link flipped
+ * to another file in between is refused before its bytes are read — they would show in a stale-file diff or a snippet.
+ */
+export async function loadTextFileForWrite(absPath: string, stats: fs.Stats, verb: 'edit' | 'write', context?: ToolUseContext): Promise<LoadedTextFile> {
   if (!stats.isFile()) throw new FileToolError(notRegularFileMessage(absPath, stats, verb), 'NOT_REGULAR_FILE');
   if (stats.size > MAX_EDITABLE_BYTES) {
     throw new FileToolError(
@@ -32,7 +37,7 @@ export async function loadTextFileForWrite(absPath: string, stats: fs.Stats, ver
       'FILE_TOO_LARGE',
     );
   }
-  const handle = await openRegularFile(absPath, stats);
+  const handle = await openRegularFile(absPath, stats, context ? { context, access: 'write' } : undefined);
   let bytes: Buffer;
   let fresh: fs.Stats;
   try {
@@ -54,8 +59,10 @@ export interface WrittenTextFile {
 }
 
 /**
- * `context`: when the path (as given) lies inside a working directory, its folder must really be inside one when it
- * is written — a link in the path that leads elsewhere (or was flipped there after the permission check) is refused.
+ * `context`: the file written — the folder opened for the write, and the name in it — must be what the call's
+ * permission decision covers (opened-file.ts); and when the path (as given) lies inside a working directory, its
+ * folder must really be inside one when it is written. A link in the path that leads elsewhere, or was flipped there
+ * after the permission check, is refused and nothing is written.
  */
 export async function writeTextFile(absPath: string, text: string, encoding: TextEncoding, context?: ToolUseContext): Promise<WrittenTextFile> {
   if (!canEncode(text, encoding)) {
@@ -65,7 +72,10 @@ export async function writeTextFile(absPath: string, text: string, encoding: Tex
     );
   }
   const bytes = encodeText(text, encoding);
-  const { stats } = await atomicWriteFile(absPath, bytes, { confineTo: context ? confinement(absPath, context) : undefined });
+  const { stats } = await atomicWriteFile(absPath, bytes, {
+    confineTo: context ? confinement(absPath, context) : undefined,
+    checkTarget: context ? (real) => requireCheckedPath(real, absPath, { context, access: 'write' }) : undefined,
+  });
   return { bytes, stats };
 }
 

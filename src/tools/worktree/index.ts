@@ -1,17 +1,21 @@
 /**
- * EnterWorktree / ExitWorktree: a git worktree for risky work. Entering makes one (or takes an existing one of the
- * same repository) and moves the session into it through a `contextModifier` — the seeds' example of a modifier —
- * so every call after it starts there: Bash's directory, relative paths and the permission context's working
- * directory (the worktree becomes the working directory; the main checkout is outside it until the session leaves).
- * Leaving restores both and keeps or removes the worktree. The session's worktree lives in the agent's
- * `sessionState`. Only the main thread may switch: a sub-agent shares the session's directory with its parent.
+ * EnterWorktree / ExitWorktree: a git worktree for risky work. Entering makes one in the project's own repository (the
+ * one git finds from the working directory, not from wherever the shell went), or — after asking the person — takes
+ * an existing linked worktree of that repository, and moves the session into it through a `contextModifier` (the
+ * seeds' example of a modifier), so every call after it starts there: Bash's directory, relative paths and the
+ * permission context's working directory (the worktree becomes the working directory; the main checkout is outside it
+ * until the session leaves). Leaving restores both and keeps or removes the worktree. The session's worktree lives in
+ * the agent's `sessionState`. Only the main thread may switch: a sub-agent shares the session's directory with its
+ * parent.
  */
+import path from 'node:path';
 import * as z from 'zod';
 import { updatePermissionContext } from '../../permissions/permission-context.js';
 import { buildTool } from '../../tool/build-tool.js';
 import type { ValidationResult } from '../../tool/tool.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
-import { createWorktree, GitError, isValidWorktreeName, listWorktrees, MAX_WORKTREE_NAME, physical, removeWorktree, repositoryRoot, worktreeChanges } from './git-worktree.js';
+import { workingDirectories } from '../../permissions/paths.js';
+import { createWorktree, findRepository, GitError, isLinkedWorktreeOf, isValidWorktreeName, listWorktrees, MAX_WORKTREE_NAME, physical, removeWorktree, worktreeChanges, type OwnRepository } from './git-worktree.js';
 import { ENTER_WORKTREE_TOOL_NAME, enterWorktreePrompt, EXIT_WORKTREE_TOOL_NAME, exitWorktreePrompt } from './prompt.js';
 import { randomUUID } from '../../tool/crypto.js';
 
@@ -26,7 +30,8 @@ export interface WorktreeSession {
   readonly baseCommit?: string;
   /** EnterWorktree made it: only then may ExitWorktree remove it. */
   readonly created: boolean;
-  readonly repositoryRoot: string;
+  /** The project's own repository, as git named it when the session entered. */
+  readonly repository: OwnRepository;
   /** The shell's directory and the permission context's working directory before entering. */
   readonly originalCwd: string;
   readonly originalWorkingDirectory: string;
@@ -77,6 +82,12 @@ export const EnterWorktreeTool = buildTool<typeof enterWorktreeInputSchema, Ente
   shouldDefer: true,
   prompt: async () => enterWorktreePrompt(),
   description: async (input) => (input.path !== undefined ? `Enter worktree ${input.path}` : `Create worktree ${input.name ?? ''}`.trim()),
+  // Entering an existing folder moves the working directory there: a person says so, whatever the rules allow.
+  async checkPermissions(input) {
+    if (input.path === undefined) return { behavior: 'allow', updatedInput: input };
+    const reason = `EnterWorktree would make ${input.path} the working directory`;
+    return { behavior: 'ask', message: reason, decisionReason: { layer: 'toolCheck', reason } };
+  },
   async validateInput(input, context) {
     const thread = mainThreadOnly(context);
     if (!thread.result) return thread;
@@ -91,20 +102,22 @@ export const EnterWorktreeTool = buildTool<typeof enterWorktreeInputSchema, Ente
   async call(input, context) {
     const signal = context.abortController.signal;
     const state = context.getAppState();
-    const root = await repositoryRoot(state.cwd, signal);
-    if (root === undefined) throw new Error(`${state.cwd} is not inside a git repository: there is nothing to make a worktree of.`);
+    // The project's own repository: the one git finds from the working directory, not from wherever the shell went.
+    const permissions = state.toolPermissionContext;
+    const repository = await findRepository(permissions.cwd, signal);
+    if (repository === undefined) throw new Error(`${permissions.cwd} is not inside a git repository: there is nothing to make a worktree of.`);
     let session: WorktreeSession;
-    const origin = { repositoryRoot: root, originalCwd: state.cwd, originalWorkingDirectory: state.toolPermissionContext.cwd };
+    const origin = { repository, originalCwd: state.cwd, originalWorkingDirectory: permissions.cwd };
     if (input.path !== undefined) {
-      const wanted = physical(input.path);
-      const worktrees = await listWorktrees(root, signal);
-      if (!worktrees.includes(wanted) || wanted === root) {
-        throw new Error(`${input.path} is not another worktree of the repository at ${root}. Its worktrees: ${worktrees.join(', ')}`);
+      const wanted = physical(path.resolve(permissions.cwd, input.path));
+      if (!(await isLinkedWorktreeOf(repository, wanted, signal))) {
+        const worktrees = await listWorktrees(repository, signal).catch(() => []);
+        throw new Error(`${input.path} is not another worktree of the repository at ${repository.root}. Its worktrees: ${worktrees.join(', ')}`);
       }
       session = { ...origin, path: wanted, created: false };
     } else {
       try {
-        const made = await createWorktree(root, input.name ?? `wt-${randomUUID().slice(0, 8)}`, signal);
+        const made = await createWorktree(repository, input.name ?? `wt-${randomUUID().slice(0, 8)}`, workingDirectories(permissions), signal);
         session = { ...origin, path: made.path, branch: made.branch, baseCommit: made.baseCommit, created: true };
       } catch (error) {
         throw error instanceof GitError ? new Error(`Could not create the worktree: ${error.message}`) : error;
@@ -172,7 +185,7 @@ export const ExitWorktreeTool = buildTool<typeof exitWorktreeInputSchema, ExitWo
             'removing it would lose them. Leave it with action "keep", or — once the person agrees — remove it with discard_changes: true.',
         );
       }
-      await removeWorktree(session.repositoryRoot, session.path, session.branch, signal);
+      await removeWorktree(session.repository, session.path, session.branch, signal);
       if (lost) discarded = changes;
     }
     return {

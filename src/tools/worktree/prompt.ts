@@ -8,7 +8,7 @@ export function enterWorktreePrompt(): string {
     'for isolated work. The worktree is made under .toolgate/worktrees/<name> on the branch worktree-<name>, from the',
     "current commit; from then on commands run there and it is the working directory (the main checkout is not).",
     '- name (optional): letters, digits, ".", "_", "-", "/" between parts, at most 64 characters; a random one if absent.',
-    '- path (instead of name): enter a worktree of this repository that already exists.',
+    '- path (instead of name): enter a linked worktree of this repository that already exists (the person is asked).',
     'Leave with ExitWorktree. Not available to sub-agents.',
   ].join('\n');
 }

@@ -117,8 +117,14 @@ describe('EnterWorktree / ExitWorktree', () => {
     expect(text(await rt.run([use('ExitWorktree', { action: 'keep' })]))).toBe('No worktree session is active: nothing was changed.');
   });
 
-  it('a clean worktree is removed without discard_changes; a worktree entered by path is only ever kept', async () => {
-    const rt = await runtime();
+  it('a clean worktree is removed without discard_changes; a worktree entered by path asks, and is only ever kept', async () => {
+    const asked: string[] = [];
+    const rt = await runtime({
+      onPermissionRequest: async (request) => {
+        asked.push(request.tool.name);
+        return { behavior: 'allow' };
+      },
+    });
     await rt.run([use('EnterWorktree', {})]);
     const made = rt.permissionContext.cwd;
     expect(path.basename(made)).toMatch(/^wt-[0-9a-f]{8}$/);
@@ -129,6 +135,8 @@ describe('EnterWorktree / ExitWorktree', () => {
     git(repo, 'worktree', 'add', '-q', '-b', 'manual', outside);
     const entered = await rt.run([use('EnterWorktree', { path: outside })]);
     expect(text(entered)).toContain(`Moved the session into the worktree ${outside}.`);
+    // The allow rule for EnterWorktree covers making worktrees; entering an existing folder asked the person.
+    expect(asked).toEqual(['EnterWorktree']);
     const kept = await rt.run([use('ExitWorktree', { action: 'remove', discard_changes: true })]);
     expect(text(kept)).toMatch(/was not made by EnterWorktree in this session, so it is not removed/);
     expect(existsSync(outside)).toBe(true);
@@ -140,7 +148,10 @@ describe('EnterWorktree / ExitWorktree', () => {
     expect(text(await rt.run([use('EnterWorktree', { name: '../escape' })]))).toMatch(/Invalid worktree name/);
     expect(text(await rt.run([use('EnterWorktree', { name: 'a'.repeat(65) })]))).toMatch(/Invalid worktree name/);
     expect(text(await rt.run([use('EnterWorktree', { name: 'a', path: repo })]))).toMatch(/either name .* or path/);
-    expect(text(await rt.run([use('EnterWorktree', { path: repo })]))).toMatch(/is not another worktree of the repository/);
+    // Entering a path asks first (headless: denied), whatever it names.
+    expect(text(await rt.run([use('EnterWorktree', { path: repo })]))).toMatch(/Permission denied[\s\S]*would make .* the working directory/);
+    const answered = await runtime({ onPermissionRequest: async () => ({ behavior: 'allow' }) });
+    expect(text(await answered.run([use('EnterWorktree', { path: repo })]))).toMatch(/is not another worktree of the repository/);
     await rt.run([use('EnterWorktree', { name: 'one' })]);
     expect(text(await rt.run([use('EnterWorktree', { name: 'two' })]))).toMatch(/Already in the worktree .*one; leave it with ExitWorktree first/);
     const child = await rt.child({ tools: ['EnterWorktree', 'ExitWorktree'] });

@@ -2,16 +2,15 @@
  * Write: create or replace a whole file. An existing file must have been read in full (and not changed since);
  * the new content keeps the old file's encoding, BOM, CRLF convention and mode, and lands atomically.
  */
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import * as z from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
 import type { ToolResultBlockParam } from '../../tool/tool.js';
 import { textToolResult } from '../../tool/tool-result.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import { applyLineEndings, type TextEncoding } from '../shared/encoding.js';
-import { describeFsError, FileToolError } from '../shared/errors.js';
+import { FileToolError } from '../shared/errors.js';
 import { notRegularFileMessage, statOrNull } from '../shared/file-kind.js';
+import { makeParentFolders } from '../shared/opened-file.js';
 import { countPatchLines, patchBetween, snippetForHunks, type PatchHunk } from '../shared/patch.js';
 import { backfillPathField, pathForPermission, resolveToolPath, validatePathInput } from '../shared/paths.js';
 import { hasChangedSinceRead, recordFileState, requireReadBeforeWrite, staleFileMessage, wholeFileRequirementError, NOT_READ_MESSAGE } from '../shared/read-state.js';
@@ -53,7 +52,7 @@ async function writeFile(input: WriteInput, context: ToolUseContext): Promise<Wr
       const notRead = wholeFileRequirementError(record);
       if (notRead) throw new FileToolError(notRead, notRead.startsWith(NOT_READ_MESSAGE) ? 'NOT_READ' : 'STALE');
     }
-    const file = await loadTextFileForWrite(absPath, stats, 'write');
+    const file = await loadTextFileForWrite(absPath, stats, 'write', context);
     if (record && hasChangedSinceRead(record, file.bytes, file.stats)) {
       throw new FileToolError(staleFileMessage(record, file.text, absPath), 'STALE');
     }
@@ -62,11 +61,7 @@ async function writeFile(input: WriteInput, context: ToolUseContext): Promise<Wr
     // Content written with \n into a CRLF file follows the file's convention; content that brings its own \r stays.
     if (file.lineEndings === 'CRLF' && !text.includes('\r')) text = applyLineEndings(text, 'CRLF');
   } else {
-    try {
-      await fs.mkdir(path.dirname(absPath), { recursive: true });
-    } catch (error) {
-      throw describeFsError(error, absPath);
-    }
+    makeParentFolders(absPath, { context, access: 'write' });
   }
   const written = await writeTextFile(absPath, text, encoding, context);
   // What is on disk now is exactly what the model wrote: the record is a full read.

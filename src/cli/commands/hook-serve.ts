@@ -1,0 +1,222 @@
+/**
+ * `toolgate hook serve`: the command hook as a long-lived HTTP server (Claude Code's `type: "http"` hooks POST the same
+ * JSON a command hook reads on stdin, and read the same JSON back), so a decision costs no process start. It listens on
+ * 127.0.0.1 (or a Unix socket, 0600) and wants `Authorization: Bearer <token>` on every request. Routes: `POST /hook`
+ * (Claude Code's protocol; Gemini's when the event says BeforeTool), `/hook/claude`, `/hook/gemini`, `/hook/codex`.
+ *
+ * Fail closed where the host fails open: Claude Code treats a non-2xx answer, a body that is not JSON or no connection
+ * as a non-blocking error and lets the call go on. So every answer is 200 with JSON, and one that cannot be judged —
+ * a request without the token included — is the host's fail-closed answer (ask), judged no further.
+ *
+ * Settings are watched: before each request the settings files behind the contexts built so far (the ones read and
+ * the ones looked for) are compared with what they were (inode, size, mtime); any change, a file appearing or going,
+ * drops every context, so the next decision reads them again.
+ */
+import fs from 'node:fs';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { stateDirectory } from '../../agent/session-dir.js';
+import { nodeCrypto, randomBytes } from '../../tool/crypto.js';
+import type { LoadedSettings } from '../../settings/load-settings.js';
+import { answerHook, MAX_HOOK_REQUEST_BYTES, type SettingsSeen } from './hook-answer.js';
+import { failClosedOutput, HOOK_HOSTS, type HookHost } from './hook-hosts.js';
+import { HookJudge, type HookJudgeOptions } from './hook-judge.js';
+import { appendHookLines, hookLogFile, type HookLogEntry } from './hook-log.js';
+import { judgeOptions, parseHost, type HookCommonOptions } from './hook.js';
+
+export interface HookServerOptions extends HookJudgeOptions {
+  readonly host?: HookHost;
+  /** 0 or absent: any free port on 127.0.0.1. */
+  readonly port?: number;
+  /** A Unix socket path instead of a port. */
+  readonly socket?: string;
+  readonly token: string;
+  /** Where decisions are logged; null: nowhere. */
+  readonly logFile?: string | null;
+}
+
+export interface HookServerHandle {
+  /** `http://127.0.0.1:PORT/hook`, or the socket path. */
+  readonly url: string;
+  readonly port?: number;
+  close(): Promise<void>;
+}
+
+/** The settings files behind the judge's contexts, and whether any changed since they were read. */
+class SettingsWatch {
+  readonly #seen = new Map<string, string>();
+
+  record(loaded: LoadedSettings): void {
+    for (const f of loaded.files) if (!f.file.trimStart().startsWith('{') && !this.#seen.has(f.file)) this.#seen.set(f.file, signature(f.file));
+  }
+
+  /** True (and forgets what it knew) when a file changed, appeared or went. */
+  changed(): boolean {
+    for (const [file, sig] of this.#seen) {
+      if (signature(file) !== sig) {
+        this.#seen.clear();
+        return true;
+      }
+    }
+    return false;
+  }
+}
+
+function signature(file: string): string {
+  try {
+    const s = fs.statSync(file);
+    return `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
+  } catch {
+    return 'absent';
+  }
+}
+
+export async function startHookServer(options: HookServerOptions): Promise<HookServerHandle> {
+  const watch = new SettingsWatch();
+  const seen: SettingsSeen = {};
+  const judge = new HookJudge({
+    ...options,
+    onSettingsLoaded: (s) => {
+      seen.last = s;
+      watch.record(s);
+      options.onSettingsLoaded?.(s);
+    },
+  });
+  const expected = Buffer.from(`Bearer ${options.token}`);
+  const logFile = options.logFile === undefined ? hookLogFile() : options.logFile;
+  let pending: HookLogEntry[] = [];
+  const flush = () => {
+    const lines = pending;
+    pending = [];
+    if (logFile !== null && lines.length > 0) appendHookLines(lines, logFile);
+  };
+
+  const { createServer } = await import('node:http');
+  const server: Server = createServer((req, res) => {
+    void handle(req, res).catch((error: unknown) => send(res, failClosedOutput(options.host ?? 'claude', undefined, `internal error: ${error instanceof Error ? error.message : String(error)}`)));
+  });
+  server.keepAliveTimeout = 60_000;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = (req.url ?? '/').split('?')[0]!;
+    const route = /^\/hook(?:\/(claude|gemini|codex))?\/?$/.exec(url);
+    if (req.method !== 'POST' || route === null) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('toolgate hook serve: POST /hook, /hook/claude, /hook/gemini or /hook/codex\n');
+      return;
+    }
+    const host = (route[1] as HookHost | undefined) ?? options.host;
+    const auth = Buffer.from(req.headers.authorization ?? '');
+    if (auth.length !== expected.length || !nodeCrypto().timingSafeEqual(auth, expected)) {
+      // Answered without reading what an unauthenticated client sends (it is discarded as it comes).
+      req.resume();
+      send(res, failClosedOutput(host ?? 'claude', undefined, 'the request did not carry the hook server token (Authorization: Bearer $TOOLGATE_HOOK_TOKEN)'));
+      return;
+    }
+    const body = await readBody(req);
+    if (watch.changed()) judge.forget();
+    const { output, entry } = await answerHook(body, { ...(host !== undefined ? { host } : {}), cwd: process.cwd(), log: logFile !== null }, judge, seen);
+    send(res, output);
+    if (entry !== undefined) {
+      if (pending.length === 0) setImmediate(flush);
+      pending.push(entry);
+    }
+  }
+
+  if (options.socket !== undefined) {
+    fs.rmSync(options.socket, { force: true });
+    await listen(server, options.socket);
+    fs.chmodSync(options.socket, 0o600);
+  } else {
+    await listen(server, options.port ?? 0, '127.0.0.1');
+  }
+  const port = options.socket === undefined ? (server.address() as AddressInfo).port : undefined;
+  return {
+    url: port !== undefined ? `http://127.0.0.1:${port}/hook` : options.socket!,
+    ...(port !== undefined ? { port } : {}),
+    close: () =>
+      new Promise<void>((resolve) => {
+        flush();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function listen(server: Server, where: number | string, hostname?: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    if (hostname !== undefined) server.listen(where as number, hostname, () => resolve());
+    else server.listen(where as string, () => resolve());
+  });
+}
+
+/** The body, up to one byte past the limit (answerHook refuses it then; the rest is not read). */
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      chunks.push(chunk);
+      if (size > MAX_HOOK_REQUEST_BYTES) {
+        done = true;
+        req.pause();
+        resolve(Buffer.concat(chunks).toString('utf8'));
+      }
+    });
+    req.on('end', () => {
+      if (!done) resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, output: Record<string, unknown>): void {
+  if (res.headersSent) return;
+  const body = JSON.stringify(output);
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** The token: from the named environment variable, else the state folder's token file (made once, 0600). */
+export function hookServerToken(envName: string, env: NodeJS.ProcessEnv = process.env): { token: string; file?: string } {
+  const fromEnv = env[envName];
+  if (fromEnv !== undefined && fromEnv !== '') return { token: fromEnv };
+  const file = path.join(stateDirectory(env), 'hook-token');
+  try {
+    const token = fs.readFileSync(file, 'utf8').trim();
+    if (token !== '') return { token, file };
+  } catch {
+    // made below
+  }
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const token = randomBytes(32).toString('base64url');
+  fs.writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
+  return { token, file };
+}
+
+export async function runHookServer(opts: HookCommonOptions & { port: string; socket?: string; tokenEnv: string }): Promise<void> {
+  const host = parseHost(opts.host);
+  const port = Number.parseInt(opts.port, 10);
+  if (opts.socket === undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new Error('--port takes a port number');
+  if (host !== undefined && !(HOOK_HOSTS as readonly string[]).includes(host)) throw new Error('bad --host');
+  const { token, file } = hookServerToken(opts.tokenEnv);
+  // One server serves every project: a request's project is its cwd, not this process's $CLAUDE_PROJECT_DIR.
+  const { projectDir: _ignored, ...judging } = judgeOptions(opts);
+  const handle = await startHookServer({
+    ...judging,
+    ...(host !== undefined ? { host } : {}),
+    ...(opts.socket !== undefined ? { socket: path.resolve(opts.socket) } : { port }),
+    token,
+    logFile: opts.log ? hookLogFile() : null,
+  });
+  process.stderr.write(`toolgate hook serve: listening on ${handle.url}${file !== undefined ? `; token in ${file} (export ${opts.tokenEnv}=$(cat ${file}) for the host)` : ''}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => void handle.close().then(resolve);
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}

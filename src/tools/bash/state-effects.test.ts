@@ -1,0 +1,91 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadBashParser } from '../../permissions/bash/index.js';
+import { parseShellStateRecords } from './session-env.js';
+import { stateEffects, type NameBound } from './state-effects.js';
+import { refusedFunctionName, refusedPathChange, refusedVariable } from './state-policy.js';
+
+beforeAll(async () => {
+  await loadBashParser();
+});
+
+const names = (b: NameBound): string => (b === 'any' ? 'any' : [...b].sort().join(','));
+
+describe('what a command’s text can change (state-effects.ts)', () => {
+  it('names only what the text sets; nothing for read-only commands, whatever they write', () => {
+    const cases: [string, string, string][] = [
+      ['cat x >&10', '', ''],
+      ['git status', '', ''],
+      ['npm test -- $X', '', ''],
+      ['command -v eval; type source; echo eval', '', ''],
+      ['export foo=1 B; cat F >&10', 'B,foo', ''],
+      ['command export A=1', 'A', ''],
+      ['export PATH=/p/bin:$PATH', 'PATH', ''],
+      ['unset -f f; unset X', 'X', 'X,f'],
+      ['read -r a b', 'a,b', ''],
+      ['printf -v foo %s x', 'foo', ''],
+      ['echo ${foo:=1}', 'foo', ''],
+      ['for i in 1 2; do :; done', 'i', ''],
+      ['f() { :; }; function g { :; }', '', 'f,g'],
+      ['declare -fx g; export -n h', 'h', 'g'],
+      ['source .venv/bin/activate', 'any', 'any'],
+      ['. x', 'any', 'any'],
+      ['eval "$x"', 'any', 'any'],
+      ['exec 3>&-', 'any', 'any'],
+      ['$cmd A', 'any', 'any'],
+    ];
+    for (const [command, vars, fns] of cases) {
+      const e = stateEffects(command, new Set(), '/proj', '/home/u');
+      expect([names(e.variables), names(e.functions)], command).toEqual([vars, fns]);
+    }
+  });
+
+  it('a command that names a function an earlier command left is unbounded (the review asks for it)', () => {
+    expect(stateEffects('greet', new Set(['greet']), '/proj', undefined).variables).toBe('any');
+    expect(stateEffects('cat greet', new Set(['greet']), '/proj', undefined).variables).toBe('any');
+    expect(names(stateEffects('cat hello', new Set(['greet']), '/proj', undefined).variables)).toBe('');
+  });
+
+  it('the directories its cds can lead to', () => {
+    expect(stateEffects('ls', new Set(), '/proj', undefined).cwd).toEqual({ kind: 'none' });
+    expect(stateEffects('cd src && ls', new Set(), '/proj', undefined).cwd).toEqual({ kind: 'dirs', dirs: ['/proj/src'] });
+    expect(stateEffects('cd a; ls', new Set(), '/proj', undefined).cwd).toEqual({ kind: 'dirs', dirs: ['/proj', '/proj/a'] });
+    expect(stateEffects('cd "$x"', new Set(), '/proj', undefined).cwd).toEqual({ kind: 'any' });
+    expect(stateEffects('popd', new Set(), '/proj', undefined).cwd).toEqual({ kind: 'any' });
+  });
+});
+
+describe('the policy (state-policy.ts)', () => {
+  it('refuses variables that make programs run other code or read elsewhere; keeps ordinary and harmless ones', () => {
+    for (const name of ['NODE_OPTIONS', 'NODE_PATH', 'PYTHONPATH', 'PERL5OPT', 'RUBYOPT', 'JAVA_TOOL_OPTIONS', 'LD_PRELOAD', 'BASH_ENV', 'ENV', 'PROMPT_COMMAND', 'SHELLOPTS', 'PS4', 'IFS', 'PAGER', 'LESSOPEN', 'EDITOR', 'npm_config_script_shell', 'NPM_CONFIG_USERCONFIG', 'http_proxy', 'HTTPS_PROXY', 'HOME', 'XDG_CONFIG_HOME', 'RIPGREP_CONFIG_PATH', 'TAR_OPTIONS', 'GLIBC_TUNABLES', 'MAKEFLAGS', 'CC']) {
+      expect(refusedVariable(name), name).toBe('steers');
+    }
+    for (const name of ['GIT_CONFIG_COUNT', 'GIT_CONFIG_KEY_0', 'GIT_DIR', 'GIT_SSH_COMMAND', 'GIT_TERMINAL_PROMPT']) expect(refusedVariable(name), name).toBe('git');
+    for (const name of ['PWD', 'SHLVL', '_', '__toolgate_cwd_fd', '__tg_s']) expect(refusedVariable(name), name).toBe('internal');
+    for (const name of ['FOO', 'foo', 'VIRTUAL_ENV', 'NODE_ENV', 'PYTHONUNBUFFERED', 'LC_ALL', 'CI', 'PATH']) expect(refusedVariable(name), name).toBeUndefined();
+  });
+
+  it('refuses a PATH change that adds a relative or empty entry', () => {
+    expect(refusedPathChange('/usr/bin', '/proj/.venv/bin:/usr/bin')).toBeUndefined();
+    expect(refusedPathChange('/usr/bin', 'bin:/usr/bin')).toContain('relative PATH entry bin');
+    expect(refusedPathChange('/usr/bin', ':/usr/bin')).toContain('empty');
+    // What was there already is not the command's doing.
+    expect(refusedPathChange('.:/usr/bin', '/opt/x:.:/usr/bin')).toBeUndefined();
+  });
+
+  it('refuses functions named like builtins, keywords, hooks or with names outside bash’s plain ones', () => {
+    for (const name of ['cd', 'exec', 'trap', 'builtin', '[', 'if', 'command_not_found_handle', '__toolgate_x', 'a b', 'x/y']) {
+      expect(refusedFunctionName(name), name).toBeDefined();
+    }
+    expect(refusedFunctionName('greet')).toBeUndefined();
+  });
+});
+
+describe('records written twice', () => {
+  it('are not used at all', () => {
+    const one = 'C/tmp\n\0Sdeclare -x A="1"\0R\0Edeclare -x A="2"\0Z\0';
+    expect(parseShellStateRecords(one).capture?.exit.get('A')).toBe('2');
+    expect(parseShellStateRecords(`${one}Edeclare -x A="3"\0`)).toEqual({ malformed: true });
+    expect(parseShellStateRecords(`C/etc\n\0${one}`)).toEqual({ malformed: true });
+    expect(parseShellStateRecords('f\0Fg\ng () \n{ :; }\0Fg\ng () \n{ :; }\0')).toEqual({ malformed: true });
+  });
+});

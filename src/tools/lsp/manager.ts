@@ -1,0 +1,181 @@
+/**
+ * The session's language servers: started on first need, one per server name (for the session's project), reused
+ * across calls, shut down when the runtime's task registry shuts down. A server that is gone (crashed, killed) is
+ * started again once for the request that found it gone; a second failure is the request's error. Documents are
+ * opened with their current text and changed (full text, next version) when the file changed since.
+ */
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { secretEnvNames } from '../../execution/redaction.js';
+import { randomBytes } from '../../tool/crypto.js';
+import type { ToolUseContext } from '../../tool/tool-use-context.js';
+import { getTaskRegistry } from '../shared/task-registry.js';
+import { LspConnection, LspServerGoneError } from './lsp-connection.js';
+import { knownExtensions, resolveServerCommand, serverForFile, type ChosenServer } from './servers.js';
+
+const DEFAULT_TIMEOUT_S = 60;
+
+interface OpenDocument {
+  version: number;
+  mtimeMs: number;
+  size: number;
+}
+
+interface Running {
+  readonly connection: LspConnection;
+  readonly ready: Promise<void>;
+  readonly documents: Map<string, OpenDocument>;
+}
+
+/** The server a file needs, resolved to an executable; an error message when there is none. */
+export function locateServer(file: string, context: ToolUseContext, projectDir: string): { server: ChosenServer; executable: string } | { error: string } {
+  const settings = context.options.settings;
+  const server = serverForFile(file, settings.lsp);
+  if (!server) return { error: `No language server handles ${path.extname(file) || 'files without an extension'} files (configured: ${knownExtensions(settings.lsp).join(' ')}). Add one under toolgate.lsp.servers.` };
+  const envPath = { ...(settings.baseEnv ?? process.env), ...settings.env }.PATH;
+  const executable = resolveServerCommand(server.config.command, projectDir, envPath);
+  if (executable === undefined) {
+    const how = server.install !== undefined ? ` Install it (${server.install}) or` : '';
+    return { error: `The ${server.name} language server (${server.config.command}) is not installed here.${how} configure its command under toolgate.lsp.servers.${server.name}.` };
+  }
+  return { server, executable };
+}
+
+export class LspManager {
+  readonly #running = new Map<string, Running>();
+  readonly #diagnostics = new Map<string, unknown[]>();
+  #closed = false;
+
+  constructor(
+    readonly projectDir: string,
+    readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  /** A request about `file` to its server: started (or started again once, if it is gone), the file synced first. */
+  async request<T>(
+    chosen: { server: ChosenServer; executable: string },
+    file: string,
+    method: string,
+    params: (uri: string) => unknown,
+    options: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const running = this.#start(chosen);
+      try {
+        await running.ready;
+        const uri = this.#sync(running, file, chosen.server.languageId);
+        return await running.connection.request<T>(method, params(uri), options.timeoutMs ?? DEFAULT_TIMEOUT_S * 1000, options.signal);
+      } catch (error) {
+        if (!(error instanceof LspServerGoneError) || attempt > 0 || this.#closed) throw error instanceof LspServerGoneError ? new Error(`The ${chosen.server.name} language server failed: ${error.message}`) : error;
+        // Gone: forget it and start it again, once.
+        if (this.#running.get(chosen.server.name) === running) this.#running.delete(chosen.server.name);
+      }
+    }
+  }
+
+  /** The process id of a running server (tests end it to see the restart). */
+  pidOf(name: string): number | undefined {
+    return this.#running.get(name)?.connection.pid;
+  }
+
+  /** The last diagnostics a server published for a file (by absolute path). */
+  diagnosticsFor(file: string): unknown[] {
+    return this.#diagnostics.get(pathToFileURL(file).href) ?? [];
+  }
+
+  async dispose(): Promise<void> {
+    this.#closed = true;
+    const all = [...this.#running.values()];
+    this.#running.clear();
+    await Promise.all(all.map((r) => r.connection.dispose()));
+  }
+
+  #start(chosen: { server: ChosenServer; executable: string }): Running {
+    if (this.#closed) throw new Error('The session is ending: no language server is started.');
+    const known = this.#running.get(chosen.server.name);
+    if (known && known.connection.gone === undefined) return known;
+    const { config } = chosen.server;
+    const connection = new LspConnection({ command: chosen.executable, args: config.args ?? [], cwd: this.projectDir, env: { ...this.env, ...config.env } });
+    connection.onNotification('textDocument/publishDiagnostics', (p) => {
+      const params = p as { uri?: string; diagnostics?: unknown[] };
+      if (typeof params?.uri === 'string') this.#diagnostics.set(params.uri, params.diagnostics ?? []);
+    });
+    const rootUri = pathToFileURL(this.projectDir).href;
+    const ready = connection
+      .request(
+        'initialize',
+        {
+          processId: process.pid,
+          rootUri,
+          rootPath: this.projectDir,
+          workspaceFolders: [{ uri: rootUri, name: path.basename(this.projectDir) }],
+          capabilities: {
+            textDocument: {
+              synchronization: { didSave: false, dynamicRegistration: false },
+              definition: { linkSupport: true },
+              implementation: { linkSupport: true },
+              references: {},
+              hover: { contentFormat: ['markdown', 'plaintext'] },
+              documentSymbol: { hierarchicalDocumentSymbolSupport: true },
+              callHierarchy: {},
+              publishDiagnostics: {},
+            },
+            workspace: { symbol: {}, workspaceFolders: true, configuration: true },
+            general: { positionEncodings: ['utf-16'] },
+          },
+          ...(config.initializationOptions !== undefined ? { initializationOptions: config.initializationOptions } : {}),
+        },
+        (config.startupTimeoutSeconds ?? DEFAULT_TIMEOUT_S) * 1000,
+      )
+      .then(() => connection.notify('initialized', {}));
+    ready.catch(() => undefined);
+    const running: Running = { connection, ready, documents: new Map() };
+    this.#running.set(chosen.server.name, running);
+    return running;
+  }
+
+  /** Opens the file in the server, or sends its new text when it changed since; returns its URI. */
+  #sync(running: Running, file: string, languageId: string): string {
+    const uri = pathToFileURL(file).href;
+    const stats = statSync(file);
+    const open = running.documents.get(uri);
+    if (open && open.mtimeMs === stats.mtimeMs && open.size === stats.size) return uri;
+    const text = readFileSync(file, 'utf8');
+    if (!open) {
+      running.connection.notify('textDocument/didOpen', { textDocument: { uri, languageId, version: 1, text } });
+      running.documents.set(uri, { version: 1, mtimeMs: stats.mtimeMs, size: stats.size });
+    } else {
+      open.version++;
+      open.mtimeMs = stats.mtimeMs;
+      open.size = stats.size;
+      running.connection.notify('textDocument/didChange', { textDocument: { uri, version: open.version }, contentChanges: [{ text }] });
+    }
+    return uri;
+  }
+}
+
+const managers = new WeakMap<object, LspManager>();
+
+/** The session's manager (per `services`), made on first use for the session's project; disposed with its registry. */
+export function lspManagerFor(context: ToolUseContext): LspManager {
+  let manager = managers.get(context.services);
+  if (manager) return manager;
+  const cwd = context.getAppState().toolPermissionContext.cwd;
+  let projectDir = cwd;
+  try {
+    projectDir = realpathSync(cwd);
+  } catch {
+    // A project folder that is gone: the server's start reports it.
+  }
+  const settings = context.options.settings;
+  // A language server gets no credentials: the names Bash scrubs are left out (settings' env is asked for by name).
+  const inherited = settings.baseEnv ?? process.env;
+  const secret = new Set(secretEnvNames(inherited));
+  const env = Object.fromEntries(Object.entries(inherited).filter(([name]) => !secret.has(name)));
+  manager = new LspManager(projectDir, { ...env, ...settings.env });
+  managers.set(context.services, manager);
+  const made = manager;
+  getTaskRegistry(context).onShutdown(`lsp-${randomBytes(4).toString('hex')}`, () => made.dispose());
+  return manager;
+}
