@@ -11,6 +11,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createToolRuntime } from '../../src/agent/create-tool-runtime.js';
 import { runToolUse } from '../../src/execution/pipeline.js';
 import { createCanUseTool } from '../../src/permissions/can-use-tool.js';
 import { createPermissionContext, parseRules } from '../../src/permissions/permission-context.js';
@@ -276,6 +277,39 @@ describe('class 4: `cd DIR && git …` where DIR may hold another repository ask
     for (const command of ['cd lnk && git diff', 'git -C lnk diff', 'cd -- vendor && git diff', 'cd v* && git diff', 'git -C v* diff']) {
       await run(command, {});
       expect(existsSync(ran('vendor-diff')), command).toBe(false);
+    }
+  });
+
+  it('through a session: a cd that carries over into another repository makes the next git ask (bash-state meets class 4)', async () => {
+    const asked: string[] = [];
+    const rt = await createToolRuntime({
+      cwd: proj,
+      sessionDir: join(root, `.session-state-${++calls}`),
+      settings: { sources: [], object: {} },
+      mode: 'default',
+      onPermissionRequest: async (r) => {
+        asked.push(String(r.input.command));
+        return { behavior: 'deny', message: 'not approved' };
+      },
+    });
+    const sh = async (command: string) => {
+      const block = { type: 'tool_use', id: `toolu_classes_state_${++calls}`, name: 'Bash', input: { command } } as ToolUseBlock;
+      await rt.run([block]);
+    };
+    try {
+      // Control: in the project's own repository a carried-over cd changes nothing.
+      await sh('cd src');
+      await sh('git status');
+      expect(asked).toEqual([]);
+      for (const dir of ['lnk', 'vendor']) {
+        await sh(`cd ${proj}`);
+        await sh(`cd ${dir}`);
+        await sh('git diff');
+        expect(existsSync(ran('vendor-diff')), dir).toBe(false);
+      }
+      expect(asked).toEqual(['git diff', 'git diff']);
+    } finally {
+      await rt.dispose();
     }
   });
 });
