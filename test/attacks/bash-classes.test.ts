@@ -220,6 +220,23 @@ describe('class 3: git options that run configured programs ask', () => {
     expect(await decide(command, {})).toBe('ask');
   });
 
+  // A file outside the project that blame prints: `--contents` as blame lines, a revs file line by line in errors.
+  const outside = () => join(root, 'outside-secret.txt');
+  it.each([
+    ['git blame --conte=%s README.txt'], ['git blame --ignore-revs-file=%s README.txt'], ['git blame --ignore-revs-fi=%s README.txt'],
+    ['git annotate --ignore-revs-file=%s README.txt'], ['git blame -S%s README.txt'], ['git blame -wS%s README.txt'],
+  ])('%j: a file blame prints, named in the option word, is checked as a read: asked (closed here)', async (form) => {
+    expect(await decide(form.replace('%s', outside()), {})).toBe('ask');
+    expect(await decide(form.replace('%s', '.env'), { deny: ENV, mode: 'bypassPermissions' })).toBe('deny');
+  });
+
+  it('through the runtime: blame does not print a file outside the project (closed here)', async () => {
+    writeFileSync(outside(), `${SECRET}\n`);
+    for (const command of [`git blame --conte=${outside()} README.txt`, `git blame --ignore-revs-file=${outside()} README.txt`, `git blame -S${outside()} README.txt`]) {
+      expect(await run(command, {}), command).not.toContain(SECRET);
+    }
+  });
+
   it('through the runtime: git cat-file --textconv does not run a textconv driver', async () => {
     // The driver is defined where the engine does not look (the user's global configuration), chosen by a
     // `.gitattributes` the repository brings.

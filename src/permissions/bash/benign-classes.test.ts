@@ -61,7 +61,7 @@ const EVERYDAY = [
   'cd sub/inner && git status --short', 'git -C sub status', 'git -C src log --oneline -1', 'cd -- src && ls', 'cd src && cd .. && git status',
   'echo $HOME', 'echo "$USER"', "printf '%s\\n' \"$PATH\"", 'echo $1 $# "$@"', 'pwd', 'cat src/*.ts | wc -l', 'ls src/*.ts | head -3',
   'diff src/a.ts src/b.ts', 'jq . package.json', 'sort README.md | uniq -c', 'du -sh src', 'stat src/a.ts', 'file src/a.ts', 'ls ~+/src',
-  'cat ./src/../README.md', 'cat src/deep/../a.ts', 'ls docs/*.md && cat docs/guide.md', 'git status && git diff --stat',
+  'git blame -w -M src/a.ts', 'git blame -L 1,1 src/a.ts', 'git blame --ignore-revs-file=.git-blame-ignore-revs src/a.ts', 'cat ./src/../README.md', 'cat src/deep/../a.ts', 'ls docs/*.md && cat docs/guide.md', 'git status && git diff --stat',
 ];
 
 /** Commands that print file contents from history: allowed with no Read deny rule (with one they ask, on purpose). */

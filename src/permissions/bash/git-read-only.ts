@@ -24,6 +24,30 @@ const PLAIN = new Set(['status', 'rev-parse', 'ls-files', 'ls-tree', 'cat-file',
 const RUNS_OR_WRITES: ReadonlySet<string> = new Set([RUNS, WRITES]);
 const UNSAFE_OPTIONS = new Set(['--output', '--output-directory', '--ext-diff', '-O', '--open-files-in-pager', '--exec', '--upload-pack', '--receive-pack', '--exec-path', '-u']);
 
+/** blame's options whose value is a file it prints: `--contents` as the file's lines, the others line by line in errors. */
+const BLAME_FILES = ['--contents', '--ignore-revs-file'];
+const asWord = (value: string): WordValue => ({ value, literal: true, glob: false, unquotedNonAscii: false });
+
+/**
+ * The files blame's options name in one word (a value in the next word is an operand, checked as a path already):
+ * `--ignore-revs-file=F` and the abbreviations git accepts (`--conte=F`), `-SF` and `-wSF` (a revs file: each line it
+ * cannot read is printed, `-S/etc/passwd` printed the file).
+ */
+function blameFiles(rest: readonly WordValue[]): WordValue[] {
+  const out: WordValue[] = [];
+  for (const w of rest) {
+    if (w.value === '--') break;
+    const long = /^(--[^=]+)=(.*)$/s.exec(w.value);
+    if (long) {
+      if (long[1]!.length >= 4 && BLAME_FILES.some((o) => o.startsWith(long[1]!))) out.push(asWord(long[2]!));
+    } else if (/^-[^-]/.test(w.value) && w.value.includes('S')) {
+      const file = w.value.slice(w.value.indexOf('S') + 1);
+      if (file !== '') out.push(asWord(file));
+    }
+  }
+  return out;
+}
+
 // No option is treated as taking a separate value: git's log/diff parsers want `--opt=value`, and guessing wrong
 // would let the swallowed word (say `--output=x`) escape the checks.
 const GIT_ARGS: ArgSpec = {};
@@ -67,6 +91,7 @@ export function classifyGit(words: readonly WordValue[]): GitVerdict {
   const bad = p.options.find((o) => isUnsafeOption(o.name, UNSAFE_OPTIONS));
   if (bad) return verdict(false, [], `git ${name} ${bad.name} writes or runs a program`);
   const valuePaths = p.options.filter((o) => o.name === '--contents' || o.name === '-f').flatMap((o) => (o.value ? [o.value] : []));
+  if (name === 'blame' || name === 'annotate') valuePaths.push(...blameFiles(rest));
   const withPaths = (): GitVerdict => verdict(true, [...paths, ...p.positionals, ...valuePaths]);
 
   if (DIFF_LIKE.has(name) || PLAIN.has(name)) {
