@@ -72,6 +72,12 @@ async function sh(s: Session, command: string, extra: Record<string, unknown> = 
   return text(results[0]!);
 }
 
+/**
+ * A command that prints, line by line, whether each variable is set in the session's shell — read-only to the engine
+ * (`echo "${X-unset}"` is not: a `${…}` expansion asks, docs/security.md "Bash command analysis: the older classes").
+ */
+const isSet = (...names: string[]): string => names.map((n) => `[[ -v ${n} ]] && echo set || echo unset`).join('; ');
+
 /** NUL-terminated records as the prologue writes them (session-env.ts parses them). */
 const records = (...list: string[]): string => list.map((r) => `${r}\0`).join('');
 const declarations = (vars: Record<string, string>): string =>
@@ -106,7 +112,7 @@ describe('forged records through the state descriptor', () => {
     await sh(s, 'git status');
     expect(s.asked).toEqual([]); // both calls are read-only: the engine allowed them on its own
     expect(existsSync(pwned)).toBe(false);
-    expect(await sh(s, 'echo "${PLANTED-unset}"')).toBe('unset');
+    expect(await sh(s, isSet('PLANTED'))).toBe('unset');
   });
 
   it('a call allowed by Bash(npm test:*) whose test code appends records to the state file plants nothing', async () => {
@@ -126,7 +132,7 @@ describe('forged records through the state descriptor', () => {
     const s = await session({ allow: ['Bash(npm test:*)'] });
     expect(await sh(s, 'npm test')).toContain('appended');
     expect(s.asked).toEqual([]);
-    expect(await sh(s, 'echo "${PLANTED-unset}"')).toBe('unset');
+    expect(await sh(s, isSet('PLANTED'))).toBe('unset');
   });
 
   it('a call whose text sets one variable keeps that one only, whatever else the records say', async () => {
@@ -138,7 +144,7 @@ describe('forged records through the state descriptor', () => {
     const out = await sh(s, command);
     expect(s.asked).toEqual([]);
     expect(out).toContain('(not kept for later commands: PLANTED — the shell reported a change the command');
-    expect(await sh(s, 'echo "$foo ${PLANTED-unset}"')).toBe('1 unset');
+    expect(await sh(s, `echo "$foo"; ${isSet('PLANTED')}`)).toBe('1\nunset');
   });
 
   it('a forged function from a read-only call is not kept; a function a later call names is asked about', async () => {
@@ -290,7 +296,7 @@ describe('calls that did not finish', () => {
     const s = await session({ approve: ['export K=1; cd sub; sleep 30'], settings: { toolgate: { bash: { disableBackgroundTasks: true } } } });
     expect(await sh(s, 'export K=1; cd sub; sleep 30', { timeout: 500 })).toMatch(/killed/);
     expect(s.rt.context.getAppState().cwd).toBe(proj);
-    expect(await sh(s, 'echo "${K-unset}"')).toBe('unset');
+    expect(await sh(s, isSet('K'))).toBe('unset');
 
     const controller = new AbortController();
     const block = { type: 'tool_use', id: `toolu_state_${++ids}`, name: 'Bash', input: { command: 'cd sub; sleep 30' } } as ToolUseBlock;
@@ -309,7 +315,7 @@ describe('calls that did not finish', () => {
     const id = /with ID: (\S+)\./.exec(moved)?.[1] ?? /ID: (\S+)/.exec(moved)![1]!;
     await s.rt.context.services.tasks!.wait(id.replace(/\.$/, ''), { timeoutMs: 10_000 });
     expect(s.rt.context.getAppState().cwd).toBe(proj);
-    expect(await sh(s, 'echo "${D-unset} ${B-unset}"')).toBe('unset unset');
+    expect(await sh(s, isSet('D', 'B'))).toBe('unset\nunset');
   });
 });
 

@@ -143,6 +143,7 @@ function finishCommand(raw: RawCommand, depth: number): SimpleCommand {
     denyWords,
     ...(inner ? { inner } : {}),
     ...(unsafe.length > 0 ? { unsafeReason: unsafe[0] } : {}),
+    ...(raw.paramExpansion !== undefined ? { paramExpansion: raw.paramExpansion } : {}),
   };
 }
 

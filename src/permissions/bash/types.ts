@@ -47,6 +47,8 @@ export interface SimpleCommand {
   readonly inner?: readonly SimpleCommand[];
   /** Why this subcommand cannot be reasoned about, when it cannot (expansion in command position, `eval`, …). */
   readonly unsafeReason?: string;
+  /** The first `${…}` parameter expansion in it: never read-only by classification (bare `$VAR` may be). */
+  readonly paramExpansion?: string;
   /**
    * A `cd` in a top-level chain of `&&` only: every later command runs in its directory (or not at all). Other
    * `cd`s may fail or be scoped to a subshell, so later paths must be fine from before and after them.

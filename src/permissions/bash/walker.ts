@@ -25,6 +25,8 @@ export interface RawCommand {
   readonly stdin?: StdinCode;
   /** Not the first stage of a pipeline: its stdin is another command's output. */
   readonly pipedInto?: boolean;
+  /** The first `${…}` parameter expansion in it (the read-only classification takes bare `$VAR` only). */
+  readonly paramExpansion?: string;
 }
 
 /** Turns raw commands into finished ones (wrappers, deny views, nested `bash -c`); supplied by the analyser. */
@@ -53,6 +55,8 @@ export class Walker {
   readonly byNode = new Map<SyntaxNode, SimpleCommand>();
   parseError: string | undefined;
   private readonly unsafeStack: string[][] = [];
+  /** The first `${…}` seen while a command's frame (its unsafe list) was on top of the stack. */
+  private readonly paramOf = new WeakMap<string[], string>();
 
   constructor(private readonly finish: Finish) {}
 
@@ -127,6 +131,13 @@ export class Walker {
       case 'expansion': {
         const reason = checkExpansion(node.text);
         if (reason) this.flag(reason, node);
+        const top = this.unsafeStack[this.unsafeStack.length - 1];
+        if (top) {
+          if (!this.paramOf.has(top)) this.paramOf.set(top, node.text);
+        } else {
+          // Outside any command (`for f in ${L}`, `case ${x} in`): a statement of its own, so it is judged too.
+          this.push({ kind: 'arithmetic', text: node.text, words: [], assignments: [], redirects: [], unsafe: [], paramExpansion: node.text });
+        }
         this.walkChildren(node);
         return;
       }
@@ -205,7 +216,7 @@ export class Walker {
     this.unsafeStack.pop();
     const stage = node.parent?.type === 'redirected_statement' ? node.parent : node;
     const pipedInto = stage.parent?.type === 'pipeline' && stage.parent.children[0] !== stage;
-    this.push({ kind: 'command', text: node.text, words, assignments, redirects, unsafe, stdin, pipedInto });
+    this.push({ kind: 'command', text: node.text, words, assignments, redirects, unsafe, stdin, pipedInto, paramExpansion: this.paramOf.get(unsafe) });
     this.byNode.set(node, this.commands[this.commands.length - 1]!);
     for (const d of deferred) this.walk(d);
   }
@@ -306,7 +317,7 @@ export class Walker {
       this.walkChildren(a);
     }
     this.unsafeStack.pop();
-    this.push({ kind: 'assignment', text: node.text, words: [], assignments, redirects: [], unsafe });
+    this.push({ kind: 'assignment', text: node.text, words: [], assignments, redirects: [], unsafe, paramExpansion: this.paramOf.get(unsafe) });
   }
 
   private declaration(node: SyntaxNode): void {
@@ -337,7 +348,7 @@ export class Walker {
       this.walk(c);
     }
     this.unsafeStack.pop();
-    this.push({ kind: 'declaration', text: node.text, words, assignments: [], redirects: [], unsafe });
+    this.push({ kind: 'declaration', text: node.text, words, assignments: [], redirects: [], unsafe, paramExpansion: this.paramOf.get(unsafe) });
   }
 
   private test(node: SyntaxNode): void {
@@ -356,14 +367,15 @@ export class Walker {
     collect(node);
     this.walkChildren(node);
     this.unsafeStack.pop();
-    this.push({ kind: 'test', text: node.text, words, assignments: [], redirects: [], unsafe });
+    this.push({ kind: 'test', text: node.text, words, assignments: [], redirects: [], unsafe, paramExpansion: this.paramOf.get(unsafe) });
   }
 
   private arithmeticCommand(node: SyntaxNode): void {
     const reason = checkArithmetic(node.text);
-    this.unsafeStack.push([]);
+    const frame: string[] = [];
+    this.unsafeStack.push(frame);
     this.walkChildren(node);
     this.unsafeStack.pop();
-    this.push({ kind: 'arithmetic', text: node.text, words: [], assignments: [], redirects: [], unsafe: reason ? [reason] : [] });
+    this.push({ kind: 'arithmetic', text: node.text, words: [], assignments: [], redirects: [], unsafe: reason ? [reason] : [], paramExpansion: this.paramOf.get(frame) });
   }
 }
