@@ -19,6 +19,15 @@
  *  - lower/mixed-case exports (`export Path=1 path=2`) are allowed and kept, but no program found reads them as code
  *    (`*_proxy` for http/https/ftp/all/no, `npm_config_*` any case are refused);
  *  - `BASH_FUNC_x%%` names cannot be exported; a forged function text with trailing commands is not imported by bash.
+ *
+ * Not a test of its own (the residue the doc admits, "the policy is a list", but wider than it reads): through hole 1
+ * or an approved unbounded text, these are kept and steer a program — make's variables (`RM`, `LEX`, `YACC`,
+ * `TARGET_ARCH`, `ARFLAGS`, `MAKEOVERRIDES`, and any variable a Makefile leaves undefined), `ESBUILD_BINARY_PATH`,
+ * `SWC_BINARY_PATH`, `NAPI_RS_NATIVE_LIBRARY_PATH`, `PRISMA_QUERY_ENGINE_LIBRARY`, `PUPPETEER_EXECUTABLE_PATH`,
+ * `CHROME_BIN`, `COVERAGE_RCFILE`, `COVERAGE_PROCESS_START`, `MPLBACKEND`, `IPYTHONDIR`, `PSQLRC`, `IRBRC`,
+ * `SUDO_EDITOR`, `GH_PAGER`, `GH_EDITOR`, `CGO_CFLAGS`, `CGO_LDFLAGS`, `MAVEN_ARGS`, `JVM_OPTS`, `ANT_ARGS`,
+ * `ANSIBLE_CONFIG`, `TF_CLI_CONFIG_FILE`, `HELM_PLUGINS`, `MISE_CONFIG_FILE`, `ASDF_DIR`, `PYENV_VERSION`,
+ * `PYENV_ROOT`, `CONDARC`, `VIRTUAL_ENV`, `pnpm_config_*`, `socks_proxy`, `ftps_proxy`, `TEXTDOMAINDIR`.
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -115,7 +124,7 @@ describe('HOLE 1 (critical): the name bound is widened by text inside quotes and
     await sh(s, forgeExit('# ${PATH:=}', `declare -x PATH="${forged}"`));
     const keptPath = kept(s)?.variables.PATH?.value;
     await sh(s, 'egrep hello README');
-    expect(s.asked).toEqual([]); // both read-only: the engine allowed them on its own
+    // The session approves nothing: whatever ran, ran without a person.
     expect(existsSync(pwned)).toBe(false);
     // The hole itself: PATH was kept from a command that cannot change it (egrep's grep is hole 2).
     expect(keptPath).not.toBe(forged);
@@ -129,7 +138,7 @@ describe('HOLE 1 (critical): the name bound is widened by text inside quotes and
     await sh(s, forgeExit("; echo '${RM:=}'", `declare -x RM="touch ${pwned}; rm -f"`));
     const keptRm = kept(s)?.variables.RM;
     await sh(s, 'make clean');
-    expect(s.asked).toEqual([]); // read-only, then the rule
+    // The session approves nothing: the forging call was read-only, `make clean` the rule's.
     expect(existsSync(pwned)).toBe(false);
     expect(keptRm).toBeUndefined();
   });
@@ -140,7 +149,7 @@ describe('HOLE 1 (critical): the name bound is widened by text inside quotes and
     const fn = `Fgreet\\ngreet () \\n{ \\n    touch ${pwned}\\n}\\0`;
     const command = `ls >/dev/null # greet()\n{ printf E; declare -px; printf '\\0f\\0${fn}Z\\0'; } >&10; __toolgate_cwd_fd=2`;
     await sh(s, command);
-    expect(s.asked).toEqual([]);
+    // The session approves nothing: the call was read-only.
     expect(Object.keys(kept(s)?.functions ?? {})).not.toContain('greet');
   });
 });
@@ -186,14 +195,12 @@ describe('HOLE 3 (critical): an unset PATH is kept, and bash’s default PATH en
     if (name === undefined) return;
     mkdirSync(path.join(proj, '.venv', 'bin'), { recursive: true });
     writeFileSync(path.join(proj, '.venv', 'bin', 'activate'), 'export VIRTUAL_ENV="$PWD/.venv"\nunset PATH\n');
-    script(path.join(proj, name), `touch '${pwned}'`);
+    script(path.join(proj, name), `touch '${pwned}'`); // the cloned repository's file
     const s = await session({ approve: ['source .venv/bin/activate'] });
     await sh(s, 'source .venv/bin/activate');
-    const keptPath = kept(s)?.variables.PATH;
     await sh(s, name);
-    expect(s.asked.map((a) => a.command)).toEqual(['source .venv/bin/activate']); // `<name>` was read-only
+    // Only the activation was approved: `<name>` ran as read-only (a fix may refuse the unset or ask here).
     expect(existsSync(pwned)).toBe(false);
-    expect(keptPath?.value).not.toBeNull();
   });
 });
 
@@ -216,10 +223,13 @@ describe('HOLE 4 (critical): LC_ALL is kept as harmless, and a multibyte locale 
     // Written reason for the guard: no localedef or no BIG5 charmap on this machine, so no BIG5 locale to select.
     if (!existsSync(path.join(locales, 'zh_TW.BIG5', 'LC_CTYPE'))) return;
     const s = await session({ env: { ...(process.env as Record<string, string>), LOCPATH: locales } });
-    await sh(s, 'export LC_ALL=zh_TW.BIG5');
     const payload = `echo "\u0925\\" ; touch ${pwned} ; echo \u0925\\""`;
+    // Control: as the engine reads it (and bash in the runtime's locale), the payload is one echo.
+    expect(await sh(s, payload)).toContain('touch');
+    expect(existsSync(pwned)).toBe(false);
+    await sh(s, 'export LC_ALL=zh_TW.BIG5');
     await sh(s, payload);
-    expect(s.asked).toEqual([]); // both read-only to the engine
+    // The session approves nothing: both calls ran as read-only.
     expect(existsSync(pwned)).toBe(false);
   });
 });
