@@ -208,7 +208,7 @@ export function analyzeInternal(command: string, depth: number): Analysis {
     (mismatch !== undefined ? `the parser and bash would read ${JSON.stringify(mismatch.trim().slice(0, 30))} differently` : undefined);
   if (reason) return fail(command, reason, walker.commands);
   if (depth === 0) markCertainCds(parsed.root, walker);
-  return { ok: true, subcommands: walker.commands };
+  return { ok: true, subcommands: walker.commands, names: walker.names };
 }
 
 /** Analyses (at any depth) that needed the wasm parser before it was loaded: they failed closed. */

@@ -32,11 +32,33 @@ describe('what a command’s text can change (state-effects.ts)', () => {
       ['eval "$x"', 'any', 'any'],
       ['exec 3>&-', 'any', 'any'],
       ['$cmd A', 'any', 'any'],
+      // Quoted text and comments name nothing: only the parsed tree does.
+      ['ls # ${PATH:=} for X in; greet()', '', ''],
+      ["echo '${RM:=}' 'for Y in' 'g()'", '', ''],
+      ['echo "${z:=1}"', 'z', ''],
+      ['cat <<EOF\n${h:=1}\nEOF', 'h', ''],
+      ["cat <<'EOF'\n${h:=1}\nEOF", '', ''],
+      // An assignment before an ordinary command is that command's alone; before a special builtin it may stay.
+      ['TZ=UTC date; A=1 ls', '', ''],
+      ['B=1 :', 'B', ''],
+      // A child shell's commands change nothing here.
+      ["bash -c 'export C=1; f() { :; }'", '', ''],
     ];
     for (const [command, vars, fns] of cases) {
       const e = stateEffects(command, new Set(), '/proj', '/home/u');
       expect([names(e.variables), names(e.functions)], command).toEqual([vars, fns]);
     }
+  });
+
+  it('which names the text exports, and which subcommand names them', () => {
+    const e = stateEffects('export a=1; b=2; declare -x c; declare +x d; export -n e; for f in 1; do :; done', new Set(), '/proj', undefined);
+    expect(names(e.exports)).toBe('a,c,d,e');
+    expect(names(e.loose)).toBe('f');
+    // (`export a=1` is two subcommands to the analyser: the declaration and its assignment.)
+    expect([...e.setters].map(([sub, n]) => `${sub.text}:${[...n].join(',')}`)).toEqual(['a=1:a', 'export a=1:a', 'b=2:b', 'declare -x c:c', 'declare +x d:d', 'export -n e:e']);
+    expect(stateEffects('set -a; x=1', new Set(), '/proj', undefined).exports).toBe('any');
+    expect(stateEffects('set -o allexport', new Set(), '/proj', undefined).exports).toBe('any');
+    expect(names(stateEffects('set -e; x=1', new Set(), '/proj', undefined).exports)).toBe('');
   });
 
   it('a command that names a function an earlier command left is unbounded (the review asks for it)', () => {
