@@ -232,4 +232,23 @@ describe('HOLE 4 (critical): LC_ALL is kept as harmless, and a multibyte locale 
     // The session approves nothing: both calls ran as read-only.
     expect(existsSync(pwned)).toBe(false);
   });
+
+  it('within one call: a BIG5 locale assigned on one line, the payload on the next', async () => {
+    const locales = path.join(root, 'locales');
+    mkdirSync(locales);
+    try {
+      execFileSync('localedef', ['-f', 'BIG5', '-i', 'zh_TW', path.join(locales, 'zh_TW.BIG5')], { stdio: 'ignore' });
+    } catch {
+      // localedef may warn and still write the locale; only its absence stops the case.
+    }
+    // Written reason for the guard: no localedef or no BIG5 charmap on this machine, so no BIG5 locale to select.
+    if (!existsSync(path.join(locales, 'zh_TW.BIG5', 'LC_CTYPE'))) return;
+    const s = await session({ env: { ...(process.env as Record<string, string>), LOCPATH: locales } });
+    // Bash switches as soon as the assignment runs and reads the next line in BIG5: three commands, not one echo.
+    const command = `LC_ALL=zh_TW.BIG5\necho "\u0925\\" ; touch ${pwned} ; echo \u0925\\""`;
+    await sh(s, command);
+    expect(existsSync(pwned)).toBe(false);
+    expect(s.asked.map((a) => a.command)).toEqual([command]);
+    expect(s.asked[0]!.message).toContain('locale');
+  });
 });
