@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadBashParser } from '../../permissions/bash/index.js';
 import { parseShellStateRecords } from './session-env.js';
 import { stateEffects, type NameBound } from './state-effects.js';
-import { refusedFunctionName, refusedPathChange, refusedVariable } from './state-policy.js';
+import { refusedEntry, refusedFunctionName, refusedPath, refusedVariable } from './state-policy.js';
 
 beforeAll(async () => {
   await loadBashParser();
@@ -86,12 +86,26 @@ describe('the policy (state-policy.ts)', () => {
     for (const name of ['FOO', 'foo', 'VIRTUAL_ENV', 'NODE_ENV', 'PYTHONUNBUFFERED', 'LC_ALL', 'CI', 'PATH']) expect(refusedVariable(name), name).toBeUndefined();
   });
 
-  it('refuses a PATH change that adds a relative or empty entry', () => {
-    expect(refusedPathChange('/usr/bin', '/proj/.venv/bin:/usr/bin')).toBeUndefined();
-    expect(refusedPathChange('/usr/bin', 'bin:/usr/bin')).toContain('relative PATH entry bin');
-    expect(refusedPathChange('/usr/bin', ':/usr/bin')).toContain('empty');
-    // What was there already is not the command's doing.
-    expect(refusedPathChange('.:/usr/bin', '/opt/x:.:/usr/bin')).toBeUndefined();
+  it('refuses an unset or empty PATH, and one with a relative or empty entry anywhere (the runtime’s own are not excused)', () => {
+    expect(refusedPath('/proj/.venv/bin:/usr/bin')).toBeUndefined();
+    expect(refusedPath('bin:/usr/bin')).toContain('relative PATH entry bin');
+    expect(refusedPath(':/usr/bin')).toContain('empty');
+    expect(refusedPath('/usr/bin:')).toContain('empty');
+    expect(refusedPath('')).toContain('empty PATH');
+    expect(refusedPath(null)).toContain('unset PATH');
+    // Before, an entry the runtime's PATH had already was excused; the kept PATH is the later command's whole PATH.
+    expect(refusedPath('/opt/x:.:/usr/bin')).toContain('relative PATH entry .');
+  });
+
+  it('keeps a locale variable only as C, POSIX or UTF-8', () => {
+    for (const value of ['C', 'POSIX', 'C.UTF-8', 'en_US.utf8', 'sr_RS.UTF-8@latin', '']) expect(refusedVariable('LC_ALL', value), value).toBeUndefined();
+    for (const [name, value] of [['LC_ALL', 'zh_TW.BIG5'], ['LC_CTYPE', 'zh_CN.GBK'], ['LANG', 'zh_CN.GB18030'], ['LANGUAGE', 'ja_JP.eucJP'], ['LC_ALL', 'C.UTF-8 x']]) {
+      expect(refusedVariable(name!, value), value).toBe('locale');
+      expect(refusedEntry(name!, value!), value).toBe('locale');
+    }
+    expect(refusedVariable('LC_ALL', null)).toBeUndefined();
+    expect(refusedEntry('LANG', 'en_US.UTF-8')).toBeUndefined();
+    expect(refusedEntry('PATH', null)).toContain('unset');
   });
 
   it('refuses functions named like builtins, keywords, hooks or with names outside bash’s plain ones', () => {
