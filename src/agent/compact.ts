@@ -7,6 +7,7 @@
  * the same way.
  */
 import type Anthropic from '@anthropic-ai/sdk';
+import { COMPACTION_SUMMARY_OPENING, compactionSummaryText } from '../tool/message-origin.js';
 import type { MessageParam } from '../tool/tool.js';
 import { resolveModel } from '../tool/models.js';
 import { modelStep } from './model-step.js';
@@ -60,8 +61,8 @@ Cover, in this order:
 
 Write plain prose and short lists; quote code or commands only where the exact text matters.`;
 
-/** The opening of the summary message the conversation continues from. */
-export const SUMMARY_PREFIX = 'This session continues from an earlier conversation that was compacted. Its summary:';
+/** The opening of the summary message the conversation continues from (its mark: tool/message-origin.ts). */
+export const SUMMARY_PREFIX = COMPACTION_SUMMARY_OPENING;
 
 export async function compactConversation(options: CompactOptions): Promise<CompactResult> {
   const { runtime, signal } = options;
@@ -100,7 +101,8 @@ export async function compactConversation(options: CompactOptions): Promise<Comp
   const summary = (typeof content === 'string' ? [content] : content.flatMap((b) => (b.type === 'text' ? [b.text] : []))).join('\n').trim();
   if (summary === '') throw new CompactError('The model gave no summary; the conversation is unchanged.');
 
-  const next: MessageParam[] = [{ role: 'user', content: [{ type: 'text', text: `${SUMMARY_PREFIX}\n\n${summary}` }] }];
+  // Marked as the machine's (tool/message-origin.ts): auto mode's classifier shows it as context, not as the user's words.
+  const next: MessageParam[] = [{ role: 'user', content: [{ type: 'text', text: compactionSummaryText(summary) }] }];
   if (options.recordInTranscript !== false) {
     new TranscriptWriter(transcriptPath(runtime.sessionDir)).append({ type: 'compact', trigger, messages: next, at: isoTimestamp() });
   }

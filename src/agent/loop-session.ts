@@ -3,6 +3,7 @@
  * and the per-model tally of usage and cost. Both belong to one `query()` call; nothing here is shared between
  * sessions.
  */
+import { systemReminderText } from '../tool/message-origin.js';
 import type { MessageParam } from '../tool/tool.js';
 import { addUsage, costOf } from './pricing.js';
 import type { ModelUsageTotals, Usage } from './types.js';
@@ -88,7 +89,7 @@ export function queuedMessageNote(message: MessageParam): { type: 'text'; text: 
   const text = typeof message.content === 'string' ? message.content : message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
   return {
     type: 'text',
-    text: `<system-reminder>\nWhile you were working, the user sent this message:\n${text}\n\nTake it into account as you go on with this turn.\n</system-reminder>`,
+    text: systemReminderText(`While you were working, the user sent this message:\n${text}\n\nTake it into account as you go on with this turn.`),
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import type { LoopHookEvent, LoopHooks } from '../hooks/loop-hooks.js';
 import { deferredToolNames } from '../tool/api-format.js';
+import { stopHookFeedbackText, systemReminderText } from '../tool/message-origin.js';
 import type { MessageParam, Tools } from '../tool/tool.js';
 import { deferredToolsAnnouncement } from '../tools/tool-search/prompt.js';
 import type { LoopSteps } from './loop-steps.js';
@@ -24,12 +25,26 @@ export async function promptMessages(
   const submit = hooks && last?.role === 'user' ? await steps.step('hook UserPromptSubmit', () => hooks.userPromptSubmit({ ...hookEvent(), prompt: text }, signal)) : undefined;
   if (submit?.block) return { blocked: `Prompt blocked by ${submit.block.source}: ${submit.block.reason}` };
   if (submit?.preventContinuation) return { blocked: submit.preventContinuation.stopReason ?? 'A UserPromptSubmit hook stopped the loop.' };
-  const context = [...startContext, ...(submit?.additionalContext ?? [])];
+  // Each its own block, wrapped as the tool events' context is (execution/hook-steps.ts): a hook's text — often a
+  // file's or a command's — is the machine's, not the person's, and auto mode's classifier must not read it as theirs.
+  const context = [
+    ...startContext.map((c) => hookContextText('SessionStart', c)),
+    ...(submit?.additionalContext ?? []).map((c) => hookContextText('UserPromptSubmit', c)),
+  ];
   if (context.length > 0 && last?.role === 'user') {
     const blocks = typeof last.content === 'string' ? [{ type: 'text' as const, text: last.content }] : [...last.content];
-    messages[messages.length - 1] = { role: 'user', content: [...blocks, ...context.map((c) => ({ type: 'text' as const, text: c }))] };
+    messages[messages.length - 1] = { role: 'user', content: [...blocks, ...context.map((text) => ({ type: 'text' as const, text }))] };
   }
   return { messages };
+}
+
+function hookContextText(event: 'SessionStart' | 'UserPromptSubmit', text: string): string {
+  return systemReminderText(`${event} hook additional context: ${text}`);
+}
+
+/** The user message a Stop (or SubagentStop) hook's refusal becomes: its reason, marked as the machine's. */
+export function stopHookFeedback(reason: string): MessageParam & { role: 'user' } {
+  return { role: 'user', content: [{ type: 'text', text: stopHookFeedbackText(reason) }] };
 }
 
 /** Two user messages in a row become one (a resumed transcript may end with one). */

@@ -257,7 +257,12 @@ describe('query()', () => {
     expect(result.turns).toBe(2);
     // (The deferred-tools announcement is a block of its own.)
     const firstUser = server!.messageRequests[0]!.body.messages[0].content.map((b: any) => b.text).filter((t: string) => !t.includes('available but deferred'));
-    expect(firstUser).toEqual(['hello', 'start-ctx', 'prompt-ctx']);
+    // Each hook's context is a system reminder of its own (the machine's words, not the person's: tool/message-origin.ts).
+    expect(firstUser).toEqual([
+      'hello',
+      '<system-reminder>\nSessionStart hook additional context: start-ctx\n</system-reminder>',
+      '<system-reminder>\nUserPromptSubmit hook additional context: prompt-ctx\n</system-reminder>',
+    ]);
     expect(server!.messageRequests[1]!.body.messages.at(-1).content[0].text).toContain('run the tests first');
     expect(seen.map((s) => s.hook_event_name)).toEqual(['SessionStart', 'UserPromptSubmit', 'Stop', 'Stop', 'SessionEnd']);
     expect(seen.filter((s) => s.hook_event_name === 'Stop').map((s) => s.stop_hook_active)).toEqual([false, true]);

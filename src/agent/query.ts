@@ -19,7 +19,7 @@ import { reportModelStep, reportPrompt } from './loop-telemetry.js';
 import type { ModelStepResult } from './model-step.js';
 import { DEFAULT_MAX_RETRIES } from './retry.js';
 import { addUsage, classifierSpendOf, costOf, emptyUsage } from './pricing.js';
-import { announceDeferredTools, lastText, mergeIntoLastUser, promptMessages } from './prompt-messages.js';
+import { announceDeferredTools, lastText, mergeIntoLastUser, promptMessages, stopHookFeedback } from './prompt-messages.js';
 import { nextRequest } from './request.js';
 import { resolveModel } from '../tool/models.js';
 import { endCommandTurn, slashCommandInit } from './slash-commands.js';
@@ -299,7 +299,7 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
           if (stop?.preventContinuation) { result = end('blocked', stop.preventContinuation.stopReason ?? 'A Stop hook stopped the loop.'); break userTurnRun; }
           if (stop?.block && stopHookBlocks < MAX_STOP_HOOK_BLOCKS && !(options.maxTurns !== undefined && turns >= options.maxTurns)) {
             stopHookBlocks++;
-            const feedback: MessageParam = { role: 'user', content: [{ type: 'text', text: `Stop hook feedback:\n${stop.block.reason}` }] };
+            const feedback: MessageParam = stopHookFeedback(stop.block.reason);
             commit(mergeIntoLastUser(messages, feedback));
             yield { type: 'user', message: feedback, origin: 'stop_hook' };
             continue;

@@ -6,6 +6,7 @@
  * every level; a background child lives until it ends or the runtime is disposed.
  */
 import type Anthropic from '@anthropic-ai/sdk';
+import { systemReminderText } from '../tool/message-origin.js';
 import type { SubagentEvent, SubagentRequest, SubagentResult, SubagentRunner } from '../tools/agent/index.js';
 import { emptyUsage } from './pricing.js';
 import type { QueryEvent, QueryOptions, QueryResult, SubagentLoopEvent, ToolRuntime } from './types.js';
@@ -66,7 +67,9 @@ export function createSubagentRunner(deps: SubagentRunnerDeps): SubagentRunner {
           child.context.abortController.signal,
         );
         const extra = start?.additionalContext ?? [];
-        const prompt = extra.length > 0 ? `${request.prompt}\n\n<system-reminder>\n${extra.join('\n')}\n</system-reminder>` : request.prompt;
+        // A block of its own, marked as the machine's (tool/message-origin.ts): the hook's text is not the task.
+        const prompt: QueryOptions['prompt'] =
+          extra.length > 0 ? [{ role: 'user', content: [{ type: 'text', text: request.prompt }, { type: 'text', text: systemReminderText(extra.join('\n')) }] }] : request.prompt;
         const generator = deps.query({
           runtime: child,
           client: deps.client,

@@ -3,11 +3,12 @@
  * calls that never ran or were cut short. Each says plainly what happened, so the model does not guess (a sibling
  * cancellation that reads like a user interrupt sends a model into a spiral).
  */
+import { systemReminderText } from '../tool/message-origin.js';
 import type { MessageParam, ToolResultBlockParam } from '../tool/tool.js';
 import { safeJson } from '../tool/tool-result.js';
 
 export function systemReminder(text: string): MessageParam {
-  return { role: 'user', content: [{ type: 'text', text: `<system-reminder>\n${text}\n</system-reminder>` }] };
+  return { role: 'user', content: [{ type: 'text', text: systemReminderText(text) }] };
 }
 
 /** `No such tool available: X` with the name made printable and short (the model may send anything). */
@@ -67,7 +68,7 @@ export function attachmentMessages(newMessages: readonly MessageParam[]): Messag
   return newMessages.map((m) => {
     if (m.role === 'user') return m;
     const parts = typeof m.content === 'string' ? [m.content] : m.content.flatMap((b) => (b.type === 'text' ? [b.text] : b.type === 'tool_use' ? [`[tool call ${b.name} ${safeJson(b.input)}]`] : []));
-    return { role: 'user', content: [{ type: 'text', text: `<system-reminder>\nA message from another agent's conversation (role: assistant):\n${parts.join('\n')}\n</system-reminder>` }] };
+    return { role: 'user', content: [{ type: 'text', text: systemReminderText(`A message from another agent's conversation (role: assistant):\n${parts.join('\n')}`) }] };
   });
 }
 

@@ -17,6 +17,7 @@ import { isReadOnlyCommand } from './bash/index.js';
 import { createCanUseTool } from './can-use-tool.js';
 import { formatCommandTag } from '../tool/command-tag.js';
 import { classifierTranscript } from './classifier-transcript.js';
+import { compactionSummaryText, machineTextKind, stopHookFeedbackText, systemReminderText, taskNotificationText } from '../tool/message-origin.js';
 import { createPermissionContext, parseRules } from './permission-context.js';
 
 let tmp: string;
@@ -224,6 +225,24 @@ describe('the transcript the classifier sees', () => {
       { role: 'user', text: 'first this\n/tidy' },
       { role: 'quoted', from: '/tidy', text: INJECTION },
     ]);
+  });
+
+  it("the machine's texts are never the user's words: reminders, notifications and Stop-hook feedback are left out, a compaction's summary is quoted", () => {
+    const person = { type: 'text' as const, text: 'carry on with the release notes' };
+    const made = [systemReminderText(INJECTION), taskNotificationText([`<output-tail>\n${INJECTION}\n</output-tail>`]), stopHookFeedbackText(INJECTION)];
+    for (const text of made) {
+      // As a turn of its own (after an answer without tool calls), and beside the person's words in one message.
+      expect(classifierTranscript([{ role: 'assistant', content: [{ type: 'text', text: 'done' }] }, { role: 'user', content: text }], { tools: [] })).toEqual([]);
+      expect(classifierTranscript([{ role: 'user', content: [person, { type: 'text', text }] }], { tools: [] })).toEqual([{ role: 'user', text: person.text }]);
+    }
+    const summary = compactionSummaryText(`The user asked to deploy. ${INJECTION}`);
+    expect(classifierTranscript([{ role: 'user', content: [{ type: 'text', text: summary }, person] }], { tools: [] })).toEqual([
+      { role: 'quoted', from: 'compaction summary', text: summary },
+      { role: 'user', text: person.text },
+    ]);
+    // A person who types an opening loses their own words to the classifier: it reads less, never more.
+    expect(machineTextKind(`  Stop hook feedback:\n${INJECTION}`)).toBe('stop-hook-feedback');
+    expect(machineTextKind(`Please ${stopHookFeedbackText(INJECTION)}`)).toBeUndefined();
   });
 
   it('is what a classifier function receives', async () => {

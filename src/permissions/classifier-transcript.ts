@@ -3,8 +3,12 @@
  * never what came back. A file, a web page, a command's output or a sub-agent's report cannot talk the classifier into
  * anything, because none of them reaches it:
  *
- * - a user message's text blocks, except toolgate's own `<system-reminder>` blocks (hook context, another agent's
- *   words, the deferred-tools announcement: text the machine added, which may quote files);
+ * - of a user message, only the text the person typed (or the program's prompt) as the user's words: every block the
+ *   machine made is marked at its making (tool/message-origin.ts) and left out — hook context of every event, a
+ *   background task's notification (its output's last lines), a Stop hook's feedback (often a check's output), a
+ *   queued message's note, another agent's words, the deferred-tools announcement — as a tool's result is, except a
+ *   compaction's summary: it stands for the whole conversation it replaced, so it is shown, as `quoted` context (it is
+ *   the model's own words about what it read, never what the user said);
  * - no user message that answers tool calls: the run of user messages after an assistant message with tool_use blocks
  *   carries tool_result blocks and the tools' attachments (their `newMessages`, which can be any text a tool read), so
  *   all of it is left out — a prompt typed into such a message (after an interrupted turn) is lost to the classifier,
@@ -23,12 +27,16 @@
  */
 import { readCommandTag } from '../tool/command-tag.js';
 import { findToolByName } from '../tool/find-tool.js';
+import { machineTextKind } from '../tool/message-origin.js';
 import type { AnyTool, MessageParam, Tools } from '../tool/tool.js';
 
 export type ClassifierTranscriptEntry =
   /** `user`: the person's words; `delegating-agent`: a sub-agent's task, written by the agent that started it. */
   | { readonly role: 'user' | 'delegating-agent'; readonly text: string }
-  /** Text a `/command` the user ran pulled in (`from`: `/name`): context, not the user's words. */
+  /**
+   * Context, not the user's words: what a `/command` the user ran pulled in (`from`: `/name`), or the summary a
+   * compaction left (`from`: `compaction summary`).
+   */
   | { readonly role: 'quoted'; readonly from: string; readonly text: string }
   /** A tool call the model made, as its tool describes it to a classifier. */
   | { readonly role: 'action'; readonly tool: string; readonly input: string };
@@ -65,7 +73,11 @@ export function classifierTranscript(messages: readonly MessageParam[], options:
     if (message.role !== 'user' || answersToolCalls) return;
     const blocks = typeof message.content === 'string' ? [{ type: 'text' as const, text: message.content }] : Array.isArray(message.content) ? message.content : [];
     if (blocks.some((b) => b?.type === 'tool_result')) return;
-    const texts = blocks.flatMap((b) => (b?.type === 'text' && typeof b.text === 'string' && !b.text.trimStart().startsWith('<system-reminder>') ? [b.text] : []));
+    const all = blocks.flatMap((b) => (b?.type === 'text' && typeof b.text === 'string' ? [b.text] : []));
+    for (const summary of all.filter((t) => machineTextKind(t) === 'compaction-summary')) {
+      users.push({ index, entry: { role: 'quoted', from: 'compaction summary', text: cut(summary.trim(), MAX_USER_CHARS) } });
+    }
+    const texts = all.filter((t) => machineTextKind(t) === undefined);
     // Everything after a command line in the same message was pulled in by the command.
     const at = texts.findIndex((t) => readCommandTag(t) !== undefined);
     const command = at === -1 ? undefined : readCommandTag(texts[at]!)!;

@@ -240,10 +240,11 @@ describe('sources and tool settings', () => {
   });
 
   it('merges the toolgate key key by key and keeps bashOutputMaxChars from the highest level', () => {
-    write(userFile(), { toolgate: { bash: { killGraceMs: 50, defaultTimeoutMs: 1000 } }, bashOutputMaxChars: 9000 });
-    write(projectFile(), { toolgate: { bash: { killGraceMs: 100 } }, bashOutputMaxChars: 5000 });
+    // (A project's keys that toolgate protects only narrow: toolgate-key.test.ts. These are harmless ones.)
+    write(userFile(), { toolgate: { bash: { killGraceMs: 50, defaultTimeoutMs: 1000 }, globTimeoutMs: 5000 }, bashOutputMaxChars: 9000 });
+    write(projectFile(), { toolgate: { bash: { defaultTimeoutMs: 2000 }, globTimeoutMs: 7000 }, bashOutputMaxChars: 5000 });
     const s = load();
-    expect(s.toolgate).toEqual({ bash: { killGraceMs: 100, defaultTimeoutMs: 1000 } });
+    expect(s.toolgate).toEqual({ bash: { killGraceMs: 50, defaultTimeoutMs: 2000 }, globTimeoutMs: 7000 });
     expect(s.bashOutputMaxChars).toBe(5000);
   });
 

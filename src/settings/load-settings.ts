@@ -5,7 +5,8 @@
  *
  * Rules from every level are kept (each with its source, file and anchoring root): the engine makes a deny anywhere
  * beat an allow anywhere. Scalars (`defaultMode`) come from the highest level that sets them — a project's files may
- * only narrow the mode, never widen it; lists merge; `env` and `sandbox` merge key by key, higher levels winning.
+ * only narrow the mode, never widen it; lists merge; `env` and `sandbox` merge key by key, higher levels winning; so
+ * does toolgate's own `toolgate` key, except that a project's files may only narrow what it protects (toolgate-key.ts).
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +22,7 @@ import { createPermissionContext } from '../permissions/permission-context.js';
 import { expandPath } from '../permissions/paths.js';
 import { tryParsePermissionRule, validatePermissionRule } from '../permissions/permission-rule.js';
 import { readSettingsFile, type SettingsError, type SettingsFileContent } from './read-settings-file.js';
+import { mergeRaw, mergeToolgateKey } from './toolgate-key.js';
 
 export type { SettingsError } from './read-settings-file.js';
 
@@ -80,7 +82,10 @@ export interface LoadedSettings {
   readonly envBySource: readonly { readonly source: PermissionRuleSource; readonly env: Readonly<Record<string, string>> }[];
   /** Claude Code's `bashOutputMaxChars`, from the highest level that sets it. */
   readonly bashOutputMaxChars?: number;
-  /** toolgate's own `toolgate` key, merged key by key (higher levels winning); `{}` when no file sets it. */
+  /**
+   * toolgate's own `toolgate` key, merged key by key (higher levels winning), a project's files only narrowing what it
+   * protects (toolgate-key.ts); `{}` when no file sets it.
+   */
   readonly toolgate: Readonly<Record<string, unknown>>;
   /**
    * Auto mode's settings as each level wrote them, highest precedence first: Claude Code's `autoMode` and toolgate's
@@ -186,8 +191,7 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
   for (const c of [...contents].reverse()) Object.assign(env, c.env);
   let sandbox: unknown;
   for (const c of [...contents].reverse()) if (c.sandbox !== undefined) sandbox = mergeRaw(sandbox, c.sandbox);
-  let toolgate: Record<string, unknown> = {};
-  for (const c of [...contents].reverse()) if (c.toolgate !== undefined) toolgate = mergeRaw(toolgate, c.toolgate) as Record<string, unknown>;
+  const toolgate = mergeToolgateKey(contents, warnings);
   const bashOutputMaxChars = contents.find((c) => c.bashOutputMaxChars !== undefined)?.bashOutputMaxChars;
 
   const permissionContext = createPermissionContext({
@@ -271,19 +275,4 @@ function cliRulesContent(
     allowManagedPermissionRulesOnly: false,
     env: {},
   };
-}
-
-/** Objects merge key by key (the later value wins scalars), arrays concatenate without duplicates. */
-function mergeRaw(lower: unknown, higher: unknown): unknown {
-  if (Array.isArray(lower) && Array.isArray(higher)) return [...new Set([...lower, ...higher])];
-  if (isPlainObject(lower) && isPlainObject(higher)) {
-    const out: Record<string, unknown> = { ...lower };
-    for (const [k, v] of Object.entries(higher)) out[k] = k in out ? mergeRaw(out[k], v) : v;
-    return out;
-  }
-  return higher;
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }

@@ -6,6 +6,7 @@
  * progress lines, in the task's facts and in the end-of-task notification, which carries the final report.
  */
 import path from 'node:path';
+import { taskNotificationText } from '../../tool/message-origin.js';
 import type { MessageParam } from '../../tool/tool.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import { collapseCarriageReturns, readOutputTail } from '../shared/output-file.js';
@@ -108,8 +109,7 @@ export function agentNotification(task: TaskInfo, log: AgentLog, result: Subagen
   const report = result?.text || (result?.error ? `The sub-agent stopped with an error: ${result.error}` : '(the sub-agent returned no text)');
   const denials = log.denials;
   const transcript = log.transcript(result?.text ?? '');
-  const lines = [
-    '<task-notification>',
+  const body = [
     `<task-id>${task.id}</task-id>`,
     `<task-type>${task.type}</task-type>`,
     `<status>${task.status}</status>`,
@@ -127,7 +127,6 @@ export function agentNotification(task: TaskInfo, log: AgentLog, result: Subagen
     report,
     '</result>',
     `<output-file>${task.outputFile}</output-file>`,
-    '</task-notification>',
   ];
-  return { role: 'user', content: lines.join('\n') };
+  return { role: 'user', content: taskNotificationText(body) };
 }

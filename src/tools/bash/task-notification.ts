@@ -2,6 +2,7 @@
  * The message the model gets on its next turn when a background command ends: what ended, how (status, exit code or
  * signal), where its output is, and the last lines of it.
  */
+import { taskNotificationText } from '../../tool/message-origin.js';
 import type { MessageParam } from '../../tool/tool.js';
 import { collapseCarriageReturns, lastLines, readOutputTail } from '../shared/output-file.js';
 import type { TaskInfo } from '../shared/task-registry.js';
@@ -51,8 +52,7 @@ export function taskNotification(task: TaskInfo): MessageParam {
   if (excerpt.length > TAIL_CHARS) excerpt = excerpt.slice(-TAIL_CHARS);
   const exitCode = exitCodeOf(task);
   const signal = signalOf(task);
-  const lines = [
-    '<task-notification>',
+  const body = [
     `<task-id>${task.id}</task-id>`,
     `<task-type>${task.type}</task-type>`,
     `<status>${task.status}</status>`,
@@ -61,10 +61,8 @@ export function taskNotification(task: TaskInfo): MessageParam {
     `<summary>${describeTaskEnd(task)}</summary>`,
     `<output-file>${task.outputFile}</output-file>`,
     ...(excerpt !== '' ? ['<output-tail>', excerpt, '</output-tail>'] : []),
-    '</task-notification>',
-    'Read the output file (or use TaskOutput) for the full output.',
   ];
-  return { role: 'user', content: lines.join('\n') };
+  return { role: 'user', content: taskNotificationText(body, ['Read the output file (or use TaskOutput) for the full output.']) };
 }
 
 function truncate(text: string, max: number): string {

@@ -1,3 +1,5 @@
+import { systemReminderText } from '../../tool/message-origin.js';
+
 export const TOOL_SEARCH_DEFAULT_MAX_RESULTS = 5;
 
 export function toolSearchPrompt(): string {
@@ -16,8 +18,7 @@ export function toolSearchPrompt(): string {
 
 /** The system reminder that announces deferred tools by name (no schema: that is what ToolSearch is for). */
 export function deferredToolsAnnouncement(names: readonly string[]): string {
-  return (
-    `<system-reminder>\nThese tools are available but deferred: their parameters are not loaded yet. Load the ones ` +
-    `you need with ToolSearch before calling them.\n${names.join('\n')}\n</system-reminder>`
+  return systemReminderText(
+    `These tools are available but deferred: their parameters are not loaded yet. Load the ones you need with ToolSearch before calling them.\n${names.join('\n')}`,
   );
 }

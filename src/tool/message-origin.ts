@@ -1,0 +1,61 @@
+/**
+ * Who wrote a text block of a user message. Beside what the person typed (or the program's prompt), a conversation's
+ * user messages carry text the machine made and put there: hook context, a background task's notification, a Stop
+ * hook's feedback, the summary a compaction left, the deferred-tools announcement, a message from another agent. Much
+ * of it quotes what a repository wrote (a file, a command's output). Each kind is made here and nowhere else — its
+ * opening is the mark — and `machineTextKind` reads the mark back, so auto mode's classifier
+ * (permissions/classifier-transcript.ts) takes only the person's words as the user's. The openings are Claude Code's
+ * (`<system-reminder>`, `<task-notification>`, `Stop hook feedback:`) where it has one: what the model reads is
+ * unchanged.
+ *
+ * A mark is the start of a block the house makes, so nothing a repository writes can take one off; a person who types
+ * an opening only loses their own words to the classifier, which then reads less, never more. A producer of a new kind
+ * of machine text adds its maker here (test/user-message-producers.test.ts fails until every producer is accounted for).
+ */
+
+export type MachineTextKind =
+  /** Hook context, a queued message, the deferred-tools announcement, another agent's words: the model's side notes. */
+  | 'system-reminder'
+  /** A background command or agent ended: its status, the last lines of its output, an agent's report. */
+  | 'task-notification'
+  /** A Stop hook refused the stop and says why (often a check's output). */
+  | 'stop-hook-feedback'
+  /** The model's own summary of the conversation a compaction replaced. */
+  | 'compaction-summary';
+
+const SYSTEM_REMINDER = '<system-reminder>';
+const TASK_NOTIFICATION = '<task-notification>';
+const STOP_HOOK_FEEDBACK = 'Stop hook feedback:\n';
+/** The opening of the message a compacted conversation goes on from. */
+export const COMPACTION_SUMMARY_OPENING = 'This session continues from an earlier conversation that was compacted. Its summary:';
+
+const OPENINGS: readonly (readonly [string, MachineTextKind])[] = [
+  [SYSTEM_REMINDER, 'system-reminder'],
+  [TASK_NOTIFICATION, 'task-notification'],
+  [STOP_HOOK_FEEDBACK, 'stop-hook-feedback'],
+  [COMPACTION_SUMMARY_OPENING, 'compaction-summary'],
+];
+
+export function systemReminderText(text: string): string {
+  return `${SYSTEM_REMINDER}\n${text}\n</system-reminder>`;
+}
+
+/** `<task-notification>` with `body` (its tagged lines) inside, then `after` (a line for the model) below it. */
+export function taskNotificationText(body: readonly string[], after: readonly string[] = []): string {
+  return [TASK_NOTIFICATION, ...body, '</task-notification>', ...after].join('\n');
+}
+
+export function stopHookFeedbackText(reason: string): string {
+  return `${STOP_HOOK_FEEDBACK}${reason}`;
+}
+
+export function compactionSummaryText(summary: string): string {
+  return `${COMPACTION_SUMMARY_OPENING}\n\n${summary}`;
+}
+
+/** The kind of machine text `text` is, by its opening; undefined for anything else (the person's words, as far as this can tell). */
+export function machineTextKind(text: string): MachineTextKind | undefined {
+  const start = text.trimStart();
+  for (const [opening, kind] of OPENINGS) if (start.startsWith(opening)) return kind;
+  return undefined;
+}
