@@ -24,6 +24,12 @@ import { statIfExists } from './observed-fs.js';
 import { resolveRealPath } from './real-path.js';
 import { homeOfUserOrGuess, tildeUser } from './user-home.js';
 
+/**
+ * Version-control metadata folders: never searched (their objects are noise and blow through budgets) — by the
+ * search tools and by `toolgate hook`'s look at what a host's search would read.
+ */
+export const VCS_DIRECTORIES = ['.git', '.svn', '.hg', '.bzr', '.jj', '.sl'] as const;
+
 export type PathAccessKind = 'read' | 'write';
 
 /** `~`, `~/x`, relative, `..`, `//`, `./` and trailing `/` → one absolute, normalised path. */

@@ -11,9 +11,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ToolPermissionContext } from '../../tool/permission-types.js';
-import { expandPath, isPathReadDenied, readDenyGlobs } from '../../permissions/paths.js';
+import { expandPath, isPathReadDenied, readDenyGlobs, VCS_DIRECTORIES } from '../../permissions/paths.js';
 import { segmentMatches } from '../../permissions/path-pattern.js';
-import { VCS_DIRECTORIES } from '../../tools/shared/search-path.js';
 import type { HookAnswer, HookCall } from './hook-hosts.js';
 
 /** Entries looked at before giving up (then: ask). */
