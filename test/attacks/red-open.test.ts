@@ -18,7 +18,7 @@
  * - Read's screenshot-name alternative (U+202F): opened through a link to outside is refused (judged on its own).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, ftruncateSync, linkSync, openSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -274,6 +274,43 @@ describe.skipIf('skip' in servers)('LSP: the language server reads what it likes
   });
 });
 
+describe.skipIf('skip' in servers)('LSP: which server starts is judged, then looked up again', () => {
+  // HOLE (critical: code the repository supplies runs without the person's yes). checkServer asks before starting a
+  // language server from inside the project (node_modules/.bin); call() then looks the server up again by name
+  // (locateServer) and spawns what it finds. A process that puts project/node_modules/.bin/typescript-language-server
+  // in place and takes it away, in turn, gets its program run: judged absent (the one on PATH, no question), found
+  // present a moment later, started. Each try is a new session (a server once started is reused).
+  it('a server executable that appears in the project after the check is never started without asking', { timeout: 600_000 }, async () => {
+    writeFileSync(path.join(project, 'tsconfig.json'), TSCONFIG);
+    writeFileSync(path.join(project, 'allowed.ts'), `export const API_KEY = 'hello-allowed-value';\n`);
+    const marker = path.join(root, 'repository-code-ran');
+    const bin = path.join(project, 'node_modules', '.bin');
+    mkdirSync(bin, { recursive: true });
+    const server = path.join(bin, 'typescript-language-server');
+    attacker(
+      `const [server, marker] = args; const tmp = server + '.tmp';
+       for (let i = 0; ; i++) {
+         try { fs.writeFileSync(tmp, '#!/bin/sh\\necho ran > ' + marker + '\\nexit 1\\n', { mode: 0o755 }); fs.renameSync(tmp, server); } catch {}
+         try { fs.unlinkSync(server); } catch {}
+         if ((i & 255) === 0 && process.ppid !== parent) process.exit(0);
+       }`,
+      [server, marker],
+    );
+    let asked = 0;
+    for (let i = 0; i < 300 && !existsSync(marker); i++) {
+      const rt = await start('default', lspSettings());
+      const r = await call(rt, 'LSP', { operation: 'hover', filePath: 'allowed.ts', line: 1, character: 14 });
+      if (r.text.includes('would start from inside the project')) asked++;
+      await rt.dispose();
+      runtime = undefined;
+    }
+    stopAttackers();
+    expect(existsSync(marker)).toBe(false);
+    // The race was real: some checks saw the repository's server and asked (refused headless).
+    expect(asked).toBeGreaterThan(0);
+  });
+});
+
 describe('a second name of a denied file', () => {
   // HOLE (critical: denied content read, given a second name). §2 says the opened object is judged "for a file with
   // several names by its fstat identity against the files deny rules name" — but only rules naming ONE file literally
@@ -318,6 +355,34 @@ describe('the remote worker (distributed backend)', () => {
     stopAttackers();
     expect(readdirSync(home)).toEqual([]);
     expect(ok).toBeGreaterThan(0);
+  });
+});
+
+describe('Edit and Write: what is judged before the open', () => {
+  // HOLE (medium: a denied file's size). loadTextFileForWrite refuses a file over 128 MB from the stat made BY NAME
+  // (Edit's and Write's statOrNull) before it opens and binds anything, naming the size. A link flipped to a large
+  // denied file between the check and that stat: "File is too large to edit (191MB)". §2's residue admits a refusal
+  // by type from that stat (a directory, a FIFO), not a size. (High on the brief's scale — denied metadata — but
+  // narrow: only files over 128 MB, to the megabyte.)
+  it('an Edit or Write through a link flipping to a large denied file never tells its size', { timeout: 600_000 }, async () => {
+    const fd = openSync(path.join(project, 'secrets', 'dump.sql'), 'w');
+    ftruncateSync(fd, 200_012_345); // sparse: no disk used
+    closeSync(fd);
+    const rt = await start('acceptEdits');
+    const link = path.join(project, 'link.txt');
+    symlinkSync('allowed.txt', link);
+    await call(rt, 'Read', { file_path: link });
+    rmSync(link);
+    flipLink(link, 'allowed.txt', 'secrets/dump.sql');
+    await waitFor(link);
+    const { leaks } = await race(
+      rt,
+      1000,
+      (i) => (i % 2 === 0 ? ['Edit', { file_path: link, old_string: 'hello from allowed', new_string: 'hello from allowed.' }] : ['Write', { file_path: link, content: 'x\n' }]),
+      { batch: 1, markers: ['191MB'] },
+    );
+    stopAttackers();
+    expect(leaks).toEqual([]);
   });
 });
 
