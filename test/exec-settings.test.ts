@@ -113,7 +113,7 @@ describe.skipIf(!canSandbox)('toolgate exec honours a settings file’s sandbox 
     const r = await exec({ sandbox: { enabled: true }, permissions: bypass }, commands);
     expect(r.code).toBe(0);
     for (const [i, n] of names.entries()) {
-      expect(r.results[i]!.content, n).toMatch(/Read-only file system|Permission denied|File exists|Not a directory/);
+      expect(r.results[i]!.content, n).toMatch(/Read-only file system|Permission denied|File exists|Not a directory|Is a directory/);
       const file = path.join(work, n);
       expect(existsSync(file) ? readFileSync(file, 'utf8') : '', n).not.toContain('planted');
     }

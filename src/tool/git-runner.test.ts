@@ -4,7 +4,7 @@
  * plain git on the same repository first, to show the program really would run.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -90,6 +90,35 @@ describe('the git runner', () => {
     await runGit(['status'], { cwd: repo });
     expect((await runGit(['var', 'GIT_PAGER'], { cwd: repo })).trim()).toBe('cat');
     expect((await runGit(['var', 'GIT_EDITOR'], { cwd: repo })).trim()).toBe(':');
+    expect(ran()).toEqual([]);
+  });
+
+  it("looks into no submodule (its configuration's programs never run), yet reports a submodule whose commit moved", async () => {
+    // A submodule whose own configuration names a clean filter and fsmonitor, with a file git must hash again.
+    const src = path.join(dir, 'subsrc');
+    mkdirSync(src);
+    const inSrc = (...args: string[]) => execFileSync('git', args, { cwd: src, env: GIT_ENV, stdio: 'ignore' });
+    inSrc('init', '-q', '-b', 'main');
+    writeFileSync(path.join(src, '.gitattributes'), '* filter=ev\n');
+    writeFileSync(path.join(src, 'f'), 'x\n');
+    inSrc('add', '.');
+    inSrc('commit', '-q', '-m', 'one');
+    plainGit('-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', src, 'sub');
+    plainGit('commit', '-q', '-m', 'sub');
+    const sub = path.join(repo, 'sub');
+    const inSub = (...args: string[]) => execFileSync('git', args, { cwd: sub, env: GIT_ENV, stdio: 'ignore' });
+    inSub('config', 'filter.ev.clean', program('submodule-clean'));
+    inSub('config', 'core.fsmonitor', program('submodule-fsmonitor'));
+    inSub('commit', '-q', '--allow-empty', '-m', 'moved');
+    utimesSync(path.join(sub, 'f'), 1, 1);
+    plainGit('status', '--porcelain');
+    expect(ran()).toEqual(['submodule-clean', 'submodule-fsmonitor']);
+    clearMarkers();
+    utimesSync(path.join(sub, 'f'), 2, 2);
+
+    // The submodule's moved commit is a change (ExitWorktree counts it), found without running git inside it.
+    expect(await runGit(['status', '--porcelain'], { cwd: repo })).toBe(' M sub\n');
+    await runGit(['diff', '--stat'], { cwd: repo });
     expect(ran()).toEqual([]);
   });
 

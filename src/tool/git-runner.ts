@@ -4,13 +4,15 @@
  * on any status, hooks, clean/smudge filters on checkout and status, a pager, credential helpers, ssh — and a folder
  * laid out as a bare repository is a repository to git without any `.git`. The permission behind toolgate's own git
  * covers "make a worktree", "exclude a file", never "run what the repository's configuration says". So every run:
- *  - is git by absolute path (an absolute PATH entry: never a relative one, which would mean the repository itself);
+ *  - is git by absolute path (an absolute PATH entry: never a relative one, which would mean the repository itself,
+ *    nor one inside the repository, the working folder or a folder sandboxed commands may write: executable-path.ts);
  *  - starts from an environment without any inherited `GIT_*` variable (GIT_DIR, GIT_WORK_TREE, GIT_CONFIG_*,
  *    GIT_EXEC_PATH, GIT_SSH*, GIT_ASKPASS, GIT_TRACE*, …) nor SSH_ASKPASS, and without the system configuration;
  *  - carries `RUNNER_SETTINGS` both as `-c` options and as GIT_CONFIG_COUNT entries (which every git it starts
  *    inherits): no fsmonitor, no hooks (`core.hooksPath=/dev/null`), bare repositories only when named with
  *    `--git-dir`, `cat` as pager, no credential helper or askpass, no external diff, no transport at all, no
- *    submodule recursion;
+ *    submodule recursion, and no look into submodules (`status` and `diff` would run git in each populated one, under
+ *    its own configuration);
  *  - neutralises every clean/smudge/process filter its configuration defines, unless the command cannot convert file
  *    contents: git has no switch for "no filters", and `.gitattributes` picks a filter by a name the configuration
  *    defines, so the names are read first (`git config --get-regexp`, includes and `includeIf` resolved as the command
@@ -20,6 +22,8 @@
  * command producing diffs passes `--no-ext-diff --no-textconv`, and no caller merges.
  */
 import { execFile, spawnSync } from 'node:child_process';
+import { lstatSync } from 'node:fs';
+import path from 'node:path';
 import { findExecutableOnPath } from './executable-path.js';
 
 /** Settings the Bash tool also sets for the model's commands (tools/bash/git-safety-env.ts): defined here, once. */
@@ -41,7 +45,17 @@ export const RUNNER_SETTINGS: readonly (readonly [key: string, value: string])[]
   ['core.alternateRefsCommand', ''],
   ['protocol.allow', 'never'],
   ['submodule.recurse', 'false'],
+  // `git status` and `git diff` run `git status` inside every populated submodule, with the submodule's own
+  // configuration (its filters, fsmonitor: names the runner never read). `dirty` looks no further than the
+  // submodule's HEAD (a moved commit is still a change: ExitWorktree counts it). Also passed as
+  // `--ignore-submodules=dirty` (SUBMODULE_LOOKERS), which a submodule's `ignore` setting in `.gitmodules` cannot
+  // override, unlike this one.
+  ['diff.ignoreSubmodules', 'dirty'],
+  ['status.submoduleSummary', 'false'],
 ];
+
+/** Subcommands that look into submodules: run with `--ignore-submodules=dirty` (the command line outranks `.gitmodules`). */
+const SUBMODULE_LOOKERS = new Set(['status', 'diff']);
 
 /** Environment variables dropped besides every `GIT_*`: git's askpass fallback. */
 const DROPPED_ENV = new Set(['SSH_ASKPASS']);
@@ -81,11 +95,27 @@ export interface GitResult {
 const MAX_BUFFER = 16 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 60_000;
 
-/** git's absolute path on the environment's PATH (absolute entries only), or a GitError. */
-export function gitBinary(env: NodeJS.ProcessEnv = process.env): string {
-  const found = findExecutableOnPath('git', env.PATH);
-  if (found === undefined) throw new GitError('git was not found on PATH (only absolute PATH entries are searched)');
+/**
+ * git's absolute path on the environment's PATH, or a GitError: absolute entries only, and none inside a folder the
+ * model could have written (executable-path.ts) — nor inside `cwd` or the repository around it, whose files are the
+ * repository's.
+ */
+export function gitBinary(env: NodeJS.ProcessEnv = process.env, cwd?: string): string {
+  const found = findExecutableOnPath('git', env.PATH, cwd === undefined ? [] : [cwd, ...enclosingRepository(cwd)]);
+  if (found === undefined) throw new GitError('git was not found on PATH (only absolute entries outside the project and the folders sandboxed commands may write are searched)');
   return found;
+}
+
+/** The nearest folder at or above `dir` that holds a `.git`: the top of the repository git will find there. */
+function enclosingRepository(dir: string): string[] {
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    try {
+      lstatSync(path.join(d, '.git'));
+      return [d];
+    } catch {
+      if (path.dirname(d) === d) return [];
+    }
+  }
 }
 
 /** The environment a run gets: the inherited one without GIT_* and SSH_ASKPASS, plus the settings and overrides. */
@@ -114,7 +144,10 @@ function argv(args: readonly string[], options: GitRunOptions): string[] {
   // A global option from a caller (`-c`, `--exec-path`) would come after the runner's and outrank them.
   if (args[0] === undefined || args[0].startsWith('-')) throw new GitError(`the runner takes a git subcommand first, not ${JSON.stringify(args[0] ?? '')}`);
   const c = RUNNER_SETTINGS.flatMap(([key, value]) => ['-c', `${key}=${value}`]);
-  return ['--no-pager', ...c, ...(options.gitDir !== undefined ? [`--git-dir=${options.gitDir}`] : []), ...args];
+  const sub = args[0];
+  const rest = args.slice(1);
+  const submodules = SUBMODULE_LOOKERS.has(sub) ? ['--ignore-submodules=dirty'] : [];
+  return ['--no-pager', ...c, ...(options.gitDir !== undefined ? [`--git-dir=${options.gitDir}`] : []), sub, ...submodules, ...rest];
 }
 
 /**
@@ -152,7 +185,7 @@ function execOnce(args: readonly string[], options: GitRunOptions, overrides: re
   const base = options.env ?? process.env;
   let file: string;
   try {
-    file = gitBinary(base);
+    file = gitBinary(base, options.cwd);
   } catch (error) {
     return Promise.reject(error);
   }
@@ -179,7 +212,7 @@ function execOnce(args: readonly string[], options: GitRunOptions, overrides: re
 
 function execOnceSync(args: readonly string[], options: GitRunOptions, overrides: readonly (readonly [string, string])[]): GitResult {
   const base = options.env ?? process.env;
-  const r = spawnSync(gitBinary(base), argv(args, options), {
+  const r = spawnSync(gitBinary(base, options.cwd), argv(args, options), {
     cwd: options.cwd,
     env: gitRunnerEnv(base, overrides),
     maxBuffer: MAX_BUFFER,

@@ -6,7 +6,7 @@
  * Every program a case plants writes a marker file; the tools run through the real runtime, with real git.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -141,6 +141,43 @@ describe('EnterWorktree runs no program a repository names', () => {
     await rt.run([use('Write', { file_path: path.join(wt, 'app.txt'), content: 'v2\n' })]);
     const removed = await rt.run([use('ExitWorktree', { action: 'remove', discard_changes: true })]);
     expect(text(removed)).toContain(`Removed the worktree ${wt}`);
+    expect(ran()).toEqual([]);
+  });
+
+  it("a submodule of the worktree populated with a repository of its own (clean filter, fsmonitor): ExitWorktree's `git status` does not look into it, so none of its programs runs", async () => {
+    // git status starts `git status` in every populated submodule, under that submodule's own configuration, whose
+    // filter names the runner never read. The worktree's submodule folder starts empty (no recursion on checkout):
+    // whoever can write the worktree can make it a repository.
+    const src = path.join(dir, 'subsrc');
+    mkdirSync(src);
+    git(src, 'init', '-q', '-b', 'main');
+    write(path.join(src, 'lib.txt'), 'lib\n');
+    git(src, 'add', '.');
+    git(src, 'commit', '-q', '-m', 'lib');
+    mkdirSync(project);
+    git(project, 'init', '-q', '-b', 'main');
+    write(path.join(project, 'README.md'), 'hello\n');
+    git(project, 'add', '.');
+    git(project, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', src, 'sub');
+    git(project, 'commit', '-q', '-m', 'one');
+    const rt = await runtime();
+    expect(text(await rt.run([use('EnterWorktree', { name: 'w' })]))).toContain('Created a worktree');
+    const sub = path.join(project, '.toolgate', 'worktrees', 'w', 'sub');
+    git(sub, 'init', '-q');
+    write(path.join(sub, '.gitattributes'), '* filter=ev\n');
+    write(path.join(sub, 'f'), 'x\n');
+    git(sub, 'add', '.');
+    git(sub, 'commit', '-q', '-m', 'e');
+    git(sub, 'config', 'filter.ev.clean', program('submodule-clean'));
+    git(sub, 'config', 'core.fsmonitor', program('submodule-fsmonitor'));
+    utimesSync(path.join(sub, 'f'), 1, 1);
+    // Plain git in the worktree runs them: the attack is real.
+    git(path.dirname(sub), 'status', '--porcelain');
+    expect(ran()).toEqual(['submodule-clean', 'submodule-fsmonitor']);
+    for (const m of ran()) rmSync(path.join(markers, m));
+    utimesSync(path.join(sub, 'f'), 2, 2);
+    const removed = await rt.run([use('ExitWorktree', { action: 'remove', discard_changes: true })]);
+    expect(text(removed)).toContain('Removed the worktree');
     expect(ran()).toEqual([]);
   });
 

@@ -65,6 +65,35 @@ function classifyFind(args: readonly WordValue[]): CommandVerdict {
   return yes(paths, fromList ? { unknownPaths: true } : {});
 }
 
+/**
+ * `cd` and `pushd`: where the shell will be. Options as the builtins read them (`-L`, `-P`, `-e`, `-@`; `pushd -n`
+ * does not change directory), `--` ends them. Unknowable: a non-literal or glob target (`cd o*` is whatever one
+ * directory the glob meets), `-`, the directory stack (`+N`, `-N`, `pushd` alone swaps the top two).
+ */
+function classifyCd(name: string, args: readonly WordValue[]): CommandVerdict {
+  let i = 0;
+  let noChange = false;
+  for (; i < args.length; i++) {
+    const w = args[i]!;
+    if (!w.literal) break;
+    if (w.value === '--') {
+      i++;
+      break;
+    }
+    if (/^-[LPe@]+$/.test(w.value)) continue;
+    if (name === 'pushd' && w.value === '-n') {
+      noChange = true;
+      continue;
+    }
+    break;
+  }
+  const target = args[i];
+  if (noChange) return neutral();
+  if (!target) return neutral({ cd: { target: name === 'cd' ? '~' : null } });
+  if (!target.literal || target.glob || target.value === '-' || /^[+-]\d+$/.test(target.value)) return neutral({ cd: { target: null } });
+  return neutral({ cd: { target: target.value }, paths: [target.value] });
+}
+
 const XARGS_VALUED = new Set(['-n', '--max-args', '-L', '--max-lines', '-P', '--max-procs', '-s', '--max-chars', '-I', '--replace', '-E', '--eof', '-d', '--delimiter', '-a', '--arg-file', '--process-slot-var']);
 const XARGS_FLAGS = new Set(['-0', '--null', '-r', '--no-run-if-empty', '-t', '--verbose', '-x', '--exit']);
 
@@ -116,7 +145,8 @@ function classifyGeneric(name: string, spec: ReadOnlySpec, args: readonly WordVa
   }
   if (spec.maxPositionals !== undefined && p.positionals.length > spec.maxPositionals) return no(`${name} with more arguments than it reads`);
   if (p.positionals.some((w) => !w.literal) && !spec.tolerateOpaque) return no(`${name} with a non-literal argument`);
-  if (spec.check && !spec.check(p)) return no(`${name} with a script or arguments that may write or run commands`);
+  const checked = spec.check?.(p) ?? true;
+  if (checked !== true) return no(typeof checked === 'string' ? `${name}: ${checked}` : `${name} with a script or arguments that may write or run commands`);
   const mode = spec.positionals ?? 'all';
   if (mode !== 'none') {
     const skipFirst = mode === 'afterPattern' && !p.options.some((o) => spec.patternOptions?.has(o.name));
@@ -186,12 +216,8 @@ export function classifyWords(words: readonly WordValue[]): CommandVerdict {
       return neutral({ paths: args.filter((w) => w.literal && /^([~/]|\.\.?\/)|\//.test(w.value)).map((w) => w.value) });
     }
     case 'cd':
-    case 'pushd': {
-      const target = args.find((w) => !(w.literal && /^-[LPe@]+$/.test(w.value)));
-      if (!target) return neutral({ cd: { target: '~' } });
-      if (!target.literal || target.value === '-' || /^[+-]\d+$/.test(target.value)) return neutral({ cd: { target: null } });
-      return neutral({ cd: { target: target.value }, paths: [target.value] });
-    }
+    case 'pushd':
+      return classifyCd(name, args);
     case 'popd':
       return neutral({ cd: { target: null } });
     case 'set':
@@ -233,6 +259,9 @@ export function classifySubcommand(sub: SimpleCommand): CommandVerdict {
 
 function classifyUncached(sub: SimpleCommand): CommandVerdict {
   if (sub.unsafeReason) return no(sub.unsafeReason);
+  // `${…}` can default, assign, slice, transform or take a name from a value: read-only commands get bare `$VAR`
+  // only, whose value the result boundary redacts when it is a secret (docs/security.md, the older classes).
+  if (sub.paramExpansion !== undefined) return no(`${sub.paramExpansion.length > 40 ? `${sub.paramExpansion.slice(0, 37)}...` : sub.paramExpansion} is a \${…} expansion, which a read-only command may not carry (bare $VAR may)`);
   switch (sub.kind) {
     case 'assignment': {
       const bad = sub.assignments.map(assignmentName).find(isDangerousVariable);

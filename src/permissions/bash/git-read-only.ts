@@ -4,6 +4,8 @@
  * `branch`/`tag`/`config`/`stash`/`remote` only in their listing forms.
  */
 import { has, isUnsafeOption, parseArgs, type ArgSpec, type ParsedArgs } from './args.js';
+import { dangerousFlag } from './program-options.js';
+import { RUNS, WRITES } from './program-dangers.js';
 import type { WordValue } from './words.js';
 
 export interface GitVerdict {
@@ -16,8 +18,35 @@ export interface GitVerdict {
 const SAFE_GLOBAL_FLAGS = new Set(['--no-pager', '-P', '--no-optional-locks', '--literal-pathspecs', '--glob-pathspecs', '--noglob-pathspecs', '--icase-pathspecs', '--no-replace-objects', '--version']);
 
 const DIFF_LIKE = new Set(['log', 'show', 'diff', 'whatchanged', 'shortlog', 'diff-tree', 'diff-files', 'diff-index', 'rev-list', 'blame', 'annotate', 'range-diff']);
-const PLAIN = new Set(['status', 'rev-parse', 'ls-files', 'ls-tree', 'cat-file', 'merge-base', 'show-ref', 'describe', 'name-rev', 'count-objects', 'for-each-ref', 'check-ignore', 'check-attr', 'var', 'version', 'grep', 'show-branch', 'cherry', 'verify-commit', 'verify-tag', 'fsck']);
+// Not `verify-commit`/`verify-tag`: they run gpg.program, a program git's configuration names.
+const PLAIN = new Set(['status', 'rev-parse', 'ls-files', 'ls-tree', 'cat-file', 'merge-base', 'show-ref', 'describe', 'name-rev', 'count-objects', 'for-each-ref', 'check-ignore', 'check-attr', 'var', 'version', 'grep', 'show-branch', 'cherry', 'fsck']);
+/** What the read-only classifier takes from the dangerous-flag table (program-dangers.ts): options that run or write. */
+const RUNS_OR_WRITES: ReadonlySet<string> = new Set([RUNS, WRITES]);
 const UNSAFE_OPTIONS = new Set(['--output', '--output-directory', '--ext-diff', '-O', '--open-files-in-pager', '--exec', '--upload-pack', '--receive-pack', '--exec-path', '-u']);
+
+/** blame's options whose value is a file it prints: `--contents` as the file's lines, the others line by line in errors. */
+const BLAME_FILES = ['--contents', '--ignore-revs-file'];
+const asWord = (value: string): WordValue => ({ value, literal: true, glob: false, unquotedNonAscii: false });
+
+/**
+ * The files blame's options name in one word (a value in the next word is an operand, checked as a path already):
+ * `--ignore-revs-file=F` and the abbreviations git accepts (`--conte=F`), `-SF` and `-wSF` (a revs file: each line it
+ * cannot read is printed, `-S/etc/passwd` printed the file).
+ */
+function blameFiles(rest: readonly WordValue[]): WordValue[] {
+  const out: WordValue[] = [];
+  for (const w of rest) {
+    if (w.value === '--') break;
+    const long = /^(--[^=]+)=(.*)$/s.exec(w.value);
+    if (long) {
+      if (long[1]!.length >= 4 && BLAME_FILES.some((o) => o.startsWith(long[1]!))) out.push(asWord(long[2]!));
+    } else if (/^-[^-]/.test(w.value) && w.value.includes('S')) {
+      const file = w.value.slice(w.value.indexOf('S') + 1);
+      if (file !== '') out.push(asWord(file));
+    }
+  }
+  return out;
+}
 
 // No option is treated as taking a separate value: git's log/diff parsers want `--opt=value`, and guessing wrong
 // would let the swallowed word (say `--output=x`) escape the checks.
@@ -50,6 +79,10 @@ export function classifyGit(words: readonly WordValue[]): GitVerdict {
   }
   const sub = words[i];
   if (!sub) return verdict(true, paths);
+  // The one table of options that make git run a configured program or write (`--textconv`, `--ext-diff`,
+  // `--show-signature`, `--format=%G?`, `cat-file --filters`, …), read as git reads them, abbreviations included.
+  const danger = dangerousFlag(words, [], RUNS_OR_WRITES);
+  if (danger) return verdict(false, [], `git ${sub.value} ${danger.flag} ${danger.what}`);
   if (!sub.literal) return verdict(false, [], 'non-literal git subcommand');
   const name = sub.value;
   const rest = words.slice(i + 1);
@@ -58,6 +91,7 @@ export function classifyGit(words: readonly WordValue[]): GitVerdict {
   const bad = p.options.find((o) => isUnsafeOption(o.name, UNSAFE_OPTIONS));
   if (bad) return verdict(false, [], `git ${name} ${bad.name} writes or runs a program`);
   const valuePaths = p.options.filter((o) => o.name === '--contents' || o.name === '-f').flatMap((o) => (o.value ? [o.value] : []));
+  if (name === 'blame' || name === 'annotate') valuePaths.push(...blameFiles(rest));
   const withPaths = (): GitVerdict => verdict(true, [...paths, ...p.positionals, ...valuePaths]);
 
   if (DIFF_LIKE.has(name) || PLAIN.has(name)) {

@@ -85,9 +85,12 @@ function repoAt(gitDir: string, how: string): Discovery {
   return { kind: 'repo', repo: { gitDir: g, commonDir: commonDirOf(g), how } };
 }
 
-/** The repository git would use when started in `start` (an absolute directory). */
+/**
+ * The repository git would use when started in `start` (an absolute directory). git walks up from the directory
+ * the kernel gives it (getcwd: the physical one), so a symbolic link into another repository's subfolder leads there.
+ */
 export function discoverRepository(start: string): Discovery {
-  for (let dir = resolve(start); ; dir = dirname(dir)) {
+  for (let dir = real(start); ; dir = dirname(dir)) {
     const dotGit = join(dir, '.git');
     const st = lstat(dotGit);
     if (st) {
@@ -233,15 +236,27 @@ export interface GitRepositoryVerdict {
   readonly config?: string;
 }
 
-/** Which repository this git view (`git …`, words from the program on) will use, in the directories it may run in. */
-export function gitRepositoryCheck(view: readonly MatchWord[], sub: SimpleCommand, state: CwdState, ctx: ToolPermissionContext, own: () => readonly GitRepo[]): GitRepositoryVerdict {
+/**
+ * Which repository this git view (`git …`, words from the program on) will use, in the directories it may run in.
+ * `mayCreate`: a subcommand of the same command that may create files (so a repository), if there is one.
+ */
+export function gitRepositoryCheck(
+  view: readonly MatchWord[],
+  sub: SimpleCommand,
+  state: CwdState,
+  ctx: ToolPermissionContext,
+  own: () => readonly GitRepo[],
+  mayCreate?: () => string | undefined,
+): GitRepositoryVerdict {
   const r = readOptions(view, GIT_SYNTAX, 1);
   const dirsOpt: string[] = [];
   let gitDir: string | undefined;
   for (const o of r.options) {
     const name = o.names[0];
     if (name !== '-C' && name !== '--git-dir') continue;
-    if (o.value === undefined || !o.value.literal) return { foreign: `git ${name} with a value that cannot be known: which repository it uses cannot be known` };
+    if (o.value === undefined || !o.value.literal || /[*?[]/.test(o.value.value)) {
+      return { foreign: `git ${name} with a value that cannot be known: which repository it uses cannot be known` };
+    }
     if (name === '-C') dirsOpt.push(o.value.value);
     else gitDir = o.value.value;
   }
@@ -256,6 +271,10 @@ export function gitRepositoryCheck(view: readonly MatchWord[], sub: SimpleComman
   for (const start of state.dirs) {
     let dir = start;
     for (const c of dirsOpt) dir = resolve(dir, c);
+    // Elsewhere than the project's directory, what git finds now is what it will find only if nothing in the same
+    // command makes a repository there first (or the directory itself: `mkdir x && cd x && git init && git log`).
+    const writer = dir !== ctx.cwd ? mayCreate?.() : undefined;
+    if (writer !== undefined) return { foreign: `git would run in ${dir}, and "${writer}" in the same command may create a repository there first` };
     const found = gitDir !== undefined ? repoAt(resolve(dir, gitDir), resolve(dir, gitDir)) : discoverRepository(dir);
     if (found.kind === 'none') continue;
     if (found.kind === 'invalid') return { foreign: `git would stop or use another repository: ${found.reason}` };

@@ -3,9 +3,10 @@
  * against the real filesystem: so a Read deny is checked against the files `cat .e*` or `cat .{env,x}` would
  * really open, not against the pattern text. Bounded: past a limit the answer is "cannot tell", never a guess.
  */
-import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
-import { lstatIfExists, readdirSync } from '../observed-fs.js';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { lstatIfExists, readdirSync, realpathNative } from '../observed-fs.js';
+import { tildeCandidates, type CwdState } from './paths.js';
+import { procCwd } from './read-deny-words.js';
 
 export const MAX_GLOB_MATCHES = 1000;
 const MAX_DIRS_READ = 256;
@@ -67,6 +68,17 @@ function bracket(seg: string, start: number): { regex: string; end: number } | n
   return null;
 }
 
+/** The bracket expression at `seg[start] === '['` as a regex for one character (see `bracket`). */
+export function bracketRegex(seg: string, start: number): { regex: RegExp; end: number } | null | 'unsupported' {
+  const b = bracket(seg, start);
+  if (b === null || b === 'unsupported') return b;
+  try {
+    return { regex: new RegExp(`^${b.regex}$`, 'u'), end: b.end };
+  } catch {
+    return 'unsupported';
+  }
+}
+
 /** One pattern segment (no `/`) as an anchored regex; 'unsupported' for classes we do not model. */
 export function globSegmentRegex(seg: string): RegExp | 'unsupported' {
   let out = '^';
@@ -119,47 +131,78 @@ const exists = (p: string): boolean => {
 /**
  * The absolute paths bash would put in place of `pattern` (relative patterns in each of `cwds`). An empty list means
  * no match (bash then passes the word unchanged). `.` and `..` count as matches of a pattern starting with `.` (bash
- * before 5.2 expands `.*` to them).
+ * before 5.2 expands `.*` to them). `~`, `~+` and `~user` expand as bash expands them (paths.ts); a `..` segment is
+ * the physical parent (after a symbolic link, the link target's); `/proc/self/cwd` is the command's directory; a glob
+ * that would list another directory of `/proc` cannot be expanded here (its entries are the shell's, not ours).
  */
 export function expandGlob(pattern: string, cwds: readonly string[], home: string | undefined): Expansion {
-  let p = pattern;
-  if (p === '~' || p.startsWith('~/')) p = (home ?? homedir()) + p.slice(1);
-  else if (p.startsWith('~')) return { ok: false, reason: `${pattern} starts with ~user` };
-  const bases = isAbsolute(p) ? ['/'] : cwds;
-  const segments = p.split('/').filter((s) => s !== '');
+  const state: CwdState = { dirs: cwds, unknown: false };
+  const spellings = tildeCandidates(pattern, state, home);
+  if (spellings === undefined) return { ok: false, reason: `where ${pattern} starts cannot be known` };
   const budget: Budget = { dirs: 0, entries: 0 };
   const out = new Set<string>();
+  for (const p of spellings) {
+    const failed = expandInto(p, pattern, state, budget, out);
+    if (failed !== undefined) return { ok: false, reason: failed };
+  }
+  return { ok: true, paths: [...out] };
+}
+
+const physicalParent = (dir: string): string => {
+  try {
+    return dirname(realpathNative(dir));
+  } catch {
+    return dirname(dir);
+  }
+};
+
+const underProc = (dir: string): boolean => {
+  if (dir === '/proc' || dir.startsWith('/proc/')) return true;
+  try {
+    const real = realpathNative(dir);
+    return real === '/proc' || real.startsWith('/proc/');
+  } catch {
+    return false;
+  }
+};
+
+/** Adds the matches of one spelling of the pattern to `out`; why not, when it cannot be expanded. */
+function expandInto(p: string, pattern: string, state: CwdState, budget: Budget, out: Set<string>): string | undefined {
+  const bases = isAbsolute(p) ? ['/'] : state.dirs;
+  const segments = p.split('/').filter((s) => s !== '');
   for (const base of bases) {
     let current = [resolve(base)];
     let globbed = false;
     for (const seg of segments) {
       if (!hasGlobChars(seg)) {
-        current = current.map((c) => join(c, seg));
+        current = seg === '.' ? current : seg === '..' ? current.map(physicalParent) : current.map((c) => join(c, seg));
+        current = current.flatMap((c) => procCwd(c, state) ?? []);
         continue;
       }
       globbed = true;
       const re = globSegmentRegex(seg);
-      if (re === 'unsupported') return { ok: false, reason: `${pattern} uses a bracket class toolgate does not model` };
+      if (re === 'unsupported') return `${pattern} uses a bracket class toolgate does not model`;
       const dotOk = seg.startsWith('.');
       const next: string[] = [];
       for (const dir of current) {
+        if (underProc(dir)) return `${pattern} would list ${dir}, whose entries name the shell's own process`;
         const names = listDir(dir, budget);
-        if (names === 'limit') return { ok: false, reason: `${pattern} is too large to expand` };
+        if (names === 'limit') return `${pattern} is too large to expand`;
         if (dotOk) for (const special of ['.', '..']) if (re.test(special)) next.push(join(dir, special));
         for (const name of names) {
           if (name.startsWith('.') && !dotOk) continue;
           if (re.test(name)) next.push(join(dir, name));
         }
-        if (next.length > MAX_GLOB_MATCHES) return { ok: false, reason: `${pattern} expands to more than ${MAX_GLOB_MATCHES} paths` };
+        if (next.length > MAX_GLOB_MATCHES) return `${pattern} expands to more than ${MAX_GLOB_MATCHES} paths`;
       }
       current = next;
       if (current.length === 0) break;
     }
     if (!globbed) continue;
     for (const c of current) if (exists(c)) out.add(c);
-    if (out.size > MAX_GLOB_MATCHES) return { ok: false, reason: `${pattern} expands to more than ${MAX_GLOB_MATCHES} paths` };
+    if (out.size > MAX_GLOB_MATCHES) return `${pattern} expands to more than ${MAX_GLOB_MATCHES} paths`;
   }
-  return { ok: true, paths: [...out] };
+  return undefined;
 }
 
 /** Source text that is only brace expansion around plain characters (no quotes, `$`, backquotes, escapes). */

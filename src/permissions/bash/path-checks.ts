@@ -11,6 +11,7 @@ import { acceptEditsCommand } from './accept-edits.js';
 import { classifySubcommand, type CommandVerdict } from './classify.js';
 import { nextCwdState, resolveArgPath, WorkingDirs, type CwdState } from './paths.js';
 import { HARMLESS_WRITE_TARGETS } from './read-only.js';
+import { subcommandStarts } from './program-options.js';
 import { gitRepositoryCheck, ownRepositories, type GitRepo } from './git-repo.js';
 
 export interface SubcommandFacts {
@@ -107,6 +108,35 @@ function criticalRemoval(sub: SimpleCommand, state: CwdState, ctx: ToolPermissio
 
 const isAllow = (r: PermissionResult): boolean => r.behavior === 'allow';
 
+/** git subcommands that make a repository (or a work tree of one) where there was none. */
+const GIT_PLANTERS = new Set(['init', 'clone', 'worktree', 'submodule']);
+
+/**
+ * The subcommands that may create files before (or while) another runs: those that are not read-only, or that
+ * redirect into a file. With `repositories`, those that may make a repository: then a git command counts only when
+ * it makes one (the others cannot plant one for a later git to use: git never checks out a `.git`, and the Bash tool
+ * refuses implicit bare repositories).
+ */
+export function writers(subs: readonly SimpleCommand[], repositories = false): SimpleCommand[] {
+  const out: SimpleCommand[] = [];
+  for (const sub of subs) {
+    if (sub.redirects.some((r) => r.isWrite && (r.target === null || !HARMLESS_WRITE_TARGETS.has(r.target)))) out.push(sub);
+    else if (!sub.inner && !classifySubcommand(sub).readOnly && !(repositories && isPlainGit(sub))) out.push(sub);
+  }
+  return out;
+}
+
+/** Every view of the subcommand runs git, with a subcommand that makes no repository. */
+function isPlainGit(sub: SimpleCommand): boolean {
+  return sub.denyWords.every((view) => {
+    const program = view[0]?.literal ? view[0].value.slice(view[0].value.lastIndexOf('/') + 1) : undefined;
+    if (program !== 'git') return false;
+    const at = subcommandStarts('git', view);
+    const name = at?.length === 1 ? view[at[0]!] : undefined;
+    return name?.literal === true && !GIT_PLANTERS.has(name.value);
+  });
+}
+
 export function collectPathFacts(subs: readonly SimpleCommand[], ctx: ToolPermissionContext, deps: BashPermissionDeps): PathFacts {
   const home = ctx.homeDir ?? homedir();
   const workingDirs = new WorkingDirs([ctx.cwd, ...[...ctx.additionalWorkingDirectories.keys()].map((d) => resolve(ctx.cwd, d))]);
@@ -119,6 +149,7 @@ export function collectPathFacts(subs: readonly SimpleCommand[], ctx: ToolPermis
   let foreignConfig: PathFacts['foreignConfig'];
   let ownRepos: readonly GitRepo[] | undefined;
   let acceptedEdit: PathFacts['acceptedEdit'];
+  let writing: SimpleCommand[] | undefined;
 
   for (const sub of subs) {
     for (const r of sub.redirects) {
@@ -167,7 +198,8 @@ export function collectPathFacts(subs: readonly SimpleCommand[], ctx: ToolPermis
     for (const view of sub.denyWords) {
       const name = view[0]?.literal ? view[0].value : undefined;
       if (name === undefined || name.slice(name.lastIndexOf('/') + 1) !== 'git') continue;
-      const git = gitRepositoryCheck(view, sub, state, ctx, () => (ownRepos ??= ownRepositories(ctx)));
+      const mayCreate = (): string | undefined => (writing ??= writers(subs, true)).find((w) => w !== sub)?.text;
+      const git = gitRepositoryCheck(view, sub, state, ctx, () => (ownRepos ??= ownRepositories(ctx)), mayCreate);
       if (git.foreign !== undefined) foreignConfig ??= { reason: git.foreign, subcommand: sub.text };
       if (git.config !== undefined) reason ??= git.config;
     }

@@ -84,7 +84,17 @@ export const DANGEROUS_FLAGS: Readonly<Record<string, ProgramDangers>> = {
     globalBeforeSubcommand: true,
     global: [...d(RUNS, '-c', '--config-env', '--exec-path'), ...d(ELSEWHERE, '--git-dir', '--work-tree', '-C', '--namespace', '--super-prefix', '--attr-source')],
     sub: {
-      '*': [...d(RUNS, '--upload-pack', '--receive-pack', '--exec', '--textconv', '--ext-diff', '--open-files-in-pager', '--template', '--extcmd'), ...d(WRITES, '--output', '--output-directory')],
+      // Programs git's configuration names: textconv and external diff drivers, gpg.program (signatures, `%G…`).
+      '*': [
+        ...d(RUNS, '--upload-pack', '--receive-pack', '--exec', '--textconv', '--ext-diff', '--open-files-in-pager', '--template', '--extcmd', '--show-signature'),
+        ...when(RUNS, /%G/, '--format', '--pretty'),
+        ...d(WRITES, '--output', '--output-directory'),
+      ],
+      'cat-file': d(RUNS, '--filters'),
+      // ref-filter's `%(signature…)` (git 2.47+) verifies with gpg.program.
+      'for-each-ref': when(RUNS, /%\(signature/, '--format'),
+      branch: when(RUNS, /%\(signature/, '--format'),
+      tag: [...when(RUNS, /%\(signature/, '--format'), ...d(RUNS, '-v', '--verify')],
       fetch: d(RUNS, '-u'),
       pull: d(RUNS, '-u'),
       'ls-remote': d(RUNS, '-u'),

@@ -112,8 +112,14 @@ const DOCKER_EXEC: OptionSyntax = { family: 'pflag', stopAtOperand: true, valued
 const SUB_SYNTAX: Readonly<Record<string, Readonly<Record<string, OptionSyntax>>>> = {
   docker: { run: DOCKER_RUN, create: DOCKER_RUN, exec: DOCKER_EXEC },
   podman: { run: DOCKER_RUN, create: DOCKER_RUN, exec: DOCKER_EXEC },
-  // Options of git's subcommands are many and mostly unknown here: every dash word is read as an option.
-  git: { '*': { family: 'git' } },
+  // Options of git's subcommands are many and mostly unknown here: every dash word is read as an option. Known: the
+  // real options that are prefixes of dangerous ones (`--text` is not `--textconv`), and `--pretty`/`--format`, which
+  // take their value only after `=`.
+  git: {
+    '*': { family: 'git', flags: s('--pretty', '--format'), known: s('--text', '--filter', '--exit-code') },
+    // ref-filter commands take `--format` with a separate value.
+    ...Object.fromEntries(['for-each-ref', 'branch', 'tag'].map((sub) => [sub, { family: 'git', valued: s('--format', '--sort', '--contains', '--no-contains', '--merged', '--no-merged', '--points-at') } as OptionSyntax])),
+  },
 };
 
 const GNU_NO_ABBREV = (valued: string[], flags: string[] = []): OptionSyntax => ({ family: 'gnu', abbreviate: false, valued: s(...valued), flags: s(...flags) });
@@ -194,10 +200,11 @@ export function subcommandStarts(name: string, words: readonly MatchWord[]): num
 
 /** The syntax used to find dangerous options: the program's, with its danger names known (for abbreviations). */
 const scanCache = new Map<string, OptionSyntax>();
-function scanSyntax(name: string, base: OptionSyntax, dangers: readonly Danger[]): OptionSyntax {
+function scanSyntax(name: string, base: OptionSyntax, dangers: readonly Danger[] | (() => readonly Danger[])): OptionSyntax {
   let syntax = scanCache.get(name);
   if (!syntax) {
-    const known = new Set([...(base.known ?? []), ...dangers.filter((x) => x.flag.startsWith('-') && !isPattern(x.flag)).map((x) => x.flag)]);
+    const list = typeof dangers === 'function' ? dangers() : dangers;
+    const known = new Set([...(base.known ?? []), ...list.filter((x) => x.flag.startsWith('-') && !isPattern(x.flag)).map((x) => x.flag)]);
     syntax = { ...base, known };
     scanCache.set(name, syntax);
   }
@@ -211,14 +218,17 @@ const nameHits = (name: string, flag: string): boolean => (isPattern(flag) ? nam
 const hits = (o: OptionUse, danger: Danger): boolean => {
   if (o.negated || !o.names.some((n) => nameHits(n, danger.flag))) return false;
   if (!danger.value) return true;
-  return o.value === undefined || !o.value.literal || danger.value.test(o.value.value);
+  // An option known to take no separate value, written without one, has no value to test.
+  if (o.value === undefined) return o.arity !== 'none';
+  return !o.value.literal || danger.value.test(o.value.value);
 };
 
 /**
  * The first dangerous option in these (allow-stripped) words that the rule does not name, with what it does.
- * `words[0]` is the program; options are read as the program reads them.
+ * `words[0]` is the program; options are read as the program reads them. `only`: the kinds of danger looked for
+ * (the read-only classifier asks for what runs or writes, and judges another target itself).
  */
-export function dangerousFlag(words: readonly MatchWord[], ruleWords: readonly string[]): { flag: string; what: string } | undefined {
+export function dangerousFlag(words: readonly MatchWord[], ruleWords: readonly string[], only?: ReadonlySet<string>): { flag: string; what: string } | undefined {
   const first = words[0];
   if (!first?.literal) return undefined;
   const name = first.value.slice(first.value.lastIndexOf('/') + 1);
@@ -229,12 +239,14 @@ export function dangerousFlag(words: readonly MatchWord[], ruleWords: readonly s
   }
   const table = Object.hasOwn(DANGEROUS_FLAGS, name) ? DANGEROUS_FLAGS[name] : undefined;
   if (table === undefined) return undefined;
-  const allDangers = [...(table.global ?? []), ...Object.values(table.sub ?? {}).flat()];
-  const base = scanSyntax(name, syntaxOf(name), allDangers);
+  const base = scanSyntax(name, syntaxOf(name), () => [...(table.global ?? []), ...Object.values(table.sub ?? {}).flat()]);
   // tar's first word may be a cluster of old-style options (`tar xIf evil a.tar`).
   const view = name === 'tar' && words[1]?.literal && /^[A-Za-z]+$/.test(words[1].value) ? [first, { value: `-${words[1].value}`, literal: true }, ...words.slice(2)] : words;
   const ruleNamed = namedOptions(ruleWords.slice(1), base);
-  const named = (danger: Danger) => [...ruleNamed].some((n) => nameHits(n, danger.flag)) || (danger.flag === '+*' && ruleWords.some((w) => w.startsWith('+')));
+  const named = (danger: Danger) =>
+    (only !== undefined && !only.has(danger.what)) ||
+    (ruleNamed.size > 0 && [...ruleNamed].some((n) => nameHits(n, danger.flag))) ||
+    (danger.flag === '+*' && ruleWords.some((w) => w.startsWith('+')));
   const plusWord = view.slice(1).find((w) => w.literal && w.value.length > 1 && w.value.startsWith('+'));
 
   const check = (dangers: readonly Danger[], from: number, to: number, syntax: OptionSyntax, subAt: number): { flag: string; what: string } | undefined => {

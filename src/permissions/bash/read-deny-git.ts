@@ -8,6 +8,7 @@ import type { CompiledPathPattern } from '../path-pattern.js';
 import type { CwdState } from './paths.js';
 import type { MatchWord } from './rule-match.js';
 import { gitHistoryRead } from './git-history.js';
+import { subcommandStarts } from './program-options.js';
 import { hasGlobChars } from './glob-expand.js';
 import { denyPatternsInside, ruleText, type ReadDenyScope } from './read-deny-scope.js';
 import { gitRoot, resolveExact } from './read-deny-words.js';
@@ -25,6 +26,19 @@ export interface GitReadJudge {
 }
 
 const short = (text: string): string => (text.length > 80 ? `${text.slice(0, 77)}...` : text);
+
+const runsGit = (view: readonly MatchWord[]): boolean => view[0]?.literal === true && view[0].value.slice(view[0].value.lastIndexOf('/') + 1) === 'git';
+
+/**
+ * The git views of a command to judge. The deny views also read a git command without its global options from every
+ * place its subcommand might start (`git -C sub status` is tried as `git sub status` too, for deny rules); that
+ * guess is left out here when git's own reading of the longer view is certain (one place: `-C` takes `sub`), so a
+ * `git -C DIR status` is not taken for an unknown `git DIR` that may print anything.
+ */
+export function gitViews(views: readonly (readonly MatchWord[])[]): (readonly MatchWord[])[] {
+  const git = views.filter(runsGit);
+  return git.filter((v) => !git.some((u) => u !== v && u.length > v.length && v.length > 1 && u.indexOf(v[1]!) > 1 && subcommandStarts('git', u)?.length === 1));
+}
 
 /**
  * `git show`, `git log -p`, `git archive`…: with Read denies in place, contents from history print only when the

@@ -3,9 +3,9 @@
  * can carry, its absolute candidates in the directories the command may be in, and the work tree a `REV:path` is
  * anchored in. Pure but for the filesystem probes of `gitRoot` (is there a `.git` here?).
  */
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { existsSync } from '../observed-fs.js';
-import type { CwdState } from './paths.js';
+import { absoluteCandidates, tildeCandidates, type CwdState } from './paths.js';
 
 /** The spellings of a path an argument may carry: itself, `--file=P` / `if=P`, `@P` (curl), `REV:P`, `file://P`. */
 export function pathCandidates(value: string): string[] {
@@ -27,20 +27,31 @@ const PROC_CWD = /^\/proc\/(self|thread-self|\d+)(?:\/task\/\d+)?\/cwd(?=\/|$)/;
 
 /** Absolute candidates of a path word in the directories the command may be in (no glob truncation). */
 export function resolveExact(raw: string, state: CwdState, home: string): string[] | undefined {
-  let path = raw;
-  if (path === '~' || path.startsWith('~/')) path = home + path.slice(1);
-  else if (path.startsWith('~')) return undefined;
-  if (isAbsolute(path)) {
-    const abs = resolve(path);
-    const proc = PROC_CWD.exec(abs);
-    if (!proc) return [abs];
-    if (state.unknown) return undefined;
-    const rest = abs.slice(proc[0].length);
-    // Another process's cwd may also be the shell's: judge it both ways.
-    return [...state.dirs.map((d) => resolve(d + rest)), ...(/^\d/.test(proc[1]!) ? [abs] : [])];
+  const spellings = tildeCandidates(raw, state, home);
+  if (spellings === undefined) return undefined;
+  const out: string[] = [];
+  for (const spelling of spellings) {
+    const abs = absoluteCandidates(spelling, state);
+    if (abs === undefined) return undefined;
+    for (const a of abs) {
+      const mapped = procCwd(a, state);
+      if (mapped === undefined) return undefined;
+      for (const m of mapped) if (!out.includes(m)) out.push(m);
+    }
   }
+  return out;
+}
+
+/**
+ * `/proc/self/cwd/…` is the command's directory, not toolgate's: a path through it is taken in each directory the
+ * command may be in (another process's `cwd` may also be the shell's: judged both ways). Undefined when unknowable.
+ */
+export function procCwd(abs: string, state: CwdState): string[] | undefined {
+  const proc = PROC_CWD.exec(abs);
+  if (!proc) return [abs];
   if (state.unknown) return undefined;
-  return state.dirs.map((d) => resolve(d, path));
+  const rest = abs.slice(proc[0].length);
+  return [...state.dirs.map((d) => resolve(d + rest)), ...(/^\d/.test(proc[1]!) ? [abs] : [])];
 }
 
 /**

@@ -27,8 +27,10 @@ import { NEUTRAL_COMMANDS } from './read-only-specs.js';
 import { stripAllowWrappers } from './wrappers.js';
 import { naiveWords } from './raw-split.js';
 import { expandBraces, expandGlob, hasGlobChars, isPlainBraceWord } from './glob-expand.js';
+import { patternGlobMayMeet } from './glob-overlap.js';
+import { writers } from './path-checks.js';
 import { contentReader, toWords, type DirReader } from './recursive-readers.js';
-import { historyRead, revisionPaths } from './read-deny-git.js';
+import { gitViews, historyRead, revisionPaths } from './read-deny-git.js';
 import type { GitReadJudge } from './read-deny-git.js';
 import { askRuleTrace, denyPatternsInside, excludedName, hardLinkedDenied, readDenyScope, ruleText, type ReadDenyScope } from './read-deny-scope.js';
 
@@ -68,10 +70,14 @@ class Judge implements GitReadJudge {
   /** `hardLinkedDenied`, asked once per decision (undefined: not asked yet; null: none). */
   private linked: ReturnType<typeof hardLinkedDenied> | null | undefined;
 
+  private current: SimpleCommand | undefined;
+  private writing: SimpleCommand[] | undefined;
+
   constructor(
     readonly scope: ReadDenyScope,
     private readonly ctx: ToolPermissionContext,
     private readonly deps: BashPermissionDeps,
+    private readonly subs: readonly SimpleCommand[],
   ) {
     this.home = ctx.homeDir ?? homedir();
     this.state = { dirs: [ctx.shellCwd ?? ctx.cwd], unknown: false };
@@ -145,7 +151,10 @@ class Judge implements GitReadJudge {
   private checkWord(value: string, glob: boolean, subcommand: string, candidates = pathCandidates(value)): void {
     for (const c of candidates) {
       if (glob && hasGlobChars(c)) {
-        for (const abs of this.expand(c, subcommand) ?? []) this.checkAbs(abs, subcommand);
+        const expanded = this.expand(c, subcommand);
+        let denied = false;
+        for (const abs of expanded ?? []) denied = this.checkAbs(abs, subcommand) || denied;
+        if (expanded !== undefined && !denied) this.globAfterWriter(c, subcommand);
       }
       const resolved = resolveExact(c, this.state, this.home);
       if (!resolved) {
@@ -175,6 +184,29 @@ class Judge implements GitReadJudge {
     return e.paths;
   }
 
+  /**
+   * What a glob meets is what exists when it expands. When another part of the command may create files first
+   * (`git stash pop; cat .e*`), a glob that could match a name a deny rule covers asks, whether or not one exists now.
+   */
+  private globAfterWriter(pattern: string, subcommand: string): void {
+    const writer = this.writer();
+    if (writer === undefined) return;
+    const segments = pattern.split('/');
+    const first = segments.findIndex((seg) => hasGlobChars(seg));
+    const prefix = segments.slice(0, first).join('/');
+    const dirs = resolveExact(first === 0 ? '.' : prefix === '' ? '/' : prefix, this.state, this.home);
+    if (!dirs) return this.cannotRuleOut(`where ${short(pattern)} expands cannot be known`, subcommand);
+    const rest = segments.slice(first).filter((seg) => seg !== '');
+    const hit = patternGlobMayMeet(this.scope, dirs, rest, this.realCache, (dir) => (this.read(dir).behavior === 'deny' ? this.patternFor(dir) : undefined));
+    if (hit) this.ask(hit, `${short(pattern)} could match files ${ruleText(hit)} denies, and "${short(writer)}" in the same command may create them before it expands`, subcommand);
+  }
+
+  /** The first other subcommand that may create files (path-checks.ts `writers`), asked once per decision. */
+  private writer(): string | undefined {
+    this.writing ??= writers(this.subs);
+    return this.writing.find((w) => w !== this.current)?.text;
+  }
+
   /** Brace words (`.{env,x}`) become their expansions; anything else non-literal cannot be checked. */
   private braceWords(w: MatchWord, subcommand: string): string[] | undefined {
     if (!isPlainBraceWord(w.value)) return undefined;
@@ -184,6 +216,7 @@ class Judge implements GitReadJudge {
   }
 
   subcommand(sub: SimpleCommand): void {
+    this.current = sub;
     const text = sub.text;
     const core = stripAllowWrappers(sub.words);
     const name = core[0]?.literal ? core[0].value.slice(core[0].value.lastIndexOf('/') + 1) : undefined;
@@ -230,9 +263,7 @@ class Judge implements GitReadJudge {
     }
     if (name !== undefined && INLINE_CODE.test(name)) this.inlineCode(core.slice(1), name, text);
     // Every view that runs git (`sudo git show`, `env git log -p`, `bash -c 'git show'`), not only the allow-stripped one.
-    for (const view of name === 'git' ? [core, ...sub.denyWords] : sub.denyWords) {
-      const program = view[0]?.literal ? view[0].value.slice(view[0].value.lastIndexOf('/') + 1) : undefined;
-      if (program !== 'git') continue;
+    for (const view of gitViews(name === 'git' ? [core, ...sub.denyWords] : sub.denyWords)) {
       revisionPaths(this, view.slice(1), text);
       historyRead(this, view, text);
     }
@@ -352,7 +383,7 @@ class Judge implements GitReadJudge {
 export function checkReadDenies(analysis: BashAnalysis, subs: readonly SimpleCommand[], ctx: ToolPermissionContext, deps: BashPermissionDeps): ReadDenyFinding | undefined {
   const scope = readDenyScope(ctx);
   if (!scope) return undefined;
-  const judge = new Judge(scope, ctx, deps);
+  const judge = new Judge(scope, ctx, deps, subs);
   for (const sub of subs) {
     judge.subcommand(sub);
     if (judge.denied) return judge.denied;

@@ -3,7 +3,7 @@
  * values, and which arguments are paths (so paths outside the working directories can be noticed).
  */
 import { has, values, type ArgSpec, type ParsedArgs } from './args.js';
-import { isSafeAwkProgram, isSafeSedScript } from './program-checks.js';
+import { isSafeAwkProgram, sedScriptProblem } from './program-checks.js';
 import type { WordValue } from './words.js';
 
 export interface ReadOnlySpec {
@@ -23,8 +23,8 @@ export interface ReadOnlySpec {
   readonly tolerateOpaque?: boolean;
   /** The path read when none is named (`ls` lists `.`). */
   readonly defaultPath?: string;
-  /** Extra check on the parsed arguments. */
-  readonly check?: (parsed: ParsedArgs) => boolean;
+  /** Extra check on the parsed arguments: false (or why, as a string) when they may write or run commands. */
+  readonly check?: (parsed: ParsedArgs) => boolean | string;
   /** Options whose value is a file listing the paths to read: what is read is not in the command. */
   readonly listOptions?: ReadonlySet<string>;
 }
@@ -43,11 +43,20 @@ const RG_VALUED = set('-e', '--regexp', '-f', '--file', '-g', '--glob', '--iglob
   '--field-context-separator', '-r', '--replace', '--engine', '--dfa-size-limit', '--regex-size-limit', '--generate',
   '--hyperlink-format', '--pre', '--pre-glob', '--hostname-bin');
 
-const sedScriptOk = (p: ParsedArgs): boolean => {
+/**
+ * Every script (`-e` and `--expression` values, else the first operand) is plain printing; else why not. With
+ * `holdSpace`, scripts that use the hold space pass too (what a prefix allow rule may approve: no write, run or read).
+ */
+export const sedScriptOk = (p: ParsedArgs, holdSpace = false): boolean | string => {
   const scripts = values(p, '-e', '--expression');
-  if (has(p, '-f', '--file')) return false;
+  if (has(p, '-f', '--file')) return 'a script file is not read here';
   const all = scripts.length > 0 ? scripts : [p.positionals[0]];
-  return all.every((s) => literal(s) && isSafeSedScript(s.value));
+  for (const script of all) {
+    if (!literal(script)) return 'a script that is not literal';
+    const problem = sedScriptProblem(script.value, holdSpace);
+    if (problem !== undefined) return `its script ${JSON.stringify(script.value.length > 40 ? `${script.value.slice(0, 37)}...` : script.value)}: ${problem}`;
+  }
+  return true;
 };
 
 const awkProgramOk = (p: ParsedArgs): boolean => {
@@ -170,7 +179,7 @@ export const READ_ONLY_SPECS: Readonly<Record<string, ReadOnlySpec>> = {
     allowed: set('-n', '--quiet', '--silent', '-e', '--expression', '-E', '-r', '--regexp-extended', '-s', '--separate', '-u', '--unbuffered', '-z', '--null-data', '--posix', '--debug', '--sandbox', '-l', '--line-length'),
     positionals: 'afterPattern',
     patternOptions: set('-e', '--expression'),
-    check: sedScriptOk,
+    check: (p) => sedScriptOk(p),
   },
   awk: {
     args: { valued: set('-F', '--field-separator', '-v', '--assign', '-f', '--file', '-e', '--source', '-i', '--include', '-l', '--load', '-E', '--exec') },

@@ -9,7 +9,7 @@
  */
 import { parseArgs } from './args.js';
 import type { MatchWord } from './rule-match.js';
-import { READ_ONLY_SPECS } from './read-only-specs.js';
+import { READ_ONLY_SPECS, sedScriptOk } from './read-only-specs.js';
 import type { WordValue } from './words.js';
 
 const SED = /^g?sed$/;
@@ -34,7 +34,8 @@ export function unsafeScript(words: readonly MatchWord[]): string | undefined {
   if (parsed.opaque.length > 0 || parsed.positionals.some((w) => !w.literal)) return `${name} with a word that could be an option or its program`;
   const unknown = parsed.options.find((o) => !spec.allowed?.has(o.name) && !(sed && (o.name === '-i' || o.name === '--in-place')));
   if (unknown) return `${name} ${unknown.name} is not an option whose effect is known`;
-  if (!spec.check?.(parsed)) return `${name}'s program writes files, runs commands or reads other files, or cannot be read`;
+  const checked = sed ? sedScriptOk(parsed, true) : (spec.check?.(parsed) ?? true);
+  if (checked !== true) return `${name}'s program writes files, runs commands or reads other files, or cannot be read${typeof checked === 'string' ? ` (${checked})` : ''}`;
   return undefined;
 }
 

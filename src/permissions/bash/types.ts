@@ -47,6 +47,8 @@ export interface SimpleCommand {
   readonly inner?: readonly SimpleCommand[];
   /** Why this subcommand cannot be reasoned about, when it cannot (expansion in command position, `eval`, …). */
   readonly unsafeReason?: string;
+  /** The first `${…}` parameter expansion in it: never read-only by classification (bare `$VAR` may be). */
+  readonly paramExpansion?: string;
   /**
    * A `cd` in a top-level chain of `&&` only: every later command runs in its directory (or not at all). Other
    * `cd`s may fail or be scoped to a subshell, so later paths must be fine from before and after them.
@@ -54,8 +56,18 @@ export interface SimpleCommand {
   readonly cdCertain?: boolean;
 }
 
+/**
+ * Names the command's own shell may set outside any simple command, as the tree has them (never from quoted text or
+ * comments): `for`/`select` variables, `${name:=…}` / `${name=…}` defaults, function definitions.
+ */
+export interface ShellNames {
+  readonly loops: readonly string[];
+  readonly defaults: readonly string[];
+  readonly functions: readonly string[];
+}
+
 export type BashAnalysis =
-  | { readonly ok: true; readonly subcommands: readonly SimpleCommand[] }
+  | { readonly ok: true; readonly subcommands: readonly SimpleCommand[]; readonly names?: ShellNames }
   | {
       readonly ok: false;
       readonly reason: string;

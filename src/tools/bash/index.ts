@@ -2,9 +2,12 @@
  * The Bash tool (Claude Code 2.1.328's fields and result texts). The process side lives in `run-bash.ts` and its
  * helpers; read-only classification — hence parallel execution — comes from the permission engine's Bash analyser.
  */
+import path from 'node:path';
 import * as z from 'zod';
 import { isReadOnlyCommand, loadBashParser, needsBashParser } from '../../permissions/bash/index.js';
+import { workingDirectories } from '../../permissions/paths.js';
 import { buildTool } from '../../tool/build-tool.js';
+import { distrustProgramsIn } from '../../tool/executable-path.js';
 import type { ValidationResult } from '../../tool/tool.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import {
@@ -19,6 +22,7 @@ import { runBash, type BashProgress } from './run-bash.js';
 import { uninterruptibleSubcommand } from './interrupt-behavior.js';
 import { repositoryWriter, unsandboxedBecause } from './sandbox-exemptions.js';
 import { detectSandbox } from './sandbox.js';
+import { buildSandboxPolicy } from './sandbox-policy.js';
 import { persistedStateAsk, persistedStateConcern } from './state-review.js';
 
 export const bashInputSchema = z.object({
@@ -81,7 +85,17 @@ async function runsSandboxed(input: BashToolInput, context: ToolUseContext): Pro
   // A git command that writes the repository is never approved for being sandboxed: it runs outside (or, when
   // nothing may run outside, fails inside), and the engine decides it like any other command.
   if (unsandboxedBecause(input, sandbox) !== undefined || repositoryWriter(input.command) !== undefined) return false;
-  return (await detectSandbox()).available;
+  const permissions = context.getAppState().toolPermissionContext;
+  // Registered before the first probe: bwrap and socat are never taken from a folder sandboxed commands may write.
+  distrustProgramsIn(workingDirectories(permissions));
+  if (!(await detectSandbox()).available) return false;
+  if (readOnly(input)) return true;
+  // The sandbox stands in for a prompt only while it can vouch for what it protects: when the look for repositories
+  // stopped short (a tree past its limit — which a command can grow on purpose — or an index it cannot read), a
+  // repository it did not see would be writable, so the command asks instead.
+  const settings = context.options.settings;
+  const policy = await buildSandboxPolicy(permissions, sandbox, path.join(context.options.sessionDir, 'tmp'), { envs: [settings.baseEnv, settings.env] });
+  return policy.incomplete === undefined;
 }
 
 export const BashTool = buildTool<typeof bashInputSchema, BashOutput, BashProgress>({

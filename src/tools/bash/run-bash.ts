@@ -29,7 +29,7 @@ import { interpretExitCode } from './exit-code.js';
 import { detectImageOutput } from './image-output.js';
 import { collapseCarriageReturns, lastLines, readOutputTail, readOutputWindow } from '../shared/output-file.js';
 import { detectSandbox } from './sandbox.js';
-import { sandboxedGitNote, unsandboxedBecause } from './sandbox-exemptions.js';
+import { repositoryMakingBlocked, sandboxedGitNote, unsandboxedBecause } from './sandbox-exemptions.js';
 import { buildSandboxPolicy } from './sandbox-policy.js';
 import { wrapInSandbox, type SandboxLaunch } from './sandbox-runtime.js';
 import { buildShellScript, mayChangeDirectory, mayChangeEnvironment, quote } from './shell-script.js';
@@ -124,7 +124,8 @@ export async function runBash(
         try {
           const tmp = sessionTempDirectory(context);
           env.TMPDIR = tmp;
-          const policy = await buildSandboxPolicy(context.getAppState().toolPermissionContext, settings.sandbox, tmp);
+          const policy = await buildSandboxPolicy(context.getAppState().toolPermissionContext, settings.sandbox, tmp, { envs: [settings.baseEnv, settings.env] });
+          if (policy.refusal !== undefined) return result({ stdout: '', stderr: policy.refusal, exitCode: null, interrupted: false, isError: true, sandboxed: false });
           if (policy.incomplete !== undefined) notes.push(`(sandbox: ${policy.incomplete})`);
           const gitNote = sandboxedGitNote(input.command);
           if (gitNote !== undefined) notes.push(gitNote);
@@ -151,7 +152,11 @@ export async function runBash(
     }
   }
 
-  if (launch === undefined) prepared = prepare(false);
+  if (launch === undefined) {
+    const blocked = repositoryMakingBlocked(input.command, context.getAppState().toolPermissionContext, start.cwd);
+    if (blocked !== undefined) return result({ stdout: '', stderr: blocked, exitCode: null, interrupted: false, isError: true, sandboxed: false });
+    prepared = prepare(false);
+  }
   const { applied } = prepared!;
   if (applied.withheld > 0) {
     notes.push(`(${applied.withheld} variable${applied.withheld > 1 ? 's or functions' : ' or function'} that sandboxed commands left ${applied.withheld > 1 ? 'were' : 'was'} not applied: this command ran outside the sandbox)`);
@@ -319,14 +324,14 @@ export async function runBash(
     // A command cut short (abort, timeout, output cap, the launcher lost) left a half-made state: nothing of it is
     // kept, nor its directory. Otherwise only what its text can change (`effects`).
     const settled = !killed && exit.lost === undefined;
-    const { effects, script } = prepared!;
+    const { effects, script, env: startEnv } = prepared!;
     if (exit.malformed && settled) notes.push('(the shell state records were written twice, so not by toolgate alone: nothing of them was kept)');
     const resetTo = settled ? settleCwd(context, recordedCwd(exit.finalCwd, effects.cwd)) : undefined;
     if (resetTo !== undefined) notes.push(`Shell cwd was reset to ${resetTo}`);
     let contextModifier: ToolResult<BashOutput>['contextModifier'];
     if (exit.capture !== undefined && settled && script.capture) {
       const capture = script.captureFunctions ? exit.capture : { start: exit.capture.start, exit: exit.capture.exit };
-      const kept = shellDelta(capture, applied, { context, sandboxed, cwd: exit.finalCwd ?? start.cwd, effects, state: shellStateOf(context) });
+      const kept = shellDelta(capture, applied, { context, sandboxed, cwd: exit.finalCwd ?? start.cwd, effects, state: shellStateOf(context), startEnv });
       notes.push(...kept.notes);
       if (kept.delta !== undefined) contextModifier = withShellDelta(kept.delta);
     }

@@ -11,9 +11,13 @@
 import { analyzeBashCommand } from '../../permissions/bash/analyze.js';
 import { classifySubcommand } from '../../permissions/bash/classify.js';
 import { flattenSubcommands } from '../../permissions/bash/read-only.js';
+import type { MatchWord } from '../../permissions/bash/rule-match.js';
 import type { SimpleCommand } from '../../permissions/bash/types.js';
+import { workingDirectories } from '../../permissions/paths.js';
+import type { ToolPermissionContext } from '../../tool/permission-types.js';
 import type { SandboxSettings } from './bash-settings.js';
 import { excludedCommand } from './command-facts.js';
+import { sandboxedCommandsWriting } from './sandbox-runtime.js';
 
 function safeAnalyze(command: string): ReturnType<typeof analyzeBashCommand> | undefined {
   try {
@@ -23,12 +27,11 @@ function safeAnalyze(command: string): ReturnType<typeof analyzeBashCommand> | u
   }
 }
 
+const isGit = (name: MatchWord | undefined) => name !== undefined && name.literal && (name.value === 'git' || name.value.endsWith('/git'));
+
 /** Whether a subcommand runs git, seen through wrappers (`env`, `sudo`, `bash -c '…'`, `xargs`). */
 function runsGit(sub: SimpleCommand): boolean {
-  return sub.denyWords.some((view) => {
-    const name = view[0];
-    return name !== undefined && name.literal && (name.value === 'git' || name.value.endsWith('/git'));
-  });
+  return sub.denyWords.some((view) => isGit(view[0]));
 }
 
 /**
@@ -80,4 +83,73 @@ export function sandboxedGitNote(command: string): string | undefined {
   const git = gitWriterPlacement(command);
   if (git === undefined || !('inside' in git)) return undefined;
   return `(sandbox: "${shorten(git.inside)}" writes the repository, which the sandbox keeps read-only; run that git command in a call of its own to have it run outside the sandbox)`;
+}
+
+// — git that makes a repository while sandboxed commands run —
+
+/** git's global options that take the next word as their value. */
+const GLOBAL_WITH_VALUE = new Set(['-C', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--attr-source']);
+/** Subcommands that populate submodules (making their `.git`) when asked to recurse. */
+const RECURSING = new Set(['checkout', 'switch', 'reset', 'read-tree', 'restore', 'pull', 'merge', 'rebase', 'cherry-pick', 'revert', 'stash', 'am']);
+
+/**
+ * Whether a git invocation (`words` starts with git) may make a repository or a `.git`: `init`, `clone`, `submodule`
+ * (but `status`, `summary`), `worktree add|move|repair`, a command that recurses into submodules — and, failing
+ * closed, a non-literal subcommand or a `-c`/`--config-env` (an alias can be anything).
+ */
+function gitMakesRepository(words: readonly MatchWord[]): boolean {
+  let i = 1;
+  for (; i < words.length; i++) {
+    const w = words[i]!;
+    if (!w.literal) return true;
+    if (!w.value.startsWith('-')) break;
+    if (w.value === '-c' || w.value.startsWith('--config-env') || w.value.startsWith('--exec-path')) return true;
+    if (GLOBAL_WITH_VALUE.has(w.value)) i++;
+  }
+  const name = words[i];
+  if (name === undefined) return false;
+  const rest = words.slice(i + 1);
+  const firstWord = rest.find((w) => !w.literal || !w.value.startsWith('-'));
+  switch (name.value) {
+    case 'init':
+    case 'clone':
+      return true;
+    case 'submodule':
+      return firstWord !== undefined && (!firstWord.literal || !['status', 'summary'].includes(firstWord.value));
+    case 'worktree':
+      return firstWord !== undefined && (!firstWord.literal || ['add', 'move', 'repair'].includes(firstWord.value));
+    default:
+      return RECURSING.has(name.value) && rest.some((w) => !w.literal || /^--recurse-submodules(=(?!no$|false$|0$).*)?$/.test(w.value));
+  }
+}
+
+/** The first subcommand of `command` that runs git which may make a repository or a `.git`, if any. */
+export function repositoryMaker(command: string): string | undefined {
+  const analysis = safeAnalyze(command);
+  if (analysis === undefined) return undefined;
+  for (const sub of flattenSubcommands(analysis.subcommands)) {
+    if (sub.denyWords.some((view) => isGit(view[0]) && gitMakesRepository(view))) return sub.text;
+  }
+  return undefined;
+}
+
+/**
+ * Why a call that runs outside the sandbox must not run now, if it must not: it makes a repository (or a submodule's
+ * `.git`) while sandboxed commands that may write there are running. A sandboxed command's mounts are fixed when it
+ * starts; the look that keeps every `.git` read-only runs only then, so a repository made afterwards on the host —
+ * an approved `git init`, `git clone`, `git submodule update` — would be writable to a background command already
+ * running: it could plant the hooks the person's next `git commit` there runs.
+ */
+export function repositoryMakingBlocked(command: string, ctx: ToolPermissionContext, cwd: string): string | undefined {
+  const maker = repositoryMaker(command);
+  if (maker === undefined) return undefined;
+  const running = sandboxedCommandsWriting([cwd, ...workingDirectories(ctx)]);
+  if (running.length === 0) return undefined;
+  const many = running.length > 1;
+  const listed = running.slice(0, 3).map((c) => `"${shorten(c)}"`).join(', ') + (running.length > 3 ? ', …' : '');
+  return (
+    `The command was not run: "${shorten(maker)}" makes a repository, and ${running.length} sandboxed command${many ? 's' : ''} ` +
+    `still running (${listed}) could write into it: the sandbox keeps a repository read-only only for commands started after it exists. ` +
+    `Stop ${many ? 'them' : 'it'} (TaskStop) or wait for ${many ? 'them' : 'it'} to end, then run this command again.`
+  );
 }

@@ -15,6 +15,7 @@ import { domainPatternOf } from '../../permissions/domains.js';
 import { caseFoldGlob, compilePathPatternVariants, type CompiledPathPattern } from '../../permissions/path-pattern.js';
 import { workingDirectories } from '../../permissions/paths.js';
 import type { PermissionRule, ToolPermissionContext } from '../../tool/permission-types.js';
+import { distrustProgramsIn } from '../../tool/executable-path.js';
 import { stateDirectory } from '../../tool/state-directory.js';
 import type { SandboxSettings } from './bash-settings.js';
 import { scanProtectedPaths } from './sandbox-protected-paths.js';
@@ -31,26 +32,42 @@ export interface SandboxPolicy {
   readonly allowWrite: readonly string[];
   readonly denyWrite: readonly string[];
   readonly network: SandboxNetworkPolicy;
-  /** What the look for repositories could not cover (too many folders), for the command's notes. */
+  /**
+   * What the look for repositories could not cover (too many folders, an unreadable index), for the command's notes;
+   * a command is then not approved for being sandboxed (tools/bash/index.ts).
+   */
   readonly incomplete?: string;
+  /** Why the command must not run sandboxed at all: protected files with a second name (a hard link) it may write. */
+  readonly refusal?: string;
 }
 
 const READ_RESTRICT_TOOLS = new Set(['Read', 'Glob', 'Grep', 'LSP', 'NotebookRead']);
 const WRITE_RESTRICT_TOOLS = new Set(['Edit', 'Write', 'NotebookEdit', 'MultiEdit']);
 const GLOB_CHARS = /[*?[\\]/;
 
+/** An environment a session may run with: the process's, the runtime's (`options.env`), the settings' `env`. */
+export type SessionEnv = Readonly<Record<string, string | undefined>>;
+
 /**
  * toolgate's state, which no sandboxed command may read: the state directory (every session's transcript and tool
- * results, the MCP OAuth token store) where the process's environment and the default put it, this session's folder
- * wherever the caller put it (its `tmp`, the command's TMPDIR, stays: writable paths are restored over a read deny),
- * `~/.toolgate` (user settings and expiring grants), and the user-level files toolgate writes grants and MCP servers
- * to (`~/.claude/settings.json`, `~/.claude.json`, which can hold a server's headers and environment). A folder that
- * holds a working directory is left out: hiding it would hide the project.
+ * results, the MCP OAuth token store) wherever any of the session's environments put it — the Agent SDK files
+ * sessions and McpClientManager its OAuth tokens under the state directory of `options.env`, not of the process —
+ * and the default one, this session's folder wherever the caller put it (its `tmp`, the command's TMPDIR, stays:
+ * writable paths are restored over a read deny), `~/.toolgate` (user settings and expiring grants), and the user-level
+ * files toolgate writes grants and MCP servers to (`~/.claude/settings.json`, `~/.claude.json`, which can hold a
+ * server's headers and environment). A folder that holds a working directory is left out: hiding it would hide the
+ * project.
  */
-export function toolgateStatePaths(home: string, sessionDir: string, workingDirs: readonly string[], env: NodeJS.ProcessEnv = process.env): string[] {
+export function toolgateStatePaths(home: string, sessionDir: string, workingDirs: readonly string[], envs: readonly (SessionEnv | undefined)[] = [process.env]): string[] {
+  const stateDirs = [stateDirectory({}, home)];
+  for (const env of envs) {
+    if (env === undefined) continue;
+    stateDirs.push(stateDirectory(env as NodeJS.ProcessEnv, home));
+    // session-setup.ts and sessions.ts take the home folder from that environment's HOME.
+    if (env.HOME !== undefined && path.isAbsolute(env.HOME)) stateDirs.push(stateDirectory(env as NodeJS.ProcessEnv, env.HOME));
+  }
   const candidates = [
-    stateDirectory(env, home),
-    stateDirectory({}, home),
+    ...stateDirs,
     path.resolve(sessionDir),
     path.join(home, '.toolgate'),
     path.join(home, '.claude', 'settings.json'),
@@ -60,18 +77,25 @@ export function toolgateStatePaths(home: string, sessionDir: string, workingDirs
   return [...new Set(candidates)].filter((p) => !holdsWorkingDir(p));
 }
 
-/** `sessionDir`: the session's folder; by construction the session temp folder is its `tmp` (run-bash.ts). */
+export interface SandboxPolicyOptions {
+  /** The session's folder; by construction the session temp folder is its `tmp` (run-bash.ts). */
+  readonly sessionDir?: string;
+  /** The session's environments besides the process's: the runtime's (`settings.baseEnv`) and the settings' `env`. */
+  readonly envs?: readonly (SessionEnv | undefined)[];
+}
+
 export async function buildSandboxPolicy(
   ctx: ToolPermissionContext,
   settings: SandboxSettings,
   sessionTmpDir: string,
-  sessionDir: string = path.dirname(sessionTmpDir),
+  options: SandboxPolicyOptions = {},
 ): Promise<SandboxPolicy> {
+  const sessionDir = options.sessionDir ?? path.dirname(sessionTmpDir);
   const home = ctx.homeDir ?? os.homedir();
   const dirs = workingDirectories(ctx);
   const expand = (p: string) => (p === '~' ? home : p.startsWith('~/') ? path.join(home, p.slice(2)) : path.resolve(ctx.cwd, p));
 
-  const denyRead = new Set<string>(toolgateStatePaths(home, sessionDir, dirs));
+  const denyRead = new Set<string>(toolgateStatePaths(home, sessionDir, dirs, [process.env, ...(options.envs ?? [])]));
   for (const pattern of compiled(ctx.alwaysDenyRules, READ_RESTRICT_TOOLS, ctx)) {
     for (const glob of patternGlobs(pattern, [...dirs, home])) denyRead.add(glob);
   }
@@ -83,6 +107,8 @@ export async function buildSandboxPolicy(
     if (dir !== undefined) allowWrite.add(dir);
   }
   for (const p of settings.filesystem?.allowWrite ?? []) allowWrite.add(expand(p));
+  // What a sandboxed command may write, toolgate never runs as its own program (git, bwrap: executable-path.ts).
+  distrustProgramsIn(allowWrite);
 
   const denyWrite = new Set<string>();
   const scan = await scanProtectedPaths({ workingDirs: dirs, writableRoots: [...allowWrite], home });
@@ -99,7 +125,17 @@ export async function buildSandboxPolicy(
     denyWrite: [...denyWrite],
     network: networkPolicy(ctx, settings),
     ...(scan.incomplete !== undefined ? { incomplete: scan.incomplete } : {}),
+    ...(scan.linked !== undefined ? { refusal: linkedRefusal(scan.linked) } : {}),
   };
+}
+
+function linkedRefusal(files: readonly string[]): string {
+  const shown = files.slice(0, 5).join(', ') + (files.length > 5 ? `, and ${files.length - 5} more` : '');
+  return (
+    `The command was not run: the sandbox keeps repository metadata and the files git runs read-only, but ${shown} ` +
+    `ha${files.length > 1 ? 've' : 's'} more than one name (a hard link), and another name could be written from inside. ` +
+    'Find the other names with `find <folder> -samefile <file>` and remove them, then run the command again.'
+  );
 }
 
 function networkPolicy(ctx: ToolPermissionContext, settings: SandboxSettings): SandboxNetworkPolicy {

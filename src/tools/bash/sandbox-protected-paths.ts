@@ -4,11 +4,15 @@
  * `git status`, and finds that configuration through files any writer could plant (`.git/config`, `config.worktree`,
  * `commondir`, a `.git` file's `gitdir:`, `info/attributes`, `worktrees/*`, `modules/*`, a bare repository's own
  * `config`). So every repository found in the writable roots is kept read-only as a whole: each `.git` (directory or
- * gitfile, and the directory a gitfile or `commondir` points to), each bare repository, and what its configuration
- * names inside the writable roots (`core.hooksPath`, `include.path`, program paths such as a `core.fsmonitor` script).
- * A working directory without `.git` gets an empty read-only `.git` placeholder for the command's lifetime: git skips
- * an empty `.git` directory (so git inside the sandbox still finds the enclosing repository), and no command can put
- * a repository of its own there.
+ * gitfile, and the directory a gitfile or `commondir` points to), each bare repository, and what its configuration —
+ * with every file it includes, to git's depth — and the user's global configuration name inside the writable roots
+ * (`core.hooksPath`, `include.path`, program paths such as a `core.fsmonitor` script).
+ *
+ * Where a repository could appear that git outside would use, a placeholder keeps it from being made: an empty
+ * read-only `.git` at each working directory without one (git skips an empty `.git`, so git inside the sandbox still
+ * finds the enclosing repository) and a `HEAD` folder beside it (git takes a folder with HEAD, objects and refs for a
+ * bare repository before it looks further up); and `<submodule>/.git` for each gitlink of a repository's index
+ * (sandbox-submodules.ts), initialised or not — `git status` looks into every submodule that has a `.git`.
  *
  * Placeholders: bubblewrap can only mount over something, so for a protected name that is absent the runtime makes a
  * mount point in the project on the host for as long as the command (and any other sandboxed command) runs. Asked
@@ -20,14 +24,17 @@
  * `.gitconfig`, `.vscode`, …): resolved here against every working directory, and looked for below them as the
  * runtime does below its own.
  *
- * The walk is breadth-first, skips `node_modules` and symbolic links, and stops after `MAX_SCANNED_DIRS` folders; what
- * it cannot see is said in `incomplete` (and docs/sandbox.md says what to do about it). It runs before every
- * sandboxed command, so what it read is kept: a folder whose identity and change times are what they were is not read
- * again (an lstat instead of a readdir, about three times cheaper), see `walkFolders`.
+ * The walk (sandbox-folder-walk.ts) is breadth-first, skips `node_modules` and symbolic links, stops after
+ * `MAX_SCANNED_DIRS` folders, reads again only the folders that changed, and keeps protecting what earlier looks found
+ * while it exists. What the look cannot vouch for is said in `incomplete`: the command is then not approved for being
+ * sandboxed (it asks). A protected file with a second name (a hard link) is reported in `linked`: the command is then
+ * not run sandboxed at all, since bubblewrap protects a name, not a file.
  */
-import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs';
-import { readFile, lstat, stat } from 'node:fs/promises';
+import { lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { forgetWalk, walkFolders, withEarlierFindings } from './sandbox-folder-walk.js';
+import { namedByConfigs, readSmall } from './sandbox-git-config.js';
+import { forgetIndexes, submoduleFolders } from './sandbox-submodules.js';
 
 /** Relative to each working directory: read-only in the sandbox, a placeholder when absent (blocks creating it). */
 export const WORKING_DIR_PROTECTED: readonly string[] = [
@@ -51,33 +58,21 @@ export const WORKING_DIR_PROTECTED: readonly string[] = [
 const NESTED_PROTECTED = new Set(WORKING_DIR_PROTECTED.map((n) => n.toLowerCase()));
 
 export const MAX_SCANNED_DIRS = 10_000;
-const MAX_CONFIG_BYTES = 1024 * 1024;
-
-/**
- * Configuration keys whose value names a program or a file git loads (matched lower-case; `.*` for a subsection).
- * `always`: the path is protected even when nothing is there yet (git would load what a command puts there).
- */
-const CONFIG_PATH_KEYS: readonly { readonly key: RegExp; readonly always?: boolean; readonly folder?: boolean; readonly relativeToFile?: boolean }[] = [
-  { key: /^core\.hookspath$/, always: true, folder: true },
-  { key: /^(include|includeif\..*)\.path$/, always: true, relativeToFile: true },
-  { key: /^core\.(fsmonitor|pager|editor|sshcommand|askpass)$/ },
-  { key: /^sequence\.editor$/ },
-  { key: /^diff\.external$/ },
-  { key: /^diff\..*\.(command|textconv)$/ },
-  { key: /^filter\..*\.(clean|smudge|process)$/ },
-  { key: /^merge\..*\.driver$/ },
-  { key: /^credential(\..*)?\.helper$/ },
-  { key: /^gpg(\..*)?\.program$/ },
-  { key: /^alias\..*$/ },
-  { key: /^pager\..*$/ },
-  { key: /^(difftool|mergetool)\..*\.(cmd|path)$/ },
-  { key: /^uploadpack\.packobjectshook$/ },
-];
+/** Submodule folders protected at most per look (an index or `.gitmodules` a command made could list any number). */
+const MAX_SUBMODULES = 1_000;
 
 export interface ProtectedScan {
   readonly paths: string[];
-  /** Why the scan may have missed something (too many folders). */
+  /**
+   * Why the scan may have missed something (too many folders, an index it cannot read, too many included files):
+   * it cannot vouch for what it protects, so a command is not approved for running sandboxed (tools/bash/index.ts).
+   */
   readonly incomplete?: string;
+  /**
+   * Protected files that have more than one name (hard links made before the session): another name may be writable,
+   * and bubblewrap protects a name, not a file. The command is not run sandboxed (sandbox-policy.ts).
+   */
+  readonly linked?: string[];
 }
 
 export interface ScanOptions {
@@ -88,11 +83,21 @@ export interface ScanOptions {
   readonly maxDirs?: number;
 }
 
+/** A repository directory to read: its worktree, and whether its index is this worktree's own (to read gitlinks). */
+interface GitDir {
+  readonly dir: string;
+  readonly worktree: string;
+  readonly own: boolean;
+}
+
 export async function scanProtectedPaths(options: ScanOptions): Promise<ProtectedScan> {
   const roots = outermost(options.writableRoots.map((r) => path.resolve(r)));
-  const inWritable = (p: string) => roots.some((r) => p === r || p.startsWith(r.endsWith(path.sep) ? r : r + path.sep));
+  const inWritable = (p: string) => roots.some((r) => within(p, r));
+  // Never a writable root itself or a folder holding one: that would make the project read-only.
+  const protectable = (p: string) => inWritable(p) && !roots.some((r) => r === p || r.startsWith(p + path.sep));
   const out = new Set<string>();
-  const gitDirs: { dir: string; worktree: string }[] = [];
+  const gitDirs: GitDir[] = [];
+  const gaps: string[] = [];
 
   for (const dir of options.workingDirs) {
     for (const rel of WORKING_DIR_PROTECTED) {
@@ -106,159 +111,160 @@ export async function scanProtectedPaths(options: ScanOptions): Promise<Protecte
     const dotGit = path.join(dir, '.git');
     // An absent `.git` gets an empty read-only directory as placeholder (the runtime makes one for the first missing
     // component of a deeper path); `.git` itself would get /dev/null, and git stops at an invalid gitfile.
-    if ((await lstatOrUndefined(dotGit)) === undefined) out.add(path.join(dotGit, 'config'));
+    if (lstatOrUndefined(dotGit) === undefined) {
+      out.add(path.join(dotGit, 'config'));
+      // Nor may the folder itself become a repository: git takes a folder with a valid HEAD, objects/ and refs/ for
+      // a bare one (outside toolgate safe.bareRepository defaults to `all`) before it looks further up for the
+      // enclosing repository (a monorepo package). A HEAD that is a folder is never valid.
+      for (const name of bareLayoutBlockers(dir)) for (const p of [path.join(dir, name), path.join(dir, name, PLACEHOLDER_CHILD)]) out.add(p);
+    }
   }
   // The repository a working directory is inside of (a monorepo package as the working directory): its metadata is
-  // outside the writable roots, but its configuration may name hooks or programs inside them.
+  // outside the writable roots, but its configuration may name hooks or programs inside them, and its index
+  // submodules there.
   for (const dir of options.workingDirs) {
     for (let d = path.dirname(dir); ; d = path.dirname(d)) {
       const dotGit = path.join(d, '.git');
-      const st = await lstatOrUndefined(dotGit);
-      if (st?.isDirectory()) gitDirs.push({ dir: dotGit, worktree: d });
+      const st = lstatOrUndefined(dotGit);
+      if (st?.isDirectory()) gitDirs.push({ dir: dotGit, worktree: d, own: true });
       else if (st?.isFile()) {
-        const target = await gitfileTarget(dotGit);
-        if (target !== undefined) gitDirs.push({ dir: target, worktree: d });
+        const target = gitfileTarget(dotGit);
+        if (target !== undefined) gitDirs.push({ dir: target, worktree: d, own: true });
       }
       if (st !== undefined || path.dirname(d) === d) break;
     }
   }
+  // The user's global configuration: theirs, but what it includes or names may lie in a writable folder.
+  const global = namedByConfigs(globalConfigFiles(options.home), options.home, options.home);
+  for (const named of global.named) if (protectable(named)) out.add(named);
   // A home folder inside a writable root: git's global configuration is in it.
   if (inWritable(options.home)) for (const rel of ['.gitconfig', '.config/git']) out.add(path.join(options.home, rel));
 
-  // Breadth-first over the writable roots: `.git` entries, bare repositories, nested protected names.
-  const walk = await walkFolders(roots, options.maxDirs ?? MAX_SCANNED_DIRS);
-  for (const { dir, facts } of walk.folders) {
-    if (facts.bare) {
-      out.add(dir);
-      gitDirs.push({ dir, worktree: dir });
-      continue;
-    }
-    if (facts.dotGit !== undefined) {
-      const full = path.join(dir, '.git');
-      out.add(full);
-      if (facts.dotGit === 'dir') gitDirs.push({ dir: full, worktree: dir });
-      else if (facts.dotGit === 'file') {
-        const target = await gitfileTarget(full);
-        if (target !== undefined) gitDirs.push({ dir: target, worktree: dir });
-      }
-    }
-    for (const name of facts.protectedNames) out.add(path.join(dir, name));
+  // Breadth-first over the writable roots: `.git` entries, bare repositories, nested protected names — and what
+  // earlier looks found, where this one stopped short.
+  const walk = await walkFolders(roots, options.maxDirs ?? MAX_SCANNED_DIRS, NESTED_PROTECTED);
+  if (walk.incomplete !== undefined) gaps.push(walk.incomplete);
+  for (const [p, kind] of withEarlierFindings(walk, inWritable)) {
+    out.add(p);
+    if (kind === 'bare') gitDirs.push({ dir: p, worktree: p, own: false });
+    else if (kind === 'git') pushGitEntry(gitDirs, p);
   }
 
-  // Each repository: the directories it points to, and what its configuration names inside the writable roots.
-  const seen = new Set<string>();
+  // Each repository: the directories it points to, its submodules, what its configuration names.
+  const configRead = new Set<string>();
+  const indexRead = new Set<string>();
+  const linkChecks = new Set<string>();
+  let submodules = 0;
   for (let i = 0; i < gitDirs.length; i++) {
-    const { dir, worktree } = gitDirs[i]!;
-    if (seen.has(dir)) continue;
-    seen.add(dir);
+    const { dir, worktree, own } = gitDirs[i]!;
     out.add(dir);
-    const common = await pointer(path.join(dir, 'commondir'), dir);
-    if (common !== undefined) gitDirs.push({ dir: common, worktree });
-    for (const file of ['config', 'config.worktree']) {
-      for (const named of await namedByConfig(path.join(dir, file), worktree, options.home)) {
-        // Never a writable root itself or a folder holding one: that would make the project read-only.
-        if (inWritable(named) && !roots.some((r) => r === named || r.startsWith(named + path.sep))) out.add(named);
+    if (own && !indexRead.has(dir)) {
+      indexRead.add(dir);
+      const subs = submoduleFolders(dir, worktree);
+      if (subs.unknown !== undefined) gaps.push(subs.unknown);
+      for (const folder of subs.folders) {
+        if (!inWritable(folder) || !realFolders(worktree, folder)) continue;
+        if (++submodules > MAX_SUBMODULES) {
+          gaps.push(`more than ${MAX_SUBMODULES} submodules: the others are not protected`);
+          break;
+        }
+        const dotGit = path.join(folder, '.git');
+        // Not initialised (no .git yet): a placeholder keeps one from being made, as at a working directory.
+        if (lstatOrUndefined(dotGit) === undefined) out.add(path.join(dotGit, 'config'));
+        else {
+          out.add(dotGit);
+          pushGitEntry(gitDirs, dotGit);
+        }
       }
     }
+    if (configRead.has(dir)) continue;
+    configRead.add(dir);
+    const common = pointer(path.join(dir, 'commondir'), dir);
+    if (common !== undefined) gitDirs.push({ dir: common, worktree, own: false });
+    const config = namedByConfigs([path.join(dir, 'config'), path.join(dir, 'config.worktree')], worktree, options.home);
+    if (!config.complete) gaps.push(`the configuration of ${dir} includes too many files`);
+    for (const named of config.named) if (protectable(named)) out.add(named);
+    for (const file of ['config', 'config.worktree', 'commondir', 'info/attributes']) linkChecks.add(path.join(dir, file));
+    for (const hook of hooksIn(path.join(dir, 'hooks'))) linkChecks.add(hook);
   }
   const paths = [...out].filter(inWritable);
-  return walk.incomplete === undefined ? { paths } : { paths, incomplete: walk.incomplete };
+  for (const p of paths) linkChecks.add(p);
+  const linked = [...linkChecks].filter(hasOtherNames);
+  return {
+    paths,
+    ...(gaps.length > 0 ? { incomplete: [...new Set(gaps)].join('; ') } : {}),
+    ...(linked.length > 0 ? { linked } : {}),
+  };
+}
+
+const within = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
+
+/**
+ * What a working directory without `.git` must not gain to be a repository by itself: `HEAD` (a placeholder folder,
+ * which git never takes for a valid HEAD); where a HEAD is there already, `objects`, `refs` and `commondir` too.
+ */
+function bareLayoutBlockers(dir: string): string[] {
+  const head = lstatOrUndefined(path.join(dir, 'HEAD'));
+  return head === undefined || head.isDirectory() ? ['HEAD'] : ['HEAD', 'objects', 'refs', 'commondir'];
+}
+
+/** A `.git` entry: its directory, or the one its gitfile names, as a repository whose worktree is its folder. */
+function pushGitEntry(gitDirs: GitDir[], dotGit: string): void {
+  const st = lstatOrUndefined(dotGit);
+  if (st?.isDirectory()) gitDirs.push({ dir: dotGit, worktree: path.dirname(dotGit), own: true });
+  else if (st?.isFile()) {
+    const target = gitfileTarget(dotGit);
+    if (target !== undefined) gitDirs.push({ dir: target, worktree: path.dirname(dotGit), own: true });
+  }
+}
+
+/** Each folder from `top` down to `folder` that exists is a real folder (git looks into no submodule past a link). */
+function realFolders(top: string, folder: string): boolean {
+  let at = top;
+  for (const part of path.relative(top, folder).split(path.sep)) {
+    at = path.join(at, part);
+    const st = lstatOrUndefined(at);
+    if (st === undefined) return true;
+    if (!st.isDirectory()) return false;
+  }
+  return true;
+}
+
+/** `~/.gitconfig` and `$XDG_CONFIG_HOME/git/config` (else `~/.config/git/config`). */
+function globalConfigFiles(home: string): string[] {
+  const xdg = process.env.XDG_CONFIG_HOME;
+  return [path.join(home, '.gitconfig'), path.join(xdg !== undefined && path.isAbsolute(xdg) ? xdg : path.join(home, '.config'), 'git', 'config')];
+}
+
+/** The hooks in a folder, sample hooks left out (git never runs them). */
+function hooksIn(dir: string): string[] {
+  try {
+    return readdirSync(dir)
+      .filter((n) => !n.endsWith('.sample'))
+      .map((n) => path.join(dir, n));
+  } catch {
+    return [];
+  }
+}
+
+/** A regular file with more than one name. */
+function hasOtherNames(file: string): boolean {
+  try {
+    const st = lstatSync(file);
+    return st.isFile() && st.nlink > 1;
+  } catch {
+    return false;
+  }
+}
+
+/** Forgets every folder read, everything found and every index read (the next look starts afresh): tests, measurements. */
+export function forgetScannedFolders(): void {
+  forgetWalk();
+  forgetIndexes();
 }
 
 /** Below every absent protected name, so that its placeholder is a folder (never created: it is inside it). */
 export const PLACEHOLDER_CHILD = '.sandbox-placeholder';
-
-/** What one folder holds that the scan cares about, and the key that says whether it may have changed since. */
-interface FolderFacts {
-  /** Device, inode, change and modification times: any entry made, removed or renamed in it changes them. */
-  readonly key: string;
-  /** Its last change was long enough before it was read that a later change cannot carry the same times. */
-  readonly stable: boolean;
-  readonly bare: boolean;
-  readonly dotGit?: 'dir' | 'file' | 'other';
-  readonly protectedNames: readonly string[];
-  readonly subdirs: readonly string[];
-}
-
-/**
- * Folders read before, by path. A folder whose key is unchanged (and was stable when read) is not read again: one
- * lstat instead of a readdir. Timestamps have a coarse clock tick, so a change in the same tick as the one before a
- * read could leave the times as they were: a folder changed less than `RACY_MS` before it was read is read again
- * every time, until it has been quiet that long (git's "racily clean" entries, for the same reason).
- */
-let folderCache = new Map<string, FolderFacts>();
-const RACY_MS = 2_000;
-/** Folders handled between two turns of the event loop (the work is synchronous: one lstat, or a readdir, each). */
-const SLICE = 256;
-
-/** Forgets every folder read (the next look reads them all again): for measurements and tests. */
-export function forgetScannedFolders(): void {
-  folderCache = new Map();
-}
-
-function readFolder(dir: string, key: string, stable: boolean): FolderFacts | undefined {
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return undefined;
-  }
-  if (isBareRepository(new Set(entries.map((e) => e.name)))) return { key, stable, bare: true, protectedNames: [], subdirs: [] };
-  let dotGit: FolderFacts['dotGit'];
-  const protectedNames: string[] = [];
-  const subdirs: string[] = [];
-  for (const e of entries) {
-    if (e.name === '.git') {
-      dotGit = e.isDirectory() ? 'dir' : e.isFile() ? 'file' : 'other';
-      continue;
-    }
-    if (NESTED_PROTECTED.has(e.name.toLowerCase())) protectedNames.push(e.name);
-    if (e.isDirectory() && e.name !== 'node_modules') subdirs.push(e.name);
-  }
-  return { key, stable, bare: false, ...(dotGit !== undefined ? { dotGit } : {}), protectedNames, subdirs };
-}
-
-/** The folders below `roots`, breadth-first, at most `max` of them, each with its facts (from the cache when unchanged). */
-async function walkFolders(roots: readonly string[], max: number): Promise<{ folders: { dir: string; facts: FolderFacts }[]; incomplete?: string }> {
-  const folders: { dir: string; facts: FolderFacts }[] = [];
-  const seen = new Map<string, FolderFacts>();
-  let queue = [...roots];
-  let incomplete: string | undefined;
-  let sinceYield = 0;
-  while (queue.length > 0) {
-    if (folders.length + queue.length > max) {
-      incomplete = `looked through ${max} folders of the writable roots; repositories deeper in them are not protected by the sandbox`;
-      queue = queue.slice(0, Math.max(0, max - folders.length));
-    }
-    const next: string[] = [];
-    for (const dir of queue) {
-      if (++sinceYield >= SLICE) {
-        sinceYield = 0;
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      }
-      let st: Stats;
-      try {
-        st = lstatSync(dir);
-      } catch {
-        continue;
-      }
-      // Replaced by a link (or anything else) since its parent was read: not followed.
-      if (!st.isDirectory()) continue;
-      const key = `${st.dev}:${st.ino}:${st.ctimeMs}:${st.mtimeMs}`;
-      const known = folderCache.get(dir);
-      const facts = known !== undefined && known.stable && known.key === key ? known : readFolder(dir, key, Math.max(st.ctimeMs, st.mtimeMs) < Date.now() - RACY_MS);
-      if (facts === undefined) continue;
-      seen.set(dir, facts);
-      folders.push({ dir, facts });
-      for (const name of facts.subdirs) next.push(path.join(dir, name));
-    }
-    if (incomplete !== undefined) break;
-    queue = next;
-  }
-  // What this look saw replaces what the last one saw: the cache never holds more than one look's folders.
-  folderCache = seen;
-  return incomplete === undefined ? { folders } : { folders, incomplete };
-}
 
 /** The roots not inside another root. */
 function outermost(roots: readonly string[]): string[] {
@@ -268,79 +274,24 @@ function outermost(roots: readonly string[]): string[] {
   return out;
 }
 
-/** What git itself takes for a repository directory: HEAD, and objects and refs (or a commondir that has them). */
-function isBareRepository(names: ReadonlySet<string>): boolean {
-  return names.has('HEAD') && ((names.has('objects') && names.has('refs')) || names.has('commondir'));
-}
-
-async function lstatOrUndefined(p: string) {
+// Synchronous, like the walk and the configuration reads: each call is cheaper than a trip through the thread pool.
+function lstatOrUndefined(p: string) {
   try {
-    return await lstat(p);
-  } catch {
-    return undefined;
-  }
-}
-
-async function readSmall(file: string): Promise<string | undefined> {
-  try {
-    const s = await stat(file);
-    if (!s.isFile() || s.size > MAX_CONFIG_BYTES) return undefined;
-    return await readFile(file, 'utf8');
+    return lstatSync(p);
   } catch {
     return undefined;
   }
 }
 
 /** `gitdir: <path>` of a gitfile, resolved against the file's folder. */
-async function gitfileTarget(file: string): Promise<string | undefined> {
-  const text = await readSmall(file);
+function gitfileTarget(file: string): string | undefined {
+  const text = readSmall(file);
   const m = text === undefined ? undefined : /^gitdir:\s*(.+?)\s*$/m.exec(text);
   return m ? path.resolve(path.dirname(file), m[1]!) : undefined;
 }
 
 /** A one-line path file (`commondir`), resolved against `base`. */
-async function pointer(file: string, base: string): Promise<string | undefined> {
-  const text = (await readSmall(file))?.trim();
+function pointer(file: string, base: string): string | undefined {
+  const text = readSmall(file)?.trim();
   return text ? path.resolve(base, text) : undefined;
-}
-
-/**
- * Paths a git configuration file names through keys that run programs or load files: every word of such a value that
- * looks like a path, resolved as git would (relative to the worktree for commands, to the file's folder for
- * `include.path`; `~/` is home). A program path counts only when something is there; a hooks folder or an include
- * counts either way.
- */
-export async function namedByConfig(file: string, worktree: string, home: string): Promise<string[]> {
-  const text = await readSmall(file);
-  if (text === undefined) return [];
-  const out: string[] = [];
-  let section = '';
-  for (const raw of text.split(/\r?\n/)) {
-    let line = raw.trim();
-    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
-    const header = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/.exec(line);
-    if (header) {
-      section = `${header[1]!.toLowerCase()}${header[2] !== undefined ? `.${header[2]}` : ''}`;
-      line = line.slice(header[0].length).trim();
-      if (line === '') continue;
-    }
-    const m = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line);
-    if (!m || m[2] === undefined) continue;
-    const key = `${section}.${m[1]!.toLowerCase()}`;
-    const spec = CONFIG_PATH_KEYS.find((k) => k.key.test(key));
-    if (spec === undefined) continue;
-    const value = m[2].replace(/\s[#;].*$/, '');
-    for (const word of value.split(/[\s'"]+/)) {
-      const w = word.replace(/^!/, '');
-      if (w === '' || !/[/.]/.test(w) || /^[a-z][a-z0-9+.-]*:/i.test(w)) continue;
-      const expanded = w === '~' ? home : w.startsWith('~/') ? path.join(home, w.slice(2)) : w;
-      const abs = path.resolve(spec.relativeToFile ? path.dirname(file) : worktree, expanded);
-      // A program or an include is a file (`git add .` in an alias names the worktree, not a program); the hooks
-      // setting names a folder.
-      const st = await lstatOrUndefined(abs);
-      const wanted = spec.folder === true ? st === undefined || st.isDirectory() : st === undefined ? spec.always === true : !st.isDirectory();
-      if (wanted) out.push(abs);
-    }
-  }
-  return out;
 }

@@ -9,6 +9,7 @@
  * exit on Ctrl-C — the CLI's own handlers decide that), and its proxy and socat bridges would keep the event loop
  * alive after the last command.
  */
+import path from 'node:path';
 import type { SandboxManager as SandboxManagerType, SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import { PGROUP_ENV, PROCESS_MARKER } from '../../hooks/process-marker.js';
 import type { SandboxAvailability } from './sandbox.js';
@@ -70,13 +71,14 @@ function activeHandles(): { unref?: () => void }[] {
 
 // — the process-wide network list: the intersection of the lists of the commands running now —
 
-const inFlight = new Map<number, SandboxNetworkPolicy>();
+/** The sandboxed commands running now (in this process, any session): what each may reach and write. */
+const inFlight = new Map<number, { readonly network: SandboxNetworkPolicy; readonly allowWrite: readonly string[]; readonly command: string }>();
 let nextId = 0;
 
 /** Hosts not on the (intersected) allow-list reach this: allowed only when every running command is unrestricted. */
 async function askForUnlisted(): Promise<boolean> {
   if (inFlight.size === 0) return false;
-  for (const policy of inFlight.values()) if (!policy.unrestricted) return false;
+  for (const { network } of inFlight.values()) if (!network.unrestricted) return false;
   return true;
 }
 
@@ -84,14 +86,23 @@ function applyNetwork(): void {
   if (SandboxManager === undefined) return;
   const config = SandboxManager.getConfig();
   if (config === undefined) return;
-  const restricted = [...inFlight.values()].filter((p) => !p.unrestricted);
+  const restricted = [...inFlight.values()].map((c) => c.network).filter((p) => !p.unrestricted);
   let allowed: string[] = [];
   if (restricted.length > 0) {
     allowed = [...restricted[0]!.allowedDomains];
     for (const p of restricted.slice(1)) allowed = allowed.filter((d) => p.allowedDomains.includes(d));
   }
-  const denied = [...new Set([...inFlight.values()].flatMap((p) => p.deniedDomains))];
+  const denied = [...new Set([...inFlight.values()].flatMap((c) => c.network.deniedDomains))];
   SandboxManager.updateConfig({ ...config, network: { ...config.network, allowedDomains: allowed, deniedDomains: denied, strictAllowlist: restricted.length > 0 } });
+}
+
+/**
+ * The sandboxed commands running now that may write inside or above any of `dirs` (their command texts). Their mounts
+ * were fixed when they started: a repository made since then on the host is writable to them.
+ */
+export function sandboxedCommandsWriting(dirs: readonly string[]): string[] {
+  const overlaps = (a: string, b: string) => a === b || a.startsWith(b.endsWith(path.sep) ? b : b + path.sep) || b.startsWith(a.endsWith(path.sep) ? a : a + path.sep);
+  return [...inFlight.values()].filter((c) => c.allowWrite.some((w) => dirs.some((d) => overlaps(path.resolve(w), path.resolve(d))))).map((c) => c.command);
 }
 
 export interface SandboxLaunch {
@@ -128,7 +139,7 @@ async function wrap(
 ): Promise<SandboxLaunch> {
   await ensureInitialized(available);
   const id = nextId++;
-  inFlight.set(id, policy.network);
+  inFlight.set(id, { network: policy.network, allowWrite: policy.allowWrite, command: options.commandText });
   let released = false;
   const release = () => {
     if (released) return;
