@@ -24,6 +24,10 @@ import { repositoryWriter, unsandboxedBecause } from './sandbox-exemptions.js';
 import { detectSandbox } from './sandbox.js';
 import { buildSandboxPolicy } from './sandbox-policy.js';
 import { persistedStateAsk, persistedStateConcern } from './state-review.js';
+import { leadingSleep, leadingSleepMessage } from './leading-sleep.js';
+import { findToolByName } from '../../tool/find-tool.js';
+import { MONITOR_TOOL_NAME } from '../monitor/prompt.js';
+import { SCHEDULE_WAKEUP_TOOL_NAME } from '../schedule-wakeup/prompt.js';
 
 export const bashInputSchema = z.object({
   command: z.string().describe('The command to execute'),
@@ -74,6 +78,13 @@ export function validateBashInput(input: BashToolInput, context: ToolUseContext)
       message: 'Running outside the sandbox is not allowed by the settings (sandbox.allowUnsandboxedCommands: false).',
       errorCode: 5,
     };
+  }
+  // As the seeds have it: refused only when Monitor is in the pool to wait instead, and never for a background run.
+  const monitor = input.run_in_background === true ? undefined : findToolByName(context.options.tools, MONITOR_TOOL_NAME);
+  const sleep = monitor === undefined ? undefined : leadingSleep(input.command);
+  if (monitor !== undefined && sleep !== undefined) {
+    const wakeup = findToolByName(context.options.tools, SCHEDULE_WAKEUP_TOOL_NAME)?.name;
+    return { result: false, message: leadingSleepMessage(sleep, { monitor: monitor.name, wakeup }), errorCode: 10 };
   }
   return { result: true };
 }
