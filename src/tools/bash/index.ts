@@ -29,7 +29,7 @@ import { findToolByName } from '../../tool/find-tool.js';
 import { MONITOR_TOOL_NAME } from '../monitor/prompt.js';
 import { SCHEDULE_WAKEUP_TOOL_NAME } from '../schedule-wakeup/prompt.js';
 
-export const bashInputSchema = z.object({
+export const bashInputSchema = z.strictObject({
   command: z.string().describe('The command to execute'),
   timeout: z.number().optional().describe('Optional timeout in milliseconds (max 600000)'),
   description: z.string().optional().describe(BASH_DESCRIPTION_FIELD),
