@@ -51,6 +51,12 @@ export interface ToolResult<T> {
   contextModifier?: (context: ToolUseContext) => ToolUseContext;
   /** MCP protocol metadata passed through untouched. */
   mcpMeta?: { _meta?: Record<string, unknown>; structuredContent?: Record<string, unknown> };
+  /**
+   * This result is the tool's own answer to a user interrupt: what it did before it stopped, saying it was cut short
+   * (Bash's output so far and "aborted before completion"). The executor hands it to the model instead of its
+   * generic interruption answer, which would lose that output.
+   */
+  interrupted?: boolean;
 }
 
 /** Semantic validation beyond the schema: `result: false` becomes an `is_error` tool_result with `message`. */
