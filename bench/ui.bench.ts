@@ -6,9 +6,9 @@
 import { PassThrough, Writable } from 'node:stream';
 import { createElement } from 'react';
 import { render } from 'ink';
-import type { ToolRuntime } from '../src/agent/types.js';
+import type { Session } from '../src/session/index.js';
 import { App } from '../src/ui/app.js';
-import { Session } from '../src/ui/session.js';
+import { TerminalSession } from '../src/ui/session.js';
 import { SessionStore } from '../src/ui/session-store.js';
 import { median, round, type Benchmark } from './lib.js';
 
@@ -31,13 +31,15 @@ function mount() {
   const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => {}, ref: () => {}, unref: () => {} });
   const stdout = new Screen();
   const store = new SessionStore('default', 'bench');
-  const runtime = {
-    permissionContext: { isBypassPermissionsModeAvailable: false },
-    context: { getAppState: () => ({ toolPermissionContext: { mode: 'default' } }) },
+  // Only the screen is measured: a session with no events, whose rules allow what Shift+Tab needs.
+  const core = {
+    events: async function* () {},
+    permissions: () => ({ isBypassPermissionsModeAvailable: false, mode: 'default' }),
+    mode: 'default',
     findTool: () => undefined,
     setMode: () => {},
-  } as unknown as ToolRuntime;
-  const session = new Session({ runtime, store, runQuery: async function* () {}, model: 'bench' });
+  } as unknown as Session;
+  const session = new TerminalSession({ session: core, store });
   const app = render(createElement(App, { store, session, cwd: '/', onExit: () => {} }), {
     stdin: stdin as unknown as NodeJS.ReadStream,
     stdout: stdout as unknown as NodeJS.WriteStream,

@@ -14,6 +14,7 @@ import { createToolRuntime } from '../src/agent/create-tool-runtime.js';
 import { query } from '../src/agent/query.js';
 import type { QueryOptions, QueryResult, RuntimePermissionRequest, ToolRuntime, ToolRuntimeOptions } from '../src/agent/types.js';
 import { startScriptedServer, type RecordedRequest, type ScriptedResponse, type ScriptedServer } from '../src/testing/index.js';
+import { contextOf } from '../src/agent/runtime-context.js';
 
 let dir: string;
 let server: ScriptedServer | undefined;
@@ -113,7 +114,7 @@ describe('background sub-agents through the loop', () => {
     expect(taskOutput).toMatch(/<task-notification>[\s\S]*finished: 2 tool uses[\s\S]*1 permission denied/);
     expect(taskOutput).toMatch(/<denied-permissions>[\s\S]*Write\([^)]*out\.txt\): Permission denied[^<]*to allow it, add \\"Edit\(/);
     expect(taskOutput).toMatch(/<result>\\nRead the notes; writing out.txt was not allowed.\\n<\/result>/);
-    expect(runtime.context.services.tasks!.list()).toEqual([expect.objectContaining({ type: 'local_agent', status: 'completed' })]);
+    expect(contextOf(runtime).services.tasks!.list()).toEqual([expect.objectContaining({ type: 'local_agent', status: 'completed' })]);
   });
 
   it('TaskStop stops a running background agent: its request is cut, its task is killed, no notification follows', async () => {
@@ -130,7 +131,7 @@ describe('background sub-agents through the loop', () => {
     const [, , third] = requestsOf('start and stop');
     expect(lastMessage(third)).toMatch(/Successfully stopped task: agent-[\w-]+ \(slow job\)/);
     expect(lastMessage(third)).not.toContain('task-notification');
-    expect(runtime.context.services.tasks!.list()).toEqual([expect.objectContaining({ type: 'local_agent', status: 'killed', killReason: 'stop' })]);
+    expect(contextOf(runtime).services.tasks!.list()).toEqual([expect.objectContaining({ type: 'local_agent', status: 'killed', killReason: 'stop' })]);
   });
 });
 

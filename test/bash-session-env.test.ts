@@ -15,6 +15,7 @@ import { startScriptedServer, type RecordedRequest, type ScriptedResponse } from
 import type { ToolResultBlockParam, ToolUseBlock } from '../src/tool/tool.js';
 import { detectSandbox } from '../src/tools/bash/sandbox.js';
 import { shutdownSandboxRuntime } from '../src/tools/bash/sandbox-runtime.js';
+import { contextOf } from '../src/agent/runtime-context.js';
 
 let dir: string;
 const runtimes: ToolRuntime[] = [];
@@ -105,7 +106,7 @@ describe('the Bash session keeps its environment', () => {
     const started = await bg.run([bash('echo "start:$BG"; export BG=after LEAK=1; echo end', { run_in_background: true })]);
     const out = text(started.results[0]!);
     const id = /with ID: (\S+)\./.exec(out)![1]!;
-    const task = await bg.context.services.tasks!.wait(id, { timeoutMs: 10_000 });
+    const task = await contextOf(bg).services.tasks!.wait(id, { timeoutMs: 10_000 });
     expect(task?.status).toBe('completed');
     expect(readFileSync(task!.outputFile, 'utf8')).toBe('start:before\nend\n');
     expect(await sh(bg, 'echo "$BG ${LEAK-unset}"')).toBe('before unset');

@@ -14,6 +14,7 @@ import type { ToolResultBlockParam, ToolUseBlock } from '../src/tool/tool.js';
 import { USER_INTERRUPT } from '../src/execution/abort-reasons.js';
 import { isBashParserLoaded, loadBashParser } from '../src/permissions/bash/index.js';
 import { processesWithMarker, waitFor } from '../src/tools/bash/test-helpers/project.js';
+import { contextOf } from '../src/agent/runtime-context.js';
 
 let dir: string;
 const runtimes: ToolRuntime[] = [];
@@ -144,7 +145,7 @@ describe('moving a running foreground command to the background', () => {
     const rt = await runtime();
     const block = use('Bash', { command: 'echo first; while [ ! -e go ]; do sleep 0.05; done; echo second' });
     const running = rt.run([block]);
-    const tasks = rt.context.services.tasks!;
+    const tasks = contextOf(rt).services.tasks!;
     await waitFor(() => tasks.foreground().includes(block.id), 20_000, 'the command to run in the foreground');
     expect(rt.backgroundToolUse('toolu_no_such_call')).toEqual([]);
     expect(rt.backgroundToolUse(block.id)).toEqual([block.id]);
@@ -170,7 +171,7 @@ describe('moving a running foreground command to the background', () => {
     const b = use('Bash', { command: 'echo waiting; sleep 31' });
     // Two runs at once (as two sub-agents would have).
     const runs = [rt.run([a]), rt.run([b])];
-    const tasks = rt.context.services.tasks!;
+    const tasks = contextOf(rt).services.tasks!;
     await waitFor(() => tasks.foreground().length === 2, 20_000, 'both commands to run');
     expect(rt.backgroundToolUse().sort()).toEqual([a.id, b.id].sort());
     const taskIds = (await Promise.all(runs)).map((r) => /with ID: (\S+)\./.exec(text(r.results[0]!))![1]!);

@@ -86,6 +86,17 @@ describe('install and uninstall', () => {
     expect(() => planHookInstall({ host: 'codex', scope: 'user', projectDir: proj, homeDir: home, http: true })).toThrow(/only Claude Code/);
   });
 
+  it("a project's .claude that is a link out of the project: refused, the folder it points to untouched", () => {
+    const dir = path.join(tmp, 'linked-claude-dir');
+    const target = path.join(tmp, 'someone-elses-claude');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.mkdirSync(target, { recursive: true });
+    fs.writeFileSync(path.join(target, 'settings.json'), '{"env":{"K":"v"}}\n');
+    fs.symlinkSync(target, path.join(dir, '.claude'));
+    expect(() => applyHookInstall('install', planHookInstall({ host: 'claude', scope: 'project', projectDir: dir, homeDir: home }))).toThrow(/link out of/);
+    expect(fs.readFileSync(path.join(target, 'settings.json'), 'utf8')).toBe('{"env":{"K":"v"}}\n');
+  });
+
   it('--http: an HTTP hook with the token from the environment, never the token itself', async () => {
     const r = await toolgate(['hook', 'install', '--project', '--http', '--port', '9911', '--project-dir', proj], { env });
     expect(r.code).toBe(0);
@@ -128,12 +139,13 @@ describe('toolgate hook serve', () => {
       fs.writeFileSync(path.join(dir, '.claude', 'settings.json'), JSON.stringify({ permissions: { deny: ['Bash(npm run:*)'] } }));
       expect(await post({ url: server.url }, body, 't0ken')).toMatchObject({ hookSpecificOutput: { permissionDecision: 'deny' } });
       fs.writeFileSync(path.join(dir, '.claude', 'settings.json'), JSON.stringify({ permissions: { allow: ['Bash(npm run:*)'] } }));
-      expect(await post({ url: server.url }, body, 't0ken')).toMatchObject({ hookSpecificOutput: { permissionDecision: 'allow' } });
+      // The project's own allow rule: left to the host ({}), which applies its own project rules (hole 3 of red-hook).
+      expect(await post({ url: server.url }, body, 't0ken')).toEqual({});
     } finally {
       await server.close();
     }
     const logged = fs.readFileSync(path.join(tmp, 'served.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { answer: string }).answer);
-    expect(logged).toEqual(['ask', 'deny', 'allow']);
+    expect(logged).toEqual(['ask', 'deny', 'none']);
   });
 
   it('on a Unix socket, private to the user', async () => {

@@ -1,6 +1,7 @@
 /**
- * Layers, one way: a module imports only from its own layer, a lower one, or one of the same rank (settings, agent,
- * mcp, distributed and testing sit side by side). A tool that needs something from above gets it through
+ * Layers, one way: a module imports only from its own layer, a lower one, or one of the same rank (settings and
+ * testing sit side by side). Above them: the loop (agent), MCP, the durable machinery (distributed), then the session
+ * floor every face stands on, then the faces. A tool that needs something from above gets it through
  * ToolUseContext. Every relative import (static, re-export and dynamic) of every non-test source file is checked.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -16,14 +17,16 @@ const RANK: Readonly<Record<string, number>> = {
   tools: 4,
   registry: 5,
   settings: 6,
-  agent: 6,
-  mcp: 6,
-  distributed: 6,
   testing: 6,
-  // The Agent SDK's face: on the runtime and loop (agent/) and MCP (mcp/); the CLI prints its messages.
-  'agent-sdk': 7,
-  ui: 8,
-  cli: 9,
+  agent: 7,
+  mcp: 8,
+  distributed: 9,
+  // One session under the faces: SessionOptions and Session, over the loop, MCP and the durable backend.
+  session: 10,
+  // The Agent SDK's face: SDK options → SessionOptions, events → SDK messages; the CLI prints its messages.
+  'agent-sdk': 11,
+  ui: 12,
+  cli: 13,
 };
 const IMPORT = /(?:import|export)\s[^'"]*?from\s*['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
 

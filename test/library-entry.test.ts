@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import * as toolgate from '../src/index.js';
 import * as internals from '../src/internals.js';
 import { repoRoot } from './helpers/cli.js';
+import { contextOf } from '../src/agent/runtime-context.js';
 
 describe('the library entry', () => {
   it("the README's short example is examples/short.ts, word for word (so it type-checks and runs)", () => {
@@ -82,7 +83,7 @@ describe('the library entry', () => {
       rules: { allow: ['Bash(printenv:*)'] },
     });
     try {
-      expect(runtime.context.options.settings.bash?.defaultTimeoutMs).toBe(5_000);
+      expect(contextOf(runtime).options.settings.bash?.defaultTimeoutMs).toBe(5_000);
       const { results } = await runtime.run([{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'printenv GREETING' } }]);
       expect(toolgate.toolResultText(results[0]!).trim()).toBe('hello');
     } finally {

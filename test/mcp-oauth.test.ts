@@ -180,7 +180,6 @@ describe('MCP servers behind OAuth (library)', () => {
 
 describe('/mcp in the interactive session', () => {
   it('lists the server as needing a login, logs in (URL shown), and its tools join the pool', async () => {
-    const m = manager(remote(servers.mcpUrl));
     const stdin = new PassThrough();
     const stdout = new PassThrough();
     let out = '';
@@ -195,15 +194,15 @@ describe('/mcp in the interactive session', () => {
       tty: false,
       stdin: stdin as unknown as NodeJS.ReadStream,
       stdout: stdout as unknown as NodeJS.WriteStream,
-      model: 'test-model',
-      createRuntime: async (options) => {
-        const runtime = await createToolRuntime(options);
-        tools = () => runtime.tools.map((t) => t.name);
-        return runtime;
+      session: {
+        cwd: dir,
+        env: { PATH: process.env.PATH, HOME: path.join(dir, 'home'), XDG_STATE_HOME: path.join(dir, 'state'), ANTHROPIC_API_KEY: 'sk-test', DISPLAY: '' },
+        settingSources: [],
+        mcpServers: { remote: remote(servers.mcpUrl) },
+        strictMcpConfig: true,
+        loop: async function* () {},
       },
-      runtimeOptions: { cwd: dir, settings: { sources: [] }, toolProviders: [m.toolProvider()] },
-      runQuery: () => () => (async function* () {})(),
-      mcp: { control: m },
+      onSession: (s) => (tools = () => s.tools.map((t) => t.name)),
     });
     stdin.write('/mcp\n');
     await until(/remote \[flag, http\] — needs login/);

@@ -15,6 +15,7 @@ import type { QueryEvent, ToolRuntime } from '../src/agent/types.js';
 import { startScriptedServer, type ScriptedServer, type ScriptedTurn } from '../src/testing/index.js';
 import { buildTool } from '../src/tool/build-tool.js';
 import type { MessageParam, ToolResultBlockParam } from '../src/tool/tool.js';
+import { contextOf } from '../src/agent/runtime-context.js';
 
 // A 1×1 PNG.
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
@@ -110,7 +111,7 @@ describe('what the pipeline used to drop', () => {
     // The second call sees the first turn's result too.
     expect(seen[1]!.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     // Between runs the runtime's own context holds no history.
-    expect(runtime.context.messages).toEqual([]);
+    expect(contextOf(runtime).messages).toEqual([]);
   });
 
   it("a result's mcpMeta (structuredContent, _meta) reaches the outcome, redacted like the result", async () => {

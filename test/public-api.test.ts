@@ -70,8 +70,9 @@ describe('the public API', { timeout: 180_000 }, () => {
   });
 
   it("toolgate/agent-sdk is a package entry (built file and types); it shares with the others only the Agent SDK's own names", () => {
-    const pkg = JSON.parse(ts.sys.readFile(file('package.json'))!) as { exports: Record<string, { types: string; import: string }> };
-    expect(pkg.exports['./agent-sdk']).toEqual({ types: './dist/agent-sdk/index.d.ts', import: './dist/agent-sdk/index.js' });
+    const pkg = JSON.parse(ts.sys.readFile(file('package.json'))!) as { exports: Record<string, { types: string; default: string }> };
+    // `default`, as the Agent SDK's own entry: import and require (test/package-consumers.test.ts) load the same build.
+    expect(pkg.exports['./agent-sdk']).toEqual({ types: './dist/agent-sdk/index.d.ts', default: './dist/agent-sdk/index.js' });
     expect(buildConfig().fileNames.map((name) => path.resolve(name))).toContain(file(ENTRIES.agentSdk));
     const sdk = exportsOf(ENTRIES.agentSdk);
     expect(sdk.has('query') && sdk.has('tool') && sdk.has('createSdkMcpServer')).toBe(true);

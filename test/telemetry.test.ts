@@ -17,6 +17,7 @@ import type { ToolRuntimeOptions } from '../src/agent/types.js';
 import { startScriptedServer, type ScriptedServer } from '../src/testing/index.js';
 import { repoRoot } from './helpers/cli.js';
 import { startOtlpReceiver, type AttributeValue, type OtlpReceiver } from './helpers/otlp-receiver.js';
+import { contextOf } from '../src/agent/runtime-context.js';
 
 let dir: string;
 let model: ScriptedServer | undefined;
@@ -167,7 +168,7 @@ describe('telemetry on (CLAUDE_CODE_ENABLE_TELEMETRY=1, OTLP http/json)', () => 
     await import('node:fs').then((fs) => fs.mkdirSync(path.join(project, '.claude'), { recursive: true }));
     writeFileSync(path.join(project, '.claude', 'settings.json'), JSON.stringify({ env: otelEnv() }));
     const runtime = await createToolRuntime({ cwd: project, sessionDir: path.join(dir, 's2'), settings: { sources: ['project'] } });
-    expect(runtime.context.services.telemetry).toBeUndefined();
+    expect(contextOf(runtime).services.telemetry).toBeUndefined();
     await runtime.dispose();
     expect(receiver.requests).toEqual([]);
   });

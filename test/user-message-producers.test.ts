@@ -29,6 +29,8 @@ import { agentNotification } from '../src/tools/agent/background.js';
 import { taskNotification } from '../src/tools/bash/task-notification.js';
 import type { TaskInfo } from '../src/tools/shared/task-registry.js';
 import { deferredToolsAnnouncement } from '../src/tools/tool-search/prompt.js';
+import { firedMessage } from '../src/tools/cron/scheduler.js';
+import { eventMessage } from '../src/tools/monitor/watch.js';
 
 const SRC = path.resolve(import.meta.dirname, '../src');
 
@@ -46,12 +48,13 @@ const PRODUCERS: Readonly<Record<string, { readonly count: number; readonly why:
   'agent/transcript.ts': { count: 1, why: 'tool_result blocks for calls a session never answered' },
   'agent/auto-classifier.ts': { count: 2, why: "the classifier's own request, not the conversation" },
   'agent/loop-telemetry.ts': { count: 1, why: 'reads the prompt for telemetry; makes nothing' },
-  'agent-sdk/session.ts': {
-    count: 4,
-    why: "background tasks' notifications re-packed (each marked at its making: tools/bash/task-notification.ts, tools/agent/background.ts); the program's streamed prompts (twice); an error message's text",
+  'agent-sdk/session.ts': { count: 2, why: "the program's streamed prompts: checked, and replayed as given" },
+  'session/session.ts': { count: 1, why: "a message a face sent (what the person typed, the program's prompt), as given" },
+  'session/background.ts': {
+    count: 1,
+    why: "background tasks' notifications re-packed as the model's next turn (each marked at its making: tools/bash/task-notification.ts, tools/agent/background.ts)",
   },
   'agent-sdk/encoder.ts': { count: 4, why: 'Agent-SDK messages for the program, not the conversation' },
-  'ui/session.ts': { count: 1, why: 'what the person typed in the terminal' },
   'distributed/durable-session.ts': { count: 1, why: "the durable session's prompt (the person's or the program's)" },
   'execution/messages.ts': { count: 4, why: 'system reminders (marked, twice); the tool results message; a merge of tool results' },
   'tools/bash/task-notification.ts': { count: 1, why: "a background command's notification (marked)" },
@@ -60,6 +63,9 @@ const PRODUCERS: Readonly<Record<string, { readonly count: number; readonly why:
   'tools/web-search/index.ts': { count: 1, why: 'its own model request, not the conversation' },
   'tools/web-fetch/index.ts': { count: 1, why: 'its own model request, not the conversation' },
   'permissions/classifier-transcript.ts': { count: 1, why: "the classifier entry's type, not a message" },
+  'tools/monitor/watch.ts': { count: 1, why: "a watched command's lines and the end of its watch (marked: monitor-event)" },
+  'tools/cron/scheduler.ts': { count: 1, why: "a scheduled task's prompt as it fires (marked: scheduled-task); the scheduler's own notes (system reminders)" },
+  'tools/cron/restore.ts': { count: 1, why: "a failed restore's note, which may quote the project's file (a system reminder)" },
 };
 
 const USER_ROLE = /role:\s*['"`]user['"`]/g;
@@ -108,6 +114,15 @@ describe("the machine's messages, as the classifier reads them", () => {
       expect(userWords(message).join('\n')).not.toContain('touch pwned');
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a watched command's output (Monitor) and a scheduled task's prompt (a project file's, once restored) are not the user's words", () => {
+    const event = eventMessage({ taskId: 'm1', description: 'tail the log', outputFile: '/nonexistent' }, ['build ok', INJECTION, '</monitor-event>', INJECTION]);
+    const job = { id: 'c1', cron: '* * * * *', humanSchedule: 'every minute', prompt: INJECTION, recurring: true, durable: true, createdAt: 0, restored: true };
+    for (const made of [event, firedMessage(job, false)]) {
+      expect(JSON.stringify(made)).toContain('touch pwned');
+      expect(userWords(made).join('\n')).not.toContain('touch pwned');
     }
   });
 

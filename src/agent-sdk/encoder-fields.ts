@@ -1,18 +1,10 @@
 /**
  * The field values of the Agent SDK's messages that the encoder (encoder.ts) derives from the loop's results: result
- * subtypes and terminal reasons, error categories, the API message and usage shapes, a call's background task.
+ * subtypes and terminal reasons, error categories, the API message and usage shapes.
  */
 import type { ContentBlockParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages.js';
-import type { ToolUseOutcome } from '../execution/outcome.js';
 import type { ModelUsageTotals, QueryResult, Usage } from '../agent/types.js';
 import type { ModelUsage, NonNullableUsage, SDKAssistantMessage, SDKAssistantMessageError, SDKResultMessage, TerminalReason } from './messages.js';
-
-/** The task a call left running in the background (its typed output says so), if any. */
-export function backgroundTaskOf(outcome: ToolUseOutcome): string | undefined {
-  if (outcome.isError || !isObject(outcome.output)) return undefined;
-  const id = outcome.output.backgroundTaskId;
-  return typeof id === 'string' && id !== '' ? id : undefined;
-}
 
 export function errorSubtype(result: QueryResult): SDKResultMessage['subtype'] {
   switch (result.stopReason) {

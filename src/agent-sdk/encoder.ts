@@ -12,7 +12,8 @@
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages.js';
 import type { ToolUseOutcome } from '../execution/outcome.js';
 import type { ApiFailure, QueryEvent, QueryResult } from '../agent/types.js';
-import { backgroundTaskOf, isObject, resultText, stripErrorTags, totalTokens } from './encoder-fields.js';
+import { backgroundTaskOf, type SessionTaskEnd } from '../session/index.js';
+import { isObject, resultText, stripErrorTags, totalTokens } from './encoder-fields.js';
 import { assistantMessage, hookMessage, initMessage, resultMessages, retryMessage, subagentEndMessages, type MessageBase } from './encoder-messages.js';
 import type { PermissionMode, SDKMessage, SDKPermissionDenial, SDKResultMessage, SDKSystemMessage, SDKUserMessage, UUID } from './messages.js';
 import { randomUUID } from '../tool/crypto.js';
@@ -32,15 +33,6 @@ export interface SessionFacts {
   readonly maxOutputTokens: number;
 }
 
-/** How a background command ended, for `taskEnded`. */
-export interface BackgroundTaskEnd {
-  readonly id: string;
-  readonly status: 'completed' | 'failed' | 'killed';
-  readonly outputFile: string;
-  /** One line: what ended and how. */
-  readonly summary: string;
-  readonly endedAt: number;
-}
 
 export interface EncoderOptions {
   readonly includePartialMessages?: boolean;
@@ -258,16 +250,11 @@ export class SdkMessageEncoder {
     }
   }
 
-  /** Background commands this session started that have not ended (as far as the encoder has been told). */
-  backgroundTaskIds(): string[] {
-    return [...this.#background.keys()];
-  }
-
   /**
    * A background command of this session ended (the session hears it from the task registry): its update, its
    * notification and the new list, as the Agent SDK sends them. Nothing for a task this session did not start.
    */
-  taskEnded(task: BackgroundTaskEnd): SDKMessage[] {
+  taskEnded(task: SessionTaskEnd): SDKMessage[] {
     const started = this.#background.get(task.id);
     if (!started) return [];
     this.#background.delete(task.id);

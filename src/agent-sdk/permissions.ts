@@ -5,16 +5,17 @@
  * and `interrupt`). A callback that throws or answers something else denies the call (fail closed). `interrupt: true`
  * also ends the user turn (`onInterrupt`).
  */
-import { applyPermissionUpdates, parsePermissionUpdates } from '../permissions/permission-updates.js';
+import { parsePermissionUpdates } from '../permissions/permission-updates.js';
 import { tryParsePermissionRule } from '../permissions/permission-rule.js';
 import { describeRisk } from '../permissions/risk.js';
-import type { PermissionAnswer, RuntimePermissionRequest, ToolRuntime } from '../agent/types.js';
+import type { PermissionAnswer, RuntimePermissionRequest } from '../agent/types.js';
+import type { PermissionUpdate as SessionPermissionUpdate } from '../tool/permission-types.js';
 import type { CanUseTool, PermissionUpdate } from './options.js';
 
 export interface CanUseToolBridge {
   readonly canUseTool: CanUseTool;
-  /** The session's runtime (set once it exists): where `updatedPermissions` apply. */
-  readonly runtime: () => ToolRuntime | undefined;
+  /** `updatedPermissions`, checked: applied (and saved where they say) by the session's one applier; its problems. */
+  readonly applyUpdates: (updates: readonly SessionPermissionUpdate[]) => Promise<readonly string[]>;
   /** `deny` with `interrupt: true`: the turn ends. */
   readonly onInterrupt: () => void;
   /** A problem with an answer (an update that could not be applied) for the program's `stderr`. */
@@ -55,24 +56,10 @@ export function permissionHandler(bridge: CanUseToolBridge): (request: RuntimePe
   };
 }
 
-/** An answer's `updatedPermissions`: checked, applied to the session, written to settings files where they say. */
+/** An answer's `updatedPermissions`: checked, then applied to the session and written to settings files where they say. */
 async function applyUpdates(bridge: CanUseToolBridge, raw: readonly unknown[]): Promise<void> {
-  const runtime = bridge.runtime();
   const { updates, errors } = parsePermissionUpdates(raw);
-  if (runtime && updates.length > 0) {
-    runtime.context.setAppState((prev) => ({ ...prev, toolPermissionContext: applyPermissionUpdates(prev.toolPermissionContext, updates) }));
-    const sink = runtime.context.services.permissionUpdates;
-    if (updates.some((u) => u.destination !== 'session')) {
-      if (!sink) errors.push('rules for settings files apply to this session only: the session reads no settings files (settingSources)');
-      else {
-        try {
-          errors.push(...(await sink.persist(updates)).errors);
-        } catch (error) {
-          errors.push(`could not save: ${error instanceof Error ? error.message : String(error)}`);
-        }
-      }
-    }
-  }
+  if (updates.length > 0) errors.push(...(await bridge.applyUpdates(updates)));
   for (const e of errors) bridge.warn(`canUseTool updatedPermissions: ${e}`);
 }
 

@@ -5,11 +5,12 @@
  * `return()`, `close()`, `[Symbol.asyncDispose]`, leaving a `for await` loop — interrupts the running turn, answers
  * its tool calls, ends the processes they started and disposes the runtime before the generator finishes.
  */
-import type { AgentSession } from './session.js';
-import { AgentSession as Session, mcpStatusOf } from './session.js';
+import { AgentSession } from './session.js';
 import { DEFAULT_MODEL } from '../agent/request.js';
 import type { PermissionMode, SDKMessage, SDKUserMessage } from './messages.js';
 import type { Options, QueryParams } from './options.js';
+import { checkOptions } from './session-options.js';
+import { sessionOptionsOf } from './session-options-of.js';
 
 export interface SlashCommand {
   name: string;
@@ -58,8 +59,30 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
 
 export function query(params: QueryParams): Query {
   if (params === null || typeof params !== 'object') throw new TypeError('query() takes { prompt, options }');
-  const session = new Session({ prompt: params.prompt, ...(params.options ? { options: params.options } : {}), throwOnErrorResult: true });
-  return new SessionQuery(session, params.options ?? {});
+  const ignored = checkOptions(params.options);
+  const options = params.options ?? {};
+  const warn = (text: string) => options.stderr?.(`${text}\n`);
+  const made: { agent?: AgentSession } = {};
+  const session = sessionOptionsOf(options, {
+    warn,
+    onInterrupt: () => made.agent?.interrupt(),
+    applyUpdates: async (updates) => (made.agent ? (await made.agent.session.applyPermissionUpdates(updates)).errors : []),
+  });
+  made.agent = new AgentSession({
+    prompt: params.prompt,
+    session,
+    encoder: {
+      ...(options.includePartialMessages ? { includePartialMessages: true } : {}),
+      ...(options.includeHookEvents ? { includeHookEvents: true } : {}),
+      ...(options.forwardSubagentText ? { forwardSubagentText: true } : {}),
+    },
+    throwOnErrorResult: true,
+    ...(options.abortController ? { abortSignal: options.abortController.signal } : {}),
+    ...(options.title ? { title: options.title } : {}),
+    // Accepted, not honoured: the program hears it once, on its stderr callback, rather than guessing.
+    ...(ignored.length > 0 ? { note: `note: toolgate/agent-sdk ignores ${ignored.map((k) => `options.${k}`).join(', ')} (no Claude Code process is started; see docs/agent-sdk.md)` } : {}),
+  });
+  return new SessionQuery(made.agent, options);
 }
 
 class SessionQuery implements Query {
@@ -129,26 +152,30 @@ class SessionQuery implements Query {
     return this.#session.streamInput(stream);
   }
 
-  supportedCommands(): Promise<SlashCommand[]> {
-    return this.#session.commands();
+  async supportedCommands(): Promise<SlashCommand[]> {
+    await this.#session.ready();
+    return (await this.#session.session.commands()).filter((c) => c.userInvocable).map((c) => ({ name: c.name, description: c.description, argumentHint: c.argumentHint ?? '' }));
   }
 
   async supportedModels(): Promise<ModelInfo[]> {
-    const current = (await this.#session.pieces()).model;
+    await this.#session.ready();
+    const current = this.#session.session.model;
     const models: ModelInfo[] = [{ value: 'default', resolvedModel: DEFAULT_MODEL, displayName: 'Default', description: `toolgate's default model (${DEFAULT_MODEL})` }];
     if (current !== DEFAULT_MODEL) models.push({ value: current, resolvedModel: current, displayName: current, description: 'The model this session was started with' });
     return models;
   }
 
-  supportedAgents(): Promise<AgentInfo[]> {
-    return this.#session.agents();
+  async supportedAgents(): Promise<AgentInfo[]> {
+    await this.#session.ready();
+    return (await this.#session.session.agents()).map((d) => ({ name: d.agentType, description: d.description, ...(d.model ? { model: d.model } : {}) }));
   }
 
   async mcpServerStatus(): Promise<McpServerStatus[]> {
-    const status = await mcpStatusOf(await this.#session.pieces());
+    await this.#session.ready();
+    const status = await this.#session.session.mcpStatus();
     return status.map((s) => ({
       name: s.name,
-      status: s.status as McpServerStatus['status'],
+      status: s.status,
       scope: s.scope,
       ...(s.source ? { source: s.source } : {}),
       ...(s.error ? { error: s.error } : {}),
@@ -156,8 +183,9 @@ class SessionQuery implements Query {
     }));
   }
 
-  stopTask(taskId: string): Promise<void> {
-    return this.#session.stopTask(taskId);
+  async stopTask(taskId: string): Promise<void> {
+    await this.#session.ready();
+    await this.#session.session.stopTask(taskId);
   }
 
   close(): void {

@@ -141,6 +141,9 @@ export function checkOptions(options: Options | undefined): string[] {
   expect(o.sessionId === undefined || isUuid(o.sessionId), 'options.sessionId must be a UUID');
   expect(o.sessionId === undefined || !(o.resume || o.continue) || o.forkSession === true, 'options.sessionId can be used with resume or continue only together with forkSession');
   expect(o.outputFormat === undefined || o.outputFormat.type === 'json_schema', 'options.outputFormat.type must be "json_schema"');
+  const schema: unknown = o.outputFormat?.schema;
+  expect(o.outputFormat === undefined || (schema !== null && typeof schema === 'object' && !Array.isArray(schema)), 'options.outputFormat.schema must be a JSON Schema object');
+  expect(o.outputFormat === undefined || [undefined, 'object'].includes((schema as { type?: unknown }).type as string | undefined), 'options.outputFormat.schema must describe an object ({"type": "object", …})');
   expect(o.skills === undefined || o.skills === 'all', 'options.skills: toolgate offers every discovered skill ("all"); a list of skills is not supported');
   expect(o.permissionPrompts === undefined || o.permissionPrompts === 'host' || o.permissionPrompts === 'none', 'options.permissionPrompts must be "host" or "none"');
   // Fail closed, as the Agent SDK does: bypassing every check needs the explicit opt-in.

@@ -17,6 +17,7 @@ import { nextRequest } from './request.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { isoTimestamp, transcriptPath, TranscriptWriter } from './transcript.js';
 import type { ToolRuntime, Usage } from './types.js';
+import { contextOf } from './runtime-context.js';
 
 export interface CompactOptions {
   readonly runtime: ToolRuntime;
@@ -67,9 +68,9 @@ export const SUMMARY_PREFIX = COMPACTION_SUMMARY_OPENING;
 export async function compactConversation(options: CompactOptions): Promise<CompactResult> {
   const { runtime, signal } = options;
   if (!options.messages.some((m) => m.role === 'assistant')) throw new CompactError('Nothing to compact yet.');
-  const model = resolveModel(options.model ?? runtime.context.options.mainLoopModel);
+  const model = resolveModel(options.model ?? contextOf(runtime).options.mainLoopModel);
   const trigger = options.trigger ?? 'manual';
-  const hooks = runtime.context.services.hooks?.loop;
+  const hooks = contextOf(runtime).services.hooks?.loop;
   const notices: string[] = [];
   if (hooks) {
     const outcome = await hooks.preCompact(

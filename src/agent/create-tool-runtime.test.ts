@@ -11,6 +11,7 @@ import { createToolRuntime } from './create-tool-runtime.js';
 import { SettingsLoadError } from './runtime-settings.js';
 import { defaultSessionDir } from './session-dir.js';
 import type { RuntimePermissionRequest, ToolProvider, ToolRuntime } from './types.js';
+import { contextOf } from './runtime-context.js';
 
 let dir: string;
 let sessionDir: string;
@@ -71,7 +72,7 @@ describe('createToolRuntime', () => {
     await rt.run(blocks);
     expect(Object.fromEntries(seen)).toEqual({ a: blocks[0]!.id, b: blocks[1]!.id, c: blocks[2]!.id });
     // Between calls the runtime's context names no call.
-    expect(rt.context.toolUseId).toBeUndefined();
+    expect(contextOf(rt).toolUseId).toBeUndefined();
   });
 
   it('a run may bring its own permission handler: its calls ask it; the runtime stays headless for other runs', async () => {
@@ -90,8 +91,8 @@ describe('createToolRuntime', () => {
     const second = await rt.run([use('Bash', { command: 'touch ./after' })]);
     expect(second.results[0]!.is_error).toBe(true);
     expect(text(second.results[0]!)).toMatch(/headless/);
-    expect(rt.context.ui?.requestPermission).toBeUndefined();
-    expect(rt.context.options.isNonInteractiveSession).toBe(true);
+    expect(contextOf(rt).ui?.requestPermission).toBeUndefined();
+    expect(contextOf(rt).options.isNonInteractiveSession).toBe(true);
   });
 
   it('headless: what would prompt is denied, naming the rule that would allow it', async () => {
@@ -280,9 +281,9 @@ describe('createToolRuntime', () => {
   it('finished runs leave no abort listener on the runtime (a long-lived runtime does not leak one per run)', async () => {
     writeFileSync(path.join(dir, 'a.txt'), 'alpha\n');
     const rt = await runtime();
-    const before = getEventListeners(rt.context.abortController.signal, 'abort').length;
+    const before = getEventListeners(contextOf(rt).abortController.signal, 'abort').length;
     for (let i = 0; i < 25; i++) await rt.run([use('Read', { file_path: path.join(dir, 'a.txt') })]);
-    expect(getEventListeners(rt.context.abortController.signal, 'abort').length).toBe(before);
+    expect(getEventListeners(contextOf(rt).abortController.signal, 'abort').length).toBe(before);
   });
 
   it('stream() hands the tools a progress callback and yields their progress; run() and progress: false ask for none', async () => {
@@ -311,7 +312,7 @@ describe('createToolRuntime', () => {
     const rt = await runtime({ rules: { allow: ['Bash(sleep:*)'] } });
     const { results } = await rt.run([use('Bash', { command: 'sleep 30', run_in_background: true })]);
     expect(results[0]!.is_error).toBeFalsy();
-    const tasks = rt.context.services.tasks!;
+    const tasks = contextOf(rt).services.tasks!;
     expect(tasks.list().some((t) => t.status === 'running')).toBe(true);
     await rt.dispose();
     expect(tasks.list().every((t) => t.status !== 'running')).toBe(true);
@@ -325,8 +326,8 @@ describe('createToolRuntime', () => {
     });
     const child = await rt.child({ agentId: 'helper-1', tools: ['Bash', 'Read'] });
     expect(child.tools.map((t) => t.name)).toEqual(['Bash', 'Read']);
-    expect(child.context.services).toBe(rt.context.services);
-    expect(child.context.agentDepth).toBe(1);
+    expect(contextOf(child).services).toBe(contextOf(rt).services);
+    expect(contextOf(child).agentDepth).toBe(1);
     await child.run([use('Bash', { command: 'touch ./from-child' })]);
     expect(asked.map((r) => r.agentId)).toEqual(['helper-1']);
     // The session answer a sub-agent got holds for the parent too (the narrowest rule: that very command).

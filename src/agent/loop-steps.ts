@@ -12,9 +12,10 @@
  * deterministic, so a replay yields the same events and sends byte-identical requests.
  */
 import type { PermissionDecision } from '../tool/permission-types.js';
-import type { ToolResultBlockParam } from '../tool/tool.js';
+import type { AnyTool, ToolResultBlockParam } from '../tool/tool.js';
 import type { ToolUseOutcome } from '../execution/outcome.js';
 import type { ModelStepResult } from './model-step.js';
+import type { QueryEvent } from './query-types.js';
 import type { ToolStepResult } from './tool-step.js';
 
 export interface LoopSteps {
@@ -63,6 +64,28 @@ export function journalToolStep(step: ToolStepResult): ToolStepResult {
     ...(step.preventContinuation ? { preventContinuation: step.preventContinuation } : {}),
     ...(step.interrupted ? { interrupted: true } : {}),
   };
+}
+
+/**
+ * An event of a journaled step as plain JSON, for a replay to emit again — only those a face shows (the blocks of
+ * the answer, retries, the calls' results, raw stream events when asked for); deltas and progress are for the moment.
+ * A call's outcome keeps its typed output and, for an MCP tool, a stand-in of the tool saying so.
+ */
+export function journaledEvent(event: QueryEvent): QueryEvent | undefined {
+  switch (event.type) {
+    case 'assistant_block':
+    case 'retry':
+    case 'stream_event':
+    case 'requesting':
+      return event;
+    case 'tool_result': {
+      const { outcome } = event;
+      const tool = outcome.tool?.isMcp === true ? ({ name: outcome.tool.name, isMcp: true } as unknown as AnyTool) : undefined;
+      return { type: 'tool_result', outcome: { ...plainOutcome(outcome), ...(outcome.output !== undefined ? { output: outcome.output } : {}), ...(tool ? { tool } : {}) } };
+    }
+    default:
+      return undefined;
+  }
 }
 
 /** An outcome without what cannot be stored (the tool object, a context modifier, the typed output). */

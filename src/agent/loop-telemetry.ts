@@ -1,15 +1,16 @@
 /**
- * What the agent loop tells the telemetry sink (`runtime.context.services.telemetry`, absent when telemetry is off):
+ * What the agent loop tells the telemetry sink (the runtime's `services.telemetry`, absent when telemetry is off):
  * the person's prompt (its length; its text only for a sink switched on for prompts) and each model request (model,
  * tokens, cost, duration, which agent asked) or its failure. No OpenTelemetry here: the sink is an interface.
  */
 import { emitToolEvent } from '../execution/errors.js';
 import type { ModelStepResult } from './model-step.js';
 import type { QueryOptions, ToolRuntime } from './types.js';
+import { contextOf } from './runtime-context.js';
 
 /** The prompt as it was submitted (its last user message; before hooks add context). */
 export function reportPrompt(runtime: ToolRuntime, prompt: QueryOptions['prompt']): void {
-  const sink = runtime.context.services.telemetry;
+  const sink = contextOf(runtime).services.telemetry;
   if (!sink) return;
   const last = typeof prompt === 'string' ? { role: 'user' as const, content: prompt } : prompt.at(-1);
   if (last?.role !== 'user') return;
@@ -18,9 +19,10 @@ export function reportPrompt(runtime: ToolRuntime, prompt: QueryOptions['prompt'
 }
 
 export function reportModelStep(runtime: ToolRuntime, model: string, step: ModelStepResult, durationMs: number, costUsd: number): void {
-  const sink = runtime.context.services.telemetry;
+  const sink = contextOf(runtime).services.telemetry;
   if (!sink) return;
-  const agent = runtime.context.agentId !== undefined ? { query_source: 'subagent', 'agent.name': runtime.context.agentType ?? 'general-purpose' } : { query_source: 'main' };
+  const { agentId, agentType } = contextOf(runtime);
+  const agent = agentId !== undefined ? { query_source: 'subagent', 'agent.name': agentType ?? 'general-purpose' } : { query_source: 'main' };
   const duration = Math.round(durationMs);
   if (step.error !== undefined) {
     const status = /failed: (\d{3})\b/.exec(step.error)?.[1];

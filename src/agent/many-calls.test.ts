@@ -11,6 +11,7 @@ import type { HookCallback } from '../hooks/types.js';
 import type { ToolUseBlock } from '../tool/tool.js';
 import { createToolRuntime } from './create-tool-runtime.js';
 import type { ToolRuntime } from './types.js';
+import { contextOf } from './runtime-context.js';
 
 let dir: string;
 let rt: ToolRuntime | undefined;
@@ -38,7 +39,7 @@ it('200 concurrent runs, a 200-call message, one caller signal for 100 runs and 
   // Twelve in-process hooks on every call: they run side by side on the call's signal.
   const hooks: HookCallback[] = Array.from({ length: 12 }, (_, i) => ({ event: 'PreToolUse', name: `h${i}`, callback: async () => ({}) }));
   rt = await createToolRuntime({ cwd: dir, sessionDir: path.join(dir, '.session'), settings: { sources: [] }, rules: { allow: ['Bash(echo:*)'] }, hooks });
-  const root = rt.context.abortController.signal;
+  const root = contextOf(rt).abortController.signal;
   const before = getEventListeners(root, 'abort').length;
 
   const runs = Array.from({ length: 200 }, (_, i) => rt!.run([i % 10 === 9 ? bash() : i % 2 ? read() : glob()]));

@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { AnyTool, MessageParam } from '../tool/tool.js';
 import { announceDeferredTools } from './prompt-messages.js';
 import type { ToolRuntime } from './types.js';
+import { RUNTIME_CONTEXT } from './runtime-context.js';
 
 const tool = (name: string, extra: Partial<AnyTool> = {}) => ({ name, ...extra }) as AnyTool;
-const fakeRuntime = (tools: AnyTool[], loaded?: ReadonlySet<string>) => ({ tools, context: { options: { loadedDeferredTools: loaded } } }) as unknown as ToolRuntime;
+const fakeRuntime = (tools: AnyTool[], loaded?: ReadonlySet<string>) => ({ tools, [RUNTIME_CONTEXT]: { options: { loadedDeferredTools: loaded } } }) as unknown as ToolRuntime;
 const announced = (runtime: ToolRuntime): string => {
   const prompt: MessageParam[] = [{ role: 'user', content: 'hi' }];
   announceDeferredTools(prompt, runtime);

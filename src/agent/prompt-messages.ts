@@ -9,6 +9,7 @@ import type { MessageParam, Tools } from '../tool/tool.js';
 import { deferredToolsAnnouncement } from '../tools/tool-search/prompt.js';
 import type { LoopSteps } from './loop-steps.js';
 import type { QueryOptions, ToolRuntime } from './types.js';
+import { contextOf } from './runtime-context.js';
 
 /** The prompt as user messages, after UserPromptSubmit hooks (which may refuse it or add context). */
 export async function promptMessages(
@@ -65,7 +66,7 @@ export function announceDeferredTools(prompt: MessageParam[], runtime: ToolRunti
   if (prompt.some((m) => m.role === 'assistant')) return;
   const first = prompt[0];
   if (first?.role !== 'user') return;
-  const text = announcementFor(runtime.tools, runtime.context.options.loadedDeferredTools);
+  const text = announcementFor(runtime.tools, contextOf(runtime).options.loadedDeferredTools);
   if (text === undefined) return;
   const content = typeof first.content === 'string' ? [{ type: 'text' as const, text: first.content }] : [...first.content];
   prompt[0] = { ...first, content: [{ type: 'text', text }, ...content] };

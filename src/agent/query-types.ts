@@ -55,6 +55,11 @@ export interface QueryOptions {
   readonly signal?: AbortSignal;
   /** Continue this transcript: a session id (a folder beside the runtime's session folder) or a `.jsonl` path. */
   readonly resume?: string;
+  /**
+   * Why this loop starts, for SessionStart's `source` (default: `resume` with `resume`, else `startup`): a
+   * conversation that starts over in the same session after `/clear` or a compaction.
+   */
+  readonly startSource?: 'startup' | 'resume' | 'clear' | 'compact';
   /** Retries of failed requests (429, 5xx, 529, dropped connections); the SDK's own retries are off. */
   readonly retry?: RetryPolicy;
   /**
@@ -97,6 +102,11 @@ export interface QueryLive {
   thinking?(): Anthropic.Messages.ThinkingConfigParam | null | undefined;
   /** A signal for the user turn about to start: aborting it ends that turn as `aborted`, and the session goes on. */
   turnSignal?(): AbortSignal | undefined;
+  /**
+   * Read as the loop ends: SessionEnd's `reason` (default `other`, `error` after an error), or `false` when the
+   * conversation goes on in another loop of the same session (a compaction): then no SessionEnd.
+   */
+  sessionEnd?(): 'clear' | 'prompt_input_exit' | 'other' | false | undefined;
 }
 
 /** Per model, what a session's requests used and cost (the Agent SDK's `modelUsage`). */

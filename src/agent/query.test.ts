@@ -8,6 +8,7 @@ import { createToolRuntime } from './create-tool-runtime.js';
 import { query } from './query.js';
 import { readTranscript, transcriptPath } from './transcript.js';
 import type { QueryEvent, QueryOptions, QueryResult, ToolRuntime } from './types.js';
+import { contextOf } from './runtime-context.js';
 
 let dir: string;
 let server: ScriptedServer | undefined;
@@ -278,7 +279,7 @@ describe('query()', () => {
     const { runtime, client } = await setup([{ content: [{ type: 'text', text: 'one' }] }, { content: [{ type: 'text', text: 'two' }] }], {
       hooks: [{ event: 'Stop', callback: async (input) => void stops.push(input) }],
     });
-    const loop = runtime.context.services.hooks!.loop!;
+    const loop = contextOf(runtime).services.hooks!.loop!;
     const calls: string[] = [];
     for (const name of ['sessionStart', 'userPromptSubmit', 'stop', 'sessionEnd'] as const) {
       const fire = loop[name].bind(loop) as (...args: unknown[]) => ReturnType<typeof loop.stop>;

@@ -26,11 +26,12 @@ import { endCommandTurn, slashCommandInit } from './slash-commands.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import type { ToolStepResult } from './tool-step.js';
 import { runQueryTurn, type TurnResult } from './run-turn.js';
-import { isoTimestamp, readTranscript, repairTail, transcriptPath, TranscriptWriter, type TranscriptEntry } from './transcript.js';
+import { isoTimestamp, readTranscript, repairTail, subagentTranscriptPath, transcriptPath, TranscriptWriter, type TranscriptEntry } from './transcript.js';
 import type { MessageParam } from '../tool/tool.js';
 import type { QueryEvent, QueryOptions, QueryResult, ToolRuntime, Usage } from './types.js';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
+import { contextOf } from './runtime-context.js';
 
 export { DEFAULT_MAX_TOKENS, DEFAULT_MODEL, nextRequest, type NextRequestOptions } from './request.js';
 export { inProcessSteps, type LoopSteps } from './loop-steps.js';
@@ -47,16 +48,14 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
   const { runtime, signal } = options;
   const steps = options.steps ?? inProcessSteps;
   const baseModel = resolveModel(options.model);
-  const hooks: LoopHooks | undefined = runtime.context.services.hooks?.loop;
+  const hooks: LoopHooks | undefined = contextOf(runtime).services.hooks?.loop;
   // The hooks of `event`, unless nobody listens to it and the steps run here: then no event is built and no step
   // taken. A journaled run keeps every hook step — its journal must not depend on settings a replay may not share.
   const hooksFor = (event: LoopHookEventName): LoopHooks | undefined => (hooks && (steps !== inProcessSteps || hooks.configured?.(event) !== false) ? hooks : undefined);
   // A sub-agent's conversation is its own: its own transcript file, and SubagentStop instead of the session's hooks.
-  const agentId = runtime.context.agentId;
-  const subagent = agentId !== undefined ? { agentId, agentType: runtime.context.agentType ?? 'general-purpose' } : undefined;
-  const transcriptFile = subagent
-    ? path.join(runtime.sessionDir, 'subagents', `${subagent.agentId.replace(/[^A-Za-z0-9_.-]/g, '_')}.jsonl`)
-    : transcriptPath(runtime.sessionDir);
+  const { agentId, agentType } = contextOf(runtime);
+  const subagent = agentId !== undefined ? { agentId, agentType: agentType ?? 'general-purpose' } : undefined;
+  const transcriptFile = subagent ? subagentTranscriptPath(runtime.sessionDir, subagent.agentId) : transcriptPath(runtime.sessionDir);
   // `persistSession: false` (and a durable session, whose conversation is its engine's state) writes no transcript.
   const transcript = options.persistSession === false ? undefined : new TranscriptWriter(transcriptFile);
   const record = (entry: TranscriptEntry) => transcript?.append(entry);
@@ -86,7 +85,7 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
 
   const tally = new ModelTally();
   // A person's message that arrives while a turn runs ends a tool's wait (ScheduleWakeup): the model hears it sooner.
-  const inbox = options.input ? new PromptInbox(options.input, () => runtime.context.services.notifications?.poke('user-message')) : undefined;
+  const inbox = options.input ? new PromptInbox(options.input, () => contextOf(runtime).services.notifications?.poke('user-message')) : undefined;
   // What happens under the loop (a sub-agent's events, hook processes) reaches the top loop's stream: into the turn's
   // channel while one runs, else held until the loop yields next.
   // Flushed where the loop yields, inline (`while (outside.length > 0) yield …`): a `yield*` of a sync generator in
@@ -104,7 +103,7 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
   // Per user turn.
   let turnStarted = sessionStarted;
   let turnSignal = signal;
-  let model = baseModel;
+  let model = options.live?.model?.() ?? baseModel;
   let usage = emptyUsage();
   let costUsd = 0;
   let turns = 0;
@@ -149,16 +148,16 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
   let escaping = false;
   try {
     const startHooks = subagent ? undefined : hooksFor('SessionStart');
-    const start = !startHooks ? undefined : await steps.step('hook SessionStart', () => startHooks.sessionStart({ ...hookEvent(), source: options.resume ? 'resume' : 'startup', model: baseModel }, hookSignal));
+    const start = !startHooks ? undefined : await steps.step('hook SessionStart', () => startHooks.sessionStart({ ...hookEvent(), source: options.startSource ?? (options.resume ? 'resume' : 'startup'), model: baseModel }, hookSignal));
     // The project's durable scheduled tasks (CronCreate's) come back with a new session: one stat when there are none.
-    if (!subagent) await restoreScheduledTasks(runtime.context);
+    if (!subagent) await restoreScheduledTasks(contextOf(runtime));
     // The date in the system prompt would change on a replay the next day: it is a step of its own (made once).
     let system: string | undefined = options.systemPrompt;
     let prompt: QueryOptions['prompt'] = options.prompt;
     for (let userTurn = 1; ; userTurn++) {
       if (userTurn > 1) {
         turnStarted = performance.now();
-        model = baseModel;
+        model = options.live?.model?.() ?? baseModel;
         usage = emptyUsage();
         costUsd = 0;
         turns = 0;
@@ -350,12 +349,13 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
         // The last entry is written. Closed before anything below yields: a consumer that stops listening (break) leaves
         // the generator suspended at that yield, and the finally around this never runs.
         transcript?.close();
-        const endHooks = subagent ? undefined : hooksFor('SessionEnd');
+        const endReason = options.live?.sessionEnd?.();
+        const endHooks = subagent || endReason === false ? undefined : hooksFor('SessionEnd');
         if (endHooks) {
-          const ended = result;
+          const reason = result.stopReason === 'error' ? 'error' : endReason || 'other';
           // Not the caller's signal, which may be spent: SessionEnd hooks run however the session ended.
           const endSignal = signal ? new AbortController().signal : hookSignal;
-          await steps.step('hook SessionEnd', () => endHooks.sessionEnd({ ...hookEvent(), reason: ended.stopReason === 'error' ? 'error' : 'other' }, endSignal)).catch(() => undefined);
+          await steps.step('hook SessionEnd', () => endHooks.sessionEnd({ ...hookEvent(), reason }, endSignal)).catch(() => undefined);
         }
         while (outside.length > 0) yield outside.shift()!;
         if (!resultYielded) yield { type: 'result', result };

@@ -2,7 +2,7 @@
  * One turn of the agent loop, both steps: the model step and the tool step that answers its tool_use blocks
  * (query.ts runs the turns; loop-steps.ts says how each step runs).
  */
-import { journalModelStep, journalToolStep, replayModelStep, type LoopSteps } from './loop-steps.js';
+import { journaledEvent, journalModelStep, journalToolStep, replayModelStep, type LoopSteps } from './loop-steps.js';
 import { modelStep, type ModelRequest, type ModelStepResult } from './model-step.js';
 import { startToolStep, type ToolStepResult } from './tool-step.js';
 import type { AssistantMessage, MessageParam, ToolUseBlock } from '../tool/tool.js';
@@ -37,12 +37,33 @@ export async function runQueryTurn(
     if (held > 0 && held === model.handedOver) return { model, tools: { outcomes: [] } };
     return { model, tools: await tools.settle(model) };
   }
-  const model = replayModelStep(await steps.step(`model ${turn}`, async () => journalModelStep(await modelStep({ client, request, signal, retry, emit, streamEvents }))));
+  const model = replayModelStep(await journaled(steps, `model ${turn}`, emit, async (record) => journalModelStep(await modelStep({ client, request, signal, retry, emit: record, streamEvents }))));
   if (model.toolUses.length === 0 || (affordable && !affordable(model.usage))) return { model, tools: { outcomes: [] } };
-  const tools = await steps.step(`tools ${turn}`, async () => {
-    const step = startToolStep(runtime, emit, signal, history);
+  const tools = await journaled(steps, `tools ${turn}`, emit, async (record) => {
+    const step = startToolStep(runtime, record, signal, history);
     for (const block of model.toolUses) if (!model.rejected.has(block.id)) step.add(block, model.assistant);
     return journalToolStep(await step.settle(model));
   });
   return { model, tools };
+}
+
+/**
+ * A journaled step with the events it emits that a face shows (loop-steps.ts `journaledEvent`): live the first time,
+ * kept in the journal with its result, and emitted from there when a replay takes the step from the journal instead
+ * of running it — so a session taken over by another worker still tells everything it did.
+ */
+async function journaled<T>(steps: LoopSteps, name: string, emit: (event: QueryEvent) => void, run: (record: (event: QueryEvent) => void) => Promise<T>): Promise<T> {
+  let ran = false;
+  const { value, events } = await steps.step(name, async () => {
+    ran = true;
+    const kept: QueryEvent[] = [];
+    const value = await run((event) => {
+      const plain = journaledEvent(event);
+      if (plain) kept.push(plain);
+      emit(event);
+    });
+    return { value, events: kept };
+  });
+  if (!ran) for (const event of events) emit(event);
+  return value;
 }

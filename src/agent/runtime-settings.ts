@@ -13,6 +13,7 @@ import type { ToolPermissionContext } from '../tool/permission-types.js';
 import type { ToolSettings } from '../tool/tool-use-context.js';
 import type { ToolRuntimeOptions } from './types.js';
 import { readAutoModeSettings, type AutoModeSettings } from './auto-mode-settings.js';
+import { inlineJsonOrPath } from '../tool/read-config-file.js';
 
 export interface RuntimeSettings {
   readonly permissionContext: ToolPermissionContext;
@@ -41,7 +42,7 @@ export class SettingsLoadError extends Error {
 export function loadRuntimeSettings(options: ToolRuntimeOptions, cwd: string): RuntimeSettings {
   const s = options.settings ?? {};
   const flagSettingsFiles = [
-    ...(s.files ?? []).map((f) => (f.trimStart().startsWith('{') ? f : path.resolve(cwd, f))),
+    ...(s.files ?? []).map((f) => inlineJsonOrPath(f, cwd)),
     // The object is the highest `--settings` level: it comes last.
     ...(s.object !== undefined ? [JSON.stringify(s.object)] : []),
   ];

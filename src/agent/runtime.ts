@@ -6,7 +6,11 @@
  */
 import path from 'node:path';
 import { snapshotAssistantMessage } from '../execution/block-snapshot.js';
-import { refreshEnvironmentSecrets } from '../execution/redaction.js';
+import { redactorFor, refreshEnvironmentSecrets } from '../execution/redaction.js';
+import { savePermissionUpdates, type PermissionUpdateOptions, type SavedPermissionUpdates } from '../permissions/permission-updates.js';
+import type { TaskInfo } from '../tools/shared/task-registry.js';
+import { agentDefinitionsFor } from '../tools/agent/index.js';
+import type { AgentDefinition } from '../tools/agent/agent-definitions.js';
 import type { StreamingToolExecutorOptions } from '../execution/streaming-tool-executor.js';
 import { enterPlanMode, updatePermissionContext } from '../permissions/permission-context.js';
 import { findToolByName } from '../tool/find-tool.js';
@@ -14,7 +18,7 @@ import { addSharedAbortListener } from '../tool/shared-abort-listener.js';
 import { deferredLoadingFor, toolsToAPI } from '../tool/api-format.js';
 import { createSubagentRunner, type QueryFn } from './subagent-runner.js';
 import { childContext } from './child-context.js';
-import type { PermissionMode, ToolPermissionContext } from '../tool/permission-types.js';
+import type { PermissionMode, PermissionUpdate, ToolPermissionContext } from '../tool/permission-types.js';
 import type { AnyTool, APIToolDefinition, AssistantMessage, CanUseToolFn, MessageParam, ToolUseBlock, Tools } from '../tool/tool.js';
 import { createLinkedAbortController, type ToolServices, type ToolUseContext } from '../tool/tool-use-context.js';
 import { createPermissionHandler, type PermissionBridge } from './permission-handler.js';
@@ -23,6 +27,7 @@ import { type StartedTelemetry } from './telemetry/start.js';
 import { ToolRun } from './tool-run.js';
 import type { ChildRuntimeOptions, QueryEvent, RunEvent, RunInput, RunOptions, RunResult, ToolProvider, ToolRunHandle, ToolRuntime, ToolRuntimeOptions } from './types.js';
 import { assembleRootPool, samePool } from './runtime-pool.js';
+import { RUNTIME_CONTEXT } from './runtime-context.js';
 
 /** The reason the runtime's controller is aborted with by `dispose()`. */
 export const RUNTIME_DISPOSED = 'runtime disposed';
@@ -126,7 +131,7 @@ export class Runtime implements ToolRuntime {
   get tools(): Tools {
     return this.#context.options.tools;
   }
-  get context(): ToolUseContext {
+  get [RUNTIME_CONTEXT](): ToolUseContext {
     return this.#context;
   }
   get permissionContext(): ToolPermissionContext {
@@ -285,6 +290,52 @@ export class Runtime implements ToolRuntime {
 
   backgroundToolUse(toolUseId?: string): string[] {
     return this.#context.services.tasks?.moveToBackground(toolUseId) ?? [];
+  }
+
+  tasks(): readonly TaskInfo[] {
+    return this.#shared.services.tasks?.list() ?? [];
+  }
+
+  async stopTask(taskId: string): Promise<void> {
+    const tasks = this.#shared.services.tasks;
+    if (!tasks?.get(taskId)) throw new Error(`no task ${taskId} in this session`);
+    await tasks.stop(taskId);
+  }
+
+  async endBackgroundTasks(): Promise<void> {
+    await this.#shared.services.tasks?.shutdown();
+  }
+
+  onTaskEnd(listener: (task: TaskInfo) => void): () => void {
+    return this.#shared.services.tasks?.onTaskEnd(listener) ?? (() => {});
+  }
+
+  takeNotifications(): MessageParam[] {
+    return this.#context.services.notifications?.drain() ?? [];
+  }
+
+  pendingNotifications(): number {
+    return this.#context.services.notifications?.size ?? 0;
+  }
+
+  onNotification(listener: () => void): () => void {
+    return this.#context.services.notifications?.onArrival(() => listener()) ?? (() => {});
+  }
+
+  wake(): void {
+    this.#context.services.notifications?.poke('user-message');
+  }
+
+  agentDefinitions(): readonly AgentDefinition[] {
+    return agentDefinitionsFor(this.#context);
+  }
+
+  redact<T>(value: T): T {
+    return redactorFor(this.#context)?.redactJson(value) ?? value;
+  }
+
+  applyPermissionUpdates(updates: readonly PermissionUpdate[], options: PermissionUpdateOptions = {}): Promise<SavedPermissionUpdates> {
+    return savePermissionUpdates(this.#context, this.#context.services.permissionUpdates, updates, options);
   }
 
   onLoopEvent(listener: (event: QueryEvent) => void): () => void {

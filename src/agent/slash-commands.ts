@@ -25,6 +25,7 @@ import type { RuntimeSettings } from './runtime-settings.js';
 import type { SettingSource, ToolRuntime, ToolRuntimeOptions } from './types.js';
 import { formatCommandTag } from '../tool/command-tag.js';
 import { randomUUID } from '../tool/crypto.js';
+import { contextOf } from './runtime-context.js';
 
 declare module '../tool/tool-use-context.js' {
   interface ToolServices {
@@ -164,12 +165,12 @@ export class CommandCatalog implements SkillCatalog {
       const result = await runtime.run([syntheticToolUse(toolName, input)], signal ? { signal } : {});
       return result.outcomes[0]!;
     };
-    const { loaded, text, attachments } = await this.#render(name, args, run, runtime.context.getAppState().cwd);
+    const { loaded, text, attachments } = await this.#render(name, args, run, contextOf(runtime).getAppState().cwd);
     const rules = parseAllowedTools(loaded);
     if (rules.rules.length > 0 || rules.invalid.length > 0) {
-      const agentId = runtime.context.agentId;
+      const agentId = contextOf(runtime).agentId;
       const ceiling = { label: `/${name}`, rules: rules.rules, ...(agentId !== undefined ? { agentId } : {}) };
-      runtime.context.setAppState((prev) => ({ ...prev, toolPermissionContext: addAllowCeiling(prev.toolPermissionContext, ceiling) }));
+      contextOf(runtime).setAppState((prev) => ({ ...prev, toolPermissionContext: addAllowCeiling(prev.toolPermissionContext, ceiling) }));
     }
     const tag = formatCommandTag(name, args);
     const model = loaded.content.frontmatter.model;
@@ -284,12 +285,12 @@ export function commandCatalogFor(
 }
 
 /** The runtime's catalogue (undefined when a runtime was built without one). */
-export function commandCatalogOf(runtime: Pick<ToolRuntime, 'context'>): CommandCatalog | undefined {
-  return runtime.context.services.commands;
+export function commandCatalogOf(runtime: ToolRuntime): CommandCatalog | undefined {
+  return contextOf(runtime).services.commands;
 }
 
 /** Every skill and custom command a person or the model could run, with what a menu shows. */
-export async function listSlashCommands(runtime: Pick<ToolRuntime, 'context'>): Promise<SlashCommandInfo[]> {
+export async function listSlashCommands(runtime: ToolRuntime): Promise<SlashCommandInfo[]> {
   return (await commandCatalogOf(runtime)?.list()) ?? [];
 }
 
@@ -301,15 +302,15 @@ export async function expandSlashCommand(runtime: ToolRuntime, text: string, opt
 }
 
 /** The init event's lists: commands a person can type, and skills (by name). */
-export async function slashCommandInit(runtime: Pick<ToolRuntime, 'context'>): Promise<{ slashCommands: string[]; skills: string[] }> {
+export async function slashCommandInit(runtime: ToolRuntime): Promise<{ slashCommands: string[]; skills: string[] }> {
   const all = await listSlashCommands(runtime);
   return { slashCommands: all.filter((c) => c.userInvocable).map((c) => c.name), skills: all.filter((c) => c.kind === 'skill').map((c) => c.name) };
 }
 
 /** The agent's turn is over: the allowed-tools ceilings of its skills and commands are lifted. */
-export function endCommandTurn(runtime: Pick<ToolRuntime, 'context'>): void {
-  const agentId = runtime.context.agentId;
-  runtime.context.setAppState((prev) => {
+export function endCommandTurn(runtime: ToolRuntime): void {
+  const { agentId, setAppState } = contextOf(runtime);
+  setAppState((prev) => {
     const next = removeAllowCeilings(prev.toolPermissionContext, agentId);
     return next === prev.toolPermissionContext ? prev : { ...prev, toolPermissionContext: next };
   });

@@ -10,6 +10,7 @@ import { systemReminderText } from '../tool/message-origin.js';
 import type { SubagentEvent, SubagentRequest, SubagentResult, SubagentRunner } from '../tools/agent/index.js';
 import { emptyUsage } from './pricing.js';
 import type { QueryEvent, QueryOptions, QueryResult, SubagentLoopEvent, ToolRuntime } from './types.js';
+import { contextOf } from './runtime-context.js';
 
 export type QueryFn = (options: QueryOptions) => AsyncGenerator<QueryEvent, QueryResult>;
 
@@ -55,7 +56,7 @@ export function createSubagentRunner(deps: SubagentRunnerDeps): SubagentRunner {
       try {
         const model = request.model ?? request.parent.options.mainLoopModel;
         // SubagentStart hooks (matched on the agent type) may add context to the child's first message.
-        const start = await child.context.services.hooks?.loop?.subagentStart(
+        const start = await contextOf(child).services.hooks?.loop?.subagentStart(
           {
             sessionId: child.sessionId,
             cwd: child.cwd,
@@ -64,7 +65,7 @@ export function createSubagentRunner(deps: SubagentRunnerDeps): SubagentRunner {
             agentId: request.agentId,
             agentType: request.agentType,
           },
-          child.context.abortController.signal,
+          contextOf(child).abortController.signal,
         );
         const extra = start?.additionalContext ?? [];
         // A block of its own, marked as the machine's (tool/message-origin.ts): the hook's text is not the task.
@@ -76,7 +77,7 @@ export function createSubagentRunner(deps: SubagentRunnerDeps): SubagentRunner {
           prompt,
           systemPrompt: request.systemPrompt,
           model,
-          signal: child.context.abortController.signal,
+          signal: contextOf(child).abortController.signal,
         });
         const state: ReportState = { totalTokens: 0, text: '' };
         let result: QueryResult | undefined;

@@ -44,6 +44,11 @@ export function transcriptPath(sessionDir: string): string {
   return path.join(sessionDir, TRANSCRIPT_FILE);
 }
 
+/** A sub-agent's own transcript, in its session's folder. */
+export function subagentTranscriptPath(sessionDir: string, agentId: string): string {
+  return path.join(sessionDir, 'subagents', `${agentId.replace(/[^A-Za-z0-9_.-]/g, '_')}.jsonl`);
+}
+
 /** A writer whose session was dropped without close() (an abandoned query() generator) does not keep its file open. */
 const openFiles = new FinalizationRegistry<number>((fd) => {
   try {

@@ -14,7 +14,10 @@ import type { ToolCallBackend } from '../execution/backend.js';
 import type { TodoItem } from '../tools/todo-write/index.js';
 import type { ToolUseOutcome } from '../execution/outcome.js';
 import type { HookCallback } from '../hooks/types.js';
-import type { PermissionDecision, PermissionMode, ToolPermissionContext } from '../tool/permission-types.js';
+import type { PermissionDecision, PermissionMode, PermissionUpdate, ToolPermissionContext } from '../tool/permission-types.js';
+import type { PermissionUpdateOptions, SavedPermissionUpdates } from '../permissions/permission-updates.js';
+import type { TaskInfo } from '../tools/shared/task-registry.js';
+import type { AgentDefinition } from '../tools/agent/agent-definitions.js';
 import type { PermissionClassifier } from '../permissions/auto-mode.js';
 import type { AutoClassifierOptions } from './auto-classifier.js';
 import type { QueryEvent } from './query-types.js';
@@ -29,7 +32,7 @@ import type {
   ToolUseBlockParam,
   Tools,
 } from '../tool/tool.js';
-import type { PermissionRequest, ToolServices, ToolSessionState, ToolUseContext } from '../tool/tool-use-context.js';
+import type { PermissionRequest, ToolServices, ToolSessionState } from '../tool/tool-use-context.js';
 
 /** Which settings files `createToolRuntime` reads, as Claude Code's `--setting-sources`. */
 export type SettingSource = 'user' | 'project' | 'local' | 'managed';
@@ -260,8 +263,6 @@ export interface ToolRuntime {
   readonly sessionDir: string;
   /** The current pool (built-ins sorted, then MCP/extra tools sorted). */
   readonly tools: Tools;
-  /** The current context (after every context modifier applied so far). */
-  readonly context: ToolUseContext;
   readonly permissionContext: ToolPermissionContext;
   /** Settings' `env`, applied to every process the tools start. */
   readonly env: Readonly<Record<string, string>>;
@@ -306,6 +307,31 @@ export interface ToolRuntime {
    * Returns the tool_use ids moved (none when background tasks are disabled).
    */
   backgroundToolUse(toolUseId?: string): string[];
+  /** The session's background tasks (Bash commands, background agents), running or ended. */
+  tasks(): readonly TaskInfo[];
+  /** Ends a background task of this session, as TaskStop does; rejects when there is no such task. */
+  stopTask(taskId: string): Promise<void>;
+  /** Ends every background task now (and each later one as it starts), without waiting for running calls as `dispose()` does. */
+  endBackgroundTasks(): Promise<void>;
+  /** Called as each background task ends; returns the unsubscribe function. */
+  onTaskEnd(listener: (task: TaskInfo) => void): () => void;
+  /** The messages for the model that wait for its next turn (background tasks' end-of-task news), taken. */
+  takeNotifications(): MessageParam[];
+  /** How many messages for the model wait for its next turn (taken by `takeNotifications`). */
+  pendingNotifications(): number;
+  /** Called as news for the model arrives (a Monitor's lines, a task's end) or `wake()` is called; returns the unsubscribe function. */
+  onNotification(listener: () => void): () => void;
+  /** A person's message waits for the turn: a tool that only waits (ScheduleWakeup) stops waiting. */
+  wake(): void;
+  /** The agent types the Agent tool can start in this session (built-in, the agents folders', the session's own). */
+  agentDefinitions(): readonly AgentDefinition[];
+  /** `value` with every secret this session knows replaced, as in tool results. */
+  redact<T>(value: T): T;
+  /**
+   * The one applier of permission updates: file destinations written to the settings files this runtime reads, then
+   * every update applied to the session (`savePermissionUpdates`).
+   */
+  applyPermissionUpdates(updates: readonly PermissionUpdate[], options?: PermissionUpdateOptions): Promise<SavedPermissionUpdates>;
   /** Stops background tasks and closes whatever the runtime opened. Idempotent. */
   dispose(): Promise<void>;
   /**
@@ -325,6 +351,8 @@ export interface ToolRuntime {
 }
 
 export type PermissionDecisionLike = PermissionDecision;
+
+export type { AgentDefinition, TaskInfo };
 
 export type {
   ApiFailure,

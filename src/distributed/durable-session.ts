@@ -15,25 +15,43 @@
 import './node20-compat.js';
 import type Anthropic from '@anthropic-ai/sdk';
 import * as restate from '@restatedev/restate-sdk';
+import { journaledEvent, type LoopSteps } from '../agent/loop-steps.js';
 import { query } from '../agent/query.js';
-import type { LoopSteps } from '../agent/loop-steps.js';
 import type { PermissionMode } from '../tool/permission-types.js';
-import type { QueryResult, ToolRuntime, Usage } from '../agent/types.js';
+import type { QueryEvent, QueryResult, ToolRuntime, Usage } from '../agent/types.js';
 import type { MessageParam } from '../tool/tool.js';
 
 export const SESSION_OBJECT = 'ToolgateSession';
 
-export interface SessionRunRequest {
-  readonly prompt: string;
+/**
+ * The part of a session that travels to the workers: plain JSON, nothing that would have to call back into the
+ * process that asked (a permission handler, hook callbacks, in-process MCP servers stay out: session/durable.ts
+ * refuses them). The session worker makes the runtime from it.
+ */
+export interface DurableSessionOptions {
   /** The workspace the session works in (the tool workers must see it at the same path). */
   readonly cwd: string;
   readonly model?: string;
   readonly maxTurns?: number;
   readonly maxTokens?: number;
+  readonly maxBudgetUsd?: number;
+  readonly fallbackModel?: string;
   readonly systemPrompt?: string;
+  readonly appendSystemPrompt?: string;
   readonly mode?: PermissionMode;
   readonly allow?: readonly string[];
   readonly deny?: readonly string[];
+  /** Built-in tools offered, by name (default: all). */
+  readonly tools?: readonly string[];
+  readonly additionalDirectories?: readonly string[];
+  /** Settings files of the workspace to read (default: project and local; the worker's own account's are never read). */
+  readonly settingSources?: readonly ('project' | 'local')[];
+  readonly betas?: readonly string[];
+}
+
+export interface SessionRunRequest extends DurableSessionOptions {
+  /** The user message: text, or blocks. */
+  readonly prompt: string | Exclude<MessageParam['content'], string>;
 }
 
 export interface SessionRunResult {
@@ -44,6 +62,10 @@ export interface SessionRunResult {
   readonly usage: Usage;
   readonly costUsd: number;
   readonly error?: string;
+  /** The run's events as plain JSON (secrets redacted), for a face to show as a local run's: `wireEvent`. */
+  readonly events?: readonly QueryEvent[];
+  /** The agent types the session's Agent tool offers (the init message lists them). */
+  readonly agents?: readonly string[];
 }
 
 export interface SessionObjectOptions {
@@ -72,6 +94,30 @@ export function restateSteps(ctx: restate.Context): LoopSteps {
   };
 }
 
+/**
+ * An event as it travels back to the face that asked: plain JSON, typed outputs redacted as results are; what is only
+ * for the moment (text and thinking deltas, progress) stays here.
+ */
+export function wireEvent(event: QueryEvent, runtime: Pick<ToolRuntime, 'redact'>): QueryEvent | undefined {
+  switch (event.type) {
+    case 'text_delta':
+    case 'thinking_delta':
+    case 'tool_progress':
+      return undefined;
+    case 'tool_result': {
+      const plain = journaledEvent(event) as Extract<QueryEvent, { type: 'tool_result' }>;
+      return plain.outcome.output === undefined ? plain : { type: 'tool_result', outcome: { ...plain.outcome, output: runtime.redact(plain.outcome.output) } };
+    }
+    case 'subagent': {
+      if (event.update.phase !== 'event') return event;
+      const inner = wireEvent(event.update.event, runtime);
+      return inner && { ...event, update: { phase: 'event', event: inner } };
+    }
+    default:
+      return event;
+  }
+}
+
 export function sessionObject(options: SessionObjectOptions) {
   return restate.object({
     name: SESSION_OBJECT,
@@ -88,12 +134,20 @@ export function sessionObject(options: SessionObjectOptions) {
             ...(request.model !== undefined ? { model: request.model } : {}),
             ...(request.maxTurns !== undefined ? { maxTurns: request.maxTurns } : {}),
             ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
+            ...(request.maxBudgetUsd !== undefined ? { maxBudgetUsd: request.maxBudgetUsd } : {}),
+            ...(request.fallbackModel !== undefined ? { fallbackModel: request.fallbackModel } : {}),
             ...(request.systemPrompt !== undefined ? { systemPrompt: request.systemPrompt } : {}),
+            ...(request.appendSystemPrompt !== undefined ? { appendSystemPrompt: request.appendSystemPrompt } : {}),
+            ...(request.betas && request.betas.length > 0 ? { betas: request.betas } : {}),
             steps: restateSteps(ctx),
             // The conversation is this object's state; a transcript on one worker's disk would be a partial copy.
             persistSession: false,
           });
+          // Every event, whatever attempt ran it: a replay emits the journaled steps' events again (run-turn.ts).
+          const events: QueryEvent[] = [];
           for await (const event of run) {
+            const plain = wireEvent(event, runtime);
+            if (plain) events.push(plain);
             if (event.type !== 'result') continue;
             const { result } = event;
             ctx.set('messages', result.messages);
@@ -105,6 +159,8 @@ export function sessionObject(options: SessionObjectOptions) {
               usage: result.usage,
               costUsd: result.costUsd,
               ...(result.error !== undefined ? { error: result.error } : {}),
+              events,
+              agents: runtime.agentDefinitions().map((d) => d.agentType),
             };
           }
           throw new restate.TerminalError('the session loop ended without a result');

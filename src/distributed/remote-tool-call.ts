@@ -13,6 +13,7 @@ import path from 'node:path';
 import os from 'node:os';
 import { FileStateCache, type FileReadRecord } from '../tool/file-state-cache.js';
 import { findToolByName } from '../tool/find-tool.js';
+import { PathChecks } from '../tool/path-checks.js';
 import type { AdditionalWorkingDirectory, ToolPermissionContext } from '../tool/permission-types.js';
 import type { AnyTool, MessageParam, ToolProgressData, Tools } from '../tool/tool.js';
 import { createToolUseContext, type ToolSettings, type ToolUseContext } from '../tool/tool-use-context.js';
@@ -43,6 +44,11 @@ export interface RemoteToolCall {
    * part of the call, stored with the invocation. Absent means not retry-safe (fail closed).
    */
   readonly retrySafe?: boolean;
+  /**
+   * What the coordinator's decision resolved each path of the call to (src/tool/path-checks.ts): the worker's tool
+   * binds what it opens to it, as a local call does (docs/security.md §2). Absent: the call was judged for no path.
+   */
+  readonly pathChecks?: readonly (readonly [string, string | null])[];
 }
 
 export type RemoteToolResult =
@@ -139,6 +145,7 @@ export function toRemoteToolCall(
     fileState: file && record ? { path: file, record: portableRecord(record) } : undefined,
     progressUrl,
     retrySafe: isRetrySafe(tool, input),
+    ...(context.pathChecks ? { pathChecks: context.pathChecks.toJSON() } : {}),
   };
 }
 
@@ -200,8 +207,10 @@ export async function executeRemoteToolCall(call: RemoteToolCall, options: Execu
     abortController,
     readFileState,
   });
+  // The coordinator's record of what was judged: the tool binds what it opens here to it (opened-file.ts).
+  const bound = Array.isArray(call.pathChecks) ? { ...context, pathChecks: PathChecks.fromJSON(call.pathChecks) } : context;
   try {
-    const output = await tool.call(call.input, context, denyNestedCalls, { role: 'assistant', content: [] }, (progress) => {
+    const output = await tool.call(call.input, bound, denyNestedCalls, { role: 'assistant', content: [] }, (progress) => {
       options.onProgress?.(progress.data);
     });
     if (output === null || typeof output !== 'object') throw new TypeError(`${tool.name} returned no result`);

@@ -132,9 +132,12 @@ function sessionService(options: RunWorkerOptions, admin: string, customTools: r
         cwd: request.cwd,
         sessionId,
         // Settings of the workspace, not of the account the worker runs under.
-        settings: { sources: ['project', 'local'] },
+        settings: { sources: [...(request.settingSources ?? ['project', 'local'])] },
         mode: request.mode,
         rules: { allow: request.allow, deny: request.deny },
+        ...(request.tools ? { builtinTools: request.tools } : {}),
+        ...(request.additionalDirectories ? { additionalDirectories: request.additionalDirectories } : {}),
+        ...(request.model !== undefined ? { model: request.model } : {}),
         tools: customTools,
         backend,
       }),

@@ -23,7 +23,7 @@ export async function runDurableSession(options: DurableRunOptions): Promise<Ses
   const { ingressUrl, resume, signal, onAccepted, ...request } = options;
   const ingress = ingressUrl.replace(/\/+$/, '');
   const sessionId = resume ?? randomUUID();
-  const key = `${sessionId}/${createHash('sha256').update(request.prompt).digest('hex').slice(0, 24)}`;
+  const key = `${sessionId}/${createHash('sha256').update(typeof request.prompt === 'string' ? request.prompt : JSON.stringify(request.prompt)).digest('hex').slice(0, 24)}`;
   const sent = await fetch(`${ingress}/ToolgateSession/${encodeURIComponent(sessionId)}/run/send`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'idempotency-key': key },

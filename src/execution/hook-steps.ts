@@ -5,7 +5,7 @@
  */
 import type { HookRunner, HookToolEvent, PostToolUseOutcome, PreToolUseOutcome } from '../hooks/types.js';
 import type { PermissionDecision, PermissionUpdate } from '../tool/permission-types.js';
-import { applyPermissionUpdates, parsePermissionUpdates } from '../permissions/permission-updates.js';
+import { parsePermissionUpdates, savePermissionUpdates } from '../permissions/permission-updates.js';
 import { textToolResult } from '../tool/tool-result.js';
 import type { AnyTool, ToolResultBlockParam } from '../tool/tool.js';
 import type { PermissionPromptHandler, ToolUseContext } from '../tool/tool-use-context.js';
@@ -98,18 +98,7 @@ export async function applyHookPermissionUpdates(
   report: (errors: readonly string[]) => void,
 ): Promise<PermissionUpdate[]> {
   const { updates, errors } = parsePermissionUpdates(raw);
-  if (updates.length > 0) {
-    context.setAppState((prev) => ({ ...prev, toolPermissionContext: applyPermissionUpdates(prev.toolPermissionContext, updates) }));
-    const sink = context.services.permissionUpdates;
-    if (sink && updates.some((u) => u.destination !== 'session')) {
-      try {
-        const r = await sink.persist(updates);
-        errors.push(...r.errors);
-      } catch (error) {
-        errors.push(`could not save the hook's permission updates: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }
-  }
+  if (updates.length > 0) errors.push(...(await savePermissionUpdates(context, context.services.permissionUpdates, updates)).errors);
   if (errors.length > 0) report(errors.map((e) => `PermissionRequest hook updatedPermissions: ${e}`));
   return updates;
 }

@@ -12,7 +12,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { defaultManagedSettingsPath } from '../settings/load-settings.js';
-import { parseConfigJson, readConfigText } from '../tool/read-config-file.js';
+import { isInlineJson, parseConfigJson, readConfigText } from '../tool/read-config-file.js';
 import { parseMcpServersObject, type McpConfigProblem, type McpConfigScope, type McpServerConfig } from './config.js';
 
 export type McpApproval = 'approved' | 'pending' | 'rejected';
@@ -79,7 +79,7 @@ export function loadMcpConfig(options: LoadMcpConfigOptions): LoadedMcpConfig {
   // Highest precedence first.
   const list: Source[] = [];
   for (const arg of options.mcpConfigs ?? []) {
-    const inline = arg.trimStart().startsWith('{');
+    const inline = isInlineJson(arg);
     const file = inline ? '--mcp-config (inline JSON)' : path.resolve(cwd, arg);
     const json = inline ? parseInline(arg, problems) : read(file);
     if (!inline && json === undefined) problems.push({ file, message: 'the --mcp-config file does not exist' });
@@ -87,7 +87,7 @@ export function loadMcpConfig(options: LoadMcpConfigOptions): LoadedMcpConfig {
   }
   if (!options.strict) {
     for (const arg of options.flagSettings ?? []) {
-      const inline = arg.trimStart().startsWith('{');
+      const inline = isInlineJson(arg);
       const file = inline ? '--settings (inline JSON)' : path.resolve(cwd, arg);
       list.push({ scope: 'flag', file, json: inline ? parseInline(arg, problems) : read(file), approves: true, isProject: false });
     }

@@ -8,7 +8,7 @@ import type { AnyTool, Tools } from '../tool/tool.js';
 import type { McpResourceContent, McpResourceInfo, McpResourceService } from '../tools/shared/mcp-resource-service.js';
 import { ListMcpResourcesTool } from '../tools/list-mcp-resources/index.js';
 import { ReadMcpResourceTool } from '../tools/read-mcp-resource/index.js';
-import { describeMcpServer } from './config.js';
+import { describeMcpServer, type McpServerConfig } from './config.js';
 import { McpConnection, type McpElicitationRequest } from './connection.js';
 import { loginMcpServer, type McpLoginOptions, type McpLoginResult } from './oauth-login.js';
 import { defaultMcpOAuthDir, McpOAuthStore } from './oauth-store.js';
@@ -64,7 +64,9 @@ function positiveInt(value: string | undefined): number | undefined {
 
 /** The MCP servers of a session as tools: give `toolProvider()` to `ToolRuntimeOptions.toolProviders`. */
 export class McpClientManager {
-  readonly servers: ReadonlyMap<string, ScopedMcpServer>;
+  readonly #servers: Map<string, ScopedMcpServer>;
+  /** Servers turned off for this session (`setEnabled(name, false)`): not connected, their tools not offered. */
+  readonly #disabled = new Set<string>();
   private readonly connections = new Map<string, McpConnection>();
   private readonly approvals = new Map<string, boolean>();
   /** Tools per server, kept while the server's list is unchanged (same objects: stable pool, warm memos). */
@@ -76,9 +78,14 @@ export class McpClientManager {
   private disposed = false;
 
   constructor(private readonly options: McpClientManagerOptions) {
-    this.servers = options.servers;
+    this.#servers = new Map(options.servers);
     this.env = options.env ?? process.env;
     this.oauthStore = options.oauthStore ?? new McpOAuthStore(defaultMcpOAuthDir(this.env as NodeJS.ProcessEnv));
+  }
+
+  /** The servers this manager runs (those given, and those added since). */
+  get servers(): ReadonlyMap<string, ScopedMcpServer> {
+    return this.#servers;
   }
 
   get connectTimeoutMs(): number | undefined {
@@ -96,7 +103,7 @@ export class McpClientManager {
   /** The connection of a server that may run (approved), created on first ask; undefined otherwise. */
   async connection(name: string): Promise<McpConnection | undefined> {
     const server = this.servers.get(name);
-    if (!server || this.disposed) return undefined;
+    if (!server || this.disposed || this.#disabled.has(name)) return undefined;
     if (!(await this.isApproved(server))) return undefined;
     let conn = this.connections.get(name);
     if (!conn) {
@@ -244,7 +251,7 @@ export class McpClientManager {
       const conn = this.connections.get(name);
       const approved = server.approval === 'approved' || this.approvals.get(name) === true;
       const state: McpServerState =
-        server.approval === 'rejected' || (server.approval === 'pending' && this.approvals.get(name) === false)
+        this.#disabled.has(name) || server.approval === 'rejected' || (server.approval === 'pending' && this.approvals.get(name) === false)
           ? 'rejected'
           : !approved
             ? 'pending-approval'
@@ -301,6 +308,47 @@ export class McpClientManager {
     const removed = this.oauthStore.remove(name, server.config.url);
     await this.afterAuthChange(name);
     return removed;
+  }
+
+  /** A server joins the session (approved: the session named it); its tools come with the next pool. */
+  add(name: string, config: McpServerConfig): void {
+    if (this.#servers.has(name)) throw new Error(`an MCP server named "${name}" is configured already`);
+    this.#servers.set(name, { name, config, scope: 'flag', file: 'added to the session', approval: 'approved' });
+    this.options.onToolsChanged?.(name);
+  }
+
+  /** A server leaves the session: its connection is closed, its tools go with the next pool. */
+  async remove(name: string): Promise<void> {
+    this.#known(name);
+    this.#servers.delete(name);
+    this.#disabled.delete(name);
+    await this.#drop(name);
+  }
+
+  /** Turns a server off (closed, its tools gone) or on again (connected when next asked) for this session. */
+  async setEnabled(name: string, enabled: boolean): Promise<void> {
+    this.#known(name);
+    if (enabled) this.#disabled.delete(name);
+    else this.#disabled.add(name);
+    await this.#drop(name);
+  }
+
+  /** The server's connection starts afresh (a server that failed, or one restarted outside). */
+  async reconnect(name: string): Promise<void> {
+    this.#known(name);
+    await this.afterAuthChange(name);
+  }
+
+  #known(name: string): void {
+    if (!this.servers.has(name)) throw new Error(`no MCP server named "${name}" (configured: ${[...this.servers.keys()].join(', ') || 'none'})`);
+  }
+
+  async #drop(name: string): Promise<void> {
+    const conn = this.connections.get(name);
+    this.connections.delete(name);
+    this.toolCache.delete(name);
+    await conn?.close();
+    this.options.onToolsChanged?.(name);
   }
 
   private async afterAuthChange(name: string): Promise<void> {

@@ -17,12 +17,19 @@ import type {
   PermissionResult,
   ToolPermissionContext,
 } from '../tool/permission-types.js';
+import { deniedIdentities, identityKey } from './denied-identities.js';
 import { caseFoldGlob, compilePathPatternVariants, patternRemainders, type CompiledPathPattern } from './path-pattern.js';
 import { formatPermissionRule } from './permission-rule.js';
 import { protectedPathReason } from './protected-paths.js';
 import { statIfExists } from './observed-fs.js';
 import { resolveRealPath } from './real-path.js';
 import { homeOfUserOrGuess, tildeUser } from './user-home.js';
+
+/**
+ * Version-control metadata folders: never searched (their objects are noise and blow through budgets) — by the
+ * search tools and by `toolgate hook`'s look at what a host's search would read.
+ */
+export const VCS_DIRECTORIES = ['.git', '.svn', '.hg', '.bzr', '.jj', '.sl'] as const;
 
 export type PathAccessKind = 'read' | 'write';
 
@@ -282,6 +289,24 @@ function sameFileAsDenied(st: FileIdentity, files: readonly LiteralDenyFile[]): 
   return undefined;
 }
 
+/**
+ * A file with several names that is one of the files a wildcard deny rule covers (denied-identities.ts walks for
+ * them). When the walk could not see them all, it cannot say no: the first wildcard pattern answers, fail closed.
+ */
+function sameFileAsWildcardDenied(st: FileIdentity, patterns: readonly CompiledPathPattern[], ctx: ToolPermissionContext): [CompiledPathPattern, string] | undefined {
+  if (st.nlink < 2 || patterns.length === 0) return undefined;
+  const roots = workingDirectories(ctx);
+  let scan = deniedIdentities(patterns, roots, false);
+  let hit = scan.ids.get(identityKey(st));
+  if (!hit) {
+    scan = deniedIdentities(patterns, roots, true);
+    hit = scan.ids.get(identityKey(st));
+  }
+  if (hit) return [hit[0], `a hard link to ${hit[1]}`];
+  const first = patterns.find((p) => p.segments.some((seg) => /[*?[\\]/.test(seg)));
+  return scan.complete || first === undefined ? undefined : [first, 'a file with several names (hard links) that may be one the rule covers: too many files to compare'];
+}
+
 /** What identifies a file whatever its name: a descriptor's fstat gives it without resolving any path. */
 export type FileIdentity = Pick<fs.Stats, 'dev' | 'ino' | 'nlink'>;
 
@@ -294,7 +319,8 @@ export type FileIdentity = Pick<fs.Stats, 'dev' | 'ino' | 'nlink'>;
 export function deniedOpenedObject(realPath: string, st: FileIdentity, kind: PathAccessKind, ctx: ToolPermissionContext): PermissionDenyDecision | undefined {
   const rules = compileRules(ctx);
   const p = nfc(realPath);
-  const denied = firstMatch(kind === 'read' ? rules.readDeny : rules.writeDeny, [p]) ?? sameFileAsDenied(st, kind === 'read' ? rules.readDenyFiles : rules.writeDenyFiles);
+  const patterns = kind === 'read' ? rules.readDeny : rules.writeDeny;
+  const denied = firstMatch(patterns, [p]) ?? sameFileAsDenied(st, kind === 'read' ? rules.readDenyFiles : rules.writeDenyFiles) ?? sameFileAsWildcardDenied(st, patterns, ctx);
   if (!denied) return undefined;
   const [pat, c] = denied;
   const reason = `${kind === 'read' ? 'read' : 'write to'} ${c === p ? p : `${p} (${c})`} is denied by ${formatPermissionRule(pat.rule.ruleValue)}`;
@@ -317,7 +343,9 @@ export function isPathReadDenied(absPath: string, ctx: ToolPermissionContext): b
   const real = resolveRealPath(given);
   const candidates = !real.ok ? [given] : real.path === given ? [given] : [given, nfc(real.path)];
   const rules = compileRules(ctx);
-  return firstMatch(rules.readDeny, candidates) !== undefined || hardLinkMatch(candidates[candidates.length - 1]!, 'read', rules) !== undefined;
+  if (firstMatch(rules.readDeny, candidates) !== undefined || hardLinkMatch(candidates[candidates.length - 1]!, 'read', rules) !== undefined) return true;
+  const st = statQuietly(candidates[candidates.length - 1]!);
+  return st !== undefined && st.isFile() && sameFileAsWildcardDenied(st, rules.readDeny, ctx) !== undefined;
 }
 
 /**

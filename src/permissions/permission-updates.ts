@@ -16,6 +16,7 @@ import type {
   ToolPermissionContext,
 } from '../tool/permission-types.js';
 import { PERMISSION_MODES } from '../tool/permission-types.js';
+import type { ToolUseContext } from '../tool/tool-use-context.js';
 import { formatPermissionRule, tryParsePermissionRule, validatePermissionRule } from './permission-rule.js';
 import { updatePermissionContext } from './permission-context.js';
 
@@ -171,4 +172,66 @@ export function applyPermissionUpdates(ctx: ToolPermissionContext, updates: read
     alwaysAskRules: lists.ask,
     additionalWorkingDirectories: dirs,
   });
+}
+
+/** What the one applier reads and writes: the session's app state (its permission context). */
+export type PermissionStateAccess = Pick<ToolUseContext, 'setAppState'>;
+
+export interface PermissionUpdateOptions {
+  /** What could not be written to its file is not applied either. */
+  readonly onlySaved?: boolean;
+  /** `false`: applied to the session only, nothing written. */
+  readonly save?: boolean;
+}
+
+/** What `savePermissionUpdates` did: the updates now in effect, the files written, and what went wrong. */
+export interface SavedPermissionUpdates {
+  readonly applied: readonly PermissionUpdate[];
+  readonly written: readonly string[];
+  readonly errors: readonly string[];
+}
+
+/**
+ * The one applier of permission updates (a person's answer, a program's `updatedPermissions`, a PermissionRequest
+ * hook's, `/permissions add`): each update with a file destination is written through `sink` first, so the rule takes
+ * effect in this session with the file it lives in as its source; then every update is applied to the session's
+ * permission context at once. An update whose file could not be written still applies to this session, unless
+ * `onlySaved` (a person asked for a rule in a file: not written, not added); without a sink it applies to this session
+ * only, and says so. `save: false` applies them to the session alone (the caller has edited the files itself).
+ */
+export async function savePermissionUpdates(
+  state: PermissionStateAccess,
+  sink: PermissionUpdateSink | undefined,
+  updates: readonly PermissionUpdate[],
+  options: PermissionUpdateOptions = {},
+): Promise<SavedPermissionUpdates> {
+  const applied: PermissionUpdate[] = [];
+  const written: string[] = [];
+  const errors: string[] = [];
+  const files: Partial<Record<PermissionUpdateDestination, string>> = {};
+  for (const u of updates) {
+    if (u.destination === 'session' || options.save === false) {
+      applied.push(u);
+      continue;
+    }
+    let saved: { readonly written: readonly string[]; readonly errors: readonly string[] } = { written: [], errors: ['rules for settings files apply to this session only: the session reads no settings files'] };
+    if (sink) {
+      try {
+        saved = await sink.persist([u]);
+      } catch (error) {
+        saved = { written: [], errors: [`could not save: ${error instanceof Error ? error.message : String(error)}`] };
+      }
+    }
+    errors.push(...saved.errors);
+    const file = saved.written[0];
+    if (file !== undefined) {
+      files[u.destination] = file;
+      written.push(file);
+    }
+    if (file !== undefined || !options.onlySaved) applied.push(u);
+  }
+  if (applied.length > 0) {
+    state.setAppState((prev) => ({ ...prev, toolPermissionContext: applyPermissionUpdates(prev.toolPermissionContext, applied, files) }));
+  }
+  return { applied, written, errors };
 }

@@ -22,6 +22,7 @@ import { createPermissionContext } from '../permissions/permission-context.js';
 import { expandPath } from '../permissions/paths.js';
 import { tryParsePermissionRule, validatePermissionRule } from '../permissions/permission-rule.js';
 import { readSettingsFile, type SettingsError, type SettingsFileContent } from './read-settings-file.js';
+import { isInlineJson } from '../tool/read-config-file.js';
 import { mergeRaw, mergeToolgateKey } from './toolgate-key.js';
 
 export type { SettingsError } from './read-settings-file.js';
@@ -127,7 +128,7 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
   const plan: Planned[] = [
     { source: 'policySettings', file: managed, root: projectDir },
     ...(options.flagSettingsFiles ?? []).map((f) => {
-      const inline = f.trimStart().startsWith('{');
+      const inline = isInlineJson(f);
       const file = inline ? f : path.resolve(cwd, f);
       return { source: 'flagSettings' as const, file, root: inline ? cwd : path.dirname(file) };
     }).reverse(),
@@ -148,7 +149,7 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
     const r = readSettingsFile(p);
     // A file named on purpose (`--settings`) that is not there is an error, not an empty level: a CI policy must not
     // run without its policy because of a typo (fail closed; claude exits 1 too).
-    if (p.source === 'flagSettings' && !p.file.trimStart().startsWith('{') && r.content === undefined && r.errors.length === 0) {
+    if (p.source === 'flagSettings' && !isInlineJson(p.file) && r.content === undefined && r.errors.length === 0) {
       errors.push({ file: p.file, message: 'settings file not found' });
     }
     errors.push(...r.errors);

@@ -8,7 +8,7 @@ import { tryParsePermissionRule, validatePermissionRule } from '../permissions/p
 import { formatPermissionRule } from '../permissions/permission-rule.js';
 import { parseExpiry } from '../permissions/permission-updates.js';
 import { locateJsonError } from './locate-json-error.js';
-import { parseConfigJson, readConfigText } from '../tool/read-config-file.js';
+import { isInlineJson, parseConfigJson, readConfigText } from '../tool/read-config-file.js';
 import { KNOWN_PERMISSION_KEYS, KNOWN_TOP_LEVEL_KEYS } from './settings-keys.js';
 
 /** A problem in a settings file: the file, the key and what is wrong. */
@@ -61,7 +61,7 @@ export interface ReadOptions {
 
 export function readSettingsFile(options: ReadOptions): ReadResult {
   const { file } = options;
-  const inline = file.trimStart().startsWith('{');
+  const inline = isInlineJson(file);
   let text: string;
   if (inline) {
     text = file;

@@ -25,7 +25,7 @@ import type { PermissionRuleSource } from '../tool/permission-types.js';
 import type { ToolSettings } from '../tool/tool-use-context.js';
 import { DEFAULT_SECRET_ENV_PATTERNS, type RedactionSettings } from '../execution/redaction.js';
 import { DEFAULT_KILL_GRACE_MS, DEFAULT_MAX_OUTPUT_FILE_BYTES, DEFAULT_PROGRESS_INTERVAL_MS, MAX_TIMEOUT_MS, type BashToolSettings } from '../tools/bash/bash-settings.js';
-import { DEFAULT_MAX_WEB_SEARCHES_PER_SESSION } from '../tools/web-search/index.js';
+import { DEFAULT_MAX_WEB_SEARCHES_PER_SESSION } from '../tools/web-search/limits.js';
 import type { LspSettings } from '../tools/lsp/servers.js';
 import type { MonitorSettings } from '../tools/monitor/index.js';
 import type { ScheduleWakeupSettings } from '../tools/schedule-wakeup/index.js';

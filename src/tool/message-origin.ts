@@ -21,20 +21,51 @@ export type MachineTextKind =
   /** A Stop hook refused the stop and says why (often a check's output). */
   | 'stop-hook-feedback'
   /** The model's own summary of the conversation a compaction replaced. */
-  | 'compaction-summary';
+  | 'compaction-summary'
+  /** A watched command's new output lines, or the end of its watch (Monitor). */
+  | 'monitor-event'
+  /** A scheduled task's prompt as it fires: the model's (CronCreate) or a project file's words, never the user's now. */
+  | 'scheduled-task';
 
 const SYSTEM_REMINDER = '<system-reminder>';
 const TASK_NOTIFICATION = '<task-notification>';
 const STOP_HOOK_FEEDBACK = 'Stop hook feedback:\n';
 /** The opening of the message a compacted conversation goes on from. */
 export const COMPACTION_SUMMARY_OPENING = 'This session continues from an earlier conversation that was compacted. Its summary:';
+const MONITOR_EVENT = '<monitor-event ';
+const MONITOR_ENDED = '<monitor-ended ';
+const SCHEDULED_TASK = '<scheduled-task ';
 
 const OPENINGS: readonly (readonly [string, MachineTextKind])[] = [
   [SYSTEM_REMINDER, 'system-reminder'],
   [TASK_NOTIFICATION, 'task-notification'],
   [STOP_HOOK_FEEDBACK, 'stop-hook-feedback'],
   [COMPACTION_SUMMARY_OPENING, 'compaction-summary'],
+  [MONITOR_EVENT, 'monitor-event'],
+  [MONITOR_ENDED, 'monitor-event'],
+  [SCHEDULED_TASK, 'scheduled-task'],
 ];
+
+/** `<tag a="v"…>` with the attributes' values made safe for one line inside quotes. */
+function openTag(opening: string, attributes: Readonly<Record<string, string>>): string {
+  const attrs = Object.entries(attributes).map(([k, v]) => `${k}="${v.replace(/[<>"&\n]/g, ' ')}"`);
+  return `${opening}${attrs.join(' ')}>`;
+}
+
+/** A Monitor event: the watched command's lines (its output, so a repository's words) inside `<monitor-event>`. */
+export function monitorEventText(attributes: Readonly<Record<string, string>>, body: string): string {
+  return `${openTag(MONITOR_EVENT, attributes)}\n${body}\n</monitor-event>`;
+}
+
+/** The end of a Monitor's watch. */
+export function monitorEndedText(attributes: Readonly<Record<string, string>>, body: string): string {
+  return `${openTag(MONITOR_ENDED, attributes)}\n${body}\n</monitor-ended>`;
+}
+
+/** A scheduled task's prompt as it fires, inside `<scheduled-task>`, then `after` (what the model is told of it). */
+export function scheduledTaskText(attributes: Readonly<Record<string, string>>, prompt: string, after: string): string {
+  return `${openTag(SCHEDULED_TASK, attributes)}\n${prompt}\n</scheduled-task>\n${after}`;
+}
 
 export function systemReminderText(text: string): string {
   return `${SYSTEM_REMINDER}\n${text}\n</system-reminder>`;

@@ -7,6 +7,17 @@
  * key where it happens).
  */
 import fs from 'node:fs';
+import path from 'node:path';
+
+/** A flag's value (`--settings`, `--mcp-config`, `--agents`) that holds inline JSON (`{…}`) rather than a path. */
+export function isInlineJson(value: string): boolean {
+  return value.trimStart().startsWith('{');
+}
+
+/** A flag's value as the loaders take it: inline JSON as given, a path resolved against `cwd`. */
+export function inlineJsonOrPath(value: string, cwd: string): string {
+  return isInlineJson(value) ? value : path.resolve(cwd, value);
+}
 
 /** Settings files are a few kilobytes; `~/.claude.json` keeps per-project state and can grow to megabytes. */
 export const MAX_CONFIG_FILE_BYTES = 32 * 1024 * 1024;

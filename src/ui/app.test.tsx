@@ -3,10 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createToolRuntime } from '../agent/create-tool-runtime.js';
-import type { ToolRuntime } from '../agent/types.js';
+import { Session } from '../session/index.js';
 import { App } from './app.js';
-import { Session } from './session.js';
+import { TerminalSession } from './session.js';
 import { SessionStore } from './session-store.js';
 import { fakeLoop, type FakeTurn } from './test-helpers/fake-loop.js';
 
@@ -27,15 +26,18 @@ async function mount(turns: FakeTurn[]) {
   const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-ui-')));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const store = new SessionStore('default', 'test-model');
-  const runtime: ToolRuntime = await createToolRuntime({
+  const core = new Session({
     cwd: dir,
-    settings: { sources: ['project', 'local'], homeDir: dir },
+    env: { PATH: process.env.PATH, HOME: dir, ANTHROPIC_API_KEY: 'sk-test' },
+    settingSources: ['project', 'local'],
+    loop: fakeLoop(turns),
     onPermissionRequest: (r) => store.askPermission(r),
     onQuestion: (r) => store.askQuestion(r),
   });
-  cleanups.push(() => runtime.dispose());
-  await store.preloadViews(runtime.tools);
-  const session = new Session({ runtime, store, runQuery: fakeLoop(runtime, turns), model: 'test-model' });
+  await core.start();
+  cleanups.push(() => core.close());
+  await store.preloadViews(core.tools);
+  const session = new TerminalSession({ session: core, store });
   let exited = false;
   const ui = render(<App store={store} session={session} cwd={dir} onExit={() => (exited = true)} />);
   cleanups.push(() => ui.unmount());

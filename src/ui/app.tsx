@@ -11,13 +11,13 @@ import { Markdown } from './markdown.js';
 import { PermissionDialog } from './permission-dialog.js';
 import { PromptInput } from './prompt-input.js';
 import { QuestionDialog } from './question-dialog.js';
-import type { Session } from './session.js';
+import type { TerminalSession } from './session.js';
 import type { BackgroundTask, Dialog, Item, SessionStore } from './session-store.js';
 import { ToolCall } from './tool-call.js';
 
 export interface AppProps {
   readonly store: SessionStore;
-  readonly session: Session;
+  readonly session: TerminalSession;
   readonly cwd: string;
   /** Called when the person leaves (Ctrl+D, Ctrl+C twice, /exit). */
   readonly onExit: () => void;

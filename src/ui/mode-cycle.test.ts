@@ -3,9 +3,8 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { createToolRuntime } from '../agent/create-tool-runtime.js';
-import type { ToolRuntimeOptions } from '../agent/types.js';
-import { Session, modeCycle } from './session.js';
+import { Session, type SessionOptions } from '../session/index.js';
+import { TerminalSession, modeCycle } from './session.js';
 import { SessionStore } from './session-store.js';
 import { fakeLoop } from './test-helpers/fake-loop.js';
 
@@ -14,13 +13,14 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function cycle(options: ToolRuntimeOptions): Promise<string[]> {
+async function cycle(options: SessionOptions): Promise<string[]> {
   const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-cycle-')));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const runtime = await createToolRuntime({ cwd: dir, ...options, settings: { sources: [], ...options.settings } });
-  cleanups.push(() => runtime.dispose());
+  const core = new Session({ cwd: dir, env: { PATH: process.env.PATH, HOME: dir, ANTHROPIC_API_KEY: 'sk-test' }, settingSources: [], classifier: false, ...options, loop: fakeLoop([]) });
+  await core.start();
+  cleanups.push(() => core.close());
   const store = new SessionStore('default', 'test-model');
-  const session = new Session({ runtime, store, runQuery: fakeLoop(runtime, []), model: 'test-model' });
+  const session = new TerminalSession({ session: core, store });
   return Array.from({ length: 5 }, () => session.cycleMode());
 }
 
@@ -34,6 +34,6 @@ it('offers auto when the runtime has a classifier, not when a setting disables a
   const withAuto = await cycle({ classifier });
   expect(withAuto).toContain('auto');
   expect(withAuto[withAuto.indexOf('auto') + 1]).toBe('default');
-  expect(await cycle({ classifier, settings: { object: { permissions: { disableAutoMode: 'disable' } } } })).not.toContain('auto');
+  expect(await cycle({ classifier, settings: { permissions: { disableAutoMode: 'disable' } } })).not.toContain('auto');
   expect(await cycle({})).not.toContain('auto');
 });

@@ -2,14 +2,11 @@
  * Custom commands and skills in the interactive session (plain mode, no terminal): listed by /help and /skills, run
  * by typing `/name args` — the real loop against the scripted server, the command's text as the turn's prompt.
  */
-import Anthropic from '@anthropic-ai/sdk';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createToolRuntime } from '../agent/create-tool-runtime.js';
-import { query } from '../agent/query.js';
 import { startScriptedServer, type ScriptedServer } from '../testing/index.js';
 import { startInteractiveSession } from './start-session.js';
 
@@ -33,7 +30,6 @@ describe('custom commands in the session', () => {
     put(path.join(work, '.claude', 'commands', 'greet.md'), '---\ndescription: Greet someone\nargument-hint: [name]\n---\nGreet $ARGUMENTS warmly.\n');
     put(path.join(work, '.claude', 'skills', 'poem', 'SKILL.md'), '---\ndescription: Write a poem\ndisable-model-invocation: true\n---\nRhyme.\n');
     server = await startScriptedServer([{ content: [{ type: 'text', text: 'Hello, Ada!' }] }]);
-    const client = new Anthropic({ apiKey: 'sk-test', baseURL: server.url, maxRetries: 0 });
     const stdout = new PassThrough();
     let out = '';
     stdout.on('data', (d) => (out += String(d)));
@@ -41,10 +37,13 @@ describe('custom commands in the session', () => {
       tty: false,
       stdin: Readable.from(['/help\n', '/skills\n', '/nope\n', '/greet Ada\n']) as unknown as NodeJS.ReadStream,
       stdout: stdout as unknown as NodeJS.WriteStream,
-      model: 'claude-sonnet-4-6',
-      createRuntime: createToolRuntime,
-      runtimeOptions: { cwd: work, settings: { homeDir: path.join(dir, 'home'), sources: ['project', 'user'] }, sessionDir: path.join(dir, 'session') },
-      runQuery: (runtime) => (q) => query({ runtime, client, ...q }),
+      session: {
+        cwd: work,
+        model: 'claude-sonnet-4-6',
+        env: { PATH: process.env.PATH, HOME: path.join(dir, 'home'), ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: server.url },
+        settingSources: ['project', 'user'],
+        sessionsDir: path.join(dir, 'sessions'),
+      },
     });
     expect(code).toBe(0);
     expect(out).toMatch(/\/skills +the skills and custom commands of this session/);

@@ -3,21 +3,17 @@
  * /agents, /skills (/exit is the session's). Custom commands and skills are run by the session itself.
  */
 import path from 'node:path';
-import { listSlashCommands, type SlashCommandInfo } from '../agent/slash-commands.js';
-import { buildSystemPrompt } from '../agent/system-prompt.js';
-import { listSessionsFor, readTranscript } from '../agent/transcript.js';
-import type { ToolRuntime } from '../agent/types.js';
+import type { SlashCommandInfo } from '../agent/slash-commands.js';
+import type { AgentDefinition } from '../agent/types.js';
 import type { McpServerStatus } from '../mcp/manager.js';
 import { formatPermissionRule } from '../permissions/permission-rule.js';
+import type { ContextUsage } from '../session/index.js';
 import { resolveModel } from '../tool/models.js';
-import type { PermissionRule } from '../tool/permission-types.js';
-import type { MessageParam } from '../tool/tool.js';
-import { loadAgentDefinitions } from '../tools/agent/agent-definitions.js';
+import type { PermissionRule, ToolPermissionContext } from '../tool/permission-types.js';
 import { drawConversation } from './draw-conversation.js';
 import { addRuleCommand, removeRuleCommand } from './permission-commands.js';
-import type { Session } from './session.js';
+import type { TerminalSession } from './session.js';
 import type { MenuCommand } from './session-store.js';
-import { randomUUID } from '../tool/crypto.js';
 
 /** The session's commands, as the `/` menu and /help list them. */
 export const SESSION_COMMANDS: readonly MenuCommand[] = [
@@ -50,89 +46,84 @@ export const HELP_TEXT = [
 ].join('\n');
 
 /** Runs one of the session's commands; false when `name` is not one (a custom command, or unknown). */
-export function runSessionCommand(session: Session, name: string, args: readonly string[], line: string): boolean {
-  const { store, runtime } = session.options;
+export function runSessionCommand(terminal: TerminalSession, name: string, args: readonly string[], line: string): boolean {
+  const { store, session } = terminal;
   switch (name) {
     case 'help':
       // The session's own commands, then the custom commands and skills a person can type.
-      session.track(async () => {
-        const typed = (await listSlashCommands(runtime)).filter((c) => c.userInvocable);
+      terminal.track(async () => {
+        const typed = (await session.commands()).filter((c) => c.userInvocable);
         store.notice(typed.length === 0 ? HELP_TEXT : `${HELP_TEXT}\n\n${describeCommands(typed)}`);
       });
       return true;
     case 'clear':
-      if (session.busy) session.interrupt();
-      session.track(async () => {
-        await session.turnEnded();
+      if (terminal.busy) terminal.interrupt();
+      terminal.track(async () => {
+        await terminal.turnEnded();
         // A new session: its own transcript; the old one stays whole (and can be resumed).
-        runtime.switchSession(randomUUID());
-        session.messages = [];
-        session.transcriptInStep = true;
+        const id = await session.clear();
         store.clear();
-        store.notice(`Conversation cleared (new session ${runtime.sessionId}).`);
+        store.notice(`Conversation cleared (new session ${id}).`);
       });
       return true;
     case 'compact':
-      compact(session, line.replace(/^\/compact\s*/, ''));
+      compact(terminal, line.replace(/^\/compact\s*/, ''));
       return true;
     case 'resume':
-      resume(session, args[0]);
+      resume(terminal, args[0]);
       return true;
     case 'cost':
-      store.notice(describeCost(session));
+      store.notice(describeCost(terminal));
       return true;
     case 'context':
-      session.track(async () => store.notice(await describeContext(runtime, session.messages, session.model, session.totals.lastContextTokens)));
+      terminal.track(async () => store.notice(describeContext(await session.contextUsage())));
       return true;
     case 'model':
       if (args[0]) {
-        session.model = resolveModel(args[0]);
-        store.setModel(session.model);
-        store.notice(`Model: ${session.model}${session.model !== args[0] ? ` (${args[0]})` : ''}, from the next turn.`);
+        const model = resolveModel(args[0]);
+        session.setModel(model);
+        store.setModel(model);
+        store.notice(`Model: ${model}${model !== args[0] ? ` (${args[0]})` : ''}, from the next turn.`);
       } else store.notice(`Model: ${session.model}`);
       return true;
     case 'permissions':
-      if (args[0] === 'add') addRuleCommand(session, line.replace(/^\/permissions\s+add\s*/, ''));
-      else if (args[0] === 'remove') removeRuleCommand(session, line.replace(/^\/permissions\s+remove\s*/, ''));
-      else store.notice(`${describeRules(runtime)}\n\n/permissions add allow|ask|deny RULE [local|project|user] — default local\n/permissions remove RULE`);
+      if (args[0] === 'add') addRuleCommand(terminal, line.replace(/^\/permissions\s+add\s*/, ''));
+      else if (args[0] === 'remove') removeRuleCommand(terminal, line.replace(/^\/permissions\s+remove\s*/, ''));
+      else store.notice(`${describeRules(session.permissions())}\n\n/permissions add allow|ask|deny RULE [local|project|user] — default local\n/permissions remove RULE`);
       return true;
     case 'mcp':
-      session.track(() => mcpCommand(session, args));
+      terminal.track(() => mcpCommand(terminal, args));
       return true;
     case 'agents':
-      store.notice(describeAgents(runtime));
+      terminal.track(async () => store.notice(describeAgents(await session.agents(), session.cwd)));
       return true;
     case 'skills':
-      session.track(async () => store.notice(describeCommands(await listSlashCommands(runtime))));
+      terminal.track(async () => store.notice(describeCommands(await session.commands())));
       return true;
     default:
       return false;
   }
 }
 
-function compact(session: Session, instructions: string): void {
-  const { store, compact: run } = session.options;
-  if (!run) return store.notice('/compact is not available in this session.', 'warn');
-  if (session.busy) return store.notice('A turn is running: wait for it, or press Esc to interrupt it.', 'warn');
-  session.track(async () => {
+function compact(terminal: TerminalSession, instructions: string): void {
+  const { store, session } = terminal;
+  if (terminal.busy) return store.notice('A turn is running: wait for it, or press Esc to interrupt it.', 'warn');
+  terminal.track(async () => {
     store.notice('Compacting the conversation…');
-    const result = await run({ messages: session.messages, model: session.model, ...(instructions.trim() ? { instructions: instructions.trim() } : {}), signal: new AbortController().signal });
+    const result = await session.compact(instructions.trim() || undefined);
     for (const notice of result.notices) store.notice(notice, 'warn');
-    session.messages = [...result.messages];
-    // The transcript has the boundary: the next turn resumes it and sends only the new message.
-    session.transcriptInStep = true;
-    session.totals.costUsd += result.costUsd;
+    terminal.totals.costUsd += result.costUsd;
     store.clear();
     store.notice(`Conversation compacted. Summary:\n${result.summary}`);
   });
 }
 
-function resume(session: Session, wanted: string | undefined): void {
-  const { store, runtime } = session.options;
-  if (session.busy) return store.notice('A turn is running: wait for it, or press Esc to interrupt it.', 'warn');
-  session.track(async () => {
-    const sessions = listSessionsFor(path.dirname(runtime.sessionDir), runtime.cwd).filter((s) => s.id !== runtime.sessionId);
-    if (sessions.length === 0) return store.notice(`No other session in ${runtime.cwd} to resume.`);
+function resume(terminal: TerminalSession, wanted: string | undefined): void {
+  const { store, session } = terminal;
+  if (terminal.busy) return store.notice('A turn is running: wait for it, or press Esc to interrupt it.', 'warn');
+  terminal.track(async () => {
+    const sessions = await session.otherSessions();
+    if (sessions.length === 0) return store.notice(`No other session in ${session.cwd} to resume.`);
     let id = wanted;
     if (id === undefined) {
       const question = 'Resume which session?';
@@ -148,20 +139,17 @@ function resume(session: Session, wanted: string | undefined): void {
       id = shown[labels.indexOf(picked)]?.id ?? picked.trim();
     }
     const found = sessions.find((s) => s.id === id) ?? sessions.find((s) => id !== undefined && id !== '' && s.id.startsWith(id));
-    if (!found) return store.notice(`No session ${JSON.stringify(id)} in ${runtime.cwd}.`, 'warn');
-    const { messages } = readTranscript(found.file);
-    // From now on the runtime writes to that session's transcript: turns resume it.
-    runtime.switchSession(found.id);
-    session.messages = messages;
-    session.transcriptInStep = true;
+    if (!found) return store.notice(`No session ${JSON.stringify(id)} in ${session.cwd}.`, 'warn');
+    // From now on the session goes on with that one: its transcript, its conversation.
+    const messages = await session.resume(found.id);
     store.clear();
-    drawConversation(store, messages, (n) => runtime.findTool(n));
+    drawConversation(store, messages, (n) => session.findTool(n));
     store.notice(`Resumed session ${found.id} (${messages.length} messages).`);
   });
 }
 
-function describeCost(session: Session): string {
-  const { costUsd, usage, turns, durationMs } = session.totals;
+function describeCost(terminal: TerminalSession): string {
+  const { costUsd, usage, turns, durationMs } = terminal.totals;
   const n = (x: number) => x.toLocaleString('en-US');
   return [
     `Total cost:      $${costUsd.toFixed(4)}`,
@@ -170,47 +158,23 @@ function describeCost(session: Session): string {
   ].join('\n');
 }
 
-const approxTokens = (chars: number) => Math.ceil(chars / 4);
 const fmt = (tokens: number) => (tokens >= 1000 ? `${(tokens / 1000).toFixed(1)}k` : String(tokens));
 
 /** `/context`: the parts of the next request and about how many tokens each takes (4 characters a token). */
-export async function describeContext(runtime: ToolRuntime, messages: readonly MessageParam[], model: string, lastContextTokens: number): Promise<string> {
-  const system = buildSystemPrompt({ cwd: runtime.cwd, model }).length;
-  const definitions = await runtime.definitions({ model });
-  let builtIn = 0;
-  let mcp = 0;
-  let mcpCount = 0;
-  for (const d of definitions) {
-    const size = JSON.stringify(d).length;
-    if (runtime.findTool(d.name)?.mcpInfo) {
-      mcp += size;
-      mcpCount++;
-    } else builtIn += size;
-  }
-  const parts = { typed: 0, replies: 0, results: 0 };
-  for (const m of messages) {
-    const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
-    for (const b of blocks) {
-      const size = JSON.stringify(b).length;
-      if (m.role === 'assistant') parts.replies += size;
-      else if (b.type === 'tool_result') parts.results += size;
-      else parts.typed += size;
-    }
-  }
+export function describeContext(usage: ContextUsage): string {
   const rows: [string, number][] = [
-    ['System prompt', approxTokens(system)],
-    [`Built-in tools (${definitions.length - mcpCount})`, approxTokens(builtIn)],
-    [`MCP tools (${mcpCount})`, approxTokens(mcp)],
-    [`Messages (${messages.length}): yours`, approxTokens(parts.typed)],
-    ['  replies', approxTokens(parts.replies)],
-    ['  tool results', approxTokens(parts.results)],
+    ['System prompt', usage.systemPrompt],
+    [`Built-in tools (${usage.builtInTools.count})`, usage.builtInTools.tokens],
+    [`MCP tools (${usage.mcpTools.count})`, usage.mcpTools.tokens],
+    [`Messages (${usage.messages.count}): yours`, usage.messages.typed],
+    ['  replies', usage.messages.replies],
+    ['  tool results', usage.messages.toolResults],
   ];
-  const total = rows.reduce((sum, [, t]) => sum + t, 0);
   return [
     `Context of the next request, about (4 characters a token):`,
     ...rows.map(([label, t]) => `  ${label.padEnd(28)}≈ ${fmt(t)} tokens`),
-    `  ${'Total'.padEnd(28)}≈ ${fmt(total)} tokens`,
-    ...(lastContextTokens > 0 ? [`The last request took ${lastContextTokens.toLocaleString('en-US')} input tokens (from the API).`] : []),
+    `  ${'Total'.padEnd(28)}≈ ${fmt(usage.total)} tokens`,
+    ...(usage.lastRequestTokens > 0 ? [`The last request took ${usage.lastRequestTokens.toLocaleString('en-US')} input tokens (from the API).`] : []),
   ].join('\n');
 }
 
@@ -231,8 +195,7 @@ export function describeCommands(all: readonly SlashCommandInfo[]): string {
 }
 
 /** `/permissions`: the mode, then allow / ask / deny rules, each with the file it was read from. */
-export function describeRules(runtime: ToolRuntime): string {
-  const ctx = runtime.context.getAppState().toolPermissionContext;
+export function describeRules(ctx: ToolPermissionContext): string {
   const lines = [`Mode: ${ctx.mode}`];
   const group = (title: string, rules: readonly PermissionRule[]) => {
     lines.push('', `${title}:`);
@@ -249,16 +212,13 @@ export function describeRules(runtime: ToolRuntime): string {
 }
 
 /** `/agents`: the agent types the Agent tool can start, where each is defined, and where to add one. */
-function describeAgents(runtime: ToolRuntime): string {
-  const { projectDir, homeDir } = runtime.context.getAppState().toolPermissionContext;
-  const { agents, errors } = loadAgentDefinitions(projectDir, homeDir);
+function describeAgents(agents: readonly AgentDefinition[], cwd: string): string {
   const lines = ['Agent types:'];
   for (const a of agents) {
     const extra = [a.source, a.model ? `model ${a.model}` : '', a.tools ? `tools ${a.tools.join(', ')}` : ''].filter(Boolean).join(', ');
     lines.push(`  ${a.agentType}  (${extra}) — ${a.description.split('\n')[0]}`);
   }
-  for (const e of errors) lines.push(`  problem: ${e}`);
-  lines.push('', `Add one as Markdown with frontmatter in ${path.join(projectDir, '.claude', 'agents')}/<name>.md (or ~/.claude/agents/).`);
+  lines.push('', `Add one as Markdown with frontmatter in ${path.join(cwd, '.claude', 'agents')}/<name>.md (or ~/.claude/agents/).`);
   return lines.join('\n');
 }
 
@@ -283,28 +243,21 @@ export function describeMcp(status: readonly McpServerStatus[]): string {
 }
 
 /** `/mcp`: the servers and their state; `/mcp login NAME` (URL shown, browser opened when there is one); `/mcp logout NAME`. */
-async function mcpCommand(session: Session, args: readonly string[]): Promise<void> {
-  const { store, runtime, mcp } = session.options;
-  if (!mcp) {
-    store.notice('No MCP servers configured (.mcp.json, ~/.claude.json, settings mcpServers, --mcp-config).');
-    return;
-  }
+async function mcpCommand(terminal: TerminalSession, args: readonly string[]): Promise<void> {
+  const { store, session } = terminal;
   const [verb, name] = args;
   if (verb === undefined) {
-    store.notice(describeMcp(await mcp.status()));
+    const servers = await session.mcpServers();
+    store.notice(servers === undefined ? 'No MCP servers configured (.mcp.json, ~/.claude.json, settings mcpServers, --mcp-config).' : describeMcp(servers));
   } else if ((verb === 'login' || verb === 'logout') && name) {
     let done: string;
     if (verb === 'logout') {
-      done = (await mcp.logout(name)) ? `Logged out of MCP server "${name}".` : `MCP server "${name}" had no stored login.`;
+      done = (await session.mcpLogout(name)) ? `Logged out of MCP server "${name}".` : `MCP server "${name}" had no stored login.`;
     } else {
       store.notice(`Logging in to MCP server "${name}"…`);
-      const result = await mcp.login(name, {
-        onAuthorizationUrl: (url) => store.notice(`Open this URL in a browser to log in to "${name}" (opened for you when there is a desktop):\n  ${url}`),
-      });
+      const result = await session.mcpLogin(name, (url) => store.notice(`Open this URL in a browser to log in to "${name}" (opened for you when there is a desktop):\n  ${url}`));
       done = result.status === 'not-required' ? `MCP server "${name}" did not ask for a login.` : `Logged in to MCP server "${name}" (${result.tools} tools).`;
     }
-    // The pool is read again so the server's tools (or their absence) hold from the next turn.
-    await runtime.refreshTools();
     store.notice(done);
   } else {
     store.notice('Usage: /mcp, /mcp login NAME, /mcp logout NAME', 'warn');

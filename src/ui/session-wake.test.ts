@@ -2,18 +2,18 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createToolRuntime } from '../agent/create-tool-runtime.js';
-import type { ToolRuntime } from '../agent/types.js';
+import { Session } from '../session/index.js';
 import { toolResultText } from '../tool/tool-result.js';
-import { Session } from './session.js';
+import { TerminalSession } from './session.js';
 import type { ToolItem } from './session-snapshot.js';
 import { SessionStore } from './session-store.js';
 import { fakeLoop } from './test-helpers/fake-loop.js';
 
 let dir: string;
-let runtime: ToolRuntime | undefined;
+let core: Session | undefined;
 afterEach(async () => {
-  await runtime?.dispose();
+  await core?.close();
+  core = undefined;
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -26,12 +26,13 @@ async function until(check: () => boolean, what: string, timeoutMs = 20_000): Pr
 }
 
 describe('a message typed while the model waits', () => {
-  it('ends a ScheduleWakeup wait at once (the session pokes the notification queue)', async () => {
+  it('ends a ScheduleWakeup wait at once (the session wakes the runtime)', async () => {
     dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-ui-wake-')));
-    runtime = await createToolRuntime({ cwd: dir, settings: { sources: [] } });
-    const store = new SessionStore('default', 'test-model');
     const turns = [{ tools: [{ name: 'ScheduleWakeup', input: { delaySeconds: 600, reason: 'nothing to do yet' } }] }, { text: 'ok' }];
-    const session = new Session({ runtime, store, runQuery: fakeLoop(runtime, turns), model: 'test-model' });
+    core = new Session({ cwd: dir, env: { PATH: process.env.PATH, HOME: dir, ANTHROPIC_API_KEY: 'sk-test' }, settingSources: [], loop: fakeLoop(turns) });
+    await core.start();
+    const store = new SessionStore('default', 'test-model');
+    const session = new TerminalSession({ session: core, store });
     session.submit('wait for the build');
     const waiting = () => [...store.getSnapshot().live].some((i) => i.kind === 'tool' && i.outcome === undefined);
     await until(waiting, 'the wait to start');

@@ -1,50 +1,23 @@
 /**
- * One interactive session, without a screen: the conversation, the prompt history, the running turn and its abort
- * controller, messages queued while a turn runs, the mode cycle, the session's totals. Its slash commands live in
- * session-commands.ts. The Ink app and the plain printer drive it the same way.
+ * The terminal's side of one session (src/session/): what a person typed (the prompt history, messages queued while
+ * a turn runs), the turn being run and whether it was interrupted, the mode cycle, the session's totals. The session
+ * itself — one loop for the whole conversation, its runtime, its MCP servers — is the `Session` it drives: each line is
+ * a message sent to it, each of its events goes to the store. Its slash commands live in session-commands.ts. The Ink
+ * app and the plain printer drive it the same way.
  */
-import { commandCatalogOf, expandSlashCommand } from '../agent/slash-commands.js';
-import type { CompactResult } from '../agent/compact.js';
-import type { QueryEvent, ToolRuntime, Usage } from '../agent/types.js';
-import { USER_INTERRUPT } from '../execution/abort-reasons.js';
-import type { McpClientManager } from '../mcp/manager.js';
+import type { QueryEvent, Usage } from '../agent/types.js';
+import type { Session } from '../session/index.js';
 import type { PermissionMode } from '../tool/permission-types.js';
-import type { MessageParam } from '../tool/tool.js';
 import { runSessionCommand } from './session-commands.js';
 import type { SessionStore, ToolItem } from './session-store.js';
 
 export { describeCommands, describeMcp, describeRules, HELP_TEXT, SESSION_COMMANDS } from './session-commands.js';
 
-/**
- * One turn of the loop. With `resume` (the runtime's session id) the conversation so far is the session's transcript
- * and `prompt` is only the new message; without it `prompt` is the whole conversation.
- */
-export type RunQuery = (options: {
-  readonly prompt: readonly MessageParam[];
-  readonly model: string;
-  readonly signal: AbortSignal;
-  readonly resume?: string;
-}) => AsyncIterable<QueryEvent>;
-
-/** `/compact`: summarises the conversation with a model call (agent/compact.ts, bound to the session's client). */
-export type CompactFn = (options: { readonly messages: readonly MessageParam[]; readonly model: string; readonly instructions?: string; readonly signal: AbortSignal }) => Promise<CompactResult>;
-
-export interface SessionOptions {
-  readonly runtime: ToolRuntime;
+export interface TerminalSessionOptions {
+  /** The session, started (`await session.start()`): its prompts and questions go to `store`. */
+  readonly session: Session;
   readonly store: SessionStore;
-  /** Runs one turn of the agent loop: `query()` in the CLI, a script in tests. */
-  readonly runQuery: RunQuery;
-  readonly model: string;
-  /** The runtime's transcript already holds a conversation to go on with (`--continue`): its messages. */
-  readonly continued?: readonly MessageParam[];
-  /** The session's MCP servers, for `/mcp` (list, login, logout). */
-  readonly mcp?: McpSessionControl;
-  /** `/compact` (absent: the command says it is not available here). */
-  readonly compact?: CompactFn;
 }
-
-/** What `/mcp` needs of the MCP layer (an `McpClientManager`). */
-export type McpSessionControl = Pick<McpClientManager, 'status' | 'login' | 'logout'>;
 
 /**
  * The modes Shift+Tab walks through, in Claude Code's order: the optional ones after plan — bypass when the session
@@ -60,46 +33,50 @@ export interface SessionTotals {
   usage: Usage;
   turns: number;
   durationMs: number;
-  /** The input side of the last request (input + cache reads + cache writes): what the context held then. */
-  lastContextTokens: number;
 }
 
-export class Session {
-  messages: MessageParam[] = [];
+/** The turn a line started: it ends at its result. */
+interface Turn {
+  readonly ended: Promise<void>;
+  readonly end: () => void;
+  interrupted: boolean;
+}
+
+export class TerminalSession {
   readonly history: string[] = [];
   readonly totals: SessionTotals = {
     costUsd: 0,
     usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
     turns: 0,
     durationMs: 0,
-    lastContextTokens: 0,
   };
-  private controller: AbortController | undefined;
-  private running: Promise<void> | undefined;
+  readonly session: Session;
+  readonly store: SessionStore;
+  #turn: Turn | undefined;
   /** Work a slash command started (a listing, a compaction): `idle()` waits for it too. */
-  private pending: Promise<void> | undefined;
+  #pending: Promise<void> | undefined;
   /** Messages typed while a turn runs: sent together as the next turn when it ends, put back in the prompt by Esc. */
-  private queue: string[] = [];
-  /**
-   * The runtime's transcript holds exactly `messages`: a turn resumes it and sends only the new prompt (the loop
-   * appends to the transcript whatever it is given, so a whole conversation sent each turn would be written again).
-   */
-  transcriptInStep: boolean;
-  model: string;
+  #queue: string[] = [];
+  /** Reads the session's events into the store for as long as the session lasts. */
+  readonly #reading: Promise<void>;
 
-  constructor(readonly options: SessionOptions) {
-    this.model = options.model;
-    this.messages = [...(options.continued ?? [])];
-    this.transcriptInStep = options.continued !== undefined;
+  constructor(options: TerminalSessionOptions) {
+    this.session = options.session;
+    this.store = options.store;
+    this.#reading = this.#read();
   }
 
   get busy(): boolean {
-    return this.controller !== undefined;
+    return this.#turn !== undefined;
+  }
+
+  get model(): string {
+    return this.session.model;
   }
 
   /** Resolves when the current turn (and whatever a command started) has ended. */
   async idle(): Promise<void> {
-    while (this.running || this.pending) await Promise.all([this.running, this.pending]);
+    while (this.#turn || this.#pending) await Promise.all([this.#turn?.ended, this.#pending]);
   }
 
   /**
@@ -107,7 +84,12 @@ export class Session {
    * tracked work itself and would never resolve.
    */
   async turnEnded(): Promise<void> {
-    while (this.running) await this.running;
+    while (this.#turn) await this.#turn.ended;
+  }
+
+  /** Resolves once the session has ended (its runtime disposed). */
+  ended(): Promise<void> {
+    return this.#reading;
   }
 
   /** A line from the prompt: a slash command, or a turn. Returns 'exit' when the person asked to leave. */
@@ -115,13 +97,13 @@ export class Session {
     const trimmed = text.trim();
     if (trimmed === '') return undefined;
     if (this.history.at(-1) !== text) this.history.push(text);
-    if (trimmed.startsWith('/')) return this.command(trimmed);
+    if (trimmed.startsWith('/')) return this.#command(trimmed);
     if (this.busy) {
       // Typed while a turn runs: it waits for the turn to end (Esc interrupts, and takes it back to the prompt).
-      this.queue.push(text);
-      this.options.store.setQueued(this.queue);
+      this.#queue.push(text);
+      this.store.setQueued(this.#queue);
       // A tool that only waits (ScheduleWakeup) stops waiting, so the turn ends and the message is heard sooner.
-      this.options.runtime.context.services.notifications?.poke('user-message');
+      this.session.wake();
       return undefined;
     }
     this.startTurn(text, false);
@@ -134,8 +116,10 @@ export class Session {
    * commit, an install) finishes first, and the session says so; leaving (which disposes the runtime) stops it too.
    */
   interrupt(): boolean {
-    if (!this.controller || this.controller.signal.aborted) return false;
-    const { store } = this.options;
+    const turn = this.#turn;
+    if (!turn || turn.interrupted) return false;
+    turn.interrupted = true;
+    const { store } = this;
     store.cancelDialogs();
     const waiting = store.getSnapshot().live.filter((i): i is ToolItem => i.kind === 'tool' && i.outcome === undefined && blocksInterrupt(i));
     if (waiting.length > 0) {
@@ -143,10 +127,10 @@ export class Session {
       const they = waiting.length > 1 ? 'they' : 'it';
       store.notice(`Interrupting: waiting for ${what} to finish — ${they} must not be cut halfway. Ctrl+C leaves without waiting (and stops ${waiting.length > 1 ? 'them' : 'it'}).`, 'warn');
     }
-    this.controller.abort(USER_INTERRUPT);
-    if (this.queue.length > 0) {
-      store.setDraft(this.queue.join('\n'));
-      this.queue = [];
+    this.session.interrupt();
+    if (this.#queue.length > 0) {
+      store.setDraft(this.#queue.join('\n'));
+      this.#queue = [];
       store.setQueued([]);
     }
     return true;
@@ -154,8 +138,8 @@ export class Session {
 
   /** Ctrl+B: the running foreground commands go on as background tasks; their calls return at once. */
   moveToBackground(): string[] {
-    const moved = this.options.runtime.backgroundToolUse();
-    this.options.store.notice(
+    const moved = this.session.moveToBackground();
+    this.store.notice(
       moved.length > 0
         ? `Moved to the background: ${moved.length} running command${moved.length > 1 ? 's' : ''} (the status line lists background tasks).`
         : 'Nothing to move to the background: Ctrl+B moves running Bash commands.',
@@ -165,103 +149,106 @@ export class Session {
   }
 
   cycleMode(): PermissionMode {
-    const { runtime, store } = this.options;
-    const cycle = modeCycle(runtime.permissionContext.isBypassPermissionsModeAvailable, runtime.permissionContext.isAutoModeAvailable === true);
-    const current = runtime.context.getAppState().toolPermissionContext.mode;
-    const next = cycle[(cycle.indexOf(current) + 1) % cycle.length] ?? 'default';
-    runtime.setMode(next);
-    store.setMode(next);
+    const permissions = this.session.permissions();
+    const cycle = modeCycle(permissions.isBypassPermissionsModeAvailable, permissions.isAutoModeAvailable === true);
+    const next = cycle[(cycle.indexOf(permissions.mode) + 1) % cycle.length] ?? 'default';
+    this.session.setMode(next);
+    this.store.setMode(next);
     return next;
   }
 
   /** Runs `work` as the session's pending work (notices it makes come in order; `idle()` waits for it). */
   track(work: () => Promise<void>): void {
-    const previous = this.pending ?? Promise.resolve();
-    const next = previous.then(work).catch((error: unknown) => this.options.store.notice(error instanceof Error ? error.message : String(error), 'error'));
-    this.pending = next;
+    const previous = this.#pending ?? Promise.resolve();
+    const next = previous.then(work).catch((error: unknown) => this.store.notice(error instanceof Error ? error.message : String(error), 'error'));
+    this.#pending = next;
     void next.finally(() => {
-      if (this.pending === next) this.pending = undefined;
+      if (this.#pending === next) this.#pending = undefined;
     });
   }
 
-  /** A turn from a custom command or skill (`/name args`): its text is the prompt. */
+  /**
+   * A turn: the line is shown, and sent to the session — a custom command or skill (`/name args`) expanded first (its
+   * `!` lines and `@` files run now, through the runtime; a prompt that needs a person shows its dialog).
+   */
   startTurn(text: string, command: boolean): void {
-    this.running = this.turn(text, command).finally(() => {
-      this.running = undefined;
-    });
+    let end!: () => void;
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    const turn: Turn = { ended, end, interrupted: false };
+    this.#turn = turn;
+    this.store.addUser(text);
+    this.store.setBusy(true);
+    if (!command) {
+      this.session.send(text);
+      return;
+    }
+    void this.session
+      .expand(text)
+      .then((expansion) => {
+        if (!expansion) throw new Error(`Unknown command ${text.split(/\s/)[0]}.`);
+        if (turn.interrupted) return this.#endTurn(turn);
+        this.session.send(expansion.message.content, { verbatim: true, ...(expansion.model ? { model: expansion.model } : {}) });
+      })
+      .catch((error: unknown) => {
+        this.store.notice(error instanceof Error ? error.message : String(error), 'error');
+        this.#endTurn(turn);
+      });
   }
 
-  private command(line: string): 'exit' | undefined {
+  #command(line: string): 'exit' | undefined {
     const [name = '', ...rest] = line.slice(1).split(/\s+/);
     if (name === 'exit' || name === 'quit') return 'exit';
     if (runSessionCommand(this, name, rest.filter((w) => w !== ''), line)) return undefined;
     // A custom command or skill (.claude/commands, .claude/skills): its text is this turn's prompt.
-    const { store, runtime } = this.options;
-    if (commandCatalogOf(runtime)?.names.includes(name)) {
-      if (this.busy) store.notice('A turn is running: wait for it, or press Esc to interrupt it.', 'warn');
+    if (this.session.isCommand(name)) {
+      if (this.busy) this.store.notice('A turn is running: wait for it, or press Esc to interrupt it.', 'warn');
       else this.startTurn(line, true);
       return undefined;
     }
-    store.notice(`Unknown command /${name}. /help lists the commands.`, 'warn');
+    this.store.notice(`Unknown command /${name}. /help lists the commands.`, 'warn');
     return undefined;
   }
 
-  private async turn(text: string, command = false): Promise<void> {
-    const { store, runtime } = this.options;
-    const controller = new AbortController();
-    this.controller = controller;
-    store.addUser(text);
-    store.setBusy(true);
+  /** The session's events, for as long as it lasts: each goes to the store; a result ends the turn. */
+  async #read(): Promise<void> {
     try {
-      let message: MessageParam = { role: 'user', content: text };
-      let model = this.model;
-      if (command) {
-        // Its `!` lines and `@` files run now, through the runtime (a prompt that needs a person shows its dialog).
-        const expansion = await expandSlashCommand(runtime, text, { signal: controller.signal });
-        if (!expansion) throw new Error(`Unknown command ${text.split(/\s/)[0]}.`);
-        if (controller.signal.aborted) return;
-        message = expansion.message;
-        model = expansion.model ?? this.model;
+      for await (const event of this.session.events()) {
+        if (event.type === 'task_ended') continue;
+        this.store.apply(event, (name) => this.session.findTool(name));
+        if (event.type === 'result') this.#turnResult(event.result);
       }
-      await this.runTurn(message, model, controller);
     } catch (error) {
-      store.notice(error instanceof Error ? error.message : String(error), 'error');
+      this.store.notice(error instanceof Error ? error.message : String(error), 'error');
     } finally {
-      this.controller = undefined;
-      store.setMode(runtime.context.getAppState().toolPermissionContext.mode);
-      store.setBusy(false);
-      // What was typed meanwhile is the next turn (an interrupt already took it back to the prompt).
-      if (this.queue.length > 0) {
-        const next = this.queue.join('\n');
-        this.queue = [];
-        store.setQueued([]);
-        queueMicrotask(() => this.startTurn(next, false));
-      }
+      if (this.#turn) this.#endTurn(this.#turn);
     }
   }
 
-  private async runTurn(message: MessageParam, model: string, controller: AbortController): Promise<void> {
-    const { store, runQuery, runtime } = this.options;
-    const resume = this.transcriptInStep && this.messages.length > 0 ? runtime.sessionId : undefined;
-    const prompt: MessageParam[] = resume ? [message] : [...this.messages, message];
-    // A fresh transcript, or one resumed, holds this conversation once the turn has run.
-    if (resume !== undefined || this.messages.length === 0) this.transcriptInStep = true;
-    for await (const event of runQuery({ prompt, model, signal: controller.signal, ...(resume ? { resume } : {}) })) {
-      store.apply(event, (name) => runtime.findTool(name));
-      if (event.type === 'assistant') {
-        this.totals.lastContextTokens = event.usage.input_tokens + event.usage.cache_read_input_tokens + event.usage.cache_creation_input_tokens;
-      }
-      if (event.type === 'result') {
-        this.messages = [...event.result.messages];
-        const { usage, costUsd, turns, durationMs } = event.result;
-        this.totals.costUsd += costUsd;
-        this.totals.turns += turns;
-        this.totals.durationMs += durationMs;
-        for (const key of Object.keys(usage) as (keyof Usage)[]) this.totals.usage[key] += usage[key];
-      }
+  #turnResult(result: Extract<QueryEvent, { type: 'result' }>['result']): void {
+    const { usage, costUsd, turns, durationMs } = result;
+    this.totals.costUsd += costUsd;
+    this.totals.turns += turns;
+    this.totals.durationMs += durationMs;
+    for (const key of Object.keys(usage) as (keyof Usage)[]) this.totals.usage[key] += usage[key];
+    if (this.#turn) this.#endTurn(this.#turn);
+  }
+
+  #endTurn(turn: Turn): void {
+    if (this.#turn !== turn) return;
+    this.#turn = undefined;
+    this.store.setMode(this.session.mode);
+    this.store.setBusy(false);
+    turn.end();
+    // What was typed meanwhile is the next turn (an interrupt already took it back to the prompt).
+    if (this.#queue.length > 0) {
+      const next = this.#queue.join('\n');
+      this.#queue = [];
+      this.store.setQueued([]);
+      queueMicrotask(() => this.startTurn(next, false));
     }
   }
 }
+
 function blocksInterrupt(item: ToolItem): boolean {
   try {
     return item.tool?.interruptBehavior?.(item.block.input as never) === 'block';

@@ -3,7 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createToolRuntime } from '../agent/create-tool-runtime.js';
 import { startInteractiveSession } from './start-session.js';
 import { fakeLoop } from './test-helpers/fake-loop.js';
 
@@ -24,14 +23,15 @@ describe('the session without a terminal', () => {
       tty: false,
       stdin: Readable.from(['read it\n', 'now run\n']) as unknown as NodeJS.ReadStream,
       stdout: stdout as unknown as NodeJS.WriteStream,
-      model: 'test-model',
-      createRuntime: createToolRuntime,
-      runtimeOptions: { cwd: dir, settings: { sources: [] } },
-      runQuery: (runtime) =>
-        fakeLoop(runtime, [
+      session: {
+        cwd: dir,
+        env: { PATH: process.env.PATH, HOME: dir, ANTHROPIC_API_KEY: 'sk-test' },
+        settingSources: [],
+        loop: fakeLoop([
           { text: 'Reading.', tools: [{ name: 'Read', input: { file_path: 'a.txt' } }] },
           { tools: [{ name: 'Bash', input: { command: 'touch b.txt' } }] },
         ]),
+      },
     });
     expect(code).toBe(0);
     expect(out).toContain('Reading.\n\n● Read(a.txt)\n  ⎿  Read 2 lines');

@@ -16,6 +16,7 @@ import type { ToolRuntime } from '../../src/agent/types.js';
 import type { ToolResultBlockParam, ToolUseBlock } from '../../src/tool/tool.js';
 import { READ_ONLY_SPECS } from '../../src/permissions/bash/read-only-specs.js';
 import { findProgram } from '../../src/tools/bash/state-policy.js';
+import { contextOf } from '../../src/agent/runtime-context.js';
 
 let root: string;
 let proj: string;
@@ -138,11 +139,13 @@ describe('forged records through the state descriptor', () => {
   it('a call whose text sets one variable keeps that one only, whatever else the records say', async () => {
     // The real start records stay; the command writes an exit record of its own (its real variables and one more)
     // and sends the shell's own exit records to stderr by pointing the prologue's descriptor variable elsewhere (an
-    // assignment the engine allows).
-    const s = await session();
+    // assignment the engine allows). Exporting foo carries it over to every later command: the engine asks (it used
+    // to allow the call as read-only), and a person approves the export they see.
     const command = `export foo=1; { printf E; declare -px; printf 'declare -x PLANTED="yes"\\0Z\\0'; } >&${STATE_FD}; __toolgate_cwd_fd=2`;
+    const s = await session({ approve: [command] });
     const out = await sh(s, command);
-    expect(s.asked).toEqual([]);
+    expect(s.asked.map((a) => a.command)).toEqual([command]);
+    expect(s.asked[0]!.message).toContain('it sets foo for every later command');
     expect(out).toContain('(not kept for later commands: PLANTED — the shell reported a change the command');
     expect(await sh(s, `echo "$foo"; ${isSet('PLANTED')}`)).toBe('1\nunset');
   });
@@ -211,16 +214,36 @@ describe('variables that make a program run code', () => {
     // A bash of the project's: run as the shell, it would run every later command (and plant the file first).
     script(path.join(proj, 'bin', 'bash'), `touch '${pwned}'; exec /bin/bash "$@"`);
     const exported = `export PATH="${path.join(proj, 'bin')}:$PATH"`;
-    const s = await session({ approve: [exported] });
+    const s = await session({ approve: [exported, 'echo hi', 'echo "$PATH"'] });
     await sh(s, exported);
+    // bin holds programs the runtime's PATH has (ls, bash) in a folder commands can write: any program could start
+    // them by name, so every command asks while this PATH is kept (a person approved this one).
     expect(await sh(s, 'echo hi')).toBe('hi');
     expect(existsSync(pwned)).toBe(false);
     await sh(s, 'ls');
     expect(existsSync(pwned)).toBe(false);
-    expect(s.asked.map((a) => a.command)).toEqual([exported, 'ls']);
-    expect(s.asked[1]!.message).toContain(`ls would run ${path.join(proj, 'bin', 'ls')}`);
-    // The PATH itself was kept (a venv's works the same way): commands it does not change run as before.
+    expect(s.asked.map((a) => a.command)).toEqual([exported, 'echo hi', 'ls']);
+    expect(s.asked[1]!.message).toMatch(/hides \S+; any program may start \S+ by name, so every command asks while that PATH is kept/);
+    expect(s.asked[2]!.message).toContain(`ls would run ${path.join(proj, 'bin', 'ls')}`);
+    // The PATH itself was kept (a venv's works the same way).
     expect(await sh(s, 'echo "$PATH"')).toMatch(new RegExp(`^${path.join(proj, 'bin')}:`));
+  });
+
+  it('an approved PATH with a folder outside the project that hides node: npm under Bash(npm test:*) asks (its #!/usr/bin/env node)', async () => {
+    // The folder is not one the session's commands can write, so not every command asks; but npm is a script whose
+    // `#!/usr/bin/env node` line starts node by name, and node would be the folder's.
+    const tools = path.join(root, 'tools');
+    mkdirSync(tools);
+    script(path.join(tools, 'node'), `touch '${pwned}'`);
+    writeFileSync(path.join(proj, 'package.json'), JSON.stringify({ scripts: { test: 'echo ok' } }));
+    const exported = `export PATH="${tools}:$PATH"`;
+    const s = await session({ allow: ['Bash(npm test:*)'], approve: [exported] });
+    await sh(s, exported);
+    expect(await sh(s, 'echo hi')).toBe('hi');
+    await sh(s, 'npm test');
+    expect(existsSync(pwned)).toBe(false);
+    expect(s.asked.map((a) => a.command)).toEqual([exported, 'npm test']);
+    expect(s.asked[1]!.message).toContain(`npm is a script run by node, which would run ${path.join(tools, 'node')}`);
   });
 
   it('a PATH change with a relative entry is not kept', async () => {
@@ -235,13 +258,31 @@ describe('variables that make a program run code', () => {
   });
 });
 
+describe('functions', () => {
+  it('a function definition asks (it carries over to every later command); approved, it is kept and a later call naming it asks', async () => {
+    const define = `greet() { touch '${pwned}'; }`;
+    const denied = await session();
+    await sh(denied, define);
+    expect(denied.asked.map((a) => a.command)).toEqual([define]);
+    expect(denied.asked[0]!.message).toContain('it defines the function greet for every later command');
+    expect(Object.keys(contextOf(denied.rt).sessionState?.bashShell?.functions ?? {})).toEqual([]);
+
+    const s = await session({ approve: [define] });
+    await sh(s, define);
+    expect(Object.keys(contextOf(s.rt).sessionState?.bashShell?.functions ?? {})).toEqual(['greet']);
+    await sh(s, 'echo hi | grep greet');
+    expect(existsSync(pwned)).toBe(false);
+    expect(s.asked.map((a) => a.command)).toEqual([define, 'echo hi | grep greet']);
+  });
+});
+
 describe('the working directory', () => {
   it('a forged record from a read-only call without a cd does not move the session', async () => {
     writeFileSync(path.join(proj, 'forged'), records(`C${path.join(proj, 'other')}\n`));
     const s = await session();
     await sh(s, `cat forged >&${STATE_FD}; __toolgate_cwd_fd=2`);
     expect(s.asked).toEqual([]);
-    expect(s.rt.context.getAppState().cwd).toBe(proj);
+    expect(contextOf(s.rt).getAppState().cwd).toBe(proj);
   });
 
   it('a forged record naming a symlink to outside is refused, also after a cd whose target is unknown', async () => {
@@ -253,7 +294,7 @@ describe('the working directory', () => {
     // be its end, but only as `pwd -P` prints it (no symlink on the way).
     await sh(s, `cd "$HOME"; cat ${path.join(proj, 'forged')} >&${STATE_FD}; __toolgate_cwd_fd=2`);
     expect(s.asked).toEqual([]);
-    expect(s.rt.context.getAppState().cwd).toBe(proj);
+    expect(contextOf(s.rt).getAppState().cwd).toBe(proj);
     expect(await sh(s, 'cat secret.txt')).not.toContain('outside-secret');
   });
 
@@ -284,10 +325,10 @@ describe('the working directory', () => {
     const s = await session();
     await sh(s, `cd sub; cat ${path.join(proj, 'forged')} >&${STATE_FD}; __toolgate_cwd_fd=2`);
     expect(s.asked).toEqual([]);
-    expect(s.rt.context.getAppState().cwd).not.toBe(path.join(proj, 'other'));
+    expect(contextOf(s.rt).getAppState().cwd).not.toBe(path.join(proj, 'other'));
     // Without the forgery, the same kind of call moves it.
     await sh(s, 'cd sub');
-    expect(s.rt.context.getAppState().cwd).toBe(path.join(proj, 'sub'));
+    expect(contextOf(s.rt).getAppState().cwd).toBe(path.join(proj, 'sub'));
   });
 });
 
@@ -295,7 +336,7 @@ describe('calls that did not finish', () => {
   it('a call aborted or killed at its timeout leaves neither its directory nor its variables', async () => {
     const s = await session({ approve: ['export K=1; cd sub; sleep 30'], settings: { toolgate: { bash: { disableBackgroundTasks: true } } } });
     expect(await sh(s, 'export K=1; cd sub; sleep 30', { timeout: 500 })).toMatch(/killed/);
-    expect(s.rt.context.getAppState().cwd).toBe(proj);
+    expect(contextOf(s.rt).getAppState().cwd).toBe(proj);
     expect(await sh(s, isSet('K'))).toBe('unset');
 
     const controller = new AbortController();
@@ -304,7 +345,7 @@ describe('calls that did not finish', () => {
     await new Promise((r) => setTimeout(r, 400));
     controller.abort();
     await run;
-    expect(s.rt.context.getAppState().cwd).toBe(proj);
+    expect(contextOf(s.rt).getAppState().cwd).toBe(proj);
   });
 
   it('a denied call or one moved to the background leaves nothing (guards: nothing of theirs is read)', async () => {
@@ -313,26 +354,31 @@ describe('calls that did not finish', () => {
     const moved = await sh(s, 'cd sub; export B=1; sleep 1', { timeout: 200 });
     expect(moved).toContain('moved to the background');
     const id = /with ID: (\S+)\./.exec(moved)?.[1] ?? /ID: (\S+)/.exec(moved)![1]!;
-    await s.rt.context.services.tasks!.wait(id.replace(/\.$/, ''), { timeoutMs: 10_000 });
-    expect(s.rt.context.getAppState().cwd).toBe(proj);
+    await contextOf(s.rt).services.tasks!.wait(id.replace(/\.$/, ''), { timeoutMs: 10_000 });
+    expect(contextOf(s.rt).getAppState().cwd).toBe(proj);
     expect(await sh(s, isSet('D', 'B'))).toBe('unset\nunset');
   });
 });
 
 describe('what stays as it was', () => {
-  it('cd, export and a venv carry over; the venv’s python asks, since it is not the python it was', async () => {
+  it('cd, export and a venv carry over; while the venv’s bin hides the system’s python3 every command asks', async () => {
     const venv = path.join(proj, '.venv');
     execFileSync('python3', ['-m', 'venv', '--without-pip', venv]);
-    const s = await session({ approve: ['export FOO=1', 'source .venv/bin/activate', 'python3 --version'] });
+    const echo = 'echo "$FOO $VIRTUAL_ENV"';
+    const s = await session({ approve: ['export FOO=1', 'source .venv/bin/activate', echo, 'python3 --version'] });
     await sh(s, 'cd sub');
-    expect(s.rt.context.getAppState().cwd).toBe(path.join(proj, 'sub'));
+    expect(contextOf(s.rt).getAppState().cwd).toBe(path.join(proj, 'sub'));
     await sh(s, 'export FOO=1');
     await sh(s, 'cd ..');
     await sh(s, 'source .venv/bin/activate');
-    expect(await sh(s, 'echo "$FOO $VIRTUAL_ENV"')).toBe(`1 ${venv}`);
+    // The venv's python3 reads the project's site-packages (a .pth file there runs code) and its file can be replaced:
+    // any program may start it by name, so the engine cannot know what a command runs — it asks, and the person sees why.
+    expect(await sh(s, echo)).toBe(`1 ${venv}`);
     expect(readFileSync(path.join(venv, 'pyvenv.cfg'), 'utf8')).toContain('home');
     await sh(s, 'python3 --version');
-    expect(s.asked.map((a) => a.command)).toEqual(['export FOO=1', 'source .venv/bin/activate', 'python3 --version']);
-    expect(s.asked[2]!.message).toContain(`python3 would run ${path.join(venv, 'bin', 'python3')}`);
+    expect(s.asked.map((a) => a.command)).toEqual(['export FOO=1', 'source .venv/bin/activate', echo, 'python3 --version']);
+    expect(s.asked[2]!.message).toContain(`put ${path.join(venv, 'bin')} on PATH in front of the runtime's programs`);
+    expect(s.asked[2]!.message).toMatch(/any program may start \S+ by name, so every command asks while that PATH is kept/);
+    expect(s.asked[3]!.message).toContain(`python3 would run ${path.join(venv, 'bin', 'python3')}`);
   });
 });

@@ -23,6 +23,7 @@ import { startScriptedServer, type RecordedRequest, type ScriptedResponse, type 
 import type { MessageParam, ToolUseBlock } from '../../src/tool/tool.js';
 import { classifierPayload, startModelAndClassifier, verdict, type ModelAndClassifier } from '../helpers/classifier-server.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
+import { contextOf } from '../../src/agent/runtime-context.js';
 
 let root: string;
 let project: string;
@@ -234,7 +235,7 @@ describe("attack: the repository's settings switch telemetry on and point it at 
     it(`${file}: nothing is exported, and the warnings say what was ignored`, async () => {
       plant(file, JSON.stringify(otel()));
       const runtime = await createToolRuntime({ cwd: project, sessionDir: path.join(root, 'tel'), settings: { homeDir: home, sources: ['project', 'local'] } });
-      expect(runtime.context.services.telemetry).toBeUndefined();
+      expect(contextOf(runtime).services.telemetry).toBeUndefined();
       expect(runtime.warnings.join('\n')).toMatch(/OTEL_EXPORTER_OTLP_ENDPOINT in the project's (shared|local) settings is ignored/);
       await runtime.run([use('Read', { file_path: path.join(project, '.claude', path.basename(file)) })]);
       await runtime.dispose();
@@ -246,7 +247,7 @@ describe("attack: the repository's settings switch telemetry on and point it at 
     mkdirSync(path.join(home, '.claude'), { recursive: true });
     writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify(otel()));
     const runtime = await createToolRuntime({ cwd: project, sessionDir: path.join(root, 'tel'), settings: { homeDir: home, sources: ['user'] } });
-    expect(runtime.context.services.telemetry).toBeDefined();
+    expect(contextOf(runtime).services.telemetry).toBeDefined();
     await runtime.run([use('Read', { file_path: path.join(home, '.claude', 'settings.json') })]);
     await runtime.dispose();
     expect(receiver.requests.length).toBeGreaterThan(0);

@@ -28,7 +28,7 @@ export function startTestRestate(): Promise<RestateServer> {
 
 export async function startWorkerPool(
   server: RestateServer,
-  options: { processes: number; workspace: string; markers: string; concurrency?: number; extraArgs?: readonly string[]; env?: NodeJS.ProcessEnv },
+  options: { processes: number; workspace: string; markers: string; concurrency?: number; extraArgs?: readonly string[]; env?: NodeJS.ProcessEnv; fixtureTools?: boolean },
 ): Promise<WorkerPool> {
   const args = [
     '--import',
@@ -45,8 +45,7 @@ export async function startWorkerPool(
     String(options.concurrency ?? 64),
     '--workspace',
     options.workspace,
-    '--tools',
-    FIXTURE_TOOLS,
+    ...(options.fixtureTools === false ? [] : ['--tools', FIXTURE_TOOLS]),
     ...(options.extraArgs ?? []),
   ];
   const child = spawn(process.execPath, args, {

@@ -18,7 +18,7 @@ import { createPermissionContext, updatePermissionContext } from '../../permissi
 import { tryParsePermissionRule, validatePermissionRule } from '../../permissions/permission-rule.js';
 import { resolvePermission } from '../../permissions/resolve.js';
 import { classifierEligibility } from '../../permissions/auto-mode.js';
-import { permissionTraitsOf } from '../../permissions/tool-traits.js';
+import { isShellTool, permissionTraitsOf } from '../../permissions/tool-traits.js';
 import { expandPath } from '../../permissions/paths.js';
 import { parsePartialToolInput } from '../../execution/input-validation.js';
 import { loadSettings, type LoadedSettings, type LoadSettingsOptions } from '../../settings/load-settings.js';
@@ -43,6 +43,8 @@ export interface CheckResult {
   readonly warnings: string[];
   readonly tool: AnyTool;
   readonly ctx: ToolPermissionContext;
+  /** The settings the context was loaded from (absent for a request that gave its own rules). */
+  readonly settings?: LoadedSettings;
 }
 
 /** What the command line sets for every request (a request's own fields win). */
@@ -58,11 +60,17 @@ export interface CheckDefaults {
   readonly onSettingsLoaded?: (loaded: LoadedSettings) => void;
 }
 
+interface ContextEntry {
+  readonly ctx: ToolPermissionContext;
+  readonly context: ToolUseContext;
+  readonly settings?: LoadedSettings;
+}
+
 export class CheckEngine {
   readonly #toolFor: (name: string) => Promise<AnyTool>;
   readonly #defaults: CheckDefaults;
-  readonly #contexts = new Map<string, { ctx: ToolPermissionContext; context: ToolUseContext }>();
-  readonly #shapes = new ContextShapes<{ ctx: ToolPermissionContext; context: ToolUseContext }>();
+  readonly #contexts = new Map<string, ContextEntry>();
+  readonly #shapes = new ContextShapes<ContextEntry>();
   readonly #base: ToolUseContext;
   #epoch = 0;
 
@@ -98,8 +106,18 @@ export class CheckEngine {
     if (typeof r.tool !== 'string' || r.tool.length === 0) throw new CheckRequestError('"tool" must be a non-empty string');
     const input = r.input ?? {};
     if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new CheckRequestError('"input" must be a JSON object');
-    const { ctx, context, warnings } = this.#contextFor(r, fromJson);
+    const entry = this.#contextFor(r, fromJson);
+    const { warnings, settings } = entry;
+    let { ctx, context } = entry;
     const tool = await this.#toolFor(r.tool);
+    // `shellCwd`: where the session's shell is now (a `cd` carried over), as the pipeline sets it per decision
+    // (permissions/resolve.ts): a shell command's paths are judged from there, rules stay anchored at the session's cwd.
+    const shellCwd = absField(r, 'shellCwd');
+    if (shellCwd !== undefined && shellCwd !== ctx.cwd) {
+      if (isShellTool(tool)) ctx = Object.freeze({ ...ctx, shellCwd });
+      const appState = { toolPermissionContext: ctx, cwd: shellCwd };
+      context = { ...context, getAppState: () => appState };
+    }
     // As in the pipeline, permissions see the input after schema parsing (which may coerce fields). A value the schema
     // rejects never reaches a permission check (the call fails validation first): no decision, an input error. Fields
     // left out are not asked for: a policy test gives what its rules look at (Edit's file_path, not its strings).
@@ -137,10 +155,16 @@ export class CheckEngine {
       warnings,
       tool,
       ctx,
+      ...(settings !== undefined ? { settings } : {}),
     };
   }
 
-  #contextFor(r: Record<string, unknown>, fromJson: boolean): { ctx: ToolPermissionContext; context: ToolUseContext; warnings: string[] } {
+  /** The settings a request's context is loaded from (cwd, projectDir, home, mode as in `decide`), without deciding. */
+  settingsFor(request: Record<string, unknown>): LoadedSettings | undefined {
+    return this.#contextFor(request, false).settings;
+  }
+
+  #contextFor(r: Record<string, unknown>, fromJson: boolean): ContextEntry & { warnings: string[] } {
     // A batch repeats a few contexts: find the request's among those already built by comparing its context fields
     // as they came from JSON.parse, before validating and normalising anything (see ContextShapes).
     const fast = fromJson ? this.#shapes.find(r) : undefined;
@@ -167,6 +191,7 @@ export class CheckEngine {
       return { ...cached, warnings: [] };
     }
     let ctx: ToolPermissionContext;
+    let settings: LoadedSettings | undefined;
     const warnings: string[] = [];
     if (r.rules !== undefined) {
       ctx = createPermissionContext({
@@ -193,6 +218,7 @@ export class CheckEngine {
       }
       warnings.push(...s.warnings);
       d.onSettingsLoaded?.(s);
+      settings = s;
       ctx = s.permissionContext;
       if (dirs !== undefined && dirs.length > 0) {
         const merged = new Map(ctx.additionalWorkingDirectories);
@@ -206,9 +232,10 @@ export class CheckEngine {
       this.#contexts.clear();
       this.#epoch++;
     }
-    this.#contexts.set(key, { ctx, context });
-    if (fromJson && warnings.length === 0) this.#shapes.remember(r, { ctx, context });
-    return { ctx, context, warnings };
+    const entry: ContextEntry = { ctx, context, ...(settings !== undefined ? { settings } : {}) };
+    this.#contexts.set(key, entry);
+    if (fromJson && warnings.length === 0) this.#shapes.remember(r, entry);
+    return { ...entry, warnings };
   }
 }
 

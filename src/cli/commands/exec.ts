@@ -14,6 +14,7 @@ import type { ToolUseOutcome } from '../../execution/outcome.js';
 import { PERMISSION_MODES, type PermissionMode } from '../../tool/permission-types.js';
 import type { MessageParam, ToolUseBlock } from '../../tool/tool.js';
 import { guardSignals } from '../signals.js';
+import { inlineJsonOrPath } from '../../tool/read-config-file.js';
 
 interface ExecOptions {
   cwd: string;
@@ -76,7 +77,7 @@ async function runExec(file: string, opts: ExecOptions): Promise<void> {
         cwd,
         settings: {
           // Relative to where the command was typed, like any other path argument (not to --cwd).
-          files: opts.settings.map((f) => (f.trimStart().startsWith('{') ? f : path.resolve(f))),
+          files: opts.settings.map((f) => inlineJsonOrPath(f, process.cwd())),
         },
         mode: opts.mode as PermissionMode | undefined,
         rules: { allow: opts.allow, deny: opts.deny, ask: opts.ask },
@@ -105,9 +106,11 @@ async function runExec(file: string, opts: ExecOptions): Promise<void> {
     for (let e = await first; !e.done; e = await events.next()) if (e.value.type === 'done') result = e.value.result;
     if (!result) throw new Error('the run ended without answering every call');
 
-    // One shot: nothing may outlive the command. Background tasks still running are ended and reported.
-    const report = await runtime.context.services.tasks?.shutdown();
-    for (const task of report?.ended ?? []) {
+    // One shot: nothing may outlive the command. Background tasks still running are ended (by the runtime's
+    // disposal) and reported.
+    const running = new Set(runtime.tasks().filter((t) => t.status === 'running').map((t) => t.id));
+    if (running.size > 0) await runtime.dispose();
+    for (const task of runtime.tasks().filter((t) => running.has(t.id))) {
       writeSafely(process.stderr, `toolgate exec: background task ${task.id} (${task.label}) was still running and has been stopped; its output is in ${task.outputFile}\n`);
     }
     writeSafely(process.stdout, opts.json ? `${JSON.stringify(result.message, null, 2)}\n` : formatReadable(result.outcomes));

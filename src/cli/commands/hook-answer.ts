@@ -3,7 +3,6 @@
  * host reads, and the log entry. It never throws and never answers with silence: a request that is not JSON, not a
  * tool event, too large, or that the judge fails on gets the host's fail-closed answer (ask; Codex: deny).
  */
-import type { LoadedSettings } from '../../settings/load-settings.js';
 import { failClosedOutput, formatHookAnswer, HookProtocolError, parseHookRequest, type HookHost, type HookRequest } from './hook-hosts.js';
 import type { HookJudge, HookVerdict } from './hook-judge.js';
 import { logEntry, logRedactor, type HookLogEntry } from './hook-log.js';
@@ -25,12 +24,7 @@ export interface AnsweredHook {
   readonly entry?: HookLogEntry;
 }
 
-/** The settings last loaded by the judge, for the log's redaction (the engine loads them; the log only reads keys). */
-export interface SettingsSeen {
-  last?: LoadedSettings;
-}
-
-export async function answerHook(text: string, options: HookAnswerOptions, judge: HookJudge, seen: SettingsSeen = {}): Promise<AnsweredHook> {
+export async function answerHook(text: string, options: HookAnswerOptions, judge: HookJudge): Promise<AnsweredHook> {
   const started = performance.now();
   let request: HookRequest | undefined;
   let verdict: HookVerdict | undefined;
@@ -54,7 +48,7 @@ export async function answerHook(text: string, options: HookAnswerOptions, judge
   const fallback = { answer: failure !== undefined ? 'ask' : 'none', reason: `toolgate could not judge this call: ${failure ?? 'no verdict'}` };
   let entry: HookLogEntry;
   try {
-    entry = logEntry(request, verdict, fallback, logRedactor(seen.last), performance.now() - started);
+    entry = logEntry(request, verdict, fallback, logRedactor(verdict?.settings), performance.now() - started);
   } catch {
     entry = { time: new Date().toISOString(), host, event: request?.event ?? 'unknown', cwd: '', tool: '', input: null, answer: fallback.answer, reason: 'the log entry could not be made', calls: [] };
   }

@@ -137,4 +137,19 @@ describe('fail closed', () => {
       { file: 'b', added: true },
     ]);
   });
+
+  it('patchFiles trims lines as Codex does, and a header it cannot read makes the patch unreadable (ask)', () => {
+    expect(patchFiles('*** Begin Patch\n  *** Add File: .git/hooks/x\n+y\n*** End of File\n*** End Patch')).toEqual([{ file: '.git/hooks/x', added: true }]);
+    for (const header of ['***Add File: x', '*** add file: x', '*** Add  File: x', '*** Move to:', ' ***   Update File:x']) {
+      expect([header, patchFiles(`*** Begin Patch\n*** Update File: a\n${header}\n*** End Patch`)]).toEqual([header, undefined]);
+    }
+    const r = parseHookRequest({ hook_event_name: 'PreToolUse', tool_name: 'apply_patch', tool_input: { command: '*** Begin Patch\n***Add File: x\n*** End Patch' }, cwd: '/p' }, 'codex', '/p');
+    expect(r.opaque).toMatch(/cannot read/);
+  });
+
+  it('an unknown tool with a command at any depth of its input is opaque (ask); one without is left to the host', () => {
+    const opaque = (input: Record<string, unknown>) => parseHookRequest({ hook_event_name: 'BeforeTool', tool_name: 'custom_tool', tool_input: input, cwd: '/p' }, 'gemini', '/p').opaque;
+    expect(opaque({ steps: [{ run: { cmd: 'rm -rf ~' } }] })).toMatch(/steps\[0\]\.run\.cmd/);
+    expect(opaque({ title: 'x', tags: ['a'] })).toBeUndefined();
+  });
 });

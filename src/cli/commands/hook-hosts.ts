@@ -15,6 +15,7 @@
  *   `ask` and `allow` as unsupported and then runs the call, so an ask reaches Codex as a deny that says so; an allow
  *   can only be given at PermissionRequest.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 
 export const HOOK_HOSTS = ['claude', 'gemini', 'codex'] as const;
@@ -28,6 +29,11 @@ export interface HookCall {
   readonly tool: string;
   readonly input: Record<string, unknown>;
   readonly cwd: string;
+  /**
+   * Set when `cwd` is a directory the host's model chose (Codex `workdir`, Gemini `dir_path`): the judge takes it as a
+   * path the call works in — asked about outside the working directories — never as a working directory or the project.
+   */
+  readonly modelDir?: string;
 }
 
 export interface HookRequest {
@@ -63,8 +69,42 @@ export class HookProtocolError extends Error {}
 
 const EVENT_OF: Readonly<Record<string, HookEvent>> = { PreToolUse: 'PreToolUse', PermissionRequest: 'PermissionRequest', BeforeTool: 'PreToolUse' };
 
-/** Input fields that name something a call acts on: a host tool toolgate does not know that has one is never waved through. */
-const ACTING_FIELDS = ['command', 'cmd', 'script', 'code', 'file_path', 'path', 'paths', 'notebook_path', 'dir_path', 'directory', 'url', 'urls', 'uri'];
+/**
+ * Input fields that name something a call acts on (a command, code, a path, a URL): the one list both the adapters and
+ * the judge use. A tool toolgate does not know that has one — at any depth of its input — is never waved through.
+ */
+export const ACTING_FIELDS: readonly string[] = [
+  'command', 'commands', 'cmd', 'script', 'code', 'shell', 'args', 'argv', 'file_path', 'filePath', 'path', 'paths', 'notebook_path',
+  'dir_path', 'directory', 'workdir', 'url', 'urls', 'uri',
+];
+/** Acting fields that carry something to run (toolgate analyses it only for its own shell tools). */
+export const CODE_FIELDS: readonly string[] = ['command', 'commands', 'cmd', 'script', 'code', 'shell', 'args', 'argv'];
+
+/**
+ * The first acting field in `input` or anywhere inside it (a batch tool's nested calls), as a dotted path; undefined
+ * when there is none. Bounded: past the depth or node budget the input counts as acting (unsure: a person decides).
+ */
+export function actingField(input: unknown, fields: readonly string[] = ACTING_FIELDS): string | undefined {
+  let budget = 10_000;
+  const walk = (v: unknown, at: string, depth: number): string | undefined => {
+    if (--budget < 0 || depth > 16) return at === '' ? 'input' : at;
+    if (v === null || typeof v !== 'object') return undefined;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const hit = walk(v[i], `${at}[${i}]`, depth + 1);
+        if (hit !== undefined) return hit;
+      }
+      return undefined;
+    }
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+      if (fields.includes(k) && x !== undefined && x !== null && x !== '') return at === '' ? k : `${at}.${k}`;
+      const hit = walk(x, at === '' ? k : `${at}.${k}`, depth + 1);
+      if (hit !== undefined) return hit;
+    }
+    return undefined;
+  };
+  return walk(input, '', 0);
+}
 
 /** The host a request came from when the command line does not say: Gemini's event name is its own. */
 export function detectHost(raw: Record<string, unknown>, given: HookHost | undefined): HookHost {
@@ -104,7 +144,7 @@ type Mapped = { calls: HookCall[]; opaque?: string };
 
 /** A tool with no counterpart: nothing to judge, unless its input names what it acts on. */
 function unmapped(tool: string, input: Record<string, unknown>): Mapped {
-  const field = ACTING_FIELDS.find((f) => input[f] !== undefined && input[f] !== null && input[f] !== '');
+  const field = actingField(input);
   return field === undefined ? { calls: [] } : { calls: [], opaque: `${tool} is not a tool toolgate knows, and its input names a ${field}` };
 }
 
@@ -117,7 +157,7 @@ function geminiCalls(tool: string, input: Record<string, unknown>, cwd: string):
   switch (tool) {
     case 'run_shell_command':
       if (typeof input.command !== 'string') return unmapped(tool, input);
-      return { calls: [{ tool: 'Bash', input: { command: input.command }, cwd: dir ?? cwd }] };
+      return { calls: [{ tool: 'Bash', input: { command: input.command }, cwd: dir ?? cwd, ...(dir !== undefined ? { modelDir: dir } : {}) }] };
     case 'read_file': {
       const file = abs(input.file_path ?? input.absolute_path, cwd);
       return file === undefined ? unmapped(tool, input) : { calls: [{ tool: 'Read', input: { file_path: file }, cwd }] };
@@ -134,15 +174,15 @@ function geminiCalls(tool: string, input: Record<string, unknown>, cwd: string):
     case 'glob':
       return { calls: [{ tool: 'Glob', input: { pattern: str(input.pattern), ...(dir !== undefined ? { path: dir } : {}) }, cwd }] };
     case 'grep_search':
-    case 'search_file_content':
-      return { calls: [{ tool: 'Grep', input: { pattern: str(input.pattern), ...(dir !== undefined ? { path: dir } : {}) }, cwd }] };
+    case 'search_file_content': {
+      // Gemini's search prints the matching lines, limited to the files `include` names.
+      const include = typeof input.include === 'string' && input.include !== '' ? { glob: input.include } : {};
+      return { calls: [{ tool: 'Grep', input: { pattern: str(input.pattern), output_mode: 'content', ...include, ...(dir !== undefined ? { path: dir } : {}) }, cwd }] };
+    }
     case 'list_directory':
       return { calls: [{ tool: 'Glob', input: { pattern: '*', path: dir ?? cwd }, cwd }] };
-    case 'read_many_files': {
-      const include = Array.isArray(input.include) ? input.include.filter((x): x is string => typeof x === 'string') : [];
-      if (include.length === 0) return unmapped(tool, { paths: input.include });
-      return { calls: include.map((pattern) => ({ tool: 'Glob', input: { pattern }, cwd })) };
-    }
+    case 'read_many_files':
+      return readManyFiles(tool, input, cwd);
     case 'web_fetch': {
       // Gemini's web_fetch takes a prompt that holds the URLs; each is fetched.
       const urls = typeof input.prompt === 'string' ? (input.prompt.match(/\bhttps?:\/\/[^\s<>"'`]+/g) ?? []) : [];
@@ -156,32 +196,71 @@ function geminiCalls(tool: string, input: Record<string, unknown>, cwd: string):
   }
 }
 
+const GLOB_CHARS = /[*?[\]{}]/;
+
+/**
+ * Gemini's read_many_files reads the contents of every file its `paths`/`include` entries name (literal paths,
+ * folders, globs). A literal file is a Read; a folder or a glob is a search that prints contents (a Grep of every line
+ * limited to it), so a denied file it names is denied and one it could reach is asked about. `exclude` only narrows.
+ */
+function readManyFiles(tool: string, input: Record<string, unknown>, cwd: string): Mapped {
+  const entries: unknown[] = [...(Array.isArray(input.paths) ? input.paths : []), ...(Array.isArray(input.include) ? input.include : [])];
+  if (entries.length === 0) return unmapped(tool, input);
+  if (!entries.every((x) => typeof x === 'string' && x !== '')) return { calls: [], opaque: `${tool} names a path that is not a string` };
+  const calls: HookCall[] = [];
+  for (const entry of entries as string[]) {
+    if (GLOB_CHARS.test(entry)) {
+      calls.push({ tool: 'Grep', input: { pattern: '.', output_mode: 'content', glob: entry }, cwd });
+      continue;
+    }
+    const file = path.resolve(cwd, entry);
+    calls.push(isDirectory(file) ? { tool: 'Grep', input: { pattern: '.', output_mode: 'content', path: file }, cwd } : { tool: 'Read', input: { file_path: file }, cwd });
+  }
+  return { calls };
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** Codex's hook tool names: `Bash` for every shell call, `apply_patch` for edits, `mcp__server__tool`. */
 function codexCalls(tool: string, input: Record<string, unknown>, cwd: string): Mapped {
   if (tool.startsWith('mcp__')) return { calls: [{ tool, input, cwd }] };
   if (tool === 'Bash') {
-    const dir = abs(input.workdir, cwd) ?? cwd;
+    const workdir = abs(input.workdir, cwd);
+    const where = { cwd: workdir ?? cwd, ...(workdir !== undefined ? { modelDir: workdir } : {}) };
     const c = input.command;
-    if (typeof c === 'string') return { calls: [{ tool: 'Bash', input: { command: c }, cwd: dir }] };
+    if (typeof c === 'string') return { calls: [{ tool: 'Bash', input: { command: c }, ...where }] };
     // An argv array (Codex's exec form): each word quoted, so the shell reads back exactly these words.
-    if (Array.isArray(c) && c.length > 0 && c.every((x) => typeof x === 'string')) return { calls: [{ tool: 'Bash', input: { command: c.map(singleQuote).join(' ') }, cwd: dir }] };
+    if (Array.isArray(c) && c.length > 0 && c.every((x) => typeof x === 'string')) return { calls: [{ tool: 'Bash', input: { command: c.map(singleQuote).join(' ') }, ...where }] };
     return unmapped(tool, input);
   }
   if (tool === 'apply_patch') {
     const patch = typeof input.command === 'string' ? input.command : typeof input.input === 'string' ? input.input : undefined;
     const files = patch === undefined ? [] : patchFiles(patch);
+    if (files === undefined) return { calls: [], opaque: 'apply_patch has a file header toolgate cannot read' };
     if (files.length === 0) return { calls: [], opaque: 'apply_patch names no file toolgate can read' };
     return { calls: files.map((f) => ({ tool: f.added ? 'Write' : 'Edit', input: { file_path: path.resolve(cwd, f.file), ...(f.added ? { content: '' } : { old_string: '', new_string: '' }) }, cwd })) };
   }
   return unmapped(tool, input);
 }
 
-/** The files a patch in Codex's apply_patch format touches (`*** Add File:`, `*** Update File:`, `*** Delete File:`, `*** Move to:`). */
-export function patchFiles(patch: string): { file: string; added: boolean }[] {
+/**
+ * The files a patch in Codex's apply_patch format touches (`*** Add File:`, `*** Update File:`, `*** Delete File:`,
+ * `*** Move to:`). Codex trims each line before it looks for a header, so this does too; a line that starts like a
+ * header but does not parse as one (other spacing or case, no path) makes the patch unreadable: undefined (ask).
+ */
+export function patchFiles(patch: string): { file: string; added: boolean }[] | undefined {
   const out: { file: string; added: boolean }[] = [];
-  for (const line of patch.split(/\r?\n/)) {
+  for (const raw of patch.split(/\r?\n|\r/)) {
+    const line = raw.trim();
     const m = /^\*\*\* (Add File|Update File|Delete File|Move to): (.+)$/.exec(line);
     if (m) out.push({ file: m[2]!.trim(), added: m[1] === 'Add File' || m[1] === 'Move to' });
+    else if (/^\*+\s*(?:(?:add|update|delete)\s*file|move\s*to)\b/i.test(line)) return undefined;
   }
   return out;
 }

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { editSettingsFile } from '../../settings/grants.js';
 import { HOOK_HOSTS, type HookHost } from './hook-hosts.js';
+import { inlineJsonOrPath } from '../../tool/read-config-file.js';
 
 type Json = Record<string, unknown>;
 type Scope = 'user' | 'project' | 'local';
@@ -22,6 +23,8 @@ type Scope = 'user' | 'project' | 'local';
 export interface HookInstallPlan {
   readonly host: HookHost;
   readonly file: string;
+  /** The folder the file must stay in (the home folder, or the project): a link out of it is refused. */
+  readonly root?: string;
   /** Event → the group toolgate adds there. */
   readonly groups: Readonly<Record<string, Json>>;
 }
@@ -68,13 +71,13 @@ export function planHookInstall(options: { host: HookHost; scope: Scope; project
     const handler = options.http
       ? { type: 'http', url: `http://127.0.0.1:${options.port ?? 7823}/hook`, headers: { Authorization: 'Bearer $TOOLGATE_HOOK_TOKEN' }, allowedEnvVars: ['TOOLGATE_HOOK_TOKEN'] }
       : { type: 'command', command };
-    return { host, file, groups: { PreToolUse: { matcher: '*', hooks: [handler] } } };
+    return { host, file, root: base, groups: { PreToolUse: { matcher: '*', hooks: [handler] } } };
   }
   if (host === 'gemini') {
-    return { host, file: path.join(base, '.gemini', 'settings.json'), groups: { BeforeTool: { matcher: '.*', hooks: [{ type: 'command', name: 'toolgate', command, timeout: 60_000 }] } } };
+    return { host, file: path.join(base, '.gemini', 'settings.json'), root: base, groups: { BeforeTool: { matcher: '.*', hooks: [{ type: 'command', name: 'toolgate', command, timeout: 60_000 }] } } };
   }
   const group = { hooks: [{ type: 'command', command }] };
-  return { host, file: path.join(base, '.codex', 'hooks.json'), groups: options.allow ? { PreToolUse: group, PermissionRequest: group } : { PreToolUse: group } };
+  return { host, file: path.join(base, '.codex', 'hooks.json'), root: base, groups: options.allow ? { PreToolUse: group, PermissionRequest: group } : { PreToolUse: group } };
 }
 
 /** Takes toolgate's handlers out of every group of `events` (all events when absent); empty groups go. Returns what was removed. */
@@ -118,7 +121,8 @@ export function applyHookInstall(verb: 'install' | 'uninstall', plan: HookInstal
     const added: { event: string; group: Json }[] = [];
     if (verb === 'install') {
       for (const [event, group] of Object.entries(plan.groups)) {
-        const list = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
+        if (hooks[event] !== undefined && !Array.isArray(hooks[event])) throw new Error(`${plan.file}: "hooks.${event}" is not an array; not changed (fix it by hand: each event holds a list of matcher groups)`);
+        const list = (hooks[event] as unknown[] | undefined) ?? [];
         hooks[event] = [...list, group];
         added.push({ event, group });
       }
@@ -131,6 +135,7 @@ export function applyHookInstall(verb: 'install' | 'uninstall', plan: HookInstal
     }
     return changed && !dryRun;
   };
+  refuseLinkedFile(plan);
   let changed: boolean;
   if (dryRun) {
     // The same mutation on a copy of what is there: nothing is written.
@@ -149,6 +154,35 @@ export function applyHookInstall(verb: 'install' | 'uninstall', plan: HookInstal
   return [head, ...lines];
 }
 
+/**
+ * A settings file that is a symbolic link, or whose folder's real path leaves the scope's folder (a `.claude` that is
+ * a link), is refused: the writer replaces the file by rename, so a cloned repository's link to the user's settings
+ * would put their contents — secrets in `env` included — into the project.
+ */
+function refuseLinkedFile(plan: HookInstallPlan): void {
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.lstatSync(plan.file);
+  } catch {
+    st = undefined;
+  }
+  if (st?.isSymbolicLink()) throw new Error(`${plan.file} is a symbolic link; not changed (edit the file it points to, or replace the link with a file)`);
+  if (plan.root === undefined) return;
+  const real = (p: string): string => {
+    // The nearest existing folder's real path (the settings folder may not exist yet).
+    for (let dir = p; ; dir = path.dirname(dir)) {
+      try {
+        return path.join(fs.realpathSync(dir), path.relative(dir, p));
+      } catch {
+        if (dir === path.dirname(dir)) return p;
+      }
+    }
+  };
+  const root = real(plan.root);
+  const rel = path.relative(root, real(path.dirname(plan.file)));
+  if (rel.startsWith('..') || path.isAbsolute(rel)) throw new Error(`${plan.file}: its folder is a link out of ${plan.root}; not changed`);
+}
+
 export function runHookInstall(verb: 'install' | 'uninstall', opts: Record<string, unknown>): void {
   const host = String(opts.host ?? 'claude');
   if (!(HOOK_HOSTS as readonly string[]).includes(host)) throw new Error(`--host must be one of ${HOOK_HOSTS.join(', ')}`);
@@ -164,7 +198,7 @@ export function runHookInstall(verb: 'install' | 'uninstall', opts: Record<strin
     http: opts.http === true,
     port,
     allow: opts.allow === true,
-    policy: Array.isArray(opts.policy) ? (opts.policy as string[]).map((p) => (p.trimStart().startsWith('{') ? p : path.resolve(p))) : [],
+    policy: Array.isArray(opts.policy) ? (opts.policy as string[]).map((p) => inlineJsonOrPath(p, process.cwd())) : [],
   });
   for (const line of applyHookInstall(verb, plan, opts.dryRun === true)) process.stdout.write(`${line}\n`);
   if (verb === 'install' && host === 'codex') process.stdout.write('Codex runs a new or changed hook only once it is trusted: review it with /hooks in Codex.\n');

@@ -58,7 +58,13 @@ describe('what the engine decides becomes', () => {
     const a = await decide('Bash', { command: 'grep -n foo src/a.ts | head -20' }, { options: { allow: true } });
     expect(a).toMatchObject({ kind: 'allow' });
     expect(a.reason).toMatch(/read-only/);
-    expect((await decide('Bash', { command: 'npm test' }, { options: { allow: true } })).kind).toBe('allow');
+    // An allow only the project's own files give is left to the host (which reads .claude/ itself; .toolgate/ it never
+    // reads, and a cloned repository brings both): the hook never turns a repository's allow rule into its own allow.
+    const project = await decide('Bash', { command: 'npm test' }, { options: { allow: true } });
+    expect(project.kind).toBe('none');
+    expect(project.reason).toMatch(/project's own rule/);
+    // The same rule from a policy file (the user's own word) is an allow.
+    expect((await decide('Bash', { command: 'npm test' }, { options: { allow: true, policyFiles: [JSON.stringify({ permissions: { allow: ['Bash(npm test)'] } })] } })).kind).toBe('allow');
   });
 
   it('ask: for a command, path or URL toolgate judges, and for an ask rule', async () => {
@@ -107,6 +113,13 @@ describe('hosts', () => {
     expect((await decide('apply_patch', { command: patch }, { host: 'codex', mode: 'acceptEdits', options: { allow: true } })).kind).toBe('deny');
     const ok = '*** Begin Patch\n*** Update File: src/a.ts\n@@\n-a\n+b\n*** End Patch';
     expect((await decide('apply_patch', { command: ok }, { host: 'codex', mode: 'acceptEdits', options: { allow: true } })).kind).toBe('allow');
+  });
+
+  it('a directory the model chose inside the project is judged as usual (no prompt); the project is found from the request cwd', async () => {
+    // Codex workdir into src/: `ls` there is a read-only command in the project (left to the host, allowed with --allow).
+    expect((await decide('Bash', { command: 'ls', workdir: path.join(proj, 'src') }, { host: 'codex', event: 'PermissionRequest', options: { allow: true } })).kind).toBe('allow');
+    // No $CLAUDE_PROJECT_DIR, the host's cwd in src/: the project (the folder with .claude/) is found, its deny rule holds.
+    expect((await decide('Bash', { command: 'cat ../.env' }, { cwd: path.join(proj, 'src') })).kind).toBe('deny');
   });
 
   it("the project's settings apply when the call's cwd is below it ($CLAUDE_PROJECT_DIR)", async () => {

@@ -17,6 +17,8 @@
  * Fail closed: settings that cannot be read, a tool toolgate does not know whose input names a command or path, an
  * input toolgate's schema rejects, an internal error — ask.
  */
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { DecisionLayer, PermissionMode } from '../../tool/permission-types.js';
 import { PERMISSION_MODES } from '../../tool/permission-types.js';
@@ -25,7 +27,8 @@ import { permissionTraitsOf } from '../../permissions/tool-traits.js';
 import type { LoadedSettings } from '../../settings/load-settings.js';
 import { CheckEngine, CheckRequestError, type CheckOutput, type CheckResult } from './check-request.js';
 import { createCheckToolResolver } from './check-tools.js';
-import type { HookAnswer, HookCall, HookRequest } from './hook-hosts.js';
+import { actingField, CODE_FIELDS, type HookAnswer, type HookCall, type HookRequest } from './hook-hosts.js';
+import { searchFinding } from './hook-search.js';
 
 export interface HookJudgeOptions {
   /** Answer allow where the engine allows (default: say nothing and let the host decide). */
@@ -36,7 +39,10 @@ export interface HookJudgeOptions {
   readonly managedSettingsPath?: string;
   /** Working directories the host was given (`--add-dir`) that its hook input does not carry. */
   readonly additionalDirectories?: readonly string[];
-  /** Claude Code's `$CLAUDE_PROJECT_DIR`: where its project settings are (default: the call's cwd). */
+  /**
+   * The project (`$CLAUDE_PROJECT_DIR`, `$GEMINI_PROJECT_DIR`, `--project-dir`): where its settings are. Default: found
+   * per request from the request's own `cwd` (projectRootOf) — never from a directory inside the tool input.
+   */
   readonly projectDir?: string;
   /** Told of each settings load (the log's redaction keys; the server's reload watch). */
   readonly onSettingsLoaded?: (loaded: LoadedSettings) => void;
@@ -52,12 +58,20 @@ export interface JudgedCall {
 export interface HookVerdict {
   readonly answer: HookAnswer;
   readonly calls: readonly JudgedCall[];
+  /** The settings of the project the call was judged in (the log's redaction uses these, not another request's). */
+  readonly settings?: LoadedSettings;
 }
 
 /** Layers whose ask is toolgate's own finding, whatever the tool. */
 const FINDING_LAYERS = new Set(['askRule', 'safetyCheck', 'toolCheck', 'hook']);
 /** Tool kinds whose every call toolgate's analysis judges (a command, a path, a URL). */
 const JUDGED_KINDS = new Set(['shell', 'read', 'write', 'search', 'fetch']);
+/**
+ * Sources whose allow rules the host reads for itself (Claude Code: .claude/settings*.json), or that it never reads at
+ * all (.toolgate/settings*.json, which a cloned repository brings): an allow these decide is left to the host, so a
+ * repository's files can never turn a hook answer into allow.
+ */
+const PROJECT_SOURCES = new Set(['projectSettings', 'localSettings']);
 /** When calls of one host call disagree, the strictest answer stands. */
 const RANK: Readonly<Record<HookAnswer['kind'], number>> = { deny: 3, ask: 2, none: 1, allow: 0 };
 
@@ -84,43 +98,71 @@ export class HookJudge {
   }
 
   async judge(request: HookRequest): Promise<HookVerdict> {
-    if (request.opaque !== undefined) return { answer: { kind: 'ask', reason: `toolgate: ${request.opaque}; a person decides` }, calls: [] };
-    if (request.calls.length === 0) return { answer: { kind: 'none', reason: `toolgate: nothing to judge in ${request.hostTool}` }, calls: [] };
-    const judged: JudgedCall[] = [];
-    for (const call of request.calls) judged.push(await this.#judgeCall(call, request));
+    const projectDir = this.#projectDir(request);
+    if (request.opaque !== undefined || request.calls.length === 0) {
+      const settings = this.#settingsOf(request, projectDir);
+      const answer: HookAnswer = request.opaque !== undefined ? { kind: 'ask', reason: `toolgate: ${request.opaque}; a person decides` } : { kind: 'none', reason: `toolgate: nothing to judge in ${request.hostTool}` };
+      return { answer, calls: [], ...(settings !== undefined ? { settings } : {}) };
+    }
+    const judged: (JudgedCall & { settings?: LoadedSettings })[] = [];
+    for (const call of request.calls) judged.push(await this.#judgeCall(call, request, projectDir));
     let worst = judged[0]!;
     for (const j of judged) if (RANK[j.answer.kind] > RANK[worst.answer.kind]) worst = j;
     // An allow stands only when every call of the host's call is allowed.
-    return { answer: worst.answer, calls: judged };
+    const settings = judged.find((j) => j.settings !== undefined)?.settings ?? this.#settingsOf(request, projectDir);
+    return { answer: worst.answer, calls: judged.map(({ settings: _s, ...j }) => j), ...(settings !== undefined ? { settings } : {}) };
   }
 
-  async #judgeCall(call: HookCall, request: HookRequest): Promise<JudgedCall> {
+  /** The project of a request: given (environment, --project-dir), else found from the request's own cwd. */
+  #projectDir(request: HookRequest): string {
+    if (this.#options.projectDir !== undefined) return path.resolve(request.cwd, this.#options.projectDir);
+    return projectRootOf(request.cwd, this.#options.homeDir ?? os.homedir());
+  }
+
+  /** The project's settings for a request no engine decision loaded them for (for the log's redaction); never throws. */
+  #settingsOf(request: HookRequest, projectDir: string): LoadedSettings | undefined {
+    try {
+      return this.#engine.settingsFor({ cwd: request.cwd, projectDir, mode: 'default' });
+    } catch {
+      return undefined;
+    }
+  }
+
+  async #judgeCall(call: HookCall, request: HookRequest, projectDir: string): Promise<JudgedCall & { settings?: LoadedSettings }> {
     const hostMode = request.mode;
     const dontAsk = hostMode === 'dontAsk';
     // dontAsk is applied here (an ask the hook would raise becomes a deny), so the engine decides as in default mode.
     const mode: PermissionMode = hostMode !== undefined && !dontAsk && (PERMISSION_MODES as readonly string[]).includes(hostMode) ? (hostMode as PermissionMode) : 'default';
-    const projectDir = this.#options.projectDir !== undefined ? path.resolve(this.#options.projectDir) : call.cwd;
-    const dirs = [...(this.#options.additionalDirectories ?? []).map((d) => path.resolve(call.cwd, d))];
-    // The session's working directory is the project; a call whose cwd moved elsewhere keeps it.
-    if (!isInside(call.cwd, projectDir)) dirs.push(projectDir);
+    // The session is the project: its rules are anchored there (Claude Code's `./` is its original cwd). Its working
+    // directories: the project, the host's cwd, --add-dir. The call's own directory (a `cd`, or one the model chose) is
+    // where a command's paths resolve — the shell's cwd — and never a working directory.
+    const working = [projectDir, request.cwd, ...(this.#options.additionalDirectories ?? []).map((d) => path.resolve(request.cwd, d))];
+    const dirs = working.slice(1).filter((d) => !isInside(d, projectDir));
+    const outside = call.modelDir !== undefined && !working.some((d) => isInside(realOf(call.modelDir!), realOf(d)));
     let result: CheckResult;
     try {
-      result = await this.#engine.decide({ tool: call.tool, input: call.input, cwd: call.cwd, projectDir, mode, ...(dirs.length > 0 ? { additionalDirectories: dirs } : {}) });
+      result = await this.#engine.decide({ tool: call.tool, input: call.input, cwd: projectDir, shellCwd: call.cwd, projectDir, mode, ...(dirs.length > 0 ? { additionalDirectories: dirs } : {}) });
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
       if (error instanceof CheckRequestError && /^unknown tool/.test(why)) {
-        // A tool toolgate does not know: judged only if it acts on something it could judge.
-        const acting = ['command', 'file_path', 'path', 'notebook_path', 'url'].find((f) => call.input[f] !== undefined);
+        // A tool toolgate does not know: judged only if it acts on something it could judge (at any depth of its input).
+        const acting = actingField(call.input);
         return acting === undefined
           ? { call, answer: { kind: 'none', reason: `toolgate: ${call.tool} is not a tool toolgate knows` } }
-          : { call, answer: { kind: 'ask', reason: `toolgate: ${call.tool} is not a tool toolgate knows, and its input names a ${acting}; a person decides` } };
+          : { call, answer: { kind: dontAsk ? 'deny' : 'ask', reason: `toolgate: ${call.tool} is not a tool toolgate knows, and its input names a ${acting}; a person decides` } };
       }
       return { call, answer: { kind: dontAsk ? 'deny' : 'ask', reason: `toolgate could not judge this call (${why}); a person decides` } };
     }
-    return { call, decision: result.output, answer: this.#answerFor(result, mode, dontAsk) };
+    let answer = this.#answerFor(result, call, mode, dontAsk);
+    const stricter = (a: HookAnswer | undefined) => {
+      if (a !== undefined && RANK[a.kind] > RANK[answer.kind]) answer = dontAsk && a.kind === 'ask' ? { kind: 'deny', reason: `${a.reason} (dontAsk mode)` } : a;
+    };
+    if (outside) stricter({ kind: 'ask', reason: `toolgate: asks: the call runs in ${call.modelDir}, a directory the model chose outside the working directories` });
+    if (answer.kind !== 'deny') stricter(searchFinding(call, result.ctx));
+    return { call, decision: result.output, answer, ...(result.settings !== undefined ? { settings: result.settings } : {}) };
   }
 
-  #answerFor(result: CheckResult, mode: PermissionMode, dontAsk: boolean): HookAnswer {
+  #answerFor(result: CheckResult, call: HookCall, mode: PermissionMode, dontAsk: boolean): HookAnswer {
     const out = result.output;
     const d = result.decision;
     const trace = describe(out);
@@ -128,8 +170,14 @@ export class HookJudge {
     // classifier's to judge here.
     if (mode === 'auto' && out.classifier === 'would be consulted') return { kind: 'none', reason: `toolgate: left to the host's auto-mode classifier (${out.reason})` };
     if (d.behavior === 'deny') return { kind: 'deny', reason: `toolgate: denied${trace}` };
-    if (d.behavior === 'allow') return this.#options.allow ? { kind: 'allow', reason: `toolgate: allowed${trace}` } : { kind: 'none', reason: `toolgate: would allow${trace}` };
-    const finding = FINDING_LAYERS.has(out.layer) || JUDGED_KINDS.has(permissionTraitsOf(result.tool).kind);
+    if (d.behavior === 'allow') {
+      if (out.source !== null && PROJECT_SOURCES.has(out.source)) return { kind: 'none', reason: `toolgate: left to the host: allowed only by the project's own rule${trace}` };
+      return this.#options.allow ? { kind: 'allow', reason: `toolgate: allowed${trace}` } : { kind: 'none', reason: `toolgate: would allow${trace}` };
+    }
+    const kind = permissionTraitsOf(result.tool).kind;
+    // A tool that runs commands or code toolgate does not analyse (PowerShell, a REPL): its ask is a finding too.
+    const runsCode = kind !== 'shell' && result.tool.isMcp !== true && actingField(call.input, CODE_FIELDS) !== undefined;
+    const finding = FINDING_LAYERS.has(out.layer) || JUDGED_KINDS.has(kind) || runsCode;
     if (!finding) return { kind: 'none', reason: `toolgate: left to the host (${out.reason})` };
     return { kind: dontAsk ? 'deny' : 'ask', reason: `toolgate: ${dontAsk ? 'denied (dontAsk mode), would ask' : 'asks'}${trace}` };
   }
@@ -140,6 +188,48 @@ function describe(out: CheckOutput): string {
   if (out.layer === 'prompt') return `: ${out.reason}`;
   const rule = out.rule !== null ? ` ${out.rule}${out.source !== null ? ` (${out.source})` : ''}` : '';
   return ` by ${describeLayer(out.layer as DecisionLayer)}${rule}: ${out.reason}`;
+}
+
+/**
+ * The project a request's cwd belongs to when the host does not say: the outermost folder from the cwd up that holds
+ * `.claude/` or `.git` and is owned by this user, below the home folder (whose `.claude/` is the user's settings) —
+ * the outermost, so a folder the model makes inside the project (`mkdir sub/.claude`) cannot become the project and
+ * drop the project's rules, and a folder another user owns (`/tmp/.git`) is never taken. None: the cwd itself.
+ */
+export function projectRootOf(cwd: string, homeDir: string): string {
+  const home = path.resolve(homeDir);
+  const uid = process.getuid?.();
+  let found: string | undefined;
+  for (let dir = path.resolve(cwd); ; ) {
+    if (dir === home || dir === path.dirname(dir)) break;
+    if ((isDir(path.join(dir, '.claude')) || fs.existsSync(path.join(dir, '.git'))) && (uid === undefined || ownedBy(dir, uid))) found = dir;
+    dir = path.dirname(dir);
+  }
+  return found ?? path.resolve(cwd);
+}
+
+function isDir(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function ownedBy(p: string, uid: number): boolean {
+  try {
+    return fs.statSync(p).uid === uid;
+  } catch {
+    return false;
+  }
+}
+
+function realOf(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
 }
 
 function isInside(dir: string, root: string): boolean {

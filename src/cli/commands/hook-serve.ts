@@ -10,7 +10,11 @@
  *
  * Settings are watched: before each request the settings files behind the contexts built so far (the ones read and
  * the ones looked for) are compared with what they were (inode, size, mtime); any change, a file appearing or going,
- * drops every context, so the next decision reads them again.
+ * drops every context, so the next decision reads them again. A file changed within SETTLE_MS of its load is not
+ * trusted to be the version that was read (the signature is taken after the read): it counts as changed next time.
+ *
+ * Each request's project is found from its own `cwd` (hook-judge.ts projectRootOf) unless `--project-dir` names it;
+ * its log entry is redacted with that project's settings (the verdict carries them).
  */
 import fs from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -19,11 +23,12 @@ import path from 'node:path';
 import { stateDirectory } from '../../agent/session-dir.js';
 import { nodeCrypto, randomBytes } from '../../tool/crypto.js';
 import type { LoadedSettings } from '../../settings/load-settings.js';
-import { answerHook, MAX_HOOK_REQUEST_BYTES, type SettingsSeen } from './hook-answer.js';
+import { answerHook, MAX_HOOK_REQUEST_BYTES } from './hook-answer.js';
 import { failClosedOutput, HOOK_HOSTS, type HookHost } from './hook-hosts.js';
 import { HookJudge, type HookJudgeOptions } from './hook-judge.js';
 import { appendHookLines, hookLogFile, type HookLogEntry } from './hook-log.js';
 import { judgeOptions, parseHost, type HookCommonOptions } from './hook.js';
+import { isInlineJson } from '../../tool/read-config-file.js';
 
 export interface HookServerOptions extends HookJudgeOptions {
   readonly host?: HookHost;
@@ -48,7 +53,13 @@ class SettingsWatch {
   readonly #seen = new Map<string, string>();
 
   record(loaded: LoadedSettings): void {
-    for (const f of loaded.files) if (!f.file.trimStart().startsWith('{') && !this.#seen.has(f.file)) this.#seen.set(f.file, signature(f.file));
+    const settled = Date.now() - SETTLE_MS;
+    for (const f of loaded.files) {
+      if (isInlineJson(f.file) || this.#seen.has(f.file)) continue;
+      const sig = signature(f.file);
+      // Changed around the load: the read may have seen the version before (a signature that never matches again).
+      this.#seen.set(f.file, changedAfter(f.file, settled) ? 'unsettled' : sig);
+    }
   }
 
   /** True (and forgets what it knew) when a file changed, appeared or went. */
@@ -59,6 +70,18 @@ class SettingsWatch {
         return true;
       }
     }
+    return false;
+  }
+}
+
+/** How recent a settings file's change must be for its load to be read again on the next request. */
+const SETTLE_MS = 2000;
+
+function changedAfter(file: string, time: number): boolean {
+  try {
+    const s = fs.statSync(file);
+    return Math.max(s.mtimeMs, s.ctimeMs) >= time;
+  } catch {
     return false;
   }
 }
@@ -74,11 +97,9 @@ function signature(file: string): string {
 
 export async function startHookServer(options: HookServerOptions): Promise<HookServerHandle> {
   const watch = new SettingsWatch();
-  const seen: SettingsSeen = {};
   const judge = new HookJudge({
     ...options,
     onSettingsLoaded: (s) => {
-      seen.last = s;
       watch.record(s);
       options.onSettingsLoaded?.(s);
     },
@@ -97,6 +118,9 @@ export async function startHookServer(options: HookServerOptions): Promise<HookS
     void handle(req, res).catch((error: unknown) => send(res, failClosedOutput(options.host ?? 'claude', undefined, `internal error: ${error instanceof Error ? error.message : String(error)}`)));
   });
   server.keepAliveTimeout = 60_000;
+  // A client that sends its headers or body slowly is cut off instead of holding a connection open.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = (req.url ?? '/').split('?')[0]!;
@@ -115,7 +139,7 @@ export async function startHookServer(options: HookServerOptions): Promise<HookS
     }
     const body = await readBody(req);
     if (watch.changed()) judge.forget();
-    const { output, entry } = await answerHook(body, { ...(host !== undefined ? { host } : {}), cwd: process.cwd(), log: logFile !== null }, judge, seen);
+    const { output, entry } = await answerHook(body, { ...(host !== undefined ? { host } : {}), cwd: process.cwd(), log: logFile !== null }, judge);
     send(res, output);
     if (entry !== undefined) {
       if (pending.length === 0) setImmediate(flush);
@@ -124,7 +148,7 @@ export async function startHookServer(options: HookServerOptions): Promise<HookS
   }
 
   if (options.socket !== undefined) {
-    fs.rmSync(options.socket, { force: true });
+    removeStaleSocket(options.socket);
     await listen(server, options.socket);
     fs.chmodSync(options.socket, 0o600);
   } else {
@@ -141,6 +165,18 @@ export async function startHookServer(options: HookServerOptions): Promise<HookS
         server.closeAllConnections();
       }),
   };
+}
+
+/** A socket left by an earlier server is removed; any other file at the path is refused, never deleted. */
+function removeStaleSocket(socket: string): void {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(socket);
+  } catch {
+    return;
+  }
+  if (!st.isSocket()) throw new Error(`--socket ${socket}: a file that is not a socket is there; not removed (choose another path)`);
+  fs.rmSync(socket);
 }
 
 function listen(server: Server, where: number | string, hostname?: string): Promise<void> {
@@ -186,16 +222,39 @@ export function hookServerToken(envName: string, env: NodeJS.ProcessEnv = proces
   const fromEnv = env[envName];
   if (fromEnv !== undefined && fromEnv !== '') return { token: fromEnv };
   const file = path.join(stateDirectory(env), 'hook-token');
-  try {
-    const token = fs.readFileSync(file, 'utf8').trim();
-    if (token !== '') return { token, file };
-  } catch {
-    // made below
-  }
+  const existing = readTokenFile(file);
+  if (existing !== undefined) return { token: existing, file };
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const token = randomBytes(32).toString('base64url');
   fs.writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
   return { token, file };
+}
+
+/**
+ * The token file's token; undefined when there is no file (or it is empty). A file that is a link, not this user's, or
+ * readable or writable by others is refused: anyone who can read the token can answer for the user's agent.
+ */
+function readTokenFile(file: string): string | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP') throw new Error(`the hook token file ${file} is a symbolic link; remove it (a new token is made)`);
+    throw error;
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    const uid = process.getuid?.();
+    if (!st.isFile()) throw new Error(`the hook token file ${file} is not a regular file`);
+    if (uid !== undefined && st.uid !== uid) throw new Error(`the hook token file ${file} is not owned by this user; remove it (a new token is made)`);
+    if ((st.mode & 0o077) !== 0) throw new Error(`the hook token file ${file} is readable or writable by others (mode ${(st.mode & 0o777).toString(8)}); run chmod 600 ${file}, or remove it for a new token`);
+    const token = fs.readFileSync(fd, 'utf8').trim();
+    return token === '' ? undefined : token;
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 export async function runHookServer(opts: HookCommonOptions & { port: string; socket?: string; tokenEnv: string }): Promise<void> {
@@ -204,10 +263,13 @@ export async function runHookServer(opts: HookCommonOptions & { port: string; so
   if (opts.socket === undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new Error('--port takes a port number');
   if (host !== undefined && !(HOOK_HOSTS as readonly string[]).includes(host)) throw new Error('bad --host');
   const { token, file } = hookServerToken(opts.tokenEnv);
-  // One server serves every project: a request's project is its cwd, not this process's $CLAUDE_PROJECT_DIR.
+  // One server serves every project: a request's project is found from its cwd (or given by --project-dir), not taken
+  // from this process's $CLAUDE_PROJECT_DIR.
   const { projectDir: _ignored, ...judging } = judgeOptions(opts);
+  const projectDir = opts.projectDir !== undefined ? path.resolve(opts.projectDir) : undefined;
   const handle = await startHookServer({
     ...judging,
+    ...(projectDir !== undefined ? { projectDir } : {}),
     ...(host !== undefined ? { host } : {}),
     ...(opts.socket !== undefined ? { socket: path.resolve(opts.socket) } : { port }),
     token,

@@ -7,6 +7,7 @@
  * The command hook always exits 0 with JSON (every host reads JSON on 0); whatever goes wrong is the host's
  * fail-closed answer (ask), never silence. Protocols: hook-hosts.ts; judgement: hook-judge.ts.
  */
+import path from 'node:path';
 import type { Command } from 'commander';
 import { HOOK_HOSTS, type HookHost } from './hook-hosts.js';
 
@@ -15,6 +16,7 @@ export interface HookCommonOptions {
   allow?: boolean;
   policy: string[];
   addDir: string[];
+  projectDir?: string;
   home?: string;
   managedSettings?: string;
   log: boolean;
@@ -31,6 +33,7 @@ export function withJudgeOptions(cmd: Command): Command {
     .option('--allow', 'answer allow where the engine allows (a hook allow skips the host prompt); default: leave those calls to the host')
     .option('--policy <file>', 'a toolgate policy file or inline JSON, read as a --settings file (repeatable)', collect, [])
     .option('--add-dir <dir>', 'a working directory the host was given that its hook input does not carry (repeatable)', collect, [])
+    .option('--project-dir <dir>', 'the project whose settings apply (default: $CLAUDE_PROJECT_DIR, $GEMINI_PROJECT_DIR, else found from the request cwd)')
     .option('--home <dir>', 'home directory for user settings (default: $HOME)')
     .option('--managed-settings <file>', 'managed policy file (default: the platform location)')
     .option('--no-log', 'write no entry to the decision log');
@@ -125,9 +128,8 @@ async function runCommandHook(opts: HookCommonOptions): Promise<void> {
     host = parseHost(opts.host);
     const text = await readStdin();
     const [{ answerHook }, { HookJudge }, { appendHookLog }] = await Promise.all([import('./hook-answer.js'), import('./hook-judge.js'), import('./hook-log.js')]);
-    const seen: { last?: import('../../settings/load-settings.js').LoadedSettings } = {};
-    const judge = new HookJudge({ ...judgeOptions(opts), onSettingsLoaded: (s) => (seen.last = s) });
-    const { output, entry } = await answerHook(text, { ...(host !== undefined ? { host } : {}), cwd: process.cwd(), log: opts.log }, judge, seen);
+    const judge = new HookJudge(judgeOptions(opts));
+    const { output, entry } = await answerHook(text, { ...(host !== undefined ? { host } : {}), cwd: process.cwd(), log: opts.log }, judge);
     if (!answered) {
       answered = true;
       process.stdout.write(`${JSON.stringify(output)}\n`);
@@ -143,14 +145,15 @@ async function runCommandHook(opts: HookCommonOptions): Promise<void> {
 
 /** The judge's options from the command line and the host's environment. */
 export function judgeOptions(opts: HookCommonOptions): import('./hook-judge.js').HookJudgeOptions {
-  const projectDir = process.env.CLAUDE_PROJECT_DIR;
+  // Never from the tool input: the host's own word (its environment), or the request's cwd (hook-judge.ts projectRootOf).
+  const projectDir = [opts.projectDir, process.env.CLAUDE_PROJECT_DIR, process.env.GEMINI_PROJECT_DIR].find((d) => d !== undefined && d !== '');
   return {
     allow: opts.allow === true,
     policyFiles: opts.policy,
     additionalDirectories: opts.addDir,
     ...(opts.home !== undefined ? { homeDir: opts.home } : {}),
     ...(opts.managedSettings !== undefined ? { managedSettingsPath: opts.managedSettings } : {}),
-    ...(projectDir !== undefined && projectDir !== '' ? { projectDir } : {}),
+    ...(projectDir !== undefined ? { projectDir: path.resolve(projectDir) } : {}),
   };
 }
 

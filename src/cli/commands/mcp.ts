@@ -15,6 +15,7 @@ import { loadMcpConfig } from '../../mcp/load-config.js';
 // The client side (the MCP SDK's client, its transports, OAuth) loads only for the commands that connect: not for `serve`.
 import type { McpServerStatus } from '../../mcp/manager.js';
 import { registerMcpManageCommands } from './mcp-manage.js';
+import { inlineJsonOrPath } from '../../tool/read-config-file.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -109,7 +110,7 @@ async function runServe(opts: ServeOptions): Promise<void> {
     cwd: path.resolve(opts.cwd),
     ...(mode ? { mode } : {}),
     runtime: {
-      settings: { files: opts.settings.map((f) => (f.trimStart().startsWith('{') ? f : path.resolve(f))) },
+      settings: { files: opts.settings.map((f) => inlineJsonOrPath(f, process.cwd())) },
       ...(opts.sessionDir !== undefined ? { sessionDir: path.resolve(opts.sessionDir) } : {}),
     },
   };
@@ -142,7 +143,7 @@ function loadConfigured(name: string | undefined, opts: Pick<ListOptions, 'cwd' 
   const cwd = path.resolve(opts.cwd);
   const config = loadMcpConfig({
     cwd,
-    mcpConfigs: opts.mcpConfig.map((f) => (f.trimStart().startsWith('{') ? f : path.resolve(f))),
+    mcpConfigs: opts.mcpConfig.map((f) => inlineJsonOrPath(f, process.cwd())),
     strict: opts.strictMcpConfig === true,
   });
   for (const p of config.problems) process.stderr.write(`toolgate: warning: ${p.file}${p.server ? ` (server "${p.server}")` : ''}: ${p.message}\n`);

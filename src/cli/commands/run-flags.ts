@@ -1,18 +1,26 @@
 /**
- * `claude -p`'s flags as the Agent SDK's options: the headless run is the Agent SDK's session engine
- * (src/agent-sdk/session.ts), so each flag becomes the option `claude` itself turns it into for the SDK, and the one
- * mapping from options to the runtime (session-setup.ts) does the rest. What is checked here is only what a flag's
- * text can get wrong (a malformed --agents JSON, a --session-id that is not a UUID, a missing --system-prompt-file):
- * each is one line naming the flag, before anything starts.
+ * `toolgate run`'s flags as a session (`SessionOptions`), once, for `-p` and the terminal session alike: each flag
+ * becomes what it means for the session, and every file a flag names (`--mcp-config`, `--agents`, the prompt files)
+ * is read here, once. What is checked here is only what a flag's text can get wrong (a malformed --agents JSON, a
+ * --session-id that is not a UUID, a missing --system-prompt-file): each is one line naming the flag, before anything
+ * starts. The output flags of `-p` (`--output-format`, `--input-format`, `--include-partial-messages`,
+ * `--replay-user-messages`, `--include-hook-events`, `--forward-subagent-text`) and who answers its permission prompts
+ * (`--json-schema`, `--permission-prompt-tool`, `--permission-prompts`) mean nothing in a terminal: `printOnlyFlags`
+ * names those given there.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { AgentDefinition, Options, SettingSource } from '../../agent-sdk/options.js';
-import { isUuid } from '../../agent-sdk/session-options.js';
+import { agentTypesFor } from '../../agent/agent-types.js';
+import type { AgentDefinition } from '../../agent/types.js';
 import { defaultSessionDir, stateDirectory } from '../../agent/session-dir.js';
 import { latestSessionFor, transcriptPath } from '../../agent/transcript.js';
-import { loadAgentDefinitions, type AgentDefinition as FileAgent } from '../../tools/agent/agent-definitions.js';
+import { parseBackendSpec } from '../../distributed/backend-spec.js';
+import { loadMcpConfig } from '../../mcp/load-config.js';
+import type { McpServerConfig } from '../../mcp/config.js';
+import type { SessionOptions, SessionSettingSource } from '../../session/index.js';
+import type { PermissionMode } from '../../tool/permission-types.js';
+import { inlineJsonOrPath, isInlineJson, readConfigText } from '../../tool/read-config-file.js';
 import type { RunOptions } from './run.js';
 
 /** A flag whose value cannot be used: exit 1 with this one line (and a JSON error result under the JSON formats). */
@@ -20,32 +28,45 @@ export class FlagError extends Error {
   override readonly name = 'FlagError';
 }
 
-const SETTING_SOURCES: readonly SettingSource[] = ['user', 'project', 'local'];
+const SETTING_SOURCES: readonly SessionSettingSource[] = ['user', 'project', 'local'];
 const EFFORT_LEVELS = ['low', 'medium', 'high', 'xhigh', 'max'];
 const INPUT_FORMATS = ['text', 'stream-json'];
 
-export interface PrintSession {
-  readonly options: Options;
-  /** More than one `--settings` (toolgate's extension: claude takes one; later wins). */
-  readonly settingsFiles: readonly string[];
+export interface RunSession {
+  /** The session the flags describe. */
+  readonly session: SessionOptions;
+  /** What `-p` prints beyond the default messages. */
+  readonly output: { readonly includePartialMessages?: boolean; readonly includeHookEvents?: boolean; readonly forwardSubagentText?: boolean };
   readonly replayUserMessages: boolean;
   readonly inputFormat: 'text' | 'stream-json';
   /** Flags accepted that change nothing in toolgate: one stderr line each. */
   readonly notes: readonly string[];
 }
 
-/** The Agent SDK options of a `toolgate -p` run; throws `FlagError` on a value that cannot be used. */
-export function printSessionOptions(opts: RunOptions, env: NodeJS.ProcessEnv = process.env): PrintSession {
+/** Flags given that only `-p` applies (docs/cli.md): the terminal session says it does not. */
+export function printOnlyFlags(opts: RunOptions): string[] {
+  const given: [string, boolean][] = [
+    ['--input-format', opts.inputFormat !== undefined],
+    ['--include-partial-messages', opts.includePartialMessages === true],
+    ['--replay-user-messages', opts.replayUserMessages === true],
+    ['--include-hook-events', opts.includeHookEvents === true],
+    ['--forward-subagent-text', opts.forwardSubagentText === true],
+    ['--json-schema', opts.jsonSchema !== undefined],
+    ['--permission-prompts', opts.permissionPrompts !== undefined],
+    ['--permission-prompt-tool', opts.permissionPromptTool !== undefined],
+  ];
+  return given.filter(([, on]) => on).map(([flag]) => flag);
+}
+
+/** The session of a `toolgate run`; throws `FlagError` on a value that cannot be used. */
+export function runSessionOptions(opts: RunOptions, mode: { readonly print: boolean }, env: NodeJS.ProcessEnv = process.env): RunSession {
   const cwd = path.resolve(opts.cwd);
   const notes: string[] = [];
   const inputFormat = opts.inputFormat ?? 'text';
   if (!INPUT_FORMATS.includes(inputFormat)) throw new FlagError(`unknown --input-format "${inputFormat}" (expected one of: ${INPUT_FORMATS.join(', ')})`);
-
-  const maxTurns = opts.maxTurns === undefined ? undefined : Number(opts.maxTurns);
-  if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && maxTurns > 0)) throw new FlagError(`--max-turns must be a positive integer (got "${opts.maxTurns}")`);
-  const budget = opts.maxBudgetUsd === undefined ? undefined : Number(opts.maxBudgetUsd);
-  if (budget !== undefined && !(Number.isFinite(budget) && budget > 0)) throw new FlagError(`--max-budget-usd must be a positive number of dollars (got "${opts.maxBudgetUsd}")`);
-  if (opts.sessionId !== undefined && !isUuid(opts.sessionId)) throw new FlagError(`--session-id must be a valid UUID (got "${opts.sessionId}")`);
+  const maxTurns = positive('--max-turns', opts.maxTurns, Number.isInteger);
+  const budget = positive('--max-budget-usd', opts.maxBudgetUsd, Number.isFinite, 'a positive number of dollars');
+  if (opts.sessionId !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(opts.sessionId)) throw new FlagError(`--session-id must be a valid UUID (got "${opts.sessionId}")`);
   if (opts.sessionId !== undefined && (opts.continue || opts.resume !== undefined) && !opts.forkSession) {
     throw new FlagError('--session-id can only be used with --continue or --resume if --fork-session is also given');
   }
@@ -53,85 +74,105 @@ export function printSessionOptions(opts: RunOptions, env: NodeJS.ProcessEnv = p
   if (opts.permissionPrompts !== undefined && opts.permissionPrompts !== 'host' && opts.permissionPrompts !== 'none') {
     throw new FlagError(`--permission-prompts must be "host" or "none" (got "${opts.permissionPrompts}")`);
   }
-
-  // Which session goes on: --continue (the newest of this folder), --resume ID, --resume alone (headless: the newest).
-  const sessionsRoot = path.join(stateDirectory(env), 'sessions');
-  let resume: string | undefined;
-  if (opts.continue || opts.resume === true) {
-    resume = latestSessionFor(sessionsRoot, cwd);
-    if (!resume) throw new FlagError(`No conversation found to continue in ${cwd}`);
-  } else if (typeof opts.resume === 'string') {
-    if (!existsSync(transcriptPath(defaultSessionDir(opts.resume, env)))) throw new FlagError(`No conversation found with session ID: ${opts.resume}`);
-    resume = opts.resume;
-  }
-
-  let agents = opts.agents !== undefined ? agentsOf(opts.agents, cwd) : undefined;
-  if (opts.agent !== undefined && !Object.hasOwn(agents ?? {}, opts.agent)) {
-    // Not one of --agents: an agent of the agents folders (~/.claude/agents, .claude/agents) or a built-in one.
-    const found = loadAgentDefinitions(cwd, env.HOME ?? os.homedir()).agents.find((d) => d.agentType === opts.agent);
-    if (!found) throw new FlagError(`--agent "${opts.agent}" is neither one of --agents nor an agent of ~/.claude/agents or .claude/agents`);
-    agents = { ...agents, [found.agentType]: sdkAgent(found) };
-  }
-  const mode = opts.permissionMode === 'manual' ? 'default' : opts.permissionMode;
-  const bypass = opts.dangerouslySkipPermissions === true || mode === 'bypassPermissions';
-  const options: Options = {
+  const backend = backendOf(opts, mode.print);
+  const agents = opts.agents !== undefined ? agentsOf(opts.agents, cwd) : [];
+  const mode_ = opts.permissionMode === 'manual' ? 'default' : opts.permissionMode;
+  const bypass = opts.dangerouslySkipPermissions === true || mode_ === 'bypassPermissions';
+  // In a terminal the person answers the prompts; only -p hands them to a tool or refuses them.
+  const prompts = mode.print && opts.permissionPrompts !== 'none';
+  const session: SessionOptions = {
     cwd,
-    stderr: (text) => process.stderr.write(`toolgate: ${text}`),
     ...(opts.model !== undefined ? { model: opts.model } : {}),
     ...(maxTurns !== undefined ? { maxTurns } : {}),
     ...(budget !== undefined ? { maxBudgetUsd: budget } : {}),
     ...(opts.fallbackModel !== undefined ? { fallbackModel: opts.fallbackModel } : {}),
-    // The flag is the explicit choice the Agent SDK asks for with allowDangerouslySkipPermissions.
-    ...(bypass ? { permissionMode: 'bypassPermissions' as const, allowDangerouslySkipPermissions: true } : mode !== undefined ? { permissionMode: mode as Options['permissionMode'] } : {}),
-    ...(opts.allowDangerouslySkipPermissions ? { allowDangerouslySkipPermissions: true } : {}),
+    // The flag is the explicit choice the session asks for with allowBypass.
+    ...(bypass ? { mode: 'bypassPermissions' as const, allowBypass: true } : mode_ !== undefined ? { mode: mode_ as PermissionMode } : {}),
+    ...(opts.allowDangerouslySkipPermissions ? { allowBypass: true } : {}),
     allowedTools: opts.allowedTools,
     disallowedTools: opts.disallowedTools,
     ...(opts.addDir.length > 0 ? { additionalDirectories: opts.addDir.map((d) => path.resolve(cwd, d)) } : {}),
-    ...(opts.settings.length === 1 ? { settings: settingsArg(opts.settings[0]!, cwd) } : {}),
+    ...(opts.settings.length > 0 ? { settingsFiles: opts.settings.map((s) => inlineJsonOrPath(s, cwd)) } : {}),
     ...(opts.settingSources !== undefined ? { settingSources: settingSources(opts.settingSources) } : {}),
     ...toolsOf(opts.tools),
-    ...mcpServersOf(opts.mcpConfig, cwd),
+    ...(opts.mcpConfig.length > 0 ? { mcpServers: mcpServersOf(opts.mcpConfig, cwd, env) } : {}),
     ...(opts.strictMcpConfig ? { strictMcpConfig: true } : {}),
-    ...(opts.permissionPromptTool !== undefined ? { permissionPromptToolName: opts.permissionPromptTool } : {}),
-    ...(opts.permissionPrompts !== undefined ? { permissionPrompts: opts.permissionPrompts as 'host' | 'none' } : {}),
-    ...(opts.jsonSchema !== undefined ? { outputFormat: { type: 'json_schema' as const, schema: jsonSchema(opts.jsonSchema) } } : {}),
-    ...(agents !== undefined ? { agents } : {}),
-    ...(opts.agent !== undefined ? { agent: opts.agent } : {}),
+    ...(prompts && opts.permissionPromptTool !== undefined ? { permissionPromptTool: opts.permissionPromptTool } : {}),
+    ...(mode.print && opts.jsonSchema !== undefined ? { outputSchema: jsonSchema(opts.jsonSchema) } : {}),
+    ...(agents.length > 0 ? { agents } : {}),
+    ...(opts.agent !== undefined ? mainAgent(opts.agent, agents, cwd, env) : {}),
     ...systemPromptOf(opts, cwd),
-    ...(resume !== undefined ? { resume } : {}),
-    ...(opts.forkSession ? { forkSession: true } : {}),
+    // On the durable backend `--resume ID` names the durable session (its conversation is kept there, not here).
+    ...(backend ? { backend, ...(typeof opts.resume === 'string' ? { resume: opts.resume } : {}) } : resumeOf(opts, cwd, env, mode.print)),
+    ...(opts.forkSession ? { fork: true } : {}),
     ...(opts.sessionId !== undefined ? { sessionId: opts.sessionId } : {}),
-    ...(opts.sessionPersistence === false ? { persistSession: false } : {}),
+    ...(opts.sessionPersistence === false ? { persist: false } : {}),
     ...(opts.betas.length > 0 ? { betas: opts.betas } : {}),
-    ...(opts.includePartialMessages ? { includePartialMessages: true } : {}),
-    ...(opts.includeHookEvents ? { includeHookEvents: true } : {}),
-    ...(opts.forwardSubagentText ? { forwardSubagentText: true } : {}),
+    ...(mode.print && opts.includePartialMessages ? { streamEvents: true } : {}),
   };
   if (opts.effort !== undefined) notes.push(`--effort ${opts.effort} is accepted; toolgate sends no effort level (the model's default applies)`);
   if (opts.debug !== undefined) notes.push('--debug is accepted for compatibility with claude; toolgate writes no debug log');
   return {
-    options,
-    settingsFiles: opts.settings.length > 1 ? opts.settings.map((s) => settingsArg(s, cwd)) : [],
+    session,
+    output: {
+      ...(opts.includePartialMessages ? { includePartialMessages: true } : {}),
+      ...(opts.includeHookEvents ? { includeHookEvents: true } : {}),
+      ...(opts.forwardSubagentText ? { forwardSubagentText: true } : {}),
+    },
     replayUserMessages: opts.replayUserMessages === true,
     inputFormat: inputFormat as 'text' | 'stream-json',
     notes,
   };
 }
 
-function settingsArg(value: string, cwd: string): string {
-  return value.trimStart().startsWith('{') ? value : path.resolve(cwd, value);
+function positive(flag: string, value: string | undefined, ok: (n: number) => boolean, what = 'a positive integer'): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!(ok(n) && n > 0)) throw new FlagError(`${flag} must be ${what} (got "${value}")`);
+  return n;
+}
+
+/** `--backend restate=URL`: the session runs durably on the workers (with `-p`; `--resume ID` names its session). */
+function backendOf(opts: RunOptions, print: boolean): SessionOptions['backend'] {
+  if (opts.backend === undefined || opts.backend === 'local') return undefined;
+  let spec: ReturnType<typeof parseBackendSpec>;
+  try {
+    spec = parseBackendSpec(opts.backend);
+  } catch (error) {
+    throw new FlagError(error instanceof Error ? error.message : String(error));
+  }
+  if (spec.kind === 'local') return undefined;
+  if (!print) throw new FlagError('--backend restate=URL runs headless sessions: use it with -p');
+  if (opts.continue || opts.resume === true) throw new FlagError('--continue and --resume without an id are not available with --backend restate=URL: use --resume ID');
+  return { kind: 'restate', url: spec.url };
+}
+
+/** Which session goes on: --continue (the newest of this folder), --resume ID, --resume alone (headless: the newest). */
+function resumeOf(opts: RunOptions, cwd: string, env: NodeJS.ProcessEnv, print: boolean): Pick<SessionOptions, 'resume'> {
+  const sessionsRoot = path.join(stateDirectory(env), 'sessions');
+  // In a terminal `--resume` alone opens the picker (run-interactive.ts).
+  if (opts.continue || (opts.resume === true && print)) {
+    const latest = latestSessionFor(sessionsRoot, cwd);
+    if (!latest) throw new FlagError(`No conversation found to continue in ${cwd}`);
+    return { resume: latest };
+  }
+  if (typeof opts.resume === 'string') {
+    if (!existsSync(transcriptPath(defaultSessionDir(opts.resume, env)))) throw new FlagError(`No conversation found with session ID: ${opts.resume}`);
+    return { resume: opts.resume };
+  }
+  return {};
 }
 
 /** `--setting-sources user,project` (commas or spaces; "" loads none of the files). */
-function settingSources(value: string): SettingSource[] {
+function settingSources(value: string): SessionSettingSource[] {
   const list = value.split(/[,\s]+/).filter((s) => s !== '');
   const unknown = list.filter((s) => !(SETTING_SOURCES as readonly string[]).includes(s));
   if (unknown.length > 0) throw new FlagError(`--setting-sources: unknown source "${unknown[0]}" (expected a comma-separated list of: ${SETTING_SOURCES.join(', ')})`);
-  return list as SettingSource[];
+  return list as SessionSettingSource[];
 }
 
 /** `--tools "Bash,Edit,Read"` (commas or spaces), `--tools ""` for none, `--tools default` for all. */
-function toolsOf(values: readonly string[] | undefined): Pick<Options, 'tools'> {
+function toolsOf(values: readonly string[] | undefined): Pick<SessionOptions, 'tools'> {
   if (values === undefined) return {};
   const names = values.flatMap((v) => v.split(/[,\s]+/)).filter((n) => n !== '');
   if (names.length === 1 && names[0] === 'default') return {};
@@ -139,17 +180,12 @@ function toolsOf(values: readonly string[] | undefined): Pick<Options, 'tools'> 
   return { tools: names };
 }
 
-/** Every `--mcp-config` (a file or inline JSON) as one `mcpServers` object; run-preflight.ts has checked them. */
-function mcpServersOf(configs: readonly string[], cwd: string): Pick<Options, 'mcpServers'> {
-  if (configs.length === 0) return {};
-  const servers: Record<string, unknown> = {};
-  for (const arg of configs) {
-    const inline = arg.trimStart().startsWith('{');
-    const text = inline ? arg : readFileSync(path.resolve(cwd, arg), 'utf8');
-    const parsed = JSON.parse(text.replace(/^\uFEFF/, '')) as { mcpServers?: Record<string, unknown> };
-    Object.assign(servers, parsed.mcpServers ?? {});
-  }
-  return { mcpServers: servers as Options['mcpServers'] };
+/** Every `--mcp-config` (a file or inline JSON), read once; the first problem stops the run. */
+function mcpServersOf(configs: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Record<string, McpServerConfig> {
+  const { servers, problems } = loadMcpConfig({ cwd, mcpConfigs: configs.map((c) => inlineJsonOrPath(c, cwd)), strict: true, env });
+  const first = problems[0];
+  if (first) throw new FlagError(`Invalid MCP configuration: ${first.file}${first.server ? ` (server "${first.server}")` : ''}: ${first.message}`);
+  return Object.fromEntries([...servers].map(([name, s]) => [name, s.config]));
 }
 
 function jsonSchema(text: string): Record<string, unknown> {
@@ -164,23 +200,21 @@ function jsonSchema(text: string): Record<string, unknown> {
 }
 
 /** `--agents '{"name": {"description", "prompt", …}}'`, or (as with claude -p) the path of a file that holds it. */
-function agentsOf(value: string, cwd: string): Record<string, AgentDefinition> {
+function agentsOf(value: string, cwd: string): AgentDefinition[] {
   let text = value;
-  if (!value.trimStart().startsWith('{')) {
-    try {
-      text = readFileSync(path.resolve(cwd, value), 'utf8');
-    } catch {
-      throw new FlagError(`--agents is neither a JSON object nor a readable file: ${value}`);
-    }
+  if (!isInlineJson(value)) {
+    const read = readConfigText(path.resolve(cwd, value));
+    if (read.kind !== 'ok') throw new FlagError(`--agents is neither a JSON object nor a readable file: ${value}`);
+    text = read.text;
   }
-  let parsed: unknown;
+  let value_: unknown;
   try {
-    parsed = JSON.parse(text);
+    value_ = JSON.parse(text);
   } catch (error) {
     throw new FlagError(`--agents is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new FlagError('--agents must be a JSON object of agents by name');
-  for (const [name, d] of Object.entries(parsed)) {
+  if (value_ === null || typeof value_ !== 'object' || Array.isArray(value_)) throw new FlagError('--agents must be a JSON object of agents by name');
+  return Object.entries(value_).map(([name, d]) => {
     const def = d as Record<string, unknown> | null;
     if (def === null || typeof def !== 'object' || typeof def.description !== 'string' || typeof def.prompt !== 'string') {
       throw new FlagError(`--agents: agent "${name}" needs a "description" and a "prompt" (strings)`);
@@ -190,48 +224,51 @@ function agentsOf(value: string, cwd: string): Record<string, AgentDefinition> {
         throw new FlagError(`--agents: agent "${name}": "${key}" must be a list of tool names`);
       }
     }
-  }
-  return parsed as Record<string, AgentDefinition>;
+    return {
+      agentType: name,
+      description: def.description,
+      systemPrompt: def.prompt,
+      source: 'session' as const,
+      ...(def.tools ? { tools: def.tools as string[] } : {}),
+      ...(def.disallowedTools ? { disallowedTools: def.disallowedTools as string[] } : {}),
+      ...(typeof def.model === 'string' ? { model: def.model } : {}),
+      ...(typeof def.permissionMode === 'string' ? { permissionMode: def.permissionMode as PermissionMode } : {}),
+    };
+  });
 }
 
-/** An agent of the agents folders as `--agents` would give it. */
-function sdkAgent(d: FileAgent): AgentDefinition {
-  return {
-    description: d.description,
-    prompt: d.systemPrompt,
-    ...(d.tools ? { tools: [...d.tools] } : {}),
-    ...(d.disallowedTools ? { disallowedTools: [...d.disallowedTools] } : {}),
-    ...(d.model ? { model: d.model } : {}),
-    ...(d.permissionMode ? { permissionMode: d.permissionMode as AgentDefinition['permissionMode'] } : {}),
-  };
+/**
+ * `--agent NAME`: one of --agents, else an agent of the agents folders (~/.claude/agents, .claude/agents) or a
+ * built-in one.
+ */
+function mainAgent(name: string, agents: AgentDefinition[], cwd: string, env: NodeJS.ProcessEnv): Pick<SessionOptions, 'agent'> {
+  if (!agentTypesFor(cwd, env.HOME ?? os.homedir(), agents).some((d) => d.agentType === name)) {
+    throw new FlagError(`--agent "${name}" is neither one of --agents nor an agent of ~/.claude/agents or .claude/agents`);
+  }
+  return { agent: name };
 }
 
 /**
  * --system-prompt or --system-prompt-file replace toolgate's prompt; --append-system-prompt(-file) add to whichever
- * prompt is used. Without either replacement the prompt is toolgate's full one (the Agent SDK's `claude_code`
- * preset), as claude's is — unless --agent names an agent, whose prompt is then the session's.
+ * prompt is used. Without either replacement the prompt is toolgate's full one, as claude's is — unless --agent names
+ * an agent, whose prompt is then the session's.
  */
-function systemPromptOf(opts: RunOptions, cwd: string): Pick<Options, 'systemPrompt'> {
+function systemPromptOf(opts: RunOptions, cwd: string): Pick<SessionOptions, 'systemPrompt' | 'appendSystemPrompt'> {
   if (opts.systemPrompt !== undefined && opts.systemPromptFile !== undefined) throw new FlagError('--system-prompt and --system-prompt-file cannot be used together');
   if (opts.appendSystemPrompt !== undefined && opts.appendSystemPromptFile !== undefined) {
     throw new FlagError('--append-system-prompt and --append-system-prompt-file cannot be used together');
   }
   const base = opts.systemPromptFile !== undefined ? readPromptFile('--system-prompt-file', opts.systemPromptFile, cwd) : opts.systemPrompt;
   const append = opts.appendSystemPromptFile !== undefined ? readPromptFile('--append-system-prompt-file', opts.appendSystemPromptFile, cwd) : opts.appendSystemPrompt;
-  if (base !== undefined) return { systemPrompt: append ? `${base}\n\n${append}` : base };
-  if (opts.agent !== undefined) {
-    if (append) throw new FlagError('--append-system-prompt with --agent: put the text in the agent\'s prompt instead (toolgate uses the agent\'s prompt as the system prompt)');
-    return {};
+  if (base === undefined && opts.agent !== undefined && append) {
+    throw new FlagError('--append-system-prompt with --agent: put the text in the agent\'s prompt instead (toolgate uses the agent\'s prompt as the system prompt)');
   }
-  return { systemPrompt: { type: 'preset', preset: 'claude_code', ...(append ? { append } : {}) } };
+  return { ...(base !== undefined ? { systemPrompt: base } : {}), ...(append ? { appendSystemPrompt: append } : {}) };
 }
 
 function readPromptFile(flag: string, file: string, cwd: string): string {
   const full = path.resolve(cwd, file);
-  try {
-    return readFileSync(full, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new FlagError(code === 'ENOENT' || code === 'ENOTDIR' ? `${flag}: file not found: ${full}` : `${flag}: cannot read ${full} (${code ?? String(error)})`);
-  }
+  const read = readConfigText(full, { lenientUtf8: true });
+  if (read.kind === 'ok') return read.text;
+  throw new FlagError(read.kind === 'missing' ? `${flag}: file not found: ${full}` : `${flag}: cannot read ${full} (${read.message})`);
 }

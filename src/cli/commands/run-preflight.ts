@@ -1,18 +1,18 @@
 /**
  * What `toolgate run` (and the bare `toolgate`) checks before anything starts, as claude does: a `--settings` file
- * that is not there or not JSON, an `--mcp-config` that is missing or malformed, bypassPermissions as root. Each is
+ * that is not there or not JSON, bypassPermissions as root (a bad `--mcp-config` is found where it is read, once:
+ * run-flags.ts). Each is
  * one line on stderr and exit 1 — and under `--output-format json|stream-json` also a result object on stdout, so a
  * script reading stdout is never left with nothing (claude prints nothing there; toolgate's addition).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadMcpConfig } from '../../mcp/load-config.js';
+import { isInlineJson } from '../../tool/read-config-file.js';
 
 /** The flags the checks read (a subset of `run`'s options). */
 export interface PreflightOptions {
   readonly cwd: string;
   readonly settings: readonly string[];
-  readonly mcpConfig: readonly string[];
   readonly permissionMode?: string;
   readonly dangerouslySkipPermissions?: boolean;
   readonly allowDangerouslySkipPermissions?: boolean;
@@ -22,8 +22,7 @@ export interface PreflightOptions {
 export function preflight(opts: PreflightOptions, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const cwd = path.resolve(opts.cwd);
   for (const arg of opts.settings) {
-    const inline = arg.trimStart().startsWith('{');
-    const file = inline ? undefined : path.resolve(cwd, arg);
+    const file = isInlineJson(arg) ? undefined : path.resolve(cwd, arg);
     let text: string;
     try {
       text = file === undefined ? arg : readFileSync(file, 'utf8');
@@ -37,12 +36,6 @@ export function preflight(opts: PreflightOptions, env: NodeJS.ProcessEnv = proce
     } catch (error) {
       return `${file === undefined ? '--settings' : `Settings file ${file}`} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`;
     }
-  }
-  if (opts.mcpConfig.length > 0) {
-    // Only the --mcp-config arguments (strict): what the files of the project say stays a warning, as before.
-    const { problems } = loadMcpConfig({ cwd, mcpConfigs: opts.mcpConfig.map((f) => (f.trimStart().startsWith('{') ? f : path.resolve(cwd, f))), strict: true, env });
-    const first = problems[0];
-    if (first) return `Invalid MCP configuration: ${first.file}${first.server ? ` (server "${first.server}")` : ''}: ${first.message}`;
   }
   const bypass = opts.permissionMode === 'bypassPermissions' || opts.dangerouslySkipPermissions === true || opts.allowDangerouslySkipPermissions === true;
   if (bypass && isRootOutsideDeliberateSandbox(env)) return '--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons';

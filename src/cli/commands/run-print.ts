@@ -1,6 +1,6 @@
 /**
- * `toolgate -p`: the headless run. It is the Agent SDK's session engine (src/agent-sdk/session.ts) with the flags as
- * its options (run-flags.ts), so `--output-format stream-json` prints exactly the Agent SDK's messages — the one
+ * `toolgate -p`: the headless run. Its flags are a session (run-flags.ts) driven by the Agent SDK face's encoding of
+ * it (src/agent-sdk/session.ts), so `--output-format stream-json` prints exactly the Agent SDK's messages — the one
  * encoder's — one JSON object per line, as `claude -p --output-format stream-json --verbose` does; `json` prints the
  * result message alone; `text` prints the answer. With `--input-format stream-json` the prompt is a stream of user
  * messages, one JSON object per line on stdin, each answered as it comes (a result after each).
@@ -9,7 +9,7 @@ import readline from 'node:readline';
 import type { SDKMessage, SDKResultMessage, SDKUserMessage } from '../../agent-sdk/messages.js';
 import { guardSignals } from '../signals.js';
 import { readPrompt } from './prompt-input.js';
-import { FlagError, printSessionOptions } from './run-flags.js';
+import { FlagError, runSessionOptions, type RunSession } from './run-flags.js';
 import { earlyErrorResult } from './run-preflight.js';
 import { retryNotice } from './retry-notices.js';
 import type { RunOptions } from './run.js';
@@ -27,9 +27,9 @@ export async function runPrint(words: readonly string[], opts: RunOptions, forma
     if (format !== 'text') out.write(`${JSON.stringify(earlyErrorResult(message, sessionId))}\n`);
     return 1;
   };
-  let flags: ReturnType<typeof printSessionOptions>;
+  let flags: RunSession;
   try {
-    flags = printSessionOptions(opts);
+    flags = runSessionOptions(opts, { print: true });
   } catch (error) {
     if (error instanceof FlagError) return fail(error.message);
     throw error;
@@ -45,37 +45,35 @@ export async function runPrint(words: readonly string[], opts: RunOptions, forma
     prompt = await readPrompt(words);
     if (!prompt) return fail('no prompt: give it as an argument or on stdin');
   }
-  if (!process.env.ANTHROPIC_API_KEY?.trim() && !process.env.ANTHROPIC_AUTH_TOKEN?.trim()) {
+  // On the durable backend the workers call the model, with their own credentials.
+  if (!flags.session.backend && !process.env.ANTHROPIC_API_KEY?.trim() && !process.env.ANTHROPIC_AUTH_TOKEN?.trim()) {
     process.stderr.write('toolgate run: no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN; ANTHROPIC_BASE_URL for another endpoint)\n');
     return 1;
   }
 
   // Loaded here, not at the top: the SDK, the runtime and the tools are most of the CLI's start-up time.
-  const [{ AgentSession }, { AbortError }, { listSlashCommands }] = await Promise.all([
-    import('../../agent-sdk/session.js'),
-    import('../../agent-sdk/errors.js'),
-    import('../../agent/slash-commands.js'),
-  ]);
+  const [{ AgentSession }, { AbortError }] = await Promise.all([import('../../agent-sdk/session.js'), import('../../agent-sdk/errors.js')]);
   // SIGINT, SIGTERM, SIGHUP: tools get their results, process groups end, the transcript stays valid.
   const controller = new AbortController();
   const stopSignals = guardSignals(controller, { onForcedExit: (signal) => process.stderr.write(`toolgate run: ${signal} again, exiting now\n`) });
   let last: SDKResultMessage | undefined;
   let sessionId: string | undefined;
   try {
-    const session = new AgentSession({
+    const agent = new AgentSession({
       prompt,
-      options: { ...flags.options, abortController: controller },
+      session: {
+        ...flags.session,
+        warn: (text) => process.stderr.write(`toolgate: ${text}\n`),
+        onDurableRun: (id) => process.stderr.write(`toolgate run: session ${id} (after a crash: toolgate run --resume ${id} --backend ${opts.backend} with the same prompt)\n`),
+      },
+      encoder: flags.output,
       replayUserMessages: flags.replayUserMessages,
-      ...(flags.settingsFiles.length > 0 ? { settingsFiles: flags.settingsFiles } : {}),
+      abortSignal: controller.signal,
       ...(format === 'text' ? { onLoopEvent: (e) => e.type === 'retry' && process.stderr.write(retryNotice(e)) } : {}),
     });
-    const { runtime } = await session.ready();
-    sessionId = runtime.sessionId;
-    // Every skill's and command's frontmatter is read now (the Skill tool's description needs it): its warnings too.
-    const known = runtime.warnings.length;
-    await listSlashCommands(runtime);
-    for (const warning of runtime.warnings.slice(known)) process.stderr.write(`toolgate: warning: ${warning}\n`);
-    for await (const message of session.messages()) {
+    await agent.ready();
+    sessionId = agent.session.id;
+    for await (const message of agent.messages()) {
       if (format === 'stream-json') out.write(`${JSON.stringify(message)}\n`);
       if (message.type !== 'result') continue;
       last = message;

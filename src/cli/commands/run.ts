@@ -6,11 +6,9 @@
  *
  * The agent layer is loaded only when a prompt actually runs, so `toolgate run --help` stays cheap.
  */
-import path from 'node:path';
 import type { Command } from 'commander';
-import { PERMISSION_MODES, type PermissionMode } from '../../tool/permission-types.js';
+import { PERMISSION_MODES } from '../../tool/permission-types.js';
 import { splitRuleList } from '../../permissions/permission-rule.js';
-import { readPrompt } from './prompt-input.js';
 import type { OutputFormat } from './run-print.js';
 
 export interface RunOptions {
@@ -90,7 +88,7 @@ export function registerRunCommand(program: Command): void {
     .option('--cwd <dir>', 'working directory (and project root for settings)', process.cwd())
     .option('-c, --continue', 'continue the most recent session in this directory')
     .option('-r, --resume [session-id]', 'resume a session by id; without one: a picker on a terminal, the newest session of this folder with -p')
-    .option('--backend <spec>', 'local (default) or restate=URL: the session runs durably on toolgate workers (docs/distributed.md)')
+    .option('--backend <spec>', 'with -p: local (default) or restate=URL: the session runs durably on toolgate workers and prints what a local run prints (docs/distributed.md)')
     .option('--mcp-config <file-or-json...>', 'MCP servers from a file or inline JSON ({"mcpServers": {…}}), beside .mcp.json and settings', collect, [])
     .option('--strict-mcp-config', 'only the MCP servers of --mcp-config')
     .option('--permission-prompt-tool <mcp-tool>', 'an MCP tool (mcp__server__tool) that answers permission prompts in headless runs')
@@ -105,15 +103,15 @@ export function registerRunCommand(program: Command): void {
     .option('--forward-subagent-text', 'with --output-format stream-json: sub-agents\' text as assistant lines with parent_tool_use_id')
     .option('--tools <tools...>', 'built-in tools to offer: "" for none, "default" for all, or names ("Bash,Edit,Read")', collectRaw)
     .option('--json-schema <schema>', 'with -p: JSON Schema the final answer must match (structured output)')
-    .option('--max-budget-usd <amount>', 'with -p: stop when the spend reaches this many dollars')
+    .option('--max-budget-usd <amount>', 'stop when the spend reaches this many dollars')
     .option('--fallback-model <models>', 'models to fall back to when the main one is overloaded or unavailable (comma-separated)')
     .option('--session-id <uuid>', 'the id of the new session (a UUID)')
     .option('--fork-session', 'with --resume or --continue: go on under a new session id')
-    .option('--no-session-persistence', 'with -p: write no transcript (the session cannot be resumed)')
+    .option('--no-session-persistence', 'write no transcript (the session cannot be resumed)')
     .option('--setting-sources <sources>', 'which settings files to read: a comma-separated list of user, project, local')
     .option('--system-prompt-file <file>', "replace toolgate's system prompt with the file's text")
     .option('--append-system-prompt-file <file>', "the file's text added to the end of the system prompt")
-    .option('--agents <json-or-file>', 'custom agents: a JSON object {"name": {"description", "prompt", "tools"?, "model"?}} or (with -p) a file holding one')
+    .option('--agents <json-or-file>', 'custom agents: a JSON object {"name": {"description", "prompt", "tools"?, "model"?}} or a file holding one')
     .option('--agent <name>', 'the agent (of --agents) this session runs as: its prompt, tools and model')
     .option('--betas <betas...>', 'beta headers sent with each API request', collectRules, [])
     .option('--effort <level>', 'accepted for claude compatibility (low, medium, high, xhigh, max); toolgate sends no effort level')
@@ -145,47 +143,9 @@ export async function runCommand(words: readonly string[], opts: RunOptions): Pr
 
   const interactive = !opts.print && process.stdin.isTTY === true && process.stdout.isTTY === true;
   // On a terminal, the session (with the prompt, if any, sent as its first message); else the prompt and piped stdin.
-  if (interactive) {
-    if (opts.debug !== undefined) process.stderr.write('toolgate: --debug is accepted for compatibility with claude; toolgate writes no debug log\n');
-    const unapplied = printOnlyFlags(opts);
-    if (unapplied.length > 0) process.stderr.write(`toolgate: not applied in the interactive session (print mode only in toolgate): ${unapplied.join(', ')}\n`);
-    return runInteractive(opts, words.join(' ').trim());
-  }
-  if (opts.backend !== undefined && opts.backend !== 'local') {
-    const prompt = await readPrompt(words);
-    if (!prompt) throw new RunUsageError('no prompt: give it as an argument or on stdin');
-    return runOnRestate(prompt, opts, format, opts.maxTurns === undefined ? undefined : Number(opts.maxTurns));
-  }
+  if (interactive) return runInteractive(opts, words.join(' ').trim());
   const { runPrint } = await import('./run-print.js');
   return runPrint(words, opts, format);
-}
-
-/** Flags given that the interactive session does not apply (docs/cli.md). */
-function printOnlyFlags(opts: RunOptions): string[] {
-  const given: [string, boolean][] = [
-    ['--input-format', opts.inputFormat !== undefined],
-    ['--include-partial-messages', opts.includePartialMessages === true],
-    ['--replay-user-messages', opts.replayUserMessages === true],
-    ['--include-hook-events', opts.includeHookEvents === true],
-    ['--forward-subagent-text', opts.forwardSubagentText === true],
-    ['--tools', opts.tools !== undefined],
-    ['--json-schema', opts.jsonSchema !== undefined],
-    ['--max-budget-usd', opts.maxBudgetUsd !== undefined],
-    ['--fallback-model', opts.fallbackModel !== undefined],
-    ['--session-id', opts.sessionId !== undefined],
-    ['--fork-session', opts.forkSession === true],
-    ['--no-session-persistence', opts.sessionPersistence === false],
-    ['--setting-sources', opts.settingSources !== undefined],
-    ['--system-prompt-file', opts.systemPromptFile !== undefined],
-    ['--append-system-prompt-file', opts.appendSystemPromptFile !== undefined],
-    ['--agents', opts.agents !== undefined],
-    ['--agent', opts.agent !== undefined],
-    ['--betas', opts.betas.length > 0],
-    ['--effort', opts.effort !== undefined],
-    ['--permission-prompts', opts.permissionPrompts !== undefined],
-    ['--permission-prompt-tool', opts.permissionPromptTool !== undefined],
-  ];
-  return given.filter(([, on]) => on).map(([flag]) => flag);
 }
 
 /** The flags' own mistakes, in one line (`undefined`: none). */
@@ -206,63 +166,4 @@ function usageProblem(opts: RunOptions): string | undefined {
 async function runInteractive(opts: RunOptions, prompt: string): Promise<number> {
   const { runInteractive: start } = await import('./run-interactive.js');
   return start(opts, prompt);
-}
-
-/**
- * The MCP servers of this run: `--mcp-config`, `.mcp.json` and settings, as Claude Code reads them. Headless, so project
- * servers nobody approved stay stopped (said on stderr, with the setting that approves them).
- */
-export async function startMcp(cwd: string, opts: RunOptions, warn: (text: string) => void = (text) => process.stderr.write(`toolgate: warning: ${text}\n`)) {
-  const [{ loadMcpConfig }, { McpClientManager }, { createPermissionPromptTool }] = await Promise.all([
-    import('../../mcp/load-config.js'),
-    import('../../mcp/manager.js'),
-    import('../../mcp/permission-prompt-tool.js'),
-  ]);
-  const config = loadMcpConfig({
-    cwd,
-    mcpConfigs: opts.mcpConfig.map((f) => (f.trimStart().startsWith('{') ? f : path.resolve(f))),
-    strict: opts.strictMcpConfig === true,
-    flagSettings: opts.settings.map((f) => (f.trimStart().startsWith('{') ? f : path.resolve(f))),
-  });
-  for (const p of config.problems) process.stderr.write(`toolgate: warning: MCP config ${p.file}${p.server ? ` (server "${p.server}")` : ''}: ${p.message}\n`);
-  const pending = [...config.servers.values()].filter((s) => s.approval === 'pending').map((s) => s.name);
-  if (pending.length > 0) {
-    process.stderr.write(`toolgate: warning: MCP servers of .mcp.json not approved, not started: ${pending.join(', ')} (approve with "enabledMcpjsonServers" in .claude/settings.local.json)\n`);
-  }
-  if (config.servers.size === 0) {
-    if (opts.permissionPromptTool) throw new RunUsageError(`--permission-prompt-tool ${opts.permissionPromptTool}: no MCP server is configured`);
-    return undefined;
-  }
-  const manager = new McpClientManager({
-    cwd,
-    servers: config.servers,
-    onServerEvent: (e) => {
-      if (e.type === 'failed') warn(e.error.split('\n')[0]!);
-    },
-  });
-  return { manager, onPermissionRequest: opts.permissionPromptTool ? createPermissionPromptTool(manager, opts.permissionPromptTool) : undefined };
-}
-
-/** `--backend restate=URL`: the loop runs on the workers as a durable session; this process waits for its answer. */
-async function runOnRestate(prompt: string, opts: RunOptions, format: OutputFormat, maxTurns: number | undefined): Promise<number> {
-  const { parseBackendSpec } = await import('../../distributed/backend-spec.js');
-  const { runDurableSession } = await import('../../distributed/session-client.js');
-  const spec = parseBackendSpec(opts.backend ?? 'local');
-  if (spec.kind !== 'restate') throw new RunUsageError(`unknown --backend "${opts.backend}"`);
-  if (opts.continue || opts.resume === true) throw new RunUsageError('--continue and --resume without an id are not available with --backend restate=URL: use --resume ID');
-  const result = await runDurableSession({
-    ingressUrl: spec.url,
-    resume: typeof opts.resume === 'string' ? opts.resume : undefined,
-    prompt,
-    cwd: path.resolve(opts.cwd),
-    model: opts.model,
-    maxTurns,
-    systemPrompt: opts.systemPrompt,
-    mode: opts.permissionMode as PermissionMode | undefined,
-    allow: opts.allowedTools,
-    deny: opts.disallowedTools,
-    onAccepted: (sessionId) => process.stderr.write(`toolgate run: session ${sessionId} (after a crash: toolgate run --resume ${sessionId} --backend ${opts.backend} with the same prompt)\n`),
-  });
-  process.stdout.write(format === 'text' ? `${result.text}\n` : `${JSON.stringify({ type: 'result', ...result })}\n`);
-  return result.stopReason === 'end_turn' || result.stopReason === 'stop_sequence' ? 0 : 1;
 }

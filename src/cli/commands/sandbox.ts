@@ -5,8 +5,7 @@
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import { CommanderError, type Command } from 'commander';
-import { detectSandbox } from '../../tools/bash/sandbox.js';
-import { shutdownSandboxRuntime, wrapInSandbox } from '../../tools/bash/sandbox-runtime.js';
+import { detectSandbox, shutdownSandboxRuntime, wrapInSandbox } from '../../agent/sandbox.js';
 
 export async function sandboxCheck(): Promise<{ ok: boolean; line: string }> {
   const availability = await detectSandbox();

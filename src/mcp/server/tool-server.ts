@@ -202,7 +202,7 @@ export class ToolgateMcpServer {
    * `dispose()` — which first gives interrupted calls their time to answer. Later tasks end as they start.
    */
   async endBackgroundTasks(): Promise<void> {
-    await this.runtime.context.services.tasks?.shutdown().catch(() => undefined);
+    await this.runtime.endBackgroundTasks().catch(() => undefined);
   }
 
   /** A call's permission prompt: elicitation when its client can, otherwise a refusal naming the rule. */

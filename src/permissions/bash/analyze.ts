@@ -15,6 +15,7 @@ import { assignmentName, isStrippableAssignmentName } from './assignments.js';
 import { checkNameBuiltin } from './syntax-checks.js';
 import { naiveWords, rawSegments } from './raw-split.js';
 import { treeMismatch } from './syntax-agreement.js';
+import { localeSwitchReason } from './locale-switch.js';
 
 /** Longer commands always ask (documented Claude Code behaviour); they are still parsed for deny rules. */
 export const MAX_COMMAND_LENGTH = 10_000;
@@ -206,10 +207,11 @@ export function analyzeInternal(command: string, depth: number): Analysis {
     (depth === 0 && command.length > MAX_COMMAND_LENGTH ? `command is ${command.length} characters (limit ${MAX_COMMAND_LENGTH})` : undefined) ??
     (walker.parseError ? `parse error: ${walker.parseError}` : undefined) ??
     continuation ??
-    (mismatch !== undefined ? `the parser and bash would read ${JSON.stringify(mismatch.trim().slice(0, 30))} differently` : undefined);
+    (mismatch !== undefined ? `the parser and bash would read ${JSON.stringify(mismatch.trim().slice(0, 30))} differently` : undefined) ??
+    localeSwitchReason(command, walker.commands, walker.names);
   if (reason) return fail(command, reason, walker.commands);
   if (depth === 0) markCertainCds(parsed.root, walker);
-  return { ok: true, subcommands: walker.commands };
+  return { ok: true, subcommands: walker.commands, names: walker.names };
 }
 
 /** Analyses (at any depth) that needed the wasm parser before it was loaded: they failed closed. */

@@ -42,7 +42,7 @@ function ask(message: string, decisionReason: DecisionTrace): PermissionResult {
  * like, nor a dangerous option its own text does not name (`git -c …`, `sort -o`, `npm --prefix …`): `blocked` says
  * which rule matched but did not count, and why.
  */
-function allowRuleFor(sub: SimpleCommand, allow: readonly BashRule[]): { rule?: BashRule; blocked?: string } {
+export function allowRuleFor(sub: SimpleCommand, allow: readonly BashRule[]): { rule?: BashRule; blocked?: string } {
   if (sub.kind !== 'command' && sub.kind !== 'declaration') return {};
   if (sub.strippedWords.length === 0) return {};
   let blocked: string | undefined;

@@ -56,8 +56,18 @@ export interface SimpleCommand {
   readonly cdCertain?: boolean;
 }
 
+/**
+ * Names the command's own shell may set outside any simple command, as the tree has them (never from quoted text or
+ * comments): `for`/`select` variables, `${name:=…}` / `${name=…}` defaults, function definitions.
+ */
+export interface ShellNames {
+  readonly loops: readonly string[];
+  readonly defaults: readonly string[];
+  readonly functions: readonly string[];
+}
+
 export type BashAnalysis =
-  | { readonly ok: true; readonly subcommands: readonly SimpleCommand[] }
+  | { readonly ok: true; readonly subcommands: readonly SimpleCommand[]; readonly names?: ShellNames }
   | {
       readonly ok: false;
       readonly reason: string;

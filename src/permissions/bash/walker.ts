@@ -4,7 +4,7 @@
  * execution order. Unknown syntax is a parse error (fail closed), never silently skipped.
  */
 import type { SyntaxNode } from './parser.js';
-import type { Redirect, SimpleCommand, SubcommandKind } from './types.js';
+import type { Redirect, ShellNames, SimpleCommand, SubcommandKind } from './types.js';
 import { evaluateWord, hiddenExpansion, type WordValue } from './words.js';
 import { checkArithmetic, checkExpansion, checkSubscript, checkTest } from './syntax-checks.js';
 import { isDangerousVariable } from './assignments.js';
@@ -34,7 +34,7 @@ export type Finish = (raw: RawCommand) => SimpleCommand;
 
 const PASS_THROUGH = new Set([
   'program', 'list', 'pipeline', 'subshell', 'do_group', 'if_statement', 'elif_clause', 'else_clause',
-  'while_statement', 'case_statement', 'case_item', 'function_definition', 'negated_command', 'command_substitution',
+  'while_statement', 'case_statement', 'case_item', 'negated_command', 'command_substitution',
   'process_substitution', 'string', 'concatenation', 'array', 'heredoc_body', 'binary_expression', 'unary_expression',
   'parenthesized_expression', 'ternary_expression', 'postfix_expression', 'translated_string', 'brace_expression',
 ]);
@@ -54,6 +54,8 @@ export class Walker {
   /** The finished command of each `command` node, to find the top-level `cd`s of an `&&` chain. */
   readonly byNode = new Map<SyntaxNode, SimpleCommand>();
   parseError: string | undefined;
+  /** What the shell may set outside simple commands (loops, `${x:=…}`, function definitions), from the tree only. */
+  readonly names = { loops: [] as string[], defaults: [] as string[], functions: [] as string[] } satisfies ShellNames;
   private readonly unsafeStack: string[][] = [];
   /** The first `${…}` seen while a command's frame (its unsafe list) was on top of the stack. */
   private readonly paramOf = new WeakMap<string[], string>();
@@ -116,6 +118,7 @@ export class Walker {
       }
       case 'for_statement': {
         const variable = node.children.find((c) => c.type === 'variable_name')?.text ?? '';
+        if (variable !== '') this.names.loops.push(variable);
         if (isDangerousVariable(variable)) {
           this.push({ kind: 'assignment', text: node.text, words: [], assignments: [`${variable}=…`], redirects: [], unsafe: [] });
         }
@@ -138,6 +141,9 @@ export class Walker {
           // Outside any command (`for f in ${L}`, `case ${x} in`): a statement of its own, so it is judged too.
           this.push({ kind: 'arithmetic', text: node.text, words: [], assignments: [], redirects: [], unsafe: [], paramExpansion: node.text });
         }
+        const [, target, op] = node.children;
+        const name = target?.type === 'subscript' ? target.namedChildren[0] : target;
+        if (name?.type === 'variable_name' && (op?.type === ':=' || op?.type === '=')) this.names.defaults.push(name.text);
         this.walkChildren(node);
         return;
       }
@@ -153,6 +159,12 @@ export class Walker {
         // A redirect with no command (`> file`) truncates or creates the file: check it as a write.
         this.push({ kind: 'redirect', text: node.text, words: [], assignments: [], redirects: this.redirectsOf([node], []), unsafe: [] });
         return;
+      case 'function_definition': {
+        const name = node.children.find((c) => c.type === 'word');
+        if (name) this.names.functions.push(name.text);
+        this.walkChildren(node);
+        return;
+      }
       case 'word':
       case 'string_content':
       case 'heredoc_content':

@@ -325,14 +325,14 @@ export async function runBash(
     // A command cut short (abort, timeout, output cap, the launcher lost) left a half-made state: nothing of it is
     // kept, nor its directory. Otherwise only what its text can change (`effects`).
     const settled = !killed && exit.lost === undefined;
-    const { effects, script } = prepared!;
+    const { effects, script, env: startEnv } = prepared!;
     if (exit.malformed && settled) notes.push('(the shell state records were written twice, so not by toolgate alone: nothing of them was kept)');
     const resetTo = settled ? settleCwd(context, recordedCwd(exit.finalCwd, effects.cwd)) : undefined;
     if (resetTo !== undefined) notes.push(`Shell cwd was reset to ${resetTo}`);
     let contextModifier: ToolResult<BashOutput>['contextModifier'];
     if (exit.capture !== undefined && settled && script.capture) {
       const capture = script.captureFunctions ? exit.capture : { start: exit.capture.start, exit: exit.capture.exit };
-      const kept = shellDelta(capture, applied, { context, sandboxed, cwd: exit.finalCwd ?? start.cwd, effects, state: shellStateOf(context) });
+      const kept = shellDelta(capture, applied, { context, sandboxed, cwd: exit.finalCwd ?? start.cwd, effects, state: shellStateOf(context), startEnv });
       notes.push(...kept.notes);
       if (kept.delta !== undefined) contextModifier = withShellDelta(kept.delta);
     }

@@ -30,7 +30,7 @@ describe('the shell state records', () => {
     expect(capture?.exit.get('A')).toBe('x=y');
     expect(capture?.functions?.get('f')).toMatch(/^f \(\) \n\{ \n/);
     const effects = stateEffects(command, new Set(), '/', undefined);
-    const delta = shellDelta(capture!, { functions: new Map(), withheld: 0 }, { context, sandboxed: false, cwd: '/', effects }).delta!;
+    const delta = shellDelta(capture!, { functions: new Map(), withheld: 0 }, { context, sandboxed: false, cwd: '/', effects, startEnv: { PATH: process.env.PATH, B: '1' } }).delta!;
     expect([...delta.variables]).toEqual([
       ['A', 'x=y'],
       ['B', null],

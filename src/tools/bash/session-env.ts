@@ -32,7 +32,7 @@ import { redactorFor, secretEnvNames } from '../../execution/redaction.js';
 import type { ToolSettings, ToolUseContext } from '../../tool/tool-use-context.js';
 import { DEFAULT_SECRET_ENV_PATTERNS } from './bash-settings.js';
 import { within, type StateEffects } from './state-effects.js';
-import { refusedFunction, refusedFunctionName, refusedPathChange, refusedVariable } from './state-policy.js';
+import { refusedEntry, refusedFunction, refusedFunctionName, refusedPath, refusedVariable } from './state-policy.js';
 
 export interface ShellEntry<T> {
   readonly value: T;
@@ -115,7 +115,7 @@ export function applyShellState(env: NodeJS.ProcessEnv, state: BashShellState | 
     }
     // Checked again as it is applied (the state is data, whoever made it): nothing the policy refuses reaches a
     // command, and the settings may have changed since it was kept (a name that is secret now is not set again).
-    if (refusedVariable(name) !== undefined) continue;
+    if (refusedEntry(name, entry.value) !== undefined) continue;
     if (entry.value === null) delete env[name];
     else if (!secret(name, entry.value)) env[name] = entry.value;
   }
@@ -256,6 +256,8 @@ export function shellDelta(
     readonly cwd: string;
     readonly effects: StateEffects;
     readonly state?: BashShellState;
+    /** The environment the command was started with (what it had exported before its text ran). */
+    readonly startEnv: NodeJS.ProcessEnv;
   },
 ): DeltaResult {
   const settings = options.context.options.settings;
@@ -268,22 +270,35 @@ export function shellDelta(
   const unseen: string[] = [];
   const steering: string[] = [];
   const notes: string[] = [];
-  /** Whether a change of `name` may be kept, noting why not. */
+  const locale: string[] = [];
+  /**
+   * Whether a change of `name` may be kept, noting why not: only a name the text sets, and one the text exports or
+   * that was exported when the command started (the test the engine made before it let the command run without
+   * asking: state-review.ts asks for every such change no rule approves).
+   */
   const admissible = (name: string, value: string | null): boolean => {
-    const refused = refusedVariable(name);
+    const refused = refusedVariable(name, value);
     if (refused === 'internal') return false;
     if (!within(bound.variables, name)) {
       unseen.push(name);
+      return false;
+    }
+    if (refused === 'locale') {
+      locale.push(name);
       return false;
     }
     if (refused !== undefined) {
       steering.push(name);
       return false;
     }
-    if (name === 'PATH' && value !== null) {
-      const why = refusedPathChange(capture.start.get('PATH'), value);
-      if (why !== undefined) notes.push(`(not kept for later commands: the change to PATH — it adds ${why}; use absolute directories)`);
+    if (name === 'PATH') {
+      const why = refusedPath(value);
+      if (why !== undefined) notes.push(`(not kept for later commands: PATH, because of ${why}; use absolute directories)`);
       return why === undefined;
+    }
+    if (options.startEnv[name] === undefined && !within(bound.exports, name)) {
+      unseen.push(name);
+      return false;
     }
     return true;
   };
@@ -329,6 +344,9 @@ export function shellDelta(
   }
   if (steering.length > 0) {
     notes.push(`(not kept for later commands: ${list(steering)} — variables that make programs run other code or read their configuration elsewhere are not carried over; set them in the command that needs them)`);
+  }
+  if (locale.length > 0) {
+    notes.push(`(not kept for later commands: ${list(locale)} — a locale other than C, POSIX or UTF-8 changes how bash reads commands)`);
   }
   if (unseen.length > 0) {
     notes.push(`(not kept for later commands: ${list(unseen)} — the shell reported a change the command's text does not make)`);

@@ -10,7 +10,7 @@ import type { BackgroundedBy, TaskEnd, TaskInfo, TaskRegistry, TaskSource } from
 import { DEFAULT_KILL_GRACE_MS } from './bash-settings.js';
 import { PROCESS_MARKER, terminateMarked } from '../../hooks/process-marker.js';
 import type { ShellExit, ShellProcess } from './shell-process.js';
-import { taskNotification } from './task-notification.js';
+import { describeTaskEnd, taskNotification } from './task-notification.js';
 
 export const SHELL_TASK_TYPE = 'local_bash';
 
@@ -55,6 +55,7 @@ export function adoptShell(registry: TaskRegistry, process: ShellProcess, option
       return { text: shown, truncated: !tail.complete || shown.length < text.length, sizeBytes: tail.sizeBytes };
     },
     endNotification: (task) => taskNotification(task),
+    describeEnd: (task) => describeTaskEnd(task),
   };
   return registry.register(source, {
     backgroundedBy: options.backgroundedBy,

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadBashParser } from '../../permissions/bash/index.js';
 import { parseShellStateRecords } from './session-env.js';
 import { stateEffects, type NameBound } from './state-effects.js';
-import { refusedFunctionName, refusedPathChange, refusedVariable } from './state-policy.js';
+import { refusedEntry, refusedFunctionName, refusedPath, refusedVariable } from './state-policy.js';
 
 beforeAll(async () => {
   await loadBashParser();
@@ -32,11 +32,33 @@ describe('what a command’s text can change (state-effects.ts)', () => {
       ['eval "$x"', 'any', 'any'],
       ['exec 3>&-', 'any', 'any'],
       ['$cmd A', 'any', 'any'],
+      // Quoted text and comments name nothing: only the parsed tree does.
+      ['ls # ${PATH:=} for X in; greet()', '', ''],
+      ["echo '${RM:=}' 'for Y in' 'g()'", '', ''],
+      ['echo "${z:=1}"', 'z', ''],
+      ['cat <<EOF\n${h:=1}\nEOF', 'h', ''],
+      ["cat <<'EOF'\n${h:=1}\nEOF", '', ''],
+      // An assignment before an ordinary command is that command's alone; before a special builtin it may stay.
+      ['TZ=UTC date; A=1 ls', '', ''],
+      ['B=1 :', 'B', ''],
+      // A child shell's commands change nothing here.
+      ["bash -c 'export C=1; f() { :; }'", '', ''],
     ];
     for (const [command, vars, fns] of cases) {
       const e = stateEffects(command, new Set(), '/proj', '/home/u');
       expect([names(e.variables), names(e.functions)], command).toEqual([vars, fns]);
     }
+  });
+
+  it('which names the text exports, and which subcommand names them', () => {
+    const e = stateEffects('export a=1; b=2; declare -x c; declare +x d; export -n e; for f in 1; do :; done', new Set(), '/proj', undefined);
+    expect(names(e.exports)).toBe('a,c,d,e');
+    expect(names(e.loose)).toBe('f');
+    // (`export a=1` is two subcommands to the analyser: the declaration and its assignment.)
+    expect([...e.setters].map(([sub, n]) => `${sub.text}:${[...n].join(',')}`)).toEqual(['a=1:a', 'export a=1:a', 'b=2:b', 'declare -x c:c', 'declare +x d:d', 'export -n e:e']);
+    expect(stateEffects('set -a; x=1', new Set(), '/proj', undefined).exports).toBe('any');
+    expect(stateEffects('set -o allexport', new Set(), '/proj', undefined).exports).toBe('any');
+    expect(names(stateEffects('set -e; x=1', new Set(), '/proj', undefined).exports)).toBe('');
   });
 
   it('a command that names a function an earlier command left is unbounded (the review asks for it)', () => {
@@ -64,12 +86,26 @@ describe('the policy (state-policy.ts)', () => {
     for (const name of ['FOO', 'foo', 'VIRTUAL_ENV', 'NODE_ENV', 'PYTHONUNBUFFERED', 'LC_ALL', 'CI', 'PATH']) expect(refusedVariable(name), name).toBeUndefined();
   });
 
-  it('refuses a PATH change that adds a relative or empty entry', () => {
-    expect(refusedPathChange('/usr/bin', '/proj/.venv/bin:/usr/bin')).toBeUndefined();
-    expect(refusedPathChange('/usr/bin', 'bin:/usr/bin')).toContain('relative PATH entry bin');
-    expect(refusedPathChange('/usr/bin', ':/usr/bin')).toContain('empty');
-    // What was there already is not the command's doing.
-    expect(refusedPathChange('.:/usr/bin', '/opt/x:.:/usr/bin')).toBeUndefined();
+  it('refuses an unset or empty PATH, and one with a relative or empty entry anywhere (the runtime’s own are not excused)', () => {
+    expect(refusedPath('/proj/.venv/bin:/usr/bin')).toBeUndefined();
+    expect(refusedPath('bin:/usr/bin')).toContain('relative PATH entry bin');
+    expect(refusedPath(':/usr/bin')).toContain('empty');
+    expect(refusedPath('/usr/bin:')).toContain('empty');
+    expect(refusedPath('')).toContain('empty PATH');
+    expect(refusedPath(null)).toContain('unset PATH');
+    // Before, an entry the runtime's PATH had already was excused; the kept PATH is the later command's whole PATH.
+    expect(refusedPath('/opt/x:.:/usr/bin')).toContain('relative PATH entry .');
+  });
+
+  it('keeps a locale variable only as C, POSIX or UTF-8', () => {
+    for (const value of ['C', 'POSIX', 'C.UTF-8', 'en_US.utf8', 'sr_RS.UTF-8@latin', '']) expect(refusedVariable('LC_ALL', value), value).toBeUndefined();
+    for (const [name, value] of [['LC_ALL', 'zh_TW.BIG5'], ['LC_CTYPE', 'zh_CN.GBK'], ['LANG', 'zh_CN.GB18030'], ['LANGUAGE', 'ja_JP.eucJP'], ['LC_ALL', 'C.UTF-8 x']]) {
+      expect(refusedVariable(name!, value), value).toBe('locale');
+      expect(refusedEntry(name!, value!), value).toBe('locale');
+    }
+    expect(refusedVariable('LC_ALL', null)).toBeUndefined();
+    expect(refusedEntry('LANG', 'en_US.UTF-8')).toBeUndefined();
+    expect(refusedEntry('PATH', null)).toContain('unset');
   });
 
   it('refuses functions named like builtins, keywords, hooks or with names outside bash’s plain ones', () => {

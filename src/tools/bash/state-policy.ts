@@ -2,7 +2,8 @@
  * What of a command's shell state may carry over to later commands (docs/security.md, "1. Bash session state"). The
  * records the shell writes after a command are under that command's control, so every one is untrusted data: what
  * is kept must pass this policy whatever the records say, and a later command runs it only as the engine judged it
- * (state-review.ts).
+ * (state-review.ts). The policy is the second wall: a variable carries over only from a call whose text sets and
+ * exports it and that a person, an allow rule naming it or a mode approved (state-review.ts asks for every such call).
  *
  * Never carried over, by name:
  *  - bash's own and toolgate's (`PWD`, `SHLVL`, the process marker, `__toolgate_*`, `__tg_*`, `BASH_*`) and what bash
@@ -16,15 +17,19 @@
  *    configuration homes (`HOME`, `XDG_*`, `TMPDIR`, `GNUPGHOME`, `KUBECONFIG`, `DOCKER_*`, `AWS_*`, …), proxies and
  *    certificate stores, and the options of tools the engine lets run without asking (`RIPGREP_CONFIG_PATH`,
  *    `TAR_OPTIONS`, `GREP_OPTIONS`, `MAGIC`, …). The names the Bash analyser strips as harmless
- *    (`isStrippableAssignmentName`: `NODE_ENV`, `PYTHONUNBUFFERED`, `LC_*`, …) are kept, except under `GIT_`.
- *  - a PATH change that adds a relative or empty entry (its meaning moves with the directory). Other PATH changes are
- *    kept, and the engine judges each later command with them (state-review.ts).
+ *    (`isStrippableAssignmentName`: `NODE_ENV`, `PYTHONUNBUFFERED`, `TZ`, …) may be kept, except under `GIT_`.
+ *  - a locale variable (`LC_*`, `LANG`, `LANGUAGE`) whose value is not C, POSIX or a UTF-8 locale: in BIG5, GBK or
+ *    GB18030 bash reads a later command's bytes otherwise than the engine (permissions/bash/locale-switch.ts).
+ *  - an unset or empty PATH (bash then uses its own default, which ends in `.`), or one with a relative or empty entry
+ *    anywhere (its meaning moves with the directory). Other PATH values are kept, and the engine judges each later
+ *    command with them (state-review.ts).
  *  - a function named like a builtin, a keyword, a program on PATH, or a hook bash calls on its own
  *    (`command_not_found_handle`), or with a name outside bash's plain ones.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { isStrippableAssignmentName } from '../../permissions/bash/assignments.js';
+import { isLocaleVariable, isSafeLocaleValue } from '../../permissions/bash/locale-switch.js';
 import { PGROUP_ENV } from '../../hooks/process-marker.js';
 import { isExecutableFile } from '../shared/executable.js';
 
@@ -75,24 +80,37 @@ const REFUSED_PREFIX =
 const PROXY = /^(?:https?|ftp|all|no)_proxy$/i;
 
 /**
- * Why variable `name` is never carried over to a later command, or undefined when it may be. A harmless name the Bash
- * analyser strips before allow matching (`NODE_ENV`, `LC_ALL`) may, unless it is git's.
+ * Why variable `name` (set to `value`, or unset: null; left out: any value) is never carried over to a later
+ * command, or undefined when it may be. A harmless name the Bash analyser strips before allow matching (`NODE_ENV`,
+ * `TZ`) may, unless it is git's; a locale variable only with a value bash reads commands in as the engine does.
  */
-export function refusedVariable(name: string): 'internal' | 'git' | 'steers' | undefined {
+export function refusedVariable(name: string, value?: string | null): 'internal' | 'git' | 'steers' | 'locale' | undefined {
   if (INTERNAL.has(name) || name.startsWith('__toolgate') || name.startsWith('__tg_')) return 'internal';
   if (name.startsWith('GIT_')) return 'git';
+  if (isLocaleVariable(name)) return typeof value === 'string' && !isSafeLocaleValue(value) ? 'locale' : undefined;
   if (isStrippableAssignmentName(name)) return undefined;
   if (REFUSED_EXACT.has(name) || REFUSED_PREFIX.test(name) || PROXY.test(name)) return 'steers';
   return undefined;
 }
 
-/** Why a PATH change from `before` to `after` is not carried over: an added entry that is relative or empty. */
-export function refusedPathChange(before: string | undefined, after: string): string | undefined {
-  const old = new Set((before ?? '').split(':'));
-  const added = after.split(':').filter((dir) => !old.has(dir));
-  const relative = added.find((dir) => !path.isAbsolute(dir));
+/**
+ * Why a PATH value is never carried over: unset or empty (bash falls back to its compiled-in default, whose last entry
+ * is `.`), or with a relative or empty entry anywhere, a trailing `:` included (the current directory). Entries the
+ * runtime's own PATH had are not excused: the kept PATH is the command's whole PATH.
+ */
+export function refusedPath(value: string | null): string | undefined {
+  if (value === null) return 'an unset PATH (bash would search its default, which ends in the current directory)';
+  if (value === '') return 'an empty PATH (the current directory)';
+  const relative = value.split(':').find((dir) => !path.isAbsolute(dir));
   if (relative === undefined) return undefined;
   return relative === '' ? 'an empty PATH entry (the current directory)' : `the relative PATH entry ${relative}`;
+}
+
+/** Why an entry of the state is not applied to a command (the policy, checked again as the state is used). */
+export function refusedEntry(name: string, value: string | null): string | undefined {
+  const refused = refusedVariable(name, value);
+  if (refused !== undefined) return refused;
+  return name === 'PATH' ? refusedPath(value) : undefined;
 }
 
 /**

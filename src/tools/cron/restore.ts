@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { systemReminderText } from '../../tool/message-origin.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
 
 /** Where a project keeps its durable scheduled tasks (Claude Code's file). */
@@ -22,7 +23,7 @@ export async function restoreScheduledTasks(context: ToolUseContext): Promise<nu
   try {
     return await cronSchedulerFor(context).restore();
   } catch (error) {
-    const text = `The project's scheduled tasks were not restored: ${error instanceof Error ? error.message : String(error)}`;
+    const text = systemReminderText(`The project's scheduled tasks were not restored: ${error instanceof Error ? error.message : String(error)}`);
     context.services.notifications?.push({ role: 'user', content: [{ type: 'text', text }] });
     return 0;
   }

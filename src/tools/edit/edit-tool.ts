@@ -119,7 +119,7 @@ async function editFile(input: EditInput, context: ToolUseContext): Promise<Edit
   const updated = applyRanges(content, match.ranges, match.newString);
   if (updated === content) throw new FileToolError(NO_CHANGE_MESSAGE, 'NO_CHANGE');
   const finalText = crlf ? applyLineEndings(updated, 'CRLF') : updated;
-  const written = await writeTextFile(absPath, finalText, file.encoding, context);
+  const written = await writeTextFile(absPath, finalText, file.encoding, context, file.real);
   recordFileState(context, absPath, {
     bytes: written.bytes,
     stats: written.stats,

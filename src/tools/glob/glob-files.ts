@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { runRipgrep } from '../shared/ripgrep.js';
 import { mtimeOf } from '../shared/search-path.js';
-import { denyGlobArgs, VCS_DIRECTORIES, vcsExcludeArgs, type ReadDenyFilter, type SearchRoot } from '../shared/search-path.js';
+import { VCS_DIRECTORIES } from '../../permissions/paths.js';
+import { denyGlobArgs, vcsExcludeArgs, type ReadDenyFilter, type SearchRoot } from '../shared/search-path.js';
 
 export interface GlobPlan {
   /** The folder rg walks (and runs in: its globs are relative to it). */

@@ -90,6 +90,13 @@ export function splitGlobParam(glob: string | undefined): string[] {
 
 /** The flags common to the tool and to the benchmark's raw rg run: everything but the search target. */
 export function buildGrepArgs(input: GrepInput, deny: ReadDenyFilter): string[] {
+  const sort = (input.output_mode ?? 'files_with_matches') === 'content' ? ['--sort', 'path'] : [];
+  // Always -e: a pattern that starts with `-` must not be read as a flag.
+  return [...searchFlags(input), ...sort, ...selectFlags(input, deny), '-e', input.pattern];
+}
+
+/** How rg searches and prints (not which files): for a search of files already chosen and opened (grep-bound.ts). */
+export function searchFlags(input: GrepInput): string[] {
   const mode: GrepOutputMode = input.output_mode ?? 'files_with_matches';
   // --no-config: a user's RIPGREP_CONFIG_PATH must not change what the model gets.
   const args = ['--no-config', '--hidden', '--no-follow', '--max-columns', '500', '--color', 'never', '--no-heading'];
@@ -110,15 +117,18 @@ export function buildGrepArgs(input: GrepInput, deny: ReadDenyFilter): string[] 
       if (input['-B'] !== undefined) args.push('-B', String(input['-B']));
       if (input['-A'] !== undefined) args.push('-A', String(input['-A']));
     }
-    // A stable order makes offset pages line up from one call to the next, and lets the search stop once the page
-    // is full instead of reading every match.
-    args.push('--sort', 'path');
+    // A stable order (--sort path, or the listing's order: grep-bound.ts) makes offset pages line up from one call to
+    // the next, and lets the search stop once the page is full instead of reading every match.
   }
+  return args;
+}
+
+/** Which files rg searches: type, the model's globs, then the exclusions. */
+export function selectFlags(input: GrepInput, deny: ReadDenyFilter): string[] {
+  const args: string[] = [];
   if (input.type !== undefined && input.type !== '') args.push('--type', input.type);
   for (const glob of splitGlobParam(input.glob)) args.push('--glob', glob);
   // Exclusions go last: with rg the later glob wins, so a user glob such as `**` cannot re-include them.
   args.push(...vcsExcludeArgs(), ...denyGlobArgs(deny));
-  // Always -e: a pattern that starts with `-` must not be read as a flag.
-  args.push('-e', input.pattern);
   return args;
 }

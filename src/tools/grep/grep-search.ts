@@ -4,7 +4,9 @@
  * totals as it reads, content keeps only the requested page and stops rg once the page is full.
  */
 import path from 'node:path';
-import { buildGrepArgs, DEFAULT_HEAD_LIMIT, type GrepInput } from './grep-args.js';
+import { buildGrepArgs, DEFAULT_HEAD_LIMIT, searchFlags, selectFlags, type GrepInput } from './grep-args.js';
+import { runBoundSearch } from './grep-bound.js';
+import type { ToolPermissionContext } from '../../tool/permission-types.js';
 import { paginate, type GrepOutput } from './grep-format.js';
 import { formatDuration } from '../shared/units.js';
 import { runRipgrep, type RipgrepOutcome } from '../shared/ripgrep.js';
@@ -23,6 +25,11 @@ export interface GrepSearchRequest {
    */
   readonly searched?: Pick<SearchRoot, 'arg' | 'inheritFd' | 'shown'>;
   readonly deny: ReadDenyFilter;
+  /**
+   * A folder opened and bound, to be searched without rg opening anything below it by name (grep-bound.ts): `root`
+   * names the open folder (`/proc/self/fd/N`), `ctx` holds the deny rules each file opened is judged by.
+   */
+  readonly walkBound?: { readonly root: string; readonly ctx: ToolPermissionContext };
   readonly signal: AbortSignal;
   readonly timeoutMs: number;
   /**
@@ -59,6 +66,24 @@ export async function searchWithRipgrep(request: GrepSearchRequest): Promise<Gre
 }
 
 function run(request: GrepSearchRequest, separator: '\0' | '\n', onRecord: (record: string) => boolean | void) {
+  const { walkBound, input } = request;
+  if (walkBound) {
+    const content = (input.output_mode ?? 'files_with_matches') === 'content';
+    return runBoundSearch(
+      {
+        root: walkBound.root,
+        ctx: walkBound.ctx,
+        // The listing's order is the search's (one thread): content pages line up from one call to the next.
+        listArgs: ['--no-config', '--hidden', '--no-follow', '--files', '--null', ...(content ? ['--sort', 'path'] : []), ...selectFlags(input, request.deny)],
+        searchArgs: [...searchFlags(input), '--with-filename', ...(content ? ['-j1'] : []), '-e', input.pattern],
+        signal: request.signal,
+        timeoutMs: request.timeoutMs,
+        separator,
+        onRecord,
+      },
+      'Grep',
+    );
+  }
   return runRipgrep(
     {
       args: grepCommandArgs(request),

@@ -122,6 +122,8 @@ export const GrepTool = buildTool({
         cwd: bound.cwd,
         searched: bound,
         deny,
+        // A folder: rg opens nothing below it by name (grep-bound.ts) — where the open folder has a name of its own.
+        ...(!targetIsFile && bound.cwd.startsWith('/proc/self/fd/') ? { walkBound: { root: bound.cwd, ctx: permissionContext } } : {}),
         signal: context.abortController.signal,
         timeoutMs: context.options.settings.grepTimeoutMs ?? DEFAULT_GREP_TIMEOUT_MS,
         shownFrom: cwd,

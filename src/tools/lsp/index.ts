@@ -10,7 +10,8 @@ import { buildTool } from '../../tool/build-tool.js';
 import type { PermissionResult } from '../../tool/permission-types.js';
 import type { ValidationResult } from '../../tool/tool.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
-import { readDenyFilter, sessionCwd } from '../shared/search-path.js';
+import { sessionCwd } from '../shared/search-path.js';
+import { answerFilter, HOVER_WITHHELD, judgedServer, noteJudgedServer, readDocument } from './bound.js';
 import { formatCallItems, formatHover, formatLocations, formatSymbols, type CallHierarchyItem, type Formatted } from './format.js';
 import { locateServer, lspManagerFor } from './manager.js';
 import { LSP_OPERATIONS, LSP_TOOL_NAME, lspPrompt } from './prompt.js';
@@ -54,16 +55,19 @@ function validate(input: LspInput, context: ToolUseContext): ValidationResult {
 async function ask(input: LspInput, context: ToolUseContext): Promise<Formatted & { server: string }> {
   const manager = lspManagerFor(context);
   const file = absolute(input, context);
-  const located = locateServer(file, context, manager.projectDir);
-  if ('error' in located) throw new Error(located.error);
+  const found = locateServer(file, context, manager.projectDir);
+  if ('error' in found) throw new Error(found.error);
+  // The server the decision judged, never looked up again; the document as opened and bound (bound.ts).
+  const located = judgedServer(found, context);
+  const document = await readDocument(file, context);
   const signal = context.abortController.signal;
   const position = { line: input.line - 1, character: input.character - 1 };
   const at = (uri: string) => ({ textDocument: { uri }, position });
-  const deny = readDenyFilter(context.getAppState().toolPermissionContext, manager.projectDir);
-  const keep = (f: string) => !deny.isDenied(f);
+  const keep = answerFilter(context, manager.projectDir, located.executable);
   const seconds = context.options.settings.lsp?.requestTimeoutSeconds;
   const timeoutMs = seconds !== undefined && Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined;
-  const req = <T>(method: string, params: (uri: string) => unknown) => manager.request<T>(located, file, method, params, { signal, ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
+  const req = <T>(method: string, params: (uri: string) => unknown) =>
+    manager.request<T>(located, file, document, method, params, { signal, ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
   const dir = manager.projectDir;
   let formatted: Formatted;
   switch (input.operation) {
@@ -76,9 +80,15 @@ async function ask(input: LspInput, context: ToolUseContext): Promise<Formatted 
     case 'findReferences':
       formatted = formatLocations(await req('textDocument/references', (uri) => ({ ...at(uri), context: { includeDeclaration: true } })), dir, 'No references found.', keep);
       break;
-    case 'hover':
-      formatted = formatHover(await req('textDocument/hover', at));
+    case 'hover': {
+      // The server quotes what it read, wherever from: a symbol defined in a file the session may not read gets no
+      // hover text (when the definition cannot be asked, none either).
+      const [hover, definition] = await Promise.all([req('textDocument/hover', at), req('textDocument/definition', at).catch(() => undefined)]);
+      const defined = definition === undefined ? undefined : formatLocations(definition, dir, '', keep);
+      const all = definition === undefined ? 0 : formatLocations(definition, dir, '', () => true).files.length;
+      formatted = defined === undefined || defined.files.length < all ? { text: HOVER_WITHHELD, resultCount: 0, fileCount: 0, files: [] } : formatHover(hover);
       break;
+    }
     case 'documentSymbol':
       formatted = formatSymbols(await req('textDocument/documentSymbol', (uri) => ({ textDocument: { uri } })), file, dir, 'No symbols in this file.', keep);
       break;
@@ -109,7 +119,10 @@ async function ask(input: LspInput, context: ToolUseContext): Promise<Formatted 
 async function checkServer(input: LspInput, context: ToolUseContext): Promise<PermissionResult<LspInput>> {
   const manager = lspManagerFor(context);
   const located = locateServer(absolute(input, context), context, manager.projectDir);
-  if ('error' in located || !isInsideProject(located.executable, context)) return { behavior: 'allow', updatedInput: input };
+  if ('error' in located) return { behavior: 'allow', updatedInput: input };
+  // What is judged here is what call() starts: it never looks the server up again (a file put there since is not run).
+  noteJudgedServer(located, context);
+  if (!isInsideProject(located.executable, context)) return { behavior: 'allow', updatedInput: input };
   const reason = `The ${located.server.name} language server would start from inside the project (${located.executable}): that runs code the repository supplies.`;
   return { behavior: 'ask', message: reason, decisionReason: { layer: 'safetyCheck', reason, classifierApprovable: false } };
 }

@@ -4,7 +4,7 @@
  * started again once for the request that found it gone; a second failure is the request's error. Documents are
  * opened with their current text and changed (full text, next version) when the file changed since.
  */
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { secretEnvNames } from '../../execution/redaction.js';
@@ -20,6 +20,18 @@ interface OpenDocument {
   version: number;
   mtimeMs: number;
   size: number;
+  /** The text the server has: a name flipped to another file of the same size and time still differs here. */
+  text: string;
+}
+
+/**
+ * A document's text as the tool read it — opened and bound to the call's decision (opened-file.ts), never read again by
+ * name here: a link flipped since would hand the server another file.
+ */
+export interface DocumentText {
+  readonly text: string;
+  readonly mtimeMs: number;
+  readonly size: number;
 }
 
 interface Running {
@@ -56,6 +68,7 @@ export class LspManager {
   async request<T>(
     chosen: { server: ChosenServer; executable: string },
     file: string,
+    document: DocumentText,
     method: string,
     params: (uri: string) => unknown,
     options: { signal?: AbortSignal; timeoutMs?: number } = {},
@@ -64,7 +77,7 @@ export class LspManager {
       const running = this.#start(chosen);
       try {
         await running.ready;
-        const uri = this.#sync(running, file, chosen.server.languageId);
+        const uri = this.#sync(running, file, document, chosen.server.languageId);
         return await running.connection.request<T>(method, params(uri), options.timeoutMs ?? DEFAULT_TIMEOUT_S * 1000, options.signal);
       } catch (error) {
         if (!(error instanceof LspServerGoneError) || attempt > 0 || this.#closed) throw error instanceof LspServerGoneError ? new Error(`The ${chosen.server.name} language server failed: ${error.message}`) : error;
@@ -136,19 +149,19 @@ export class LspManager {
   }
 
   /** Opens the file in the server, or sends its new text when it changed since; returns its URI. */
-  #sync(running: Running, file: string, languageId: string): string {
+  #sync(running: Running, file: string, document: DocumentText, languageId: string): string {
     const uri = pathToFileURL(file).href;
-    const stats = statSync(file);
+    const { text, mtimeMs, size } = document;
     const open = running.documents.get(uri);
-    if (open && open.mtimeMs === stats.mtimeMs && open.size === stats.size) return uri;
-    const text = readFileSync(file, 'utf8');
+    if (open && open.mtimeMs === mtimeMs && open.size === size && open.text === text) return uri;
     if (!open) {
       running.connection.notify('textDocument/didOpen', { textDocument: { uri, languageId, version: 1, text } });
-      running.documents.set(uri, { version: 1, mtimeMs: stats.mtimeMs, size: stats.size });
+      running.documents.set(uri, { version: 1, mtimeMs, size, text });
     } else {
       open.version++;
-      open.mtimeMs = stats.mtimeMs;
-      open.size = stats.size;
+      open.mtimeMs = mtimeMs;
+      open.size = size;
+      open.text = text;
       running.connection.notify('textDocument/didChange', { textDocument: { uri, version: open.version }, contentChanges: [{ text }] });
     }
     return uri;

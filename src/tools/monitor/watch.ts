@@ -3,6 +3,7 @@
  * message (bounded: a flood is summarised, every line stays in the file); when the task ends, the last lines go out,
  * then the end — unless the model itself stopped it (TaskStop) or the session is shutting down, as for any task.
  */
+import { monitorEndedText, monitorEventText } from '../../tool/message-origin.js';
 import type { NotificationQueue } from '../../tool/notification-queue.js';
 import type { MessageParam } from '../../tool/tool.js';
 import type { TaskInfo, TaskRegistry } from '../shared/task-registry.js';
@@ -22,8 +23,6 @@ export interface WatchOptions {
   readonly pollIntervalMs: number;
 }
 
-const attr = (s: string) => s.replace(/[<>"&\n]/g, ' ');
-
 function text(body: string): MessageParam {
   return { role: 'user', content: [{ type: 'text', text: body }] };
 }
@@ -40,7 +39,7 @@ export function eventMessage(o: Pick<WatchOptions, 'taskId' | 'description' | 'o
   }
   const rest = lines.length - shown.length;
   const more = rest > 0 ? `\n(${rest} more line${rest === 1 ? '' : 's'} in ${o.outputFile})` : '';
-  return text(`<monitor-event task="${o.taskId}" description="${attr(o.description)}">\n${shown.join('\n')}${more}\n</monitor-event>`);
+  return text(monitorEventText({ task: o.taskId, description: o.description }, `${shown.join('\n')}${more}`));
 }
 
 function endMessage(o: WatchOptions, task: TaskInfo): MessageParam {
@@ -50,7 +49,7 @@ function endMessage(o: WatchOptions, task: TaskInfo): MessageParam {
       : task.status === 'completed'
         ? `the command exited (${task.summary ?? 'exit code 0'})`
         : `the command ended: ${task.summary ?? task.status}`;
-  return text(`<monitor-ended task="${o.taskId}" description="${attr(o.description)}">\nThe watch ended: ${why}. All its output is in ${o.outputFile}.\n</monitor-ended>`);
+  return text(monitorEndedText({ task: o.taskId, description: o.description }, `The watch ended: ${why}. All its output is in ${o.outputFile}.`));
 }
 
 /** Starts following; everything it holds (timer, listener) goes when the task ends. */

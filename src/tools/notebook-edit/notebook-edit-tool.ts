@@ -131,7 +131,7 @@ async function editNotebook(input: NotebookEditInput, context: ToolUseContext): 
 
   let updated = serializeNotebook(notebook, layout);
   if (file.lineEndings === 'CRLF') updated = applyLineEndings(updated, 'CRLF');
-  const written = await writeTextFile(absPath, updated, file.encoding, context);
+  const written = await writeTextFile(absPath, updated, file.encoding, context, file.real);
   recordFileState(context, absPath, { bytes: written.bytes, stats: written.stats, text: updated, partial: false });
   return {
     new_source: input.new_source,

@@ -91,6 +91,19 @@ const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
  * with `checked`, if what was opened is not what the call's permission decision covers (opened-file.ts).
  */
 export async function openRegularFile(absPath: string, stats: fs.Stats, checked?: CheckedAccess): Promise<FileHandle> {
+  return (await openBoundRegularFile(absPath, stats, checked)).handle;
+}
+
+/** A regular file opened and bound (opened-file.ts): its handle, its fstat, and the real path its descriptor names. */
+export interface BoundFile {
+  readonly handle: FileHandle;
+  readonly stat: fs.Stats;
+  /** The real path of the object opened (with `checked`; else the path as given). */
+  readonly real: string;
+}
+
+/** openRegularFile, telling what was opened: a caller that writes back must write to that very object. */
+export async function openBoundRegularFile(absPath: string, stats: fs.Stats, checked?: CheckedAccess): Promise<BoundFile> {
   let handle: FileHandle;
   try {
     handle = await fs.promises.open(absPath, fs.constants.O_RDONLY | O_NONBLOCK);
@@ -104,8 +117,8 @@ export async function openRegularFile(absPath: string, stats: fs.Stats, checked?
     if (!now.isFile() || now.ino !== stats.ino || now.dev !== stats.dev) {
       throw new FileToolError(`${absPath} changed while it was being opened; try again.`, 'FILE_CHANGED');
     }
-    if (checked) requireCheckedObject(handle.fd, now, absPath, checked);
-    return handle;
+    const real = checked ? requireCheckedObject(handle.fd, now, absPath, checked) : absPath;
+    return { handle, stat: now, real };
   } catch (error) {
     await handle.close().catch(() => {});
     throw error instanceof FileToolError ? error : describeFsError(error, absPath);

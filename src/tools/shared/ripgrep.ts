@@ -85,6 +85,8 @@ export interface RipgrepRequest {
   readonly onRecord: (record: string) => boolean | void;
   /** A descriptor rg gets as its fd 3 (a file searched through `/proc/self/fd/3`: search-path.ts SearchRoot). */
   readonly inheritFd?: number;
+  /** Descriptors rg gets as its fds 3, 4, … (files opened and bound before the search: grep-bound.ts). */
+  readonly inheritFds?: readonly number[];
 }
 
 export interface RipgrepOutcome {
@@ -114,7 +116,8 @@ export async function runRipgrep(request: RipgrepRequest, what = 'The search'): 
   const rg = await getRipgrep();
   if (request.signal.aborted) throw abortError(what);
   return new Promise<RipgrepOutcome>((resolve, reject) => {
-    const stdio: StdioOptions = request.inheritFd === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', request.inheritFd];
+    const fds = request.inheritFds ?? (request.inheritFd === undefined ? [] : [request.inheritFd]);
+    const stdio: StdioOptions = ['ignore', 'pipe', 'pipe', ...fds];
     const child = spawn(rg.path, request.args, { cwd: request.cwd, stdio, windowsHide: true });
     // Both are pipes (stdio above); the typings cannot see it through the array.
     const out = child.stdout!;

@@ -4,14 +4,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { expandPath, isPathReadDenied, readDenyGlobs } from '../../permissions/paths.js';
+import { expandPath, isPathReadDenied, readDenyGlobs, VCS_DIRECTORIES } from '../../permissions/paths.js';
 import type { ToolPermissionContext } from '../../tool/permission-types.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import { describeFsError } from './errors.js';
 import { fdPath, requireCheckedObject } from './opened-file.js';
 
-/** Version-control metadata folders: never searched (their objects are noise and blow through budgets). */
-export const VCS_DIRECTORIES = ['.git', '.svn', '.hg', '.bzr', '.jj', '.sl'] as const;
 
 export const CWD_NOTE = 'Note: your current working directory is';
 

@@ -61,6 +61,8 @@ export interface TaskSource {
   readOutput(): TaskOutputSlice;
   /** The model's message when the task ended and no one asked for that end (not TaskStop, not shutdown). */
   endNotification?(task: TaskInfo): MessageParam | undefined;
+  /** One line on how it ended, for a person or a program (`TaskInfo.headline`). */
+  describeEnd?(task: TaskInfo): string;
 }
 
 export interface TaskInfo {
@@ -72,6 +74,8 @@ export interface TaskInfo {
   readonly killReason?: string;
   /** How it ended, in its kind's words (set once it ended). */
   readonly summary?: string;
+  /** What ended and how, in one line (set once it ended, when its kind describes its end). */
+  readonly headline?: string;
   readonly outputFile: string;
   readonly startedAt: number;
   readonly endedAt?: number;
@@ -260,6 +264,12 @@ export class TaskRegistry {
       facts: { ...entry.info.facts, ...end.facts },
       endedAt: Date.now(),
     };
+    try {
+      const headline = entry.source.describeEnd?.(entry.info);
+      if (headline !== undefined) entry.info = { ...entry.info, headline };
+    } catch {
+      // no line: the state above says how it ended
+    }
     // The model asked for TaskStop and got its answer; shutdown has no next turn. Everything else is news.
     if (notifications !== undefined && end.killReason !== 'stop' && end.killReason !== 'shutdown') {
       try {

@@ -9,7 +9,7 @@ import { atomicWriteFile } from './atomic-write.js';
 import { isBinaryContent } from './binary.js';
 import { canEncode, decodeText, describeEncoding, detectLineEndings, encodeText, hasUtf16LeBom, type LineEndings, type TextEncoding } from './encoding.js';
 import { FileToolError } from './errors.js';
-import { notRegularFileMessage, openRegularFile, readWholeFile } from './file-kind.js';
+import { notRegularFileMessage, openBoundRegularFile, readWholeFile } from './file-kind.js';
 import { formatBytes } from './format.js';
 import { requireCheckedPath } from './opened-file.js';
 
@@ -23,6 +23,8 @@ export interface LoadedTextFile {
   readonly text: string;
   readonly encoding: TextEncoding;
   readonly lineEndings: LineEndings;
+  /** The real path of the object read (its descriptor's name): a write back must replace that object, no other. */
+  readonly real: string;
 }
 
 /**
@@ -31,17 +33,19 @@ export interface LoadedTextFile {
  */
 export async function loadTextFileForWrite(absPath: string, stats: fs.Stats, verb: 'edit' | 'write', context?: ToolUseContext): Promise<LoadedTextFile> {
   if (!stats.isFile()) throw new FileToolError(notRegularFileMessage(absPath, stats, verb), 'NOT_REGULAR_FILE');
-  if (stats.size > MAX_EDITABLE_BYTES) {
-    throw new FileToolError(
-      `File is too large to ${verb} (${formatBytes(stats.size)}). Maximum editable file size is ${formatBytes(MAX_EDITABLE_BYTES)}.`,
-      'FILE_TOO_LARGE',
-    );
-  }
-  const handle = await openRegularFile(absPath, stats, context ? { context, access: 'write' } : undefined);
+  const { handle, stat, real } = await openBoundRegularFile(absPath, stats, context ? { context, access: 'write' } : undefined);
   let bytes: Buffer;
   let fresh: fs.Stats;
   try {
-    bytes = await readWholeFile(handle, MAX_EDITABLE_BYTES, stats.size);
+    // The size is the opened object's, told only once the open is bound: a stat by name can be of a file a link was
+    // flipped to, a denied one (docs/security.md §2).
+    if (stat.size > MAX_EDITABLE_BYTES) {
+      throw new FileToolError(
+        `File is too large to ${verb} (${formatBytes(stat.size)}). Maximum editable file size is ${formatBytes(MAX_EDITABLE_BYTES)}.`,
+        'FILE_TOO_LARGE',
+      );
+    }
+    bytes = await readWholeFile(handle, MAX_EDITABLE_BYTES, stat.size);
     fresh = await handle.stat();
   } finally {
     await handle.close().catch(() => {});
@@ -50,7 +54,7 @@ export async function loadTextFileForWrite(absPath: string, stats: fs.Stats, ver
     throw new FileToolError(`Cannot ${verb} ${absPath}: it appears to be a binary file.`, 'BINARY_FILE');
   }
   const { text, encoding } = decodeText(bytes);
-  return { bytes, stats: fresh, text, encoding, lineEndings: detectLineEndings(text) };
+  return { bytes, stats: fresh, text, encoding, lineEndings: detectLineEndings(text), real };
 }
 
 export interface WrittenTextFile {
@@ -64,7 +68,7 @@ export interface WrittenTextFile {
  * folder must really be inside one when it is written. A link in the path that leads elsewhere, or was flipped there
  * after the permission check, is refused and nothing is written.
  */
-export async function writeTextFile(absPath: string, text: string, encoding: TextEncoding, context?: ToolUseContext): Promise<WrittenTextFile> {
+export async function writeTextFile(absPath: string, text: string, encoding: TextEncoding, context?: ToolUseContext, readFrom?: string): Promise<WrittenTextFile> {
   if (!canEncode(text, encoding)) {
     throw new FileToolError(
       `Cannot write ${absPath}: the file is ${describeEncoding(encoding)}, and the new text has characters that encoding cannot hold.`,
@@ -74,9 +78,22 @@ export async function writeTextFile(absPath: string, text: string, encoding: Tex
   const bytes = encodeText(text, encoding);
   const { stats } = await atomicWriteFile(absPath, bytes, {
     confineTo: context ? confinement(absPath, context) : undefined,
-    checkTarget: context ? (real) => requireCheckedPath(real, absPath, { context, access: 'write' }) : undefined,
+    checkTarget: context
+      ? (real) => {
+          requireCheckedPath(real, absPath, { context, access: 'write' });
+          if (readFrom !== undefined && real !== readFrom) throw notWhatWasRead(absPath, readFrom, real);
+        }
+      : undefined,
   });
   return { bytes, stats };
+}
+
+/** A write back to another object than the one read: the text came from one file, it would replace another. */
+function notWhatWasRead(absPath: string, readFrom: string, real: string): FileToolError {
+  return new FileToolError(
+    `Refused to write ${absPath}: it was read as ${readFrom}, and now leads to ${real} (a link in the path changed in between). Nothing was written; read it again.`,
+    'PATH_CHANGED',
+  );
 }
 
 function confinement(absPath: string, context: ToolUseContext): string[] | undefined {

@@ -160,14 +160,6 @@ function sameHost(a: URL, b: URL): boolean {
   return a.protocol === b.protocol && a.port === b.port && !b.username && !b.password && strip(a.hostname) === strip(b.hostname);
 }
 
-function toolUseIdFor(parent: AssistantMessage, input: WebFetchInput): string {
-  const content = Array.isArray(parent.content) ? parent.content : [];
-  for (const block of content) {
-    if (block.type === 'tool_use' && block.name === WEB_FETCH_TOOL_NAME && (block.input as { url?: unknown })?.url === input.url) return block.id;
-  }
-  return `webfetch-${Date.now().toString(36)}`;
-}
-
 async function approveInward(
   url: URL,
   addresses: readonly LookupAddress[],
@@ -182,7 +174,7 @@ async function approveInward(
   if (asked?.delete(url.href)) return;
   const reason = inwardReason(bareHost(url.hostname), found);
   const ask: PermissionAskDecision = { behavior: 'ask', message: reason, decisionReason: { layer: 'safetyCheck', reason, classifierApprovable: false } };
-  const decision = await canUseTool(WebFetchTool, { ...input, url: url.href }, context, parent, toolUseIdFor(parent, input), ask);
+  const decision = await canUseTool(WebFetchTool, { ...input, url: url.href }, context, parent, context.toolUseId ?? `webfetch-${Date.now().toString(36)}`, ask);
   if (decision.behavior !== 'allow') throw new Error(decision.behavior === 'deny' ? decision.message : reason);
 }
 

@@ -184,6 +184,23 @@ describe('WebFetch to inward addresses', () => {
     expect(meta.text).toMatch(/metadata address/);
   });
 
+  it("a redirect to an inward address asks again, naming the call's own id (not an earlier call's with the same URL)", async () => {
+    const asked: PermissionRequest[] = [];
+    const ctx = makeContext([WebFetchTool], session.dir, {
+      permissionContext: createPermissionContext({ cwd: session.dir, rules: parseRules(['WebFetch(domain:*)'], 'allow', 'session') }),
+      services: {},
+      ui: { requestPermission: async (r: PermissionRequest): Promise<PermissionDecision> => (asked.push(r), { behavior: 'allow', updatedInput: r.input, decisionReason: { layer: 'prompt', reason: 'yes' } }) },
+    });
+    const url = `${base}/moved`;
+    const [first, second] = [toolUse('WebFetch', { url, prompt: 'a' }), toolUse('WebFetch', { url, prompt: 'b' })];
+    await runToolUse(second, { role: 'assistant', content: [first, second] }, canUseTool, ctx);
+    // The check asks for /moved; the call asks again for /page, where it was sent.
+    expect(asked.map((r) => [r.input.url, r.toolUseID])).toEqual([
+      [url, second.id],
+      [`${base}/page`, second.id],
+    ]);
+  });
+
   it('a name that resolves inward is caught after DNS, and the person is asked', async () => {
     const asked: PermissionRequest[] = [];
     const r = await fetchPage({ url: `http://localhost:${port}/page` }, context({ allow: ['WebFetch(domain:*)'], prompt: (req) => asked.push(req) }));

@@ -8,11 +8,12 @@ import * as z from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import '../shared/questions.js';
+import { DEFAULT_MAX_WEB_SEARCHES_PER_SESSION } from './limits.js';
 import { WEB_SEARCH_TOOL_NAME, webSearchPrompt } from './prompt.js';
 
 export { WEB_SEARCH_TOOL_NAME };
 export const WEB_SEARCH_MAX_USES_PER_CALL = 8;
-export const DEFAULT_MAX_WEB_SEARCHES_PER_SESSION = 200;
+export { DEFAULT_MAX_WEB_SEARCHES_PER_SESSION };
 
 declare module '../../tool/tool-use-context.js' {
   interface ToolSettings {

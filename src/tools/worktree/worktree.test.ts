@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createToolRuntime } from '../../agent/create-tool-runtime.js';
 import type { RunResult, ToolRuntime, ToolRuntimeOptions } from '../../agent/types.js';
 import type { ToolUseBlock } from '../../tool/tool.js';
+import { contextOf } from '../../agent/runtime-context.js';
 
 let dir: string;
 let repo: string;
@@ -67,7 +68,7 @@ describe('EnterWorktree / ExitWorktree', () => {
     expect(git(repo, 'status', '--porcelain')).toBe('');
     // The next run starts there too; the worktree is the working directory now.
     expect(rt.permissionContext.cwd).toBe(wt);
-    expect(rt.context.getAppState().cwd).toBe(wt);
+    expect(contextOf(rt).getAppState().cwd).toBe(wt);
     expect(text(await rt.run([use('Bash', { command: 'pwd' })]))).toContain(wt);
   });
 

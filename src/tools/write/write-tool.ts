@@ -47,6 +47,7 @@ async function writeFile(input: WriteInput, context: ToolUseContext): Promise<Wr
   let before: string | null = null;
   let encoding: TextEncoding = 'utf8';
   let text = input.content;
+  let readFrom: string | undefined;
   if (stats) {
     const record = context.readFileState.get(absPath);
     if (requireReadBeforeWrite(context)) {
@@ -59,12 +60,13 @@ async function writeFile(input: WriteInput, context: ToolUseContext): Promise<Wr
     }
     before = file.text;
     encoding = file.encoding;
+    readFrom = file.real;
     // Content written with \n into a CRLF file follows the file's convention; content that brings its own \r stays.
     if (file.lineEndings === 'CRLF' && !text.includes('\r')) text = applyLineEndings(text, 'CRLF');
   } else {
     makeParentFolders(absPath, { context, access: 'write' });
   }
-  const written = await writeTextFile(absPath, text, encoding, context);
+  const written = await writeTextFile(absPath, text, encoding, context, readFrom);
   // What is on disk now is exactly what the model wrote: the record is a full read.
   recordFileState(context, absPath, { bytes: written.bytes, stats: written.stats, text, partial: false });
   const oldLf = (before ?? '').replace(/\r\n/g, '\n');

@@ -1,5 +1,5 @@
 /**
- * Structured output (`options.outputFormat: { type: 'json_schema', schema }`), done the way Claude Code does it: the
+ * Structured output (`SessionOptions.outputSchema`; the Agent SDK's `outputFormat`, the CLI's `--json-schema`), done the way Claude Code does it: the
  * session gets one more tool, `StructuredOutput`, whose input schema is the requested schema. The model gives its
  * answer by calling it; a call whose input does not match the schema is refused with what is wrong, and a successful
  * one ends the turn (the loop's `structuredOutput` option), its input becoming the result's `structured_output`.
@@ -7,19 +7,19 @@
 import * as z from 'zod';
 import { buildTool } from '../tool/build-tool.js';
 import type { AnyTool, ToolInputJSONSchema } from '../tool/tool.js';
-import { AgentSdkOptionError } from './session-options.js';
+import { SessionOptionError } from './options.js';
 
 export const STRUCTURED_OUTPUT_TOOL_NAME = 'StructuredOutput';
 
-/** The tool for one session's schema; throws `AgentSdkOptionError` when the schema cannot be used. */
+/** The tool for one session's schema; throws `SessionOptionError` when the schema cannot be used. */
 export function structuredOutputTool(schema: Record<string, unknown>): AnyTool {
-  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) throw new AgentSdkOptionError('options.outputFormat.schema must be a JSON Schema object');
-  if (schema.type !== undefined && schema.type !== 'object') throw new AgentSdkOptionError('options.outputFormat.schema must describe an object ({"type": "object", …})');
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) throw new SessionOptionError('the output schema must be a JSON Schema object');
+  if (schema.type !== undefined && schema.type !== 'object') throw new SessionOptionError('the output schema must describe an object ({"type": "object", …})');
   let validator: z.ZodType;
   try {
     validator = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
   } catch (error) {
-    throw new AgentSdkOptionError(`options.outputFormat.schema cannot be used: ${error instanceof Error ? error.message : String(error)}`);
+    throw new SessionOptionError(`the output schema cannot be used: ${error instanceof Error ? error.message : String(error)}`);
   }
   return buildTool({
     name: STRUCTURED_OUTPUT_TOOL_NAME,

@@ -1,0 +1,71 @@
+/**
+ * A session's MCP servers, started in one place for every face: the session's own (`mcpServers`, in-process ones
+ * included), then — unless `strictMcpConfig` — those the settings files and the project's `.mcp.json` name, as Claude
+ * Code reads them. Project servers nobody approved stay stopped, said once with the setting that approves them.
+ */
+import type { SettingSource } from '../agent/types.js';
+import { loadMcpConfig, type ScopedMcpServer } from '../mcp/load-config.js';
+import { McpClientManager } from '../mcp/manager.js';
+import type { SessionOptions } from './options.js';
+
+export interface McpStart {
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly homeDir: string;
+  readonly sources: readonly SettingSource[];
+  readonly settingsFiles: readonly string[];
+  readonly settingsObject: Record<string, unknown>;
+  readonly warn: (text: string) => void;
+}
+
+/** The session's MCP servers as one manager; undefined when there are none. */
+export function startMcpServers(options: SessionOptions, c: McpStart): McpClientManager | undefined {
+  const servers = new Map<string, ScopedMcpServer>();
+  for (const [name, config] of Object.entries(options.mcpServers ?? {})) {
+    servers.set(name, { name, config, scope: 'flag', file: 'the session\'s MCP servers', approval: 'approved' });
+  }
+  if (!options.strictMcpConfig) {
+    const loaded = loadMcpConfig({ cwd: c.cwd, homeDir: c.homeDir, sources: c.sources, env: c.env, ...(c.settingsFiles.length > 0 ? { flagSettings: [...c.settingsFiles] } : {}), settingsObject: c.settingsObject });
+    for (const p of loaded.problems) c.warn(`warning: MCP config ${p.file}${p.server ? ` (server "${p.server}")` : ''}: ${p.message}`);
+    for (const [name, server] of loaded.servers) if (!servers.has(name)) servers.set(name, server);
+    const pending = [...loaded.servers.values()].filter((s) => s.approval === 'pending').map((s) => s.name);
+    if (pending.length > 0) c.warn(`warning: MCP servers of .mcp.json not approved, not started: ${pending.join(', ')} (approve with "enabledMcpjsonServers" in .claude/settings.local.json)`);
+  }
+  if (servers.size === 0) return undefined;
+  return new McpClientManager({
+    cwd: c.cwd,
+    servers,
+    env: c.env,
+    onServerEvent: (e) => {
+      if (e.type === 'failed') c.warn(`warning: ${e.error.split('\n')[0]}`);
+    },
+  });
+}
+
+/** A server's state in the Agent SDK's words (what `init` and `mcpServerStatus()` report). */
+export type McpStatusWord = 'connected' | 'failed' | 'needs-auth' | 'pending' | 'disabled';
+
+/** One MCP server as a session reports it. */
+export interface SessionMcpServer {
+  readonly name: string;
+  readonly status: McpStatusWord;
+  readonly scope: string;
+  /** `sdk` for an in-process server. */
+  readonly source?: string;
+  readonly error?: string;
+  readonly tools: readonly string[];
+}
+
+/** The manager's servers as a session reports them. */
+export async function mcpStatusOf(mcp: McpClientManager | undefined): Promise<SessionMcpServer[]> {
+  if (!mcp) return [];
+  const status = await mcp.status();
+  return status.map((s) => ({
+    name: s.name,
+    status: s.state === 'connected' ? 'connected' : s.state === 'failed' ? 'failed' : s.state === 'needs-login' ? 'needs-auth' : s.state === 'rejected' ? 'disabled' : 'pending',
+    scope: s.scope,
+    ...(s.type === 'sdk' ? { source: 'sdk' } : {}),
+    ...(s.error ? { error: s.error } : {}),
+    tools: [...s.tools],
+  }));
+}

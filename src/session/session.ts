@@ -1,0 +1,435 @@
+/**
+ * One session: one `query()` with streaming input, from its first message to its end, whatever face drives it. A face
+ * sends messages (`send`), reads the events (`events`) and uses the verbs below; the session wires the rest once
+ * (setup.ts) and keeps what lives as long as it: the runtime, the live values the loop reads (model, thinking, the
+ * turn's signal), the conversation so far, the background tasks its calls started. SessionStart and SessionEnd fire
+ * once per conversation: a conversation starts over only when a person asks (`clear`, `compact`, `resume`).
+ */
+import type Anthropic from '@anthropic-ai/sdk';
+import path from 'node:path';
+import { compactConversation } from '../agent/compact.js';
+import { commandCatalogOf, expandSlashCommand, listSlashCommands, type SlashCommandInfo } from '../agent/slash-commands.js';
+import { listSessionsFor, readTranscript, subagentTranscriptPath, transcriptPath, type SessionSummary } from '../agent/transcript.js';
+import type { AgentDefinition, TaskInfo } from '../agent/types.js';
+import { USER_INTERRUPT } from '../execution/abort-reasons.js';
+import type { McpServerConfig } from '../mcp/config.js';
+import type { McpClientManager, McpServerStatus } from '../mcp/manager.js';
+import type { McpLoginResult } from '../mcp/oauth-login.js';
+import type { SavedPermissionUpdates } from '../permissions/permission-updates.js';
+import { randomUUID } from '../tool/crypto.js';
+import type { PermissionMode, PermissionUpdate, ToolPermissionContext } from '../tool/permission-types.js';
+import type { AnyTool, MessageParam, Tools } from '../tool/tool.js';
+import { contextUsageOf, type ContextUsage } from './context-usage.js';
+import { DurableRun } from './durable.js';
+import { SessionInput } from './input.js';
+import { LocalRun } from './local-run.js';
+import { mcpStatusOf, type SessionMcpServer } from './mcp.js';
+import { SessionOptionError, type SessionEvent, type SessionOptions } from './options.js';
+import { removeRule, type RuleRemoval } from './rules.js';
+import { sessionEnv, setUpSession, type SessionParts } from './setup.js';
+
+/** A user message's content: text, or blocks (text, images, documents). */
+export type UserContent = MessageParam['content'];
+
+export class Session {
+  readonly #options: SessionOptions;
+  readonly #root = new AbortController();
+  readonly #input = new SessionInput();
+  readonly #local: LocalRun;
+  /** On the durable backend: the session there (no runtime here). */
+  readonly #durable: DurableRun | undefined;
+  #ready: Promise<SessionParts> | undefined;
+  #parts: SessionParts | undefined;
+  #reading = false;
+  #disposed: Promise<void> | undefined;
+
+  constructor(options: SessionOptions = {}) {
+    this.#options = options;
+    this.#local = new LocalRun(options, this.#input, this.#root.signal);
+    const backend = options.backend;
+    this.#durable =
+      backend?.kind === 'restate'
+        ? new DurableRun(backend.url, options, (id) => (options.onDurableRun ?? ((i: string) => options.warn?.(`session ${i} runs durably on ${backend.url}`)))(id))
+        : undefined;
+    const outer = options.signal;
+    if (outer?.aborted) void this.close();
+    else outer?.addEventListener('abort', () => void this.close(), { once: true });
+  }
+
+  /** Sets the session up (runtime, MCP servers, ids) once; every verb waits for it. */
+  start(): Promise<SessionParts> {
+    // On the durable backend nothing is set up here: the workers make the runtime, the session there keeps the rest.
+    if (this.#durable) return Promise.resolve(this.#durableParts());
+    this.#ready ??= (async () => {
+      const parts = await setUpSession(this.#options, { signal: this.#root.signal, warn: (text) => this.#warn(text) });
+      this.#parts = parts;
+      // Skills' and commands' frontmatter is read now (the Skill tool's description needs it): its warnings too.
+      const known = parts.runtime.warnings.length;
+      await listSlashCommands(parts.runtime).catch(() => []);
+      for (const w of parts.runtime.warnings.slice(known)) this.#warn(`warning: ${w}`);
+      return parts;
+    })();
+    return this.#ready;
+  }
+
+  // — messages and events —
+
+  /**
+   * A user message for the session: a new turn when the loop is idle, else it waits (or joins the running turn's
+   * results). A `/name args` text is expanded as its skill or command unless `verbatim`; `model` is its turn's model.
+   */
+  send(content: UserContent, options: { readonly verbatim?: boolean; readonly model?: string } = {}): void {
+    this.#input.push(this.#prepare(content, options));
+  }
+
+  /** `/name args` as the message it stands for (a skill or custom command), or undefined when it is not one. */
+  async expand(text: string): Promise<{ readonly message: MessageParam; readonly model?: string } | undefined> {
+    const { runtime } = await this.start();
+    const expansion = await expandSlashCommand(runtime, text, { signal: this.#root.signal });
+    return expansion && { message: expansion.message, ...(expansion.model ? { model: expansion.model } : {}) };
+  }
+
+  /** A skill or custom command a person can type by that name. */
+  isCommand(name: string): boolean {
+    return commandCatalogOf(this.#need().runtime)?.names.includes(name) === true;
+  }
+
+  /** The face's input failed: the session ends with an error result saying why. */
+  fail(error: unknown): void {
+    this.#input.fail(error);
+  }
+
+  /**
+   * No more messages from the face: the session ends once the running turn has. With `awaitBackgroundTasks` it goes on
+   * while the background tasks its calls started run: each end is told (`task_ended`), its news is the next turn.
+   */
+  end(options: { readonly awaitBackgroundTasks?: boolean } = {}): void {
+    if (options.awaitBackgroundTasks && !this.#durable) this.#local.endWhenIdle = true;
+    else this.#input.end();
+  }
+
+  /** The session's events, from its first message to its end (one reader). The runtime is disposed at the end. */
+  async *events(): AsyncGenerator<SessionEvent, void> {
+    if (this.#reading) throw new Error('a session has one reader of its events');
+    this.#reading = true;
+    try {
+      if (this.#durable) yield* this.#durable.events(this.#input, this.#root.signal);
+      else yield* this.#local.events(await this.start());
+    } finally {
+      this.#input.end();
+      this.#root.abort(USER_INTERRUPT);
+      await this.#dispose();
+    }
+  }
+
+  /** Stops the running turn (its tools answered), or the one a message just sent is about to start; the session goes on. */
+  interrupt(): void {
+    this.#local.interrupt();
+  }
+
+  /** Ends the session now: the running turn is interrupted, its tools answered, the runtime disposed. */
+  close(): Promise<void> {
+    this.#input.end();
+    this.#root.abort(USER_INTERRUPT);
+    // Nobody reads the events: nothing else would dispose what was set up.
+    if (!this.#reading) return this.#dispose();
+    return this.#disposed ?? Promise.resolve();
+  }
+
+  get closed(): boolean {
+    return this.#root.signal.aborted;
+  }
+
+  // — what the session is —
+
+  get id(): string {
+    return this.#durable?.sessionId ?? this.#parts?.runtime.sessionId ?? this.#options.sessionId ?? '';
+  }
+
+  get cwd(): string {
+    return this.#need().runtime.cwd;
+  }
+
+  /** The session's folder (its transcript, saved outputs, sub-agents' transcripts). */
+  get folder(): string {
+    return this.#need().runtime.sessionDir;
+  }
+
+  /** It goes on from an earlier conversation (`resume`, `continue`). */
+  get resumed(): boolean {
+    return this.#need().resume !== undefined;
+  }
+
+  /** The model of the next request: the one set (`setModel`), else the session's. */
+  get model(): string {
+    return this.#local.model ?? this.#need().model;
+  }
+
+  get mode(): PermissionMode {
+    if (this.#durable) return this.#options.mode ?? 'default';
+    return this.#need().runtime.permissionContext.mode;
+  }
+
+  get apiKeySource(): SessionParts['apiKeySource'] {
+    return this.#need().apiKeySource;
+  }
+
+  /** The structured-output tool's name, when the session has an output schema. */
+  get structuredOutputTool(): string | undefined {
+    return this.#need().structuredOutput?.toolName;
+  }
+
+  get tools(): Tools {
+    return this.#need().runtime.tools;
+  }
+
+  findTool(name: string): AnyTool | undefined {
+    return this.#need().runtime.findTool(name);
+  }
+
+  /** The conversation as of the last turn's end. */
+  get messages(): readonly MessageParam[] {
+    return this.#local.messages;
+  }
+
+  /** `value` with every secret the session knows replaced. */
+  redact<T>(value: T): T {
+    // On the durable backend the workers redacted what they sent.
+    if (this.#durable) return value;
+    return this.#parts?.runtime.redact(value) ?? value;
+  }
+
+  /** Where a sub-agent's conversation is kept. */
+  subagentTranscript(agentId: string): string {
+    return this.#durable ? '' : subagentTranscriptPath(this.#need().runtime.sessionDir, agentId);
+  }
+
+  // — live values —
+
+  setModel(model: string | undefined): void {
+    this.#local.model = model;
+    if (this.#durable) this.#durable.model = model ?? this.#options.model;
+  }
+
+  /** Thinking for the next requests: a configuration, `null` for none, undefined for the session's. */
+  setThinking(thinking: Anthropic.Messages.ThinkingConfigParam | null | undefined): void {
+    this.#local.thinking = thinking;
+  }
+
+  /** The permission mode from the next call on (the session has started). */
+  setMode(mode: PermissionMode): void {
+    this.#need().runtime.setMode(mode);
+  }
+
+  // — permissions —
+
+  /** The permission context in effect (mode, rules with their files, working directories). */
+  permissions(): ToolPermissionContext {
+    return this.#need().runtime.permissionContext;
+  }
+
+  /** The one applier: file destinations written, then everything applied to the session. */
+  async applyPermissionUpdates(updates: readonly PermissionUpdate[], options: { readonly onlySaved?: boolean } = {}): Promise<SavedPermissionUpdates> {
+    return (await this.start()).runtime.applyPermissionUpdates(updates, options);
+  }
+
+  /** A rule taken out of the session and of the settings files it was read from (`/permissions remove`). */
+  async removeRule(ruleText: string): Promise<RuleRemoval> {
+    return removeRule((await this.start()).runtime, ruleText);
+  }
+
+  // — tasks, agents, commands, MCP —
+
+  tasks(): readonly TaskInfo[] {
+    return this.#durable ? [] : (this.#parts?.runtime.tasks() ?? []);
+  }
+
+  async stopTask(taskId: string): Promise<void> {
+    await (await this.start()).runtime.stopTask(taskId);
+  }
+
+  /** Running foreground commands go on as background tasks (Ctrl+B); returns the calls moved. */
+  moveToBackground(toolUseId?: string): string[] {
+    return this.#durable ? [] : (this.#parts?.runtime.backgroundToolUse(toolUseId) ?? []);
+  }
+
+  /** A person's message waits for the running turn to end: a tool that only waits (ScheduleWakeup) stops waiting. */
+  wake(): void {
+    if (!this.#durable) this.#parts?.runtime.wake();
+  }
+
+  async agents(): Promise<readonly AgentDefinition[]> {
+    if (this.#durable) return this.#durable.agents.map((agentType) => ({ agentType, description: '', systemPrompt: '', source: 'built-in' as const }));
+    return (await this.start()).runtime.agentDefinitions();
+  }
+
+  async commands(): Promise<SlashCommandInfo[]> {
+    return this.#durable ? [] : listSlashCommands((await this.start()).runtime);
+  }
+
+  async mcpStatus(): Promise<SessionMcpServer[]> {
+    return this.#durable ? [] : mcpStatusOf((await this.start()).mcp);
+  }
+
+  /** The session's MCP servers as the MCP layer reports them (logins included); undefined when it has none. */
+  async mcpServers(): Promise<McpServerStatus[] | undefined> {
+    return (await this.start()).mcp?.status();
+  }
+
+  /** Logs in to an HTTP/SSE server (`onUrl` shows the browser's URL); its tools join from the next request. */
+  async mcpLogin(name: string, onUrl: (url: string) => void): Promise<McpLoginResult> {
+    return this.#mcpChange((mcp) => mcp.login(name, { onAuthorizationUrl: onUrl }));
+  }
+
+  /** Forgets a server's login; true when there was one. */
+  async mcpLogout(name: string): Promise<boolean> {
+    return this.#mcpChange((mcp) => mcp.logout(name));
+  }
+
+  /** A server joins the session. */
+  async mcpAdd(name: string, config: McpServerConfig): Promise<void> {
+    return this.#mcpChange((mcp) => mcp.add(name, config));
+  }
+
+  /** A server leaves the session. */
+  async mcpRemove(name: string): Promise<void> {
+    return this.#mcpChange((mcp) => mcp.remove(name));
+  }
+
+  /** Turns a server off or on for this session. */
+  async mcpSetEnabled(name: string, enabled: boolean): Promise<void> {
+    return this.#mcpChange((mcp) => mcp.setEnabled(name, enabled));
+  }
+
+  /** A server's connection starts afresh. */
+  async mcpReconnect(name: string): Promise<void> {
+    return this.#mcpChange((mcp) => mcp.reconnect(name));
+  }
+
+  /** What the next request would hold, by part (`/context`). */
+  async contextUsage(): Promise<ContextUsage> {
+    const parts = await this.start();
+    return contextUsageOf(parts.runtime, this.#local.messages, this.model, this.#local.lastContextTokens);
+  }
+
+  // — conversations —
+
+  /** This folder's other sessions, newest first (`/resume`'s list). */
+  async otherSessions(): Promise<SessionSummary[]> {
+    const { runtime } = await this.start();
+    return listSessionsFor(path.dirname(runtime.sessionDir), runtime.cwd).filter((s) => s.id !== runtime.sessionId);
+  }
+
+  /** The conversation the session goes on from, when it resumes one (`--continue`, `--resume`): to show it. */
+  async history(): Promise<MessageParam[]> {
+    const { resume, runtime } = await this.start();
+    if (resume === undefined) return [];
+    return readTranscript(resume.endsWith('.jsonl') ? path.resolve(resume) : transcriptPath(path.join(path.dirname(runtime.sessionDir), resume))).messages;
+  }
+
+  /** A fresh conversation under a new id (`/clear`): SessionEnd (`clear`), then SessionStart (`clear`) with the next message. */
+  async clear(): Promise<string> {
+    const { runtime } = await this.start();
+    const sessionId = randomUUID();
+    await this.#local.startOver('clear', () => (runtime.switchSession(sessionId), { source: 'clear' }));
+    return sessionId;
+  }
+
+  /** Goes on with another of this folder's sessions (`/resume ID`); returns its conversation. */
+  async resume(sessionId: string): Promise<MessageParam[]> {
+    const { runtime } = await this.start();
+    const messages = readTranscript(transcriptPath(path.join(path.dirname(runtime.sessionDir), sessionId))).messages;
+    await this.#local.startOver('other', () => (runtime.switchSession(sessionId), { source: 'resume', resume: sessionId }));
+    this.#local.messages = messages;
+    return messages;
+  }
+
+  /**
+   * Summarises the conversation and goes on from the summary (`/compact`): PreCompact hooks first, the transcript gets
+   * the boundary, and the next message starts the conversation again from it (SessionStart `compact`, no SessionEnd).
+   */
+  async compact(instructions?: string): Promise<{ summary: string; notices: readonly string[]; costUsd: number }> {
+    const parts = await this.start();
+    const result = await compactConversation({
+      runtime: parts.runtime,
+      client: parts.client,
+      messages: this.#local.messages,
+      model: this.model,
+      trigger: 'manual',
+      ...(instructions ? { instructions } : {}),
+      ...(parts.systemPrompt !== undefined ? { systemPrompt: parts.systemPrompt } : {}),
+      recordInTranscript: this.#options.persist !== false,
+      signal: this.#root.signal,
+    });
+    const persisted = this.#options.persist !== false;
+    await this.#local.startOver(false, () => ({ source: 'compact', ...(persisted ? { resume: parts.runtime.sessionId } : { carried: [...result.messages] }) }));
+    this.#local.messages = [...result.messages];
+    return { summary: result.summary, notices: result.notices, costUsd: result.costUsd };
+  }
+
+  /** Where the checkpoint work hooks in: files put back as they were before the given user message. */
+  rewindFiles(userMessageId: string): Promise<never> {
+    return Promise.reject(new Error(`toolgate keeps no file checkpoints: nothing to rewind to before ${userMessageId}`));
+  }
+
+  // — internals —
+
+  /** A change to the MCP servers, then the tool pool read again: it holds from the next request. */
+  async #mcpChange<T>(change: (mcp: McpClientManager) => T | Promise<T>): Promise<T> {
+    const { mcp, runtime } = await this.start();
+    if (!mcp) throw new Error('this session has no MCP servers (start it with some: settings, .mcp.json, its options)');
+    const result = await change(mcp);
+    await runtime.refreshTools();
+    return result;
+  }
+
+  async #prepare(content: UserContent, options: { readonly verbatim?: boolean; readonly model?: string }): Promise<MessageParam> {
+    const message: MessageParam = { role: 'user', content };
+    if (options.model) this.#local.turnModel(message, options.model);
+    // On the durable backend the workers have the skills: a message goes as typed.
+    if (options.verbatim || this.#durable || typeof content !== 'string' || !content.trimStart().startsWith('/') || this.#options.expandSlashCommands === false) return message;
+    const expansion = await this.expand(content);
+    if (!expansion) return message;
+    if (expansion.model) this.#local.turnModel(expansion.message, expansion.model);
+    return expansion.message;
+  }
+
+  /** What the faces read of a durable session: no runtime or client here; the verbs that need one say so. */
+  #durableParts(): SessionParts {
+    const env = sessionEnv(this.#options);
+    const elsewhere = (): never => {
+      throw new SessionOptionError('not available with the durable backend: the session runs on the workers');
+    };
+    this.#parts ??= {
+      env,
+      model: this.#options.model ?? '',
+      apiKeySource: env.ANTHROPIC_API_KEY?.trim() ? 'ANTHROPIC_API_KEY' : 'none',
+      get runtime() {
+        return elsewhere();
+      },
+      get client() {
+        return elsewhere();
+      },
+    };
+    return this.#parts;
+  }
+
+  #need(): SessionParts {
+    if (this.#durable) return this.#durableParts();
+    if (!this.#parts) throw new Error('the session has not started yet (await start())');
+    return this.#parts;
+  }
+
+  #warn(text: string): void {
+    this.#options.warn?.(text);
+  }
+
+  #dispose(): Promise<void> {
+    this.#disposed ??= (async () => {
+      this.#root.abort(USER_INTERRUPT);
+      const parts = await this.#ready?.catch(() => undefined);
+      await parts?.runtime.dispose().catch((error: unknown) => this.#warn(`warning: ${error instanceof Error ? error.message : String(error)}`));
+    })();
+    return this.#disposed;
+  }
+}
