@@ -218,6 +218,11 @@ export type Tool<Input extends AnyObject = AnyObject, Output = unknown, P extend
   linesChanged?(output: Output): { readonly added: number; readonly removed: number } | undefined;
   /** What kind of action the tool takes and which input fields say where (see PermissionTraits). */
   readonly permissionTraits?: PermissionTraits;
+  /**
+   * This tool is a way to wait without holding a shell: until a condition holds (a watched command) or for a time.
+   * A shell tool points a model that starts a command with a long sleep to whichever of them the pool has.
+   */
+  readonly waitsFor?: 'condition' | 'time';
 };
 
 /** A tool of unknown input and output, as registries and executors hold them. */

@@ -25,9 +25,6 @@ import { detectSandbox } from './sandbox.js';
 import { buildSandboxPolicy } from './sandbox-policy.js';
 import { persistedStateAsk, persistedStateConcern } from './state-review.js';
 import { leadingSleep, leadingSleepMessage } from './leading-sleep.js';
-import { findToolByName } from '../../tool/find-tool.js';
-import { MONITOR_TOOL_NAME } from '../monitor/prompt.js';
-import { SCHEDULE_WAKEUP_TOOL_NAME } from '../schedule-wakeup/prompt.js';
 
 export const bashInputSchema = z.strictObject({
   command: z.string().describe('The command to execute'),
@@ -79,11 +76,12 @@ export function validateBashInput(input: BashToolInput, context: ToolUseContext)
       errorCode: 5,
     };
   }
-  // As the seeds have it: refused only when Monitor is in the pool to wait instead, and never for a background run.
-  const monitor = input.run_in_background === true ? undefined : findToolByName(context.options.tools, MONITOR_TOOL_NAME);
+  // As the seeds have it: refused only when a tool that waits for a condition (Monitor) is in the pool, and never for
+  // a background run. Found by trait, not by name.
+  const monitor = input.run_in_background === true ? undefined : context.options.tools.find((t) => t.waitsFor === 'condition');
   const sleep = monitor === undefined ? undefined : leadingSleep(input.command);
   if (monitor !== undefined && sleep !== undefined) {
-    const wakeup = findToolByName(context.options.tools, SCHEDULE_WAKEUP_TOOL_NAME)?.name;
+    const wakeup = context.options.tools.find((t) => t.waitsFor === 'time')?.name;
     return { result: false, message: leadingSleepMessage(sleep, { monitor: monitor.name, wakeup }), errorCode: 10 };
   }
   return { result: true };

@@ -6,8 +6,8 @@
  */
 import fs from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { quote } from '../bash/shell-script.js';
 import { describeFsError, FileToolError, isNotFound } from './errors.js';
+import { shellQuote } from './shell-word.js';
 import { requireCheckedObject, type CheckedAccess } from './opened-file.js';
 
 /** Paths refused by name even before stat: endless, blocking or terminal-bound streams. */
@@ -45,7 +45,7 @@ export function describeFileType(stats: fs.Stats): string {
 
 /** A path as one bash word, quoted only when it needs to be (so the usual suggestion reads as typed). */
 function shellWord(value: string): string {
-  return /^[\w./@%+=:,-]+$/.test(value) ? value : quote(value);
+  return /^[\w./@%+=:,-]+$/.test(value) ? value : shellQuote(value);
 }
 
 /** The refusal for anything that is not a regular file; `verb` is "read" or "edit"/"write". */
