@@ -3,7 +3,7 @@
  * scripted server with the real Anthropic SDK: the Agent SDK's call shapes and answers, and toolgate's permission
  * engine in front of every tool, the program's own MCP tools included.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -21,6 +21,29 @@ afterEach(async () => {
 });
 
 describe('canUseTool', () => {
+  it('is told the call’s risk in its description; a destructive call comes with no "always allow" suggestion', async () => {
+    const file = (r: RecordedRequest) => path.join(dirOf(r), 'x.txt');
+    h = await harness([
+      (r) => (writeFileSync(file(r), 'old\n'), call('Read', { file_path: file(r) })),
+      (r) => call('Write', { file_path: file(r), content: 'new\n' }),
+      (r) => call('Write', { file_path: path.join(dirOf(r), 'fresh.txt'), content: 'new\n' }),
+      text('ok'),
+    ]);
+    const asked: { description?: string; suggestions?: PermissionUpdate[] }[] = [];
+    await h.run('overwrite', {
+      canUseTool: async (_name, _input, options) => {
+        asked.push({ description: options.description, suggestions: options.suggestions });
+        return { behavior: 'allow' };
+      },
+    });
+    expect(asked).toHaveLength(2);
+    expect(asked[0]!.description).toMatch(/^Risk: destructive — DESTRUCTIVE/);
+    expect(asked[0]!.suggestions).toEqual([]);
+    expect(asked[1]!.description).toMatch(/^Risk: writes-in-project/);
+    expect(asked[1]!.suggestions).toContainEqual({ type: 'setMode', mode: 'acceptEdits', destination: 'session' });
+    expect(readFileSync(path.join(h.dir, 'x.txt'), 'utf8')).toBe('new\n');
+  });
+
   it('is asked with the tool, its input, the call id and suggestions; its updatedInput is what runs', async () => {
     h = await harness([(r) => call('Write', { file_path: path.join(dirOf(r), 'x.txt'), content: 'from the model' }), text('ok')]);
     const asked: { name: string; input: Record<string, unknown>; toolUseID: string; suggestions?: PermissionUpdate[] }[] = [];

@@ -66,7 +66,7 @@ describe('streaming input', () => {
 
 describe('control while a session runs', () => {
   it('interrupt() ends the running turn (its calls answered); the session takes the next message', async () => {
-    h = await harness([bash('sleep 20'), text('second turn')]);
+    h = await harness([bash('echo waiting; sleep 20'), text('second turn')]);
     const input = inputStream();
     const q = h.start(input.stream, { allowedTools: ['Bash'] });
     input.send('go');
@@ -181,7 +181,7 @@ describe('ending a session', () => {
   });
 
   it('close() ends it too; await using disposes it', async () => {
-    h = await harness([bash('sleep 30'), text('never')]);
+    h = await harness([bash('echo waiting; sleep 30'), text('never')]);
     const q = h.start('run', { allowedTools: ['Bash'] });
     await q.next();
     q.close();
@@ -195,7 +195,7 @@ describe('ending a session', () => {
   });
 
   it('an abortController ends the stream with AbortError and no result', async () => {
-    h = await harness([bash('sleep 30'), text('never')]);
+    h = await harness([bash('echo waiting; sleep 30'), text('never')]);
     const controller = new AbortController();
     const seen: SDKMessage[] = [];
     const q = h.start('run', { allowedTools: ['Bash'], abortController: controller });

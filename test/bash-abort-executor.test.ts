@@ -10,6 +10,9 @@ import { BashTool } from '../src/tools/bash/index.js';
 import { loadBashParser } from '../src/permissions/bash/parser.js';
 import { allowAll, assistantMessage, makeProject, processesWithMarker, waitFor, type TestProject } from '../src/tools/bash/test-helpers/project.js';
 import type { AnyTool, ToolUseBlock } from '../src/tool/tool.js';
+import { toolResultText } from '../src/tool/tool-result.js';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 
 let project: TestProject;
 let controller: AbortController;
@@ -57,5 +60,26 @@ describe('Bash under the executor: user interrupt during 50 running commands', (
       expect(outcome.isError).toBe(true);
       expect(outcome.result.tool_use_id).toBe(outcome.toolUseId);
     }
+  }, 40_000);
+
+  it('hands the model what an interrupted command printed, with the note that it was aborted before completion', async () => {
+    const ready = path.join(project.dir, 'ready');
+    const tools = [BashTool as AnyTool];
+    const context = { ...project.context, options: { ...project.context.options, tools } };
+    const executor = new StreamingToolExecutor(tools, allowAll, context);
+    const block = { type: 'tool_use', id: 'toolu_printed', name: 'Bash', input: { command: `echo first line; echo second line; touch ${ready}; sleep 30` } };
+    executor.addTool(block as unknown as ToolUseBlock, assistantMessage);
+    const outcomes: ToolUseOutcome[] = [];
+    const drained = (async () => {
+      for await (const update of executor.getRemainingResults()) if (update.type === 'result') outcomes.push(update.outcome);
+    })();
+    await waitFor(() => existsSync(ready), 20_000, 'the command to print and reach its sleep');
+    controller.abort(USER_INTERRUPT);
+    await drained;
+    expect(outcomes).toHaveLength(1);
+    const [outcome] = outcomes;
+    expect(outcome!.isError).toBe(true);
+    expect(outcome!.result.is_error).toBe(true);
+    expect(toolResultText(outcome!.result)).toBe('first line\nsecond line\n<error>Command was aborted before completion</error>');
   }, 40_000);
 });

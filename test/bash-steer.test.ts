@@ -95,7 +95,7 @@ describe('commands that must not be cut halfway', () => {
     expect(rt.findTool('Bash')!.interruptBehavior!(commit.input as never)).toBe('block');
 
     const sleepMarker = `30.${process.pid % 1000}${ids}`;
-    const sleeping = use('Bash', { command: `sleep ${sleepMarker}` });
+    const sleeping = use('Bash', { command: `echo waiting; sleep ${sleepMarker}` });
     expect(rt.findTool('Bash')!.interruptBehavior!(sleeping.input as never)).toBe('cancel');
     const second = new AbortController();
     const pending = rt.run([sleeping], { signal: second.signal });
@@ -103,7 +103,7 @@ describe('commands that must not be cut halfway', () => {
     second.abort(USER_INTERRUPT);
     const cancelled = await pending;
     expect(cancelled.results[0]!.is_error).toBe(true);
-    expect(text(cancelled.results[0]!)).toMatch(/interrupted/i);
+    expect(text(cancelled.results[0]!)).toMatch(/aborted before completion/i);
     await waitFor(() => processesWithMarker(`sleep ${sleepMarker}`).length === 0, 10_000, 'the sleep to end');
   });
 
@@ -167,8 +167,8 @@ describe('moving a running foreground command to the background', () => {
 
   it('without an id every running foreground command goes; TaskStop ends one; nothing moves when background tasks are off', async () => {
     const rt = await runtime();
-    const a = use('Bash', { command: 'sleep 30' });
-    const b = use('Bash', { command: 'sleep 31' });
+    const a = use('Bash', { command: 'echo waiting; sleep 30' });
+    const b = use('Bash', { command: 'echo waiting; sleep 31' });
     // Two runs at once (as two sub-agents would have).
     const runs = [rt.run([a]), rt.run([b])];
     const tasks = contextOf(rt).services.tasks!;

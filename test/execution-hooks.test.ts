@@ -245,7 +245,7 @@ describe('PostToolUse, PostToolUseFailure and PermissionRequest through shell sc
     const asking: CanUseToolFn = async (tool, input, context, _m, toolUseID) => {
       const handler = context.ui?.requestPermission;
       if (!handler) return { behavior: 'deny', message: 'headless', decisionReason: { layer: 'prompt', reason: 'no handler' } };
-      return handler({ tool, input, toolUseID, ask: { behavior: 'ask', message: 'FileTool wants /a' }, signal: context.abortController.signal });
+      return handler({ tool, input, toolUseID, ask: { behavior: 'ask', message: 'FileTool wants /a' }, signal: context.abortController.signal, risk: { level: 'writes-in-project', destructive: false, summary: 'changes files in the project' } });
     };
     const allow = `echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}'`;
     const allowed = await call(recordingTool(calls), { PermissionRequest: [{ hooks: [script('pr.sh', allow)] }] }, { file_path: '/a' }, asking);
@@ -259,7 +259,7 @@ describe('PostToolUse, PostToolUseFailure and PermissionRequest through shell sc
   it('a PermissionRequest hook\'s updatedPermissions apply to the session at once and are written through the grant writer', async () => {
     const calls: Record<string, unknown>[] = [];
     const asking: CanUseToolFn = async (tool, input, context, _m, toolUseID) =>
-      context.ui!.requestPermission!({ tool, input, toolUseID, ask: { behavior: 'ask', message: 'FileTool wants /a' }, signal: context.abortController.signal });
+      context.ui!.requestPermission!({ tool, input, toolUseID, ask: { behavior: 'ask', message: 'FileTool wants /a' }, signal: context.abortController.signal, risk: { level: 'writes-in-project', destructive: false, summary: 'changes files in the project' } });
     const updates = JSON.stringify([
       { type: 'addRules', rules: [{ toolName: 'FileTool' }], behavior: 'allow', destination: 'session' },
       { type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'make deploy' }], behavior: 'allow', destination: 'localSettings' },

@@ -7,6 +7,7 @@
  */
 import { parsePermissionUpdates } from '../permissions/permission-updates.js';
 import { tryParsePermissionRule } from '../permissions/permission-rule.js';
+import { describeRisk } from '../permissions/risk.js';
 import type { PermissionAnswer, RuntimePermissionRequest } from '../agent/types.js';
 import type { PermissionUpdate as SessionPermissionUpdate } from '../tool/permission-types.js';
 import type { CanUseTool, PermissionUpdate } from './options.js';
@@ -27,7 +28,10 @@ export function permissionHandler(bridge: CanUseToolBridge): (request: RuntimePe
     try {
       answer = await bridge.canUseTool(request.tool.name, { ...request.input }, {
         signal: request.signal,
-        suggestions: suggestionsFor(request),
+        // "Always allow" of a destructive call is not offered: a host that wants it sends its own updatedPermissions
+        // (the second step); the risk is in the description.
+        suggestions: request.risk?.destructive === true ? [] : suggestionsFor(request),
+        ...(request.risk !== undefined ? { description: describeRisk(request.risk) } : {}),
         ...(request.ask.decisionReason?.reason !== undefined ? { decisionReason: request.ask.decisionReason.reason } : {}),
         ...(blockedPathOf(request) !== undefined ? { blockedPath: blockedPathOf(request) } : {}),
         toolUseID: request.toolUseID,

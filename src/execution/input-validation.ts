@@ -197,6 +197,9 @@ function parseInput(tool: AnyTool, input: unknown, deferredNotLoaded: boolean, p
   if (problem) {
     return { ok: false, message: `InputValidationError: ${tool.name} failed due to the following issue:\n${problem}`, errorClass: 'input_validation' };
   }
+  // Internal fields go before the schema: a closed schema would refuse them by name, and a model is not to learn
+  // from the error that such a field exists; the call goes on as if it had not been sent.
+  input = stripInternalFields(input as Record<string, unknown>);
   let result: ReturnType<AnyTool['inputSchema']['safeParse']>;
   try {
     result = tool.inputSchema.safeParse(input);

@@ -45,13 +45,15 @@ export interface ToolUseOutcome {
   readonly persistedPath?: string;
   /** The typed output `call()` returned (after a PostToolUse hook's accepted update), for a UI's result view. */
   readonly output?: unknown;
+  /** The tool's result answers a user interrupt itself (`ToolResult.interrupted`): the executor keeps it. */
+  readonly interrupted?: boolean;
   /** MCP protocol metadata of the result (`_meta`, `structuredContent`), redacted, for the faces that pass it on. */
   readonly mcpMeta?: { readonly _meta?: Record<string, unknown>; readonly structuredContent?: Record<string, unknown> };
   readonly durationMs: number;
 }
 
 type Extras = Partial<
-  Pick<ToolUseOutcome, 'contextModifier' | 'decision' | 'preventContinuation' | 'deferred' | 'input' | 'persistedPath' | 'output' | 'mcpMeta'>
+  Pick<ToolUseOutcome, 'contextModifier' | 'decision' | 'preventContinuation' | 'deferred' | 'input' | 'persistedPath' | 'output' | 'mcpMeta' | 'interrupted'>
 >;
 
 /** Collects what a call produces along the way and seals it into one outcome (and one `tool.end` event). */
@@ -120,6 +122,7 @@ export class OutcomeBuilder {
       input: extras.input,
       persistedPath: extras.persistedPath,
       output: extras.output,
+      interrupted: extras.interrupted,
       mcpMeta: extras.mcpMeta !== undefined && redactor !== undefined ? redactor.redactJson(extras.mcpMeta) : extras.mcpMeta,
       durationMs,
     };

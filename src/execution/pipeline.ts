@@ -330,6 +330,7 @@ export async function checkPermissionsAndCallTool(
     persistedPath: budgeted.persistedPath,
     preventContinuation: postStop,
     output: data,
+    interrupted: output.interrupted === true ? true : undefined,
     ...(output.mcpMeta !== undefined && typeof output.mcpMeta === 'object' ? { mcpMeta: output.mcpMeta } : {}),
   });
 }

@@ -317,6 +317,9 @@ export class StreamingToolExecutor {
     // The call that failed keeps its own result; only the others get the synthetic one.
     const kind = this.#abortKind(tracked) ?? abortKindOf(this.#sibling?.controller.signal.reason);
     if (settled && this.#erroredCall?.index === tracked.index) return settled;
+    // A tool whose result answers the interrupt itself (a command's output so far, marked as cut short) keeps it:
+    // the generic answer would throw that output away.
+    if (kind === 'user_interrupted' && settled?.stage === 'completed' && settled.interrupted === true) return settled;
     return syntheticOutcome(kind, tracked.id, this.#nameOf(tracked), this.#erroredCall?.description, settled ? undefined : this.options.eventSink);
   }
 

@@ -6,6 +6,7 @@
  * the call is denied with a message naming the rule that would allow it. An abort during a prompt denies, exactly once.
  * An early classification of the call (pipeline step 5) is taken over by the classifier step, or discarded here.
  */
+import { classifyRisk } from './risk.js';
 import type {
   DecisionTrace,
   PermissionAskDecision,
@@ -102,7 +103,7 @@ function promptOnce(
     };
     let answer: Promise<PermissionDecision>;
     try {
-      answer = handler({ tool, input, toolUseID, ask, signal });
+      answer = handler({ tool, input, toolUseID, ask, signal, risk: classifyRisk(tool, input, context.getAppState().toolPermissionContext) });
     } catch (error) {
       answer = Promise.reject(error);
     }

@@ -252,3 +252,14 @@ export function getEmptyToolPermissionContext(cwd: string = process.cwd()): Tool
     isBypassPermissionsModeAvailable: false,
   };
 }
+
+/** How risky a call the engine asks about is (`permissions/risk.ts` decides it from the tool's traits). */
+export type PermissionRiskLevel = 'read-only' | 'writes-in-project' | 'writes-outside-project' | 'network' | 'runs-code' | 'destructive';
+
+export interface PermissionRisk {
+  readonly level: PermissionRiskLevel;
+  /** The tool says this call may do what cannot be undone (delete, overwrite, send). */
+  readonly destructive: boolean;
+  /** The level in words, for a dialog or a host's `description`. */
+  readonly summary: string;
+}

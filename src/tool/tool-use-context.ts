@@ -10,7 +10,7 @@ import { addSharedAbortListener } from './shared-abort-listener.js';
 import { FileStateCache } from './file-state-cache.js';
 import type { NotificationQueue } from './notification-queue.js';
 import type { PathChecks } from './path-checks.js';
-import type { PermissionAskDecision, PermissionDecision, ToolPermissionContext } from './permission-types.js';
+import type { PermissionAskDecision, PermissionDecision, PermissionRisk, ToolPermissionContext } from './permission-types.js';
 import type { AnyTool, MessageParam, Tools } from './tool.js';
 
 /** Slots for services of higher layers (task registry, MCP clients, hook runner…), added by module augmentation. */
@@ -87,6 +87,8 @@ export interface PermissionRequest {
   readonly toolUseID: string;
   readonly ask: PermissionAskDecision;
   readonly signal: AbortSignal;
+  /** The call's risk, from the tool's traits: what a dialog shows, and why "always allow" of a destructive call takes a second step. */
+  readonly risk: PermissionRisk;
 }
 
 export type PermissionPromptHandler = (request: PermissionRequest) => Promise<PermissionDecision>;

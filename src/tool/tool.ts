@@ -51,6 +51,12 @@ export interface ToolResult<T> {
   contextModifier?: (context: ToolUseContext) => ToolUseContext;
   /** MCP protocol metadata passed through untouched. */
   mcpMeta?: { _meta?: Record<string, unknown>; structuredContent?: Record<string, unknown> };
+  /**
+   * This result is the tool's own answer to a user interrupt: what it did before it stopped, saying it was cut short
+   * (Bash's output so far and "aborted before completion"). The executor hands it to the model instead of its
+   * generic interruption answer, which would lose that output.
+   */
+  interrupted?: boolean;
 }
 
 /** Semantic validation beyond the schema: `result: false` becomes an `is_error` tool_result with `message`. */
@@ -212,6 +218,11 @@ export type Tool<Input extends AnyObject = AnyObject, Output = unknown, P extend
   linesChanged?(output: Output): { readonly added: number; readonly removed: number } | undefined;
   /** What kind of action the tool takes and which input fields say where (see PermissionTraits). */
   readonly permissionTraits?: PermissionTraits;
+  /**
+   * This tool is a way to wait without holding a shell: until a condition holds (a watched command) or for a time.
+   * A shell tool points a model that starts a command with a long sleep to whichever of them the pool has.
+   */
+  readonly waitsFor?: 'condition' | 'time';
 };
 
 /** A tool of unknown input and output, as registries and executors hold them. */

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { render } from 'ink-testing-library';
@@ -81,6 +81,48 @@ describe('the session app', () => {
     await until(() => app.frame().includes('Again.') && !app.session.busy, 'the second command');
     expect(app.frame()).not.toContain('Allow Bash?');
     expect(app.store.getSnapshot().dialogs).toHaveLength(0);
+  });
+
+  it('a destructive call looks destructive: its risk is shown, and "don\'t ask again" takes a second step', async () => {
+    const app = await mount([
+      { tools: [{ name: 'Read', input: { file_path: 'notes.txt' } }] },
+      { tools: [{ name: 'Write', input: { file_path: 'notes.txt', content: 'replaced\n' } }] },
+    ]);
+    writeFileSync(path.join(app.dir, 'notes.txt'), 'a\nb\nc\n');
+    const localSettings = path.join(app.dir, '.claude', 'settings.local.json');
+    await app.type('read\r');
+    await until(() => app.frame().includes('Read 3 lines') && !app.session.busy, 'the Read result');
+    await app.type('overwrite\r');
+    await until(() => app.frame().includes('Allow Write'), 'the permission dialog');
+    expect(app.frame()).toContain('Risk: destructive');
+    expect(app.frame()).toContain('DESTRUCTIVE');
+    // "Don't ask again" writes nothing yet: a second screen asks, and Back returns to the choices.
+    await app.type('2');
+    await until(() => app.frame().includes('This call is destructive'), 'the confirmation');
+    expect(existsSync(localSettings)).toBe(false);
+    expect(readFileSync(path.join(app.dir, 'notes.txt'), 'utf8')).toBe('a\nb\nc\n');
+    await app.type('1');
+    await until(() => app.frame().includes('Yes, this once') && !app.frame().includes('This call is destructive'), 'the choices again');
+    expect(existsSync(localSettings)).toBe(false);
+    // Confirmed: the rule is written and the call runs.
+    await app.type('2');
+    await until(() => app.frame().includes('This call is destructive'), 'the confirmation again');
+    await app.type('2');
+    await until(() => !app.session.busy, 'the write');
+    expect(readFileSync(path.join(app.dir, 'notes.txt'), 'utf8')).toBe('replaced\n');
+    expect(JSON.parse(readFileSync(localSettings, 'utf8')).permissions.allow.length).toBeGreaterThan(0);
+  });
+
+  it('a call that is not destructive shows its risk and grants "don\'t ask again" at once', async () => {
+    const app = await mount([{ tools: [{ name: 'Bash', input: { command: 'touch made.txt' } }] }]);
+    await app.type('run\r');
+    await until(() => app.frame().includes('Allow Bash?'), 'the permission dialog');
+    expect(app.frame()).toContain('Risk: runs-code');
+    expect(app.frame()).not.toContain('DESTRUCTIVE');
+    await app.type('2');
+    await until(() => !app.session.busy, 'the command');
+    expect(app.frame()).not.toContain('This call is destructive');
+    expect(existsSync(path.join(app.dir, 'made.txt'))).toBe(true);
   });
 
   it('denies with a message for the model, walks the prompt history, and exits on Ctrl+D', async () => {

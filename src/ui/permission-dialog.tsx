@@ -1,13 +1,15 @@
 /**
  * The permission dialog: which tool wants to do what (the tool's own preview), why the engine asks (its trace in
  * words), then: allow once / allow and don't ask again — naming the exact rule and the file it is written to — / deny
- * with a message for the model. Esc denies and interrupts the turn.
+ * with a message for the model. Esc denies and interrupts the turn. The call's risk (the engine's classification from
+ * the tool's traits) is shown; a destructive call is drawn in red, and its "don't ask again" takes a second step.
  */
 import path from 'node:path';
 import { Box, Text } from 'ink';
 import { useState, type ReactNode } from 'react';
 import type { PermissionAnswer, RuntimePermissionRequest } from '../agent/types.js';
 import { describeLayer } from '../permissions/explain.js';
+import { describeRisk } from '../permissions/risk.js';
 import { grantFile } from '../settings/grants.js';
 import type { ToolRenderOptions, ToolViews } from '../tool/tool.js';
 import { Select, type Choice } from './select.js';
@@ -31,6 +33,13 @@ export function whyAsked(request: RuntimePermissionRequest): string {
   return parts.join('\n');
 }
 
+/** The risk line: the engine's level in words (absent on a request made without one: nothing claimed). */
+export function riskLine(request: RuntimePermissionRequest): string | undefined {
+  const risk = request.risk as RuntimePermissionRequest['risk'] | undefined;
+  if (risk === undefined) return undefined;
+  return describeRisk(risk);
+}
+
 export function PermissionDialog({
   request,
   views,
@@ -43,6 +52,9 @@ export function PermissionDialog({
   onAnswer: (answer: PermissionAnswer) => void;
 }): ReactNode {
   const [typing, setTyping] = useState(false);
+  // A destructive call's "don't ask again" is confirmed on a second screen before any rule is written.
+  const [confirming, setConfirming] = useState(false);
+  const destructive = (request.risk as RuntimePermissionRequest['risk'] | undefined)?.destructive === true;
   const { name, args } = toolTitle(request.tool, request.input);
   // A tool that works on a file names it (its getPath, not its name): the preview below may show only a diff.
   const target = safeText(() => request.tool.getPath?.(request.input as never));
@@ -61,11 +73,18 @@ export function PermissionDialog({
     });
   }
   choices.push({ label: 'No, and tell the model what to do instead' });
+  const always = () => onAnswer({ behavior: 'allow', scope: 'rule', rules, destination: GRANT_DESTINATION });
   const pick = (i: number) => {
     if (i === 0) onAnswer({ behavior: 'allow', scope: 'once' });
-    else if (rules.length > 0 && i === 1) onAnswer({ behavior: 'allow', scope: 'rule', rules, destination: GRANT_DESTINATION });
-    else setTyping(true);
+    else if (rules.length > 0 && i === 1) {
+      if (destructive) setConfirming(true);
+      else always();
+    } else setTyping(true);
   };
+  const confirmChoices: Choice[] = [
+    { label: 'Back (nothing is saved)' },
+    { label: <Text color="red">Yes, never ask again for these destructive calls</Text>, hint: `adds ${rules.join(', ')} to permissions.allow in ${file}` },
+  ];
   let preview: ReactNode;
   try {
     preview = views?.renderPermissionPreview?.(request.input, options);
@@ -73,16 +92,30 @@ export function PermissionDialog({
     preview = undefined;
   }
   return (
-    <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1} marginTop={1}>
-      <Text bold color="yellow">
+    <Box flexDirection="column" borderStyle={destructive ? 'double' : 'round'} borderColor={destructive ? 'red' : 'yellow'} paddingX={1} marginTop={1}>
+      <Text bold color={destructive ? 'red' : 'yellow'}>
         {request.agentId ? `A sub-agent (${request.agentId}) asks to use ${name}${shownTarget ? ` on ${shownTarget}` : ''}` : `Allow ${name}${shownTarget ? `(${shownTarget})` : ''}?`}
       </Text>
       {preview ?? <Text>{args || safeText(() => JSON.stringify(request.input))}</Text>}
+      {riskLine(request) !== undefined ? (
+        <Box marginTop={1}>
+          <Text color={destructive ? 'red' : undefined} bold={destructive}>
+            {riskLine(request)}
+          </Text>
+        </Box>
+      ) : null}
       <Box marginTop={1}>
         <Text dimColor>{whyAsked(request)}</Text>
       </Box>
       <Box marginTop={1} flexDirection="column">
-        <Select choices={choices} onPick={pick} isActive={!typing} onCancel={() => onAnswer({ behavior: 'deny', interrupt: true, message: STOPPED_MESSAGE })} />
+        {confirming ? (
+          <>
+            <Text color="red">This call is destructive. Allow every call these rules match from now on, without asking?</Text>
+            <Select key="confirm" choices={confirmChoices} onPick={(i) => (i === 1 ? always() : setConfirming(false))} isActive onCancel={() => setConfirming(false)} />
+          </>
+        ) : (
+          <Select choices={choices} onPick={pick} isActive={!typing} onCancel={() => onAnswer({ behavior: 'deny', interrupt: true, message: STOPPED_MESSAGE })} />
+        )}
         {typing ? (
           <TextField
             placeholder="what the model should do instead (Enter sends)"

@@ -24,8 +24,9 @@ import { repositoryWriter, unsandboxedBecause } from './sandbox-exemptions.js';
 import { detectSandbox } from './sandbox.js';
 import { buildSandboxPolicy } from './sandbox-policy.js';
 import { persistedStateAsk, persistedStateConcern } from './state-review.js';
+import { leadingSleep, leadingSleepMessage } from './leading-sleep.js';
 
-export const bashInputSchema = z.object({
+export const bashInputSchema = z.strictObject({
   command: z.string().describe('The command to execute'),
   timeout: z.number().optional().describe('Optional timeout in milliseconds (max 600000)'),
   description: z.string().optional().describe(BASH_DESCRIPTION_FIELD),
@@ -74,6 +75,14 @@ export function validateBashInput(input: BashToolInput, context: ToolUseContext)
       message: 'Running outside the sandbox is not allowed by the settings (sandbox.allowUnsandboxedCommands: false).',
       errorCode: 5,
     };
+  }
+  // As the seeds have it: refused only when a tool that waits for a condition (Monitor) is in the pool, and never for
+  // a background run. Found by trait, not by name.
+  const monitor = input.run_in_background === true ? undefined : context.options.tools.find((t) => t.waitsFor === 'condition');
+  const sleep = monitor === undefined ? undefined : leadingSleep(input.command);
+  if (monitor !== undefined && sleep !== undefined) {
+    const wakeup = context.options.tools.find((t) => t.waitsFor === 'time')?.name;
+    return { result: false, message: leadingSleepMessage(sleep, { monitor: monitor.name, wakeup }), errorCode: 10 };
   }
   return { result: true };
 }

@@ -28,7 +28,7 @@ Timeouts:
 Background tasks:
 - \`run_in_background: true\` returns immediately with "Command running in background with ID: <id>. Output is being written to: <file>". Here \`timeout\` bounds the task's lifetime (default 30 minutes, maximum 2 hours).
 - A person may move a running command to the background; the result then says "Command was manually backgrounded by user with ID: <id>…" and the command keeps running as such a task.
-- You are notified on a later turn when a background task ends (status, exit code, output file). Do not poll with \`sleep\`; read the output file (Read) or use TaskOutput to check on a task, and TaskStop to end it.
+- You are notified on a later turn when a background task ends (status, exit code, output file). Do not poll with \`sleep\`: when Monitor is available, a command that starts with a sleep of 2 seconds or more is refused (use Monitor to wait for a condition, ScheduleWakeup to wait for time). Read the output file (Read) or use TaskOutput to check on a task, and TaskStop to end it.
 
 Output:
 - Up to ${fmt(ENV_OUTPUT_CHARS)} characters are returned inline (progress lines overwritten with \\r count only once). A successful command with more output returns the path of a file holding all of it plus a short preview: read it in parts with Read (offset/limit) or search it with Grep rather than printing it again. A failing command with long output returns its beginning and its end; the middle is in the file named in the result.

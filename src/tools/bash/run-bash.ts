@@ -75,7 +75,8 @@ export async function runBash(
   const limit = inlineOutputChars(settings);
   const notes: string[] = [];
   if (context.abortController.signal.aborted) {
-    return result({ stdout: '', stderr: '', exitCode: null, interrupted: true, isError: true });
+    // Never started: nothing of its own to hand over, so not marked — the executor's interruption answer says more.
+    return { data: { stdout: '', stderr: '', exitCode: null, interrupted: true, isError: true } };
   }
 
   // — sandbox: decided before anything starts; requested but unavailable means refused, never silently unsandboxed —
@@ -335,7 +336,10 @@ export async function runBash(
       notes.push(...kept.notes);
       if (kept.delta !== undefined) contextModifier = withShellDelta(kept.delta);
     }
-    const withState = (data: BashOutput): ToolResult<BashOutput> => (contextModifier ? { data, contextModifier } : { data });
+    const withState = (data: BashOutput): ToolResult<BashOutput> => {
+      const base = result(data);
+      return contextModifier ? { ...base, contextModifier } : base;
+    };
 
     const window = readOutputWindow(outputFile, WINDOW_BYTES);
     if (exit.code === 0 && !killed) {
@@ -376,7 +380,8 @@ export async function runBash(
 }
 
 function result(data: BashOutput): ToolResult<BashOutput> {
-  return { data };
+  // An interrupted command's result holds the output so far and says it was cut short: the executor keeps it.
+  return data.interrupted ? { data, interrupted: true } : { data };
 }
 
 const createdDirs = new Set<string>();

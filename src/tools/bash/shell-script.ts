@@ -13,6 +13,7 @@
  * The prologue shares the command's first line, so bash's line numbers in error messages (and `$LINENO`) are the
  * command's own.
  */
+import { shellQuote } from '../shared/shell-word.js';
 
 /** The variable holding the state descriptor inside the shell; visible to the command, so named to avoid clashes. */
 const STATE_FD_VAR = '__toolgate_cwd_fd';
@@ -112,6 +113,4 @@ export function buildShellScript(command: string, options: ShellScriptOptions = 
 }
 
 /** Single-quotes a string for bash. */
-export function quote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}
+export const quote = shellQuote;

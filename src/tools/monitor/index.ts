@@ -85,6 +85,7 @@ function validate(input: MonitorInput, context: ToolUseContext): ValidationResul
 export const MonitorTool = buildTool<typeof monitorInputSchema, MonitorOutput>({
   name: MONITOR_TOOL_NAME,
   asyncSafe: true,
+  waitsFor: 'condition',
   permissionTraits: { kind: 'shell', commandField: 'command', alsoDeniedAs: 'Bash' },
   searchHint: 'watch monitor a process log or command, each output line as a live notification',
   inputSchema: monitorInputSchema,

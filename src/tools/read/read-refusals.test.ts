@@ -28,12 +28,21 @@ async function quickly<T>(promise: Promise<T>, ms = 3000): Promise<T> {
 }
 
 describe('Read refuses, at once and with a clear error', () => {
-  it('a directory', async () => {
+  it('a directory, naming the tools that list one (Bash ls, Glob)', async () => {
     const r = await read({ file_path: dir });
     expect(r.isError).toBe(true);
     expect(r.text).toBe(
-      `<tool_use_error>${dir} is a directory, not a file. To see what it contains, use Bash with \`ls ${dir}\` or the Glob tool.</tool_use_error>`,
+      `<tool_use_error>${dir} is a directory, not a file. To see what it contains, use Bash with \`ls ${dir}\` or the Glob tool (pattern "*", path "${dir}").</tool_use_error>`,
     );
+  });
+
+  it('a directory whose name bash would split: the suggested ls quotes it', async () => {
+    const spaced = path.join(dir, "it's here");
+    fs.mkdirSync(spaced);
+    const r = await read({ file_path: spaced });
+    expect(r.text).toContain(`use Bash with \`ls '${dir}/it'\\''s here'\``);
+    // The suggestion is runnable as given: bash lists the (empty) folder without an error.
+    expect(execFileSync('bash', ['-c', `ls '${dir}/it'\\''s here'`], { encoding: 'utf8' })).toBe('');
   });
 
   it('a FIFO, without ever blocking on it', async () => {

@@ -128,6 +128,7 @@ export const ScheduleWakeupTool = buildTool<typeof scheduleWakeupInputSchema, Sc
   name: SCHEDULE_WAKEUP_TOOL_NAME,
   aliases: ['Sleep'],
   searchHint: 'wait sleep pause until something happens, without a shell',
+  waitsFor: 'time',
   inputSchema: scheduleWakeupInputSchema,
   maxResultSizeChars: 100_000,
   shouldDefer: true,

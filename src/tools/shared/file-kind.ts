@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { describeFsError, FileToolError, isNotFound } from './errors.js';
+import { shellQuote } from './shell-word.js';
 import { requireCheckedObject, type CheckedAccess } from './opened-file.js';
 
 /** Paths refused by name even before stat: endless, blocking or terminal-bound streams. */
@@ -42,11 +43,16 @@ export function describeFileType(stats: fs.Stats): string {
   return 'not a regular file';
 }
 
+/** A path as one bash word, quoted only when it needs to be (so the usual suggestion reads as typed). */
+function shellWord(value: string): string {
+  return /^[\w./@%+=:,-]+$/.test(value) ? value : shellQuote(value);
+}
+
 /** The refusal for anything that is not a regular file; `verb` is "read" or "edit"/"write". */
 export function notRegularFileMessage(absPath: string, stats: fs.Stats, verb: string): string {
   if (stats.isDirectory()) {
     return verb === 'read'
-      ? `${absPath} is a directory, not a file. To see what it contains, use Bash with \`ls ${absPath}\` or the Glob tool.`
+      ? `${absPath} is a directory, not a file. To see what it contains, use Bash with \`ls ${shellWord(absPath)}\` or the Glob tool (pattern "*", path "${absPath}").`
       : `Cannot ${verb} ${absPath}: it is a directory, not a file. Give the path of a file.`;
   }
   const kind = describeFileType(stats);

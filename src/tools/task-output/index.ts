@@ -8,7 +8,7 @@ import { buildTool } from '../../tool/build-tool.js';
 import { getTaskRegistry, type TaskFacts, type TaskInfo, type TaskRegistry, type TaskStatus } from '../shared/task-registry.js';
 import { DEFAULT_WAIT_MS, MAX_WAIT_MS, TASK_OUTPUT_TOOL_NAME, taskOutputPrompt } from './prompt.js';
 
-export const taskOutputInputSchema = z.object({
+export const taskOutputInputSchema = z.strictObject({
   task_id: z.string().describe('The task ID to get output from'),
   block: z.boolean().optional().describe('Whether to wait for the task to end (default true)'),
   timeout: z.number().optional().describe(`Max wait time in ms (default ${DEFAULT_WAIT_MS}, max ${MAX_WAIT_MS})`),

@@ -10,7 +10,7 @@ import type { ValidationResult } from '../../tool/tool.js';
 import { getTaskRegistry, type TaskStatus } from '../shared/task-registry.js';
 import { TASK_STOP_TOOL_NAME, taskStopPrompt } from './prompt.js';
 
-export const taskStopInputSchema = z.object({
+export const taskStopInputSchema = z.strictObject({
   task_id: z.string().optional().describe('The ID of the background task to stop'),
   shell_id: z.string().optional().describe('Deprecated: use task_id instead'),
 });

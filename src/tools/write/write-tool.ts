@@ -2,6 +2,7 @@
  * Write: create or replace a whole file. An existing file must have been read in full (and not changed since);
  * the new content keeps the old file's encoding, BOM, CRLF convention and mode, and lands atomically.
  */
+import path from 'node:path';
 import * as z from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
 import type { ToolResultBlockParam } from '../../tool/tool.js';
@@ -9,7 +10,7 @@ import { textToolResult } from '../../tool/tool-result.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import { applyLineEndings, type TextEncoding } from '../shared/encoding.js';
 import { FileToolError } from '../shared/errors.js';
-import { notRegularFileMessage, statOrNull } from '../shared/file-kind.js';
+import { notRegularFileMessage, statOrNull, statOrNullSync } from '../shared/file-kind.js';
 import { makeParentFolders } from '../shared/opened-file.js';
 import { countPatchLines, patchBetween, snippetForHunks, type PatchHunk } from '../shared/patch.js';
 import { backfillPathField, pathForPermission, resolveToolPath, validatePathInput } from '../shared/paths.js';
@@ -113,8 +114,17 @@ export const WriteTool = buildTool({
   isReadOnly: () => false,
   // A second run after a first one that finished finds the file changed since it was read (content hash) and refuses.
   isRetrySafe: () => true,
-  // Replacing a whole file can lose content; classifiers and UIs may treat it with more care than an Edit.
-  isDestructive: () => true,
+  // Replacing a whole file that exists can lose content (a permission dialog says so, and "always allow" takes a
+  // second step); making a new one cannot. A path that cannot be looked at counts as existing (fail closed).
+  isDestructive: (input) => {
+    const target = pathForPermission(input.file_path);
+    if (!path.isAbsolute(target)) return true;
+    try {
+      return statOrNullSync(target) !== null;
+    } catch {
+      return true;
+    }
+  },
   getPath: (input) => pathForPermission(input.file_path),
   linesChanged: (output) => countPatchLines(output.structuredPatch),
   backfillObservableInput(input, context) {
