@@ -70,7 +70,8 @@ export type { SlashCommandInfo } from './agent/slash-commands.js';
 
 // — the agent loop —
 export { DEFAULT_MAX_TOKENS, DEFAULT_MODEL, query } from './agent/query.js';
-export type { QueryEvent, QueryOptions, QueryResult, Usage } from './agent/types.js';
+export type { QueryEvent, QueryResult, Usage } from './agent/types.js';
+export type { QueryOptions } from './agent/query-options.js';
 export type { RetryPolicy } from './agent/retry.js';
 
 // — settings, and the built-in tools' settings types —

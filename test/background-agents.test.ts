@@ -12,7 +12,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createToolRuntime } from '../src/agent/create-tool-runtime.js';
 import { query } from '../src/agent/query.js';
-import type { QueryOptions, QueryResult, RuntimePermissionRequest, ToolRuntime, ToolRuntimeOptions } from '../src/agent/types.js';
+import type { QueryResult, RuntimePermissionRequest, ToolRuntime, ToolRuntimeOptions } from '../src/agent/types.js';
+import type { QueryOptions } from '../src/agent/query-options.js';
 import { startScriptedServer, type RecordedRequest, type ScriptedResponse, type ScriptedServer } from '../src/testing/index.js';
 import { contextOf } from '../src/agent/runtime-context.js';
 

@@ -3,6 +3,7 @@ export { loadRuntimeSettings, sandboxSettings, SettingsLoadError, type RuntimeSe
 export { defaultSessionDir, stateDirectory } from './session-dir.js';
 export { ToolRun, ToolRunError } from './tool-run.js';
 export type * from './types.js';
+export type { QueryOptions } from './query-options.js';
 export { query, nextRequest, DEFAULT_MODEL, DEFAULT_MAX_TOKENS, type NextRequestOptions } from './query.js';
 export { modelStep, type ModelRequest, type ModelStepOptions, type ModelStepResult } from './model-step.js';
 export { startToolStep, merge as mergeToolResults, type ToolStep, type ToolStepResult } from './tool-step.js';

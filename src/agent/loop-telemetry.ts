@@ -5,7 +5,8 @@
  */
 import { emitToolEvent } from '../execution/errors.js';
 import type { ModelStepResult } from './model-step.js';
-import type { QueryOptions, ToolRuntime } from './types.js';
+import type { ToolRuntime } from './types.js';
+import type { QueryOptions } from './query-options.js';
 import { contextOf } from './runtime-context.js';
 
 /** The prompt as it was submitted (its last user message; before hooks add context). */

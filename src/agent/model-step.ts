@@ -12,7 +12,7 @@ import { errorToolResult } from '../tool/tool-result.js';
 import type { AssistantMessage, ToolResultBlockParam, ToolUseBlock } from '../tool/tool.js';
 import { usageFrom, emptyUsage } from './pricing.js';
 import { classifyApiError, DEFAULT_MAX_RETRIES, retryDelayMs, sleep, type RetryPolicy } from './retry.js';
-import type { ApiFailure, QueryEvent, Usage } from './types.js';
+import type { ApiFailure, QueryEvent, Usage } from './query-types.js';
 
 /** One request's body; with `betas`, it goes through the SDK's beta endpoint, which sends them as `anthropic-beta`. */
 export type ModelRequest = Omit<Anthropic.Messages.MessageCreateParamsStreaming, 'stream'> & { readonly betas?: readonly string[] };

@@ -2,7 +2,7 @@
  * Usage arithmetic and a small price table by model family (US dollars per million tokens, list prices). Cache writes
  * cost 1.25× the input price (5-minute cache), cache reads 0.1×. A model outside the table costs 0 and says so.
  */
-import type { Usage } from './types.js';
+import type { Usage } from './query-types.js';
 
 interface Price {
   readonly input: number;

@@ -8,7 +8,8 @@ import { stopHookFeedbackText, systemReminderText } from '../tool/message-origin
 import type { MessageParam, Tools } from '../tool/tool.js';
 import { deferredToolsAnnouncement } from '../tools/tool-search/prompt.js';
 import type { LoopSteps } from './loop-steps.js';
-import type { QueryOptions, ToolRuntime } from './types.js';
+import type { ToolRuntime } from './types.js';
+import type { QueryOptions } from './query-options.js';
 import { contextOf } from './runtime-context.js';
 
 /** The prompt as user messages, after UserPromptSubmit hooks (which may refuse it or add context). */

@@ -7,7 +7,8 @@ import { startScriptedServer, type ScriptedServer, type ScriptedTurn } from '../
 import { createToolRuntime } from './create-tool-runtime.js';
 import { query } from './query.js';
 import { readTranscript, transcriptPath } from './transcript.js';
-import type { QueryEvent, QueryOptions, QueryResult, ToolRuntime } from './types.js';
+import type { QueryEvent, QueryResult, ToolRuntime } from './types.js';
+import type { QueryOptions } from './query-options.js';
 import { contextOf } from './runtime-context.js';
 
 let dir: string;

@@ -14,7 +14,8 @@ import { INPUT_EXAMPLES_BETA } from '../tool/api-format.js';
 import { buildTool } from '../tool/build-tool.js';
 import { createToolRuntime } from './create-tool-runtime.js';
 import { query } from './query.js';
-import type { QueryOptions, QueryResult, ToolRuntime, ToolRuntimeOptions } from './types.js';
+import type { QueryResult, ToolRuntime, ToolRuntimeOptions } from './types.js';
+import type { QueryOptions } from './query-options.js';
 
 let dir: string;
 let server: ScriptedServer | undefined;

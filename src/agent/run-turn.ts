@@ -6,7 +6,8 @@ import { journaledEvent, journalModelStep, journalToolStep, replayModelStep, typ
 import { modelStep, type ModelRequest, type ModelStepResult } from './model-step.js';
 import { startToolStep, type ToolStepResult } from './tool-step.js';
 import type { AssistantMessage, MessageParam, ToolUseBlock } from '../tool/tool.js';
-import type { QueryEvent, QueryOptions, Usage } from './types.js';
+import type { QueryEvent, Usage } from './types.js';
+import type { QueryOptions } from './query-options.js';
 
 export interface TurnResult {
   readonly model: ModelStepResult;

@@ -9,7 +9,8 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { systemReminderText } from '../tool/message-origin.js';
 import type { SubagentEvent, SubagentRequest, SubagentResult, SubagentRunner } from '../tools/agent/index.js';
 import { emptyUsage } from './pricing.js';
-import type { QueryEvent, QueryOptions, QueryResult, SubagentLoopEvent, ToolRuntime } from './types.js';
+import type { QueryEvent, QueryResult, SubagentLoopEvent, ToolRuntime } from './types.js';
+import type { QueryOptions } from './query-options.js';
 import { contextOf } from './runtime-context.js';
 
 export type QueryFn = (options: QueryOptions) => AsyncGenerator<QueryEvent, QueryResult>;

@@ -3,9 +3,10 @@
  * the tool pool and the executor) and `query()` (the streaming agent loop over `@anthropic-ai/sdk`).
  *
  * These types are the contract the CLI, the MCP server, the terminal UI and the distributed backend build on. Change
- * them additively; a breaking change here breaks four layers at once. The loop's own shapes (`QueryOptions`,
+ * them additively; a breaking change here breaks four layers at once. The loop's own shapes (`QueryLive`,
  * `QueryEvent`, `QueryResult`, `Usage`, …) live in query-types.ts and are re-exported here, so that this module stays
- * the one place the other layers import the agent layer's shapes from.
+ * the one place the other layers import the agent layer's shapes from — all but `QueryOptions` (query-options.ts),
+ * which names `ToolRuntime` and would make the two modules import each other.
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { TelemetryOption } from './telemetry/start.js';
@@ -360,7 +361,6 @@ export type {
   ModelUsageTotals,
   QueryEvent,
   QueryLive,
-  QueryOptions,
   QueryResult,
   SubagentLoopEvent,
   Usage,

@@ -4,16 +4,8 @@
  * settings, MCP servers, agents, hooks, permission answers and the loop from it — in one place (setup.ts).
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import type {
-  AgentDefinition,
-  PermissionAnswer,
-  QueryEvent,
-  QueryOptions,
-  QueryResult,
-  QuestionAnswer,
-  QuestionRequest,
-  RuntimePermissionRequest,
-} from '../agent/types.js';
+import type { AgentDefinition, PermissionAnswer, QueryEvent, QueryResult, QuestionAnswer, QuestionRequest, RuntimePermissionRequest } from '../agent/types.js';
+import type { QueryOptions } from '../agent/query-options.js';
 import type { AutoClassifierOptions } from '../agent/auto-classifier.js';
 import type { HookCallback } from '../hooks/types.js';
 import type { PermissionClassifier } from '../permissions/auto-mode.js';

@@ -4,7 +4,8 @@
  * prompts through the store) and reports what the runtime reports. The pty tests use the real loop against the
  * scripted Messages API server.
  */
-import type { QueryEvent, QueryOptions } from '../../agent/types.js';
+import type { QueryEvent } from '../../agent/types.js';
+import type { QueryOptions } from '../../agent/query-options.js';
 import type { SessionLoop } from '../../session/index.js';
 import type { MessageParam, ToolUseBlock } from '../../tool/tool.js';
 
