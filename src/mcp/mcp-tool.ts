@@ -61,7 +61,6 @@ export function createMcpTool(connection: McpConnection, definition: McpToolDefi
     searchHint: definition.title ?? annotations.title,
     maxResultSizeChars: resultSizeLimit(meta, options.maxOutputTokens),
     prompt: async () => description,
-    description: async () => description,
     userFacingName: () => label,
     isReadOnly: () => readOnly,
     isConcurrencySafe: () => readOnly,

@@ -1,7 +1,10 @@
 /**
- * A tool's permission traits: what it declares (`permissionTraits`), else what its shape says (`getPath` → a file
- * tool), else `other`. The built-ins' traits are listed here as their declarations until each tool carries its own;
- * nothing in the engine or the executor compares a tool's name beyond this one table.
+ * A tool's permission traits, as the engine, the executor and the faces read them: what the tool declares
+ * (`permissionTraits` — every built-in that has a kind, a path, a command, a URL or a content field declares its own
+ * in its folder), else what its shape says (`getPath` → a file tool, read: the cautious reading), else `other`, which
+ * only whole-tool rules cover. A tool is never judged by its name: one named Bash that declares nothing is `other`.
+ * The one table of Claude Code's tool names below is data for stand-ins (`toolgate check` describing a documented tool
+ * this process does not have), not a lookup the engine makes.
  */
 import type { AnyTool, PermissionTraits } from '../tool/tool.js';
 

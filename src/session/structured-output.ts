@@ -27,7 +27,6 @@ export function structuredOutputTool(schema: Record<string, unknown>): AnyTool {
     maxResultSizeChars: 10_000,
     alwaysLoad: true,
     prompt: async () => 'Give your final answer with this tool, in the required format: call it exactly once, when you are done.',
-    description: async () => 'Final answer in the required format',
     isReadOnly: () => true,
     isConcurrencySafe: () => true,
     async validateInput(input) {

@@ -27,9 +27,6 @@ describe('buildTool defaults (fail-closed)', () => {
   });
   it('gives the classifier nothing', () => expect(tool.toAutoClassifierInput(input)).toBe(''));
   it('shows its name to users', () => expect(tool.userFacingName()).toBe('Minimal'));
-  it('describes a call by its name', async () => {
-    await expect(tool.description(input, { tools: [], getToolPermissionContext: () => ctx.getAppState().toolPermissionContext })).resolves.toBe('Minimal');
-  });
   it('renders a tool use as compact JSON', () => expect(tool.renderToolUseMessage(input)).toBe('{ "path": "/x" }'));
   it('maps non-string output to JSON text', () => {
     expect(tool.mapToolResultToToolResultBlockParam({ seen: '/x' }, 'id1')).toEqual({

@@ -17,7 +17,6 @@ export type DefaultableToolKeys =
   | 'checkPermissions'
   | 'toAutoClassifierInput'
   | 'userFacingName'
-  | 'description'
   | 'mapToolResultToToolResultBlockParam'
   | 'renderToolUseMessage';
 
@@ -70,7 +69,6 @@ export function buildTool(def: ToolDef<AnyObject, unknown> | JSONSchemaToolDef<u
   return {
     ...TOOL_DEFAULTS,
     userFacingName: () => name,
-    description: async () => name,
     ...def,
     inputSchema: def.inputSchema ?? passthroughInputSchema,
   } as Tool<AnyObject, unknown>;

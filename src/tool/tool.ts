@@ -170,8 +170,6 @@ export type Tool<Input extends AnyObject = AnyObject, Output = unknown, P extend
 
   /** The text the model reads about the tool (the API `description`). */
   prompt(options: PromptOptions): Promise<string>;
-  /** A one-line description of one call, for UIs and permission prompts. */
-  description(input: z.infer<Input>, options: PromptOptions): Promise<string>;
   call(
     args: z.infer<Input>,
     context: ToolUseContext,

@@ -219,7 +219,6 @@ export const AgentTool = buildTool<typeof agentInputSchema, AgentOutput, AgentPr
   async prompt(options) {
     return agentPrompt(agentDefinitionsFor({ getAppState: () => ({ toolPermissionContext: options.getToolPermissionContext(), cwd: '' }), services: options.services }));
   },
-  description: async (input) => input.description,
   // Starting one changes nothing by itself; each of its tool calls is checked as it runs.
   isReadOnly: () => true,
   isConcurrencySafe: () => true,

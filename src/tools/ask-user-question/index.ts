@@ -44,7 +44,6 @@ export const AskUserQuestionTool = buildTool<typeof askUserQuestionInputSchema, 
   inputSchema: askUserQuestionInputSchema,
   maxResultSizeChars: 100_000,
   prompt: async () => askUserQuestionPrompt(),
-  description: async (input) => `Ask ${input.questions.length} question${input.questions.length === 1 ? '' : 's'}`,
   isReadOnly: () => true,
   isConcurrencySafe: () => false,
   // Asking is the point: no permission prompt in front of the question itself.

@@ -118,7 +118,6 @@ export const BashTool = buildTool<typeof bashInputSchema, BashOutput, BashProgre
   maxResultSizeChars: ENV_OUTPUT_CHARS,
   strict: true,
   prompt: async (options) => bashPrompt({ persistEnvironment: options?.settings?.bash?.persistEnvironment !== false }),
-  description: async (input) => input.description ?? 'Run shell command',
   userFacingName: () => BASH_TOOL_NAME,
   isReadOnly: readOnly,
   isConcurrencySafe: readOnly,

@@ -68,7 +68,6 @@ export const CronCreateTool = buildTool<typeof cronCreateInputSchema, CronCreate
   maxResultSizeChars: 100_000,
   shouldDefer: true,
   prompt: async () => cronCreatePrompt(),
-  description: async (input) => `Schedule "${input.cron}"${input.durable ? ' (durable)' : ''}`,
   isReadOnly: (input) => input.durable !== true,
   toAutoClassifierInput: (input) => `${input.cron}${input.durable ? ' durable' : ''}: ${input.prompt}`,
   validateInput: async (input, context) => validateCreate(input, context),
@@ -97,7 +96,6 @@ export const CronListTool = buildTool<typeof cronListInputSchema, CronListOutput
   maxResultSizeChars: 100_000,
   shouldDefer: true,
   prompt: async () => cronListPrompt(),
-  description: async () => 'List scheduled tasks',
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
   call: async (_input, context) => ({
@@ -125,7 +123,6 @@ export const CronDeleteTool = buildTool<typeof cronDeleteInputSchema, CronDelete
   maxResultSizeChars: 100_000,
   shouldDefer: true,
   prompt: async () => cronDeletePrompt(),
-  description: async (input) => `Delete scheduled task ${input.id}`,
   // It only takes away a prompt that would have run: nothing it does needs a person's yes.
   isReadOnly: () => true,
   validateInput: async (input, context) => {

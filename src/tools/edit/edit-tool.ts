@@ -170,9 +170,6 @@ export const EditTool = buildTool({
   async prompt() {
     return editPrompt();
   },
-  async description(input) {
-    return `Edit ${input.file_path}`;
-  },
   isConcurrencySafe: () => false,
   isReadOnly: () => false,
   // A second run after a first one that finished finds the file changed since it was read (content hash) and refuses.

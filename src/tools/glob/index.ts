@@ -80,10 +80,6 @@ export const GlobTool = buildTool({
   async prompt(options) {
     return globPrompt(options.tools);
   },
-  async description(input) {
-    const where = givenPath(input.path);
-    return `Find files matching ${input.pattern}${where !== undefined ? ` in ${where}` : ''}`;
-  },
   ...searchToolTraits,
 
   /**

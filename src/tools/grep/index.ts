@@ -48,10 +48,6 @@ export const GrepTool = buildTool({
   async prompt(options) {
     return grepPrompt(options.tools);
   },
-  async description(input) {
-    const where = givenPath(input.path);
-    return `Search for "${input.pattern}"${where !== undefined ? ` in ${where}` : ''}`;
-  },
   ...searchToolTraits,
 
   /**

@@ -24,7 +24,6 @@ export const ListMcpResourcesTool = buildTool<typeof listMcpResourcesInputSchema
   maxResultSizeChars: 100_000,
   shouldDefer: true,
   prompt: async () => listMcpResourcesPrompt(),
-  description: async (input) => (input.server ? `List resources of MCP server ${input.server}` : 'List MCP resources'),
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
   toAutoClassifierInput: (input) => input.server ?? '',

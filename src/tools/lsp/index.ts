@@ -136,7 +136,6 @@ export const LspTool = buildTool<typeof lspInputSchema, LspOutput>({
   maxResultSizeChars: 100_000,
   shouldDefer: true,
   prompt: async () => lspPrompt(),
-  description: async (input) => `${input.operation} ${input.filePath}:${input.line}:${input.character}`,
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
   validateInput: async (input, context) => validate(input, context),

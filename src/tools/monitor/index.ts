@@ -92,7 +92,6 @@ export const MonitorTool = buildTool<typeof monitorInputSchema, MonitorOutput>({
   maxResultSizeChars: 100_000,
   shouldDefer: true,
   prompt: async () => monitorPrompt(),
-  description: async (input) => `Monitor: ${input.description}`,
   isReadOnly: readOnly,
   isConcurrencySafe: readOnly,
   toAutoClassifierInput: (input) => input.command ?? '',

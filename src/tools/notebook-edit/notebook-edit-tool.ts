@@ -179,9 +179,6 @@ export const NotebookEditTool = buildTool({
   async prompt() {
     return notebookEditPrompt();
   },
-  async description(input) {
-    return `${input.edit_mode ?? 'replace'} cell ${input.cell_id ?? '(top)'} in ${input.notebook_path}`;
-  },
   isConcurrencySafe: () => false,
   isReadOnly: () => false,
   // A second run after a first one that finished finds the file changed since it was read (content hash) and refuses.

@@ -23,7 +23,6 @@ export const EnterPlanModeTool = buildTool({
   maxResultSizeChars: 100_000,
   shouldDefer: true,
   prompt: async () => enterPlanModePrompt(),
-  description: async () => 'Enter plan mode',
   // It narrows what may run: nothing to ask about, and it must be callable from any mode.
   isReadOnly: () => true,
   checkPermissions: async (input) => ({ behavior: 'allow', updatedInput: input }),
@@ -74,7 +73,6 @@ export const ExitPlanModeTool = buildTool<typeof exitPlanModeInputSchema, ExitPl
   maxResultSizeChars: 100_000,
   shouldDefer: true,
   prompt: async () => exitPlanModePrompt(),
-  description: async () => 'Present the plan for approval',
   // Callable inside plan mode (which refuses anything not read-only); the approval below is the question.
   isReadOnly: () => true,
   checkPermissions: async (input) => ({ behavior: 'allow', updatedInput: input }),

@@ -113,9 +113,6 @@ export const ReadTool = buildTool({
   async prompt() {
     return readPrompt(maxReadTokens());
   },
-  async description(input) {
-    return `Read ${input.file_path}${rangeLabel(input)}`;
-  },
   isConcurrencySafe: () => true,
   isReadOnly: () => true,
   getPath: (input) => pathForPermission(input.file_path),

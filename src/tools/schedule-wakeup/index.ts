@@ -136,7 +136,6 @@ export const ScheduleWakeupTool = buildTool<typeof scheduleWakeupInputSchema, Sc
     const s = options.settings?.scheduleWakeup;
     return scheduleWakeupPrompt(s?.minDelaySeconds ?? DEFAULT_MIN_DELAY_SECONDS, s?.maxDelaySeconds ?? DEFAULT_MAX_DELAY_SECONDS);
   },
-  description: async (input) => (input.stop ? 'Stop pending waits' : `Wait up to ${input.delaySeconds ?? '?'}s: ${input.reason ?? ''}`.trim()),
   // It changes nothing: no permission is needed to wait.
   isReadOnly: () => true,
   validateInput: async (input, context) => validate(input, context),

@@ -78,7 +78,6 @@ export function createSkillTool(catalog: SkillCatalog): AnyTool {
     // `Skill(deploy)`, `Skill(review-pr *)`: rules match the name, and the name with its arguments.
     permissionTraits: { kind: 'other', contentField: 'skill' },
     prompt: async () => skillPrompt(await catalog.listForModel()),
-    description: async (input) => `Run the skill ${input.skill}`,
     // Loading instructions changes nothing; its `!` lines and `@` files are separate calls, each decided on its own.
     isReadOnly: () => true,
     // Serial: its ceiling must be in place before the calls that follow it in the same response.

@@ -66,7 +66,6 @@ export const TaskOutputTool = buildTool<typeof taskOutputInputSchema, TaskOutput
   inputSchema: taskOutputInputSchema,
   maxResultSizeChars: 100_000,
   prompt: async () => taskOutputPrompt(),
-  description: async (input) => `Read output of task ${input.task_id}`,
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
   validateInput: async (input, context) => {

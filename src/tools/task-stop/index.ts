@@ -54,7 +54,6 @@ export const TaskStopTool = buildTool<typeof taskStopInputSchema, TaskStopData>(
   maxResultSizeChars: 100_000,
   shouldDefer: true,
   prompt: async () => taskStopPrompt(),
-  description: async (input) => `Stop task ${taskIdOf(input) ?? ''}`.trim(),
   validateInput: async (input, context) => validate(input, context),
   call: async (input, context) => {
     const check = validate(input, context);

@@ -55,7 +55,6 @@ export const TodoWriteTool = buildTool<typeof todoWriteInputSchema, TodoWriteOut
   shouldDefer: true,
   strict: true,
   prompt: async () => todoWritePrompt(),
-  description: async () => 'Update the todo list',
   // It changes the session's own checklist, nothing on disk or beyond: read-only for permissions and plan mode.
   isReadOnly: () => true,
   isConcurrencySafe: () => false,

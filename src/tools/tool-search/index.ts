@@ -60,7 +60,6 @@ export const ToolSearchTool = buildTool<typeof toolSearchInputSchema, ToolSearch
   maxResultSizeChars: 100_000,
   alwaysLoad: true,
   prompt: async () => toolSearchPrompt(),
-  description: async (input) => `Search deferred tools: ${input.query}`,
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
   // Loading a schema reaches nothing outside the process: no permission question to ask.

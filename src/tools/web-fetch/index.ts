@@ -208,7 +208,6 @@ export const WebFetchTool = buildTool<typeof webFetchInputSchema, WebFetchOutput
   shouldDefer: true,
   permissionTraits: { kind: 'fetch', urlField: 'url' },
   prompt: async () => webFetchPrompt(),
-  description: async (input) => `Fetch ${input.url}`,
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
   toAutoClassifierInput: (input) => `${input.url}: ${input.prompt}`,

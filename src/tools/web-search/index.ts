@@ -76,7 +76,6 @@ export const WebSearchTool = buildTool<typeof webSearchInputSchema, WebSearchOut
   shouldDefer: true,
   permissionTraits: { kind: 'fetch' },
   prompt: async () => webSearchPrompt(),
-  description: async (input) => `Search the web for ${input.query}`,
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
   toAutoClassifierInput: (input) => input.query,

@@ -81,7 +81,6 @@ export const EnterWorktreeTool = buildTool<typeof enterWorktreeInputSchema, Ente
   maxResultSizeChars: 100_000,
   shouldDefer: true,
   prompt: async () => enterWorktreePrompt(),
-  description: async (input) => (input.path !== undefined ? `Enter worktree ${input.path}` : `Create worktree ${input.name ?? ''}`.trim()),
   // Entering an existing folder moves the working directory there: a person says so, whatever the rules allow.
   async checkPermissions(input) {
     if (input.path === undefined) return { behavior: 'allow', updatedInput: input };
@@ -163,7 +162,6 @@ export const ExitWorktreeTool = buildTool<typeof exitWorktreeInputSchema, ExitWo
   maxResultSizeChars: 100_000,
   shouldDefer: true,
   prompt: async () => exitWorktreePrompt(),
-  description: async (input) => `Leave the worktree (${input.action})`,
   // Leaving and keeping changes where calls run, nothing on disk; removing deletes a checkout and a branch.
   isReadOnly: (input) => input.action === 'keep',
   isDestructive: (input) => input.action === 'remove',

@@ -107,9 +107,6 @@ export const WriteTool = buildTool({
   async prompt() {
     return writePrompt();
   },
-  async description(input) {
-    return `Write ${input.file_path}`;
-  },
   isConcurrencySafe: () => false,
   isReadOnly: () => false,
   // A second run after a first one that finished finds the file changed since it was read (content hash) and refuses.
