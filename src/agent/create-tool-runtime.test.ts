@@ -169,6 +169,9 @@ describe('createToolRuntime', () => {
     expect(existsSync(path.join(dir, 'b'))).toBe(false);
   });
 
+});
+
+describe('createToolRuntime: streaming runs', () => {
   it('begin(): a block starts as soon as it is added, before the message is complete', async () => {
     const started: string[] = [];
     let release!: () => void;
@@ -254,6 +257,9 @@ describe('createToolRuntime', () => {
     expect(text(results[0]!)).toBe('Marked');
   });
 
+});
+
+describe('createToolRuntime: the pool, children and lifetime', () => {
   it('definitions are byte-identical while the pool is unchanged; refreshTools adds provider tools after the built-ins', async () => {
     let extra = false;
     let disposed = 0;

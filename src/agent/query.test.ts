@@ -199,6 +199,9 @@ describe('query()', () => {
     expect(sent[2].content.at(-1).text).toBe('again');
   });
 
+});
+
+describe('query(): how turns end, hooks, the prompt and the transcript', () => {
   it('max_tokens: a tool_use cut off gets an is_error result and the loop goes on; without tools it is reported', async () => {
     const { runtime, client } = await setup([
       { content: [{ type: 'text', text: 'writing' }, { type: 'tool_use', name: 'Write', rawInput: '{"file_path": "/tmp/x", "content": "abc' }], stopReason: 'max_tokens' },
