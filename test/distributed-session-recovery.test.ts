@@ -53,8 +53,9 @@ describe('a durable session whose workers are killed mid tool call', () => {
       bash('toolu_t1', 'echo begin-1 >> w1.txt; sleep 8; echo end-1 >> w1.txt'),
       // A write whose tool process is killed: not safe to run twice, answered as interrupted.
       bash('toolu_t2', 'echo begin-2 >> w2.txt; sleep 30; echo end-2 >> w2.txt'),
-      // A read whose tool process is killed: run again, answered.
-      bash('toolu_t3', 'sleep 9; cat r.txt'),
+      // A read whose tool process is killed: run again, answered. (It opens with a read, not the sleep: a leading
+      // sleep of 2 s or more is refused, pointing at Monitor.)
+      bash('toolu_t3', 'test -e r.txt; sleep 9; cat r.txt'),
       { content: [{ type: 'text' as const, text: 'done' }] },
       // The client (`toolgate run`) killed while its session runs a tool call.
       bash('toolu_c1', 'echo begin-c >> wc.txt; sleep 8; echo end-c >> wc.txt'),

@@ -5,7 +5,7 @@
  */
 import type { AppState } from '../tool/tool-use-context.js';
 import type { ToolPermissionContext } from '../tool/permission-types.js';
-import { agentDefinitionsFor } from '../tools/agent/index.js';
+import { agentDefinitionsFor } from '../tools/agent/definitions-for.js';
 import type { AgentDefinition } from '../tools/agent/agent-definitions.js';
 
 export function agentTypesFor(projectDir: string, homeDir: string, own: readonly AgentDefinition[] = [], readFiles = true): readonly AgentDefinition[] {

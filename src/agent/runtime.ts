@@ -9,7 +9,7 @@ import { snapshotAssistantMessage } from '../execution/block-snapshot.js';
 import { redactorFor, refreshEnvironmentSecrets } from '../execution/redaction.js';
 import { savePermissionUpdates, type PermissionUpdateOptions, type SavedPermissionUpdates } from '../permissions/permission-updates.js';
 import type { TaskInfo } from '../tools/shared/task-registry.js';
-import { agentDefinitionsFor } from '../tools/agent/index.js';
+import { agentDefinitionsFor } from '../tools/agent/definitions-for.js';
 import type { AgentDefinition } from '../tools/agent/agent-definitions.js';
 import type { StreamingToolExecutorOptions } from '../execution/streaming-tool-executor.js';
 import { enterPlanMode, updatePermissionContext } from '../permissions/permission-context.js';
