@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /** Whether `file` is a regular file this process may execute (the test exec(3) makes of each PATH entry). */
-function executable(file: string): boolean {
+export function isExecutableFile(file: string): boolean {
   try {
     if (!fs.statSync(file).isFile()) return false;
     fs.accessSync(file, fs.constants.X_OK);
@@ -64,7 +64,7 @@ export function findExecutableOnPath(name: string, pathVar: string | undefined, 
   for (const dir of (pathVar ?? '').split(path.delimiter)) {
     if (!path.isAbsolute(dir)) continue;
     const candidate = path.join(dir, name);
-    if (!executable(candidate)) continue;
+    if (!isExecutableFile(candidate)) continue;
     refused ??= [...distrusted, ...processCwd(), ...notIn.filter((d) => path.isAbsolute(d)).map(real)];
     const places = [path.resolve(dir), real(dir), real(candidate)];
     if (places.some((p) => inNodeModules(p) || refused!.some((r) => within(p, r)))) continue;
