@@ -12,6 +12,7 @@ import { randomBytes } from '../../tool/crypto.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import { getTaskRegistry } from '../shared/task-registry.js';
 import { LspConnection, LspServerGoneError } from './lsp-connection.js';
+import { pinTsserver } from './workspace-typescript.js';
 import { knownExtensions, resolveServerCommand, serverForFile, type ChosenServer } from './servers.js';
 
 const DEFAULT_TIMEOUT_S = 60;
@@ -115,6 +116,7 @@ export class LspManager {
       if (typeof params?.uri === 'string') this.#diagnostics.set(params.uri, params.diagnostics ?? []);
     });
     const rootUri = pathToFileURL(this.projectDir).href;
+    const initializationOptions = pinTsserver(chosen.executable, config.initializationOptions);
     const ready = connection
       .request(
         'initialize',
@@ -137,7 +139,8 @@ export class LspManager {
             workspace: { symbol: {}, workspaceFolders: true, configuration: true },
             general: { positionEncodings: ['utf-16'] },
           },
-          ...(config.initializationOptions !== undefined ? { initializationOptions: config.initializationOptions } : {}),
+          // typescript-language-server is held to its own TypeScript, never a workspace one (workspace-typescript.ts).
+          ...(initializationOptions !== undefined ? { initializationOptions } : {}),
         },
         (config.startupTimeoutSeconds ?? DEFAULT_TIMEOUT_S) * 1000,
       )
