@@ -311,7 +311,11 @@ export class Runtime implements ToolRuntime {
   }
 
   takeNotifications(): MessageParam[] {
-    return this.#context.services.notifications?.drain() ?? [];
+    // News handed over between turns (a Monitor's lines, a task's output tail) is redacted as the executor redacts
+    // what it drains into tool results: it becomes a user turn, which nothing redacts after this.
+    const news = this.#context.services.notifications?.drain() ?? [];
+    const redactor = redactorFor(this.#context);
+    return redactor ? news.map((m) => redactor.redactMessage(m)) : news;
   }
 
   pendingNotifications(): number {
