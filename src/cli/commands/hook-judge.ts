@@ -81,8 +81,12 @@ const PROJECT_SOURCES = new Set(['projectSettings', 'localSettings']);
 /** When calls of one host call disagree, the strictest answer stands. */
 const RANK: Readonly<Record<HookAnswer['kind'], number>> = { deny: 3, ask: 2, none: 1, allow: 0 };
 
-/** Verdicts remembered at most (then all are forgotten and remembering starts again). */
+/**
+ * Verdicts remembered at most, and characters of their keys and facts (a search's facts list whole folders): past
+ * either, all are forgotten and remembering starts again.
+ */
 const MAX_REMEMBERED = 10_000;
+const MAX_CHARS = 32 * 1024 * 1024;
 
 type Judged = JudgedCall & { settings?: LoadedSettings; reusable?: boolean };
 
@@ -91,6 +95,7 @@ export class HookJudge {
   readonly #options: HookJudgeOptions;
   readonly #known = new Map<string, { readonly verdict: HookVerdict; readonly facts: Observations }>();
   #epoch = 0;
+  #chars = 0;
   #recording = false;
 
   constructor(options: HookJudgeOptions = {}, engine?: CheckEngine) {
@@ -110,6 +115,7 @@ export class HookJudge {
   forget(): void {
     this.#engine.forget();
     this.#known.clear();
+    this.#chars = 0;
   }
 
   /**
@@ -124,6 +130,7 @@ export class HookJudge {
     if (this.#options.reuseVerdicts !== true) return (await this.#judgeAfresh(request)).verdict;
     if (this.#engine.contextEpoch !== this.#epoch) {
       this.#known.clear();
+      this.#chars = 0;
       this.#epoch = this.#engine.contextEpoch;
     }
     const key = JSON.stringify([request.host, request.event, request.hostTool, request.cwd, request.mode ?? null, request.opaque ?? null, request.calls]);
@@ -142,8 +149,14 @@ export class HookJudge {
     }
     const { result, observations } = recorded;
     if (observations !== undefined && result.reusable && this.#engine.contextEpoch === this.#epoch) {
-      if (this.#known.size >= MAX_REMEMBERED) this.#known.clear();
+      let chars = key.length;
+      for (let i = 0; i < observations.facts.length; i++) chars += observations.paths[i]!.length + observations.facts[i]!.length;
+      if (this.#known.size >= MAX_REMEMBERED || this.#chars + chars > MAX_CHARS) {
+        this.#known.clear();
+        this.#chars = 0;
+      }
       this.#known.set(key, { verdict: result.verdict, facts: observations });
+      this.#chars += chars;
     }
     return result.verdict;
   }
