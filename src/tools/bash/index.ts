@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import * as z from 'zod';
-import { isReadOnlyCommand, loadBashParser, needsBashParser } from '../../permissions/bash/index.js';
+import { destructiveSubcommand, isReadOnlyCommand, loadBashParser, needsBashParser } from '../../permissions/bash/index.js';
 import { workingDirectories } from '../../permissions/paths.js';
 import { buildTool } from '../../tool/build-tool.js';
 import { distrustProgramsIn } from '../../tool/executable-path.js';
@@ -122,6 +122,8 @@ export const BashTool = buildTool<typeof bashInputSchema, BashOutput, BashProgre
   userFacingName: () => BASH_TOOL_NAME,
   isReadOnly: readOnly,
   isConcurrencySafe: readOnly,
+  // rm -r, git reset --hard, git push --force, dd, mkfs…: the engine's reading of the command (permissions/bash/destructive.ts).
+  isDestructive: (input) => destructiveSubcommand(input.command) !== undefined,
   // A commit, rebase or install is not cut halfway by a user interrupt; it finishes (interrupt-behavior.ts).
   interruptBehavior: (input) => (uninterruptibleSubcommand(input.command) !== undefined ? 'block' : 'cancel'),
   toAutoClassifierInput: (input) => input.command,
