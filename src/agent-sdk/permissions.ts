@@ -7,6 +7,7 @@
  */
 import { parsePermissionUpdates } from '../permissions/permission-updates.js';
 import { tryParsePermissionRule } from '../permissions/permission-rule.js';
+import { describePreview } from '../permissions/preview.js';
 import { describeRisk } from '../permissions/risk.js';
 import type { PermissionAnswer, RuntimePermissionRequest } from '../agent/types.js';
 import type { PermissionUpdate as SessionPermissionUpdate } from '../tool/permission-types.js';
@@ -31,7 +32,7 @@ export function permissionHandler(bridge: CanUseToolBridge): (request: RuntimePe
         // "Always allow" of a destructive call is not offered: a host that wants it sends its own updatedPermissions
         // (the second step); the risk is in the description.
         suggestions: request.risk?.destructive === true ? [] : suggestionsFor(request),
-        ...(request.risk !== undefined ? { description: describeRisk(request.risk) } : {}),
+        ...(descriptionOf(request) !== undefined ? { description: descriptionOf(request) } : {}),
         ...(request.ask.decisionReason?.reason !== undefined ? { decisionReason: request.ask.decisionReason.reason } : {}),
         ...(blockedPathOf(request) !== undefined ? { blockedPath: blockedPathOf(request) } : {}),
         toolUseID: request.toolUseID,
@@ -73,6 +74,13 @@ function suggestionsFor(request: RuntimePermissionRequest): PermissionUpdate[] {
   });
   if (rules.length > 0) out.push({ type: 'addRules', rules, behavior: 'allow', destination: 'localSettings' });
   return out;
+}
+
+/** The risk in words and, when the tool prepared one, what the call will do (a simulated edit's diff): what is approved. */
+function descriptionOf(request: RuntimePermissionRequest): string | undefined {
+  const parts = [request.risk !== undefined ? describeRisk(request.risk) : undefined, request.preview !== undefined ? describePreview(request.preview) : undefined];
+  const text = parts.filter((p) => p !== undefined).join('\n');
+  return text === '' ? undefined : text;
 }
 
 function blockedPathOf(request: RuntimePermissionRequest): string | undefined {

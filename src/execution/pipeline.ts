@@ -15,7 +15,7 @@ import { isPathTool } from '../permissions/tool-traits.js';
 import { PathChecks } from '../tool/path-checks.js';
 import { isDeferredTool } from '../tool/api-format.js';
 import { toolResultText } from '../tool/tool-result.js';
-import type { PermissionDecision } from '../tool/permission-types.js';
+import type { PermissionDecision, PermissionPreview } from '../tool/permission-types.js';
 import type {
   AnyTool,
   AssistantMessage,
@@ -261,7 +261,7 @@ export async function checkPermissionsAndCallTool(
     output = await (options.backend ?? localToolCallBackend).call({
       tool,
       input: callInput,
-      context: inputModifiedByUser ? { ...context, inputModifiedByUser } : context,
+      context: withApproval(context, inputModifiedByUser, decision.approvedPreview),
       canUseTool,
       assistantMessage,
       toolUseId,
@@ -349,4 +349,10 @@ function backfill(tool: AnyTool, input: Record<string, unknown>, context: ToolUs
 
 function hookSource(pre: { decision?: { source: string } }): string {
   return pre.decision?.source ?? 'updatedInput';
+}
+
+/** call()'s context: whether a person changed the input, and the preview they approved (the gate's, never the model's). */
+function withApproval(context: ToolUseContext, inputModifiedByUser: boolean, approvedPreview: PermissionPreview | undefined): ToolUseContext {
+  if (!inputModifiedByUser && approvedPreview === undefined) return context;
+  return { ...context, ...(inputModifiedByUser ? { inputModifiedByUser } : {}), ...(approvedPreview !== undefined ? { approvedPreview } : {}) };
 }
