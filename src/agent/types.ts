@@ -34,6 +34,7 @@ import type {
   Tools,
 } from '../tool/tool.js';
 import type { PermissionRequest, ToolServices, ToolSessionState } from '../tool/tool-use-context.js';
+import type { NotificationQueue } from '../tool/notification-queue.js';
 
 /** Which settings files `createToolRuntime` reads, as Claude Code's `--setting-sources`. */
 export type SettingSource = 'user' | 'project' | 'local' | 'managed';
@@ -115,6 +116,8 @@ export interface ChildRuntimeOptions {
    * sees what a call earlier in the same turn left. Default: this runtime's.
    */
   readonly sessionState?: ToolSessionState;
+  /** The child's own notification queue (a teammate's inbox), instead of the parent's. */
+  readonly notifications?: NotificationQueue;
 }
 
 /** What `createToolRuntime` wires: working directories, settings, mode and rules, tools, hooks, answer handlers. */

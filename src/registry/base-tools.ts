@@ -39,6 +39,9 @@ export const BASE_TOOL_ENTRIES: readonly BaseToolEntry[] = [
   { name: 'LSP', load: () => import('../tools/lsp/index.js').then((m) => m.LspTool) },
   { name: 'Monitor', load: () => import('../tools/monitor/index.js').then((m) => m.MonitorTool) },
   { name: 'ScheduleWakeup', load: () => import('../tools/schedule-wakeup/index.js').then((m) => m.ScheduleWakeupTool) },
+  { name: 'SendMessage', load: () => import('../tools/send-message/index.js').then((m) => m.SendMessageTool) },
+  { name: 'TeamCreate', load: () => import('../tools/team-create/index.js').then((m) => m.TeamCreateTool) },
+  { name: 'TeamDelete', load: () => import('../tools/team-delete/index.js').then((m) => m.TeamDeleteTool) },
 ];
 
 const loaded = new Map<string, Promise<AnyTool>>();
