@@ -2,7 +2,7 @@
  * Agent teams (issue 36): TeamCreate, SendMessage and TeamDelete in the runtime's pool — what every face offers —
  * deferred as Claude Code defers them; and one team at work through the Agent SDK face, against the scripted model
  * with real tools and real files: the lead names the team, starts a teammate (an Agent call with a name) that writes a
- * file and reports with SendMessage, gives it more work by message — its next turn, with its conversation kept — and
+ * file (claiming the lead's task on the shared task list) and reports with SendMessage, gives it more work by message — its next turn, with its conversation kept — and
  * ends the team. The requests show what each agent read; the SDK messages show the teammate as a task.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -30,12 +30,12 @@ describe('agent teams', () => {
     try {
       rt = await createToolRuntime({ cwd: dir, sessionDir: path.join(dir, '.session'), settings: { sources: [] } });
       const byName = new Map(rt.tools.map((t) => [t.name, t]));
-      for (const name of ['TeamCreate', 'TeamDelete', 'SendMessage']) {
+      for (const name of ['TeamCreate', 'TeamDelete', 'SendMessage', 'TaskCreate', 'TaskGet', 'TaskUpdate', 'TaskList']) {
         expect(byName.get(name), name).toBeDefined();
         expect(byName.get(name)!.shouldDefer, name).toBe(true);
       }
       // Teammates are background agents: SendMessage is theirs, the team's own tools are the lead's.
-      expect(byName.get('SendMessage')!.asyncSafe).toBe(true);
+      for (const name of ['SendMessage', 'TaskCreate', 'TaskGet', 'TaskUpdate', 'TaskList']) expect(byName.get(name)!.asyncSafe, name).toBe(true);
       expect(byName.get('TeamCreate')!.asyncSafe).not.toBe(true);
       expect(byName.get('TeamDelete')!.asyncSafe).not.toBe(true);
     } finally {
@@ -49,17 +49,20 @@ describe('agent teams', () => {
     const seen = { lead: [] as RecordedRequest[], mate: [] as RecordedRequest[] };
     let dir = '';
     const lead: ScriptedResponse[] = [
-      call('ToolSearch', { query: 'select:TeamCreate,SendMessage,TeamDelete' }),
+      call('ToolSearch', { query: 'select:TeamCreate,SendMessage,TeamDelete,TaskCreate,TaskList' }),
       call('TeamCreate', { team_name: 'builders', description: 'write two files' }),
+      call('TaskCreate', { subject: 'Write hello.txt', description: 'one line' }),
       call('Agent', { description: 'write the files', prompt: 'Write hello.txt, then report.', name: 'writer' }),
       // The teammate has reported (its SendMessage ran): the next tool result carries the message.
-      waitFor(() => seen.mate.length >= 4, call('Glob', { pattern: '*.txt' })),
+      waitFor(() => seen.mate.length >= 5, call('Glob', { pattern: '*.txt' })),
       call('SendMessage', { to: 'writer', message: 'Now write bye.txt.', summary: 'second file' }),
-      waitFor(() => existsSync(path.join(dir, 'bye.txt')) && seen.mate.length >= 6, call('TeamDelete', {})),
+      waitFor(() => existsSync(path.join(dir, 'bye.txt')) && seen.mate.length >= 7, call('TeamDelete', {})),
+      call('TaskList', {}),
       text('all done'),
     ];
     const mate = (): ScriptedResponse[] => [
-      call('ToolSearch', { query: 'select:SendMessage' }),
+      call('ToolSearch', { query: 'select:SendMessage,TaskUpdate' }),
+      call('TaskUpdate', { taskId: '1', status: 'in_progress' }),
       call('Write', { file_path: path.join(dir, 'hello.txt'), content: 'hello\n' }),
       call('SendMessage', { to: 'team-lead', message: 'wrote hello.txt', summary: 'first file done' }),
       text('first part done'),
@@ -86,19 +89,21 @@ describe('agent teams', () => {
       expect(readFileSync(path.join(dir, 'bye.txt'), 'utf8')).toBe('bye\n');
 
       // The lead heard the teammate between its turns: with the Glob result, marked as a teammate's message.
-      const afterGlob = lastOf(seen.lead[4]!);
+      const afterGlob = lastOf(seen.lead[5]!);
       expect(afterGlob).toContain('<teammate-message from=\\"writer\\" summary=\\"first file done\\">\\nwrote hello.txt\\n</teammate-message>');
       expect(afterGlob).toMatch(/not the user's words/);
 
       // The teammate's next turn is the lead's message, after its whole conversation so far.
-      const secondTurn = seen.mate[4]!;
+      const secondTurn = seen.mate[5]!;
       expect(lastOf(secondTurn)).toContain('<teammate-message from=\\"team-lead\\" summary=\\"second file\\">\\nNow write bye.txt.\\n</teammate-message>');
       const history = JSON.stringify((secondTurn.body as { messages: unknown[] }).messages);
       expect(history).toContain('Write hello.txt, then report.');
       expect(history).toContain('first part done');
 
       // The teammate's end of turn reached the lead as its report.
-      expect(seen.lead.slice(5).map(lastOf).join('\n') + JSON.stringify(seen.lead[5]?.body)).toContain('first part done');
+      expect(JSON.stringify(seen.lead.at(-1)?.body)).toContain('first part done');
+      // The task list is the team's: the teammate claimed the lead's task.
+      expect(lastOf(seen.lead.at(-1)!)).toContain('#1 [in_progress] Write hello.txt (owner: writer)');
 
       // On the Agent SDK face the teammate is a task: started, progressing, and notified when TeamDelete stopped it.
       const tasks = messages.filter((m) => m.type === 'system' && /^task_/.test((m as { subtype: string }).subtype)) as { subtype: string; task_type?: string; task_id: string }[];

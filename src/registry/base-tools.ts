@@ -42,6 +42,10 @@ export const BASE_TOOL_ENTRIES: readonly BaseToolEntry[] = [
   { name: 'SendMessage', load: () => import('../tools/send-message/index.js').then((m) => m.SendMessageTool) },
   { name: 'TeamCreate', load: () => import('../tools/team-create/index.js').then((m) => m.TeamCreateTool) },
   { name: 'TeamDelete', load: () => import('../tools/team-delete/index.js').then((m) => m.TeamDeleteTool) },
+  { name: 'TaskCreate', load: () => import('../tools/task-list/index.js').then((m) => m.TaskCreateTool) },
+  { name: 'TaskGet', load: () => import('../tools/task-list/index.js').then((m) => m.TaskGetTool) },
+  { name: 'TaskUpdate', load: () => import('../tools/task-list/index.js').then((m) => m.TaskUpdateTool) },
+  { name: 'TaskList', load: () => import('../tools/task-list/index.js').then((m) => m.TaskListTool) },
 ];
 
 const loaded = new Map<string, Promise<AnyTool>>();
