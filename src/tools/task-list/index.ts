@@ -105,16 +105,37 @@ function update(input: z.infer<typeof taskUpdateInputSchema>, context: ToolUseCo
   }
   const fields: string[] = [];
   const from = item.status;
-  if (input.subject !== undefined) (item.subject = input.subject), fields.push('subject');
-  if (input.description !== undefined) (item.description = input.description), fields.push('description');
-  if (input.activeForm !== undefined) (item.activeForm = input.activeForm), fields.push('activeForm');
-  if (input.status !== undefined) (item.status = input.status), fields.push('status');
+  if (input.subject !== undefined) {
+    item.subject = input.subject;
+    fields.push('subject');
+  }
+  if (input.description !== undefined) {
+    item.description = input.description;
+    fields.push('description');
+  }
+  if (input.activeForm !== undefined) {
+    item.activeForm = input.activeForm;
+    fields.push('activeForm');
+  }
+  if (input.status !== undefined) {
+    item.status = input.status;
+    fields.push('status');
+  }
   const team = currentTeam(context);
   const claimant = input.status === 'in_progress' && item.owner === undefined && team ? senderOf(context, team) : undefined;
   const owner = input.owner ?? claimant;
-  if (owner !== undefined) (item.owner = owner), fields.push('owner');
-  for (const id of input.addBlocks ?? []) item.blocks.add(id), list.items.get(id)!.blockedBy.add(item.id);
-  for (const id of input.addBlockedBy ?? []) item.blockedBy.add(id), list.items.get(id)!.blocks.add(item.id);
+  if (owner !== undefined) {
+    item.owner = owner;
+    fields.push('owner');
+  }
+  for (const id of input.addBlocks ?? []) {
+    item.blocks.add(id);
+    list.items.get(id)!.blockedBy.add(item.id);
+  }
+  for (const id of input.addBlockedBy ?? []) {
+    item.blockedBy.add(id);
+    list.items.get(id)!.blocks.add(item.id);
+  }
   if (input.addBlocks?.length) fields.push('blocks');
   if (input.addBlockedBy?.length) fields.push('blockedBy');
   if (input.metadata !== undefined) {
