@@ -118,4 +118,30 @@ describe('agent teams', () => {
       await h.close();
     }
   });
+
+  it("a single-prompt session waits for a teammate at work: its report is the lead's next turn, then the session ends", async () => {
+    const seen = { lead: [] as RecordedRequest[], mate: [] as RecordedRequest[] };
+    let dir = '';
+    const router = (r: RecordedRequest): ScriptedResponse => {
+      if (systemOf(r).includes('You are \\"writer\\", a teammate')) {
+        seen.mate.push(r);
+        return [call('Write', { file_path: path.join(dir, 'notes.txt'), content: 'notes\n' }), text('notes.txt written')][seen.mate.length - 1] ?? text('nothing more');
+      }
+      seen.lead.push(r);
+      // The lead's turn ends while the teammate still works.
+      return [call('Agent', { description: 'write notes', prompt: 'Write notes.txt.', name: 'writer' }), text('started a teammate'), text('thanks, writer')][seen.lead.length - 1] ?? text('nothing more');
+    };
+    const h = await harness(Array.from({ length: 10 }, () => router));
+    dir = h.dir;
+    try {
+      const { messages, error } = await h.run('get notes written', { permissionMode: 'acceptEdits' });
+      expect(error).toBeUndefined();
+      expect(readFileSync(path.join(dir, 'notes.txt'), 'utf8')).toBe('notes\n');
+      expect(seen.lead).toHaveLength(3);
+      expect(lastOf(seen.lead[2]!)).toContain('<teammate-message from=\\"writer\\" summary=\\"turn ended; waiting for messages\\">\\nnotes.txt written');
+      expect(messages.filter((m) => m.type === 'result').map((m) => (m as { result?: string }).result)).toEqual(['started a teammate', 'thanks, writer']);
+    } finally {
+      await h.close();
+    }
+  });
 });

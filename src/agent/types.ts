@@ -327,6 +327,8 @@ export interface ToolRuntime {
   onNotification(listener: () => void): () => void;
   /** A person's message waits for the turn: a tool that only waits (ScheduleWakeup) stops waiting. */
   wake(): void;
+  /** How many teammates of the session's agent team are working (not waiting on their inbox, not ended). */
+  teammatesAtWork?(): number;
   /** The agent types the Agent tool can start in this session (built-in, the agents folders', the session's own). */
   agentDefinitions(): readonly AgentDefinition[];
   /** `value` with every secret this session knows replaced, as in tool results. */
