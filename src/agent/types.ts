@@ -34,6 +34,7 @@ import type {
   Tools,
 } from '../tool/tool.js';
 import type { PermissionRequest, ToolServices, ToolSessionState } from '../tool/tool-use-context.js';
+import type { NotificationQueue } from '../tool/notification-queue.js';
 
 /** Which settings files `createToolRuntime` reads, as Claude Code's `--setting-sources`. */
 export type SettingSource = 'user' | 'project' | 'local' | 'managed';
@@ -115,6 +116,8 @@ export interface ChildRuntimeOptions {
    * sees what a call earlier in the same turn left. Default: this runtime's.
    */
   readonly sessionState?: ToolSessionState;
+  /** The child's own notification queue (a teammate's inbox), instead of the parent's. */
+  readonly notifications?: NotificationQueue;
 }
 
 /** What `createToolRuntime` wires: working directories, settings, mode and rules, tools, hooks, answer handlers. */
@@ -324,6 +327,8 @@ export interface ToolRuntime {
   onNotification(listener: () => void): () => void;
   /** A person's message waits for the turn: a tool that only waits (ScheduleWakeup) stops waiting. */
   wake(): void;
+  /** How many teammates of the session's agent team are working (not waiting on their inbox, not ended). */
+  teammatesAtWork?(): number;
   /** The agent types the Agent tool can start in this session (built-in, the agents folders', the session's own). */
   agentDefinitions(): readonly AgentDefinition[];
   /** `value` with every secret this session knows replaced, as in tool results. */
