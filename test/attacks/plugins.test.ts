@@ -66,11 +66,12 @@ describe('a plugin reads nothing outside its folder', { timeout: 60_000 }, () =>
 
   it('a command file that is a symlink to a file outside, or a commands folder that is one: not loaded, never sent', async () => {
     const dir = plugin({ 'commands/leak.md': `->${secretFile}` });
-    mkdirSync(path.join(root, 'elsewhere'));
-    writeFileSync(path.join(root, 'elsewhere', 'leak2.md'), `${SECRET} (folder)\n`);
+    mkdirSync(path.join(root, 'elsewhere', 'leak2'), { recursive: true });
+    writeFileSync(path.join(root, 'elsewhere', 'leak2', 'SKILL.md'), `${SECRET} (folder)\n`);
     symlinkSync(path.join(root, 'elsewhere'), path.join(dir, 'skills'));
     h = await harness([text('a'), text('b')]);
     const first = await h.run('/evil:leak', { plugins: [{ type: 'local', path: dir }] });
+    await h.run('/evil:leak2', { plugins: [{ type: 'local', path: dir }] });
     const init = first.messages.find((m) => m.type === 'system') as unknown as { slash_commands: string[] };
     expect(init.slash_commands.filter((c) => c.startsWith('evil:'))).toEqual([]);
     expect(sent(h)).not.toContain(SECRET);
