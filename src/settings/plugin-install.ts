@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from '../tool/crypto.js';
 import { runGit } from '../tool/git-runner.js';
-import { parseConfigJson, readConfigText } from '../tool/read-config-file.js';
+import { isInlineJson, parseConfigJson, readConfigText } from '../tool/read-config-file.js';
 import { stateDirectory } from '../tool/state-directory.js';
 import { editSettingsFile } from './grants.js';
 import { loadSettings, type SettingSourceName } from './load-settings.js';
@@ -76,7 +76,7 @@ export function pluginSettingsOf(o: PluginStateOptions): PluginSettings {
 
 function marketplaceSource(entry: unknown, file: string, cwd: string): MarketplaceSource | string {
   const s = isObject(entry) && isObject(entry.source) ? entry.source : undefined;
-  if (s?.source === 'directory' && typeof s.path === 'string') return { source: 'directory', path: path.resolve(path.dirname(file.startsWith('{') ? path.join(cwd, 'x') : file), s.path) };
+  if (s?.source === 'directory' && typeof s.path === 'string') return { source: 'directory', path: path.resolve(isInlineJson(file) ? cwd : path.dirname(file), s.path) };
   if (s?.source === 'git' && typeof s.url === 'string') return { source: 'git', url: s.url };
   if (s?.source === 'github' && typeof s.repo === 'string' && /^[\w.-]+\/[\w.-]+$/.test(s.repo)) return { source: 'git', url: `https://github.com/${s.repo}.git` };
   return `${file}: a marketplace's "source" must be { "source": "directory", "path" }, { "source": "git", "url" } or { "source": "github", "repo" }`;
