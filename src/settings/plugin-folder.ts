@@ -9,7 +9,8 @@
  * folder, a command, agent or skill file inside them — must resolve, symlinks followed, inside the folder's real
  * path; anything else is left out with a warning. A plugin's `settings.json` is not read: a plugin never changes
  * permissions. `${CLAUDE_PLUGIN_ROOT}` is replaced by the folder's real path in hook commands and MCP server entries
- * here; command and skill text gets it when rendered (agent/command-render.ts).
+ * here (hook commands also get it in their environment: agent/runtime-settings.ts); command and skill text gets it
+ * when rendered (agent/command-render.ts).
  */
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
