@@ -56,6 +56,7 @@ export function sessionOptionsOf(options: Options, face: FaceHooks): SessionOpti
     ...(Object.keys(settingsObject).length > 0 ? { settings: settingsObject } : {}),
     ...(options.mcpServers ? { mcpServers: mcpServersOf(options.mcpServers, env) } : {}),
     ...(options.strictMcpConfig ? { strictMcpConfig: true } : {}),
+    ...(options.plugins && options.plugins.length > 0 ? { plugins: options.plugins.map((p, i) => pluginPath(p, i)) } : {}),
     ...(agents.length > 0 ? { agents } : {}),
     ...(options.agent !== undefined ? { agent: options.agent } : {}),
     ...(Array.isArray(options.tools) ? { tools: options.tools } : {}),
@@ -104,6 +105,14 @@ function agentDefinition(name: string, d: NonNullable<Options['agents']>[string]
     ...(d.model ? { model: d.model } : {}),
     ...(d.permissionMode ? { permissionMode: d.permissionMode as RuntimeMode } : {}),
   };
+}
+
+/** One of `options.plugins`: a local folder (the only kind the Agent SDK has). */
+function pluginPath(p: NonNullable<Options['plugins']>[number], i: number): string {
+  if (p === null || typeof p !== 'object' || p.type !== 'local' || typeof p.path !== 'string' || p.path === '') {
+    throw new AgentSdkOptionError(`options.plugins[${i}] must be { type: 'local', path: '<plugin folder>' }`);
+  }
+  return p.path;
 }
 
 /** `options.mcpServers`: in-process servers as the MCP layer's in-process config, the others parsed as Claude Code's files are. */

@@ -9,6 +9,7 @@
  * which names `ToolRuntime` and would make the two modules import each other.
  */
 import type Anthropic from '@anthropic-ai/sdk';
+import type { PluginFolder } from '../settings/plugin-folder.js';
 import type { TelemetryOption } from './telemetry/start.js';
 import type { ToolQuestionAnswer, ToolQuestionRequest } from '../tools/shared/questions.js';
 import type { ToolCallBackend } from '../execution/backend.js';
@@ -144,6 +145,12 @@ export interface ToolRuntimeOptions {
     readonly sources?: readonly SettingSource[];
     /** Home directory for user settings (default: `os.homedir()`). */
     readonly homeDir?: string;
+    /**
+     * Plugins (settings/plugin-folder.ts): their skills and commands join the catalogue as `/plugin:name`, their hooks
+     * the settings' hooks (source `plugin:<name>`). Their agents and MCP servers come through `services` and
+     * `toolProviders` (the session wires them: src/session/plugins.ts).
+     */
+    readonly plugins?: readonly PluginFolder[];
   };
   readonly mode?: PermissionMode;
   /**

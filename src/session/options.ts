@@ -81,6 +81,11 @@ export interface SessionOptions {
   readonly mode?: PermissionMode;
   /** bypassPermissions may be entered later (a mode change) though the session does not start in it. */
   readonly allowBypass?: boolean;
+  /**
+   * Plugin folders (Claude Code's plugin format: `--plugin-dir`, the Agent SDK's `plugins`), beside those the settings
+   * enable; relative to `cwd`. One that cannot be read stops the session (session/plugins.ts).
+   */
+  readonly plugins?: readonly string[];
   /** In-process hook callbacks, beside the hooks of the settings files. */
   readonly hooks?: readonly HookCallback[];
   /**
