@@ -5,6 +5,7 @@
  * `return()`, `close()`, `[Symbol.asyncDispose]`, leaving a `for await` loop — interrupts the running turn, answers
  * its tool calls, ends the processes they started and disposes the runtime before the generator finishes.
  */
+import { Delivery } from './delivery.js';
 import { AgentSession } from './session.js';
 import { DEFAULT_MODEL } from '../agent/request.js';
 import type { PermissionMode, SDKMessage, SDKUserMessage } from './messages.js';
@@ -63,8 +64,10 @@ export function query(params: QueryParams): Query {
   const options = params.options ?? {};
   const warn = (text: string) => options.stderr?.(`${text}\n`);
   const made: { agent?: AgentSession } = {};
+  const delivery = new Delivery();
   const session = sessionOptionsOf(options, {
     warn,
+    delivered: (toolUseId, signal) => delivery.wait(toolUseId, signal),
     onInterrupt: () => made.agent?.interrupt(),
     applyUpdates: async (updates) => (made.agent ? (await made.agent.session.applyPermissionUpdates(updates)).errors : []),
   });
@@ -82,29 +85,41 @@ export function query(params: QueryParams): Query {
     // Accepted, not honoured: the program hears it once, on its stderr callback, rather than guessing.
     ...(ignored.length > 0 ? { note: `note: toolgate/agent-sdk ignores ${ignored.map((k) => `options.${k}`).join(', ')} (no Claude Code process is started; see docs/agent-sdk.md)` } : {}),
   });
-  return new SessionQuery(made.agent, options);
+  return new SessionQuery(made.agent, options, delivery);
 }
 
 class SessionQuery implements Query {
   readonly #session: AgentSession;
   readonly #options: Options;
   readonly #messages: AsyncGenerator<SDKMessage, void>;
+  readonly #delivery: Delivery;
   #ending: Promise<IteratorResult<SDKMessage, void>> | undefined;
   #started = false;
 
-  constructor(session: AgentSession, options: Options) {
+  constructor(session: AgentSession, options: Options, delivery: Delivery) {
     this.#session = session;
     this.#options = options;
+    this.#delivery = delivery;
     this.#messages = session.messages();
   }
 
-  next(): Promise<IteratorResult<SDKMessage, void>> {
+  async next(): Promise<IteratorResult<SDKMessage, void>> {
     this.#started = true;
-    return this.#messages.next();
+    let step: IteratorResult<SDKMessage, void>;
+    try {
+      step = await this.#messages.next();
+    } catch (error) {
+      this.#delivery.end();
+      throw error;
+    }
+    if (step.done) this.#delivery.end();
+    else this.#delivery.handed(step.value);
+    return step;
   }
 
   /** Ends the session cleanly: interrupted, every call answered, processes ended, runtime disposed; then done. */
   return(): Promise<IteratorResult<SDKMessage, void>> {
+    this.#delivery.end();
     this.#ending ??= (async () => {
       this.#session.close();
       if (!this.#started) return this.#messages.return();
@@ -120,6 +135,7 @@ class SessionQuery implements Query {
   }
 
   throw(error: unknown): Promise<IteratorResult<SDKMessage, void>> {
+    this.#delivery.end();
     this.#session.close();
     return this.#messages.throw(error);
   }

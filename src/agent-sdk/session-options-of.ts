@@ -23,6 +23,8 @@ export interface FaceHooks {
   readonly onInterrupt: () => void;
   /** An answer's `updatedPermissions`: applied (and saved) by the session; returns what went wrong. */
   readonly applyUpdates: (updates: readonly PermissionUpdate[]) => Promise<readonly string[]>;
+  /** Waits until the program was handed the assistant message with a call, before a callback about it runs. */
+  readonly delivered?: (toolUseId: string | undefined, signal: AbortSignal) => Promise<void>;
 }
 
 /** The Agent SDK's default system prompt is short; toolgate's own short one stands in for it. */
@@ -37,7 +39,10 @@ export function sessionOptionsOf(options: Options, face: FaceHooks): SessionOpti
     ...(typeof options.settings === 'object' && options.settings !== null ? options.settings : {}),
     ...(options.sandbox !== undefined ? { sandbox: { ...((options.settings as { sandbox?: object } | undefined)?.sandbox ?? {}), ...options.sandbox } } : {}),
   };
-  const agents = Object.entries(options.agents ?? {}).map(([name, d]) => agentDefinition(name, d));
+  const slips: string[] = [];
+  const agents = Object.entries(options.agents ?? {}).map(([name, d]) => agentDefinition(name, d, slips));
+  // Harmless shape slips the Agent SDK runs with: told once, not refused (a missing prompt still is).
+  if (slips.length > 0) face.warn(`warning: options.agents: ${slips.join('; ')} (tolerated, as the Agent SDK does)`);
   const prompts = options.permissionPrompts !== 'none';
   const thinking = thinkingOf(options);
   const backend = backendOf(env[BACKEND_VARIABLE]);
@@ -63,7 +68,7 @@ export function sessionOptionsOf(options: Options, face: FaceHooks): SessionOpti
     ...(options.disallowedTools ? { disallowedTools: options.disallowedTools } : {}),
     ...(options.permissionMode ? { mode: options.permissionMode as RuntimeMode } : {}),
     ...(options.allowDangerouslySkipPermissions ? { allowBypass: true } : {}),
-    ...(options.hooks ? { hooks: hookCallbacks(options.hooks) } : {}),
+    ...(options.hooks ? { hooks: hookCallbacks(options.hooks, face.delivered) } : {}),
     ...(prompts && options.canUseTool ? { onPermissionRequest: permissionHandler({ canUseTool: options.canUseTool, ...face }) } : {}),
     ...(prompts && !options.canUseTool && options.permissionPromptToolName ? { permissionPromptTool: options.permissionPromptToolName } : {}),
     ...(options.onElicitation ? { onQuestion: elicitationHandler(options.onElicitation) } : {}),
@@ -90,13 +95,20 @@ function backendOf(spec: string | undefined): SessionBackend | undefined {
   }
 }
 
-function agentDefinition(name: string, d: NonNullable<Options['agents']>[string]): SessionAgent {
-  if (d === null || typeof d !== 'object' || typeof d.description !== 'string' || typeof d.prompt !== 'string') {
-    throw new AgentSdkOptionError(`options.agents.${name} must have a description and a prompt (strings)`);
+/** The keys of the Agent SDK 0.3.328's `AgentDefinition`: another key is a slip, told and ignored. */
+const AGENT_KEYS = new Set(['description', 'tools', 'disallowedTools', 'prompt', 'model', 'mcpServers', 'skills', 'initialPrompt', 'maxTurns', 'autoCompactWindow', 'background', 'omitClaudeMd', 'memory', 'effort', 'permissionMode', 'observer', 'observerMessage']);
+
+function agentDefinition(name: string, d: NonNullable<Options['agents']>[string], slips: string[]): SessionAgent {
+  if (d === null || typeof d !== 'object' || typeof d.prompt !== 'string') {
+    throw new AgentSdkOptionError(`options.agents.${name} must be an object with a prompt (a string)`);
   }
+  if (d.description !== undefined && typeof d.description !== 'string') throw new AgentSdkOptionError(`options.agents.${name}.description must be a string`);
+  if (d.description === undefined) slips.push(`${name} has no description`);
+  const unknown = Object.keys(d).filter((k) => !AGENT_KEYS.has(k));
+  if (unknown.length > 0) slips.push(`${name} has keys the Agent SDK does not define (${unknown.join(', ')}), ignored`);
   return {
     agentType: name,
-    description: d.description,
+    description: d.description ?? name,
     systemPrompt: d.prompt,
     source: 'session',
     ...(d.tools ? { tools: d.tools } : {}),

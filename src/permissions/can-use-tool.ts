@@ -51,7 +51,11 @@ export function createCanUseTool(options: CanUseToolOptions = {}): CanUseToolFn 
 
     const handler = context.ui?.requestPermission;
     if (!handler) {
-      return denyFrom(decision, 'prompt', `no one can answer a permission prompt here (headless): ${trace(decision).reason}`);
+      const why = `no one can answer a permission prompt here (headless): ${trace(decision).reason}`;
+      const denied = denyFrom(decision, 'prompt', why);
+      // A plain lack of permission reads to the model as it does in Claude Code; the trace keeps the rule to add.
+      const plain = trace(decision).notGranted;
+      return plain ? { ...denied, message: notGrantedMessage(plain), decisionReason: { ...denied.decisionReason!, reason: headlessDenyMessage(decision, why) } } : denied;
     }
     const answer = await promptOnce(handler, tool, input, toolUseID, decision, context);
     // A person approving in auto mode ends a run of classifier blocks (and resumes auto mode if it had paused).
@@ -125,6 +129,12 @@ function fromPrompt(answer: PermissionDecision, ask: PermissionAskDecision): Per
   }
   // A handler that answers `ask` again decided nothing: fail closed.
   return denyFrom(ask, 'prompt', `the prompt gave no answer (${base.reason})`);
+}
+
+/** Claude Code's words for a call nobody was there to approve. */
+export function notGrantedMessage(what: NonNullable<DecisionTrace['notGranted']>): string {
+  const verb = what.access === 'read' ? 'read from' : what.access === 'write' ? 'write to' : 'use';
+  return `Claude requested permissions to ${verb} ${what.what}, but you haven't granted it yet.`;
 }
 
 function trace(d: PermissionAskDecision): DecisionTrace {

@@ -255,7 +255,7 @@ export function checkPathPermission(absPath: string, kind: PathAccessKind, ctx: 
     return {
       behavior: 'ask',
       message: `Permission to ${verb} ${given}: ${reason}`,
-      decisionReason: { layer: 'safetyCheck', reason, classifierApprovable: true },
+      decisionReason: { layer: 'safetyCheck', reason, classifierApprovable: true, notGranted: { access: kind, what: given } },
     };
   }
   if (kind === 'read') {
@@ -265,7 +265,7 @@ export function checkPathPermission(absPath: string, kind: PathAccessKind, ctx: 
     return { behavior: 'allow', decisionReason: { layer: 'mode', reason: `acceptEdits mode allows writing ${given} inside the working directories` } };
   }
   const reason = `no rule allows writing ${given}`;
-  return { behavior: 'passthrough', message: reason, decisionReason: { layer: 'toolCheck', reason } };
+  return { behavior: 'passthrough', message: reason, decisionReason: { layer: 'toolCheck', reason, notGranted: { access: 'write', what: given } } };
 }
 
 /**

@@ -23,6 +23,19 @@ export const PARITY_SCENARIOS: readonly ParityScenario[] = [
     turns: (ctx) => [write(ctx), text('could not write')],
   },
   {
+    name: 'deny-headless-bash',
+    about: 'no rule allows a Bash command and nobody can approve',
+    prompt: 'make a folder',
+    turns: () => [use('Bash', { command: 'mkdir made', description: 'make it' }), text('could not')],
+  },
+  {
+    name: 'deny-headless-read-outside',
+    about: 'a Read outside the working folders, headless',
+    prompt: 'read it',
+    setup: (dir) => put(path.dirname(dir), `${path.basename(dir)}-outside.txt`, 'secret\n'),
+    turns: (ctx) => [use('Read', { file_path: `${ctx.dir}-outside.txt` }), text('could not')],
+  },
+  {
     name: 'deny-can-use-tool-message',
     about: "canUseTool denies with a message: the tool_result is the program's message",
     prompt: 'write x.txt',
@@ -70,6 +83,33 @@ export const PARITY_SCENARIOS: readonly ParityScenario[] = [
     prompt: 'write x.txt',
     turns: (ctx) => [write(ctx), text('ok')],
     options: () => ({ hooks: preToolUse({ decision: 'block', reason: 'blocked by policy' }) }),
+  },
+  {
+    name: 'hook-throws',
+    about: 'a PreToolUse hook callback throws',
+    prompt: 'write x.txt',
+    turns: (ctx) => [write(ctx), text('ok')],
+    options: () => ({
+      allowedTools: ['Write'],
+      hooks: {
+        PreToolUse: [
+          {
+            hooks: [
+              async () => {
+                throw new Error('hook broke');
+              },
+            ],
+          },
+        ],
+      },
+    }),
+  },
+  {
+    name: 'post-hook-block',
+    about: "a PostToolUse hook answers { decision: 'block', reason }: what the model is told",
+    prompt: 'say hi',
+    turns: () => [use('Bash', { command: 'echo hi', description: 'say hi' }), text('ok')],
+    options: () => ({ allowedTools: ['Bash(echo hi)'], hooks: { PostToolUse: [{ hooks: [async () => ({ decision: 'block', reason: 'post says no' })] }] } }),
   },
   {
     name: 'hook-continue-false',
