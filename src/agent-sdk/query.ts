@@ -6,12 +6,13 @@
  * its tool calls, ends the processes they started and disposes the runtime before the generator finishes.
  */
 import { Delivery } from './delivery.js';
+import { backgroundTasks, contextUsage, initializationResult, setMcpServers, type ContextUsageResponse, type InitializationResult, type McpSetServersResult } from './query-control.js';
 import { AgentSession } from './session.js';
 import { DEFAULT_MODEL } from '../agent/request.js';
 import type { PermissionMode, SDKMessage, SDKUserMessage } from './messages.js';
-import type { Options, QueryParams } from './options.js';
+import type { McpServerConfig, Options, QueryParams } from './options.js';
 import { checkOptions } from './session-options.js';
-import { sessionOptionsOf } from './session-options-of.js';
+import { mcpServersOf, sessionOptionsOf } from './session-options-of.js';
 
 export interface SlashCommand {
   name: string;
@@ -53,6 +54,13 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
   supportedAgents(): Promise<AgentInfo[]>;
   mcpServerStatus(): Promise<McpServerStatus[]>;
   stopTask(taskId: string): Promise<void>;
+  reconnectMcpServer(serverName: string): Promise<void>;
+  toggleMcpServer(serverName: string, enabled: boolean): Promise<void>;
+  setMcpServers(servers: Record<string, McpServerConfig>): Promise<McpSetServersResult>;
+  backgroundTasks(toolUseId?: string): Promise<boolean>;
+  getContextUsage(opts?: { detail?: 'summary' | 'full' }): Promise<ContextUsageResponse>;
+  initializationResult(): Promise<InitializationResult>;
+  reinitialize(): Promise<InitializationResult>;
   close(): void;
   /** `await using q = query(...)` ends the session as `return()` does. */
   [Symbol.asyncDispose](): Promise<void>;
@@ -93,6 +101,8 @@ class SessionQuery implements Query {
   readonly #options: Options;
   readonly #messages: AsyncGenerator<SDKMessage, void>;
   readonly #delivery: Delivery;
+  /** The servers setMcpServers() may replace: the program's in-process ones, then those of its earlier calls. */
+  readonly #replaceableMcp: Set<string>;
   #ending: Promise<IteratorResult<SDKMessage, void>> | undefined;
   #started = false;
 
@@ -100,6 +110,7 @@ class SessionQuery implements Query {
     this.#session = session;
     this.#options = options;
     this.#delivery = delivery;
+    this.#replaceableMcp = new Set(Object.entries(options.mcpServers ?? {}).filter(([, c]) => c?.type === 'sdk').map(([name]) => name));
     this.#messages = session.messages();
   }
 
@@ -202,6 +213,38 @@ class SessionQuery implements Query {
   async stopTask(taskId: string): Promise<void> {
     await this.#session.ready();
     await this.#session.session.stopTask(taskId);
+  }
+
+  async reconnectMcpServer(serverName: string): Promise<void> {
+    await this.#session.ready();
+    await this.#session.session.mcpReconnect(serverName);
+  }
+
+  async toggleMcpServer(serverName: string, enabled: boolean): Promise<void> {
+    await this.#session.ready();
+    await this.#session.session.mcpSetEnabled(serverName, enabled);
+  }
+
+  setMcpServers(servers: Record<string, McpServerConfig>): Promise<McpSetServersResult> {
+    const env = this.#options.env ?? process.env;
+    return setMcpServers(this.#session, mcpServersOf(servers, env), this.#replaceableMcp);
+  }
+
+  backgroundTasks(toolUseId?: string): Promise<boolean> {
+    return backgroundTasks(this.#session, toolUseId);
+  }
+
+  getContextUsage(): Promise<ContextUsageResponse> {
+    return contextUsage(this.#session);
+  }
+
+  initializationResult(): Promise<InitializationResult> {
+    return initializationResult(this.#session);
+  }
+
+  /** No transport here to have had a gap: a fresh answer, as initializationResult() gives. */
+  reinitialize(): Promise<InitializationResult> {
+    return initializationResult(this.#session);
   }
 
   close(): void {

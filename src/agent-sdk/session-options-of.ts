@@ -119,7 +119,7 @@ function agentDefinition(name: string, d: NonNullable<Options['agents']>[string]
 }
 
 /** `options.mcpServers`: in-process servers as the MCP layer's in-process config, the others parsed as Claude Code's files are. */
-function mcpServersOf(servers: NonNullable<Options['mcpServers']>, env: Readonly<Record<string, string | undefined>>): Record<string, SessionMcpServer> {
+export function mcpServersOf(servers: NonNullable<Options['mcpServers']>, env: Readonly<Record<string, string | undefined>>): Record<string, SessionMcpServer> {
   const out: Record<string, SessionMcpServer> = {};
   for (const [name, entry] of Object.entries(servers)) {
     if (entry !== null && typeof entry === 'object' && entry.type === 'sdk') {
