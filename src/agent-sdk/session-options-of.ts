@@ -6,6 +6,7 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { AgentDefinition as SessionAgent, QuestionAnswer, QuestionRequest } from '../agent/types.js';
+import { EFFORTS, type Effort } from '../agent/request.js';
 import { parseMcpServerConfig, type McpServerConfig as SessionMcpServer } from '../mcp/config.js';
 import { parseBackendSpec } from '../distributed/backend-spec.js';
 import type { SessionBackend, SessionOptions } from '../session/index.js';
@@ -77,6 +78,7 @@ export function sessionOptionsOf(options: Options, face: FaceHooks): SessionOpti
     ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
     ...(options.maxBudgetUsd !== undefined ? { maxBudgetUsd: options.maxBudgetUsd } : {}),
     ...(thinking ? { thinking } : {}),
+    ...effortOf(options.effort),
     ...systemPromptOf(options),
     ...(options.outputFormat ? { outputSchema: options.outputFormat.schema } : {}),
     ...(options.includePartialMessages ? { streamEvents: true } : {}),
@@ -144,6 +146,13 @@ function systemPromptOf(options: Options): Pick<SessionOptions, 'systemPrompt' |
   if (sp?.type === 'custom') return { systemPrompt: join(sp.prompt) };
   if (sp?.type === 'preset') return sp.append ? { appendSystemPrompt: sp.append } : {};
   return options.agent !== undefined ? {} : { systemPrompt: DEFAULT_AGENT_PROMPT };
+}
+
+/** `effort`: a level goes to the API as Claude Code sends it; anything else is refused, not dropped. */
+function effortOf(effort: unknown): Pick<SessionOptions, 'effort'> {
+  if (effort === undefined || effort === null) return {};
+  if (typeof effort === 'string' && (EFFORTS as readonly string[]).includes(effort)) return { effort: effort as Effort };
+  throw new AgentSdkOptionError(`options.effort must be one of ${EFFORTS.join(', ')} (got ${JSON.stringify(effort)})`);
 }
 
 /** `thinking` (or the older `maxThinkingTokens`) as the Messages API's thinking parameter. */

@@ -154,6 +154,17 @@ export const PARITY_SCENARIOS: readonly ParityScenario[] = [
     turns: () => [text('hello')],
     options: () => ({ agents: { helper: { prompt: 'You help.', tools: ['Bash'], color: 'blue', extra: 1 } } }),
   },
+  {
+    name: 'effort-high',
+    about: "effort: the request carries the output config and beta Claude Code sends for the model",
+    prompt: 'hi',
+    turns: () => [text('hello')],
+    options: () => ({ effort: 'high' }),
+    requests: (requests) => ({
+      output_config: requests[0]?.body?.output_config,
+      effortBetas: (requests[0]?.headers['anthropic-beta'] ?? '').split(',').filter((b) => /effort/.test(b)),
+    }),
+  },
 ];
 
 /** The user and assistant texts of a request's conversation (the model's view), reminders left out. */
