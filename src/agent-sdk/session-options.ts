@@ -36,6 +36,7 @@ const HONOURED = [
   'forwardSubagentText',
   'verbatimPrompts',
   'thinking',
+  'effort',
   'maxThinkingTokens',
   'maxTurns',
   'maxBudgetUsd',
@@ -81,7 +82,6 @@ export const IGNORED_OPTIONS = [
   'onUserDialog',
   'toolConfig',
   'planModeInstructions',
-  'effort',
   'taskBudget',
 ] as const;
 

@@ -49,7 +49,13 @@ export type SettingSource = 'user' | 'project' | 'local' | 'managed';
  * - `deny`: refused, `message` goes to the model.
  */
 export type PermissionAnswer =
-  | { readonly behavior: 'allow'; readonly scope?: 'once'; readonly updatedInput?: Record<string, unknown> }
+  | {
+      readonly behavior: 'allow';
+      readonly scope?: 'once';
+      readonly updatedInput?: Record<string, unknown>;
+      /** `false`: the input was changed by a program, not a person, and the model is not told it was (default: true). */
+      readonly userModified?: boolean;
+    }
   | { readonly behavior: 'allow'; readonly scope: 'session'; readonly rules?: readonly string[] }
   | {
       readonly behavior: 'allow';

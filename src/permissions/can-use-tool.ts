@@ -52,7 +52,11 @@ export function createCanUseTool(options: CanUseToolOptions = {}): CanUseToolFn 
 
     const handler = context.ui?.requestPermission;
     if (!handler) {
-      return denyFrom(decision, 'prompt', `no one can answer a permission prompt here (headless): ${trace(decision).reason}`);
+      const why = `no one can answer a permission prompt here (headless): ${trace(decision).reason}`;
+      const denied = denyFrom(decision, 'prompt', why);
+      // A plain lack of permission reads to the model as it does in Claude Code; the trace keeps the rule to add.
+      const plain = trace(decision).notGranted;
+      return plain ? { ...denied, message: notGrantedMessage(plain), decisionReason: { ...denied.decisionReason!, reason: headlessDenyMessage(decision, why) } } : denied;
     }
     const preview = await previewOf(tool, input, context);
     if (context.abortController.signal.aborted) return abortedDeny();
@@ -157,6 +161,12 @@ function fromPrompt(answer: PermissionDecision, ask: PermissionAskDecision, prev
   }
   // A handler that answers `ask` again decided nothing: fail closed.
   return denyFrom(ask, 'prompt', `the prompt gave no answer (${base.reason})`);
+}
+
+/** Claude Code's words for a call nobody was there to approve. */
+export function notGrantedMessage(what: NonNullable<DecisionTrace['notGranted']>): string {
+  const verb = what.access === 'read' ? 'read from' : what.access === 'write' ? 'write to' : 'use';
+  return `Claude requested permissions to ${verb} ${what.what}, but you haven't granted it yet.`;
 }
 
 function trace(d: PermissionAskDecision): DecisionTrace {

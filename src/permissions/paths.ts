@@ -261,7 +261,7 @@ function decidePathPermission(absPath: string, kind: PathAccessKind, ctx: ToolPe
     return {
       behavior: 'ask',
       message: `Permission to ${verb} ${given}: ${reason}`,
-      decisionReason: { layer: 'safetyCheck', reason, classifierApprovable: true },
+      decisionReason: { layer: 'safetyCheck', reason, classifierApprovable: true, notGranted: { access: kind, what: given } },
     };
   }
   if (kind === 'read') {
@@ -271,7 +271,7 @@ function decidePathPermission(absPath: string, kind: PathAccessKind, ctx: ToolPe
     return { behavior: 'allow', decisionReason: { layer: 'mode', reason: `acceptEdits mode allows writing ${given} inside the working directories` } };
   }
   const reason = `no rule allows writing ${given}`;
-  return { behavior: 'passthrough', message: reason, decisionReason: { layer: 'toolCheck', reason } };
+  return { behavior: 'passthrough', message: reason, decisionReason: { layer: 'toolCheck', reason, notGranted: { access: 'write', what: given } } };
 }
 
 /**

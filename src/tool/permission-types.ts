@@ -153,6 +153,11 @@ export interface DecisionTrace {
   /** An expired allow rule that would have allowed this call (it was ignored). */
   readonly expiredRule?: string;
   /**
+   * The ask is a plain lack of permission (no rule allows reading or writing this path, or using this tool; no check
+   * found anything): a denial for want of anyone to approve says so to the model in Claude Code's words.
+   */
+  readonly notGranted?: { readonly access: 'read' | 'write' | 'use'; readonly what: string };
+  /**
    * `prompt` layer: what the person answered — allowed for this call (`once`), for the session, with a rule written
    * to a settings file (`permanent`), refused (`reject`), or the prompt withdrawn by an interrupt (`abort`).
    */
