@@ -178,6 +178,7 @@ export class AgentSession {
       agents: () => this.#agents,
       apiKeySource: session.apiKeySource,
       ...(this.#params.session.betas ? { betas: this.#params.session.betas } : {}),
+      additionalDirectories: this.#params.session.additionalDirectories ?? [],
       redact: (value) => session.redact(value),
       subagentTranscript: (agentId) => session.subagentTranscript(agentId),
       maxOutputTokens: 32_000,

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CLAUDE_CODE_VERSION, ensureClaudeCode, runClaudeCodeCalls } from '../../helpers/claude-code.js';
+import { STREAM_JSON_CALLS, STREAM_JSON_RECORDING, streamJsonShape } from './stream-json.shape.js';
 import { ALLOWED_TOOLS, PERMISSION_MODE, SCENARIOS, concreteInput, makeProject, toolResultsOf, type RecordedResult } from './tool-results.scenarios.js';
 
 export const RECORDING = path.join(import.meta.dirname, 'tool-results.json');
@@ -38,6 +39,25 @@ async function main(): Promise<void> {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
   fs.writeFileSync(RECORDING, JSON.stringify({ claudeCode: CLAUDE_CODE_VERSION, scenarios }, null, 2) + '\n');
+  if (only.length === 0 || only.includes('stream-json')) await recordStreamJson(claude.bin);
+}
+
+/** The stream-json lines of one call with --include-partial-messages and --add-dir: each line's kind and keys. */
+async function recordStreamJson(bin: string): Promise<void> {
+  const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tg-parity-')));
+  const dir = path.join(tmp, 'proj');
+  const home = path.join(tmp, 'home');
+  const extra = path.join(tmp, 'extra');
+  for (const d of [dir, extra, path.join(home, '.claude')]) fs.mkdirSync(d, { recursive: true });
+  const run = await runClaudeCodeCalls(bin, {
+    cwd: dir,
+    home,
+    calls: STREAM_JSON_CALLS,
+    args: ['--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--model', 'claude-sonnet-4-5', '--allowedTools', 'Bash', '--add-dir', extra],
+  });
+  const lines = streamJsonShape(run.stdout, { dir, extra, home });
+  fs.writeFileSync(STREAM_JSON_RECORDING, JSON.stringify({ claudeCode: CLAUDE_CODE_VERSION, lines }, null, 2) + '\n');
+  fs.rmSync(tmp, { recursive: true, force: true });
 }
 
 await main();
