@@ -21,6 +21,9 @@ export function initMessage(event: Extract<QueryEvent, { type: 'init' }>, facts:
     type: 'system',
     subtype: 'init',
     cwd: event.cwd,
+    // Claude Code 2.1.332 prints both (test/parity/cli/stream-json.json); a session starts where it was opened.
+    original_cwd: event.cwd,
+    additional_directories: [...(facts.additionalDirectories ?? [])],
     session_id: base.session_id,
     // The Agent SDK lists the Agent tool under its former name.
     tools: event.tools.map((t) => (t === 'Agent' ? 'Task' : t)),

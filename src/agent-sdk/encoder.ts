@@ -28,6 +28,8 @@ export interface SessionFacts {
   plugins?(): { name: string; path: string }[];
   readonly apiKeySource: SDKSystemMessage['apiKeySource'];
   readonly betas?: readonly string[];
+  /** The working directories beyond the cwd (`--add-dir`, `additionalDirectories`): init's `additional_directories`. */
+  readonly additionalDirectories?: readonly string[];
   /** A tool's typed output, with every known secret replaced. */
   redact<T>(value: T): T;
   /** Where a sub-agent's conversation is kept (`task_notification.output_file`). */
@@ -61,6 +63,8 @@ const PROGRESS_EVERY_MS = 1_000;
 export class SdkMessageEncoder {
   #numTurns = 1;
   #denials: SDKPermissionDenial[] = [];
+  /** The id of the API message whose stream events are going out (`stream_event.api_message_id`). */
+  #apiMessageId: string | undefined;
   /** Tool calls of the main thread seen in the stream and not yet answered. */
   readonly #toolNames = new Map<string, { name: string; input: Record<string, unknown>; started: number; lastProgress: number }>();
   readonly #subagents = new Map<string, SubagentState>();
@@ -83,8 +87,14 @@ export class SdkMessageEncoder {
         return [initMessage(event, this.facts, base())];
       case 'requesting':
         return this.options.includePartialMessages ? [{ type: 'system', subtype: 'status', status: 'requesting', ...base() }] : [];
-      case 'stream_event':
-        return this.options.includePartialMessages ? [{ type: 'stream_event', event: event.event as never, parent_tool_use_id: null, ...base() }] : [];
+      case 'stream_event': {
+        if (!this.options.includePartialMessages) return [];
+        // Every partial line names the API message it belongs to, as Claude Code's do (`api_message_id`).
+        const raw = event.event as { type?: string; message?: { id?: string } };
+        if (raw.type === 'message_start' && typeof raw.message?.id === 'string') this.#apiMessageId = raw.message.id;
+        const id = this.#apiMessageId !== undefined ? { api_message_id: this.#apiMessageId } : {};
+        return [{ type: 'stream_event', event: event.event as never, parent_tool_use_id: null, ...id, ...base() }];
+      }
       case 'assistant_block':
         if (event.block.type === 'tool_use') {
           const input = isObject(event.block.input) ? event.block.input : {};

@@ -70,6 +70,10 @@ export interface SDKSystemMessage {
   betas?: string[];
   claude_code_version: string;
   cwd: string;
+  /** The directory the session was started in. */
+  original_cwd?: string;
+  /** Working directories beyond the cwd. */
+  additional_directories?: string[];
   tools: string[];
   mcp_servers: { name: string; status: string; source?: string }[];
   model: string;
@@ -160,6 +164,8 @@ export interface SDKPartialAssistantMessage {
   type: 'stream_event';
   event: BetaRawMessageStreamEvent;
   parent_tool_use_id: string | null;
+  /** The API message these events belong to (Claude Code prints it on every partial line). */
+  api_message_id?: string;
   uuid: UUID;
   session_id: string;
 }

@@ -179,6 +179,7 @@ export class AgentSession {
       plugins: () => session.plugins.map((p) => ({ name: p.name, path: p.path })),
       apiKeySource: session.apiKeySource,
       ...(this.#params.session.betas ? { betas: this.#params.session.betas } : {}),
+      additionalDirectories: this.#params.session.additionalDirectories ?? [],
       redact: (value) => session.redact(value),
       subagentTranscript: (agentId) => session.subagentTranscript(agentId),
       maxOutputTokens: 32_000,

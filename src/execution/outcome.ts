@@ -4,7 +4,7 @@
  * executor, a UI and telemetry — without ever re-reading raw error messages.
  */
 import type { PermissionDecision } from '../tool/permission-types.js';
-import { errorToolResult } from '../tool/tool-result.js';
+import { errorToolResult, unwrappedErrorToolResult } from '../tool/tool-result.js';
 import type { AnyTool, MessageParam, ToolResultBlockParam } from '../tool/tool.js';
 import type { ToolUseContext } from '../tool/tool-use-context.js';
 import type { ToolEventSink } from './errors.js';
@@ -78,9 +78,9 @@ export class OutcomeBuilder {
     return this.tool?.name ?? printableName(this.requestedName);
   }
 
-  /** An `is_error` result with `<tool_use_error>` around `message`. */
-  fail(stage: ToolUseStage, message: string, errorClass: string, extras: Extras = {}): ToolUseOutcome {
-    return this.seal(errorToolResult(this.toolUseId, message), stage, errorClass, extras);
+  /** An `is_error` result with `<tool_use_error>` around `message` (`unwrapped`: the message alone, as the tool asked). */
+  fail(stage: ToolUseStage, message: string, errorClass: string, extras: Extras = {}, unwrapped = false): ToolUseOutcome {
+    return this.seal(unwrapped ? unwrappedErrorToolResult(this.toolUseId, message) : errorToolResult(this.toolUseId, message), stage, errorClass, extras);
   }
 
   seal(result: ToolResultBlockParam, stage: ToolUseStage, errorClass: string | undefined, extras: Extras = {}): ToolUseOutcome {

@@ -14,7 +14,7 @@ import type { HookRunner } from '../hooks/types.js';
 import { isPathTool } from '../permissions/tool-traits.js';
 import { PathChecks } from '../tool/path-checks.js';
 import { isDeferredTool } from '../tool/api-format.js';
-import { toolResultText } from '../tool/tool-result.js';
+import { isUnwrappedToolError, toolResultText } from '../tool/tool-result.js';
 import type { PermissionDecision, PermissionPreview } from '../tool/permission-types.js';
 import type {
   AnyTool,
@@ -149,7 +149,7 @@ export async function checkPermissionsAndCallTool(
     } catch (error) {
       return acc.fail('validation', `${tool.name} could not validate this input: ${errorMessageForModel(error)}`, classifyToolError(error));
     }
-    if (!verdict.result) return acc.fail('validation', verdict.message, C.validateInput);
+    if (!verdict.result) return acc.fail('validation', verdict.message, C.validateInput, {}, verdict.unwrapped === true);
   }
 
   // 5 — Speculative classifier start (optional; its verdict is the permission engine's business). Whatever path the
@@ -273,7 +273,7 @@ export async function checkPermissionsAndCallTool(
     const message = errorMessageForModel(error);
     acc.redactor = redactorFor(context); // secrets registered during the call (a refreshed token) are hidden in its error too
     await runFailureHooks(acc, hooks, tool, observableInput, toolUseId, context, message, performance.now() - callStarted);
-    return acc.fail('call', message, classifyToolError(error), { decision, input: callInput });
+    return acc.fail('call', message, classifyToolError(error), { decision, input: callInput }, isUnwrappedToolError(error));
   }
 
   // 11 — Result budget: the tool's mapping, then the per-tool size limit (oversized text goes to disk). The redactor

@@ -42,6 +42,20 @@ export function errorToolResult(toolUseId: string, message: string): ToolResultB
   return { type: 'tool_result', tool_use_id: toolUseId, content: formatToolUseError(message), is_error: true };
 }
 
+/**
+ * An error result whose text goes to the model as it is, without `<tool_use_error>`: Claude Code sends some failures
+ * that way (a Read of a missing file, a Glob of a missing folder, a search ripgrep refused), and the model was trained
+ * on those texts. A tool asks for it with `UnwrappedToolError` from `call()` or `unwrapped: true` in `validateInput`.
+ */
+export function unwrappedErrorToolResult(toolUseId: string, message: string): ToolResultBlockParam {
+  return { type: 'tool_result', tool_use_id: toolUseId, content: message, is_error: true };
+}
+
+/** Marks an error thrown from `call()` whose message reaches the model unwrapped (see unwrappedErrorToolResult). */
+export function isUnwrappedToolError(error: unknown): boolean {
+  return error instanceof Error && (error as { unwrappedForModel?: unknown }).unwrappedForModel === true;
+}
+
 export function formatToolUseError(message: string): string {
   return `<tool_use_error>${message}</tool_use_error>`;
 }

@@ -60,7 +60,8 @@ export interface ToolResult<T> {
 }
 
 /** Semantic validation beyond the schema: `result: false` becomes an `is_error` tool_result with `message`. */
-export type ValidationResult = { result: true } | { result: false; message: string; errorCode?: number };
+/** `unwrapped`: the message reaches the model without `<tool_use_error>` (tool-result.ts, unwrappedErrorToolResult). */
+export type ValidationResult = { result: true } | { result: false; message: string; errorCode?: number; unwrapped?: boolean };
 
 /** The permission gate a tool may consult for nested calls (the Agent tool does). */
 export type CanUseToolFn = (

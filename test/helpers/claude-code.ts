@@ -50,28 +50,44 @@ export interface ClaudeCodeRun {
   readonly stderr: string;
 }
 
-/** The Bash tool_use blocks of the conversation so far: the model's next command is the next of the list. */
+/** The tool_use blocks of the conversation so far: the model's next call is the next of the list. */
 function toolUsesSoFar(body: { messages?: { role: string; content: unknown }[] } | undefined): number {
   let n = 0;
   for (const m of body?.messages ?? []) if (m.role === 'assistant' && Array.isArray(m.content)) n += (m.content as { type: string }[]).filter((b) => b.type === 'tool_use').length;
   return n;
 }
 
+/** One call the scripted model makes, one per turn; its id is `toolu_call_<i>`. */
+export interface ScriptedCall {
+  readonly name: string;
+  readonly input: Record<string, unknown>;
+}
+
+export interface ClaudeCodeCallsRun {
+  readonly requests: readonly RecordedRequest[];
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly code: number | null;
+}
+
 /**
- * Runs `claude -p` in `cwd` with HOME and CLAUDE_CONFIG_DIR in `home`, the model playing `commands` one per turn.
- * Settings come from the files the caller wrote (`home/.claude/settings.json`, `cwd/.claude/settings.json`).
+ * Runs `claude -p PROMPT` in `cwd` with HOME and CLAUDE_CONFIG_DIR in `home`, the model making `calls` one per turn
+ * (then answering `done`). `args` go after `-p PROMPT` (default: stream-json, verbose, a model, max turns). Side
+ * requests (titles, summaries: no tools in them) get a plain `ok`.
  */
-export async function runClaudeCode(bin: string, options: { cwd: string; home: string; commands: readonly string[]; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<ClaudeCodeRun> {
-  const { commands } = options;
+export async function runClaudeCodeCalls(
+  bin: string,
+  options: { cwd: string; home: string; calls: readonly ScriptedCall[]; prompt?: string; args?: readonly string[]; env?: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<ClaudeCodeCallsRun> {
+  const { calls } = options;
   const turn = (request: RecordedRequest) => {
     const body = request.body as { tools?: { name: string }[]; messages?: { role: string; content: unknown }[] } | undefined;
-    // Claude Code's side requests (titles, summaries) carry no Bash tool: a plain answer.
-    if (!body?.tools?.some((t) => t.name === 'Bash')) return { content: [{ type: 'text' as const, text: 'ok' }] };
     const i = toolUsesSoFar(body);
-    if (i >= commands.length) return { content: [{ type: 'text' as const, text: 'done' }] };
-    return { content: [{ type: 'tool_use' as const, id: `toolu_cmd_${i}`, name: 'Bash', input: { command: commands[i], description: `command ${i}` } }] };
+    // Claude Code's side requests (titles, summaries) do not offer the tool the next call needs: a plain answer.
+    if (i >= calls.length || !body?.tools?.some((t) => t.name === calls[i]!.name)) return { content: [{ type: 'text' as const, text: i >= calls.length ? 'done' : 'ok' }] };
+    return { content: [{ type: 'tool_use' as const, id: `toolu_call_${i}`, name: calls[i]!.name, input: calls[i]!.input }] };
   };
-  const server = await startScriptedServer(Array.from({ length: commands.length * 4 + 20 }, () => turn));
+  const server = await startScriptedServer(Array.from({ length: calls.length * 4 + 20 }, () => turn));
   try {
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
@@ -85,39 +101,56 @@ export async function runClaudeCode(bin: string, options: { cwd: string; home: s
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       ...options.env,
     };
-    const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve) => {
-      const child = execFile(
-        bin,
-        ['-p', 'run the commands', '--output-format', 'stream-json', '--verbose', '--model', 'claude-sonnet-4-5', '--max-turns', String(commands.length + 5)],
-        { cwd: options.cwd, env, timeout: options.timeoutMs ?? 600_000, maxBuffer: 64 * 1024 * 1024 },
-        (_error, out, err) => resolve({ stdout: out, stderr: err }),
+    const args = options.args ?? ['--output-format', 'stream-json', '--verbose', '--model', 'claude-sonnet-4-5', '--max-turns', String(calls.length + 5)];
+    const out = await new Promise<{ stdout: string; stderr: string; code: number | null }>((resolve) => {
+      const child = execFile(bin, ['-p', options.prompt ?? 'run the calls', ...args], { cwd: options.cwd, env, timeout: options.timeoutMs ?? 600_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
+        resolve({ stdout, stderr, code: error ? (typeof error.code === 'number' ? error.code : null) : 0 }),
       );
       child.stdin?.end();
     });
-    const results = new Map<string, { text: string; isError: boolean }>();
-    const denied = new Set<string>();
-    for (const line of stdout.split('\n')) {
-      let m: { type?: string; message?: { content?: unknown }; permission_denials?: { tool_use_id: string }[] };
-      try {
-        m = JSON.parse(line) as typeof m;
-      } catch {
-        continue;
-      }
-      if (m.type === 'user' && Array.isArray(m.message?.content)) {
-        for (const b of m.message.content as { type: string; tool_use_id: string; content: unknown; is_error?: boolean }[]) {
-          if (b.type !== 'tool_result') continue;
-          const text = typeof b.content === 'string' ? b.content : JSON.stringify(b.content);
-          results.set(b.tool_use_id, { text, isError: b.is_error === true });
-        }
-      }
-      if (m.type === 'result') for (const d of m.permission_denials ?? []) denied.add(d.tool_use_id);
-    }
-    const outcomes = commands.map((command, i) => {
-      const r = results.get(`toolu_cmd_${i}`);
-      return { command, ...(r ? { result: r.text, isError: r.isError } : {}), denied: denied.has(`toolu_cmd_${i}`) };
-    });
-    return { outcomes, requests: [...server.requests], stdout, stderr };
+    return { requests: [...server.requests], ...out };
   } finally {
     await server.close();
   }
+}
+
+/**
+ * Runs `claude -p` in `cwd` with HOME and CLAUDE_CONFIG_DIR in `home`, the model playing `commands` one per turn.
+ * Settings come from the files the caller wrote (`home/.claude/settings.json`, `cwd/.claude/settings.json`).
+ */
+export async function runClaudeCode(bin: string, options: { cwd: string; home: string; commands: readonly string[]; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<ClaudeCodeRun> {
+  const { commands } = options;
+  const calls = commands.map((command, i) => ({ name: 'Bash', input: { command, description: `command ${i}` } }));
+  const { stdout, stderr, requests } = await runClaudeCodeCalls(bin, {
+    cwd: options.cwd,
+    home: options.home,
+    calls,
+    prompt: 'run the commands',
+    args: ['--output-format', 'stream-json', '--verbose', '--model', 'claude-sonnet-4-5', '--max-turns', String(commands.length + 5)],
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+  });
+  const results = new Map<string, { text: string; isError: boolean }>();
+  const denied = new Set<string>();
+  for (const line of stdout.split('\n')) {
+    let m: { type?: string; message?: { content?: unknown }; permission_denials?: { tool_use_id: string }[] };
+    try {
+      m = JSON.parse(line) as typeof m;
+    } catch {
+      continue;
+    }
+    if (m.type === 'user' && Array.isArray(m.message?.content)) {
+      for (const b of m.message.content as { type: string; tool_use_id: string; content: unknown; is_error?: boolean }[]) {
+        if (b.type !== 'tool_result') continue;
+        const text = typeof b.content === 'string' ? b.content : JSON.stringify(b.content);
+        results.set(b.tool_use_id, { text, isError: b.is_error === true });
+      }
+    }
+    if (m.type === 'result') for (const d of m.permission_denials ?? []) denied.add(d.tool_use_id);
+  }
+  const outcomes = commands.map((command, i) => {
+    const r = results.get(`toolu_call_${i}`);
+    return { command, ...(r ? { result: r.text, isError: r.isError } : {}), denied: denied.has(`toolu_call_${i}`) };
+  });
+  return { outcomes, requests, stdout, stderr };
 }

@@ -70,17 +70,24 @@ export function formatOutputBody(window: OutputWindow, options: { limit: number;
     const marker = `\n\n... [output truncated: ${size} in total; the middle is omitted. Full output: ${outputFile}] ...\n\n`;
     return { text: `${first}${marker}${last}`, truncated: true };
   }
+  // Claude Code's block, word for word (test/parity/cli/tool-results.json): the size in KB/MB, a 2 KB preview, `...`.
   const preview = cutAtLine(head.slice(0, Math.min(SUCCESS_PREVIEW_CHARS, limit)), 'end');
   const text = [
     '<persisted-output>',
-    `Output too large (${size}). Full output saved to: ${outputFile}`,
-    'Read it in parts (Read with offset/limit) or search it (grep) instead of printing it again.',
+    `Output too large (${humanSize(window.sizeBytes)}). Full output saved to: ${outputFile}`,
     '',
-    `Preview (first ${formatCount(preview.length)} characters):`,
+    `Preview (first ${humanSize(SUCCESS_PREVIEW_CHARS)}):`,
     preview,
+    '...',
     '</persisted-output>',
   ].join('\n');
   return { text, truncated: true };
+}
+
+/** `223.5KB`, `2KB`, `1.2MB`: Claude Code's way (one decimal, none when it is zero, no space). */
+function humanSize(bytes: number): string {
+  const [value, unit] = bytes >= 1024 * 1024 ? [bytes / 1024 / 1024, 'MB'] : [bytes / 1024, 'KB'];
+  return `${value.toFixed(1).replace(/\.0$/, '')}${unit}`;
 }
 
 function describeSize(bytes: number, whole: string | undefined): string {

@@ -124,9 +124,14 @@ export function backgroundTasksEnabled(settings: ToolSettings, env: NodeJS.Proce
   return !(flag !== undefined && /^(1|true|yes)$/i.test(flag.trim()));
 }
 
-export function timeoutLimits(settings: ToolSettings): { defaultMs: number; maxMs: number } {
-  const maxMs = positive(settings.bash?.maxTimeoutMs) ?? MAX_TIMEOUT_MS;
-  const defaultMs = Math.min(positive(settings.bash?.defaultTimeoutMs) ?? DEFAULT_TIMEOUT_MS, maxMs);
+export function timeoutLimits(settings: ToolSettings, env: NodeJS.ProcessEnv = process.env): { defaultMs: number; maxMs: number } {
+  // The settings first, then Claude Code's variables (BASH_MAX_TIMEOUT_MS, BASH_DEFAULT_TIMEOUT_MS), then the defaults.
+  const fromEnv = (name: string) => {
+    const raw = env[name];
+    return raw === undefined || raw.trim() === '' ? undefined : positive(Number(raw));
+  };
+  const maxMs = positive(settings.bash?.maxTimeoutMs) ?? fromEnv('BASH_MAX_TIMEOUT_MS') ?? MAX_TIMEOUT_MS;
+  const defaultMs = Math.min(positive(settings.bash?.defaultTimeoutMs) ?? fromEnv('BASH_DEFAULT_TIMEOUT_MS') ?? DEFAULT_TIMEOUT_MS, maxMs);
   return { defaultMs, maxMs };
 }
 

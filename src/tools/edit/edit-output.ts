@@ -1,8 +1,8 @@
-/** What Edit returns and how it reads for the model: Claude Code's texts plus the numbered snippet. */
+/** What Edit returns and how it reads for the model: Claude Code's texts (test/parity/cli/tool-results.json). */
 import type { ToolResultBlockParam } from '../../tool/tool.js';
 import { textToolResult } from '../../tool/tool-result.js';
 import type { PatchHunk, Snippet } from '../shared/patch.js';
-import { CHANGED_SINCE_READ_NOTE } from '../shared/read-state.js';
+import { CHANGED_SINCE_READ_NOTE, FILE_STATE_CURRENT_NOTE } from '../shared/read-state.js';
 
 export interface EditOutput {
   readonly filePath: string;
@@ -23,13 +23,12 @@ export interface EditOutput {
 }
 
 export function editResultText(output: EditOutput): string {
-  if (output.created) return `File created successfully at: ${output.filePath}`;
-  const note = output.changedSinceRead ? CHANGED_SINCE_READ_NOTE : '';
-  const userNote = output.userModified ? '.  The user modified your proposed changes before accepting them. ' : '';
-  let text =
-    output.replaceAll && output.replacements > 1
-      ? `The file ${output.filePath} has been updated${userNote}${note}. All occurrences of '${output.oldString}' were successfully replaced with '${output.newString}'.`
-      : `The file ${output.filePath} has been updated${userNote}${note}. Here's the result of running \`cat -n\` on a snippet of the edited file:\n${output.snippet.text}`;
+  // A file an empty old_string created reads as any other edit, as in Claude Code.
+  const note = output.changedSinceRead ? CHANGED_SINCE_READ_NOTE : FILE_STATE_CURRENT_NOTE;
+  const userNote = output.userModified ? ' The user modified your proposed changes before accepting them.' : '';
+  let text = output.replaceAll
+    ? `The file ${output.filePath} has been updated. All occurrences were successfully replaced.${userNote}${note}`
+    : `The file ${output.filePath} has been updated successfully.${userNote}${note}`;
   if (output.normalizations.length > 0) {
     text += `\n\nNote: old_string did not match the file exactly; it matched exactly once after the tool ${output.normalizations.join(', then ')}. The replacement was made on the file's actual text — use the exact text next time.`;
   }

@@ -37,16 +37,13 @@ describe('Edit: the basics', () => {
     expect(fs.readFileSync(file, 'utf8')).toBe('a\n');
   });
 
-  it('replaces once, shows a numbered snippet, and a second edit works without re-reading', async () => {
+  it('replaces once, says so in Claude Code\'s words, and a second edit works without re-reading', async () => {
     const lines = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`);
     const file = write(lines.join('\n') + '\n');
     const ctx = await readFirst(file);
     const r = await edit(ctx, { file_path: file, old_string: 'line 10\n', new_string: 'line ten\n' });
     expect(r.isError).toBe(false);
-    expect(r.text).toBe(
-      `The file ${file} has been updated. Here's the result of running \`cat -n\` on a snippet of the edited file:\n` +
-        ['6\tline 6', '7\tline 7', '8\tline 8', '9\tline 9', '10\tline ten', '11\tline 11', '12\tline 12', '13\tline 13', '14\tline 14'].join('\n'),
-    );
+    expect(r.text).toBe(`The file ${file} has been updated successfully. (file state is current in your context — no need to Read it back)`);
     expect(r.data?.structuredPatch).toEqual([
       { oldStart: 7, oldLines: 7, newStart: 7, newLines: 7, lines: [' line 7', ' line 8', ' line 9', '-line 10', '+line ten', ' line 11', ' line 12', ' line 13'] },
     ]);
@@ -75,7 +72,7 @@ describe('Edit: the basics', () => {
     const file = write('foo\nbar\nfoo\n');
     const ctx = await readFirst(file);
     const r = await edit(ctx, { file_path: file, old_string: 'foo', new_string: 'qux', replace_all: true });
-    expect(r.text).toBe(`The file ${file} has been updated. All occurrences of 'foo' were successfully replaced with 'qux'.`);
+    expect(r.text).toBe(`The file ${file} has been updated. All occurrences were successfully replaced. (file state is current in your context — no need to Read it back)`);
     expect(fs.readFileSync(file, 'utf8')).toBe('qux\nbar\nqux\n');
     expect(r.data?.replacements).toBe(2);
   });
@@ -83,7 +80,7 @@ describe('Edit: the basics', () => {
   it('creates a file with an empty old_string, and refuses that on a non-empty file', async () => {
     const file = path.join(dir, 'new', 'deep', 'made.txt');
     const r = await edit(makeContext(dir), { file_path: file, old_string: '', new_string: 'hello\n' });
-    expect(r.text).toBe(`File created successfully at: ${file}`);
+    expect(r.text).toBe(`The file ${file} has been updated successfully. (file state is current in your context — no need to Read it back)`);
     expect(fs.readFileSync(file, 'utf8')).toBe('hello\n');
     const again = await edit(makeContext(dir), { file_path: file, old_string: '', new_string: 'other' });
     expect(again.text).toBe('<tool_use_error>Cannot create new file - file already exists.</tool_use_error>');
@@ -107,7 +104,7 @@ describe('Edit: the basics', () => {
     const ctx = await readFirst(file);
     const r = await edit(ctx, { file_path: path.basename(file), old_string: 'rel', new_string: 'abs' });
     expect(r.observable.file_path).toBe(file);
-    expect(r.text).toContain(`The file ${file} has been updated.`);
+    expect(r.text).toContain(`The file ${file} has been updated successfully.`);
   });
 });
 
@@ -117,7 +114,7 @@ describe('Edit: what counts as a read', () => {
     const windowCtx = await readFirst(file, makeContext(dir), { offset: 390, limit: 5 });
     const refused = await edit(windowCtx, { file_path: file, old_string: 'entry 392 ', new_string: 'entry #392 ' });
     expect(refused.text).toBe(
-      '<tool_use_error>File has not been read yet. Read it first before writing to it. A partial read does not count: read the rest with offset/limit (windows add up; once every line has been read, the file counts as read). You have seen lines 390-394 of 400 of this version of the file.</tool_use_error>',
+      '<tool_use_error>File has not been read yet. Read it first before writing to it. A partial read does not count: read the rest with offset/limit (windows add up; once every line has been read, the file counts as read). You have seen lines 390-394 of 401 of this version of the file.</tool_use_error>',
     );
     await readFirst(file, windowCtx, { offset: 1, limit: 389 });
     expect(windowCtx.readFileState.get(file)?.partial).toBe(true);
@@ -129,7 +126,7 @@ describe('Edit: what counts as a read', () => {
     const cappedCtx = await readFirst(file);
     expect(cappedCtx.readFileState.get(file)?.truncatedByTokenCap).toBe(true);
     expect((await edit(cappedCtx, { file_path: file, old_string: 'entry 1 ', new_string: 'entry #1 ' })).text).toBe(
-      '<tool_use_error>File has not been read yet. Read it first before writing to it. A partial read does not count: read the rest with offset/limit (windows add up; once every line has been read, the file counts as read). You have seen lines 1-27 of 400 of this version of the file.</tool_use_error>',
+      '<tool_use_error>File has not been read yet. Read it first before writing to it. A partial read does not count: read the rest with offset/limit (windows add up; once every line has been read, the file counts as read). You have seen lines 1-27 of 401 of this version of the file.</tool_use_error>',
     );
   });
 
@@ -149,7 +146,7 @@ describe('Edit after an external change', () => {
     const r = await edit(ctx, { file_path: file, old_string: 'gamma', new_string: 'delta' });
     expect(r.isError).toBe(false);
     expect(r.text).toContain(
-      `The file ${file} has been updated (note: the file had been modified on disk since you last read it — the edit applied cleanly, but the file contains other changes not in your context. Read it before edits that depend on surrounding content.). Here's the result`,
+      `The file ${file} has been updated successfully. (note: the file had been modified on disk since you last read it — the edit applied cleanly, but the file contains other changes not in your context. Read it before edits that depend on surrounding content.)`,
     );
     expect(fs.readFileSync(file, 'utf8')).toBe('ALPHA (changed by a formatter)\nbeta\ndelta\n');
     expect(ctx.readFileState.get(file)?.unseenChanges).toBe(true);

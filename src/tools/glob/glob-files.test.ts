@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NewestFiles, patternNamesVcsDirectory, planGlob } from './glob-files.js';
+import { OldestFiles, patternNamesVcsDirectory, planGlob } from './glob-files.js';
 
 describe('planGlob', () => {
   it('keeps slash-less patterns floating and anchors the rest below their literal folders', () => {
@@ -25,8 +25,8 @@ describe('planGlob', () => {
   });
 });
 
-describe('NewestFiles', () => {
-  it('keeps exactly what a full sort would keep (newest first, ties by path)', () => {
+describe('OldestFiles', () => {
+  it('keeps exactly what a full sort would keep (oldest first, ties by path)', () => {
     let seed = 7;
     const rnd = () => {
       seed = (seed * 1103515245 + 12345) & 0x7fffffff;
@@ -40,10 +40,10 @@ describe('NewestFiles', () => {
       [50, 0],
     ] as const) {
       const items = Array.from({ length: n }, (_, i) => ({ file: `/f/${Math.floor(rnd() * 1e6)}-${i}`, mtime: Math.floor(rnd() * 20) }));
-      const heap = new NewestFiles(limit);
+      const heap = new OldestFiles(limit);
       for (const { file, mtime } of items) heap.add(file, mtime);
       const expected = [...items]
-        .sort((a, b) => b.mtime - a.mtime || (a.file < b.file ? -1 : 1))
+        .sort((a, b) => a.mtime - b.mtime || (a.file < b.file ? -1 : 1))
         .slice(0, limit)
         .map((x) => x.file);
       expect(heap.sorted()).toEqual(expected);

@@ -1,6 +1,6 @@
 /**
  * The Glob listing: `rg --files` filtered by the pattern, every match's mtime read while rg is still walking, and
- * the newest `limit` kept in a small heap — so the work beyond rg's own is one stat per match, overlapped with it,
+ * the oldest `limit` kept in a small heap — so the work beyond rg's own is one stat per match, overlapped with it,
  * and memory is bounded by the limit, not by the number of matches.
  */
 import fs from 'node:fs';
@@ -67,7 +67,7 @@ export interface ListFilesRequest {
 }
 
 export interface ListFilesResult {
-  /** The newest `limit` matches, newest first (equal times by path). */
+  /** The oldest `limit` matches, oldest first (equal times by path), as Claude Code lists them. */
   readonly files: string[];
   /** How many files matched in all. */
   readonly totalMatches: number;
@@ -98,7 +98,7 @@ export async function listFiles(request: ListFilesRequest): Promise<ListFilesRes
 
 async function list(request: ListFilesRequest, checkEach: boolean): Promise<ListFilesResult> {
   const { deny, bound } = request;
-  const newest = new NewestFiles(request.limit);
+  const oldest = new OldestFiles(request.limit);
   let total = 0;
   const outcome = await runRipgrep(
     {
@@ -112,7 +112,7 @@ async function list(request: ListFilesRequest, checkEach: boolean): Promise<List
         const file = bound ? bound.shown(printed) : printed;
         if (checkEach && deny.isDenied(file)) return;
         total++;
-        newest.add(file, mtimeOf(file));
+        oldest.add(file, mtimeOf(file));
       },
     },
     'Glob',
@@ -121,7 +121,7 @@ async function list(request: ListFilesRequest, checkEach: boolean): Promise<List
     const detail = outcome.stderr.trim();
     throw new Error(`Glob failed — ripgrep could not list files${detail ? `:\n${detail}` : '.'}`);
   }
-  return { files: newest.sorted(), totalMatches: total, timedOut: outcome.timedOut };
+  return { files: oldest.sorted(), totalMatches: total, timedOut: outcome.timedOut };
 }
 
 function isDirectory(dir: string): boolean {
@@ -132,18 +132,18 @@ function isDirectory(dir: string): boolean {
   }
 }
 
-/** A bounded min-heap on (mtime, then reverse path): the root is the entry the next newer file pushes out. */
-export class NewestFiles {
+/** A bounded max-heap on (mtime, then path): the root is the entry the next older file pushes out. */
+export class OldestFiles {
   private readonly paths: string[] = [];
   private readonly times: number[] = [];
 
   constructor(private readonly limit: number) {}
 
-  /** True when `a` ranks after `b` (older, or as old with a later path). */
+  /** True when `a` ranks after `b` (newer, or as old with a later path). */
   private worse(a: number, b: number): boolean {
     const ta = this.times[a]!;
     const tb = this.times[b]!;
-    return ta < tb || (ta === tb && this.paths[a]! > this.paths[b]!);
+    return ta > tb || (ta === tb && this.paths[a]! > this.paths[b]!);
   }
 
   add(file: string, mtime: number): void {
@@ -155,7 +155,7 @@ export class NewestFiles {
       return;
     }
     const rootTime = this.times[0]!;
-    if (mtime < rootTime || (mtime === rootTime && file > this.paths[0]!)) return;
+    if (mtime > rootTime || (mtime === rootTime && file > this.paths[0]!)) return;
     this.paths[0] = file;
     this.times[0] = mtime;
     this.down(0);

@@ -1,10 +1,11 @@
 /**
- * Glob: files by name pattern, newest first, at most 100 with a note on the rest (Claude Code 2.1.328's fields and
+ * Glob: files by name pattern, oldest first, at most 100 with a note on the rest (Claude Code 2.1.328's fields and
  * texts). Hidden files are listed and .gitignore is not applied unless `settings.globRespectGitignore` is on.
  * Read-only and concurrency-safe; the engine checks read access to `getPath(input)` — the folder actually walked,
  * which for `../x/**` or an absolute pattern is not the cwd — and files denied by Read rules are never listed.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import * as z from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
 import { textToolResult } from '../../tool/tool-result.js';
@@ -52,7 +53,7 @@ export type GlobInput = z.infer<typeof globInputSchema>;
 export interface GlobOutput {
   durationMs: number;
   numFiles: number;
-  /** Absolute paths, newest first. */
+  /** Paths relative to the cwd when under it (absolute otherwise), oldest first. */
   filenames: string[];
   truncated: boolean;
   /** How many files matched in all. */
@@ -103,10 +104,11 @@ export const GlobTool = buildTool({
     const dir = resolveSearchPath(given, cwd, sessionHomeDir(context));
     try {
       const stat = await fs.promises.stat(dir);
-      if (!stat.isDirectory()) return { result: false, message: `Path is not a directory: ${given}`, errorCode: 2 };
+      // Both sent without <tool_use_error>, as Claude Code sends them.
+      if (!stat.isDirectory()) return { result: false, message: `Path is not a directory: ${given}`, errorCode: 2, unwrapped: true };
     } catch (error) {
       if (isMissingFileError(error)) {
-        return { result: false, message: `Directory does not exist: ${given}. ${CWD_NOTE} ${cwd}.`, errorCode: 1 };
+        return { result: false, message: `Directory does not exist: ${given}. ${CWD_NOTE} ${cwd}.`, errorCode: 1, unwrapped: true };
       }
       return { result: false, message: `Cannot search ${given}: ${(error as Error).message}`, errorCode: 1 };
     }
@@ -138,18 +140,24 @@ export const GlobTool = buildTool({
       bound.close();
     }
     if (listing.timedOut) {
-      // A partial listing sorted newest-first would be misleading: say so instead.
+      // A partial listing sorted by modification time would be misleading: say so instead.
       throw new Error(
         `Glob timed out after ${formatDuration(timeoutMs)} listing ${plan.root} ` +
           `(${listing.totalMatches} matching files found so far). Use a more specific path or pattern.`,
       );
     }
     const truncated = listing.totalMatches > listing.files.length;
+    // Relative to the session's cwd when under it (absolute otherwise), as Claude Code lists them: fewer tokens.
+    const cwd = sessionCwd(context);
+    const filenames = listing.files.map((f) => {
+      const rel = path.relative(cwd, f);
+      return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : f;
+    });
     return {
       data: {
         durationMs: Date.now() - start,
         numFiles: listing.files.length,
-        filenames: listing.files,
+        filenames,
         truncated,
         ...(truncated ? { totalMatches: listing.totalMatches, countIsComplete: true } : {}),
       },

@@ -10,7 +10,7 @@ export function globPrompt(tools: Tools): string {
   const lines = [
     '- Fast file name matching that works on codebases of any size.',
     '- Takes glob patterns such as "**/*.js" or "src/**/*.ts". A pattern without "/" (like "*.md") matches at any depth; an absolute pattern ("/etc/**/*.conf") searches its own folder.',
-    `- Returns the absolute paths of matching files sorted by modification time, newest first, so recently changed files come first. At most ${GLOB_MAX_RESULTS} files are listed; when more match, a note says how many — narrow the pattern or path to see the rest.`,
+    `- Returns the paths of matching files (relative to the working directory when under it, else absolute) sorted by modification time, oldest first. At most ${GLOB_MAX_RESULTS} files are listed; when more match, a note says how many — narrow the pattern or path to see the rest.`,
     '- Hidden files are included and .gitignore is not applied by default, so build output and dependencies can match: narrow the pattern to skip them. Version-control folders such as .git are skipped unless the pattern names them.',
     hasGrep
       ? '- Use it to find files by name or path. To search inside files, use Grep.'

@@ -112,7 +112,8 @@ function checkOutcome(outcome: RipgrepOutcome, collected: number, request: GrepS
   if (outcome.stopped || outcome.exitCode === 0 || outcome.exitCode === 1) return false;
   // Exit 2 with output: some files could not be read (permissions, races) but the search ran: keep the results.
   if (outcome.exitCode === 2 && outcome.records > 0) return false;
-  throw new Error(ripgrepFailureMessage(outcome));
+  // Without <tool_use_error>, as Claude Code sends it (tool/tool-result.ts, unwrappedErrorToolResult).
+  throw Object.assign(new Error(ripgrepFailureMessage(outcome)), { unwrappedForModel: true });
 }
 
 const REJECTION = /regex parse error|error parsing glob|unrecognized file type|regex.*(?:too large|exceeded)|error:/i;

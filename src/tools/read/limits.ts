@@ -1,7 +1,9 @@
 /** Read's limits in one place: windows, caps and the sizes that switch between whole-file and streamed reads. */
 
-export const DEFAULT_READ_LINES = 2000;
 export const DEFAULT_MAX_READ_TOKENS = 25_000;
+
+/** A read of a whole text file larger than this is refused unless the model sets `allow_large` (Claude Code's 256 KB). */
+export const WHOLE_READ_MAX_BYTES = 256 * 1024;
 
 /** Files up to this size are read whole (hashed, decoded, kept for stale-edit diffs); larger ones are streamed. */
 export const IN_MEMORY_MAX_BYTES = 10 * 1024 * 1024;

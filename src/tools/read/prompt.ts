@@ -1,4 +1,4 @@
-import { DEFAULT_READ_LINES, PDF_MAX_PAGES_PER_READ, PDF_PAGES_REQUIRED_ABOVE } from './limits.js';
+import { PDF_MAX_PAGES_PER_READ, PDF_PAGES_REQUIRED_ABOVE } from './limits.js';
 
 export const READ_TOOL_NAME = 'Read';
 
@@ -6,9 +6,8 @@ export function readPrompt(maxTokens: number): string {
   return `Reads a file from the local filesystem: text, images, PDFs and Jupyter notebooks.
 
 - Give \`file_path\` as an absolute path. A relative path is resolved against the current working directory, and the result names the absolute path it read.
-- By default you get up to ${DEFAULT_READ_LINES} lines from the start of the file. For a longer file, pass \`offset\` (the 1-based line to start at) and \`limit\` (how many lines). Start without them; when more lines follow, a note at the end tells you the exact offset to continue from.
-- Output format: every line starts with its line number and ONE separator character, then the line exactly as it is in the file. The separator is a tab — except when the line itself begins with a tab, where it is a colon so the two cannot be confused: \`12:\\t\\treturn x\` is line 12 and that line begins with two tab characters. Everything after that single separator is file content. When you copy text into Edit's \`old_string\`, leave out the number and the separator and keep the file's own tabs and spaces exactly.
-- Lines longer than 2000 characters are cut, with a marker saying how many characters were left out.
+- By default you get the whole file from its first line. To read part of it, pass \`offset\` (the 1-based line to start at) and \`limit\` (how many lines).
+- Output format: every line starts with its line number and ONE tab, then the line exactly as it is in the file (a line break at the end of the file shows as a last, empty numbered line). Everything after that single tab is file content. When you copy text into Edit's \`old_string\`, leave out the number and the tab and keep the file's own tabs and spaces exactly.
 - One result holds at most about ${maxTokens} tokens. A page cut short by that cap is marked as a PARTIAL view, with the offset and limit for the next page — do not draw conclusions about the rest of the file from a partial page.
 - Files too large to read whole (tens of megabytes) must be read with \`offset\`/\`limit\`; lines near the end of a huge file are still quick to get. To find something in a large file, use Grep first and then read around the line it reports.
 - Images (PNG, JPEG, GIF, WebP) are shown to you as images; very large ones are scaled down first, and a note gives the scale.

@@ -11,7 +11,7 @@ import {
   type ImageMediaType,
   type ToolResultContentBlock,
 } from '../../tool/tool-result.js';
-import { describeEncoding, lineEndingNote, type LineEndings, type TextEncoding } from '../shared/encoding.js';
+import { describeEncoding, type LineEndings, type TextEncoding } from '../shared/encoding.js';
 import { formatBytes, formatNumberedLines } from '../shared/format.js';
 
 export interface TextFileOutput {
@@ -101,9 +101,10 @@ function pageNote(file: TextFileOutput): string | undefined {
       'Do NOT answer from this page alone if the answer may be further in the file.]'
     );
   }
-  if (file.moreAfter) {
-    const of = file.totalLines === null ? ' (the file continues; its total line count was not computed because it is very large)' : ` of ${file.totalLines}`;
-    return `Showing lines ${first}-${last}${of}. Call Read with offset=${last + 1} to continue.`;
+  // A window the model asked for (offset/limit) gets no note, as in Claude Code; only a streamed read of a huge file
+  // that stopped before counting says the file goes on.
+  if (file.moreAfter && file.totalLines === null) {
+    return `Showing lines ${first}-${last} (the file continues; its total line count was not computed because it is very large). Call Read with offset=${last + 1} to continue.`;
   }
   return undefined;
 }
@@ -118,12 +119,11 @@ export function textResultContent(file: TextFileOutput): string {
   const notes: string[] = [];
   const page = pageNote(file);
   if (page) notes.push(page);
-  const eol = lineEndingNote(file.lineEndings, file.crlfLines);
-  if (eol) notes.push(eol);
   if (file.encoding === 'utf16le' || file.encoding === 'latin1') {
     notes.push(`The file is encoded as ${describeEncoding(file.encoding)}; Edit and Write keep that encoding.`);
   }
-  const body = formatNumberedLines(file.content.split('\n'), file.startLine);
+  // The empty line after a final line break is its number alone, as Claude Code shows it (it trims the result's end).
+  const body = formatNumberedLines(file.content.split('\n'), file.startLine).replace(/\t$/, '');
   return notes.length === 0 ? body : `${body}\n\n${notes.map(reminder).join('\n')}`;
 }
 

@@ -28,21 +28,10 @@ async function quickly<T>(promise: Promise<T>, ms = 3000): Promise<T> {
 }
 
 describe('Read refuses, at once and with a clear error', () => {
-  it('a directory, naming the tools that list one (Bash ls, Glob)', async () => {
+  it('a directory, in the words Claude Code sends (EISDIR, no <tool_use_error>)', async () => {
     const r = await read({ file_path: dir });
     expect(r.isError).toBe(true);
-    expect(r.text).toBe(
-      `<tool_use_error>${dir} is a directory, not a file. To see what it contains, use Bash with \`ls ${dir}\` or the Glob tool (pattern "*", path "${dir}").</tool_use_error>`,
-    );
-  });
-
-  it('a directory whose name bash would split: the suggested ls quotes it', async () => {
-    const spaced = path.join(dir, "it's here");
-    fs.mkdirSync(spaced);
-    const r = await read({ file_path: spaced });
-    expect(r.text).toContain(`use Bash with \`ls '${dir}/it'\\''s here'\``);
-    // The suggestion is runnable as given: bash lists the (empty) folder without an error.
-    expect(execFileSync('bash', ['-c', `ls '${dir}/it'\\''s here'`], { encoding: 'utf8' })).toBe('');
+    expect(r.text).toBe(`EISDIR: illegal operation on a directory, read '${dir}'`);
   });
 
   it('a FIFO, without ever blocking on it', async () => {
@@ -103,14 +92,14 @@ describe('Read refuses, at once and with a clear error', () => {
   it('a missing file, naming the cwd and a likely intended file', async () => {
     fs.writeFileSync(path.join(dir, 'config.json'), '{}');
     const r = await read({ file_path: path.join(dir, 'config.yaml') });
-    expect(r.text).toBe(
-      `<tool_use_error>File does not exist. Note: your current working directory is ${dir}. Did you mean ${path.join(dir, 'config.json')}?</tool_use_error>`,
-    );
+    // Unwrapped, as Claude Code sends it (its recording: test/parity/cli/tool-results.json).
+    expect(r.text).toBe(`File does not exist. Note: your current working directory is ${dir}. Did you mean ${path.join(dir, 'config.json')}?`);
+    expect(r.isError).toBe(true);
     const none = await read({ file_path: path.join(dir, 'nothing-like-it') });
-    expect(none.text).toBe(`<tool_use_error>File does not exist. Note: your current working directory is ${dir}.</tool_use_error>`);
+    expect(none.text).toBe(`File does not exist. Note: your current working directory is ${dir}.`);
     // A path through a file (ENOTDIR) is a missing file too, not an I/O error.
     const under = await read({ file_path: path.join(dir, 'config.json', 'inner.txt') });
-    expect(under.text).toMatch(/^<tool_use_error>File does not exist\./);
+    expect(under.text).toMatch(/^File does not exist\./);
   });
 
   it('bad paths before touching the filesystem', async () => {

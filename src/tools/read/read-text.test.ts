@@ -23,21 +23,22 @@ function write(name: string, content: string | Buffer): string {
 const read = (input: Record<string, unknown>, ctx = makeContext(dir)) => runTool<ReadOutput>(ReadTool, input, ctx);
 
 describe('Read: text', () => {
-  it('numbers lines from 1 as N<TAB>text and records a full read', async () => {
+  it('numbers lines from 1 as N<TAB>text, the line after a final line break as its number alone, and records a full read', async () => {
     const file = write('a.txt', 'alpha\nbeta\n\ngamma\n');
     const ctx = makeContext(dir);
     const r = await read({ file_path: file }, ctx);
     expect(r.isError).toBe(false);
-    expect(r.text).toBe('1\talpha\n2\tbeta\n3\t\n4\tgamma');
+    expect(r.text).toBe('1\talpha\n2\tbeta\n3\t\n4\tgamma\n5');
+    expect(r.data).toMatchObject({ file: { totalLines: 5, numLines: 5 } });
     const record = ctx.readFileState.get(file);
     expect(record).toMatchObject({ partial: false, truncatedByTokenCap: false, size: 18, content: 'alpha\nbeta\n\ngamma\n' });
     expect(record?.contentHash).toBe(sha256(fs.readFileSync(file)));
   });
 
-  it('uses a colon separator for lines that begin with a tab, so indentation is unambiguous', async () => {
+  it('separates the number with one tab, also before a line that begins with a tab (as Claude Code)', async () => {
     const file = write('tabs.go', 'func f() {\n\treturn 1\n\t\tx := ":"\n}\n');
     const r = await read({ file_path: file });
-    expect(r.text).toBe('1\tfunc f() {\n2:\treturn 1\n3:\t\tx := ":"\n4\t}');
+    expect(r.text).toBe('1\tfunc f() {\n2\t\treturn 1\n3\t\t\tx := ":"\n4\t}\n5');
   });
 
   it('counts a last line without a newline', async () => {
@@ -46,33 +47,34 @@ describe('Read: text', () => {
     expect(r.data).toMatchObject({ file: { totalLines: 2, numLines: 2 } });
   });
 
-  it('shows 2,000 lines by default and says how to continue', async () => {
+  it('shows a whole file under the token cap, however many lines (no 2,000-line window, as Claude Code 2.1.332)', async () => {
     const lines = Array.from({ length: 2500 }, (_, i) => `row ${i + 1}`);
     const file = write('long.txt', lines.join('\n') + '\n');
     const ctx = makeContext(dir);
     const r = await read({ file_path: file }, ctx);
-    const body = r.text.split('\n\n<system-reminder>')[0]!.split('\n');
-    expect(body).toHaveLength(2000);
-    expect(body[1999]).toBe('2000\trow 2000');
-    expect(r.text).toContain('<system-reminder>Showing lines 1-2000 of 2500. Call Read with offset=2001 to continue.</system-reminder>');
-    expect(ctx.readFileState.get(file)?.partial).toBe(true);
-    expect(ctx.readFileState.get(file)?.truncatedByTokenCap).toBe(false);
+    const body = r.text.split('\n');
+    expect(body).toHaveLength(2501);
+    expect(body[2499]).toBe('2500\trow 2500');
+    expect(r.text).not.toContain('<system-reminder>');
+    expect(ctx.readFileState.get(file)?.partial).toBe(false);
   });
 
-  it('reads a window with offset and limit', async () => {
+  it('reads a window with offset and limit, without a note (as Claude Code)', async () => {
     const file = write('win.txt', Array.from({ length: 50 }, (_, i) => `l${i + 1}`).join('\n'));
-    const r = await read({ file_path: file, offset: 10, limit: 3 });
-    expect(r.text.startsWith('10\tl10\n11\tl11\n12\tl12\n\n<system-reminder>Showing lines 10-12 of 50.')).toBe(true);
+    const ctx = makeContext(dir);
+    const r = await read({ file_path: file, offset: 10, limit: 3 }, ctx);
+    expect(r.text).toBe('10\tl10\n11\tl11\n12\tl12');
+    expect(ctx.readFileState.get(file)?.partial).toBe(true);
     const tail = await read({ file_path: file, offset: 49, limit: 10 });
     expect(tail.text).toBe('49\tl49\n50\tl50');
   });
 
-  it('cuts lines longer than 2,000 characters with a marker and counts the read as partial', async () => {
+  it('shows long lines whole (the token cap bounds the result), as Claude Code', async () => {
     const file = write('wide.txt', `short\n${'y'.repeat(5000)}\n`);
     const ctx = makeContext(dir);
     const r = await read({ file_path: file }, ctx);
-    expect(r.text).toBe(`1\tshort\n2\t${'y'.repeat(2000)}… [line truncated: 3000 more characters]`);
-    expect(ctx.readFileState.get(file)?.partial).toBe(true);
+    expect(r.text).toBe(`1\tshort\n2\t${'y'.repeat(5000)}\n3`);
+    expect(ctx.readFileState.get(file)?.partial).toBe(false);
   });
 
   it('returns a PARTIAL first page with the continuation note when the token cap is hit', async () => {
@@ -97,6 +99,20 @@ describe('Read: text', () => {
     expect(next.text.startsWith(`${last + 1}\tline number ${last + 1} with some text`)).toBe(true);
   });
 
+  it('refuses an offset/limit window over the token cap in Claude Code\'s words, unless allow_large is set', async () => {
+    vi.stubEnv('TOOLGATE_FILE_READ_MAX_OUTPUT_TOKENS', '100');
+    const file = write('window-cap.txt', Array.from({ length: 300 }, (_, i) => `line ${String(i + 1).padStart(3, '0')} abcdefgh`).join('\n'));
+    const r = await read({ file_path: file, offset: 1, limit: 50 });
+    expect(r.isError).toBe(true);
+    // 50 lines of 17 characters and a line break: 900 characters, 225 tokens.
+    expect(r.text).toBe(
+      'File content (225 tokens) exceeds maximum allowed tokens (100). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file. To read it anyway, up to what still fits in your context, call Read again with allow_large: true — only if you genuinely need all of it or the user asked for the whole file.',
+    );
+    const anyway = await read({ file_path: file, offset: 1, limit: 50, allow_large: true });
+    expect(anyway.isError).toBe(false);
+    expect(anyway.text).toContain('[Truncated: PARTIAL view — showing lines 1-');
+  });
+
   it('gives the empty-file reminder, and the offset reminder past the end', async () => {
     const empty = write('empty.txt', '');
     const ctx = makeContext(dir);
@@ -108,7 +124,7 @@ describe('Read: text', () => {
     const past = await read({ file_path: short, offset: 10 });
     expect(past.isError).toBe(false);
     expect(past.text).toBe(
-      '<system-reminder>Warning: the file exists but is shorter than the provided offset (10). The file has 3 lines.</system-reminder>',
+      '<system-reminder>Warning: the file exists but is shorter than the provided offset (10). The file has 4 lines.</system-reminder>',
     );
   });
 
@@ -116,7 +132,7 @@ describe('Read: text', () => {
     write('sub/rel.txt', 'hi\n');
     const ctx = makeContext(dir);
     const r = await read({ file_path: 'sub/rel.txt' }, ctx);
-    expect(r.text).toBe('1\thi');
+    expect(r.text).toBe('1\thi\n2');
     expect(r.data).toMatchObject({ file: { filePath: path.join(dir, 'sub', 'rel.txt') } });
     expect(r.observable.file_path).toBe(path.join(dir, 'sub', 'rel.txt'));
     expect(ReadTool.getPath?.({ file_path: '/x/../y/z.txt' })).toBe('/y/z.txt');
@@ -128,7 +144,7 @@ describe('Read: text', () => {
     await probe.close();
     try {
       const small = await read({ file_path: write('small.txt', 'one\ntwo\n') });
-      expect(small.text).toBe('1\tone\n2\ttwo');
+      expect(small.text).toBe('1\tone\n2\ttwo\n3');
       expect(reads).toHaveBeenCalledTimes(0);
       const lines = Array.from({ length: 2000 }, (_, i) => `line ${i + 1} ${'x'.repeat(30)}`); // ~85 KB: over the small limit
       const large = await read({ file_path: write('large.txt', `${lines.join('\n')}\n`) });
@@ -148,26 +164,25 @@ describe('Read: text', () => {
 });
 
 describe('Read: encodings and line endings', () => {
-  it('strips \\r from CRLF lines and says the file uses CRLF', async () => {
+  it('strips \\r from CRLF lines, with no note (as Claude Code; Edit and Write keep CRLF)', async () => {
     const r = await read({ file_path: write('crlf.txt', 'one\r\ntwo\r\n') });
-    expect(r.text).toBe(
-      '1\tone\n2\ttwo\n\n<system-reminder>This file uses CRLF (\\r\\n) line endings. Lines are shown without the \\r; Edit and Write keep CRLF, so do not add \\r yourself.</system-reminder>',
-    );
+    expect(r.text).toBe('1\tone\n2\ttwo\n3');
+    expect(r.data).toMatchObject({ file: { lineEndings: 'CRLF' } });
   });
 
-  it('reports mixed line endings with the CRLF count', async () => {
+  it('records mixed line endings with the CRLF count, and shows none of them', async () => {
     const r = await read({ file_path: write('mixed.txt', 'a\r\nb\nc\r\n') });
-    expect(r.text).toContain('This file mixes line endings: 2 lines end in CRLF (\\r\\n), the others in LF.');
+    expect(r.text).toBe('1\ta\n2\tb\n3\tc\n4');
     expect(r.data).toMatchObject({ file: { lineEndings: 'mixed', crlfLines: 2 } });
   });
 
   it('drops a UTF-8 BOM and decodes UTF-16LE with BOM', async () => {
     const bom = await read({ file_path: write('bom.txt', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('héllo\n')])) });
-    expect(bom.text).toBe('1\théllo');
+    expect(bom.text).toBe('1\théllo\n2');
     expect(bom.data).toMatchObject({ file: { encoding: 'utf8-bom' } });
     const utf16 = write('u16.txt', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('naïve\r\nzwei\r\n', 'utf16le')]));
     const r = await read({ file_path: utf16 });
-    expect(r.text.startsWith('1\tnaïve\n2\tzwei\n\n')).toBe(true);
+    expect(r.text.startsWith('1\tnaïve\n2\tzwei\n3\n\n')).toBe(true);
     expect(r.text).toContain('encoded as UTF-16LE with BOM; Edit and Write keep that encoding');
   });
 
@@ -188,8 +203,12 @@ describe('Read: large files', () => {
     expect(r.text).toBe(`399999\t${lines[399_998]}\n400000\t${lines[399_999]}`);
     expect(r.data).toMatchObject({ file: { totalLines: 400_000 } });
     expect(ctx.readFileState.get(file)).toMatchObject({ partial: true, contentHash: '' });
-    const head = await read({ file_path: file }, ctx);
-    expect(head.text).toContain('<system-reminder>Showing lines 1-2000 of 400000. Call Read with offset=2001 to continue.</system-reminder>');
+    // Whole, it is over 256 KB: refused in Claude Code's words, unless the model sets allow_large (a PARTIAL page).
+    const whole = await read({ file_path: file }, ctx);
+    expect(whole.isError).toBe(true);
+    expect(whole.text).toMatch(/^File content \(1[0-9.]+MB\) exceeds maximum allowed size \(256KB\)\. Use offset and limit parameters/);
+    const head = await read({ file_path: file, allow_large: true }, ctx);
+    expect(head.text).toMatch(/<system-reminder>\[Truncated: PARTIAL view — showing lines 1-\d+ of 400000 total/);
   });
 
   it('refuses an unpaged read past the hard cap at once, without reading the file (2 GB sparse file)', async () => {

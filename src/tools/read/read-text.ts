@@ -10,15 +10,15 @@ import { binaryContentMessage, BINARY_CHECK_BYTES, isBinaryContent, isBinaryText
 import { countLineEndings, decodeText, hasUtf16BeBom, hasUtf16LeBom, hasUtf8Bom, lineEndingsOf } from '../shared/encoding.js';
 import { FileToolError } from '../shared/errors.js';
 import { readWholeFile } from '../shared/file-kind.js';
-import { cutLongLine, estimateTokens, formatBytes, stripTrailingCr } from '../shared/format.js';
+import { estimateTokens, formatBytes, stripTrailingCr } from '../shared/format.js';
 import { readLineWindow } from '../shared/line-reader.js';
 import type { RecordStateInput } from '../shared/read-state.js';
 import {
   COUNT_TO_EOF_MAX_BYTES,
-  DEFAULT_READ_LINES,
   IN_MEMORY_MAX_BYTES,
   UNPAGED_MAX_BYTES,
   UTF16_MAX_BYTES,
+  WHOLE_READ_MAX_BYTES,
 } from './limits.js';
 import type { TextFileOutput } from './read-output.js';
 
@@ -26,6 +26,8 @@ export interface TextReadRequest {
   readonly offset?: number;
   readonly limit?: number;
   readonly maxTokens: number;
+  /** The model's `allow_large`: no size or token refusal, the window is held to the cap (a PARTIAL view) instead. */
+  readonly allowLarge?: boolean;
   readonly signal?: AbortSignal;
 }
 
@@ -34,15 +36,25 @@ export interface TextReadResult {
   readonly record: RecordStateInput;
 }
 
+const READ_ANYWAY =
+  'Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file. ' +
+  'To read it anyway, up to what still fits in your context, call Read again with allow_large: true — only if you genuinely need all of it or the user asked for the whole file.';
+
+/** Claude Code's refusals of a read too large for one result, word for word, sent without <tool_use_error>. */
+function tooLargeForOneRead(what: string, max: string): FileToolError {
+  return new FileToolError(`File content (${what}) exceeds maximum allowed ${max}. ${READ_ANYWAY}`, 'FILE_TOO_LARGE', { unwrapped: true });
+}
+
 export function fileTooLargeMessage(size: number, max: number): string {
   return `File content (${formatBytes(size)}) exceeds maximum allowed size (${formatBytes(max)}). Please use offset and limit parameters to read specific portions of the file, or use the Grep tool to search for specific content.`;
 }
 
 function windowOf(request: TextReadRequest): { startLine: number; maxLines: number; explicit: boolean } {
   const explicit = request.offset !== undefined || request.limit !== undefined;
-  // Claude Code's coercions: offset 0 or negative means the start, a limit of 0 or less means the default.
+  // Claude Code's coercions: offset 0 or negative means the start, a limit of 0 or less means none. Without a limit,
+  // Claude Code 2.1.332 shows the whole file up to the token cap (no line window: test/parity/cli/).
   const startLine = request.offset === undefined || request.offset < 1 ? 1 : Math.floor(request.offset);
-  const maxLines = request.limit === undefined || request.limit < 1 ? DEFAULT_READ_LINES : Math.floor(request.limit);
+  const maxLines = request.limit === undefined || request.limit < 1 ? Number.POSITIVE_INFINITY : Math.floor(request.limit);
   return { startLine, maxLines, explicit };
 }
 
@@ -60,11 +72,15 @@ export async function readTextFile(
 ): Promise<TextReadResult> {
   const { startLine, maxLines, explicit } = windowOf(request);
   if (!explicit && stats.size > UNPAGED_MAX_BYTES) throw new FileToolError(fileTooLargeMessage(stats.size, UNPAGED_MAX_BYTES), 'FILE_TOO_LARGE');
+  if (!explicit && request.allowLarge !== true && stats.size > WHOLE_READ_MAX_BYTES) {
+    throw tooLargeForOneRead(formatBytes(stats.size), `size (${formatBytes(WHOLE_READ_MAX_BYTES)})`);
+  }
   const head = await readHead(handle);
   const utf16 = checkHead(head, absPath);
   const maxChars = request.maxTokens * 4;
   if (stats.size <= IN_MEMORY_MAX_BYTES || (utf16 && stats.size <= UTF16_MAX_BYTES)) {
-    return readWhole(handle, absPath, stats, { startLine, maxLines, maxChars, maxTokens: request.maxTokens, utf16, head });
+    const refuseOverCap = explicit && request.allowLarge !== true;
+    return readWhole(handle, absPath, stats, { startLine, maxLines, maxChars, maxTokens: request.maxTokens, utf16, head, refuseOverCap });
   }
   if (utf16) throw new FileToolError(fileTooLargeMessage(stats.size, UTF16_MAX_BYTES).replace('File content', 'UTF-16 file content'), 'FILE_TOO_LARGE');
   const window = await readLineWindow(handle, absPath, stats, {
@@ -100,9 +116,10 @@ export async function readTextFile(
  * caller took it only under IN_MEMORY_MAX_BYTES, so the size cap does not apply.
  */
 export function readTextBytes(bytes: Buffer, absPath: string, stats: fs.Stats, request: TextReadRequest): TextReadResult {
-  const { startLine, maxLines } = windowOf(request);
+  const { startLine, maxLines, explicit } = windowOf(request);
   const utf16 = checkHead(bytes.subarray(0, BINARY_CHECK_BYTES), absPath);
-  return wholeText(bytes, absPath, stats, { startLine, maxLines, maxChars: request.maxTokens * 4, maxTokens: request.maxTokens, utf16, head: bytes });
+  const refuseOverCap = explicit && request.allowLarge !== true;
+  return wholeText(bytes, absPath, stats, { startLine, maxLines, maxChars: request.maxTokens * 4, maxTokens: request.maxTokens, utf16, head: bytes, refuseOverCap });
 }
 
 /** Refuses what the first bytes show cannot be read as text; says whether they begin UTF-16LE. */
@@ -123,6 +140,8 @@ interface WholeReadOptions {
   readonly utf16: boolean;
   /** The first BINARY_CHECK_BYTES, already read. */
   readonly head: Buffer;
+  /** An offset/limit window over the token cap is refused (Claude Code's error) rather than cut to a PARTIAL view. */
+  readonly refuseOverCap?: boolean;
 }
 
 async function readWhole(handle: FileHandle, absPath: string, stats: fs.Stats, opts: WholeReadOptions): Promise<TextReadResult> {
@@ -139,18 +158,25 @@ function wholeText(bytes: Buffer, absPath: string, stats: fs.Stats, opts: WholeR
   const { text, encoding } = decodeText(bytes);
   if (opts.utf16 && isBinaryText(text)) throw new FileToolError(binaryContentMessage(absPath), 'BINARY_FILE');
   const counts = countLineEndings(text);
+  // A final line break ends one more (empty) line, which is shown and counted, as Claude Code does.
   const all = text.length === 0 ? [] : text.split('\n');
-  if (all.length > 0 && all[all.length - 1] === '') all.pop();
   const totalLines = all.length;
 
   const shown: string[] = [];
   let chars = 0;
   let windowChars = 0;
   let truncated = false;
-  let cutAny = false;
   const end = Math.min(totalLines, opts.startLine - 1 + opts.maxLines);
+  if (opts.refuseOverCap) {
+    // Claude Code estimates the window's own text (line breaks included, no numbers) at four characters a token.
+    let raw = 0;
+    for (let i = opts.startLine - 1; i < end; i++) raw += all[i]!.length + 1;
+    const tokens = Math.ceil(raw / 4);
+    if (tokens > opts.maxTokens) throw tooLargeForOneRead(`${tokens} tokens`, `tokens (${opts.maxTokens})`);
+  }
   for (let i = opts.startLine - 1; i < end; i++) {
-    const { text: line, cut } = cutLongLine(stripTrailingCr(all[i]!));
+    // Long lines are shown whole, as Claude Code shows them: the token cap bounds the result.
+    const line = stripTrailingCr(all[i]!);
     const cost = String(i + 1).length + 2 + line.length;
     windowChars += cost;
     if (truncated) continue;
@@ -160,7 +186,6 @@ function wholeText(bytes: Buffer, absPath: string, stats: fs.Stats, opts: WholeR
     }
     shown.push(line);
     chars += cost;
-    cutAny ||= cut;
   }
   const lastShown = opts.startLine - 1 + shown.length;
   const output: TextFileOutput = {
@@ -177,8 +202,8 @@ function wholeText(bytes: Buffer, absPath: string, stats: fs.Stats, opts: WholeR
     lineEndings: lineEndingsOf(counts),
     crlfLines: counts.crlf,
   };
-  // Whole means every line, each in full: a cut long line or a window leaves the read partial.
-  const partial = opts.startLine > 1 || lastShown < totalLines || cutAny;
-  const lines = { start: opts.startLine, end: lastShown, total: totalLines, complete: !cutAny };
+  // Whole means every line: a window leaves the read partial.
+  const partial = opts.startLine > 1 || lastShown < totalLines;
+  const lines = { start: opts.startLine, end: lastShown, total: totalLines, complete: true };
   return { output, record: { bytes, stats, text, partial, truncatedByTokenCap: truncated, lines } };
 }

@@ -42,6 +42,10 @@ const inputSchema = z.strictObject({
     .string()
     .optional()
     .describe(`Page range for PDF files (e.g., "1-5", "3", "10-20"). Only applicable to PDF files. Maximum ${PDF_MAX_PAGES_PER_READ} pages per request.`),
+  allow_large: z
+    .boolean()
+    .optional()
+    .describe('Read a text file past the size and token limits, as much as one result holds. Only when you need all of it or the user asked for the whole file.'),
 });
 
 export type ReadInput = z.infer<typeof inputSchema>;
@@ -60,14 +64,16 @@ async function readFile(input: ReadInput, context: ToolUseContext): Promise<Read
     if (stats) absPath = alternative;
   }
   const checked = { context, access: 'read' } as const;
-  if (!stats) throw new FileToolError(fileNotFoundMessage(getToolCwd(context), await suggestSimilarPath(requested, checked)), 'NOT_FOUND');
+  // Claude Code sends these two without <tool_use_error>, a directory in Node's own words (README.md).
+  if (!stats) throw new FileToolError(fileNotFoundMessage(getToolCwd(context), await suggestSimilarPath(requested, checked)), 'NOT_FOUND', { unwrapped: true });
+  if (stats.isDirectory()) throw new FileToolError(`EISDIR: illegal operation on a directory, read '${absPath}'`, 'EISDIR', { unwrapped: true });
   if (!stats.isFile()) throw new FileToolError(notRegularFileMessage(absPath, stats, 'read'), 'NOT_REGULAR_FILE');
 
   const ext = fileExtension(absPath);
   const isSpecial = IMAGE_EXTENSIONS.has(ext) || ext === 'pdf' || ext === 'ipynb';
   if (!isSpecial && hasBinaryExtension(absPath)) throw new FileToolError(binaryExtensionMessage(absPath), 'BINARY_FILE');
   const maxTokens = maxReadTokens();
-  const textRequest = { offset: input.offset, limit: input.limit, maxTokens, signal: context.abortController.signal };
+  const textRequest = { offset: input.offset, limit: input.limit, maxTokens, allowLarge: input.allow_large === true, signal: context.abortController.signal };
   // A small text file: read now, without the thread pool (read-small.ts). A stat size of 0 (a /proc file) is not
   // believed small: it is read through a handle, as before.
   const small = !isSpecial && stats.size > 0 && stats.size <= SMALL_READ_MAX_BYTES ? readSmallFileSync(absPath, stats, checked) : undefined;

@@ -9,11 +9,15 @@
 export class FileToolError extends Error {
   override readonly name = 'Error';
   readonly isFileToolError = true;
+  /** The message reaches the model without `<tool_use_error>`, as Claude Code sends this failure (tool-result.ts). */
+  readonly unwrappedForModel: boolean;
   constructor(
     message: string,
     readonly code: string = 'FILE_TOOL_ERROR',
+    options: { unwrapped?: boolean } = {},
   ) {
     super(message);
+    this.unwrappedForModel = options.unwrapped === true;
   }
 }
 

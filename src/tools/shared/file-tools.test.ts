@@ -72,7 +72,7 @@ describe('the file tools as the rest of the system sees them', () => {
       expect(def.description?.length).toBeGreaterThan(200);
       expect(def.input_schema).toMatchObject({ type: 'object', additionalProperties: false });
     }
-    expect(Object.keys(defs[0]!.input_schema.properties as object)).toEqual(['file_path', 'offset', 'limit', 'pages']);
+    expect(Object.keys(defs[0]!.input_schema.properties as object)).toEqual(['file_path', 'offset', 'limit', 'pages', 'allow_large']);
     expect((defs[3]!.input_schema as { required?: string[] }).required).toEqual(['notebook_path', 'new_source']);
   });
 });
@@ -96,7 +96,7 @@ describe('through the real pipeline', () => {
       });
       expect(edit.errorClass).toBe('Error:NOT_READ');
       const read = await run('toolu_2', 'Read', { file_path: 'a.txt' });
-      expect(read.result.content).toBe('1\tone');
+      expect(read.result.content).toBe('1\tone\n2');
       const again = await run('toolu_3', 'Edit', { file_path: 'a.txt', old_string: 'one', new_string: 'two' });
       expect(again.isError).toBe(false);
       expect(fs.readFileSync(file, 'utf8')).toBe('two\n');

@@ -1,18 +1,13 @@
 /**
- * How file text is shown to the model: `N<TAB>line`, numbered from 1, no padding. When a line itself starts with a
- * tab the separator is a colon instead (`7:\t\tx`), so the one separator character is never confused with the
- * file's own indentation (tab-indented files were the most common cause of failed edits). Lines longer than
- * MAX_LINE_CHARS are cut with a marker that says how much was left out.
+ * How file text is shown to the model: `N<TAB>line`, numbered from 1, no padding, a tab even before a line that
+ * itself starts with one — Claude Code's format, which the model was trained on (test/parity/cli/). Where lines are
+ * cut (streamed huge files, edit snippets), lines longer than MAX_LINE_CHARS get a marker saying how much was left out.
  */
 
 export const MAX_LINE_CHARS = 2000;
 
-export function lineSeparator(line: string): '\t' | ':' {
-  return line.charCodeAt(0) === 9 ? ':' : '\t';
-}
-
 export function formatNumberedLine(lineNumber: number, line: string): string {
-  return `${lineNumber}${lineSeparator(line)}${line}`;
+  return `${lineNumber}\t${line}`;
 }
 
 /** Lines already split (no `\n` inside), numbered from `startLine`. */

@@ -14,6 +14,8 @@ import { sha256 } from './hash.js';
 export const NOT_READ_MESSAGE = 'File has not been read yet. Read it first before writing to it.';
 export const STALE_MESSAGE =
   'File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.';
+/** Claude Code's ending of a successful Edit or Write: the model's view of the file is the file (no snippet follows). */
+export const FILE_STATE_CURRENT_NOTE = ' (file state is current in your context — no need to Read it back)';
 export const CHANGED_SINCE_READ_NOTE =
   ' (note: the file had been modified on disk since you last read it — the edit applied cleanly, but the file contains other changes not in your context. Read it before edits that depend on surrounding content.)';
 

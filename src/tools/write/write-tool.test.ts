@@ -30,18 +30,16 @@ describe('Write', () => {
   it('creates a new file, and its parent directories', async () => {
     const file = path.join(dir, 'a', 'b', 'new.txt');
     const r = await write(makeContext(dir), { file_path: file, content: 'fresh\n' });
-    expect(r.text).toBe(`File created successfully at: ${file}`);
+    expect(r.text).toBe(`File created successfully at: ${file} (file state is current in your context — no need to Read it back)`);
     expect(fs.readFileSync(file, 'utf8')).toBe('fresh\n');
     expect(r.data?.type).toBe('create');
   });
 
-  it('updates a fully read file and shows the changed lines', async () => {
+  it('updates a fully read file and says so in Claude Code\'s words', async () => {
     const file = existing('one\ntwo\nthree\n');
     const ctx = await readCtx(file);
     const r = await write(ctx, { file_path: file, content: 'one\nTWO\nthree\n' });
-    expect(r.text).toBe(
-      `The file ${file} has been updated. Here's the result of running \`cat -n\` on a snippet of the edited file:\n1\tone\n2\tTWO\n3\tthree`,
-    );
+    expect(r.text).toBe(`The file ${file} has been updated successfully. (file state is current in your context — no need to Read it back)`);
     expect(r.data?.structuredPatch).toEqual([{ oldStart: 1, oldLines: 3, newStart: 1, newLines: 3, lines: [' one', '-two', '+TWO', ' three'] }]);
     expect(r.data?.originalFile).toBe('one\ntwo\nthree\n');
     // The record now holds what was written: an Edit right after needs no new Read.
@@ -99,9 +97,9 @@ describe('Write', () => {
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
-  it('reports an identical rewrite plainly', async () => {
+  it('reports an identical rewrite as any update (as Claude Code)', async () => {
     const file = existing('same\n');
     const r = await write(await readCtx(file), { file_path: file, content: 'same\n' });
-    expect(r.text).toBe(`The file ${file} has been updated. (The new content is identical to the old.)`);
+    expect(r.text).toBe(`The file ${file} has been updated successfully. (file state is current in your context — no need to Read it back)`);
   });
 });

@@ -14,7 +14,7 @@ import { notRegularFileMessage, statOrNull, statOrNullSync } from '../shared/fil
 import { makeParentFolders } from '../shared/opened-file.js';
 import { countPatchLines, patchBetween, snippetForHunks, type PatchHunk } from '../shared/patch.js';
 import { backfillPathField, pathForPermission, resolveToolPath, validatePathInput } from '../shared/paths.js';
-import { hasChangedSinceRead, recordFileState, requireReadBeforeWrite, staleFileMessage, wholeFileRequirementError, NOT_READ_MESSAGE } from '../shared/read-state.js';
+import { hasChangedSinceRead, recordFileState, requireReadBeforeWrite, staleFileMessage, wholeFileRequirementError, NOT_READ_MESSAGE, FILE_STATE_CURRENT_NOTE } from '../shared/read-state.js';
 import { loadTextFileForWrite, writeTextFile } from '../shared/text-file.js';
 import { diagnosticsAfterEdit } from '../shared/edit-diagnostics.js';
 import { writePrompt, WRITE_TOOL_NAME } from './prompt.js';
@@ -87,14 +87,9 @@ async function writeFile(input: WriteInput, context: ToolUseContext): Promise<Wr
 export function mapWriteResult(output: WriteOutput, toolUseId: string): ToolResultBlockParam {
   // The person changed the content before approving it: the model must not assume its own text was written.
   const userNote = output.userModified ? ' The user modified your proposed content before accepting it; what was written is what they approved.' : '';
-  if (output.type === 'create') return textToolResult(toolUseId, `File created successfully at: ${output.filePath}${userNote ? `.${userNote}` : ''}`);
-  if (output.structuredPatch.length === 0) {
-    return textToolResult(toolUseId, `The file ${output.filePath} has been updated.${userNote} (The new content is identical to the old.)`);
-  }
-  return textToolResult(
-    toolUseId,
-    `The file ${output.filePath} has been updated.${userNote} Here's the result of running \`cat -n\` on a snippet of the edited file:\n${output.snippet}`,
-  );
+  // Claude Code's texts (test/parity/cli/tool-results.json): no snippet, the file state note instead.
+  if (output.type === 'create') return textToolResult(toolUseId, `File created successfully at: ${output.filePath}${userNote ? `.${userNote}` : FILE_STATE_CURRENT_NOTE}`);
+  return textToolResult(toolUseId, `The file ${output.filePath} has been updated successfully.${userNote}${FILE_STATE_CURRENT_NOTE}`);
 }
 
 export const WriteTool = buildTool({

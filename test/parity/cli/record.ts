@@ -1,0 +1,63 @@
+/**
+ * Re-records test/parity/cli/tool-results.json from the real Claude Code (installed on demand into
+ * ~/.cache/toolgate-test, never a dependency; or TOOLGATE_TEST_CLAUDE): each scenario on a fresh temp project, the
+ * scripted model making its calls, the tool_result texts Claude Code sent back to the model, normalized.
+ *
+ *   npx tsx test/parity/cli/record.ts [scenario…]
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { CLAUDE_CODE_VERSION, ensureClaudeCode, runClaudeCodeCalls } from '../../helpers/claude-code.js';
+import { STREAM_JSON_CALLS, STREAM_JSON_RECORDING, streamJsonShape } from './stream-json.shape.js';
+import { ALLOWED_TOOLS, PERMISSION_MODE, SCENARIOS, concreteInput, makeProject, toolResultsOf, type RecordedResult } from './tool-results.scenarios.js';
+
+export const RECORDING = path.join(import.meta.dirname, 'tool-results.json');
+
+async function main(): Promise<void> {
+  const claude = ensureClaudeCode();
+  if ('skip' in claude) throw new Error(claude.skip);
+  const only = process.argv.slice(2);
+  const previous = fs.existsSync(RECORDING) ? (JSON.parse(fs.readFileSync(RECORDING, 'utf8')) as { scenarios: Record<string, RecordedResult[]> }).scenarios : {};
+  const scenarios: Record<string, RecordedResult[]> = { ...previous };
+  for (const scenario of SCENARIOS) {
+    if (only.length > 0 && !only.includes(scenario.name)) continue;
+    const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tg-parity-')));
+    const dir = path.join(tmp, 'proj');
+    const home = path.join(tmp, 'home');
+    makeProject(dir);
+    fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
+    const calls = scenario.calls.map((c) => ({ name: c.name, input: concreteInput(c.input, dir) }));
+    const run = await runClaudeCodeCalls(claude.bin, {
+      cwd: dir,
+      home,
+      calls,
+      args: ['--output-format', 'stream-json', '--verbose', '--model', 'claude-sonnet-4-5', '--max-turns', String(calls.length + 5), '--allowedTools', ALLOWED_TOOLS.join(','), '--permission-mode', PERMISSION_MODE],
+    });
+    scenarios[scenario.name] = toolResultsOf(run.requests, scenario.calls, dir, home);
+    process.stderr.write(`${scenario.name}: ${scenarios[scenario.name]!.length} calls (exit ${run.code})\n`);
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  fs.writeFileSync(RECORDING, JSON.stringify({ claudeCode: CLAUDE_CODE_VERSION, scenarios }, null, 2) + '\n');
+  if (only.length === 0 || only.includes('stream-json')) await recordStreamJson(claude.bin);
+}
+
+/** The stream-json lines of one call with --include-partial-messages and --add-dir: each line's kind and keys. */
+async function recordStreamJson(bin: string): Promise<void> {
+  const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tg-parity-')));
+  const dir = path.join(tmp, 'proj');
+  const home = path.join(tmp, 'home');
+  const extra = path.join(tmp, 'extra');
+  for (const d of [dir, extra, path.join(home, '.claude')]) fs.mkdirSync(d, { recursive: true });
+  const run = await runClaudeCodeCalls(bin, {
+    cwd: dir,
+    home,
+    calls: STREAM_JSON_CALLS,
+    args: ['--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--model', 'claude-sonnet-4-5', '--allowedTools', 'Bash', '--add-dir', extra],
+  });
+  const lines = streamJsonShape(run.stdout, { dir, extra, home });
+  fs.writeFileSync(STREAM_JSON_RECORDING, JSON.stringify({ claudeCode: CLAUDE_CODE_VERSION, lines }, null, 2) + '\n');
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
+
+await main();
