@@ -41,7 +41,7 @@ describe('options are checked when query() is called', () => {
   it('options for a child process are accepted and ignored; options toolgate cannot honour are refused with the reason', () => {
     expect(() => query({ prompt: 'x', options: { executable: 'node', pathToClaudeCodeExecutable: '/nowhere', executableArgs: ['--x'] } })).not.toThrow();
     expect(() => query({ prompt: 'x', options: { toolAliases: { Bash: 'mcp__box__bash' } } })).toThrow(/toolAliases is not supported.*built-in tool instead/);
-    expect(() => query({ prompt: 'x', options: { plugins: [{ type: 'local', path: '/p' }] } })).toThrow(/plugins is not supported/);
+    expect(() => query({ prompt: 'x', options: { plugins: [{ type: 'remote' as never, path: '/p' }] } })).toThrow(/plugins\[0\] must be/);
   });
 
   it("every option of the Agent SDK's Options is honoured, ignored or refused — none is unknown", () => {

@@ -44,6 +44,20 @@ describe('canUseTool', () => {
     expect(readFileSync(path.join(h.dir, 'x.txt'), 'utf8')).toBe('new\n');
   });
 
+  it('is shown a simulable sed -i as the edit it makes (in its description), and the approved edit is what is written', async () => {
+    h = await harness([(r) => (writeFileSync(path.join(dirOf(r), 'x.txt'), 'old\nkeep\n'), call('Bash', { command: "sed -i 's/old/new/' x.txt" })), text('ok')]);
+    const asked: (string | undefined)[] = [];
+    await h.run('edit', {
+      canUseTool: async (_name, input, options) => {
+        asked.push(options.description);
+        return { behavior: 'allow', updatedInput: input };
+      },
+    });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain('sed edits x.txt\n-old\n+new\n keep');
+    expect(readFileSync(path.join(h.dir, 'x.txt'), 'utf8')).toBe('new\nkeep\n');
+  });
+
   it('is asked with the tool, its input, the call id and suggestions; its updatedInput is what runs', async () => {
     h = await harness([(r) => call('Write', { file_path: path.join(dirOf(r), 'x.txt'), content: 'from the model' }), text('ok')]);
     const asked: { name: string; input: Record<string, unknown>; toolUseID: string; suggestions?: PermissionUpdate[] }[] = [];

@@ -3,19 +3,21 @@
  * processes, the real executor and pipeline on the coordinator side. Executions are counted with marker lines the
  * tool appends when it starts, whatever process runs it.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDurableToolCallBackend } from '../src/distributed/durable-tool-call-backend.js';
 import { startProgressReceiver, type ProgressReceiver } from '../src/distributed/progress-channel.js';
 import type { RestateServer } from '../src/distributed/restate-server.js';
 import { createRestateToolEngine } from '../src/distributed/restate-tool-engine.js';
+import { USER_INTERRUPT } from '../src/execution/abort-reasons.js';
 import type { ToolCallBackend } from '../src/execution/backend.js';
 import type { ToolUseOutcome } from '../src/execution/outcome.js';
 import { StreamingToolExecutor } from '../src/execution/streaming-tool-executor.js';
 import { getEmptyToolPermissionContext } from '../src/tool/permission-types.js';
 import type { AssistantMessage, ToolProgress, ToolUseBlock } from '../src/tool/tool.js';
 import { toolResultText } from '../src/tool/tool-result.js';
+import { BashTool } from '../src/tools/bash/index.js';
 import { createToolUseContext } from '../src/tool/tool-use-context.js';
 import { tools } from './fixtures/distributed-tools.js';
 import { toolgate } from './helpers/cli.js';
@@ -204,6 +206,32 @@ describe('durable tool calls on Restate', () => {
     const deadline = Date.now() + 20_000;
     while (!countExecutions(readFileSync(ws.markers, 'utf8')).aborted.has('slow1') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(countExecutions(readFileSync(ws.markers, 'utf8')).aborted.has('slow1')).toBe(true);
+  }, 120_000);
+
+  it('an interrupted Bash call keeps its output and its interrupted flag through the durable backend, as locally', async () => {
+    const abort = new AbortController();
+    const started = path.join(ws.dir, 'bash-started');
+    const context = createToolUseContext({
+      tools: [BashTool],
+      permissionContext: { ...getEmptyToolPermissionContext(ws.dir), mode: 'bypassPermissions' },
+      sessionDir: ws.dir,
+      sessionId: 'interrupted-bash',
+      abortController: abort,
+    });
+    const block = { type: 'tool_use', id: 'toolu_bash_interrupted', name: 'Bash', input: { command: `echo output-so-far; touch ${started}; sleep 60` } } as ToolUseBlock;
+    const executor = new StreamingToolExecutor([BashTool], allow, context, { backend, abortGraceMs: 30_000 });
+    executor.addTool(block, { role: 'assistant', content: [block] });
+    const outcomes: ToolUseOutcome[] = [];
+    const done = (async () => {
+      for await (const update of executor.getRemainingResults()) if (update.type === 'result') outcomes.push(update.outcome);
+    })();
+    while (!existsSync(started)) await new Promise((r) => setTimeout(r, 50));
+    abort.abort(USER_INTERRUPT); // Esc: what a face sends
+    await done;
+    const text = toolResultText(outcomes[0]!.result);
+    expect(text).toContain('output-so-far');
+    expect(text).toContain('<error>Command was aborted before completion</error>');
+    expect(text).not.toContain('the worker was told to stop');
   }, 120_000);
 
   it('toolgate exec --backend restate=URL runs the calls on the workers', async () => {

@@ -286,6 +286,39 @@ describe('toolgate mcp serve --http', () => {
     expect(text).toContain('"id":1');
   });
 
+  it('a destructive call\'s "for this session" takes a second step (a confirming form); any other call\'s does not', async () => {
+    const forms: { message: string; choices: string[] }[] = [];
+    const client = new Client({ name: 'session-rules', version: '1' }, { capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler(ElicitRequestSchema, async (req) => {
+      const params = req.params as unknown as { message: string; requestedSchema: { properties: { decision: { enum: string[] } } } };
+      const choices = params.requestedSchema.properties.decision.enum;
+      forms.push({ message: params.message, choices });
+      // The person picks "for this session" and, asked to confirm it for a destructive call, settles for this call once.
+      const pick = choices.find((c) => c.startsWith('Allow Bash(')) ?? choices.find((c) => c === 'No, allow this call once') ?? 'Deny';
+      return { action: 'accept', content: { decision: pick } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${server.token}` } } }));
+    clients.push(client);
+    mkdirSync(path.join(project, 'gone1'));
+    mkdirSync(path.join(project, 'gone2'));
+    const run = async (command: string) => (await client.callTool({ name: 'Bash', arguments: { command } })) as CallToolResult;
+    await run('rm -r gone1');
+    expect(forms).toHaveLength(2);
+    expect(forms[0]!.message).toContain('Risk: destructive');
+    expect(forms[0]!.choices[1]).toMatch(/destructive: asks to confirm/);
+    expect(forms[1]!.message).toContain('this call is destructive');
+    expect(existsSync(path.join(project, 'gone1'))).toBe(false);
+    // Confirmed for this call only: no rule was added, the same command asks again.
+    await run('rm -r gone1');
+    expect(forms).toHaveLength(4);
+    forms.length = 0;
+    await run('touch made-by-session.txt');
+    expect(forms).toHaveLength(1);
+    expect(forms[0]!.message).not.toContain('Risk: destructive');
+    await run('touch made-by-session.txt');
+    expect(forms).toHaveLength(1);
+  });
+
   it('each call asks the client that sent it: two clients at once, one allows, one declines', async () => {
     let asked = 0;
     let bothAsked!: () => void;

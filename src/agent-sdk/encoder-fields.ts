@@ -14,7 +14,6 @@ export function errorSubtype(result: QueryResult): SDKResultMessage['subtype'] {
       return 'error_max_budget_usd';
     case 'error':
     case 'aborted':
-    case 'blocked':
       return 'error_during_execution';
     default:
       return result.isError ? 'error_during_execution' : 'success';

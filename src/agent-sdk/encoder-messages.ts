@@ -33,7 +33,7 @@ export function initMessage(event: Extract<QueryEvent, { type: 'init' }>, facts:
     output_style: 'default',
     agents: facts.agents(),
     skills: [...event.skills],
-    plugins: [],
+    plugins: facts.plugins?.() ?? [],
     ...(facts.betas && facts.betas.length > 0 ? { betas: [...facts.betas] } : {}),
     uuid: base.uuid,
   };

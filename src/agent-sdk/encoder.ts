@@ -24,6 +24,8 @@ export interface SessionFacts {
   permissionMode(): PermissionMode;
   mcpServers(): { name: string; status: string; source?: string }[];
   agents(): string[];
+  /** The plugins loaded (the init message's `plugins`). */
+  plugins?(): { name: string; path: string }[];
   readonly apiKeySource: SDKSystemMessage['apiKeySource'];
   readonly betas?: readonly string[];
   /** A tool's typed output, with every known secret replaced. */

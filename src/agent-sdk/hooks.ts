@@ -28,7 +28,10 @@ export class HookOptionError extends TypeError {
   override readonly name = 'HookOptionError';
 }
 
-export function hookCallbacks(hooks: Partial<Record<HookEvent, HookCallbackMatcher[]>> | undefined): ToolgateHookCallback[] {
+/** Waits until the program was handed the assistant message with this call (delivery.ts); absent: no wait. */
+export type CallDelivered = (toolUseId: string | undefined, signal: AbortSignal) => Promise<void>;
+
+export function hookCallbacks(hooks: Partial<Record<HookEvent, HookCallbackMatcher[]>> | undefined, delivered?: CallDelivered): ToolgateHookCallback[] {
   const out: ToolgateHookCallback[] = [];
   for (const [event, matchers] of Object.entries(hooks ?? {})) {
     if (!Array.isArray(matchers)) throw new HookOptionError(`options.hooks.${event} must be an array of { matcher?, hooks: [callback] }`);
@@ -48,6 +51,7 @@ export function hookCallbacks(hooks: Partial<Record<HookEvent, HookCallbackMatch
           name: `options.hooks.${event}[${i}].hooks[${j}]`,
           async callback(input, signal) {
             const toolUseId = typeof input.tool_use_id === 'string' ? input.tool_use_id : undefined;
+            await delivered?.(toolUseId, signal);
             const output = await callback(input as unknown as HookInput, toolUseId, { signal });
             // An async answer decides nothing: the action goes on.
             if (output === undefined || output === null || (typeof output === 'object' && 'async' in output && output.async === true)) return {};

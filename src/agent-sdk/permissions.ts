@@ -7,10 +7,19 @@
  */
 import { parsePermissionUpdates } from '../permissions/permission-updates.js';
 import { tryParsePermissionRule } from '../permissions/permission-rule.js';
+import { describePreview } from '../permissions/preview.js';
 import { describeRisk } from '../permissions/risk.js';
 import type { PermissionAnswer, RuntimePermissionRequest } from '../agent/types.js';
 import type { PermissionUpdate as SessionPermissionUpdate } from '../tool/permission-types.js';
 import type { CanUseTool, PermissionUpdate } from './options.js';
+
+/** What the model is told when the answer is not one of the two shapes (the Agent SDK 0.3.328's text, recorded). */
+export const INVALID_ANSWER =
+  "The canUseTool callback returned an invalid permission result. Expected {behavior: 'allow', updatedInput?: object} or {behavior: 'deny', message: string}. updatedPermissions may hold at most 4096 updates, rules and directories in all.";
+
+/** What the model is told when the program denies and interrupts (the Agent SDK 0.3.328's text, recorded). */
+export const REJECTED_AND_STOPPED =
+  "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.";
 
 export interface CanUseToolBridge {
   readonly canUseTool: CanUseTool;
@@ -20,18 +29,21 @@ export interface CanUseToolBridge {
   readonly onInterrupt: () => void;
   /** A problem with an answer (an update that could not be applied) for the program's `stderr`. */
   readonly warn: (text: string) => void;
+  /** Waits until the program was handed the assistant message with the call (delivery.ts). */
+  readonly delivered?: (toolUseId: string, signal: AbortSignal) => Promise<void>;
 }
 
 export function permissionHandler(bridge: CanUseToolBridge): (request: RuntimePermissionRequest) => Promise<PermissionAnswer> {
   return async (request) => {
     let answer: unknown;
     try {
+      await bridge.delivered?.(request.toolUseID, request.signal);
       answer = await bridge.canUseTool(request.tool.name, { ...request.input }, {
         signal: request.signal,
         // "Always allow" of a destructive call is not offered: a host that wants it sends its own updatedPermissions
         // (the second step); the risk is in the description.
         suggestions: request.risk?.destructive === true ? [] : suggestionsFor(request),
-        ...(request.risk !== undefined ? { description: describeRisk(request.risk) } : {}),
+        ...(descriptionOf(request) !== undefined ? { description: descriptionOf(request) } : {}),
         ...(request.ask.decisionReason?.reason !== undefined ? { decisionReason: request.ask.decisionReason.reason } : {}),
         ...(blockedPathOf(request) !== undefined ? { blockedPath: blockedPathOf(request) } : {}),
         toolUseID: request.toolUseID,
@@ -41,18 +53,23 @@ export function permissionHandler(bridge: CanUseToolBridge): (request: RuntimePe
     } catch (error) {
       return { behavior: 'deny', message: `Permission denied: canUseTool failed (${error instanceof Error ? error.message : String(error)}).` };
     }
-    if (answer === null || typeof answer !== 'object') return { behavior: 'deny', message: 'Permission denied: canUseTool gave no answer.' };
+    if (answer === null || typeof answer !== 'object') return { behavior: 'deny', message: INVALID_ANSWER };
     const a = answer as Record<string, unknown>;
     if (a.behavior === 'deny') {
-      if (a.interrupt === true) bridge.onInterrupt();
-      return { behavior: 'deny', message: typeof a.message === 'string' ? a.message : `Permission to use ${request.tool.name} was refused.`, ...(a.interrupt === true ? { interrupt: true } : {}) };
+      // Interrupting: the model is told to stop and wait, as in the Agent SDK (the program's message is not shown).
+      if (a.interrupt === true) {
+        bridge.onInterrupt();
+        return { behavior: 'deny', message: REJECTED_AND_STOPPED, interrupt: true };
+      }
+      return { behavior: 'deny', message: typeof a.message === 'string' ? a.message : INVALID_ANSWER };
     }
-    if (a.behavior !== 'allow') return { behavior: 'deny', message: `Permission denied: canUseTool answered ${JSON.stringify(a.behavior)}.` };
+    if (a.behavior !== 'allow') return { behavior: 'deny', message: INVALID_ANSWER };
     if (a.updatedInput !== undefined && (a.updatedInput === null || typeof a.updatedInput !== 'object' || Array.isArray(a.updatedInput))) {
-      return { behavior: 'deny', message: 'Permission denied: canUseTool answered allow with an updatedInput that is not an object.' };
+      return { behavior: 'deny', message: INVALID_ANSWER };
     }
     if (Array.isArray(a.updatedPermissions) && a.updatedPermissions.length > 0) await applyUpdates(bridge, a.updatedPermissions);
-    return { behavior: 'allow', scope: 'once', ...(a.updatedInput !== undefined ? { updatedInput: a.updatedInput as Record<string, unknown> } : {}) };
+    // The program changed the input, not a person: the model is not told "the user modified" it, as in the Agent SDK.
+    return { behavior: 'allow', scope: 'once', ...(a.updatedInput !== undefined ? { updatedInput: a.updatedInput as Record<string, unknown>, userModified: false } : {}) };
   };
 }
 
@@ -73,6 +90,13 @@ function suggestionsFor(request: RuntimePermissionRequest): PermissionUpdate[] {
   });
   if (rules.length > 0) out.push({ type: 'addRules', rules, behavior: 'allow', destination: 'localSettings' });
   return out;
+}
+
+/** The risk in words and, when the tool prepared one, what the call will do (a simulated edit's diff): what is approved. */
+function descriptionOf(request: RuntimePermissionRequest): string | undefined {
+  const parts = [request.risk !== undefined ? describeRisk(request.risk) : undefined, request.preview !== undefined ? describePreview(request.preview) : undefined];
+  const text = parts.filter((p) => p !== undefined).join('\n');
+  return text === '' ? undefined : text;
 }
 
 function blockedPathOf(request: RuntimePermissionRequest): string | undefined {

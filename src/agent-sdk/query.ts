@@ -5,12 +5,14 @@
  * `return()`, `close()`, `[Symbol.asyncDispose]`, leaving a `for await` loop — interrupts the running turn, answers
  * its tool calls, ends the processes they started and disposes the runtime before the generator finishes.
  */
+import { Delivery } from './delivery.js';
+import { backgroundTasks, contextUsage, initializationResult, setMcpServers, type ContextUsageResponse, type InitializationResult, type McpSetServersResult } from './query-control.js';
 import { AgentSession } from './session.js';
 import { DEFAULT_MODEL } from '../agent/request.js';
 import type { PermissionMode, SDKMessage, SDKUserMessage } from './messages.js';
-import type { Options, QueryParams } from './options.js';
+import type { McpServerConfig, Options, QueryParams } from './options.js';
 import { checkOptions } from './session-options.js';
-import { sessionOptionsOf } from './session-options-of.js';
+import { mcpServersOf, sessionOptionsOf } from './session-options-of.js';
 
 export interface SlashCommand {
   name: string;
@@ -52,6 +54,13 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
   supportedAgents(): Promise<AgentInfo[]>;
   mcpServerStatus(): Promise<McpServerStatus[]>;
   stopTask(taskId: string): Promise<void>;
+  reconnectMcpServer(serverName: string): Promise<void>;
+  toggleMcpServer(serverName: string, enabled: boolean): Promise<void>;
+  setMcpServers(servers: Record<string, McpServerConfig>): Promise<McpSetServersResult>;
+  backgroundTasks(toolUseId?: string): Promise<boolean>;
+  getContextUsage(opts?: { detail?: 'summary' | 'full' }): Promise<ContextUsageResponse>;
+  initializationResult(): Promise<InitializationResult>;
+  reinitialize(): Promise<InitializationResult>;
   close(): void;
   /** `await using q = query(...)` ends the session as `return()` does. */
   [Symbol.asyncDispose](): Promise<void>;
@@ -63,8 +72,10 @@ export function query(params: QueryParams): Query {
   const options = params.options ?? {};
   const warn = (text: string) => options.stderr?.(`${text}\n`);
   const made: { agent?: AgentSession } = {};
+  const delivery = new Delivery();
   const session = sessionOptionsOf(options, {
     warn,
+    delivered: (toolUseId, signal) => delivery.wait(toolUseId, signal),
     onInterrupt: () => made.agent?.interrupt(),
     applyUpdates: async (updates) => (made.agent ? (await made.agent.session.applyPermissionUpdates(updates)).errors : []),
   });
@@ -82,29 +93,44 @@ export function query(params: QueryParams): Query {
     // Accepted, not honoured: the program hears it once, on its stderr callback, rather than guessing.
     ...(ignored.length > 0 ? { note: `note: toolgate/agent-sdk ignores ${ignored.map((k) => `options.${k}`).join(', ')} (no Claude Code process is started; see docs/agent-sdk.md)` } : {}),
   });
-  return new SessionQuery(made.agent, options);
+  return new SessionQuery(made.agent, options, delivery);
 }
 
 class SessionQuery implements Query {
   readonly #session: AgentSession;
   readonly #options: Options;
   readonly #messages: AsyncGenerator<SDKMessage, void>;
+  readonly #delivery: Delivery;
+  /** The servers setMcpServers() may replace: the program's in-process ones, then those of its earlier calls. */
+  readonly #replaceableMcp: Set<string>;
   #ending: Promise<IteratorResult<SDKMessage, void>> | undefined;
   #started = false;
 
-  constructor(session: AgentSession, options: Options) {
+  constructor(session: AgentSession, options: Options, delivery: Delivery) {
     this.#session = session;
     this.#options = options;
+    this.#delivery = delivery;
+    this.#replaceableMcp = new Set(Object.entries(options.mcpServers ?? {}).filter(([, c]) => c?.type === 'sdk').map(([name]) => name));
     this.#messages = session.messages();
   }
 
-  next(): Promise<IteratorResult<SDKMessage, void>> {
+  async next(): Promise<IteratorResult<SDKMessage, void>> {
     this.#started = true;
-    return this.#messages.next();
+    let step: IteratorResult<SDKMessage, void>;
+    try {
+      step = await this.#messages.next();
+    } catch (error) {
+      this.#delivery.end();
+      throw error;
+    }
+    if (step.done) this.#delivery.end();
+    else this.#delivery.handed(step.value);
+    return step;
   }
 
   /** Ends the session cleanly: interrupted, every call answered, processes ended, runtime disposed; then done. */
   return(): Promise<IteratorResult<SDKMessage, void>> {
+    this.#delivery.end();
     this.#ending ??= (async () => {
       this.#session.close();
       if (!this.#started) return this.#messages.return();
@@ -120,6 +146,7 @@ class SessionQuery implements Query {
   }
 
   throw(error: unknown): Promise<IteratorResult<SDKMessage, void>> {
+    this.#delivery.end();
     this.#session.close();
     return this.#messages.throw(error);
   }
@@ -186,6 +213,38 @@ class SessionQuery implements Query {
   async stopTask(taskId: string): Promise<void> {
     await this.#session.ready();
     await this.#session.session.stopTask(taskId);
+  }
+
+  async reconnectMcpServer(serverName: string): Promise<void> {
+    await this.#session.ready();
+    await this.#session.session.mcpReconnect(serverName);
+  }
+
+  async toggleMcpServer(serverName: string, enabled: boolean): Promise<void> {
+    await this.#session.ready();
+    await this.#session.session.mcpSetEnabled(serverName, enabled);
+  }
+
+  setMcpServers(servers: Record<string, McpServerConfig>): Promise<McpSetServersResult> {
+    const env = this.#options.env ?? process.env;
+    return setMcpServers(this.#session, mcpServersOf(servers, env), this.#replaceableMcp);
+  }
+
+  backgroundTasks(toolUseId?: string): Promise<boolean> {
+    return backgroundTasks(this.#session, toolUseId);
+  }
+
+  getContextUsage(): Promise<ContextUsageResponse> {
+    return contextUsage(this.#session);
+  }
+
+  initializationResult(): Promise<InitializationResult> {
+    return initializationResult(this.#session);
+  }
+
+  /** No transport here to have had a gap: a fresh answer, as initializationResult() gives. */
+  reinitialize(): Promise<InitializationResult> {
+    return initializationResult(this.#session);
   }
 
   close(): void {

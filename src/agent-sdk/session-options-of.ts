@@ -6,6 +6,7 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { AgentDefinition as SessionAgent, QuestionAnswer, QuestionRequest } from '../agent/types.js';
+import { EFFORTS, type Effort } from '../agent/request.js';
 import { parseMcpServerConfig, type McpServerConfig as SessionMcpServer } from '../mcp/config.js';
 import { parseBackendSpec } from '../distributed/backend-spec.js';
 import type { SessionBackend, SessionOptions } from '../session/index.js';
@@ -23,6 +24,8 @@ export interface FaceHooks {
   readonly onInterrupt: () => void;
   /** An answer's `updatedPermissions`: applied (and saved) by the session; returns what went wrong. */
   readonly applyUpdates: (updates: readonly PermissionUpdate[]) => Promise<readonly string[]>;
+  /** Waits until the program was handed the assistant message with a call, before a callback about it runs. */
+  readonly delivered?: (toolUseId: string | undefined, signal: AbortSignal) => Promise<void>;
 }
 
 /** The Agent SDK's default system prompt is short; toolgate's own short one stands in for it. */
@@ -37,7 +40,10 @@ export function sessionOptionsOf(options: Options, face: FaceHooks): SessionOpti
     ...(typeof options.settings === 'object' && options.settings !== null ? options.settings : {}),
     ...(options.sandbox !== undefined ? { sandbox: { ...((options.settings as { sandbox?: object } | undefined)?.sandbox ?? {}), ...options.sandbox } } : {}),
   };
-  const agents = Object.entries(options.agents ?? {}).map(([name, d]) => agentDefinition(name, d));
+  const slips: string[] = [];
+  const agents = Object.entries(options.agents ?? {}).map(([name, d]) => agentDefinition(name, d, slips));
+  // Harmless shape slips the Agent SDK runs with: told once, not refused (a missing prompt still is).
+  if (slips.length > 0) face.warn(`warning: options.agents: ${slips.join('; ')} (tolerated, as the Agent SDK does)`);
   const prompts = options.permissionPrompts !== 'none';
   const thinking = thinkingOf(options);
   const backend = backendOf(env[BACKEND_VARIABLE]);
@@ -56,6 +62,7 @@ export function sessionOptionsOf(options: Options, face: FaceHooks): SessionOpti
     ...(Object.keys(settingsObject).length > 0 ? { settings: settingsObject } : {}),
     ...(options.mcpServers ? { mcpServers: mcpServersOf(options.mcpServers, env) } : {}),
     ...(options.strictMcpConfig ? { strictMcpConfig: true } : {}),
+    ...(options.plugins && options.plugins.length > 0 ? { plugins: options.plugins.map((p, i) => pluginPath(p, i)) } : {}),
     ...(agents.length > 0 ? { agents } : {}),
     ...(options.agent !== undefined ? { agent: options.agent } : {}),
     ...(Array.isArray(options.tools) ? { tools: options.tools } : {}),
@@ -63,7 +70,7 @@ export function sessionOptionsOf(options: Options, face: FaceHooks): SessionOpti
     ...(options.disallowedTools ? { disallowedTools: options.disallowedTools } : {}),
     ...(options.permissionMode ? { mode: options.permissionMode as RuntimeMode } : {}),
     ...(options.allowDangerouslySkipPermissions ? { allowBypass: true } : {}),
-    ...(options.hooks ? { hooks: hookCallbacks(options.hooks) } : {}),
+    ...(options.hooks ? { hooks: hookCallbacks(options.hooks, face.delivered) } : {}),
     ...(prompts && options.canUseTool ? { onPermissionRequest: permissionHandler({ canUseTool: options.canUseTool, ...face }) } : {}),
     ...(prompts && !options.canUseTool && options.permissionPromptToolName ? { permissionPromptTool: options.permissionPromptToolName } : {}),
     ...(options.onElicitation ? { onQuestion: elicitationHandler(options.onElicitation) } : {}),
@@ -72,6 +79,7 @@ export function sessionOptionsOf(options: Options, face: FaceHooks): SessionOpti
     ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
     ...(options.maxBudgetUsd !== undefined ? { maxBudgetUsd: options.maxBudgetUsd } : {}),
     ...(thinking ? { thinking } : {}),
+    ...effortOf(options.effort),
     ...systemPromptOf(options),
     ...(options.outputFormat ? { outputSchema: options.outputFormat.schema } : {}),
     ...(options.includePartialMessages ? { streamEvents: true } : {}),
@@ -90,13 +98,20 @@ function backendOf(spec: string | undefined): SessionBackend | undefined {
   }
 }
 
-function agentDefinition(name: string, d: NonNullable<Options['agents']>[string]): SessionAgent {
-  if (d === null || typeof d !== 'object' || typeof d.description !== 'string' || typeof d.prompt !== 'string') {
-    throw new AgentSdkOptionError(`options.agents.${name} must have a description and a prompt (strings)`);
+/** The keys of the Agent SDK 0.3.328's `AgentDefinition`: another key is a slip, told and ignored. */
+const AGENT_KEYS = new Set(['description', 'tools', 'disallowedTools', 'prompt', 'model', 'mcpServers', 'skills', 'initialPrompt', 'maxTurns', 'autoCompactWindow', 'background', 'omitClaudeMd', 'memory', 'effort', 'permissionMode', 'observer', 'observerMessage']);
+
+function agentDefinition(name: string, d: NonNullable<Options['agents']>[string], slips: string[]): SessionAgent {
+  if (d === null || typeof d !== 'object' || typeof d.prompt !== 'string') {
+    throw new AgentSdkOptionError(`options.agents.${name} must be an object with a prompt (a string)`);
   }
+  if (d.description !== undefined && typeof d.description !== 'string') throw new AgentSdkOptionError(`options.agents.${name}.description must be a string`);
+  if (d.description === undefined) slips.push(`${name} has no description`);
+  const unknown = Object.keys(d).filter((k) => !AGENT_KEYS.has(k));
+  if (unknown.length > 0) slips.push(`${name} has keys the Agent SDK does not define (${unknown.join(', ')}), ignored`);
   return {
     agentType: name,
-    description: d.description,
+    description: d.description ?? name,
     systemPrompt: d.prompt,
     source: 'session',
     ...(d.tools ? { tools: d.tools } : {}),
@@ -106,8 +121,16 @@ function agentDefinition(name: string, d: NonNullable<Options['agents']>[string]
   };
 }
 
+/** One of `options.plugins`: a local folder (the only kind the Agent SDK has). */
+function pluginPath(p: NonNullable<Options['plugins']>[number], i: number): string {
+  if (p === null || typeof p !== 'object' || p.type !== 'local' || typeof p.path !== 'string' || p.path === '') {
+    throw new AgentSdkOptionError(`options.plugins[${i}] must be { type: 'local', path: '<plugin folder>' }`);
+  }
+  return p.path;
+}
+
 /** `options.mcpServers`: in-process servers as the MCP layer's in-process config, the others parsed as Claude Code's files are. */
-function mcpServersOf(servers: NonNullable<Options['mcpServers']>, env: Readonly<Record<string, string | undefined>>): Record<string, SessionMcpServer> {
+export function mcpServersOf(servers: NonNullable<Options['mcpServers']>, env: Readonly<Record<string, string | undefined>>): Record<string, SessionMcpServer> {
   const out: Record<string, SessionMcpServer> = {};
   for (const [name, entry] of Object.entries(servers)) {
     if (entry !== null && typeof entry === 'object' && entry.type === 'sdk') {
@@ -132,6 +155,13 @@ function systemPromptOf(options: Options): Pick<SessionOptions, 'systemPrompt' |
   if (sp?.type === 'custom') return { systemPrompt: join(sp.prompt) };
   if (sp?.type === 'preset') return sp.append ? { appendSystemPrompt: sp.append } : {};
   return options.agent !== undefined ? {} : { systemPrompt: DEFAULT_AGENT_PROMPT };
+}
+
+/** `effort`: a level goes to the API as Claude Code sends it; anything else is refused, not dropped. */
+function effortOf(effort: unknown): Pick<SessionOptions, 'effort'> {
+  if (effort === undefined || effort === null) return {};
+  if (typeof effort === 'string' && (EFFORTS as readonly string[]).includes(effort)) return { effort: effort as Effort };
+  throw new AgentSdkOptionError(`options.effort must be one of ${EFFORTS.join(', ')} (got ${JSON.stringify(effort)})`);
 }
 
 /** `thinking` (or the older `maxThinkingTokens`) as the Messages API's thinking parameter. */

@@ -36,6 +36,7 @@ const HONOURED = [
   'forwardSubagentText',
   'verbatimPrompts',
   'thinking',
+  'effort',
   'maxThinkingTokens',
   'maxTurns',
   'maxBudgetUsd',
@@ -46,6 +47,7 @@ const HONOURED = [
   'allowDangerouslySkipPermissions',
   'permissionPromptToolName',
   'permissionPrompts',
+  'plugins',
   'resume',
   'sessionId',
   'sandbox',
@@ -80,7 +82,6 @@ export const IGNORED_OPTIONS = [
   'onUserDialog',
   'toolConfig',
   'planModeInstructions',
-  'effort',
   'taskBudget',
 ] as const;
 
@@ -94,7 +95,6 @@ const REFUSED: Readonly<Record<string, string>> = {
   managedSettings: "policy settings are read from the machine's managed settings file only",
   resumeSessionAt: 'toolgate resumes whole transcripts only',
   resumeDropsTurn: 'toolgate resumes whole transcripts only',
-  plugins: 'toolgate loads no plugins',
 };
 
 const KNOWN = new Set<string>([...HONOURED, ...IGNORED_OPTIONS, ...Object.keys(REFUSED)]);

@@ -176,6 +176,7 @@ export class AgentSession {
       },
       mcpServers: () => this.#mcpStatus,
       agents: () => this.#agents,
+      plugins: () => session.plugins.map((p) => ({ name: p.name, path: p.path })),
       apiKeySource: session.apiKeySource,
       ...(this.#params.session.betas ? { betas: this.#params.session.betas } : {}),
       redact: (value) => session.redact(value),

@@ -55,7 +55,9 @@ export function childContext(
   // A background child waits on nobody: what would ask is denied with the rule that would allow it.
   const avoidPrompts = options.avoidPermissionPrompts ?? options.isAsync === true;
   const lens = options.mode !== undefined || avoidPrompts ? withPermissions(base, { ...(options.mode !== undefined ? { mode: options.mode } : {}), ...(avoidPrompts ? { shouldAvoidPermissionPrompts: true } : {}) }) : {};
-  const context: ToolUseContext = { ...base, ui, ...lens };
+  // A teammate hears its own news (its inbox), not the session's.
+  const services = options.notifications ? { ...base.services, notifications: options.notifications } : base.services;
+  const context: ToolUseContext = { ...base, services, ui, ...lens };
   if (options.signal) {
     const controller = context.abortController;
     if (options.signal.aborted) controller.abort(options.signal.reason);

@@ -2,7 +2,7 @@
  * From a skill's or custom command's text to what enters the conversation, as Claude Code 2.1 renders it:
  * 1. placeholders, in one pass over the file's text (an argument's own text is never scanned again): `$ARGUMENTS`
  *    (as typed), `$ARGUMENTS[N]` and `$N` (0-based, shell-style quoting; a missing one stays as written), names
- *    declared in `arguments` (missing: empty), `${CLAUDE_SKILL_DIR}`, `${CLAUDE_PROJECT_DIR}`, `${CLAUDE_SESSION_ID}`;
+ *    declared in `arguments` (missing: empty), `${CLAUDE_SKILL_DIR}`, `${CLAUDE_PLUGIN_ROOT}` (a plugin's), `${CLAUDE_PROJECT_DIR}`, `${CLAUDE_SESSION_ID}`;
  *    `\$1` is a literal `$1`. Arguments and no placeholder: `ARGUMENTS: <args>` is appended.
  * 2. `!` commands — `` !`cmd` `` at the start of a line or after a space, and ```` ```! ```` fenced blocks — each run
  *    as a Bash tool_use through the pipeline (hooks, the permission engine, redaction), never around it, and replaced
@@ -27,6 +27,8 @@ export interface RenderCommandInput {
   readonly argumentNames: readonly string[];
   /** A skill's folder (`${CLAUDE_SKILL_DIR}`); absent for a command. */
   readonly skillDir?: string;
+  /** A plugin's folder (`${CLAUDE_PLUGIN_ROOT}`); absent outside plugins. */
+  readonly pluginRoot?: string;
   readonly projectDir: string;
   readonly sessionId: string;
   /** Where `@path` references are resolved (the session's current directory). */
@@ -106,17 +108,17 @@ export function splitArguments(args: string): string[] {
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-export function substitutePlaceholders(input: Pick<RenderCommandInput, 'body' | 'args' | 'argumentNames' | 'skillDir' | 'projectDir' | 'sessionId'>): string {
+export function substitutePlaceholders(input: Pick<RenderCommandInput, 'body' | 'args' | 'argumentNames' | 'skillDir' | 'pluginRoot' | 'projectDir' | 'sessionId'>): string {
   const words = splitArguments(input.args);
   const names = [...input.argumentNames].filter((n) => /^[A-Za-z_][\w-]*$/.test(n)).sort((a, b) => b.length - a.length);
   const named = names.length > 0 ? `|(${names.map(escapeRe).join('|')})(?![\\w-])` : '';
-  const re = new RegExp(`(\\\\*)\\$(?:\\{(CLAUDE_SKILL_DIR|CLAUDE_PROJECT_DIR|CLAUDE_SESSION_ID)\\}|ARGUMENTS\\[(\\d+)\\]|(ARGUMENTS)|(\\d+)${named})`, 'g');
+  const re = new RegExp(`(\\\\*)\\$(?:\\{(CLAUDE_SKILL_DIR|CLAUDE_PLUGIN_ROOT|CLAUDE_PROJECT_DIR|CLAUDE_SESSION_ID)\\}|ARGUMENTS\\[(\\d+)\\]|(ARGUMENTS)|(\\d+)${named})`, 'g');
   let usedArguments = false;
   const text = input.body.replace(re, (whole, slashes: string, variable?: string, index?: string, all?: string, digit?: string, name?: string) => {
     // A single backslash escapes an argument placeholder (not a ${CLAUDE_*} variable); any other run stays as is.
     if (slashes.length === 1 && variable === undefined) return whole.slice(1);
     if (variable !== undefined) {
-      const value = variable === 'CLAUDE_SKILL_DIR' ? input.skillDir : variable === 'CLAUDE_PROJECT_DIR' ? input.projectDir : input.sessionId;
+      const value = variable === 'CLAUDE_SKILL_DIR' ? input.skillDir : variable === 'CLAUDE_PLUGIN_ROOT' ? input.pluginRoot : variable === 'CLAUDE_PROJECT_DIR' ? input.projectDir : input.sessionId;
       return value === undefined ? whole : slashes + value;
     }
     usedArguments = true;

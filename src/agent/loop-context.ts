@@ -7,7 +7,7 @@ import type { LoopHookEvent, LoopHookEventName, LoopHooks } from '../hooks/loop-
 import { ModelTally, PromptInbox } from './loop-session.js';
 import { inProcessSteps, type LoopSteps } from './loop-steps.js';
 import { emptyUsage } from './pricing.js';
-import { lastText } from './prompt-messages.js';
+import { finalText } from './prompt-messages.js';
 import { resolveModel } from '../tool/models.js';
 import { isoTimestamp, readTranscript, subagentTranscriptPath, transcriptPath, TranscriptWriter, type TranscriptEntry } from './transcript.js';
 import type { MessageParam } from '../tool/tool.js';
@@ -140,12 +140,12 @@ export function resultOf(
   return {
     sessionId: loop.runtime.sessionId,
     stopReason,
-    isError: error !== undefined || stopReason === 'error' || stopReason === 'max_turns' || stopReason === 'blocked' || stopReason === 'max_budget',
+    isError: error !== undefined || stopReason === 'error' || stopReason === 'max_turns' || (stopReason === 'blocked' && extra.hookStopped === undefined) || stopReason === 'max_budget',
     turns,
     usage,
     costUsd,
     durationMs: performance.now() - figures.started,
-    text: lastText(loop.messages),
+    text: finalText(loop.messages),
     messages: loop.messages,
     ...(error !== undefined ? { error } : {}),
     apiDurationMs,

@@ -25,7 +25,7 @@ export interface Ending {
 export function turnEnding(options: QueryOptions, step: ModelStepResult, tools: ToolStepResult, tally: ModelTally, signal: AbortSignal | undefined): Ending | undefined {
   if (step.aborted || signal?.aborted || tools.interrupted) return { stopReason: 'aborted' };
   if (step.error) return { stopReason: 'error', error: step.error, extra: step.failure ? { apiFailure: step.failure } : {} };
-  if (tools.preventContinuation) return { stopReason: 'blocked', error: tools.preventContinuation.stopReason ?? 'A hook stopped the loop.' };
+  if (tools.preventContinuation) return { stopReason: 'blocked', extra: { hookStopped: tools.preventContinuation.stopReason ?? 'A hook stopped the loop.' } };
   const answer = structuredAnswer(options, tools);
   if (answer) return { stopReason: 'end_turn', structuredOutput: answer };
   // Checked after each model step.

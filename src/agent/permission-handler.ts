@@ -74,7 +74,7 @@ async function decide(
   const scope = answer.scope ?? 'once';
   if (scope === 'once') {
     const updated = 'updatedInput' in answer ? answer.updatedInput : undefined;
-    return { behavior: 'allow', ...(updated !== undefined ? { updatedInput: updated, userModified: true } : {}), decisionReason: { ...(reason ?? {}), layer: 'prompt', reason: 'allowed at the prompt for this call', answer: 'once' } };
+    return { behavior: 'allow', ...(updated !== undefined ? { updatedInput: updated, userModified: !('userModified' in answer && answer.userModified === false) } : {}), decisionReason: { ...(reason ?? {}), layer: 'prompt', reason: 'allowed at the prompt for this call', answer: 'once' } };
   }
   const texts = ('rules' in answer ? answer.rules : undefined) ?? request.suggestedRules;
   const rules: PermissionRule[] = [];

@@ -88,6 +88,21 @@ function announcementFor(tools: Tools, loaded: ReadonlySet<string> | undefined):
   return text;
 }
 
+/**
+ * A turn's result text, by Claude Code's rule: the last block of the last assistant message when it is text, else
+ * nothing (an answer that ends on a tool call has no text; the texts before the last one are not joined to it).
+ */
+export function finalText(messages: readonly MessageParam[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role !== 'assistant') continue;
+    if (typeof m.content === 'string') return m.content;
+    const last = m.content.at(-1);
+    return last?.type === 'text' ? last.text : '';
+  }
+  return '';
+}
+
 export function lastText(messages: readonly MessageParam[]): string {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]!;

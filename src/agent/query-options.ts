@@ -3,6 +3,7 @@
  * limits. Apart from query-types.ts because it names the runtime and the steps: query-types.ts (the events and the
  * result) is imported by the runtime's own shapes (types.ts) and by the steps, and so imports neither.
  */
+import type { Effort } from './request.js';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { LoopSteps } from './loop-steps.js';
 import type { QueryLive } from './query-types.js';
@@ -28,6 +29,8 @@ export interface QueryOptions {
    * `disabled`). Thinking blocks are kept in the conversation with their signatures, as tool use requires.
    */
   readonly thinking?: Anthropic.Messages.ThinkingConfigParam;
+  /** How much effort the model spends (`output_config.effort`, with its beta), as Claude Code sends it. */
+  readonly effort?: Effort;
   /**
    * The API's `tool_choice`. `auto` and `none` hold for every turn; `any` and `{ type: 'tool', name }` force a tool
    * call on the first turn only (forced on every turn, the model could never answer and the loop would run to

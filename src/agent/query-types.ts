@@ -150,6 +150,11 @@ export interface QueryResult {
   readonly text: string;
   readonly messages: readonly MessageParam[];
   readonly error?: string;
+  /**
+   * A hook's `continue: false` during a call ended the turn (its stop reason): a stop the hook asked for, not a
+   * failure — the result is not an error, as in Claude Code (the call it came with was not made: docs/agent-sdk.md).
+   */
+  readonly hookStopped?: string;
   /** Wall time of this turn's model requests, retries included. */
   readonly apiDurationMs?: number;
   /** Per model: usage and cost of the session so far (every turn of it, its sub-agents' requests included). */

@@ -18,6 +18,12 @@ export { DEFAULT_MODEL } from '../tool/models.js';
 export const DEFAULT_MAX_TOKENS = 32_000;
 /** The API's smallest thinking budget. */
 export const MIN_THINKING_BUDGET = 1_024;
+
+/** The effort levels of the Messages API's `output_config.effort`. */
+export type Effort = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+export const EFFORTS: readonly Effort[] = ['low', 'medium', 'high', 'xhigh', 'max'];
+/** The beta Claude Code sends with `output_config.effort` (recorded from the Agent SDK 0.3.328's requests). */
+export const EFFORT_BETA = 'effort-2025-11-24';
 const EPHEMERAL = { type: 'ephemeral' } as const;
 
 export interface NextRequestOptions {
@@ -30,6 +36,7 @@ export interface NextRequestOptions {
   /** See `QueryOptions.toolChoice`: a choice that forces a tool applies to the first turn only. */
   readonly toolChoice?: Anthropic.Messages.ToolChoice;
   readonly betas?: readonly string[];
+  readonly effort?: Effort;
   /** 1 for the first request of a `query()`. */
   readonly turn?: number;
 }
@@ -37,7 +44,8 @@ export interface NextRequestOptions {
 export async function nextRequest(options: NextRequestOptions): Promise<ModelRequest> {
   const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
   checkThinking(options.thinking, maxTokens);
-  const betas = options.betas && options.betas.length > 0 ? [...options.betas] : undefined;
+  const given = [...(options.betas ?? []), ...(options.effort && !options.betas?.includes(EFFORT_BETA) ? [EFFORT_BETA] : [])];
+  const betas = given.length > 0 ? given : undefined;
   const definitions = await options.runtime.definitions({ model: options.model, ...(betas ? { betas } : {}) });
   const toolChoice = toolChoiceFor(options, definitions);
   return {
@@ -48,6 +56,7 @@ export async function nextRequest(options: NextRequestOptions): Promise<ModelReq
     messages: options.runtime.applyBudget(withLastMessageBreakpoint(normalizeMessagesForAPI(options.messages))),
     ...(options.thinking ? { thinking: options.thinking } : {}),
     ...(toolChoice ? { tool_choice: toolChoice } : {}),
+    ...(options.effort ? { output_config: { effort: options.effort } } : {}),
     ...(betas ? { betas } : {}),
   };
 }

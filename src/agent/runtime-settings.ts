@@ -55,7 +55,9 @@ export function loadRuntimeSettings(options: ToolRuntimeOptions, cwd: string): R
     cliRules: options.rules,
     sources: s.sources,
   });
-  const hooks = parseHooksSettings(loaded.hooksBySource.map((h) => ({ source: h.source, file: h.file, hooks: h.hooks })));
+  // Plugins' hooks come after every settings file's, through the same parser and runner (none replaces another).
+  const pluginHooks = (s.plugins ?? []).flatMap((p) => p.hooks.map((h) => ({ source: `plugin:${p.name}`, file: h.file, hooks: h.hooks, env: { CLAUDE_PLUGIN_ROOT: p.root } })));
+  const hooks = parseHooksSettings([...loaded.hooksBySource.map((h) => ({ source: h.source, file: h.file, hooks: h.hooks })), ...pluginHooks]);
   const errors = [...loaded.errors.map((e) => `${e.file}: ${e.message}`), ...hooks.errors];
   const warnings = [...loaded.warnings, ...hooks.warnings];
 

@@ -9,6 +9,7 @@ import { snapshotAssistantMessage } from '../execution/block-snapshot.js';
 import { redactorFor, refreshEnvironmentSecrets } from '../execution/redaction.js';
 import { savePermissionUpdates, type PermissionUpdateOptions, type SavedPermissionUpdates } from '../permissions/permission-updates.js';
 import type { TaskInfo } from '../tools/shared/task-registry.js';
+import { currentTeam } from '../tools/shared/team.js';
 import { agentDefinitionsFor } from '../tools/agent/definitions-for.js';
 import type { AgentDefinition } from '../tools/agent/agent-definitions.js';
 import type { StreamingToolExecutorOptions } from '../execution/streaming-tool-executor.js';
@@ -311,7 +312,11 @@ export class Runtime implements ToolRuntime {
   }
 
   takeNotifications(): MessageParam[] {
-    return this.#context.services.notifications?.drain() ?? [];
+    // News handed over between turns (a Monitor's lines, a task's output tail) is redacted as the executor redacts
+    // what it drains into tool results: it becomes a user turn, which nothing redacts after this.
+    const news = this.#context.services.notifications?.drain() ?? [];
+    const redactor = redactorFor(this.#context);
+    return redactor ? news.map((m) => redactor.redactMessage(m)) : news;
   }
 
   pendingNotifications(): number {
@@ -324,6 +329,12 @@ export class Runtime implements ToolRuntime {
 
   wake(): void {
     this.#context.services.notifications?.poke('user-message');
+  }
+
+  teammatesAtWork(): number {
+    let working = 0;
+    for (const member of currentTeam(this.#context)?.members.values() ?? []) if (member.status === 'working') working++;
+    return working;
   }
 
   agentDefinitions(): readonly AgentDefinition[] {

@@ -14,7 +14,7 @@
 import { resolveModel } from '../tool/models.js';
 import { addAllowCeiling, removeAllowCeilings } from '../permissions/allow-ceiling.js';
 import { tryParsePermissionRule } from '../permissions/permission-rule.js';
-import { discoverCommandFiles, readCommandFile, type CommandFile, type CommandFileContent } from '../settings/command-files.js';
+import { discoverCommandFiles, readCommandFile, type CommandFile, type CommandFileContent, type PluginCommandRoots } from '../settings/command-files.js';
 import type { PermissionRule } from '../tool/permission-types.js';
 import type { MessageParam, ToolUseBlock } from '../tool/tool.js';
 import { createSkillTool, type SkillCatalog, type SkillInvocation, type SkillInvokeRequest, type SkillListing } from '../tools/skill/index.js';
@@ -80,6 +80,8 @@ export interface CommandCatalogOptions {
   readonly projectDir: string;
   readonly homeDir?: string;
   readonly sources?: readonly SettingSource[];
+  /** Plugins' skills and commands (`/plugin:name`). */
+  readonly plugins?: readonly PluginCommandRoots[];
   readonly sessionId: string;
   /** Settings' `disableSkillShellExecution`: `!` commands are not run. */
   readonly disableShellExecution?: boolean;
@@ -95,7 +97,7 @@ export class CommandCatalog implements SkillCatalog {
 
   constructor(options: CommandCatalogOptions) {
     this.#options = options;
-    const found = discoverCommandFiles({ projectDir: options.projectDir, ...(options.homeDir !== undefined ? { homeDir: options.homeDir } : {}), ...(options.sources ? { sources: options.sources } : {}) });
+    const found = discoverCommandFiles({ projectDir: options.projectDir, ...(options.homeDir !== undefined ? { homeDir: options.homeDir } : {}), ...(options.sources ? { sources: options.sources } : {}), ...(options.plugins ? { plugins: options.plugins } : {}) });
     for (const w of found.warnings) options.warn(w);
     this.#files = new Map(found.files.map((f) => [f.name, f]));
   }
@@ -194,6 +196,7 @@ export class CommandCatalog implements SkillCatalog {
       args,
       argumentNames: content.frontmatter.arguments,
       ...(entry.kind === 'skill' ? { skillDir: entry.baseDir } : {}),
+      ...(entry.pluginRoot !== undefined ? { pluginRoot: entry.pluginRoot } : {}),
       projectDir: this.#options.projectDir,
       sessionId: this.#options.sessionId,
       cwd,
@@ -279,6 +282,7 @@ export function commandCatalogFor(
     disableShellExecution: settings.loaded.disableSkillShellExecution,
     ...(s?.homeDir !== undefined ? { homeDir: s.homeDir } : {}),
     ...(s?.sources !== undefined ? { sources: s.sources } : {}),
+    ...(s?.plugins !== undefined && s.plugins.length > 0 ? { plugins: s.plugins } : {}),
     sessionId,
     warn,
   });

@@ -11,6 +11,8 @@ import type { SubagentEvent, SubagentRequest, SubagentResult, SubagentRunner } f
 import { emptyUsage } from './pricing.js';
 import type { QueryEvent, QueryResult, SubagentLoopEvent, ToolRuntime } from './types.js';
 import type { QueryOptions } from './query-options.js';
+import type { NotificationQueue } from '../tool/notification-queue.js';
+import type { MessageParam } from '../tool/tool.js';
 import { contextOf } from './runtime-context.js';
 
 export type QueryFn = (options: QueryOptions) => AsyncGenerator<QueryEvent, QueryResult>;
@@ -44,6 +46,7 @@ export function createSubagentRunner(deps: SubagentRunnerDeps): SubagentRunner {
         ...childSignal(request),
         // What the calling agent's shell left so far (an export earlier in the same turn included).
         ...(request.parent.sessionState !== undefined ? { sessionState: request.parent.sessionState } : {}),
+        ...(request.inbox ? { notifications: request.inbox } : {}),
       });
       const parentToolUseId = request.parent.toolUseId;
       const tell =
@@ -72,27 +75,35 @@ export function createSubagentRunner(deps: SubagentRunnerDeps): SubagentRunner {
         // A block of its own, marked as the machine's (tool/message-origin.ts): the hook's text is not the task.
         const prompt: QueryOptions['prompt'] =
           extra.length > 0 ? [{ role: 'user', content: [{ type: 'text', text: request.prompt }, { type: 'text', text: systemReminderText(extra.join('\n')) }] }] : request.prompt;
-        const generator = deps.query({
-          runtime: child,
-          client: deps.client,
-          prompt,
-          systemPrompt: request.systemPrompt,
-          model,
-          signal: contextOf(child).abortController.signal,
-        });
+        const signal = contextOf(child).abortController.signal;
         const state: ReportState = { totalTokens: 0, text: '' };
         let result: QueryResult | undefined;
+        let conversation: QueryOptions['prompt'] = prompt;
+        // One turn for a sub-agent; a teammate goes on with each batch its inbox gets, until it is stopped.
         for (;;) {
-          const next = await generator.next();
-          if (next.done) {
-            result ??= next.value;
+          const generator = deps.query({ runtime: child, client: deps.client, prompt: conversation, systemPrompt: request.systemPrompt, model, signal });
+          let turn: QueryResult | undefined;
+          for (;;) {
+            const next = await generator.next();
+            if (next.done) {
+              turn ??= next.value;
+              break;
+            }
+            const event = next.value;
+            if (event.type === 'tool_result') toolUseCount++;
+            else if (event.type === 'result') turn = event.result;
+            if (request.onEvent) report(event, child, request.onEvent, state);
+            if (tell && event.type !== 'result') tell({ phase: 'event', event });
+          }
+          result = turn;
+          if (!request.inbox || signal.aborted || turn.stopReason === 'aborted') break;
+          attempt(() => request.onTurnEnd?.(turn.text));
+          const news = await nextBatch(request.inbox, signal);
+          if (news === undefined) {
+            result = { ...turn, stopReason: 'aborted' };
             break;
           }
-          const event = next.value;
-          if (event.type === 'tool_result') toolUseCount++;
-          else if (event.type === 'result') result = event.result;
-          if (request.onEvent) report(event, child, request.onEvent, state);
-          if (tell && event.type !== 'result') tell({ phase: 'event', event });
+          conversation = [...turn.messages, news];
         }
         ended = result;
         return {
@@ -113,6 +124,23 @@ export function createSubagentRunner(deps: SubagentRunnerDeps): SubagentRunner {
       }
     },
   };
+}
+
+/** What arrives in a teammate's inbox next, as one user message of marked blocks; undefined once `signal` stops it. */
+async function nextBatch(inbox: NotificationQueue, signal: AbortSignal): Promise<MessageParam | undefined> {
+  while (inbox.size === 0) {
+    if (signal.aborted) return undefined;
+    let off = () => {};
+    await new Promise<void>((resolve) => {
+      const unsubscribe = inbox.onArrival((kind) => kind === 'notification' && resolve());
+      const onAbort = () => resolve();
+      signal.addEventListener('abort', onAbort, { once: true });
+      off = () => (unsubscribe(), signal.removeEventListener('abort', onAbort));
+    }).finally(() => off());
+  }
+  if (signal.aborted) return undefined;
+  const blocks = inbox.drain().flatMap((m) => (typeof m.content === 'string' ? [{ type: 'text' as const, text: m.content }] : m.content));
+  return { role: 'user', content: blocks };
 }
 
 /** What the session's top loop hears of a child that never got to its result (its loop threw). */

@@ -9,6 +9,7 @@
  * which names `ToolRuntime` and would make the two modules import each other.
  */
 import type Anthropic from '@anthropic-ai/sdk';
+import type { PluginFolder } from '../settings/plugin-folder.js';
 import type { TelemetryOption } from './telemetry/start.js';
 import type { ToolQuestionAnswer, ToolQuestionRequest } from '../tools/shared/questions.js';
 import type { ToolCallBackend } from '../execution/backend.js';
@@ -34,6 +35,7 @@ import type {
   Tools,
 } from '../tool/tool.js';
 import type { PermissionRequest, ToolServices, ToolSessionState } from '../tool/tool-use-context.js';
+import type { NotificationQueue } from '../tool/notification-queue.js';
 
 /** Which settings files `createToolRuntime` reads, as Claude Code's `--setting-sources`. */
 export type SettingSource = 'user' | 'project' | 'local' | 'managed';
@@ -47,7 +49,13 @@ export type SettingSource = 'user' | 'project' | 'local' | 'managed';
  * - `deny`: refused, `message` goes to the model.
  */
 export type PermissionAnswer =
-  | { readonly behavior: 'allow'; readonly scope?: 'once'; readonly updatedInput?: Record<string, unknown> }
+  | {
+      readonly behavior: 'allow';
+      readonly scope?: 'once';
+      readonly updatedInput?: Record<string, unknown>;
+      /** `false`: the input was changed by a program, not a person, and the model is not told it was (default: true). */
+      readonly userModified?: boolean;
+    }
   | { readonly behavior: 'allow'; readonly scope: 'session'; readonly rules?: readonly string[] }
   | {
       readonly behavior: 'allow';
@@ -115,6 +123,8 @@ export interface ChildRuntimeOptions {
    * sees what a call earlier in the same turn left. Default: this runtime's.
    */
   readonly sessionState?: ToolSessionState;
+  /** The child's own notification queue (a teammate's inbox), instead of the parent's. */
+  readonly notifications?: NotificationQueue;
 }
 
 /** What `createToolRuntime` wires: working directories, settings, mode and rules, tools, hooks, answer handlers. */
@@ -141,6 +151,12 @@ export interface ToolRuntimeOptions {
     readonly sources?: readonly SettingSource[];
     /** Home directory for user settings (default: `os.homedir()`). */
     readonly homeDir?: string;
+    /**
+     * Plugins (settings/plugin-folder.ts): their skills and commands join the catalogue as `/plugin:name`, their hooks
+     * the settings' hooks (source `plugin:<name>`). Their agents and MCP servers come through `services` and
+     * `toolProviders` (the session wires them: src/session/plugins.ts).
+     */
+    readonly plugins?: readonly PluginFolder[];
   };
   readonly mode?: PermissionMode;
   /**
@@ -324,6 +340,8 @@ export interface ToolRuntime {
   onNotification(listener: () => void): () => void;
   /** A person's message waits for the turn: a tool that only waits (ScheduleWakeup) stops waiting. */
   wake(): void;
+  /** How many teammates of the session's agent team are working (not waiting on their inbox, not ended). */
+  teammatesAtWork?(): number;
   /** The agent types the Agent tool can start in this session (built-in, the agents folders', the session's own). */
   agentDefinitions(): readonly AgentDefinition[];
   /** `value` with every secret this session knows replaced, as in tool results. */

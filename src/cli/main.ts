@@ -35,6 +35,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
   run: () => import('./commands/run.js').then((m) => m.registerRunCommand),
   worker: () => import('./commands/worker.js').then((m) => m.registerWorkerCommand),
   hook: () => import('./commands/hook.js').then((m) => m.registerHookCommand),
+  plugin: () => import('./commands/plugin.js').then((m) => m.registerPluginCommand),
 };
 
 /** `-v`/`--version`, as claude prints its own (`2.1.328 (Claude Code)`). */

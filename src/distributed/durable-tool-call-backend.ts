@@ -81,7 +81,8 @@ export function createDurableToolCallBackend(options: DurableToolCallBackendOpti
         throw new RemoteToolError(result.error.message, result.error.name, result.error.code);
       }
       applyRemoteEffects(result, context);
-      return { data: result.data, newMessages: result.newMessages };
+      // An interrupted command's output so far stays the answer, as it does locally (the executor keeps it).
+      return { data: result.data, newMessages: result.newMessages, ...(result.userInterrupted === true ? { interrupted: true } : {}) };
     },
   };
 }

@@ -62,6 +62,8 @@ export type RemoteToolResult =
       readonly cwd?: string;
       /** Set when the worker had to run this call again after an earlier attempt was cut off (retry-safe tools only). */
       readonly rerun?: boolean;
+      /** The tool's result answers a user interrupt itself (`ToolResult.interrupted`: Bash's output so far). */
+      readonly userInterrupted?: boolean;
       readonly worker?: string;
     }
   | {
@@ -77,7 +79,8 @@ export interface DurableToolEngine {
   readonly name: string;
   /**
    * Runs the call on some worker, durably: submitting the same `idempotencyKey` again returns the first result and
-   * never runs the call again. `signal` cancels the call (best effort on the worker; the returned promise rejects).
+   * never runs the call again. `signal` cancels the call (best effort on the worker; the returned promise rejects,
+   * unless the tool's own answer to the cancellation comes back soon: Bash's output so far, marked interrupted).
    */
   submit(call: RemoteToolCall, options: { readonly idempotencyKey: string; readonly signal: AbortSignal }): Promise<RemoteToolResult>;
   close?(): Promise<void>;
@@ -221,6 +224,7 @@ export async function executeRemoteToolCall(call: RemoteToolCall, options: Execu
       ok: true,
       data: output.data,
       newMessages: Array.isArray(output.newMessages) && output.newMessages.length > 0 ? output.newMessages : undefined,
+      userInterrupted: output.interrupted === true ? true : undefined,
       fileState: file && record ? { path: file, record: portableRecord(record) } : undefined,
       cwd: cwd !== call.cwd ? cwd : undefined,
       worker,

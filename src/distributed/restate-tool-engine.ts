@@ -55,12 +55,25 @@ export function createRestateToolEngine(options: RestateToolEngineOptions): Dura
     await r.body?.cancel();
   }
 
+  /** The answer of the call already submitted under `key` (the same key attaches to it), or undefined past the wait. */
+  async function attachAnswer(key: string, body: string): Promise<RemoteToolResult | undefined> {
+    try {
+      const response = await postJson(callUrl, agent, key, body, AbortSignal.timeout(ANSWER_AFTER_CANCEL_MS));
+      if (response.status < 200 || response.status >= 300) return undefined;
+      const result = JSON.parse(response.text) as RemoteToolResult;
+      return result.ok ? result : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   return {
     name: `restate:${ingress}`,
     async submit(call, { idempotencyKey, signal }) {
       const body = JSON.stringify(call);
+      let cancelled: Promise<void> | undefined;
       const onAbort = () => {
-        cancel(idempotencyKey, body).catch(() => undefined);
+        cancelled = cancel(idempotencyKey, body).catch(() => undefined);
       };
       signal.addEventListener('abort', onAbort, { once: true });
       try {
@@ -84,7 +97,14 @@ export function createRestateToolEngine(options: RestateToolEngineOptions): Dura
           }
           await new Promise((r) => setTimeout(r, Math.min(2_000, 200 * 2 ** attempt)));
         }
-        if (signal.aborted) throw abortError(signal);
+        if (signal.aborted) {
+          // The worker's tool saw the cancellation and answers as it does at home (Bash: the output so far, marked
+          // interrupted): that answer, when it comes within a short wait, is the call's result.
+          await cancelled;
+          const answer = await attachAnswer(idempotencyKey, body);
+          if (answer !== undefined) return answer;
+          throw abortError(signal);
+        }
         const why = lastError instanceof Error ? lastError.message : String(lastError);
         throw new Error(`The Restate ingress at ${ingress} could not be reached (${why}). The call may or may not have started; submitting the same tool_use again returns its result if it did.`);
       } finally {
@@ -137,6 +157,9 @@ function restateErrorMessage(text: string): string {
   }
   return text.slice(0, 500) || '(no message)';
 }
+
+/** How long an aborted call's own answer is waited for (a tool that ends on abort answers within its kill grace). */
+const ANSWER_AFTER_CANCEL_MS = 10_000;
 
 function abortError(signal: AbortSignal): Error {
   const error = new Error(`The call was cancelled${typeof signal.reason === 'string' ? ` (${signal.reason})` : ''}; the worker was told to stop.`);

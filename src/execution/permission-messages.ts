@@ -10,6 +10,7 @@ import type { AnyTool } from '../tool/tool.js';
 export function hookDecisionToPermission(
   decision: NonNullable<PreToolUseOutcome['decision']>,
   input: Record<string, unknown>,
+  toolName: string,
 ): PermissionDecision | undefined {
   const reason = decision.reason ?? `PreToolUse hook ${decision.source}`;
   const trace = { layer: 'hook' as const, reason, rule: decision.source };
@@ -21,7 +22,8 @@ export function hookDecisionToPermission(
     case 'deny':
       return {
         behavior: 'deny',
-        message: `Denied by a PreToolUse hook (${decision.source})${decision.reason ? `: ${decision.reason}` : '.'}`,
+        // Claude Code's words (the model knows them); which hook it was stays in the trace.
+        message: `PreToolUse:${toolName} hook error: ${decision.reason || 'Blocked by hook'}`,
         decisionReason: trace,
       };
     default:

@@ -159,7 +159,8 @@ describe('pipeline exit paths: each gives exactly one tool_result for the id', (
   it('permission denial returns the engine message; ask with nobody to answer is denied naming the rule to add', async () => {
     const deny = scriptedCanUseTool(() => ({ behavior: 'deny', message: 'Denied by rule FileTool(/etc/**) in /p/.claude/settings.json', decisionReason: { layer: 'denyRule', reason: 'x' } }));
     const denied = await run([fileTool()], 'FileTool', { file_path: '/etc/passwd' }, { canUseTool: deny });
-    expect(denied.result.content).toBe('<tool_use_error>Denied by rule FileTool(/etc/**) in /p/.claude/settings.json</tool_use_error>');
+    // As Claude Code's denials read: the message itself, an error, no <tool_use_error> around it.
+    expect(denied.result).toMatchObject({ content: 'Denied by rule FileTool(/etc/**) in /p/.claude/settings.json', is_error: true });
     expect(denied.stage).toBe('permission');
     const context = makeContext([fileTool()], session.dir);
     await run([fileTool()], 'FileTool', { file_path: '/x' }, { context, canUseTool: deny });

@@ -15,7 +15,7 @@ import { isPathTool } from '../permissions/tool-traits.js';
 import { PathChecks } from '../tool/path-checks.js';
 import { isDeferredTool } from '../tool/api-format.js';
 import { toolResultText } from '../tool/tool-result.js';
-import type { PermissionDecision } from '../tool/permission-types.js';
+import type { PermissionDecision, PermissionPreview } from '../tool/permission-types.js';
 import type {
   AnyTool,
   AssistantMessage,
@@ -197,7 +197,7 @@ export async function checkPermissionsAndCallTool(
       observableInput = backfill(tool, callInput, context);
       if (!observableInput) return acc.fail('validation', `${tool.name} could not prepare this input for the permission check`, C.inputValidation);
     }
-    if (pre.decision) hookDecision = hookDecisionToPermission(pre.decision, callInput);
+    if (pre.decision) hookDecision = hookDecisionToPermission(pre.decision, callInput, tool.name);
   }
 
   // 8 — Permission: a hook's deny stands; its allow or ask goes to the engine, which still applies deny and ask rules.
@@ -239,7 +239,8 @@ export async function checkPermissionsAndCallTool(
         acc.userNotices.push(`PermissionDenied:${tool.name} hooks failed (${classifyToolError(error)})`);
       }
     }
-    return acc.fail('permission', message, C.permissionDenied, { decision });
+    // A denial reads as Claude Code's do: the message itself, marked as an error, without <tool_use_error> around it.
+    return acc.seal({ type: 'tool_result', tool_use_id: toolUseId, content: message, is_error: true }, 'permission', C.permissionDenied, { decision });
   }
   denials.consecutiveDenials = 0;
   // A person (or a permission handler) may answer with a changed input: it goes through the schema like the model's,
@@ -261,7 +262,7 @@ export async function checkPermissionsAndCallTool(
     output = await (options.backend ?? localToolCallBackend).call({
       tool,
       input: callInput,
-      context: inputModifiedByUser ? { ...context, inputModifiedByUser } : context,
+      context: withApproval(context, inputModifiedByUser, decision.approvedPreview),
       canUseTool,
       assistantMessage,
       toolUseId,
@@ -349,4 +350,10 @@ function backfill(tool: AnyTool, input: Record<string, unknown>, context: ToolUs
 
 function hookSource(pre: { decision?: { source: string } }): string {
   return pre.decision?.source ?? 'updatedInput';
+}
+
+/** call()'s context: whether a person changed the input, and the preview they approved (the gate's, never the model's). */
+function withApproval(context: ToolUseContext, inputModifiedByUser: boolean, approvedPreview: PermissionPreview | undefined): ToolUseContext {
+  if (!inputModifiedByUser && approvedPreview === undefined) return context;
+  return { ...context, ...(inputModifiedByUser ? { inputModifiedByUser } : {}), ...(approvedPreview !== undefined ? { approvedPreview } : {}) };
 }

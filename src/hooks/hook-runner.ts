@@ -39,6 +39,8 @@ interface SettingsEntry {
   dedupeKey: string;
   /** The settings file the handler came from: its `if` rule reads as that file's permission rules would. */
   origin: RuleOrigin;
+  /** The group's own environment entries (a plugin's `CLAUDE_PLUGIN_ROOT`). */
+  env?: Readonly<Record<string, string>>;
 }
 interface CallbackEntry {
   kind: 'callback';
@@ -122,7 +124,7 @@ export function createHookRunner(opts: HookRunnerOptions): HookRunner {
         const h = entry.handler;
         failClosed = h.failClosed ?? false;
         const timeoutMs = h.timeout !== undefined ? Math.round(h.timeout * 1000) : defaultTimeoutMs;
-        const env = { ...baseEnv, CLAUDE_PROJECT_DIR: e.projectDir, TOOLGATE_PROJECT_DIR: e.projectDir };
+        const env = { ...baseEnv, ...entry.env, CLAUDE_PROJECT_DIR: e.projectDir, TOOLGATE_PROJECT_DIR: e.projectDir };
         run = await observeHookRun(
           opts.onHookRun,
           event,
@@ -205,10 +207,12 @@ function settingsEntries(event: HookEventName, g: HookMatcherGroup): SettingsEnt
       handler: h,
       label: `${event} hook "${short}" (${where})`,
       origin: { source: g.source, ...(g.file !== undefined ? { sourceFile: g.file } : {}) },
+      ...(g.env ? { env: g.env } : {}),
+      // A plugin's copy stays apart from the same command in a settings file (reference A1): its environment differs.
       dedupeKey:
         h.type === 'command'
-          ? JSON.stringify(['command', h.command, h.args ?? null, h.shell ?? 'bash', h.async ?? false])
-          : JSON.stringify(['http', h.url, h.headers ?? null]),
+          ? JSON.stringify(['command', h.command, h.args ?? null, h.shell ?? 'bash', h.async ?? false, g.env ?? null])
+          : JSON.stringify(['http', h.url, h.headers ?? null, g.env ?? null]),
     });
   });
   return out;

@@ -95,12 +95,12 @@ export function createLoopHooks(opts: Pick<HookRunnerOptions, 'config' | 'env' |
         if (h.type !== 'command' && h.type !== 'http') return;
         // `if` filters tool calls; on an event without one such a hook never runs (reference A1).
         if (h.if !== undefined) return;
-        const key = JSON.stringify(h.type === 'command' ? [h.command, h.args ?? null] : [h.url]);
+        const key = JSON.stringify(h.type === 'command' ? [h.command, h.args ?? null, group.env ?? null] : [h.url, group.env ?? null]);
         if (seen.has(key)) return;
         seen.add(key);
         const label = `${event} hook "${h.type === 'command' ? h.command : h.url}" (${group.file ?? group.source}${group.path ? ` ${group.path}.hooks[${i}]` : ''})`;
         const timeoutMs = h.timeout !== undefined ? Math.round(h.timeout * 1000) : (DEFAULT_TIMEOUTS[event] ?? opts.defaultTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS);
-        const hookEnv = { ...env, CLAUDE_PROJECT_DIR: e.projectDir, TOOLGATE_PROJECT_DIR: e.projectDir };
+        const hookEnv = { ...env, ...group.env, CLAUDE_PROJECT_DIR: e.projectDir, TOOLGATE_PROJECT_DIR: e.projectDir };
         const run = observeHookRun(
           opts.onHookRun,
           event,

@@ -70,7 +70,7 @@ function parseSource(
     const list = (config[event as ClaudeCodeHookEventName] ??= []);
     groups.forEach((group, gi) => {
       const parsed = parseGroup(group, `${at}[${gi}]`, errors, warnings);
-      if (parsed) list.push({ ...parsed, source: src.source, file: src.file, path: `hooks.${event}[${gi}]` });
+      if (parsed) list.push({ ...parsed, source: src.source, file: src.file, path: `hooks.${event}[${gi}]`, ...(src.env ? { env: src.env } : {}) });
     });
   }
 }

@@ -107,6 +107,8 @@ export interface HookMatcherGroup {
   readonly file?: string;
   /** Where in that file: `hooks.PreToolUse[0]`. */
   readonly path?: string;
+  /** Set for its commands beside the session's environment: a plugin's `CLAUDE_PLUGIN_ROOT`. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** Parsed hooks, by event; every source merged (none replaces another). */
@@ -243,6 +245,8 @@ export interface HooksSettingsSource {
   file?: string;
   /** The value of the file's `hooks` key, unvalidated. */
   hooks: unknown;
+  /** Set for the commands of these hooks (a plugin's `CLAUDE_PLUGIN_ROOT`). */
+  env?: Readonly<Record<string, string>>;
 }
 
 export interface ParsedHooksSettings {

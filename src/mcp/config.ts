@@ -55,7 +55,7 @@ export interface McpInProcessServerConfig extends McpServerConfigBase {
 export type McpServerConfig = McpStdioServerConfig | McpRemoteServerConfig | McpInProcessServerConfig;
 
 /** Where a server's entry came from, highest precedence first when names clash. */
-export type McpConfigScope = 'flag' | 'local' | 'project' | 'user' | 'managed';
+export type McpConfigScope = 'flag' | 'local' | 'project' | 'user' | 'managed' | 'plugin';
 
 export interface McpConfigProblem {
   /** The file (or `--mcp-config` argument) and the server the problem is in. */

@@ -31,7 +31,9 @@ describe('createCanUseTool', () => {
   it('headless: denies with the rule to add', async () => {
     const d = await createCanUseTool()(Deploy, {}, setup('default'), msg, 't1');
     expect(d.behavior).toBe('deny');
-    expect(d.behavior === 'deny' && d.message).toMatch(/add "Deploy" to permissions\.allow/);
+    // The model reads Claude Code's words; the trace (what a person reads) names the rule to add.
+    expect(d.behavior === 'deny' && d.message).toBe("Claude requested permissions to use Deploy, but you haven't granted it yet.");
+    expect(d.decisionReason?.reason).toMatch(/headless.*add "Deploy" to permissions\.allow/);
     expect(d.decisionReason?.layer).toBe('prompt');
   });
   it('asks the handler and returns its answer with a prompt trace', async () => {

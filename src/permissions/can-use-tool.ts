@@ -12,6 +12,7 @@ import type {
   PermissionAskDecision,
   PermissionDecision,
   PermissionDenyDecision,
+  PermissionPreview,
 } from '../tool/permission-types.js';
 import type { AnyTool, AssistantMessage, CanUseToolFn } from '../tool/tool.js';
 import type { ToolUseContext } from '../tool/tool-use-context.js';
@@ -51,9 +52,15 @@ export function createCanUseTool(options: CanUseToolOptions = {}): CanUseToolFn 
 
     const handler = context.ui?.requestPermission;
     if (!handler) {
-      return denyFrom(decision, 'prompt', `no one can answer a permission prompt here (headless): ${trace(decision).reason}`);
+      const why = `no one can answer a permission prompt here (headless): ${trace(decision).reason}`;
+      const denied = denyFrom(decision, 'prompt', why);
+      // A plain lack of permission reads to the model as it does in Claude Code; the trace keeps the rule to add.
+      const plain = trace(decision).notGranted;
+      return plain ? { ...denied, message: notGrantedMessage(plain), decisionReason: { ...denied.decisionReason!, reason: headlessDenyMessage(decision, why) } } : denied;
     }
-    const answer = await promptOnce(handler, tool, input, toolUseID, decision, context);
+    const preview = await previewOf(tool, input, context);
+    if (context.abortController.signal.aborted) return abortedDeny();
+    const answer = await promptOnce(handler, tool, input, toolUseID, decision, context, preview);
     // A person approving in auto mode ends a run of classifier blocks (and resumes auto mode if it had paused).
     if (ctx.mode === 'auto' && answer.behavior === 'allow') recordPersonApproval(context.localDenialTracking);
     return answer;
@@ -84,6 +91,7 @@ function promptOnce(
   toolUseID: string,
   ask: PermissionAskDecision,
   context: ToolUseContext,
+  preview: PermissionPreview | undefined,
 ): Promise<PermissionDecision> {
   const signal = context.abortController.signal;
   return new Promise<PermissionDecision>((resolvePromise) => {
@@ -103,28 +111,62 @@ function promptOnce(
     };
     let answer: Promise<PermissionDecision>;
     try {
-      answer = handler({ tool, input, toolUseID, ask, signal, risk: classifyRisk(tool, input, context.getAppState().toolPermissionContext) });
+      const risk = classifyRisk(tool, input, context.getAppState().toolPermissionContext);
+      answer = handler({ tool, input, toolUseID, ask, signal, risk, ...(preview !== undefined ? { preview } : {}) });
     } catch (error) {
       answer = Promise.reject(error);
     }
     answer.then(
-      (d) => done(fromPrompt(d, ask)),
+      (d) => done(fromPrompt(d, ask, preview)),
       (error: unknown) => done(denyFrom(ask, 'prompt', `the permission prompt failed: ${error instanceof Error ? error.message : String(error)}`)),
     );
   });
 }
 
-/** The person's answer, with a trace that says a person decided (keeping the rule context of what asked). */
-function fromPrompt(answer: PermissionDecision, ask: PermissionAskDecision): PermissionDecision {
+/** How long a tool may take to prepare what the prompt shows; past it the prompt shows the input alone. */
+const PREVIEW_DEADLINE_MS = 5_000;
+
+/** The tool's preview of the call for the prompt (undefined: none, it failed, or it took too long). */
+async function previewOf(tool: AnyTool, input: Record<string, unknown>, context: ToolUseContext): Promise<PermissionPreview | undefined> {
+  if (tool.permissionPreview === undefined) return undefined;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(resolve, PREVIEW_DEADLINE_MS, undefined);
+    });
+    return await Promise.race([tool.permissionPreview(input as never, context), late]);
+  } catch {
+    return undefined;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The person's answer, with a trace that says a person decided (keeping the rule context of what asked). An approval
+ * carries the preview the prompt showed — set here only, whatever the handler returned — so the call is bound to it.
+ */
+function fromPrompt(answer: PermissionDecision, ask: PermissionAskDecision, preview: PermissionPreview | undefined): PermissionDecision {
   const base = trace(ask);
   if (answer.behavior === 'allow') {
-    return { ...answer, decisionReason: answer.decisionReason ?? { ...base, layer: 'prompt', reason: `approved at the prompt (${base.reason})` } };
+    const { approvedPreview: _ignored, ...rest } = answer;
+    return {
+      ...rest,
+      ...(preview !== undefined ? { approvedPreview: preview } : {}),
+      decisionReason: answer.decisionReason ?? { ...base, layer: 'prompt', reason: `approved at the prompt (${base.reason})` },
+    };
   }
   if (answer.behavior === 'deny') {
     return { ...answer, decisionReason: answer.decisionReason ?? { ...base, layer: 'prompt', reason: `refused at the prompt (${base.reason})` } };
   }
   // A handler that answers `ask` again decided nothing: fail closed.
   return denyFrom(ask, 'prompt', `the prompt gave no answer (${base.reason})`);
+}
+
+/** Claude Code's words for a call nobody was there to approve. */
+export function notGrantedMessage(what: NonNullable<DecisionTrace['notGranted']>): string {
+  const verb = what.access === 'read' ? 'read from' : what.access === 'write' ? 'write to' : 'use';
+  return `Claude requested permissions to ${verb} ${what.what}, but you haven't granted it yet.`;
 }
 
 function trace(d: PermissionAskDecision): DecisionTrace {

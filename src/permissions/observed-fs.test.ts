@@ -17,6 +17,7 @@ import {
   statIfExists,
   observedAsync,
   stillHolds,
+  withFsMemo,
   type AsyncQuestion,
 } from './observed-fs.js';
 import { resolveRealPath } from './real-path.js';
@@ -162,4 +163,41 @@ it('under permissions/, only observed-fs.ts touches the filesystem (a decision r
   expect(importsFs.test("import type fs from 'node:fs';")).toBe(false);
   const offenders = sources(import.meta.dirname).filter((f) => !allowed.has(f) && importsFs.test(fs.readFileSync(path.join(import.meta.dirname, f), 'utf8')));
   expect(offenders).toEqual([]);
+});
+
+describe('withFsMemo: one synchronous check sees one state of the disk', () => {
+  it('a question asked again inside the scope gets the first answer (errors too); after the scope, the disk again', () => {
+    const link = path.join(tmp, 'memo-link');
+    fs.symlinkSync(path.join(tmp, 'a'), link);
+    try {
+      const seen = withFsMemo(() => {
+        const first = realpathNative(link);
+        const missing = existsSync(path.join(tmp, 'memo-new'));
+        fs.rmSync(link);
+        fs.symlinkSync(path.join(tmp, 'b'), link);
+        fs.writeFileSync(path.join(tmp, 'memo-new'), '');
+        let gone: unknown;
+        try {
+          realpathNative(path.join(tmp, 'memo-absent'));
+        } catch (error) {
+          gone = error;
+        }
+        fs.writeFileSync(path.join(tmp, 'memo-absent'), '');
+        let again: unknown;
+        try {
+          realpathNative(path.join(tmp, 'memo-absent'));
+        } catch (error) {
+          again = error;
+        }
+        return { first, second: realpathNative(link), missing, stillMissing: existsSync(path.join(tmp, 'memo-new')), sameError: gone !== undefined && again === gone };
+      });
+      expect(seen).toEqual({ first: path.join(tmp, 'a'), second: path.join(tmp, 'a'), missing: false, stillMissing: false, sameError: true });
+      // Nothing is carried past the scope: the next check asks the disk.
+      expect(realpathNative(link)).toBe(path.join(tmp, 'b'));
+      expect(existsSync(path.join(tmp, 'memo-new'))).toBe(true);
+      expect(withFsMemo(() => realpathNative(link))).toBe(path.join(tmp, 'b'));
+    } finally {
+      for (const f of ['memo-link', 'memo-new', 'memo-absent']) fs.rmSync(path.join(tmp, f), { force: true });
+    }
+  });
 });

@@ -150,20 +150,61 @@ export async function observedAsync<T>(question: AsyncQuestion, key: string): Pr
   return answer as T;
 }
 
+/**
+ * Answers already given inside the current `withFsMemo` call, by question and path (an error as the error).
+ * Undefined outside one.
+ */
+let memo: Map<string, { readonly value?: unknown; readonly error?: unknown }> | undefined;
+
+/**
+ * Runs `check` (a synchronous check: checkBashPermission, checkPathPermission) with each metadata question answered
+ * once: asked again inside it, the same question on the same path gets the first answer. One check resolves the same
+ * paths many times (the cwd for every word, a rule's base for every rule, a repository's files for every git word),
+ * each a syscall and a realpath several. Safe because the scope is one synchronous call: nothing is carried to a later
+ * check, and the answers one check sees are one state of the disk — a file swapped between two of its questions can
+ * no longer make them disagree. File contents and listings are not remembered.
+ */
+export function withFsMemo<T>(check: () => T): T {
+  if (memo !== undefined) return check();
+  memo = new Map();
+  try {
+    return check();
+  } finally {
+    memo = undefined;
+  }
+}
+
+function ask<T>(q: number, p: string, direct: () => T): T {
+  if (memo === undefined) return open.size === 0 ? direct() : observed<T>(q, p);
+  const key = `${q}\0${p}`;
+  const known = memo.get(key);
+  if (known !== undefined) {
+    if ('error' in known) throw known.error;
+    return known.value as T;
+  }
+  try {
+    const value = open.size === 0 ? direct() : observed<T>(q, p);
+    memo.set(key, { value });
+    return value;
+  } catch (error) {
+    memo.set(key, { error });
+    throw error;
+  }
+}
+
 // Each with the plain call first: with no recording open (every caller but toolgate check --batch), a direct call.
-export const existsSync = (p: string): boolean => (open.size === 0 ? fs.existsSync(p) : observed(Q.Exists, p));
+export const existsSync = (p: string): boolean => ask(Q.Exists, p, () => fs.existsSync(p));
 /** `fs.realpathSync.native`. */
-export const realpathNative = (p: string): string => (open.size === 0 ? fs.realpathSync.native(p) : observed(Q.Realpath, p));
+export const realpathNative = (p: string): string => ask(Q.Realpath, p, () => fs.realpathSync.native(p));
 /** `fs.lstatSync(p, { throwIfNoEntry: false })`. */
-export const lstatIfExists = (p: string): Stats | undefined => (open.size === 0 ? fs.lstatSync(p, { throwIfNoEntry: false }) : observed(Q.Lstat, p));
-export const lstatSync = (p: string): Stats => (open.size === 0 ? fs.lstatSync(p) : observed(Q.LstatOrThrow, p));
+export const lstatIfExists = (p: string): Stats | undefined => ask(Q.Lstat, p, () => fs.lstatSync(p, { throwIfNoEntry: false }));
+export const lstatSync = (p: string): Stats => ask(Q.LstatOrThrow, p, () => fs.lstatSync(p));
 /** `fs.statSync(p, { throwIfNoEntry: false })`. */
-export const statIfExists = (p: string): Stats | undefined => (open.size === 0 ? fs.statSync(p, { throwIfNoEntry: false }) : observed(Q.Stat, p));
-export const statSync = (p: string): Stats => (open.size === 0 ? fs.statSync(p) : observed(Q.StatOrThrow, p));
+export const statIfExists = (p: string): Stats | undefined => ask(Q.Stat, p, () => fs.statSync(p, { throwIfNoEntry: false }));
+export const statSync = (p: string): Stats => ask(Q.StatOrThrow, p, () => fs.statSync(p));
 /** `fs.statSync(p, { throwIfNoEntry: false, bigint: true })`. */
-export const bigStatIfExists = (p: string): fs.BigIntStats | undefined =>
-  open.size === 0 ? fs.statSync(p, { throwIfNoEntry: false, bigint: true }) : observed(Q.StatBigInt, p);
-export const readlinkSync = (p: string): string => (open.size === 0 ? fs.readlinkSync(p) : observed(Q.Readlink, p));
+export const bigStatIfExists = (p: string): fs.BigIntStats | undefined => ask(Q.StatBigInt, p, () => fs.statSync(p, { throwIfNoEntry: false, bigint: true }));
+export const readlinkSync = (p: string): string => ask(Q.Readlink, p, () => fs.readlinkSync(p));
 /** `fs.readFileSync(p, 'utf8')`. */
 export const readTextSync = (p: string): string => (open.size === 0 ? fs.readFileSync(p, 'utf8') : observed(Q.ReadText, p));
 export const readdirSync = (p: string): string[] => (open.size === 0 ? fs.readdirSync(p) : observed(Q.Readdir, p));

@@ -6,6 +6,7 @@
  * free, acceptEdits allows writes inside, anything outside asks). Every check runs on the path as given AND on its real
  * path: a deny on either denies, an allow needs both.
  */
+import { withFsMemo } from './observed-fs.js';
 import type fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -180,6 +181,11 @@ export function comparablePath(absPath: string): string {
  * judged is noted for the tool to bind what it opens to (src/tool/path-checks.ts).
  */
 export function checkPathPermission(absPath: string, kind: PathAccessKind, ctx: ToolPermissionContext, checks?: PathChecks): PermissionResult {
+  // One check sees one state of the disk, each path's metadata asked once (observed-fs.ts withFsMemo).
+  return withFsMemo(() => decidePathPermission(absPath, kind, ctx, checks));
+}
+
+function decidePathPermission(absPath: string, kind: PathAccessKind, ctx: ToolPermissionContext, checks?: PathChecks): PermissionResult {
   const verb = kind === 'read' ? 'read' : 'write to';
   // eslint-disable-next-line no-control-regex
   if (!path.isAbsolute(absPath) || /[\x00-\x1f\x7f]/.test(absPath)) {
@@ -255,7 +261,7 @@ export function checkPathPermission(absPath: string, kind: PathAccessKind, ctx: 
     return {
       behavior: 'ask',
       message: `Permission to ${verb} ${given}: ${reason}`,
-      decisionReason: { layer: 'safetyCheck', reason, classifierApprovable: true },
+      decisionReason: { layer: 'safetyCheck', reason, classifierApprovable: true, notGranted: { access: kind, what: given } },
     };
   }
   if (kind === 'read') {
@@ -265,7 +271,7 @@ export function checkPathPermission(absPath: string, kind: PathAccessKind, ctx: 
     return { behavior: 'allow', decisionReason: { layer: 'mode', reason: `acceptEdits mode allows writing ${given} inside the working directories` } };
   }
   const reason = `no rule allows writing ${given}`;
-  return { behavior: 'passthrough', message: reason, decisionReason: { layer: 'toolCheck', reason } };
+  return { behavior: 'passthrough', message: reason, decisionReason: { layer: 'toolCheck', reason, notGranted: { access: 'write', what: given } } };
 }
 
 /**

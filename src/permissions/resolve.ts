@@ -198,7 +198,12 @@ async function resolveLive(
       {
         behavior: 'ask',
         message: `${tool.name} needs permission: ${why}`,
-        decisionReason: { layer: 'prompt', reason: why, subcommand: content.decisionReason?.subcommand },
+        decisionReason: {
+          layer: 'prompt',
+          reason: why,
+          subcommand: content.decisionReason?.subcommand,
+          ...(notGrantedOf(content.decisionReason, tool) ?? {}),
+        },
         // The content check's own suggestions (one per subcommand of a compound command) beat a generic one.
         ...(content.behavior === 'passthrough' && content.suggestions && content.suggestions.length > 0 ? { suggestions: content.suggestions } : {}),
       },
@@ -208,6 +213,12 @@ async function resolveLive(
     ),
     ctx,
   );
+}
+
+/** A plain lack of permission: the path check's, or no reason at all for a tool no rule names. */
+function notGrantedOf(reason: DecisionTrace | undefined, tool: AnyTool): Pick<DecisionTrace, 'notGranted'> | undefined {
+  if (reason?.notGranted) return { notGranted: reason.notGranted };
+  return reason === undefined ? { notGranted: { access: 'use', what: tool.name } } : undefined;
 }
 
 interface ToolLevelRules {

@@ -39,6 +39,13 @@ export const BASE_TOOL_ENTRIES: readonly BaseToolEntry[] = [
   { name: 'LSP', load: () => import('../tools/lsp/index.js').then((m) => m.LspTool) },
   { name: 'Monitor', load: () => import('../tools/monitor/index.js').then((m) => m.MonitorTool) },
   { name: 'ScheduleWakeup', load: () => import('../tools/schedule-wakeup/index.js').then((m) => m.ScheduleWakeupTool) },
+  { name: 'SendMessage', load: () => import('../tools/send-message/index.js').then((m) => m.SendMessageTool) },
+  { name: 'TeamCreate', load: () => import('../tools/team-create/index.js').then((m) => m.TeamCreateTool) },
+  { name: 'TeamDelete', load: () => import('../tools/team-delete/index.js').then((m) => m.TeamDeleteTool) },
+  { name: 'TaskCreate', load: () => import('../tools/task-list/index.js').then((m) => m.TaskCreateTool) },
+  { name: 'TaskGet', load: () => import('../tools/task-list/index.js').then((m) => m.TaskGetTool) },
+  { name: 'TaskUpdate', load: () => import('../tools/task-list/index.js').then((m) => m.TaskUpdateTool) },
+  { name: 'TaskList', load: () => import('../tools/task-list/index.js').then((m) => m.TaskListTool) },
 ];
 
 const loaded = new Map<string, Promise<AnyTool>>();

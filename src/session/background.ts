@@ -37,8 +37,13 @@ export class BackgroundTasks {
    * is told and waited past.
    */
   async news(signal: AbortSignal, told: (end: SessionTaskEnd) => void): Promise<MessageParam | undefined> {
+    // Teammates at work are the session's to wait for too: the report each sends at its turn's end is news.
+    let waitedForTeam = false;
     for (;;) {
-      if (this.#running.size === 0 || signal.aborted) return undefined;
+      const teammates = this.runtime.teammatesAtWork?.() ?? 0;
+      if (teammates > 0) waitedForTeam = true;
+      const teamNews = waitedForTeam && this.runtime.pendingNotifications() > 0;
+      if ((this.#running.size === 0 && teammates === 0 && !teamNews) || signal.aborted) return undefined;
       let off = () => {};
       // Listening before looking: a task that ends in between is not missed.
       const changed = new Promise<void>((resolve) => {

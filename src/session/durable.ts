@@ -22,6 +22,7 @@ const REFUSED: readonly [keyof SessionOptions, string][] = [
   ['mcpServers', 'the session\'s MCP servers run in this process, not on the workers'],
   ['agents', 'the session\'s own agent types do not travel to the workers'],
   ['agent', 'the main agent does not travel to the workers'],
+  ['plugins', 'plugin folders of this machine do not travel to the workers'],
   ['outputSchema', 'structured output is not available on the workers'],
   ['settingsFiles', 'settings files of this machine do not travel (the workers read the workspace\'s)'],
   ['settings', 'a settings object does not travel (the workers read the workspace\'s settings files)'],

@@ -88,6 +88,7 @@ export class LocalRun {
           ...(parts.systemPrompt !== undefined ? { systemPrompt: parts.systemPrompt } : {}),
           ...(parts.appendSystemPrompt !== undefined ? { appendSystemPrompt: parts.appendSystemPrompt } : {}),
           ...(o.thinking ? { thinking: o.thinking } : {}),
+          ...(o.effort ? { effort: o.effort } : {}),
           ...(o.betas && o.betas.length > 0 ? { betas: o.betas } : {}),
           signal: this.signal,
           ...(next.resume !== undefined ? { resume: next.resume } : {}),

@@ -17,6 +17,8 @@ export interface McpStart {
   readonly settingsFiles: readonly string[];
   readonly settingsObject: Record<string, unknown>;
   readonly warn: (text: string) => void;
+  /** The plugins' servers (`plugin:<plugin>:<server>`), started unless `strictMcpConfig`. */
+  readonly pluginServers?: ReadonlyMap<string, ScopedMcpServer>;
 }
 
 /** The session's MCP servers as one manager; undefined when there are none. */
@@ -29,6 +31,7 @@ export function startMcpServers(options: SessionOptions, c: McpStart): McpClient
     const loaded = loadMcpConfig({ cwd: c.cwd, homeDir: c.homeDir, sources: c.sources, env: c.env, ...(c.settingsFiles.length > 0 ? { flagSettings: [...c.settingsFiles] } : {}), settingsObject: c.settingsObject });
     for (const p of loaded.problems) c.warn(`warning: MCP config ${p.file}${p.server ? ` (server "${p.server}")` : ''}: ${p.message}`);
     for (const [name, server] of loaded.servers) if (!servers.has(name)) servers.set(name, server);
+    for (const [name, server] of c.pluginServers ?? []) if (!servers.has(name)) servers.set(name, server);
     const pending = [...loaded.servers.values()].filter((s) => s.approval === 'pending').map((s) => s.name);
     if (pending.length > 0) c.warn(`warning: MCP servers of .mcp.json not approved, not started: ${pending.join(', ')} (approve with "enabledMcpjsonServers" in .claude/settings.local.json)`);
   }

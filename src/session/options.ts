@@ -6,6 +6,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { AgentDefinition, PermissionAnswer, QueryEvent, QueryResult, QuestionAnswer, QuestionRequest, RuntimePermissionRequest } from '../agent/types.js';
 import type { QueryOptions } from '../agent/query-options.js';
+import type { Effort } from '../agent/request.js';
 import type { AutoClassifierOptions } from '../agent/auto-classifier.js';
 import type { HookCallback } from '../hooks/types.js';
 import type { PermissionClassifier } from '../permissions/auto-mode.js';
@@ -81,6 +82,11 @@ export interface SessionOptions {
   readonly mode?: PermissionMode;
   /** bypassPermissions may be entered later (a mode change) though the session does not start in it. */
   readonly allowBypass?: boolean;
+  /**
+   * Plugin folders (Claude Code's plugin format: `--plugin-dir`, the Agent SDK's `plugins`), beside those the settings
+   * enable; relative to `cwd`. One that cannot be read stops the session (session/plugins.ts).
+   */
+  readonly plugins?: readonly string[];
   /** In-process hook callbacks, beside the hooks of the settings files. */
   readonly hooks?: readonly HookCallback[];
   /**
@@ -105,6 +111,8 @@ export interface SessionOptions {
   readonly maxTurns?: number;
   readonly maxBudgetUsd?: number;
   readonly thinking?: Anthropic.Messages.ThinkingConfigParam;
+  /** The model's effort (`output_config.effort` and its beta on every request). */
+  readonly effort?: Effort;
   /** Replaces toolgate's system prompt. */
   readonly systemPrompt?: string;
   /** Added to the end of the system prompt. */

@@ -170,6 +170,11 @@ export class Session {
     return this.#need().runtime.permissionContext.mode;
   }
 
+  /** The plugins this session loaded: name and folder. */
+  get plugins(): readonly { readonly name: string; readonly path: string }[] {
+    return this.#parts?.plugins ?? [];
+  }
+
   get apiKeySource(): SessionParts['apiKeySource'] {
     return this.#need().apiKeySource;
   }

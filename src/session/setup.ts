@@ -17,6 +17,7 @@ import { createPermissionPromptTool } from '../mcp/permission-prompt-tool.js';
 import { randomUUID } from '../tool/crypto.js';
 import { resolveModel } from '../tool/models.js';
 import { startMcpServers } from './mcp.js';
+import { loadSessionPlugins } from './plugins.js';
 import { SessionOptionError, type SessionOptions } from './options.js';
 import { STRUCTURED_OUTPUT_TOOL_NAME, structuredOutputTool } from './structured-output.js';
 
@@ -32,6 +33,8 @@ export interface SessionParts {
   readonly mcp?: McpClientManager;
   readonly apiKeySource: 'ANTHROPIC_API_KEY' | 'none';
   readonly structuredOutput?: { readonly toolName: string };
+  /** The plugins loaded (names and folders: the init message's `plugins`). */
+  readonly plugins?: readonly { readonly name: string; readonly path: string }[];
 }
 
 /** The session's environment: `options.env` replaces `process.env`, as it replaces a child process's environment. */
@@ -88,8 +91,10 @@ export async function setUpSession(options: SessionOptions, hooks: SetupHooks): 
   const settingsFiles = options.settingsFiles ?? [];
   const settingsObject = { ...options.settings };
 
-  // Agents: the session's own, and the main thread's when `agent` names one (its own, the agents folders', a built-in).
-  const agents = options.agents ?? [];
+  const plugins = loadSessionPlugins(options, { cwd, env, homeDir, sources, settingsFiles, settingsObject, warn: hooks.warn });
+  // Agents: the session's own (plugins' below them), and the main thread's when `agent` names one (its own, the
+  // agents folders', a built-in).
+  const agents = [...plugins.agents.filter((p) => !(options.agents ?? []).some((a) => a.agentType === p.agentType)), ...(options.agents ?? [])];
   const readAgentFiles = sources.includes('project') || sources.includes('user');
   const mainAgent = options.agent === undefined ? undefined : agentTypesFor(cwd, homeDir, agents, readAgentFiles).find((a) => a.agentType === options.agent);
   if (options.agent !== undefined && !mainAgent) {
@@ -99,7 +104,7 @@ export async function setUpSession(options: SessionOptions, hooks: SetupHooks): 
   const pick = (m: string | undefined) => (m === undefined || m === 'inherit' ? undefined : resolveModel(m, env));
   const model = pick(options.model) ?? pick(mainAgent?.model) ?? resolveModel(undefined, env);
 
-  const mcp = startMcpServers(options, { cwd, env, homeDir, sources, settingsFiles, settingsObject, warn: hooks.warn });
+  const mcp = startMcpServers(options, { cwd, env, homeDir, sources, settingsFiles, settingsObject, warn: hooks.warn, pluginServers: plugins.mcpServers });
   const structured = options.outputSchema ? structuredOutputTool({ ...options.outputSchema }) : undefined;
   let onPermissionRequest: ((request: RuntimePermissionRequest) => Promise<PermissionAnswer>) | undefined = options.onPermissionRequest;
   if (!onPermissionRequest && options.permissionPromptTool) {
@@ -112,7 +117,7 @@ export async function setUpSession(options: SessionOptions, hooks: SetupHooks): 
     cwd,
     env,
     ...(options.additionalDirectories ? { additionalDirectories: options.additionalDirectories } : {}),
-    settings: { sources, homeDir, ...(settingsFiles.length > 0 ? { files: settingsFiles } : {}), ...(Object.keys(settingsObject).length > 0 ? { object: settingsObject } : {}) },
+    settings: { sources, homeDir, ...(plugins.folders.length > 0 ? { plugins: plugins.folders } : {}), ...(settingsFiles.length > 0 ? { files: settingsFiles } : {}), ...(Object.keys(settingsObject).length > 0 ? { object: settingsObject } : {}) },
     ...(mode ? { mode } : {}),
     ...(options.allowBypass ? { allowDangerouslySkipPermissions: true } : {}),
     rules: {
@@ -151,6 +156,7 @@ export async function setUpSession(options: SessionOptions, hooks: SetupHooks): 
     ...(mcp ? { mcp } : {}),
     apiKeySource,
     ...(structured ? { structuredOutput: { toolName: STRUCTURED_OUTPUT_TOOL_NAME } } : {}),
+    ...(plugins.folders.length > 0 ? { plugins: plugins.folders.map((p) => ({ name: p.name, path: p.root })) } : {}),
   };
 }
 

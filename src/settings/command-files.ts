@@ -11,8 +11,8 @@
  * `:` (`frontend/test.md` → `frontend:test`, as Claude Code names them). When two share a name, a skill beats a
  * command and the user's folder beats the project's (Claude Code 2.1: "personal overrides project").
  */
-import { readdirSync, statSync, type Dirent } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseCommandMarkdown, type CommandFrontmatter } from './command-frontmatter.js';
@@ -25,7 +25,7 @@ export const MAX_COMMAND_FILE_BYTES = 256 * 1024;
 
 export type CommandKind = 'skill' | 'command';
 /** Which folder a skill or command came from. */
-export type CommandScope = 'project' | 'user';
+export type CommandScope = 'project' | 'user' | 'plugin';
 
 export interface CommandFile {
   readonly kind: CommandKind;
@@ -36,8 +36,18 @@ export interface CommandFile {
   readonly file: string;
   /** A skill's folder (the files it points to are relative to it); a command's own folder. */
   readonly baseDir: string;
-  /** For a command in a subfolder: the folders, as Claude Code shows them (`project:frontend`). */
+  /** For a command in a subfolder: the folders, as Claude Code shows them (`project:frontend`); a plugin's name. */
   readonly namespace?: string;
+  /** A plugin's folder (`${CLAUDE_PLUGIN_ROOT}`): the file was found inside it, and is read only while it stays there. */
+  readonly pluginRoot?: string;
+}
+
+/** A plugin's skills and commands: its name (their namespace), its real folder, and its parts' folders or files. */
+export interface PluginCommandRoots {
+  readonly name: string;
+  readonly root: string;
+  readonly commands: readonly string[];
+  readonly skills: readonly string[];
 }
 
 export interface CommandFileContent {
@@ -55,6 +65,8 @@ export interface DiscoverCommandFilesOptions {
   readonly homeDir?: string;
   /** Which setting sources are on (`project` → project skills and commands, `user` → the user's). Default: all. */
   readonly sources?: readonly SettingSourceName[];
+  /** Plugins' parts: `/plugin:name`, below the project's and the user's own of the same name. */
+  readonly plugins?: readonly PluginCommandRoots[];
 }
 
 export interface DiscoveredCommandFiles {
@@ -68,6 +80,7 @@ export function discoverCommandFiles(options: DiscoverCommandFilesOptions): Disc
   const warnings: string[] = [];
   // Lowest precedence first: a later entry of the same name replaces an earlier one.
   const found: CommandFile[] = [];
+  for (const plugin of options.plugins ?? []) found.push(...pluginCommands(plugin, warnings));
   const roots: { scope: CommandScope; dir: string }[] = [];
   if (wanted === undefined || wanted.has('project')) roots.push({ scope: 'project', dir: path.join(path.resolve(options.projectDir), '.claude') });
   if (wanted === undefined || wanted.has('user')) roots.push({ scope: 'user', dir: path.join(path.resolve(options.homeDir ?? os.homedir()), '.claude') });
@@ -80,6 +93,34 @@ export function discoverCommandFiles(options: DiscoverCommandFilesOptions): Disc
   for (const f of found) byName.set(f.name, f);
   const files = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { files, warnings };
+}
+
+/** A plugin's commands and skills, each named `<plugin>:<name>`; a file that resolves outside the plugin is left out. */
+function pluginCommands(plugin: PluginCommandRoots, warnings: string[]): CommandFile[] {
+  const out: CommandFile[] = [];
+  for (const part of plugin.commands) {
+    const single = part.endsWith('.md') && usableFile(part, warnings, false);
+    const files = single ? [{ kind: 'command' as const, name: path.basename(part, '.md'), scope: 'plugin' as const, file: part, baseDir: path.dirname(part) }] : commandsIn('plugin', part, warnings);
+    out.push(...files);
+  }
+  for (const part of plugin.skills) out.push(...skillsIn('plugin', part, warnings));
+  const inside = (file: string) => {
+    const real = (() => {
+      try {
+        return realpathSync(file);
+      } catch {
+        return undefined;
+      }
+    })();
+    return real !== undefined && real.startsWith(plugin.root + path.sep);
+  };
+  return out.flatMap((f) => {
+    if (!inside(f.file)) {
+      warnings.push(`${f.file}: leads outside the plugin ${plugin.name} (a symlink); not loaded`);
+      return [];
+    }
+    return [{ ...f, name: `${plugin.name}:${f.name}`, namespace: f.namespace ? `${plugin.name}:${f.namespace}` : plugin.name, pluginRoot: plugin.root }];
+  });
 }
 
 function skillsIn(scope: CommandScope, dir: string, warnings: string[]): CommandFile[] {
@@ -144,7 +185,11 @@ function fileProblem(info: { isFile(): boolean; size: number }): string | undefi
 }
 
 /** Reads and parses one file (checked again: it may have changed since discovery). Throws with the file's name. */
-export async function readCommandFile(entry: Pick<CommandFile, 'file'>): Promise<CommandFileContent> {
+export async function readCommandFile(entry: Pick<CommandFile, 'file' | 'pluginRoot'>): Promise<CommandFileContent> {
+  // A plugin's file is checked again: a symlink inside it may have been pointed elsewhere since discovery.
+  if (entry.pluginRoot !== undefined && !(await realpath(entry.file).catch(() => '')).startsWith(entry.pluginRoot + path.sep)) {
+    throw new Error(`${entry.file}: leads outside its plugin (a symlink)`);
+  }
   const info = await stat(entry.file).catch((error: Error) => {
     throw new Error(`${entry.file}: ${error.message}`);
   });

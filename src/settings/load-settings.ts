@@ -93,6 +93,8 @@ export interface LoadedSettings {
    * `toolgate.autoMode`, raw. Kept by level because a repository's committed settings may not configure the classifier.
    */
   readonly autoModeBySource: readonly { readonly source: PermissionRuleSource; readonly file: string; readonly autoMode?: unknown; readonly toolgateAutoMode?: unknown }[];
+  /** Each level's `enabledPlugins` and `extraKnownMarketplaces`, raw, highest precedence first (plugin-install.ts). */
+  readonly pluginsBySource: readonly { readonly source: PermissionRuleSource; readonly file: string; readonly enabledPlugins?: unknown; readonly extraKnownMarketplaces?: unknown }[];
   /** `permissions.disableAutoMode: "disable"` in any file read. */
   readonly autoModeDisabled: boolean;
   /** `disableSkillShellExecution: true` in any file read (a safety switch: no level can turn it back off). */
@@ -216,6 +218,9 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
       .filter((c) => c.autoMode !== undefined || c.toolgate?.autoMode !== undefined)
       .map((c) => ({ source: c.source, file: c.file, ...(c.autoMode !== undefined ? { autoMode: c.autoMode } : {}), ...(c.toolgate?.autoMode !== undefined ? { toolgateAutoMode: c.toolgate.autoMode } : {}) })),
     autoModeDisabled: autoDisabled,
+    pluginsBySource: contents
+      .filter((c) => c.enabledPlugins !== undefined || c.extraKnownMarketplaces !== undefined)
+      .map((c) => ({ source: c.source, file: c.file, ...(c.enabledPlugins !== undefined ? { enabledPlugins: c.enabledPlugins } : {}), ...(c.extraKnownMarketplaces !== undefined ? { extraKnownMarketplaces: c.extraKnownMarketplaces } : {}) })),
     disableSkillShellExecution: contents.some((c) => c.disableSkillShellExecution === true),
     files,
     warnings,

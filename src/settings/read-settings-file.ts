@@ -43,6 +43,9 @@ export interface SettingsFileContent {
   readonly disableSkillShellExecution?: boolean;
   /** Claude Code's `autoMode` (the classifier's prose), raw: the agent layer reads it (src/agent/auto-mode-settings.ts). */
   readonly autoMode?: unknown;
+  /** Claude Code's `enabledPlugins` and `extraKnownMarketplaces`, raw: settings/plugin-install.ts reads them. */
+  readonly enabledPlugins?: unknown;
+  readonly extraKnownMarketplaces?: unknown;
 }
 
 export interface ReadResult {
@@ -185,6 +188,8 @@ export function checkSettings(json: unknown, options: ReadOptions): ReadResult {
       ...(bashOutputMaxChars !== undefined ? { bashOutputMaxChars } : {}),
       ...(typeof obj.disableSkillShellExecution === 'boolean' ? { disableSkillShellExecution: obj.disableSkillShellExecution } : {}),
       ...(obj.autoMode !== undefined ? { autoMode: obj.autoMode } : {}),
+      ...(obj.enabledPlugins !== undefined ? { enabledPlugins: obj.enabledPlugins } : {}),
+      ...(obj.extraKnownMarketplaces !== undefined ? { extraKnownMarketplaces: obj.extraKnownMarketplaces } : {}),
       env,
     },
     errors,

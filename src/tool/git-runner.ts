@@ -84,6 +84,15 @@ export interface GitRunOptions {
   readonly timeoutMs?: number;
   /** The environment to start from (default `process.env`); every `GIT_*` in it is dropped all the same. */
   readonly env?: NodeJS.ProcessEnv;
+  /**
+   * Transports this run may use (`protocol.<name>.allow=always`; every other stays off): a plugin marketplace's clone
+   * (`file` for a local repository, `https`). No `ssh` nor `ext`: they run programs the configuration names.
+   */
+  readonly transports?: readonly ('file' | 'https')[];
+}
+
+function transportSettings(options: GitRunOptions): [string, string][] {
+  return (options.transports ?? []).map((t) => [`protocol.${t}.allow`, 'always']);
 }
 
 export interface GitResult {
@@ -143,7 +152,7 @@ export function gitRunnerEnv(base: NodeJS.ProcessEnv, overrides: readonly (reado
 function argv(args: readonly string[], options: GitRunOptions): string[] {
   // A global option from a caller (`-c`, `--exec-path`) would come after the runner's and outrank them.
   if (args[0] === undefined || args[0].startsWith('-')) throw new GitError(`the runner takes a git subcommand first, not ${JSON.stringify(args[0] ?? '')}`);
-  const c = RUNNER_SETTINGS.flatMap(([key, value]) => ['-c', `${key}=${value}`]);
+  const c = [...RUNNER_SETTINGS, ...transportSettings(options)].flatMap(([key, value]) => ['-c', `${key}=${value}`]);
   const sub = args[0];
   const rest = args.slice(1);
   const submodules = SUBMODULE_LOOKERS.has(sub) ? ['--ignore-submodules=dirty'] : [];
@@ -195,7 +204,7 @@ function execOnce(args: readonly string[], options: GitRunOptions, overrides: re
       argv(args, options),
       {
         cwd: options.cwd,
-        env: gitRunnerEnv(base, overrides),
+        env: gitRunnerEnv(base, [...transportSettings(options), ...overrides]),
         maxBuffer: MAX_BUFFER,
         timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
         encoding: 'utf8',
@@ -214,7 +223,7 @@ function execOnceSync(args: readonly string[], options: GitRunOptions, overrides
   const base = options.env ?? process.env;
   const r = spawnSync(gitBinary(base, options.cwd), argv(args, options), {
     cwd: options.cwd,
-    env: gitRunnerEnv(base, overrides),
+    env: gitRunnerEnv(base, [...transportSettings(options), ...overrides]),
     maxBuffer: MAX_BUFFER,
     timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     encoding: 'utf8',

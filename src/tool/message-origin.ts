@@ -25,7 +25,9 @@ export type MachineTextKind =
   /** A watched command's new output lines, or the end of its watch (Monitor). */
   | 'monitor-event'
   /** A scheduled task's prompt as it fires: the model's (CronCreate) or a project file's words, never the user's now. */
-  | 'scheduled-task';
+  | 'scheduled-task'
+  /** A message one agent of a team sent another (SendMessage): a model's words, never the user's, never a grant. */
+  | 'teammate-message';
 
 const SYSTEM_REMINDER = '<system-reminder>';
 const TASK_NOTIFICATION = '<task-notification>';
@@ -35,6 +37,7 @@ export const COMPACTION_SUMMARY_OPENING = 'This session continues from an earlie
 const MONITOR_EVENT = '<monitor-event ';
 const MONITOR_ENDED = '<monitor-ended ';
 const SCHEDULED_TASK = '<scheduled-task ';
+const TEAMMATE_MESSAGE = '<teammate-message ';
 
 const OPENINGS: readonly (readonly [string, MachineTextKind])[] = [
   [SYSTEM_REMINDER, 'system-reminder'],
@@ -44,6 +47,7 @@ const OPENINGS: readonly (readonly [string, MachineTextKind])[] = [
   [MONITOR_EVENT, 'monitor-event'],
   [MONITOR_ENDED, 'monitor-event'],
   [SCHEDULED_TASK, 'scheduled-task'],
+  [TEAMMATE_MESSAGE, 'teammate-message'],
 ];
 
 /** `<tag a="v"…>` with the attributes' values made safe for one line inside quotes. */
@@ -65,6 +69,14 @@ export function monitorEndedText(attributes: Readonly<Record<string, string>>, b
 /** A scheduled task's prompt as it fires, inside `<scheduled-task>`, then `after` (what the model is told of it). */
 export function scheduledTaskText(attributes: Readonly<Record<string, string>>, prompt: string, after: string): string {
   return `${openTag(SCHEDULED_TASK, attributes)}\n${prompt}\n</scheduled-task>\n${after}`;
+}
+
+/**
+ * A teammate's message as it reaches the recipient, inside `<teammate-message from=…>`, then `after` (what the model
+ * is told of it). The sender is named by the house (from the sending agent's identity), never by the text.
+ */
+export function teammateMessageText(attributes: Readonly<Record<string, string>>, body: string, after: string): string {
+  return `${openTag(TEAMMATE_MESSAGE, attributes)}\n${body}\n</teammate-message>\n${after}`;
 }
 
 export function systemReminderText(text: string): string {

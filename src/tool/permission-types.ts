@@ -153,6 +153,11 @@ export interface DecisionTrace {
   /** An expired allow rule that would have allowed this call (it was ignored). */
   readonly expiredRule?: string;
   /**
+   * The ask is a plain lack of permission (no rule allows reading or writing this path, or using this tool; no check
+   * found anything): a denial for want of anyone to approve says so to the model in Claude Code's words.
+   */
+  readonly notGranted?: { readonly access: 'read' | 'write' | 'use'; readonly what: string };
+  /**
    * `prompt` layer: what the person answered — allowed for this call (`once`), for the session, with a rule written
    * to a settings file (`permanent`), refused (`reject`), or the prompt withdrawn by an interrupt (`abort`).
    */
@@ -200,6 +205,12 @@ export interface PermissionAllowDecision<I = Record<string, unknown>> {
   readonly userModified?: boolean;
   /** Permission changes that come with this approval (a PermissionRequest hook's `updatedPermissions`). */
   readonly updatedPermissions?: readonly PermissionUpdate[];
+  /**
+   * Set by the permission gate alone, on an approval at the prompt: the preview the tool prepared for it (what the
+   * person or the host judged). The tool's `call()` gets it back (`ToolUseContext.approvedPreview`) and does exactly
+   * that, or refuses when the world no longer matches it.
+   */
+  readonly approvedPreview?: PermissionPreview;
   /**
    * From a tool's own check: the call runs inside the OS sandbox (`sandbox.autoAllowBashIfSandboxed`), so the engine
    * may allow it where it would otherwise ask only because it could not prove the call read-only. Deny and ask rules,
@@ -251,6 +262,30 @@ export function getEmptyToolPermissionContext(cwd: string = process.cwd()): Tool
     alwaysAskRules: [],
     isBypassPermissionsModeAvailable: false,
   };
+}
+
+/** One hunk of a preview's diff (the `diff` package's `structuredPatch` shape). */
+export interface PermissionPreviewHunk {
+  readonly oldStart: number;
+  readonly oldLines: number;
+  readonly newStart: number;
+  readonly newLines: number;
+  readonly lines: readonly string[];
+}
+
+/**
+ * What a call will do, prepared by its tool before a person is asked (`Tool.permissionPreview`): a `sed -i` the
+ * Bash tool can simulate is shown as the edit it makes. `data` is the tool's own record, handed back to its `call()`
+ * when the call is approved; nothing outside the tool reads it.
+ */
+export interface PermissionPreview {
+  /** One line: what the call does ("edits src/a.ts"). */
+  readonly summary: string;
+  /** The file it changes (absolute). */
+  readonly filePath?: string;
+  /** The change, when it is an edit. */
+  readonly hunks?: readonly PermissionPreviewHunk[];
+  readonly data: unknown;
 }
 
 /** How risky a call the engine asks about is (`permissions/risk.ts` decides it from the tool's traits). */

@@ -10,7 +10,7 @@ import { addSharedAbortListener } from './shared-abort-listener.js';
 import { FileStateCache } from './file-state-cache.js';
 import type { NotificationQueue } from './notification-queue.js';
 import type { PathChecks } from './path-checks.js';
-import type { PermissionAskDecision, PermissionDecision, PermissionRisk, ToolPermissionContext } from './permission-types.js';
+import type { PermissionAskDecision, PermissionDecision, PermissionPreview, PermissionRisk, ToolPermissionContext } from './permission-types.js';
 import type { AnyTool, MessageParam, Tools } from './tool.js';
 
 /** Slots for services of higher layers (task registry, MCP clients, hook runner…), added by module augmentation. */
@@ -89,6 +89,8 @@ export interface PermissionRequest {
   readonly signal: AbortSignal;
   /** The call's risk, from the tool's traits: what a dialog shows, and why "always allow" of a destructive call takes a second step. */
   readonly risk: PermissionRisk;
+  /** What the call will do (its tool's `permissionPreview`): an edit's diff. What is approved is bound to it. */
+  readonly preview?: PermissionPreview;
 }
 
 export type PermissionPromptHandler = (request: PermissionRequest) => Promise<PermissionDecision>;
@@ -117,6 +119,8 @@ export interface ToolUseContext {
   readonly toolUseId?: string;
   /** Set for `call()` when a person changed the input before approving it (Edit and Write tell the model so). */
   readonly inputModifiedByUser?: boolean;
+  /** Set for `call()` when the call was approved at a prompt that showed this preview (`Tool.permissionPreview`). */
+  readonly approvedPreview?: PermissionPreview;
   /**
    * A path tool's call: what its permission decision resolved each path to (the engine notes them, `call()` requires
    * that what it opens is that object). Absent: no decision of the engine's to bind to (deny rules still apply).

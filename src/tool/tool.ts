@@ -5,7 +5,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ReactNode } from 'react';
 import type * as z from 'zod';
-import type { PermissionDecision, PermissionResult, ToolPermissionContext } from './permission-types.js';
+import type { PermissionDecision, PermissionPreview, PermissionResult, ToolPermissionContext } from './permission-types.js';
 import type { ToolServices, ToolSettings, ToolUseContext } from './tool-use-context.js';
 
 export type ToolResultBlockParam = Anthropic.Messages.ToolResultBlockParam;
@@ -180,6 +180,12 @@ export type Tool<Input extends AnyObject = AnyObject, Output = unknown, P extend
   validateInput?(input: z.infer<Input>, context: ToolUseContext): Promise<ValidationResult>;
   /** Tool-specific objections only; the general engine (rules, modes, prompts) decides around it. */
   checkPermissions(input: z.infer<Input>, context: ToolUseContext): Promise<PermissionResult<z.infer<Input>>>;
+  /**
+   * What the call will do, prepared only when a person (or a host) is about to be asked: shown with the question, and
+   * handed back to `call()` (`context.approvedPreview`) when approved, so what was approved is what happens. Undefined:
+   * nothing to show beyond the input. Bounded in time by the gate; a failure counts as no preview.
+   */
+  permissionPreview?(input: z.infer<Input>, context: ToolUseContext): Promise<PermissionPreview | undefined>;
   isConcurrencySafe(input: z.infer<Input>): boolean;
   isReadOnly(input: z.infer<Input>): boolean;
   isDestructive(input: z.infer<Input>): boolean;

@@ -113,6 +113,19 @@ describe('the session app', () => {
     expect(JSON.parse(readFileSync(localSettings, 'utf8')).permissions.allow.length).toBeGreaterThan(0);
   });
 
+  it('a simulable sed -i is shown as the edit it makes, and approving writes that edit', async () => {
+    const app = await mount([{ tools: [{ name: 'Bash', input: { command: "sed -i 's/beta/BETA/' notes.txt" } }] }]);
+    writeFileSync(path.join(app.dir, 'notes.txt'), 'alpha\nbeta\n');
+    await app.type('edit\r');
+    await until(() => app.frame().includes('Allow Bash?'), 'the permission dialog');
+    expect(app.frame()).toContain('sed edits notes.txt');
+    expect(app.frame()).toContain('│ -beta');
+    expect(app.frame()).toContain('│ +BETA');
+    await app.type('1');
+    await until(() => !app.session.busy, 'the edit');
+    expect(readFileSync(path.join(app.dir, 'notes.txt'), 'utf8')).toBe('alpha\nBETA\n');
+  });
+
   it('a call that is not destructive shows its risk and grants "don\'t ask again" at once', async () => {
     const app = await mount([{ tools: [{ name: 'Bash', input: { command: 'touch made.txt' } }] }]);
     await app.type('run\r');

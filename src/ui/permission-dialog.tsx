@@ -33,6 +33,47 @@ export function whyAsked(request: RuntimePermissionRequest): string {
   return parts.join('\n');
 }
 
+const MAX_PREVIEW_LINES = 40;
+
+/** A file's line as the person must see it: control characters (escape sequences could redraw the screen) spelled out. */
+function visible(line: string): string {
+  // eslint-disable-next-line no-control-regex
+  return line.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+/**
+ * What the call will do, as its tool prepared it for this prompt (a simulated `sed -i`'s edit): a summary and the
+ * diff. Approving approves exactly this (the tool writes what was shown, or nothing).
+ */
+export function PreviewDiff({ request }: { request: RuntimePermissionRequest }): ReactNode {
+  const preview = request.preview;
+  if (preview === undefined) return null;
+  const rows: ReactNode[] = [];
+  let shown = 0;
+  let total = 0;
+  for (const [h, hunk] of (preview.hunks ?? []).entries()) {
+    for (const [i, line] of hunk.lines.entries()) {
+      if (line.startsWith('\\')) continue;
+      total++;
+      if (shown >= MAX_PREVIEW_LINES) continue;
+      shown++;
+      const color = line.startsWith('+') ? 'green' : line.startsWith('-') ? 'red' : undefined;
+      rows.push(
+        <Text key={`${h}:${i}`} color={color} dimColor={color === undefined}>
+          {visible(line)}
+        </Text>,
+      );
+    }
+  }
+  return (
+    <Box flexDirection="column" marginTop={1}>
+      <Text bold>{visible(preview.summary)}</Text>
+      {rows}
+      {total > shown ? <Text dimColor>… {total - shown} more lines</Text> : null}
+    </Box>
+  );
+}
+
 /** The risk line: the engine's level in words (absent on a request made without one: nothing claimed). */
 export function riskLine(request: RuntimePermissionRequest): string | undefined {
   const risk = request.risk as RuntimePermissionRequest['risk'] | undefined;
@@ -97,6 +138,7 @@ export function PermissionDialog({
         {request.agentId ? `A sub-agent (${request.agentId}) asks to use ${name}${shownTarget ? ` on ${shownTarget}` : ''}` : `Allow ${name}${shownTarget ? `(${shownTarget})` : ''}?`}
       </Text>
       {preview ?? <Text>{args || safeText(() => JSON.stringify(request.input))}</Text>}
+      <PreviewDiff request={request} />
       {riskLine(request) !== undefined ? (
         <Box marginTop={1}>
           <Text color={destructive ? 'red' : undefined} bold={destructive}>

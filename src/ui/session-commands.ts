@@ -1,6 +1,6 @@
 /**
  * The session's own slash commands: /help, /clear, /compact, /resume, /cost, /context, /model, /permissions, /mcp,
- * /agents, /skills (/exit is the session's). Custom commands and skills are run by the session itself.
+ * /agents, /skills, /plugin (/exit is the session's). Custom commands and skills are run by the session itself.
  */
 import path from 'node:path';
 import type { SlashCommandInfo } from '../agent/slash-commands.js';
@@ -12,6 +12,7 @@ import { resolveModel } from '../tool/models.js';
 import type { PermissionRule, ToolPermissionContext } from '../tool/permission-types.js';
 import { drawConversation } from './draw-conversation.js';
 import { addRuleCommand, removeRuleCommand } from './permission-commands.js';
+import { pluginCommand } from './plugin-command.js';
 import type { TerminalSession } from './session.js';
 import type { MenuCommand } from './session-store.js';
 
@@ -28,6 +29,7 @@ export const SESSION_COMMANDS: readonly MenuCommand[] = [
   { name: 'mcp', argumentHint: '[login|logout NAME]', description: 'MCP servers and their state' },
   { name: 'agents', description: 'the sub-agent types the Agent tool can start' },
   { name: 'skills', description: 'the skills and custom commands of this session' },
+  { name: 'plugin', description: 'the plugins of this session and what each added' },
   { name: 'exit', description: 'leave' },
 ];
 
@@ -99,6 +101,10 @@ export function runSessionCommand(terminal: TerminalSession, name: string, args:
       return true;
     case 'skills':
       terminal.track(async () => store.notice(describeCommands(await session.commands())));
+      return true;
+    case 'plugin':
+    case 'plugins':
+      terminal.track(() => pluginCommand(terminal));
       return true;
     default:
       return false;

@@ -97,6 +97,7 @@ export function runSessionOptions(opts: RunOptions, mode: { readonly print: bool
     ...toolsOf(opts.tools),
     ...(opts.mcpConfig.length > 0 ? { mcpServers: mcpServersOf(opts.mcpConfig, cwd, env) } : {}),
     ...(opts.strictMcpConfig ? { strictMcpConfig: true } : {}),
+    ...(opts.pluginDir.length > 0 ? { plugins: opts.pluginDir.map((d) => path.resolve(cwd, d)) } : {}),
     ...(prompts && opts.permissionPromptTool !== undefined ? { permissionPromptTool: opts.permissionPromptTool } : {}),
     ...(mode.print && opts.jsonSchema !== undefined ? { outputSchema: jsonSchema(opts.jsonSchema) } : {}),
     ...(agents.length > 0 ? { agents } : {}),

@@ -30,6 +30,7 @@ export interface RunOptions {
   backend?: string;
   mcpConfig: string[];
   strictMcpConfig?: boolean;
+  pluginDir: string[];
   permissionPromptTool?: string;
   dangerouslySkipPermissions?: boolean;
   allowDangerouslySkipPermissions?: boolean;
@@ -91,6 +92,7 @@ export function registerRunCommand(program: Command): void {
     .option('--backend <spec>', 'with -p: local (default) or restate=URL: the session runs durably on toolgate workers and prints what a local run prints (docs/distributed.md)')
     .option('--mcp-config <file-or-json...>', 'MCP servers from a file or inline JSON ({"mcpServers": {…}}), beside .mcp.json and settings', collect, [])
     .option('--strict-mcp-config', 'only the MCP servers of --mcp-config')
+    .option('--plugin-dir <dir>', 'load a plugin (Claude Code\'s plugin format) from this folder (repeatable)', collect, [])
     .option('--permission-prompt-tool <mcp-tool>', 'an MCP tool (mcp__server__tool) that answers permission prompts in headless runs')
     .option('--dangerously-skip-permissions', 'start in bypassPermissions mode (refused as root unless IS_SANDBOX=1)')
     .option('--verbose', 'tool results drawn in full in the session (claude requires it for -p stream-json; accepted there, nothing changes)')

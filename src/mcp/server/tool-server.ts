@@ -28,6 +28,8 @@ import { ConcurrencyGate, isCallConcurrencySafe } from '../../execution/concurre
 import type { ToolUseOutcome } from '../../execution/outcome.js';
 import { prepareToolUse } from '../../execution/prepared-tool-use.js';
 import { permissionTraitsOf } from '../../permissions/tool-traits.js';
+import { describePreview } from '../../permissions/preview.js';
+import { describeRisk } from '../../permissions/risk.js';
 import { randomUUID } from '../../tool/crypto.js';
 import { addSharedAbortListener } from '../../tool/shared-abort-listener.js';
 import { createLinkedAbortController } from '../../tool/tool-use-context.js';
@@ -217,16 +219,31 @@ export class ToolgateMcpServer {
       const hint = rule ? ` To allow it, add ${JSON.stringify(rule)} to permissions.allow in ${this.runtime.cwd}/.claude/settings.json (or run with --permission-mode).` : '';
       return { behavior: 'deny', message: `${why}. The MCP client cannot ask the person (it does not support elicitation), so the call was refused.${hint}` };
     }
-    const choices = ['Allow once', ...(rule ? [`Allow ${rule} for this session`] : []), 'Deny'];
+    // A destructive call's "for this session" takes a second step, as in the terminal dialog: a second form confirms it.
+    const destructive = request.risk?.destructive === true;
+    const choices = ['Allow once', ...(rule ? [`Allow ${rule} for this session${destructive ? ' (destructive: asks to confirm)' : ''}`] : []), 'Deny'];
+    const details = [request.risk !== undefined ? describeRisk(request.risk) : undefined, request.preview !== undefined ? describePreview(request.preview) : undefined].filter((d) => d !== undefined);
     let answer: { action: string; content?: Record<string, unknown> };
     try {
       answer = await call.request(
         {
-          message: `toolgate: ${why}\n\nInput: ${JSON.stringify(request.input).slice(0, 1_000)}`,
+          message: `toolgate: ${why}\n\nInput: ${JSON.stringify(request.input).slice(0, 1_000)}${details.length > 0 ? `\n\n${details.join('\n\n')}` : ''}`,
           requestedSchema: { type: 'object', properties: { decision: { type: 'string', title: 'Decision', enum: choices } }, required: ['decision'] },
         },
         request.signal,
       );
+      if (destructive && rule && answer.action === 'accept' && answer.content?.decision === choices[1]) {
+        const confirm = [`Yes, allow every call ${rule} matches for this session, without asking`, 'No, allow this call once', 'Deny'];
+        const second = await call.request(
+          {
+            message: `toolgate: this call is destructive. Allow every call ${rule} matches for the rest of this session, without asking?`,
+            requestedSchema: { type: 'object', properties: { decision: { type: 'string', title: 'Decision', enum: confirm } }, required: ['decision'] },
+          },
+          request.signal,
+        );
+        const picked = second.action === 'accept' ? second.content?.decision : undefined;
+        answer = picked === confirm[0] ? answer : picked === confirm[1] ? { action: 'accept', content: { decision: 'Allow once' } } : second.action === 'accept' ? { action: 'accept', content: { decision: 'Deny' } } : second;
+      }
     } catch (error) {
       return { behavior: 'deny', message: `${why}. Asking the person through the MCP client failed (${error instanceof Error ? error.message : String(error)}), so the call was refused.` };
     }

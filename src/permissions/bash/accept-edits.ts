@@ -15,6 +15,7 @@ import type { PermissionResult } from '../../tool/permission-types.js';
 import { lstatSync, readdirEntriesSync, statSync } from '../observed-fs.js';
 import { protectedPathReason } from '../protected-paths.js';
 import { resolveArgPath, type CwdState, type WorkingDirs } from './paths.js';
+import { sedEditOfCommand } from './sed-edit.js';
 import type { SimpleCommand } from './types.js';
 
 interface FsCommandSpec {
@@ -181,6 +182,7 @@ export type AcceptEditsVerdict = { readonly accepted: true; readonly reason: str
 export function acceptEditsCommand(sub: SimpleCommand, deps: AcceptEditsDeps): AcceptEditsVerdict | undefined {
   if (sub.kind !== 'command' || sub.inner !== undefined || sub.unsafeReason !== undefined) return undefined;
   const name = sub.words[0]?.literal ? sub.words[0].value : undefined;
+  if (name === 'sed') return acceptSedEdit(sub, deps);
   if (name === undefined || !Object.hasOwn(SPECS, name)) return undefined;
   const no = (why: string): AcceptEditsVerdict => ({ accepted: false, reason: `acceptEdits does not accept this ${name}: ${why}` });
   if (sub.assignments.length > 0) return no('it sets variables for the command');
@@ -249,4 +251,31 @@ export function acceptEditsCommand(sub: SimpleCommand, deps: AcceptEditsDeps): A
     if (why !== undefined) return no(`${tree}: ${why}`);
   }
   return { accepted: true, reason: `acceptEdits mode accepts ${name} on paths inside the working directories` };
+}
+
+/**
+ * A `sed -i` the engine can simulate (sed-edit.ts) is an edit of its one file: accepted when that file, as written and
+ * through symlinks, is inside the working directories, a regular file (not a link: `sed -i` would replace the link)
+ * and one an edit may write. Any other `sed -i` asks as before.
+ */
+function acceptSedEdit(sub: SimpleCommand, deps: AcceptEditsDeps): AcceptEditsVerdict | undefined {
+  const edit = sedEditOfCommand(sub);
+  if (edit === undefined) return undefined;
+  const no = (why: string): AcceptEditsVerdict => ({ accepted: false, reason: `acceptEdits does not accept this sed -i: ${why}` });
+  if (typeof edit === 'string') return no(`it is not an edit toolgate can simulate (${edit})`);
+  const targets = resolveArgPath(edit.file, deps.state, deps.home);
+  if (targets === undefined) return no(`the location of ${edit.file} cannot be known`);
+  for (const abs of targets) {
+    if (!deps.workingDirs.contains(abs)) return no(`it writes ${abs}, outside the working directories`);
+    let regular = false;
+    try {
+      regular = lstatSync(abs).isFile();
+    } catch {
+      regular = false;
+    }
+    if (!regular) return no(`${abs} is not a regular file`);
+    const r = deps.checkWritePath(abs);
+    if (r.behavior !== 'allow') return no(`writing ${abs} is not allowed as an edit (${r.decisionReason?.reason ?? r.behavior})`);
+  }
+  return { accepted: true, reason: 'acceptEdits mode accepts a sed -i edit toolgate can simulate, of a file inside the working directories' };
 }

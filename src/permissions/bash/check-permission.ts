@@ -3,6 +3,7 @@
  * allow (every subcommand by a rule or as read-only) → passthrough with suggested rules. Pure and synchronous
  * apart from looking up symlinks; the engine applies modes around the result.
  */
+import { withFsMemo } from '../observed-fs.js';
 import type { DecisionLayer, DecisionTrace, PermissionResult, ToolPermissionContext } from '../../tool/permission-types.js';
 import type { BashPermissionDeps, SimpleCommand } from './types.js';
 import { analyzeBashCommand } from './analyze.js';
@@ -145,7 +146,12 @@ export function quoteRuleWord(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) && !word.endsWith(':') ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
+/** One check sees one state of the disk, each path's metadata asked once (observed-fs.ts withFsMemo). */
 export function checkBashPermission(command: string, ctx: ToolPermissionContext, deps: BashPermissionDeps): PermissionResult {
+  return withFsMemo(() => decideBashPermission(command, ctx, deps));
+}
+
+function decideBashPermission(command: string, ctx: ToolPermissionContext, deps: BashPermissionDeps): PermissionResult {
   const own = deps.ruleToolName ?? 'Bash';
   const denyNames = own === 'Bash' ? undefined : ['Bash', own];
   const deny = bashRules(ctx.alwaysDenyRules, denyNames);

@@ -23,7 +23,7 @@ export interface AgentDefinition {
   readonly permissionMode?: PermissionMode;
   readonly systemPrompt: string;
   /** `session`: given by a program for one session (the Agent SDK face's `agents`). */
-  readonly source: 'built-in' | 'user' | 'project' | 'session';
+  readonly source: 'built-in' | 'user' | 'project' | 'session' | 'plugin';
   readonly file?: string;
 }
 
@@ -75,7 +75,7 @@ function listField(value: unknown, field: string, file: string): string[] | unde
 }
 
 /** One Markdown definition; throws AgentDefinitionError naming the file and the field. */
-export function parseAgentMarkdown(text: string, file: string, source: 'user' | 'project'): AgentDefinition {
+export function parseAgentMarkdown(text: string, file: string, source: 'user' | 'project' | 'plugin'): AgentDefinition {
   const m = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/.exec(text);
   if (!m) throw new AgentDefinitionError(`${file}: no frontmatter (the file must start with a --- block)`);
   let front: unknown;

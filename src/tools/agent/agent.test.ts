@@ -112,14 +112,14 @@ describe('Agent', () => {
         return { text: 'Could not edit /x.', toolUseCount: 2, durationMs: 5, usage, isError: false, stopReason: 'end_turn' };
       },
     });
-    const outcome = await run({ run_in_background: true, name: 'bg' });
+    const outcome = await run({ run_in_background: true });
     const [request] = requests;
     expect(request).toMatchObject({ isAsync: true, avoidPermissionPrompts: true });
     expect(request!.signal).toBeInstanceOf(AbortSignal);
     // The seeds' async-safe set, by declaration: neither the tools that need a person, nor Agent, nor a tool that says nothing.
     expect(pool.filter(request!.tools).map((t) => t.name)).toEqual(['Read', 'Edit']);
     const text = textOf(outcome.result.content);
-    expect(text).toMatch(/running in the background \(task ID: agent-bg-/);
+    expect(text).toMatch(/running in the background \(task ID: agent-\w+\)/);
     const id = /task ID: (agent-[\w-]+)\)/.exec(text)![1]!;
     const ended = await tasks.wait(id, { timeoutMs: 5_000 });
     expect(ended).toMatchObject({ type: 'local_agent', status: 'completed', facts: { tool_uses: 2, permissions_denied: 1 } });
@@ -127,7 +127,7 @@ describe('Agent', () => {
     expect(tasks.readOutput(id)!.text).toMatch(/\[tool\] Read\(\/x\)[\s\S]*\[denied\] Edit\(\/x\) — Permission denied[\s\S]*\[result\] Could not edit/);
     const [note] = notifications.drain();
     const body = textOf(note!.content);
-    expect(body).toMatch(/"do it" \(agent-bg-\w+\) finished/);
+    expect(body).toMatch(/"do it" \(agent-\w+\) finished/);
     expect(body).toMatch(/<denied-permissions>[\s\S]*Edit\(\/x\): Permission denied[\s\S]*add "Edit\(\/x\)" to permissions.allow/);
     expect(body).toMatch(/<transcript>\n- Read\(\/x\) → done\n- Edit\(\/x\) → denied/);
     expect(body).toMatch(/<result>\nCould not edit \/x\.\n<\/result>/);

@@ -31,6 +31,8 @@ export function launchBackgroundAgent(
   context: ToolUseContext,
   request: Omit<SubagentRequest, 'signal' | 'onEvent' | 'avoidPermissionPrompts'>,
   onSettled: () => void,
+  /** What the task is called where tasks are listed (the terminal's status line): a teammate's carries its name. */
+  label: string = request.description,
 ): BackgroundAgent {
   const { agentId, description, agentType } = request;
   const outputFile = path.join(context.options.sessionDir, 'tasks', `${agentId}.output`);
@@ -69,8 +71,8 @@ export function launchBackgroundAgent(
     {
       id: agentId,
       type: AGENT_TASK_TYPE,
-      label: description,
-      description,
+      label,
+      description: label,
       outputFile,
       startedAt: Date.now(),
       facts: { agent_id: agentId, agent_type: agentType },

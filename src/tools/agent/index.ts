@@ -28,6 +28,8 @@ export { agentDefinitionsFor, reloadAgentDefinitions, type SessionAgentDefinitio
 import { AGENT_TOOL_NAME, agentPrompt } from './prompt.js';
 import { AgentLog } from './agent-log.js';
 import { launchBackgroundAgent } from './background.js';
+import { launchTeammate } from './teammate.js';
+import { currentTeam, isLead, teammateNameProblem } from '../shared/team.js';
 import { agentProgressReporter, formatTokens, type AgentProgress } from './progress.js';
 import type { SubagentEvent, SubagentResult, SubagentUsage } from './subagent-runner.js';
 import { randomUUID } from '../../tool/crypto.js';
@@ -49,7 +51,8 @@ export const agentInputSchema = z.strictObject({
   subagent_type: z.string().optional().describe('The agent type to use (default general-purpose)'),
   model: z.enum(['sonnet', 'opus', 'haiku']).optional().describe('Model for this agent; overrides its definition'),
   run_in_background: z.boolean().optional().describe('Run it in the background; you are notified when it finishes'),
-  name: z.string().optional().describe('A name for the agent, shown in notifications'),
+  name: z.string().optional().describe('A name for the agent: it runs as a teammate in the background, addressable with SendMessage({to: name})'),
+  team_name: z.string().optional().describe('Deprecated; ignored. The session has one team'),
 });
 export type AgentInput = z.infer<typeof agentInputSchema>;
 
@@ -73,6 +76,8 @@ export type AgentOutput =
       prompt: string;
       /** Its progress lines, then its final report (TaskOutput and Read show them). */
       outputFile: string;
+      /** A teammate's name (the call named it): SendMessage reaches it. */
+      teammate?: string;
     };
 
 
@@ -136,7 +141,12 @@ function check(input: AgentInput, context: ToolUseContext): ValidationResult & {
     const known = agentDefinitionsFor(context).map((d) => d.agentType).join(', ');
     return { result: false, message: `Unknown agent type "${input.subagent_type}". Available: ${known}.`, errorCode: 3 };
   }
-  const isAsync = input.run_in_background === true;
+  if (input.name !== undefined) {
+    if (!isLead(context)) return { result: false, message: 'Only the lead (the main conversation) starts teammates; do not name this agent, or do the work yourself.', errorCode: 5 };
+    const problem = teammateNameProblem(currentTeam(context), input.name);
+    if (problem) return { result: false, message: problem, errorCode: 6 };
+  }
+  const isAsync = input.run_in_background === true || input.name !== undefined;
   const tools = context.options.tools.filter(subagentToolFilter(definition, context.agentDepth + 1, isAsync));
   if (tools.length === 0) {
     const why = isAsync ? 'in the background (its tools/disallowedTools and the tools a background agent may use leave none of yours)' : '(its tools/disallowedTools leave none of yours)';
@@ -200,7 +210,8 @@ export const AgentTool = buildTool<typeof agentInputSchema, AgentOutput, AgentPr
     if (counter.count >= MAX_CONCURRENT_SUBAGENTS) throw new Error(`Concurrent subagent limit reached (${MAX_CONCURRENT_SUBAGENTS} running); wait for some to finish.`);
     const agentId = `agent-${input.name ? `${input.name.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 32)}-` : ''}${randomUUID().slice(0, 8)}`;
     const requestedModel = input.model ?? (definition.model && definition.model !== 'inherit' ? definition.model : undefined);
-    const isAsync = input.run_in_background === true;
+    // A named agent is a teammate: it runs beside the lead, in the background.
+    const isAsync = input.run_in_background === true || input.name !== undefined;
     const request = {
       parent: context,
       agentId,
@@ -215,8 +226,11 @@ export const AgentTool = buildTool<typeof agentInputSchema, AgentOutput, AgentPr
     };
     counter.count++;
     if (isAsync) {
-      const { outputFile } = launchBackgroundAgent(context, request, () => counter.count--);
-      return { data: { status: 'async_launched', agentId, agentType: definition.agentType, description: input.description, prompt: input.prompt, outputFile } };
+      const settled = () => counter.count--;
+      const { outputFile } = input.name !== undefined ? launchTeammate(context, input.name, request, settled) : launchBackgroundAgent(context, request, settled);
+      return {
+        data: { status: 'async_launched', agentId, agentType: definition.agentType, description: input.description, prompt: input.prompt, outputFile, ...(input.name !== undefined ? { teammate: input.name } : {}) },
+      };
     }
     // Progress belongs to the call (a UI draws it); the log keeps the transcript that reaches the parent model.
     const log = new AgentLog();
@@ -235,6 +249,13 @@ export const AgentTool = buildTool<typeof agentInputSchema, AgentOutput, AgentPr
     };
   },
   mapToolResultToToolResultBlockParam(data, toolUseId) {
+    if (data.status === 'async_launched' && data.teammate !== undefined) {
+      return {
+        type: 'tool_result',
+        tool_use_id: toolUseId,
+        content: `The teammate "${data.teammate}" (task ID: ${data.agentId}) is working in the background; its progress is written to: ${data.outputFile}. Each time it ends a turn its words reach you as a teammate message; SendMessage (to: "${data.teammate}") gives it more work, TaskStop or TeamDelete ends it. It cannot ask for permissions: calls that would need a person's approval are denied.`,
+      };
+    }
     if (data.status === 'async_launched') {
       return {
         type: 'tool_result',
@@ -253,6 +274,7 @@ export const AgentTool = buildTool<typeof agentInputSchema, AgentOutput, AgentPr
     };
   },
   renderToolUseMessage: (input) => `${input.subagent_type ?? 'general-purpose'}: ${input.description ?? ''}`,
-  renderToolResultMessage: (output) => (output.status === 'async_launched' ? `Running in the background as ${output.agentId}` : doneLine(output)),
+  renderToolResultMessage: (output) =>
+    output.status === 'async_launched' ? (output.teammate !== undefined ? `Teammate ${output.teammate} working as ${output.agentId}` : `Running in the background as ${output.agentId}`) : doneLine(output),
   loadViews: () => import('./render.js').then((m) => m.agentViews),
 });

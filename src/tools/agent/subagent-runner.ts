@@ -2,6 +2,7 @@
  * What the Agent tool needs from the layer above: something that runs the agent loop for a child. The agent layer
  * (src/agent) provides it as `services.subagents`; the tool only decides what the child gets.
  */
+import type { NotificationQueue } from '../../tool/notification-queue.js';
 import type { PermissionMode } from '../../tool/permission-types.js';
 import type { AnyTool } from '../../tool/tool.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
@@ -30,6 +31,14 @@ export interface SubagentRequest {
   readonly signal?: AbortSignal;
   /** Told what the child does while it runs (a foreground child's Agent call turns it into progress for a UI). */
   readonly onEvent?: (event: SubagentEvent) => void;
+  /**
+   * A teammate's inbox: the child's own notification queue (its tool results carry what arrives while it works), and
+   * when a turn ends the child waits on it — each batch that arrives is its next turn — until its signal stops it.
+   * Absent: the child runs one turn, as any sub-agent.
+   */
+  readonly inbox?: NotificationQueue;
+  /** A teammate's turn ended with these words; it waits on its inbox now. */
+  readonly onTurnEnd?: (text: string) => void;
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import * as z from 'zod';
-import { isReadOnlyCommand, loadBashParser, needsBashParser } from '../../permissions/bash/index.js';
+import { destructiveSubcommand, isReadOnlyCommand, loadBashParser, needsBashParser } from '../../permissions/bash/index.js';
 import { workingDirectories } from '../../permissions/paths.js';
 import { buildTool } from '../../tool/build-tool.js';
 import { distrustProgramsIn } from '../../tool/executable-path.js';
@@ -25,6 +25,7 @@ import { detectSandbox } from './sandbox.js';
 import { buildSandboxPolicy } from './sandbox-policy.js';
 import { persistedStateAsk, persistedStateConcern } from './state-review.js';
 import { leadingSleep, leadingSleepMessage } from './leading-sleep.js';
+import { runSimulatedSed, sedPermissionPreview } from './sed-simulation.js';
 
 export const bashInputSchema = z.strictObject({
   command: z.string().describe('The command to execute'),
@@ -121,6 +122,8 @@ export const BashTool = buildTool<typeof bashInputSchema, BashOutput, BashProgre
   userFacingName: () => BASH_TOOL_NAME,
   isReadOnly: readOnly,
   isConcurrencySafe: readOnly,
+  // rm -r, git reset --hard, git push --force, dd, mkfs…: the engine's reading of the command (permissions/bash/destructive.ts).
+  isDestructive: (input) => destructiveSubcommand(input.command) !== undefined,
   // A commit, rebase or install is not cut halfway by a user interrupt; it finishes (interrupt-behavior.ts).
   interruptBehavior: (input) => (uninterruptibleSubcommand(input.command) !== undefined ? 'block' : 'cancel'),
   toAutoClassifierInput: (input) => input.command,
@@ -143,8 +146,15 @@ export const BashTool = buildTool<typeof bashInputSchema, BashOutput, BashProgre
   // call() is not given its tool_use id; the executor stamps progress events with it. The command's parse decides
   // what it may do at a timeout (move to the background only if parseable): load the parser even when a caller
   // runs the tool without the permission engine (false at once when it is loaded or the command is plain).
+  // A `sed -i` the engine can simulate is shown at the prompt as the edit it makes, and written as previewed.
+  permissionPreview: async (input, context) => {
+    if (needsBashParser(input.command)) await loadBashParser();
+    return sedPermissionPreview(input.command, context);
+  },
   call: async (input, context, _canUseTool, _parentMessage, onProgress) => {
     if (needsBashParser(input.command)) await loadBashParser();
+    const simulated = await runSimulatedSed(input.command, context);
+    if (simulated !== undefined) return { data: simulated };
     return runBash(input, context, '', onProgress);
   },
   mapToolResultToToolResultBlockParam: mapBashOutput,

@@ -136,7 +136,8 @@ describe('the scheduler (its clock faked; the project file real)', () => {
     expect(texts(fired).filter((t) => t.includes('<scheduled-task'))).toHaveLength(7); // noon of the 11th to the 17th (made at 12:00:30 on the 10th, it expires at 12:00:30 on the 17th)
     expect(texts(fired).at(-1)).toContain(`Scheduled task ${job.id} (every day at 12:00) expired 7 days after it was made`);
     expect(s.list()).toEqual([]);
-    await vi.waitFor(() => expect(stored().tasks).toEqual([]));
+    // Eight file updates one after the other (each fire, then the expiry): a loaded machine needs more than waitFor's 1 s.
+    await vi.waitFor(() => expect(stored().tasks).toEqual([]), { timeout: 15_000 });
   });
 
   it('a durable one-shot whose time passed while no session ran fires at restore; expired recurring ones are dropped', async () => {

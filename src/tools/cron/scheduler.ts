@@ -108,13 +108,27 @@ export class CronScheduler {
   }
 
   async #restore(): Promise<number> {
-    const { tasks } = readScheduledTasks(this.projectDir);
     const now = Date.now();
+    // The file may be a repository's: a task dated in the future would never expire, so it counts as made now (and
+    // is written so, or every session would give it 7 days more).
+    const { tasks } = readScheduledTasks(this.projectDir);
+    const future = new Set(tasks.filter((t) => t.createdAt > now).map((t) => t.id));
     const expired = tasks.filter((t) => t.recurring === true && now >= t.createdAt + this.#maxAge);
-    if (expired.length > 0) await this.#update((all) => all.filter((t) => !expired.some((e) => e.id === t.id)));
+    if (expired.length > 0 || future.size > 0) {
+      await this.#update((all) => all.filter((t) => !expired.some((e) => e.id === t.id)).map((t) => (future.has(t.id) ? { ...t, createdAt: Math.min(t.createdAt, now) } : t)));
+    }
     let count = 0;
-    for (const t of tasks) {
-      if (this.#jobs.has(t.id) || expired.includes(t)) continue;
+    let left = 0;
+    // Counted, not read from the map: a late one-shot fires and is gone at once.
+    const room = MAX_JOBS - this.#jobs.size;
+    for (const raw of tasks) {
+      if (this.#jobs.has(raw.id) || expired.includes(raw)) continue;
+      // No more than the model may make: the rest stay in the file, not run (a flood of prompts at the start).
+      if (count >= room) {
+        left++;
+        continue;
+      }
+      const t = future.has(raw.id) ? { ...raw, createdAt: now } : raw;
       const schedule = parseCron(t.cron);
       const job: CronJob = {
         id: t.id,
@@ -133,6 +147,9 @@ export class CronScheduler {
         void this.#fire(job.id, true);
       } else this.#arm({ job, schedule });
       count++;
+    }
+    if (left > 0) {
+      this.#options.notify(textMessage(systemReminderText(`${left} more scheduled task${left === 1 ? ' was' : 's were'} left in the project's .claude/scheduled_tasks.json and not restored: at most ${MAX_JOBS} run in a session.`)));
     }
     return count;
   }

@@ -23,6 +23,7 @@ import {
 } from '../shared/paths.js';
 import { hasChangedSinceRead, readRequirementError, recordFileState, requireReadBeforeWrite, staleFileMessage } from '../shared/read-state.js';
 import { loadTextFileForWrite, writeTextFile } from '../shared/text-file.js';
+import { diagnosticsAfterEdit } from '../shared/edit-diagnostics.js';
 import { mapEditResult, type EditOutput } from './edit-output.js';
 import { findMatch, type MatchResult } from './find-match.js';
 import { editPrompt, EDIT_TOOL_NAME } from './prompt.js';
@@ -195,7 +196,10 @@ export const EditTool = buildTool({
     return { result: true };
   },
   async call(input, context) {
-    return { data: await editFile(input, context) };
+    const data = await editFile(input, context);
+    // The file's language server, when one runs, says what the edit broke (the next turn's context).
+    const newMessages = await diagnosticsAfterEdit(context);
+    return newMessages.length > 0 ? { data, newMessages } : { data };
   },
   mapToolResultToToolResultBlockParam: mapEditResult,
 });

@@ -16,6 +16,7 @@ import { formatCallItems, formatHover, formatLocations, formatSymbols, type Call
 import { locateServer, lspManagerFor } from './manager.js';
 import { LSP_OPERATIONS, LSP_TOOL_NAME, lspPrompt } from './prompt.js';
 import { isInsideProject } from './project-path.js';
+import { workspaceTypescriptRisk } from './workspace-typescript.js';
 
 export { LSP_TOOL_NAME };
 export type { LspServerConfig, LspSettings } from './servers.js';
@@ -122,8 +123,9 @@ async function checkServer(input: LspInput, context: ToolUseContext): Promise<Pe
   if ('error' in located) return { behavior: 'allow', updatedInput: input };
   // What is judged here is what call() starts: it never looks the server up again (a file put there since is not run).
   noteJudgedServer(located, context);
-  if (!isInsideProject(located.executable, context)) return { behavior: 'allow', updatedInput: input };
-  const reason = `The ${located.server.name} language server would start from inside the project (${located.executable}): that runs code the repository supplies.`;
+  const workspace = workspaceTypescriptRisk(located.executable, located.server.config.initializationOptions, manager.projectDir);
+  if (!isInsideProject(located.executable, context) && workspace === undefined) return { behavior: 'allow', updatedInput: input };
+  const reason = workspace ?? `The ${located.server.name} language server would start from inside the project (${located.executable}): that runs code the repository supplies.`;
   return { behavior: 'ask', message: reason, decisionReason: { layer: 'safetyCheck', reason, classifierApprovable: false } };
 }
 

@@ -10,11 +10,15 @@ import { pathToFileURL } from 'node:url';
 import { secretEnvNames } from '../../execution/redaction.js';
 import { randomBytes } from '../../tool/crypto.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
+import { provideEditDiagnostics, type EditDiagnostic } from '../shared/edit-diagnostics.js';
 import { getTaskRegistry } from '../shared/task-registry.js';
 import { LspConnection, LspServerGoneError } from './lsp-connection.js';
+import { pinTsserver } from './workspace-typescript.js';
 import { knownExtensions, resolveServerCommand, serverForFile, type ChosenServer } from './servers.js';
 
 const DEFAULT_TIMEOUT_S = 60;
+/** After a server's first diagnostics for an edited file, how long a second (fuller) publication is waited for. */
+const SETTLE_MS = 400;
 
 interface OpenDocument {
   version: number;
@@ -57,6 +61,8 @@ export function locateServer(file: string, context: ToolUseContext, projectDir: 
 export class LspManager {
   readonly #running = new Map<string, Running>();
   readonly #diagnostics = new Map<string, unknown[]>();
+  /** Who waits for a file's next diagnostics (by URI): an edit's. */
+  readonly #waiting = new Map<string, Set<(diagnostics: unknown[]) => void>>();
   #closed = false;
 
   constructor(
@@ -97,6 +103,43 @@ export class LspManager {
     return this.#diagnostics.get(pathToFileURL(file).href) ?? [];
   }
 
+  /**
+   * After an edit: when `serverName` is running (never started for this), sends it `text` as the file's content and
+   * waits for the diagnostics it publishes for the file then — the last of those that come within a short settle after
+   * the first (a server may publish twice: syntax, then types) — until `deadlineMs`. Undefined: none running, or late.
+   */
+  async diagnosticsAfterEdit(file: string, text: string, serverName: string, languageId: string, deadlineMs: number, signal: AbortSignal): Promise<unknown[] | undefined> {
+    const running = this.#running.get(serverName);
+    if (running === undefined || running.connection.gone !== undefined || this.#closed) return undefined;
+    const uri = pathToFileURL(file).href;
+    let latest: unknown[] | undefined;
+    let wake: ((d: unknown[]) => void) | undefined;
+    const waiters = this.#waiting.get(uri) ?? new Set();
+    this.#waiting.set(uri, waiters);
+    const timers: NodeJS.Timeout[] = [];
+    try {
+      return await new Promise<unknown[] | undefined>((resolve) => {
+        const end = () => resolve(latest);
+        timers.push(setTimeout(end, deadlineMs));
+        signal.addEventListener('abort', end, { once: true });
+        wake = (d) => {
+          const first = latest === undefined;
+          latest = d;
+          if (first) timers.push(setTimeout(end, SETTLE_MS));
+        };
+        waiters.add(wake);
+        running.ready.then(
+          () => this.#sync(running, file, { text, mtimeMs: -1, size: Buffer.byteLength(text) }, languageId),
+          () => resolve(undefined),
+        );
+      });
+    } finally {
+      for (const t of timers) clearTimeout(t);
+      if (wake !== undefined) waiters.delete(wake);
+      if (waiters.size === 0) this.#waiting.delete(uri);
+    }
+  }
+
   async dispose(): Promise<void> {
     this.#closed = true;
     const all = [...this.#running.values()];
@@ -112,9 +155,13 @@ export class LspManager {
     const connection = new LspConnection({ command: chosen.executable, args: config.args ?? [], cwd: this.projectDir, env: { ...this.env, ...config.env } });
     connection.onNotification('textDocument/publishDiagnostics', (p) => {
       const params = p as { uri?: string; diagnostics?: unknown[] };
-      if (typeof params?.uri === 'string') this.#diagnostics.set(params.uri, params.diagnostics ?? []);
+      if (typeof params?.uri !== 'string') return;
+      const diagnostics = Array.isArray(params.diagnostics) ? params.diagnostics : [];
+      this.#diagnostics.set(params.uri, diagnostics);
+      for (const wake of this.#waiting.get(params.uri) ?? []) wake(diagnostics);
     });
     const rootUri = pathToFileURL(this.projectDir).href;
+    const initializationOptions = pinTsserver(chosen.executable, config.initializationOptions);
     const ready = connection
       .request(
         'initialize',
@@ -137,7 +184,8 @@ export class LspManager {
             workspace: { symbol: {}, workspaceFolders: true, configuration: true },
             general: { positionEncodings: ['utf-16'] },
           },
-          ...(config.initializationOptions !== undefined ? { initializationOptions: config.initializationOptions } : {}),
+          // typescript-language-server is held to its own TypeScript, never a workspace one (workspace-typescript.ts).
+          ...(initializationOptions !== undefined ? { initializationOptions } : {}),
         },
         (config.startupTimeoutSeconds ?? DEFAULT_TIMEOUT_S) * 1000,
       )
@@ -189,6 +237,12 @@ export function lspManagerFor(context: ToolUseContext): LspManager {
   manager = new LspManager(projectDir, { ...env, ...settings.env });
   managers.set(context.services, manager);
   const made = manager;
+  // From now on an edit of a file whose server runs is followed by that server's diagnostics (edit-diagnostics.ts).
+  provideEditDiagnostics(context.services, async (file, text, deadlineMs, signal) => {
+    const chosen = serverForFile(file, settings.lsp);
+    if (chosen === undefined) return undefined;
+    return (await made.diagnosticsAfterEdit(file, text, chosen.name, chosen.languageId, deadlineMs, signal)) as EditDiagnostic[] | undefined;
+  });
   getTaskRegistry(context).onShutdown(`lsp-${randomBytes(4).toString('hex')}`, () => made.dispose());
   return manager;
 }

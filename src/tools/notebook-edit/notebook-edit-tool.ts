@@ -16,6 +16,7 @@ import { countPatchLines, patchBetween } from '../shared/patch.js';
 import { backfillPathField, pathForPermission, resolveToolPath, validatePathInput } from '../shared/paths.js';
 import { hasChangedSinceRead, recordFileState, requireReadBeforeWrite, staleFileMessage, wholeFileRequirementError, NOT_READ_MESSAGE } from '../shared/read-state.js';
 import { loadTextFileForWrite, writeTextFile } from '../shared/text-file.js';
+import { diagnosticsAfterEdit } from '../shared/edit-diagnostics.js';
 import { detectLayout, formatSource, keysSorted, serializeNotebook, sortKeys } from './notebook-json.js';
 import { notebookEditPrompt, NOTEBOOK_EDIT_TOOL_NAME } from './prompt.js';
 import { randomBytes } from '../../tool/crypto.js';
@@ -214,7 +215,10 @@ export const NotebookEditTool = buildTool({
     return { result: true };
   },
   async call(input, context) {
-    return { data: await editNotebook(input, context) };
+    const data = await editNotebook(input, context);
+    // The file's language server, when one runs, says what the edit broke (the next turn's context).
+    const newMessages = await diagnosticsAfterEdit(context);
+    return newMessages.length > 0 ? { data, newMessages } : { data };
   },
   mapToolResultToToolResultBlockParam: mapNotebookEditResult,
 });

@@ -6,6 +6,7 @@ import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { atomicWriteFile } from './atomic-write.js';
+import { noteWrittenText } from './edit-diagnostics.js';
 import { isBinaryContent } from './binary.js';
 import { canEncode, decodeText, describeEncoding, detectLineEndings, encodeText, hasUtf16LeBom, type LineEndings, type TextEncoding } from './encoding.js';
 import { FileToolError } from './errors.js';
@@ -85,6 +86,7 @@ export async function writeTextFile(absPath: string, text: string, encoding: Tex
         }
       : undefined,
   });
+  if (context) noteWrittenText(context, absPath, text);
   return { bytes, stats };
 }
 

@@ -1,17 +1,18 @@
 /**
  * TaskStop (aliases KillShell, KillBash): ends a running background task of any kind through the registry (a
  * command's whole process group, a sub-agent's loop) and reports its final state. `shell_id` is Claude Code's
- * deprecated name for `task_id`.
+ * deprecated name for `task_id`. A teammate is found by its name too (shared/team.ts), as in Claude Code.
  */
 import * as z from 'zod';
 import { buildTool } from '../../tool/build-tool.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import type { ValidationResult } from '../../tool/tool.js';
 import { getTaskRegistry, type TaskStatus } from '../shared/task-registry.js';
+import { currentTeam } from '../shared/team.js';
 import { TASK_STOP_TOOL_NAME, taskStopPrompt } from './prompt.js';
 
 export const taskStopInputSchema = z.strictObject({
-  task_id: z.string().optional().describe('The ID of the background task to stop'),
+  task_id: z.string().optional().describe('The ID of the background task to stop (a teammate: its agent ID or its name)'),
   shell_id: z.string().optional().describe('Deprecated: use task_id instead'),
 });
 
@@ -34,8 +35,16 @@ function taskIdOf(input: TaskStopInput): string | undefined {
   return id !== undefined && id.trim() !== '' ? id.trim() : undefined;
 }
 
-function validate(input: TaskStopInput, context: ToolUseContext): ValidationResult {
+/** A task's id, or — as Claude Code accepts — a live teammate's name, for its agent's task. */
+function resolveId(input: TaskStopInput, context: ToolUseContext): string | undefined {
   const id = taskIdOf(input);
+  if (id === undefined || getTaskRegistry(context).get(id) !== undefined) return id;
+  const member = currentTeam(context)?.members.get(id);
+  return member && member.status !== 'ended' ? member.agentId : id;
+}
+
+function validate(input: TaskStopInput, context: ToolUseContext): ValidationResult {
+  const id = resolveId(input, context);
   if (id === undefined) return { result: false, message: 'Give the ID of the task to stop in task_id.', errorCode: 1 };
   const task = getTaskRegistry(context).get(id);
   if (task === undefined) return { result: false, message: `No task found with ID: ${id}`, errorCode: 2 };
@@ -58,7 +67,7 @@ export const TaskStopTool = buildTool<typeof taskStopInputSchema, TaskStopData>(
   call: async (input, context) => {
     const check = validate(input, context);
     if (!check.result) throw new Error(check.message);
-    const id = taskIdOf(input)!;
+    const id = resolveId(input, context)!;
     const task = await getTaskRegistry(context).stop(id);
     if (task === undefined) throw new Error(`No task found with ID: ${id}`);
     return {

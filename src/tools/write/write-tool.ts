@@ -16,6 +16,7 @@ import { countPatchLines, patchBetween, snippetForHunks, type PatchHunk } from '
 import { backfillPathField, pathForPermission, resolveToolPath, validatePathInput } from '../shared/paths.js';
 import { hasChangedSinceRead, recordFileState, requireReadBeforeWrite, staleFileMessage, wholeFileRequirementError, NOT_READ_MESSAGE } from '../shared/read-state.js';
 import { loadTextFileForWrite, writeTextFile } from '../shared/text-file.js';
+import { diagnosticsAfterEdit } from '../shared/edit-diagnostics.js';
 import { writePrompt, WRITE_TOOL_NAME } from './prompt.js';
 
 const inputSchema = z.strictObject({
@@ -137,7 +138,10 @@ export const WriteTool = buildTool({
     return pathError ? { result: false, message: pathError, errorCode: 1 } : { result: true };
   },
   async call(input, context) {
-    return { data: await writeFile(input, context) };
+    const data = await writeFile(input, context);
+    // The file's language server, when one runs, says what the edit broke (the next turn's context).
+    const newMessages = await diagnosticsAfterEdit(context);
+    return newMessages.length > 0 ? { data, newMessages } : { data };
   },
   mapToolResultToToolResultBlockParam: mapWriteResult,
 });

@@ -1,0 +1,227 @@
+/**
+ * Plugins from marketplaces, as Claude Code declares them in settings: `extraKnownMarketplaces` (a local folder, a git
+ * repository URL, a GitHub `owner/repo`) and `enabledPlugins` (`"plugin@marketplace": true`). A marketplace is a
+ * folder with `.claude-plugin/marketplace.json` listing plugins by name and source (a `./` folder inside it).
+ *
+ * Installing copies the plugin into toolgate's state folder (`<state>/plugins/cache/<marketplace>/<plugin>`) and
+ * records it in `<state>/plugins/installed.json`; only an installed plugin is ever loaded from settings, so a
+ * settings file (a repository's included) can turn on only what a person installed — and installing needs the person
+ * (or an explicit flag headless), after being shown what the plugin contains (`describePlugin`). A git marketplace is
+ * cloned with the one hardened git runner (tool/git-runner.ts), transports `file` and `https` only.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from '../tool/crypto.js';
+import { runGit } from '../tool/git-runner.js';
+import { isInlineJson, parseConfigJson, readConfigText } from '../tool/read-config-file.js';
+import { stateDirectory } from '../tool/state-directory.js';
+import { editSettingsFile } from './grants.js';
+import { loadSettings, type SettingSourceName } from './load-settings.js';
+import { isInside, PLUGIN_NAME, readPluginFolder, type PluginFolder } from './plugin-folder.js';
+
+export type MarketplaceSource = { readonly source: 'directory'; readonly path: string } | { readonly source: 'git'; readonly url: string };
+
+export interface PluginStateOptions {
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly homeDir: string;
+  readonly sources?: readonly SettingSourceName[];
+  readonly settingsFiles?: readonly string[];
+  readonly settingsObject?: Record<string, unknown>;
+}
+
+export interface InstalledPlugin {
+  readonly path: string;
+  readonly marketplace: string;
+  readonly version?: string;
+  readonly installedAt: string;
+}
+
+export interface PluginSettings {
+  /** `plugin@marketplace` → on or off, from the highest level that names it. */
+  readonly enabled: ReadonlyMap<string, boolean>;
+  readonly marketplaces: ReadonlyMap<string, MarketplaceSource>;
+  readonly warnings: readonly string[];
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+export function pluginsDir(o: Pick<PluginStateOptions, 'env' | 'homeDir'>): string {
+  return path.join(stateDirectory(o.env as NodeJS.ProcessEnv, o.homeDir), 'plugins');
+}
+
+/** What the settings say about plugins and marketplaces, merged by precedence. */
+export function pluginSettingsOf(o: PluginStateOptions): PluginSettings {
+  const loaded = loadSettings({ cwd: o.cwd, homeDir: o.homeDir, ...(o.sources ? { sources: o.sources } : {}), flagSettingsFiles: [...(o.settingsFiles ?? []), ...(o.settingsObject && Object.keys(o.settingsObject).length > 0 ? [JSON.stringify(o.settingsObject)] : [])] });
+  const enabled = new Map<string, boolean>();
+  const marketplaces = new Map<string, MarketplaceSource>();
+  const warnings: string[] = [];
+  for (const level of loaded.pluginsBySource) {
+    if (level.enabledPlugins !== undefined) {
+      if (!isObject(level.enabledPlugins)) warnings.push(`${level.file}: "enabledPlugins" must be an object of "plugin@marketplace": true|false`);
+      else for (const [ref, on] of Object.entries(level.enabledPlugins)) if (typeof on === 'boolean' && !enabled.has(ref)) enabled.set(ref, on);
+    }
+    if (level.extraKnownMarketplaces !== undefined && isObject(level.extraKnownMarketplaces)) {
+      for (const [name, entry] of Object.entries(level.extraKnownMarketplaces)) {
+        if (marketplaces.has(name)) continue;
+        const source = marketplaceSource(entry, level.file, o.cwd);
+        if (typeof source === 'string') warnings.push(source);
+        else if (!PLUGIN_NAME.test(name)) warnings.push(`${level.file}: marketplace name ${JSON.stringify(name)} is not a plain word`);
+        else marketplaces.set(name, source);
+      }
+    }
+  }
+  return { enabled, marketplaces, warnings };
+}
+
+function marketplaceSource(entry: unknown, file: string, cwd: string): MarketplaceSource | string {
+  const s = isObject(entry) && isObject(entry.source) ? entry.source : undefined;
+  if (s?.source === 'directory' && typeof s.path === 'string') return { source: 'directory', path: path.resolve(isInlineJson(file) ? cwd : path.dirname(file), s.path) };
+  if (s?.source === 'git' && typeof s.url === 'string') return { source: 'git', url: s.url };
+  if (s?.source === 'github' && typeof s.repo === 'string' && /^[\w.-]+\/[\w.-]+$/.test(s.repo)) return { source: 'git', url: `https://github.com/${s.repo}.git` };
+  return `${file}: a marketplace's "source" must be { "source": "directory", "path" }, { "source": "git", "url" } or { "source": "github", "repo" }`;
+}
+
+export function readInstalled(o: Pick<PluginStateOptions, 'env' | 'homeDir'>): Record<string, InstalledPlugin> {
+  const read = readConfigText(path.join(pluginsDir(o), 'installed.json'));
+  if (read.kind !== 'ok') return {};
+  const parsed = parseConfigJson(read.text);
+  return parsed.ok && isObject(parsed.json) && isObject(parsed.json.plugins) ? (parsed.json.plugins as Record<string, InstalledPlugin>) : {};
+}
+
+function writeInstalled(o: Pick<PluginStateOptions, 'env' | 'homeDir'>, plugins: Record<string, InstalledPlugin>): void {
+  const file = path.join(pluginsDir(o), 'installed.json');
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const tmp = `${file}.${randomUUID()}.tmp`;
+  fs.writeFileSync(tmp, `${JSON.stringify({ plugins }, null, 2)}\n`, { mode: 0o600 });
+  fs.renameSync(tmp, file);
+}
+
+/** The folders of the plugins the settings enable that are installed; an enabled one that is not installed is said. */
+export function enabledInstalledPlugins(o: PluginStateOptions): { folders: string[]; warnings: string[] } {
+  const settings = pluginSettingsOf(o);
+  const warnings = [...settings.warnings];
+  if (![...settings.enabled.values()].some(Boolean)) return { folders: [], warnings };
+  const installed = readInstalled(o);
+  const cache = path.join(pluginsDir(o), 'cache');
+  const folders: string[] = [];
+  for (const [ref, on] of settings.enabled) {
+    if (!on) continue;
+    const entry = installed[ref];
+    // Only a folder under the cache is loaded: installed.json is state, but a path in it is not trusted to point anywhere.
+    if (!entry || typeof entry.path !== 'string' || !path.resolve(entry.path).startsWith(cache + path.sep)) {
+      warnings.push(`plugin ${ref} is enabled but not installed (toolgate plugin install ${ref})`);
+      continue;
+    }
+    folders.push(entry.path);
+  }
+  return { folders, warnings };
+}
+
+/** A marketplace's folder: a local one as it is, a git one cloned afresh into the state folder. */
+export async function fetchMarketplace(name: string, source: MarketplaceSource, o: PluginStateOptions): Promise<string> {
+  if (source.source === 'directory') return source.path;
+  if (/^(ssh|ext|git):|^[\w.-]+@[\w.-]+:/.test(source.url)) throw new Error(`marketplace ${name}: ${source.url}: only https URLs and local repositories are fetched`);
+  const target = path.join(pluginsDir(o), 'marketplaces', name);
+  const tmp = `${target}.${randomUUID()}.tmp`;
+  fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
+  try {
+    // `--` ends the options: a URL starting with `-` is a URL, never an option.
+    await runGit(['clone', '--depth=1', '--no-recurse-submodules', '--quiet', '--', source.url, tmp], { cwd: path.dirname(target), env: o.env as NodeJS.ProcessEnv, transports: ['file', 'https'], timeoutMs: 120_000 });
+  } catch (error) {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    throw error;
+  }
+  fs.rmSync(target, { recursive: true, force: true });
+  fs.renameSync(tmp, target);
+  return target;
+}
+
+export interface MarketplaceEntry {
+  readonly name: string;
+  readonly description?: string;
+  /** The plugin's folder inside the marketplace. */
+  readonly folder: string;
+}
+
+/** `.claude-plugin/marketplace.json`: its plugins whose source is a `./` folder inside the marketplace. */
+export function readMarketplace(folder: string): { entries: MarketplaceEntry[]; warnings: string[] } {
+  const root = fs.realpathSync(folder);
+  const file = path.join(root, '.claude-plugin', 'marketplace.json');
+  const read = readConfigText(file);
+  if (read.kind !== 'ok') throw new Error(`${file}: ${read.kind === 'missing' ? 'not found' : read.message}`);
+  const parsed = parseConfigJson(read.text);
+  if (!parsed.ok || !isObject(parsed.json) || !Array.isArray(parsed.json.plugins)) throw new Error(`${file}: must be a JSON object with a "plugins" list`);
+  const entries: MarketplaceEntry[] = [];
+  const warnings: string[] = [];
+  const base = isObject(parsed.json.metadata) && typeof parsed.json.metadata.pluginRoot === 'string' ? parsed.json.metadata.pluginRoot : '.';
+  for (const p of parsed.json.plugins as unknown[]) {
+    if (!isObject(p) || typeof p.name !== 'string' || !PLUGIN_NAME.test(p.name)) {
+      warnings.push(`${file}: a plugin entry without a plain-word "name" is skipped`);
+      continue;
+    }
+    const src = typeof p.source === 'string' ? p.source : undefined;
+    if (src === undefined || src.split(/[\\/]/).includes('..')) {
+      warnings.push(`${file}: plugin ${p.name}: only a "./" folder inside the marketplace is supported as its source`);
+      continue;
+    }
+    const abs = path.resolve(root, base, src);
+    if (!isInside(root, abs)) {
+      warnings.push(`${file}: plugin ${p.name}: its folder leads outside the marketplace`);
+      continue;
+    }
+    entries.push({ name: p.name, folder: abs, ...(typeof p.description === 'string' ? { description: p.description } : {}) });
+  }
+  return { entries, warnings };
+}
+
+export function splitRef(ref: string): { plugin: string; marketplace: string } {
+  const m = /^([^@]+)@([^@]+)$/.exec(ref);
+  if (!m || !PLUGIN_NAME.test(m[1]!) || !PLUGIN_NAME.test(m[2]!)) throw new Error(`"${ref}": name a plugin as plugin@marketplace`);
+  return { plugin: m[1]!, marketplace: m[2]! };
+}
+
+/** What a plugin would run and add, one line each: shown before it is installed. */
+export { describePlugin } from './plugin-describe.js';
+
+/**
+ * Installs `plugin@marketplace`: fetch the marketplace, read the plugin (it must load, nothing leading outside it),
+ * show what it contains and ask `confirm`; on yes, copy it into the state folder and record it.
+ */
+export async function installPlugin(ref: string, o: PluginStateOptions, confirm: (plugin: PluginFolder) => Promise<boolean>): Promise<{ installed: InstalledPlugin; plugin: PluginFolder } | undefined> {
+  const { plugin: name, marketplace } = splitRef(ref);
+  const source = pluginSettingsOf(o).marketplaces.get(marketplace);
+  if (!source) throw new Error(`no marketplace named "${marketplace}" in the settings' extraKnownMarketplaces`);
+  const folder = await fetchMarketplace(marketplace, source, o);
+  const entry = readMarketplace(folder).entries.find((e) => e.name === name);
+  if (!entry) throw new Error(`marketplace ${marketplace} has no plugin named "${name}"`);
+  const read = readPluginFolder(entry.folder);
+  if (!read.plugin) throw new Error(`plugin ${ref} cannot be loaded: ${read.errors.join('; ')}`);
+  if (!(await confirm(read.plugin))) return undefined;
+  const target = path.join(pluginsDir(o), 'cache', marketplace, name);
+  const tmp = `${target}.${randomUUID()}.tmp`;
+  fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
+  fs.cpSync(read.plugin.root, tmp, { recursive: true, verbatimSymlinks: true, filter: (src) => path.basename(src) !== '.git' });
+  const copied = readPluginFolder(tmp);
+  if (!copied.plugin) {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    throw new Error(`plugin ${ref} cannot be loaded once copied: ${copied.errors.join('; ')}`);
+  }
+  fs.rmSync(target, { recursive: true, force: true });
+  fs.renameSync(tmp, target);
+  const installed: InstalledPlugin = { path: target, marketplace, ...(read.plugin.version ? { version: read.plugin.version } : {}), installedAt: new Date().toISOString() };
+  writeInstalled(o, { ...readInstalled(o), [ref]: installed });
+  return { installed, plugin: read.plugin };
+}
+
+/** `enabledPlugins[ref] = on` in the user's settings file, through the one settings writer. */
+export function setPluginEnabled(ref: string, on: boolean, o: Pick<PluginStateOptions, 'homeDir'>): string {
+  splitRef(ref);
+  const file = path.join(o.homeDir, '.claude', 'settings.json');
+  editSettingsFile(file, (settings) => {
+    const current = isObject(settings.enabledPlugins) ? settings.enabledPlugins : {};
+    settings.enabledPlugins = { ...current, [ref]: on };
+    return true;
+  });
+  return file;
+}
