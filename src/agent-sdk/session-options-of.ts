@@ -179,7 +179,8 @@ function elicitationHandler(onElicitation: NonNullable<Options['onElicitation']>
     if (request.kind !== 'elicitation') return { action: 'decline' };
     const m = /^MCP server "(.*?)" asks: ([\s\S]*)$/.exec(request.message ?? '');
     try {
-      const answer = await onElicitation({ serverName: m?.[1] ?? '', message: m?.[2] ?? request.message ?? '', mode: 'form', ...(request.schema ? { requestedSchema: request.schema } : {}) }, { signal: request.signal });
+      const mode = request.url ? { mode: 'url' as const, url: request.url } : { mode: 'form' as const };
+      const answer = await onElicitation({ serverName: m?.[1] ?? '', message: m?.[2] ?? request.message ?? '', ...mode, ...(request.schema ? { requestedSchema: request.schema } : {}) }, { signal: request.signal });
       return answer.action === 'accept' ? { action: 'accept', ...(answer.content ? { content: answer.content } : {}) } : { action: answer.action };
     } catch {
       return { action: 'cancel' };
