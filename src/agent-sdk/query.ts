@@ -11,6 +11,10 @@ import type { PermissionMode, SDKMessage, SDKUserMessage } from './messages.js';
 import type { Options, QueryParams } from './options.js';
 import { checkOptions } from './session-options.js';
 import { sessionOptionsOf } from './session-options-of.js';
+import type { RewindResult } from '../session/index.js';
+
+/** `rewindFiles`' answer: the Agent SDK's `RewindFilesResult`, with toolgate's list of what it cannot restore. */
+export type RewindFilesResult = RewindResult;
 
 export interface SlashCommand {
   name: string;
@@ -52,6 +56,8 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
   supportedAgents(): Promise<AgentInfo[]>;
   mcpServerStatus(): Promise<McpServerStatus[]>;
   stopTask(taskId: string): Promise<void>;
+  /** Files back as they were before a user message (`enableFileCheckpointing`), or what that would change (`dryRun`). */
+  rewindFiles(userMessageId: string, options?: { dryRun?: boolean }): Promise<RewindFilesResult>;
   close(): void;
   /** `await using q = query(...)` ends the session as `return()` does. */
   [Symbol.asyncDispose](): Promise<void>;
@@ -186,6 +192,12 @@ class SessionQuery implements Query {
   async stopTask(taskId: string): Promise<void> {
     await this.#session.ready();
     await this.#session.session.stopTask(taskId);
+  }
+
+  async rewindFiles(userMessageId: string, options: { dryRun?: boolean } = {}): Promise<RewindFilesResult> {
+    await this.#session.ready();
+    // The Agent SDK's shape; toolgate's details (added, changed, deleted, not restorable) ride along.
+    return this.#session.session.rewindFiles(userMessageId, options);
   }
 
   close(): void {
