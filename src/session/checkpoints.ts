@@ -203,6 +203,7 @@ export class CheckpointStore {
     const add = new Set<string>();
     const untrack = new Set<string>();
     const skipped: string[] = [];
+    const folders = new Map<string, boolean>();
     for (const entry of listed.split('\0')) {
       if (entry.length < 3) continue;
       const tag = entry[0];
@@ -214,11 +215,18 @@ export class CheckpointStore {
       }
       let stat: fs.Stats | undefined;
       try {
-        stat = fs.lstatSync(path.join(shadow.root, rel));
+        stat = behindLink(shadow.root, rel, folders) ? undefined : fs.lstatSync(path.join(shadow.root, rel));
       } catch {
         stat = undefined;
       }
-      if (stat?.isFile() && stat.size > this.#settings.maxFileBytes) {
+      // Gone, or behind a link now (git sees it deleted, and `add` refuses a path beyond a link): out of the index.
+      if (tag === 'R' || !stat) {
+        untrack.add(rel);
+        add.delete(rel);
+        continue;
+      }
+      if (untrack.has(rel)) continue;
+      if (stat.isFile() && stat.size > this.#settings.maxFileBytes) {
         skipped.push(`${rel} (${stat.size} bytes, over the ${this.#settings.maxFileBytes}-byte limit)`);
         if (tag !== '?') untrack.add(rel);
         continue;
@@ -226,7 +234,7 @@ export class CheckpointStore {
       add.add(rel);
     }
     const spec = (paths: Set<string>) => [...paths].map((p) => `:(literal)${p}`).join('\0');
-    if (untrack.size > 0) await git(['rm', '--cached', '-q', '--ignore-unmatch', '--pathspec-from-file=-', '--pathspec-file-nul'], spec(untrack));
+    if (untrack.size > 0) await git(['update-index', '--force-remove', '-z', '--stdin'], `${[...untrack].join('\0')}\0`);
     if (add.size > 0) await git(['add', '-A', ...(this.#settings.respectGitignore ? [] : ['-f']), '--pathspec-from-file=-', '--pathspec-file-nul'], spec(add));
     const tree = add.size + untrack.size === 0 && shadow.last ? shadow.last.tree : (await git(['write-tree'])).trim();
     shadow.last = { tree, skipped };
@@ -249,6 +257,22 @@ export class CheckpointStore {
       }
     }
   }
+}
+
+/** A folder on the way to `rel` is a link (or not a folder): git sees the file as gone. `seen` caches by folder. */
+function behindLink(root: string, rel: string, seen: Map<string, boolean>): boolean {
+  const dir = path.dirname(rel);
+  if (dir === '.') return false;
+  const known = seen.get(dir);
+  if (known !== undefined) return known;
+  let result: boolean;
+  try {
+    result = behindLink(root, dir, seen) || !fs.lstatSync(path.join(root, dir)).isDirectory();
+  } catch {
+    result = true;
+  }
+  seen.set(dir, result);
+  return result;
 }
 
 /** The real paths of `folders`, each once, a folder inside another one left out (the outer one covers it). */
