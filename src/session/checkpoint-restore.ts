@@ -9,7 +9,7 @@
  * is looked at from the tracked folder down without following links (a link or a non-folder there: the file is not
  * restored and is counted and named), the folder the write goes into is opened `O_NOFOLLOW` and checked by what was
  * opened (`/proc/self/fd`), and the write is confined to the tracked folder. A link at the file's own name is removed
- * (never written through), as a link that was not there at the checkpoint. docs/security.md, section 12.
+ * (never written through), as a link that was not there at the checkpoint. docs/security.md, section 8.
  */
 import fs from 'node:fs';
 import path from 'node:path';
