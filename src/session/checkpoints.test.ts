@@ -114,6 +114,21 @@ describe('CheckpointStore', () => {
     expect(fs.readFileSync(path.join(root, 'node_modules/x/index.js'), 'utf8')).toBe('two');
   });
 
+  it('a snapshot of many new files at once adds the whole folder, still leaving out the files over the limit', async () => {
+    const root = project();
+    fs.mkdirSync(path.join(root, 'gen'));
+    for (let i = 0; i < 300; i++) fs.writeFileSync(path.join(root, 'gen', `f${i}.txt`), `${i}\n`);
+    fs.writeFileSync(path.join(root, 'gen/big.bin'), Buffer.alloc(2048, 1));
+    const store = await CheckpointStore.open(temp('ckpt-store-'), [root], { maxFileBytes: 1024 });
+    await store.checkpoint('m0', 0, 'first');
+    sh(root, 'rm -r gen/f1*.txt && echo changed > gen/f0.txt && head -c 4096 /dev/zero > gen/big.bin');
+    const r = await store.rewind('m0');
+    expect(fs.readdirSync(path.join(root, 'gen')).length).toBe(301);
+    expect(fs.readFileSync(path.join(root, 'gen/f0.txt'), 'utf8')).toBe('0\n');
+    expect(fs.statSync(path.join(root, 'gen/big.bin')).size).toBe(4096);
+    expect(r.notRestorable?.some((l) => l.includes('gen/big.bin'))).toBe(true);
+  });
+
   it('tracks the added directories beside the project, and a store read back knows the earlier checkpoints', async () => {
     const root = project();
     const extra = temp('ckpt-extra-');

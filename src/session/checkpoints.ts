@@ -72,6 +72,8 @@ export interface RewindResult {
 }
 
 const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
+/** Paths changed in one snapshot above which the whole folder is added (see #snapshot). */
+const WHOLE_FOLDER_AT = 256;
 /** Content conversions a project's `.gitattributes` could ask for, switched off: a blob is the file's bytes. */
 const ATTRIBUTES = '* -text -eol -filter -ident -working-tree-encoding\n';
 
@@ -198,12 +200,14 @@ export class CheckpointStore {
   }
 
   async #snapshot(shadow: Shadow): Promise<RootState> {
-    const git = (args: string[], input?: string) => runGit(args, { cwd: shadow.root, gitDir: shadow.gitDir, env: this.#env, ...(input !== undefined ? { input } : {}), maxBuffer: 256 * 1024 * 1024 });
+    // A first snapshot hashes every file: minutes on a big tree of a loaded machine, not the runner's default minute.
+    const git = (args: string[], input?: string) => runGit(args, { cwd: shadow.root, gitDir: shadow.gitDir, env: this.#env, ...(input !== undefined ? { input } : {}), maxBuffer: 256 * 1024 * 1024, timeoutMs: 30 * 60_000 });
     const listed = await git(['ls-files', '-z', '-t', '-m', '-d', '-o', ...(this.#settings.respectGitignore ? ['--exclude-standard'] : [])]);
     const add = new Set<string>();
     const untrack = new Set<string>();
     const skipped: string[] = [];
     const folders = new Map<string, boolean>();
+    const excluded = new Set<string>();
     for (const entry of listed.split('\0')) {
       if (entry.length < 3) continue;
       const tag = entry[0];
@@ -211,6 +215,7 @@ export class CheckpointStore {
       // A nested repository is listed as its folder: its files are its own repository's.
       if (rel.endsWith('/')) {
         skipped.push(`${rel} (a nested repository)`);
+        excluded.add(rel.slice(0, -1));
         continue;
       }
       let stat: fs.Stats | undefined;
@@ -228,6 +233,7 @@ export class CheckpointStore {
       if (untrack.has(rel)) continue;
       if (stat.isFile() && stat.size > this.#settings.maxFileBytes) {
         skipped.push(`${rel} (${stat.size} bytes, over the ${this.#settings.maxFileBytes}-byte limit)`);
+        excluded.add(rel);
         if (tag !== '?') untrack.add(rel);
         continue;
       }
@@ -235,7 +241,11 @@ export class CheckpointStore {
     }
     const spec = (paths: Set<string>) => [...paths].map((p) => `:(literal)${p}`).join('\0');
     if (untrack.size > 0) await git(['update-index', '--force-remove', '-z', '--stdin'], `${[...untrack].join('\0')}\0`);
-    if (add.size > 0) await git(['add', '-A', ...(this.#settings.respectGitignore ? [] : ['-f']), '--pathspec-from-file=-', '--pathspec-file-nul'], spec(add));
+    // git matches each pathspec against each file: past a few hundred paths (a first snapshot, a generated tree) the
+    // whole folder is added instead, the files left out named as excluded pathspecs.
+    const whole = add.size > WHOLE_FOLDER_AT;
+    const pathspecs = whole ? ['.', ...[...excluded].map((p) => `:(exclude,literal)${p}`)].join('\0') : spec(add);
+    if (add.size > 0) await git(['add', '-A', ...(this.#settings.respectGitignore ? [] : ['-f']), '--pathspec-from-file=-', '--pathspec-file-nul'], pathspecs);
     const tree = add.size + untrack.size === 0 && shadow.last ? shadow.last.tree : (await git(['write-tree'])).trim();
     shadow.last = { tree, skipped };
     return shadow.last;
