@@ -18,6 +18,25 @@ function clientFor(s: ScriptedServer, maxRetries = 0): Anthropic {
 const ask = { model: 'claude-sonnet-4-6', max_tokens: 100, messages: [{ role: 'user' as const, content: 'hi' }] };
 
 describe('scripted server', () => {
+  it('keeps no request when told not to (a benchmark measuring its client), and still counts them', async () => {
+    const seen: unknown[] = [];
+    server = await startScriptedServer(
+      [
+        (request) => (seen.push(request.body), { content: [{ type: 'text', text: 'one' }] }),
+        { content: [{ type: 'text', text: 'two' }] },
+      ],
+      { keepRequests: false },
+    );
+    const client = clientFor(server);
+    await client.messages.create(ask);
+    await client.messages.create(ask);
+    await server.waitForRequests(2);
+    expect(server.requests).toHaveLength(0);
+    expect(server.messageRequests).toHaveLength(0);
+    expect(server.turnsServed).toBe(2);
+    expect(seen).toEqual([expect.objectContaining({ model: 'claude-sonnet-4-6' })]);
+  });
+
   it('streams text, thinking and tool_use the way the SDK accumulates them, and records the request', async () => {
     const events: WireEvent[] = [];
     server = await startScriptedServer(

@@ -17,6 +17,12 @@ export interface ScriptedServerOptions {
   readonly port?: number;
   /** Called right after each SSE event is written (benchmarks time `content_block_stop` from here). */
   readonly onEvent?: (event: WireEvent, request: RecordedRequest) => void;
+  /**
+   * Keep every request in `requests` and `messageRequests` (default true). A benchmark that measures its client's
+   * memory turns it off: the server runs in the client's process, and thousands of kept request bodies (tens of KB
+   * each) would be counted as the client's. Turn functions then see no earlier requests; `waitForRequests` still counts.
+   */
+  readonly keepRequests?: boolean;
 }
 
 export interface ScriptedServer {
@@ -58,6 +64,8 @@ export async function startScriptedServer(script: Script | readonly ScriptedTurn
   let attempt = 0;
   let requestCounter = 0;
   let connections = 0;
+  let messageCount = 0;
+  const keep = options.keepRequests !== false;
 
   const server: Server = createServer((req, res) => {
     void handle(req, res).catch((error: unknown) => {
@@ -87,13 +95,14 @@ export async function startScriptedServer(script: Script | readonly ScriptedTurn
       turn: isMessages && turnIndex < turns.length ? turnIndex : -1,
       attempt: isMessages ? attempt : 0,
     };
-    requests.push(recorded);
+    if (keep) requests.push(recorded);
     if (!isMessages) {
       sendError(res, { status: 404, message: `scripted server: no route for ${req.method} ${path}` });
       return;
     }
-    messageRequests.push(recorded);
-    for (const waiter of waiters.filter((w) => messageRequests.length >= w.count)) {
+    if (keep) messageRequests.push(recorded);
+    messageCount++;
+    for (const waiter of waiters.filter((w) => messageCount >= w.count)) {
       waiters.splice(waiters.indexOf(waiter), 1);
       waiter.resolve();
     }
@@ -102,7 +111,7 @@ export async function startScriptedServer(script: Script | readonly ScriptedTurn
       return;
     }
     if (turnIndex >= turns.length) {
-      sendError(res, { status: 400, message: `scripted server: the script has no turn left (${turns.length} turns, request ${messageRequests.length})` });
+      sendError(res, { status: 400, message: `scripted server: the script has no turn left (${turns.length} turns, request ${messageCount})` });
       return;
     }
     const turn = turns[turnIndex]!;
@@ -160,7 +169,7 @@ export async function startScriptedServer(script: Script | readonly ScriptedTurn
       return connections;
     },
     waitForRequests(count) {
-      if (messageRequests.length >= count) return Promise.resolve();
+      if (messageCount >= count) return Promise.resolve();
       return new Promise<void>((resolve) => waiters.push({ count, resolve }));
     },
     close() {

@@ -138,7 +138,7 @@ async function decideLine(engine: CheckEngine, line: string): Promise<{ answer: 
  */
 const FACT_BOUND_TOOLS: ReadonlySet<string> = new Set(['Read', 'Edit', 'Write', 'NotebookEdit', 'Glob', 'Grep', 'Bash', 'WebFetch']);
 
-function isReusable(tool: AnyTool, ctx: ToolPermissionContext): boolean {
+export function isReusable(tool: AnyTool, ctx: ToolPermissionContext): boolean {
   if (!isStandIn(tool) && !FACT_BOUND_TOOLS.has(tool.name)) return false;
   // A rule that expires makes the decision depend on the clock (rule-expiry.ts).
   for (const rules of [ctx.alwaysAllowRules, ctx.alwaysDenyRules, ctx.alwaysAskRules]) if (rules.some((r) => r.expiresAt !== undefined)) return false;

@@ -17,14 +17,15 @@
  * Fail closed: settings that cannot be read, a tool toolgate does not know whose input names a command or path, an
  * input toolgate's schema rejects, an internal error — ask.
  */
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { DecisionLayer, PermissionMode } from '../../tool/permission-types.js';
 import { PERMISSION_MODES } from '../../tool/permission-types.js';
 import { describeLayer } from '../../permissions/explain.js';
+import { existsSync, observeFacts, realpathNative, statSync, stillHolds, type Observations } from '../../permissions/observed-fs.js';
 import { permissionTraitsOf } from '../../permissions/tool-traits.js';
 import type { LoadedSettings } from '../../settings/load-settings.js';
+import { isReusable } from './check-batch.js';
 import { CheckEngine, CheckRequestError, type CheckOutput, type CheckResult } from './check-request.js';
 import { createCheckToolResolver } from './check-tools.js';
 import { actingField, CODE_FIELDS, type HookAnswer, type HookCall, type HookRequest } from './hook-hosts.js';
@@ -46,6 +47,11 @@ export interface HookJudgeOptions {
   readonly projectDir?: string;
   /** Told of each settings load (the log's redaction keys; the server's reload watch). */
   readonly onSettingsLoaded?: (loaded: LoadedSettings) => void;
+  /**
+   * Remember verdicts and reuse them for equal requests whose filesystem facts still hold (`toolgate hook serve`,
+   * which must call `forget()` when a settings file changes). See HookJudge.judge.
+   */
+  readonly reuseVerdicts?: boolean;
 }
 
 /** One judged call: the answer and, when the engine decided, its decision (for the log). */
@@ -75,9 +81,22 @@ const PROJECT_SOURCES = new Set(['projectSettings', 'localSettings']);
 /** When calls of one host call disagree, the strictest answer stands. */
 const RANK: Readonly<Record<HookAnswer['kind'], number>> = { deny: 3, ask: 2, none: 1, allow: 0 };
 
+/**
+ * Verdicts remembered at most, and characters of their keys and facts (a search's facts list whole folders): past
+ * either, all are forgotten and remembering starts again.
+ */
+const MAX_REMEMBERED = 10_000;
+const MAX_CHARS = 32 * 1024 * 1024;
+
+type Judged = JudgedCall & { settings?: LoadedSettings; reusable?: boolean };
+
 export class HookJudge {
   readonly #engine: CheckEngine;
   readonly #options: HookJudgeOptions;
+  readonly #known = new Map<string, { readonly verdict: HookVerdict; readonly facts: Observations }>();
+  #epoch = 0;
+  #chars = 0;
+  #recording = false;
 
   constructor(options: HookJudgeOptions = {}, engine?: CheckEngine) {
     this.#options = options;
@@ -95,22 +114,68 @@ export class HookJudge {
   /** The engine's remembered contexts dropped (settings changed). */
   forget(): void {
     this.#engine.forget();
+    this.#known.clear();
+    this.#chars = 0;
   }
 
+  /**
+   * With `reuseVerdicts`, as `toolgate check --batch` does (check-batch.ts): a host asks about the same call again and
+   * again (`git status` after every edit), and a verdict is reused for a request equal in everything the judgement
+   * reads (not its session or tool_use ids) only if asking every filesystem question the first judgement asked
+   * (permissions/observed-fs.ts; this file's project lookup and hook-search.ts ask through it too) gets the same
+   * answers now. Settings files are the server's to watch (it calls `forget`). One judgement records at a time:
+   * overlapping recordings would mix their facts, so one that starts meanwhile is judged without being remembered.
+   */
   async judge(request: HookRequest): Promise<HookVerdict> {
+    if (this.#options.reuseVerdicts !== true) return (await this.#judgeAfresh(request)).verdict;
+    if (this.#engine.contextEpoch !== this.#epoch) {
+      this.#known.clear();
+      this.#chars = 0;
+      this.#epoch = this.#engine.contextEpoch;
+    }
+    const key = JSON.stringify([request.host, request.event, request.hostTool, request.cwd, request.mode ?? null, request.opaque ?? null, request.calls]);
+    const known = this.#known.get(key);
+    if (known !== undefined) {
+      if (await stillHolds(known.facts)) return known.verdict;
+      this.#known.delete(key);
+    }
+    if (this.#recording) return (await this.#judgeAfresh(request)).verdict;
+    this.#recording = true;
+    let recorded: Awaited<ReturnType<typeof observeFacts<{ verdict: HookVerdict; reusable: boolean }>>>;
+    try {
+      recorded = await observeFacts(() => this.#judgeAfresh(request));
+    } finally {
+      this.#recording = false;
+    }
+    const { result, observations } = recorded;
+    if (observations !== undefined && result.reusable && this.#engine.contextEpoch === this.#epoch) {
+      let chars = key.length;
+      for (let i = 0; i < observations.facts.length; i++) chars += observations.paths[i]!.length + observations.facts[i]!.length;
+      if (this.#known.size >= MAX_REMEMBERED || this.#chars + chars > MAX_CHARS) {
+        this.#known.clear();
+        this.#chars = 0;
+      }
+      this.#known.set(key, { verdict: result.verdict, facts: observations });
+      this.#chars += chars;
+    }
+    return result.verdict;
+  }
+
+  async #judgeAfresh(request: HookRequest): Promise<{ verdict: HookVerdict; reusable: boolean }> {
     const projectDir = this.#projectDir(request);
     if (request.opaque !== undefined || request.calls.length === 0) {
       const settings = this.#settingsOf(request, projectDir);
       const answer: HookAnswer = request.opaque !== undefined ? { kind: 'ask', reason: `toolgate: ${request.opaque}; a person decides` } : { kind: 'none', reason: `toolgate: nothing to judge in ${request.hostTool}` };
-      return { answer, calls: [], ...(settings !== undefined ? { settings } : {}) };
+      return { verdict: { answer, calls: [], ...(settings !== undefined ? { settings } : {}) }, reusable: false };
     }
-    const judged: (JudgedCall & { settings?: LoadedSettings })[] = [];
+    const judged: Judged[] = [];
     for (const call of request.calls) judged.push(await this.#judgeCall(call, request, projectDir));
     let worst = judged[0]!;
     for (const j of judged) if (RANK[j.answer.kind] > RANK[worst.answer.kind]) worst = j;
     // An allow stands only when every call of the host's call is allowed.
     const settings = judged.find((j) => j.settings !== undefined)?.settings ?? this.#settingsOf(request, projectDir);
-    return { answer: worst.answer, calls: judged.map(({ settings: _s, ...j }) => j), ...(settings !== undefined ? { settings } : {}) };
+    const verdict: HookVerdict = { answer: worst.answer, calls: judged.map(({ settings: _s, reusable: _r, ...j }) => j), ...(settings !== undefined ? { settings } : {}) };
+    return { verdict, reusable: judged.every((j) => j.reusable === true) };
   }
 
   /** The project of a request: given (environment, --project-dir), else found from the request's own cwd. */
@@ -128,7 +193,7 @@ export class HookJudge {
     }
   }
 
-  async #judgeCall(call: HookCall, request: HookRequest, projectDir: string): Promise<JudgedCall & { settings?: LoadedSettings }> {
+  async #judgeCall(call: HookCall, request: HookRequest, projectDir: string): Promise<Judged> {
     const hostMode = request.mode;
     const dontAsk = hostMode === 'dontAsk';
     // dontAsk is applied here (an ask the hook would raise becomes a deny), so the engine decides as in default mode.
@@ -159,7 +224,7 @@ export class HookJudge {
     };
     if (outside) stricter({ kind: 'ask', reason: `toolgate: asks: the call runs in ${call.modelDir}, a directory the model chose outside the working directories` });
     if (answer.kind !== 'deny') stricter(searchFinding(call, result.ctx));
-    return { call, decision: result.output, answer, ...(result.settings !== undefined ? { settings: result.settings } : {}) };
+    return { call, decision: result.output, answer, reusable: isReusable(result.tool, result.ctx), ...(result.settings !== undefined ? { settings: result.settings } : {}) };
   }
 
   #answerFor(result: CheckResult, call: HookCall, mode: PermissionMode, dontAsk: boolean): HookAnswer {
@@ -202,7 +267,7 @@ export function projectRootOf(cwd: string, homeDir: string): string {
   let found: string | undefined;
   for (let dir = path.resolve(cwd); ; ) {
     if (dir === home || dir === path.dirname(dir)) break;
-    if ((isDir(path.join(dir, '.claude')) || fs.existsSync(path.join(dir, '.git'))) && (uid === undefined || ownedBy(dir, uid))) found = dir;
+    if ((isDir(path.join(dir, '.claude')) || existsSync(path.join(dir, '.git'))) && (uid === undefined || ownedBy(dir, uid))) found = dir;
     dir = path.dirname(dir);
   }
   return found ?? path.resolve(cwd);
@@ -210,7 +275,7 @@ export function projectRootOf(cwd: string, homeDir: string): string {
 
 function isDir(p: string): boolean {
   try {
-    return fs.statSync(p).isDirectory();
+    return statSync(p).isDirectory();
   } catch {
     return false;
   }
@@ -218,7 +283,7 @@ function isDir(p: string): boolean {
 
 function ownedBy(p: string, uid: number): boolean {
   try {
-    return fs.statSync(p).uid === uid;
+    return statSync(p).uid === uid;
   } catch {
     return false;
   }
@@ -226,7 +291,7 @@ function ownedBy(p: string, uid: number): boolean {
 
 function realOf(p: string): string {
   try {
-    return fs.realpathSync(p);
+    return realpathNative(p);
   } catch {
     return path.resolve(p);
   }

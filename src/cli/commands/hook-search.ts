@@ -8,11 +8,12 @@
  * - a root too large to look through (past the walk's budget) while a deny rule could reach into it: ask.
  * The walk follows no symlinked folder and skips version-control folders (ripgrep does the same by default).
  */
-import fs from 'node:fs';
+import type fs from 'node:fs';
 import path from 'node:path';
 import type { ToolPermissionContext } from '../../tool/permission-types.js';
 import { expandPath, isPathReadDenied, readDenyGlobs, VCS_DIRECTORIES } from '../../permissions/paths.js';
 import { segmentMatches } from '../../permissions/path-pattern.js';
+import { readdirEntriesSync, statSync } from '../../permissions/observed-fs.js';
 import type { HookAnswer, HookCall } from './hook-hosts.js';
 
 /** Entries looked at before giving up (then: ask). */
@@ -38,7 +39,7 @@ function findDenied(root: string, globs: readonly string[], ctx: ToolPermissionC
   let budget = SEARCH_WALK_BUDGET;
   let rootStat: fs.Stats;
   try {
-    rootStat = fs.statSync(root);
+    rootStat = statSync(root);
   } catch {
     return undefined;
   }
@@ -48,7 +49,7 @@ function findDenied(root: string, globs: readonly string[], ctx: ToolPermissionC
     const rel = stack.pop()!;
     let entries: fs.Dirent[];
     try {
-      entries = fs.readdirSync(path.join(root, rel), { withFileTypes: true });
+      entries = readdirEntriesSync(path.join(root, rel));
     } catch {
       continue;
     }

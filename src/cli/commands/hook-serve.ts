@@ -99,6 +99,8 @@ export async function startHookServer(options: HookServerOptions): Promise<HookS
   const watch = new SettingsWatch();
   const judge = new HookJudge({
     ...options,
+    // The watch below makes the judge forget when a settings file changes; the filesystem facts it re-checks itself.
+    reuseVerdicts: true,
     onSettingsLoaded: (s) => {
       watch.record(s);
       options.onSettingsLoaded?.(s);
