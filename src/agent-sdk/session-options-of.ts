@@ -55,6 +55,8 @@ export function sessionOptionsOf(options: Options, face: FaceHooks): SessionOpti
     ...(options.resume !== undefined ? { resume: options.resume } : {}),
     ...(options.continue ? { continue: true } : {}),
     ...(options.forkSession ? { fork: true } : {}),
+    ...(options.resumeSessionAt !== undefined ? { resumeAt: options.resumeSessionAt } : {}),
+    ...(options.enableFileCheckpointing ? { checkpoints: true } : {}),
     ...(options.persistSession === false ? { persist: false } : {}),
     ...(options.additionalDirectories ? { additionalDirectories: options.additionalDirectories } : {}),
     ...(options.settingSources ? { settingSources: options.settingSources } : {}),
