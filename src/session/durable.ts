@@ -12,6 +12,7 @@ import { runDurableSession } from '../distributed/session-client.js';
 import { randomUUID } from '../tool/crypto.js';
 import type { SessionInput } from './input.js';
 import { SessionOptionError, type SessionEvent, type SessionOptions } from './options.js';
+import type { SessionParts } from './setup.js';
 
 /** What the durable backend cannot take: each would have to run in this process, next to the session's loop. */
 const REFUSED: readonly [keyof SessionOptions, string][] = [
@@ -97,4 +98,22 @@ export class DurableRun {
       for (const event of result.events ?? []) yield event;
     }
   }
+}
+
+/** What the faces read of a durable session: no runtime or client in this process; reading either says why. */
+export function durableParts(options: SessionOptions, env: SessionParts['env']): SessionParts {
+  const elsewhere = (): never => {
+    throw new SessionOptionError('not available with the durable backend: the session runs on the workers');
+  };
+  return {
+    env,
+    model: options.model ?? '',
+    apiKeySource: env.ANTHROPIC_API_KEY?.trim() ? 'ANTHROPIC_API_KEY' : 'none',
+    get runtime() {
+      return elsewhere();
+    },
+    get client() {
+      return elsewhere();
+    },
+  };
 }

@@ -6,9 +6,13 @@
  * Tools are told apart by their traits (a shell, a write with its path field), never by name.
  */
 import path from 'node:path';
+import { randomUUID } from '../tool/crypto.js';
 import { transcriptMessageUuid } from '../agent/transcript.js';
 import type { AnyTool, MessageParam } from '../tool/tool.js';
 import { CheckpointStore, type CheckpointRecord, type CheckpointSettings, type RewindResult } from './checkpoints.js';
+import type { LocalRun } from './local-run.js';
+import type { SessionOptions } from './options.js';
+import type { SessionParts } from './setup.js';
 
 export interface SessionCheckpointsOf {
   readonly sessionDir: string;
@@ -108,4 +112,18 @@ function readOnly(tool: AnyTool | undefined, input: Record<string, unknown>): bo
 function labelOf(message: MessageParam): string {
   if (typeof message.content === 'string') return message.content;
   return message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join(' ');
+}
+
+/**
+ * The session's checkpoints when its options ask for them (never on the durable backend: its files are the workers'),
+ * taken before each user message the local run takes. `parts` gives the session's parts once it has started.
+ */
+export function checkpointsFor(options: SessionOptions, local: LocalRun, parts: () => SessionParts): SessionCheckpoints | undefined {
+  if (!options.checkpoints || options.backend?.kind === 'restate') return undefined;
+  const checkpoints = new SessionCheckpoints(options.checkpoints === true ? {} : options.checkpoints, () => {
+    const { runtime, env } = parts();
+    return { sessionDir: runtime.sessionDir, sessionId: () => runtime.sessionId, cwd: runtime.cwd, additionalDirectories: options.additionalDirectories ?? [], env, findTool: (n) => runtime.findTool(n) };
+  });
+  local.beforeTurn = (message) => checkpoints.before(message, local.messages.length, randomUUID);
+  return checkpoints;
 }

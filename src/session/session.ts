@@ -7,28 +7,27 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import path from 'node:path';
-import { compactConversation } from '../agent/compact.js';
 import { commandCatalogOf, expandSlashCommand, listSlashCommands, type SlashCommandInfo } from '../agent/slash-commands.js';
-import { listSessionsFor, readTranscript, subagentTranscriptPath, transcriptPath, type SessionSummary } from '../agent/transcript.js';
+import { listSessionsFor, subagentTranscriptPath, type SessionSummary } from '../agent/transcript.js';
 import type { AgentDefinition, TaskInfo } from '../agent/types.js';
 import { USER_INTERRUPT } from '../execution/abort-reasons.js';
 import type { McpServerConfig } from '../mcp/config.js';
-import type { McpClientManager, McpServerStatus } from '../mcp/manager.js';
+import type { McpServerStatus } from '../mcp/manager.js';
 import type { McpLoginResult } from '../mcp/oauth-login.js';
 import type { SavedPermissionUpdates } from '../permissions/permission-updates.js';
-import { randomUUID } from '../tool/crypto.js';
 import type { PermissionMode, PermissionUpdate, ToolPermissionContext } from '../tool/permission-types.js';
 import type { AnyTool, MessageParam, Tools } from '../tool/tool.js';
 import { contextUsageOf, type ContextUsage } from './context-usage.js';
-import { DurableRun } from './durable.js';
+import { DurableRun, durableParts } from './durable.js';
+import { changeMcp, clearConversation, compactLocal, historyOf, prepareMessage, resumeConversation } from './conversations.js';
 import { SessionInput } from './input.js';
 import { LocalRun } from './local-run.js';
 import { mcpStatusOf, type SessionMcpServer } from './mcp.js';
-import { SessionOptionError, type SessionEvent, type SessionOptions } from './options.js';
+import type { SessionEvent, SessionOptions } from './options.js';
 import { removeRule, type RuleRemoval } from './rules.js';
 import { sessionEnv, setUpSession, type SessionParts } from './setup.js';
 import type { CheckpointRecord, RewindResult } from './checkpoints.js';
-import { SessionCheckpoints } from './session-checkpoints.js';
+import { checkpointsFor, type SessionCheckpoints } from './session-checkpoints.js';
 
 /** A user message's content: text, or blocks (text, images, documents). */
 export type UserContent = MessageParam['content'];
@@ -49,14 +48,7 @@ export class Session {
   constructor(options: SessionOptions = {}) {
     this.#options = options;
     this.#local = new LocalRun(options, this.#input, this.#root.signal);
-    if (options.checkpoints && options.backend?.kind !== 'restate') {
-      const o = options;
-      this.#checkpoints = new SessionCheckpoints(options.checkpoints === true ? {} : options.checkpoints, () => {
-        const { runtime, env } = this.#need();
-        return { sessionDir: runtime.sessionDir, sessionId: () => runtime.sessionId, cwd: runtime.cwd, additionalDirectories: o.additionalDirectories ?? [], env, findTool: (n) => runtime.findTool(n) };
-      });
-      this.#local.beforeTurn = (message) => this.#checkpoints!.before(message, this.#local.messages.length, randomUUID);
-    }
+    this.#checkpoints = checkpointsFor(options, this.#local, () => this.#need());
     const backend = options.backend;
     this.#durable =
       backend?.kind === 'restate'
@@ -301,32 +293,32 @@ export class Session {
 
   /** Logs in to an HTTP/SSE server (`onUrl` shows the browser's URL); its tools join from the next request. */
   async mcpLogin(name: string, onUrl: (url: string) => void): Promise<McpLoginResult> {
-    return this.#mcpChange((mcp) => mcp.login(name, { onAuthorizationUrl: onUrl }));
+    return changeMcp(await this.start(), (mcp) => mcp.login(name, { onAuthorizationUrl: onUrl }));
   }
 
   /** Forgets a server's login; true when there was one. */
   async mcpLogout(name: string): Promise<boolean> {
-    return this.#mcpChange((mcp) => mcp.logout(name));
+    return changeMcp(await this.start(), (mcp) => mcp.logout(name));
   }
 
   /** A server joins the session. */
   async mcpAdd(name: string, config: McpServerConfig): Promise<void> {
-    return this.#mcpChange((mcp) => mcp.add(name, config));
+    return changeMcp(await this.start(), (mcp) => mcp.add(name, config));
   }
 
   /** A server leaves the session. */
   async mcpRemove(name: string): Promise<void> {
-    return this.#mcpChange((mcp) => mcp.remove(name));
+    return changeMcp(await this.start(), (mcp) => mcp.remove(name));
   }
 
   /** Turns a server off or on for this session. */
   async mcpSetEnabled(name: string, enabled: boolean): Promise<void> {
-    return this.#mcpChange((mcp) => mcp.setEnabled(name, enabled));
+    return changeMcp(await this.start(), (mcp) => mcp.setEnabled(name, enabled));
   }
 
   /** A server's connection starts afresh. */
   async mcpReconnect(name: string): Promise<void> {
-    return this.#mcpChange((mcp) => mcp.reconnect(name));
+    return changeMcp(await this.start(), (mcp) => mcp.reconnect(name));
   }
 
   /** What the next request would hold, by part (`/context`). */
@@ -348,44 +340,20 @@ export class Session {
     return historyOf(await this.start());
   }
 
-  /** A fresh conversation under a new id (`/clear`): SessionEnd (`clear`), then SessionStart (`clear`) with the next message. */
+  /** A fresh conversation under a new id (`/clear`; conversations.ts). */
   async clear(): Promise<string> {
-    const { runtime } = await this.start();
-    const sessionId = randomUUID();
-    await this.#local.startOver('clear', () => (runtime.switchSession(sessionId), { source: 'clear' }));
-    return sessionId;
+    return clearConversation(await this.start(), this.#local);
   }
 
   /** Goes on with another of this folder's sessions (`/resume ID`); returns its conversation. */
   async resume(sessionId: string): Promise<MessageParam[]> {
-    const { runtime } = await this.start();
-    const messages = readTranscript(transcriptPath(path.join(path.dirname(runtime.sessionDir), sessionId))).messages;
-    await this.#local.startOver('other', () => (runtime.switchSession(sessionId), { source: 'resume', resume: sessionId }));
-    this.#local.messages = messages;
-    return messages;
+    return resumeConversation(await this.start(), this.#local, sessionId);
   }
 
-  /**
-   * Summarises the conversation and goes on from the summary (`/compact`): PreCompact hooks first, the transcript gets
-   * the boundary, and the next message starts the conversation again from it (SessionStart `compact`, no SessionEnd).
-   */
+  /** Summarises the conversation and goes on from the summary (`/compact`; conversations.ts). */
   async compact(instructions?: string): Promise<{ summary: string; notices: readonly string[]; costUsd: number }> {
     const parts = await this.start();
-    const result = await compactConversation({
-      runtime: parts.runtime,
-      client: parts.client,
-      messages: this.#local.messages,
-      model: this.model,
-      trigger: 'manual',
-      ...(instructions ? { instructions } : {}),
-      ...(parts.systemPrompt !== undefined ? { systemPrompt: parts.systemPrompt } : {}),
-      recordInTranscript: this.#options.persist !== false,
-      signal: this.#root.signal,
-    });
-    const persisted = this.#options.persist !== false;
-    await this.#local.startOver(false, () => ({ source: 'compact', ...(persisted ? { resume: parts.runtime.sessionId } : { carried: [...result.messages] }) }));
-    this.#local.messages = [...result.messages];
-    return { summary: result.summary, notices: result.notices, costUsd: result.costUsd };
+    return compactLocal(parts, this.#local, { options: this.#options, model: this.model, signal: this.#root.signal, ...(instructions ? { instructions } : {}) });
   }
 
   /**
@@ -408,44 +376,15 @@ export class Session {
 
   // — internals —
 
-  /** A change to the MCP servers, then the tool pool read again: it holds from the next request. */
-  async #mcpChange<T>(change: (mcp: McpClientManager) => T | Promise<T>): Promise<T> {
-    const { mcp, runtime } = await this.start();
-    if (!mcp) throw new Error('this session has no MCP servers (start it with some: settings, .mcp.json, its options)');
-    const result = await change(mcp);
-    await runtime.refreshTools();
-    return result;
-  }
-
   async #prepare(content: UserContent, options: { readonly verbatim?: boolean; readonly model?: string }): Promise<MessageParam> {
-    const message: MessageParam = { role: 'user', content };
-    if (options.model) this.#local.turnModel(message, options.model);
     // On the durable backend the workers have the skills: a message goes as typed.
-    if (options.verbatim || this.#durable || typeof content !== 'string' || !content.trimStart().startsWith('/') || this.#options.expandSlashCommands === false) return message;
-    const expansion = await this.expand(content);
-    if (!expansion) return message;
-    if (expansion.model) this.#local.turnModel(expansion.message, expansion.model);
-    return expansion.message;
+    const expand = !options.verbatim && !this.#durable && this.#options.expandSlashCommands !== false;
+    return prepareMessage(content, options.model, this.#local, expand ? (text) => this.expand(text) : undefined);
   }
 
-  /** What the faces read of a durable session: no runtime or client here; the verbs that need one say so. */
+  /** What the faces read of a durable session (durable.ts durableParts): the verbs that need a runtime say so. */
   #durableParts(): SessionParts {
-    const env = sessionEnv(this.#options);
-    const elsewhere = (): never => {
-      throw new SessionOptionError('not available with the durable backend: the session runs on the workers');
-    };
-    this.#parts ??= {
-      env,
-      model: this.#options.model ?? '',
-      apiKeySource: env.ANTHROPIC_API_KEY?.trim() ? 'ANTHROPIC_API_KEY' : 'none',
-      get runtime() {
-        return elsewhere();
-      },
-      get client() {
-        return elsewhere();
-      },
-    };
-    return this.#parts;
+    return (this.#parts ??= durableParts(this.#options, sessionEnv(this.#options)));
   }
 
   #need(): SessionParts {
@@ -468,7 +407,3 @@ export class Session {
   }
 }
 
-function historyOf({ resume, runtime }: SessionParts): MessageParam[] {
-  if (resume === undefined) return [];
-  return readTranscript(resume.endsWith('.jsonl') ? path.resolve(resume) : transcriptPath(path.join(path.dirname(runtime.sessionDir), resume))).messages;
-}

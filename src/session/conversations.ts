@@ -1,0 +1,89 @@
+/**
+ * The session's conversation verbs, done on the local run (session.ts keeps their names): another session of the
+ * folder goes on (`/resume`), a fresh one starts (`/clear`), the conversation is summarised and goes on from the
+ * summary (`/compact`); a face's message prepared for the loop (its slash command expanded); and a change to the MCP
+ * servers, after which the tool pool is read again.
+ */
+import path from 'node:path';
+import { compactConversation } from '../agent/compact.js';
+import { readTranscript, transcriptPath } from '../agent/transcript.js';
+import type { McpClientManager } from '../mcp/manager.js';
+import { randomUUID } from '../tool/crypto.js';
+import type { MessageParam } from '../tool/tool.js';
+import type { LocalRun } from './local-run.js';
+import type { SessionOptions } from './options.js';
+import type { SessionParts } from './setup.js';
+
+/** The conversation a resumed session goes on from (`--continue`, `--resume`); none for a new one. */
+export function historyOf({ resume, runtime }: SessionParts): MessageParam[] {
+  if (resume === undefined) return [];
+  return readTranscript(resume.endsWith('.jsonl') ? path.resolve(resume) : transcriptPath(path.join(path.dirname(runtime.sessionDir), resume))).messages;
+}
+
+/** A fresh conversation under a new id: SessionEnd (`clear`), then SessionStart (`clear`) with the next message. */
+export async function clearConversation({ runtime }: SessionParts, local: LocalRun): Promise<string> {
+  const sessionId = randomUUID();
+  await local.startOver('clear', () => (runtime.switchSession(sessionId), { source: 'clear' }));
+  return sessionId;
+}
+
+/** Goes on with another of this folder's sessions; returns its conversation. */
+export async function resumeConversation({ runtime }: SessionParts, local: LocalRun, sessionId: string): Promise<MessageParam[]> {
+  const messages = readTranscript(transcriptPath(path.join(path.dirname(runtime.sessionDir), sessionId))).messages;
+  await local.startOver('other', () => (runtime.switchSession(sessionId), { source: 'resume', resume: sessionId }));
+  local.messages = messages;
+  return messages;
+}
+
+/**
+ * Summarises the conversation and goes on from the summary: PreCompact hooks first, the transcript gets the boundary,
+ * and the next message starts the conversation again from it (SessionStart `compact`, no SessionEnd).
+ */
+export async function compactLocal(
+  parts: SessionParts,
+  local: LocalRun,
+  c: { readonly options: SessionOptions; readonly model: string; readonly signal: AbortSignal; readonly instructions?: string },
+): Promise<{ summary: string; notices: readonly string[]; costUsd: number }> {
+  const persisted = c.options.persist !== false;
+  const result = await compactConversation({
+    runtime: parts.runtime,
+    client: parts.client,
+    messages: local.messages,
+    model: c.model,
+    trigger: 'manual',
+    ...(c.instructions ? { instructions: c.instructions } : {}),
+    ...(parts.systemPrompt !== undefined ? { systemPrompt: parts.systemPrompt } : {}),
+    recordInTranscript: persisted,
+    signal: c.signal,
+  });
+  await local.startOver(false, () => ({ source: 'compact', ...(persisted ? { resume: parts.runtime.sessionId } : { carried: [...result.messages] }) }));
+  local.messages = [...result.messages];
+  return { summary: result.summary, notices: result.notices, costUsd: result.costUsd };
+}
+
+/** A change to the MCP servers, then the tool pool read again: it holds from the next request. */
+export async function changeMcp<T>({ mcp, runtime }: SessionParts, change: (mcp: McpClientManager) => T | Promise<T>): Promise<T> {
+  if (!mcp) throw new Error('this session has no MCP servers (start it with some: settings, .mcp.json, its options)');
+  const result = await change(mcp);
+  await runtime.refreshTools();
+  return result;
+}
+
+/**
+ * A face's user message as the loop gets it: `/name args` expanded as its skill or command when `expand` is given;
+ * `model` (or the command's own) the model of its turn.
+ */
+export async function prepareMessage(
+  content: MessageParam['content'],
+  model: string | undefined,
+  local: LocalRun,
+  expand: ((text: string) => Promise<{ readonly message: MessageParam; readonly model?: string } | undefined>) | undefined,
+): Promise<MessageParam> {
+  const message: MessageParam = { role: 'user', content };
+  if (model) local.turnModel(message, model);
+  if (!expand || typeof content !== 'string' || !content.trimStart().startsWith('/')) return message;
+  const expansion = await expand(content);
+  if (!expansion) return message;
+  if (expansion.model) local.turnModel(expansion.message, expansion.model);
+  return expansion.message;
+}
