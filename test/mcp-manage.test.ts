@@ -118,3 +118,16 @@ it('removes from the one scope that has the name; a name in several scopes needs
   const wrongScope = await mcp(['remove', '--cwd', project, '-s', 'project', 'dup']);
   expect(wrongScope.stderr).toMatch(/no MCP server named "dup" in project config .*; it is in: local/);
 });
+
+it('--client-id/--client-secret/--callback-port write a pre-registered OAuth client, the secret by reference only', async () => {
+  const added = await mcp(['add', '--cwd', project, '-s', 'project', '-t', 'http', '--client-id', 'my-client', '--client-secret', '--callback-port', '8123', 'api', 'https://api.example.com/mcp']);
+  expect(added.code, added.stderr).toBe(0);
+  const entry = json(path.join(project, '.mcp.json')).mcpServers.api;
+  expect(entry).toEqual({ type: 'http', url: 'https://api.example.com/mcp', oauth: { clientId: 'my-client', clientSecret: '${MCP_CLIENT_SECRET}', callbackPort: 8123 } });
+  const loaded = loadMcpConfig({ cwd: project, homeDir: home, env: { MCP_CLIENT_SECRET: 'the-secret' } });
+  const config = loaded.servers.get('api')?.config;
+  expect(config?.type === 'http' ? config.oauth : undefined).toEqual({ clientId: 'my-client', clientSecret: 'the-secret', callbackPort: 8123 });
+  const stdio = await mcp(['add', '--cwd', project, '--client-id', 'x', 'fs', '--', 'npx', 'server']);
+  expect(stdio.code).not.toBe(0);
+  expect(stdio.stderr).toContain('are for http and sse servers');
+});

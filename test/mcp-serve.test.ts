@@ -247,6 +247,45 @@ describe('toolgate mcp serve --http', () => {
     expect(write.isError).toBe(true);
   });
 
+  it('an unknown tool is a JSON-RPC error (-32602, "Unknown tool: NAME"), as the spec\'s example and Claude Code answer it', async () => {
+    const client = new Client({ name: 'unknown', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${server.token}` } } }));
+    clients.push(client);
+    const error = await client.callTool({ name: 'NoSuchTool', arguments: {} }).then(
+      () => undefined,
+      (e: unknown) => e as { code?: number; message?: string },
+    );
+    expect(error?.code).toBe(-32602);
+    // The SDK's client prefixes "MCP error -32602: " once; the server's own text is the spec's, with no second prefix.
+    expect(error?.message).toBe('MCP error -32602: Unknown tool: NoSuchTool');
+  });
+
+  it('an SSE stream opens with the priming event (an id, empty data) and retry, and a reconnect with Last-Event-ID gets what came after', async () => {
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${server.token}` };
+    const init = await fetch(server.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+    });
+    const session = init.headers.get('mcp-session-id')!;
+    const first = await init.text();
+    expect(first).toMatch(/^id: \S+\nretry: \d+\ndata: \n\n/);
+    const primingId = /^id: (\S+)/.exec(first)![1]!;
+    const withSession = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+    await fetch(server.url, { method: 'POST', headers: withSession, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    const replay = await fetch(server.url, { method: 'GET', headers: { ...withSession, 'last-event-id': primingId } });
+    const reader = replay.body!.getReader();
+    let text = '';
+    while (!text.includes('"protocolVersion"')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    await reader.cancel();
+    // The initialize answer, sent after the priming event on that stream, comes again.
+    expect(text).toContain('"id":1');
+  });
+
   it('a destructive call\'s "for this session" takes a second step (a confirming form); any other call\'s does not', async () => {
     const forms: { message: string; choices: string[] }[] = [];
     const client = new Client({ name: 'session-rules', version: '1' }, { capabilities: { elicitation: { form: {} } } });

@@ -4,7 +4,7 @@
  * same order — on toolgate's runtime and loop, with no Claude Code process (docs/agent-sdk.md says what differs).
  */
 export { query } from './query.js';
-export type { Query, SlashCommand, ModelInfo, AgentInfo, McpServerStatus } from './query.js';
+export type { Query, SlashCommand, ModelInfo, AgentInfo, McpServerStatus, RewindFilesResult } from './query.js';
 export { tool, createSdkMcpServer } from './mcp.js';
 export type { SdkMcpToolDefinition, CreateSdkMcpServerOptions, AnyZodRawShape, InferShape } from './mcp.js';
 export { listSessions, getSessionMessages, getSessionInfo, forkSession, renameSession, tagSession, deleteSession } from './sessions.js';

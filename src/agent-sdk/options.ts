@@ -133,7 +133,7 @@ export interface Options {
   forkSession?: boolean;
   betas?: string[];
   hooks?: Partial<Record<HookEvent, HookCallbackMatcher[]>>;
-  onElicitation?: (request: { serverName: string; message: string; mode?: 'form' | 'url'; requestedSchema?: Record<string, unknown> }, options: { signal: AbortSignal }) => Promise<{ action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }>;
+  onElicitation?: (request: { serverName: string; message: string; mode?: 'form' | 'url'; url?: string; requestedSchema?: Record<string, unknown> }, options: { signal: AbortSignal }) => Promise<{ action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }>;
   onUserDialog?: (...args: unknown[]) => unknown;
   supportedDialogKinds?: string[];
   perTaskStopAffordance?: boolean;

@@ -13,6 +13,10 @@ import type { PermissionMode, SDKMessage, SDKUserMessage } from './messages.js';
 import type { McpServerConfig, Options, QueryParams } from './options.js';
 import { checkOptions } from './session-options.js';
 import { mcpServersOf, sessionOptionsOf } from './session-options-of.js';
+import type { RewindResult } from '../session/index.js';
+
+/** `rewindFiles`' answer: the Agent SDK's `RewindFilesResult`, with toolgate's list of what it cannot restore. */
+export type RewindFilesResult = RewindResult;
 
 export interface SlashCommand {
   name: string;
@@ -61,6 +65,8 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
   getContextUsage(opts?: { detail?: 'summary' | 'full' }): Promise<ContextUsageResponse>;
   initializationResult(): Promise<InitializationResult>;
   reinitialize(): Promise<InitializationResult>;
+  /** Files back as they were before a user message (`enableFileCheckpointing`), or what that would change (`dryRun`). */
+  rewindFiles(userMessageId: string, options?: { dryRun?: boolean }): Promise<RewindFilesResult>;
   close(): void;
   /** `await using q = query(...)` ends the session as `return()` does. */
   [Symbol.asyncDispose](): Promise<void>;
@@ -245,6 +251,12 @@ class SessionQuery implements Query {
   /** No transport here to have had a gap: a fresh answer, as initializationResult() gives. */
   reinitialize(): Promise<InitializationResult> {
     return initializationResult(this.#session);
+  }
+
+  async rewindFiles(userMessageId: string, options: { dryRun?: boolean } = {}): Promise<RewindFilesResult> {
+    await this.#session.ready();
+    // The Agent SDK's shape; toolgate's details (added, changed, deleted, not restorable) ride along.
+    return this.#session.session.rewindFiles(userMessageId, options);
   }
 
   close(): void {

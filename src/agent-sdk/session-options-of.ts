@@ -55,6 +55,8 @@ export function sessionOptionsOf(options: Options, face: FaceHooks): SessionOpti
     ...(options.resume !== undefined ? { resume: options.resume } : {}),
     ...(options.continue ? { continue: true } : {}),
     ...(options.forkSession ? { fork: true } : {}),
+    ...(options.resumeSessionAt !== undefined ? { resumeAt: options.resumeSessionAt } : {}),
+    ...(options.enableFileCheckpointing ? { checkpoints: true } : {}),
     ...(options.persistSession === false ? { persist: false } : {}),
     ...(options.additionalDirectories ? { additionalDirectories: options.additionalDirectories } : {}),
     ...(options.settingSources ? { settingSources: options.settingSources } : {}),
@@ -179,7 +181,8 @@ function elicitationHandler(onElicitation: NonNullable<Options['onElicitation']>
     if (request.kind !== 'elicitation') return { action: 'decline' };
     const m = /^MCP server "(.*?)" asks: ([\s\S]*)$/.exec(request.message ?? '');
     try {
-      const answer = await onElicitation({ serverName: m?.[1] ?? '', message: m?.[2] ?? request.message ?? '', mode: 'form', ...(request.schema ? { requestedSchema: request.schema } : {}) }, { signal: request.signal });
+      const mode = request.url ? { mode: 'url' as const, url: request.url } : { mode: 'form' as const };
+      const answer = await onElicitation({ serverName: m?.[1] ?? '', message: m?.[2] ?? request.message ?? '', ...mode, ...(request.schema ? { requestedSchema: request.schema } : {}) }, { signal: request.signal });
       return answer.action === 'accept' ? { action: 'accept', ...(answer.content ? { content: answer.content } : {}) } : { action: answer.action };
     } catch {
       return { action: 'cancel' };

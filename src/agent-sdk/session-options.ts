@@ -27,6 +27,8 @@ const HONOURED = [
   'env',
   'fallbackModel',
   'forkSession',
+  'enableFileCheckpointing',
+  'resumeSessionAt',
   'betas',
   'hooks',
   'onElicitation',
@@ -89,12 +91,10 @@ export const IGNORED_OPTIONS = [
 const REFUSED: Readonly<Record<string, string>> = {
   projectConfigRoot: 'project settings and hooks would come from cwd instead of the trusted checkout',
   toolAliases: "a call to the aliased name would run the built-in tool instead of the program's own",
-  enableFileCheckpointing: 'toolgate keeps no file checkpoints (rewindFiles is not available)',
   sessionStore: 'toolgate writes transcripts to its state directory only; a store would not get them',
   sessionStoreFlush: 'toolgate writes transcripts to its state directory only',
   managedSettings: "policy settings are read from the machine's managed settings file only",
-  resumeSessionAt: 'toolgate resumes whole transcripts only',
-  resumeDropsTurn: 'toolgate resumes whole transcripts only',
+  resumeDropsTurn: 'toolgate does not check what a resumeSessionAt leaves out',
 };
 
 const KNOWN = new Set<string>([...HONOURED, ...IGNORED_OPTIONS, ...Object.keys(REFUSED)]);
@@ -138,6 +138,7 @@ export function checkOptions(options: Options | undefined): string[] {
   expect(o.abortController === undefined || o.abortController instanceof AbortController, 'options.abortController must be an AbortController');
   expect(o.env === undefined || (typeof o.env === 'object' && o.env !== null), 'options.env must be an object of strings');
   expect(!(o.continue && o.resume), 'options.continue and options.resume cannot be used together');
+  expect(o.resumeSessionAt === undefined || (typeof o.resumeSessionAt === 'string' && o.resume !== undefined), 'options.resumeSessionAt needs options.resume (the session it cuts)');
   expect(o.sessionId === undefined || isUuid(o.sessionId), 'options.sessionId must be a UUID');
   expect(o.sessionId === undefined || !(o.resume || o.continue) || o.forkSession === true, 'options.sessionId can be used with resume or continue only together with forkSession');
   expect(o.outputFormat === undefined || o.outputFormat.type === 'json_schema', 'options.outputFormat.type must be "json_schema"');

@@ -4,12 +4,11 @@
  * place in the transcript, so it is the same every time it is read (and `forkSession`'s `upToMessageId` can name it).
  * Titles and tags live beside the transcript in `meta.json`; the transcript itself has one writer, the loop.
  */
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, renameSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { stateDirectory } from '../agent/session-dir.js';
-import { readTranscript, transcriptPath, TranscriptWriter } from '../agent/transcript.js';
+import { readTranscript, transcriptMessageUuid, transcriptPath, TranscriptWriter } from '../agent/transcript.js';
 import type { MessageParam } from '../tool/tool.js';
 
 /** Where to look: a project folder (sessions whose working directory it is), and whose state directory (default: this process's environment). */
@@ -96,10 +95,7 @@ export function writeSessionTitle(sessionDir: string, title: string): void {
   writeMeta(sessionDir, { ...readMeta(sessionDir), customTitle: title });
 }
 
-function messageUuid(sessionId: string, index: number): string {
-  const h = createHash('sha256').update(`${sessionId}\u0000${index}`).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
-}
+const messageUuid = transcriptMessageUuid;
 
 /** What a person wrote in a user message: its text, without the reminders the session added to it. */
 function textOf(message: MessageParam): string {

@@ -46,7 +46,8 @@ export class UserFeed {
         for (;;) {
           const next = await iterator.next();
           if (next.done || this.#closed) break;
-          session.send(convert(next.value));
+          // The message's uuid names its file checkpoint (`rewindFiles`).
+          session.send(convert(next.value), typeof next.value.uuid === 'string' ? { id: next.value.uuid } : {});
         }
       } catch (error) {
         session.fail(error);

@@ -4,6 +4,7 @@
  * came before it with its summary. `--continue` picks the newest
  * transcript for a working directory, `--resume ID` a given one.
  */
+import { createHash } from 'node:crypto';
 import { appendFileSync, closeSync, constants, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { errorToolResult } from '../tool/tool-result.js';
@@ -42,6 +43,15 @@ export function isoTimestamp(now: number = Date.now()): string {
 
 export function transcriptPath(sessionDir: string): string {
   return path.join(sessionDir, TRANSCRIPT_FILE);
+}
+
+/**
+ * The id of the `index`th message of a session's transcript (from its session id and its place, so the same every
+ * time it is read): the Agent SDK face's `uuid` of a stored message, `forkSession`'s `upToMessageId`, `resumeSessionAt`.
+ */
+export function transcriptMessageUuid(sessionId: string, index: number): string {
+  const h = createHash('sha256').update(`${sessionId}\u0000${index}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
 /** A sub-agent's own transcript, in its session's folder. */

@@ -2,7 +2,9 @@
  * MCP server configuration in Claude Code's formats, unchanged: an `mcpServers` object whose entries are
  * `{ type?: "stdio", command, args?, env? }`, `{ type: "http", url, headers? }` or `{ type: "sse", url, headers? }`,
  * with `${VAR}` and `${VAR:-default}` expanded in every string. toolgate reads one more key per entry, `alwaysLoad`
- * (never defer this server's tools), as Claude Code does.
+ * (never defer this server's tools), as Claude Code does, and for HTTP/SSE entries `oauth`: Claude Code's
+ * pre-registered client (`clientId`, `callbackPort`), plus `clientSecret` (write it as `${VAR}`, not in the file) and
+ * `grantType: "client_credentials"` for a machine-to-machine server (no person, no browser).
  */
 
 export type McpTransportType = 'stdio' | 'http' | 'sse';
@@ -21,10 +23,22 @@ export interface McpStdioServerConfig extends McpServerConfigBase {
   readonly cwd?: string;
 }
 
+/** A pre-registered OAuth client for an HTTP/SSE server (instead of dynamic registration). */
+export interface McpOAuthClientConfig {
+  readonly clientId?: string;
+  /** Sent to the token endpoint only; kept out of every listing and log (a known secret to the redactor). */
+  readonly clientSecret?: string;
+  /** The loopback port of the pre-registered redirect URI (`http://127.0.0.1:PORT/callback`). */
+  readonly callbackPort?: number;
+  /** `client_credentials`: the client gets its tokens itself with its id and secret (no login). */
+  readonly grantType?: 'authorization_code' | 'client_credentials';
+}
+
 export interface McpRemoteServerConfig extends McpServerConfigBase {
   readonly type: 'http' | 'sse';
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
+  readonly oauth?: McpOAuthClientConfig;
 }
 
 /**
@@ -130,7 +144,8 @@ export function parseMcpServerConfig(
         }
       }
     }
-    config = { type, url, headers: strings('headers', raw.headers), ...alwaysLoad };
+    const oauth = parseOAuth(raw.oauth, expand, problems);
+    config = { type, url, headers: strings('headers', raw.headers), ...(oauth ? { oauth } : {}), ...alwaysLoad };
   } else {
     problems.push(`"type" must be "stdio", "http" or "sse", not ${JSON.stringify(raw.type)}`);
   }
@@ -139,6 +154,33 @@ export function parseMcpServerConfig(
   }
   if (name.trim().length === 0) problems.push('the server name must not be empty');
   return problems.length > 0 ? { problems } : { config, problems };
+}
+
+function parseOAuth(raw: unknown, expand: (v: string) => string, problems: string[]): McpOAuthClientConfig | undefined {
+  if (raw === undefined) return undefined;
+  if (!isObject(raw)) {
+    problems.push('"oauth" must be an object');
+    return undefined;
+  }
+  const out: { -readonly [K in keyof McpOAuthClientConfig]: McpOAuthClientConfig[K] } = {};
+  for (const key of ['clientId', 'clientSecret'] as const) {
+    const v = raw[key];
+    if (v === undefined) continue;
+    if (typeof v !== 'string' || v === '') problems.push(`"oauth.${key}" must be a non-empty string`);
+    else out[key] = expand(v);
+  }
+  if (raw.callbackPort !== undefined) {
+    const port = raw.callbackPort;
+    if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65_535) problems.push('"oauth.callbackPort" must be a port number');
+    else out.callbackPort = port;
+  }
+  if (raw.grantType !== undefined) {
+    if (raw.grantType !== 'authorization_code' && raw.grantType !== 'client_credentials') problems.push('"oauth.grantType" must be "authorization_code" or "client_credentials"');
+    else out.grantType = raw.grantType;
+  }
+  if (out.clientSecret !== undefined && out.clientId === undefined) problems.push('"oauth.clientSecret" needs "oauth.clientId"');
+  if (out.grantType === 'client_credentials' && (out.clientId === undefined || out.clientSecret === undefined)) problems.push('"oauth.grantType": "client_credentials" needs "oauth.clientId" and "oauth.clientSecret"');
+  return out;
 }
 
 export interface ParsedMcpServers {

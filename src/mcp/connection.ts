@@ -2,7 +2,9 @@
  * One MCP server, seen from toolgate: connects on first use (within `MCP_TIMEOUT`), remembers its tool list until the
  * server says `tools/list_changed`, calls tools with a timer that progress resets (`MCP_TOOL_TIMEOUT`) and that an
  * abort cancels (`notifications/cancelled`), and — when a stdio server dies — reports it and starts it again on the
- * next use. Elicitation requests go to a handler the owner gives (headless: declined).
+ * next use. Elicitation requests (form and URL modes) go to a handler the owner gives (headless: declined, as Claude
+ * Code's `-p` and Agent SDK without `onElicitation` do); `roots/list` is answered with the session's working folders
+ * only (never the server's own `cwd`, never anything else), and a change of them is announced.
  */
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,6 +16,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ElicitRequestSchema,
   ErrorCode,
+  ListRootsRequestSchema,
   McpError,
   ToolListChangedNotificationSchema,
   type CallToolResult,
@@ -26,6 +29,7 @@ import {
 import type { McpRemoteServerConfig, McpServerConfig } from './config.js';
 import { McpNeedsLoginError, McpOAuthProvider, needsLoginMessage } from './oauth-provider.js';
 import type { McpOAuthStore } from './oauth-store.js';
+import { elicitationOf, rootsOf } from './elicitation-url.js';
 import { createLinkedAbortController } from '../tool/tool-use-context.js';
 import { TOOLGATE_VERSION } from '../tool/version.js';
 
@@ -39,7 +43,12 @@ export const DEFAULT_MCP_TOOL_TIMEOUT_MS = 100_000_000;
 export interface McpElicitationRequest {
   readonly serverName: string;
   readonly message: string;
+  /** `url`: the server asks the person to open `url` (never opened for them: shown). */
+  readonly mode: 'form' | 'url';
   readonly requestedSchema?: Record<string, unknown>;
+  /** URL mode: the page to show, an http(s) URL without control characters (elicitation-url.ts checks it). */
+  readonly url?: string;
+  readonly elicitationId?: string;
   readonly signal: AbortSignal;
 }
 
@@ -52,6 +61,8 @@ export interface McpConnectionOptions {
   readonly baseEnv?: Readonly<Record<string, string | undefined>>;
   readonly connectTimeoutMs?: number;
   readonly toolTimeoutMs?: number;
+  /** The folders `roots/list` answers with (absolute paths): the session's working folders. Default: `cwd`. */
+  readonly roots?: () => readonly string[];
   /** Answers `elicitation/create`; absent → declined. */
   readonly onElicitation?: (request: McpElicitationRequest) => Promise<ElicitResult>;
   /** The server changed its tool list (or died): the owner refreshes the pool between turns. */
@@ -125,18 +136,22 @@ export class McpConnection {
     this.stderrTail = '';
     const client = new Client(
       { name: 'toolgate', version: TOOLGATE_VERSION },
-      { capabilities: { elicitation: { form: {} } } },
+      // applyDefaults: a form accepted without a field gets the schema's default for it (the SDK fills it in).
+      { capabilities: { elicitation: { form: { applyDefaults: true }, url: {} }, roots: { listChanged: true } } },
     );
     client.setRequestHandler(ElicitRequestSchema, async (request, extra): Promise<ElicitResult> => {
-      const params = request.params as { mode?: string; message: string; requestedSchema?: Record<string, unknown> };
-      // URL-mode elicitation would send the person to a web page: toolgate does not open pages for servers.
-      if (params.mode === 'url' || !this.options.onElicitation) return { action: 'decline' };
+      const elicitation = elicitationOf(this.name, request.params, extra.signal);
+      // A URL that is not a plain http(s) page is refused without showing it (elicitation-url.ts).
+      if (!elicitation || !this.options.onElicitation) return { action: 'decline' };
       try {
-        return await this.options.onElicitation({ serverName: this.name, message: params.message, requestedSchema: params.requestedSchema, signal: extra.signal });
+        const answer = await this.options.onElicitation(elicitation);
+        // URL mode carries no content back: the person's answer is only whether they went to the page.
+        return elicitation.mode === 'url' ? { action: answer.action } : answer;
       } catch {
         return { action: 'cancel' };
       }
     });
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: rootsOf(this.options.roots?.() ?? [this.options.cwd]) }));
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       this.tools = undefined;
       this.options.onToolsChanged?.(this.name);
@@ -220,7 +235,7 @@ export class McpConnection {
     }
     // A configured Authorization header is the user's own credential: OAuth stays out of its way.
     const store = this.options.oauthStore;
-    this.oauth = store && !hasAuthorizationHeader(c) ? new McpOAuthProvider(this.name, c.url, store) : undefined;
+    this.oauth = store && !hasAuthorizationHeader(c) ? new McpOAuthProvider(this.name, c.url, store, { kind: 'connect' }, c.oauth) : undefined;
     return createRemoteTransport(c, this.oauth);
   }
 
@@ -261,6 +276,12 @@ export class McpConnection {
     return tail ? `${prefix}\n${lastLines(tail)}` : prefix;
   }
 
+  /** The session's working folders changed: a connected server is told (`notifications/roots/list_changed`). */
+  async rootsChanged(): Promise<void> {
+    if (this.state !== 'connected' || !this.client) return;
+    await this.client.sendRootsListChanged().catch(() => {});
+  }
+
   /** The server's tools, from memory until the server announces a change (or reconnects). */
   async listTools(): Promise<readonly McpToolDefinition[]> {
     const client = await this.ensureConnected();
@@ -271,13 +292,33 @@ export class McpConnection {
     }
     const out: McpToolDefinition[] = [];
     let cursor: string | undefined;
-    do {
-      const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: this.connectTimeoutMs });
-      out.push(...page.tools);
-      cursor = page.nextCursor;
-    } while (cursor);
+    try {
+      do {
+        const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: this.connectTimeoutMs });
+        out.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor);
+    } catch (error) {
+      // A server may let `initialize` through and ask for OAuth only here.
+      if (this.isLoginFailure(error)) throw await this.loginLost('the tool list was not read');
+      throw error;
+    }
     this.tools = out;
     return out;
+  }
+
+  /** The token was refused (or a wider grant is wanted) and nothing here can fix it: the next use waits for a login. */
+  private async loginLost(what: string): Promise<McpConnectionError> {
+    this.state = 'needs-login';
+    this.loginSeen = this.tokenSnapshot();
+    this.lastError = needsLoginMessage(this.name);
+    const client = this.client;
+    this.client = undefined;
+    this.closingOnPurpose = true;
+    await client?.close().catch(() => {});
+    this.closingOnPurpose = false;
+    this.options.onToolsChanged?.(this.name);
+    return new McpConnectionError(`${this.lastError}; ${what}`);
   }
 
   /**
@@ -312,19 +353,7 @@ export class McpConnection {
           `MCP server "${this.name}" tool "${toolName}" timed out: no result and no progress for ${timeout} ms (MCP_TOOL_TIMEOUT=${timeout})`,
         );
       }
-      if (this.isLoginFailure(error)) {
-        // The token was refused and could not be refreshed: the next use waits for a login.
-        this.state = 'needs-login';
-        this.loginSeen = this.tokenSnapshot();
-        this.lastError = needsLoginMessage(this.name);
-        const client = this.client;
-        this.client = undefined;
-        this.closingOnPurpose = true;
-        await client?.close().catch(() => {});
-        this.closingOnPurpose = false;
-        this.options.onToolsChanged?.(this.name);
-        throw new McpConnectionError(`${this.lastError}; the call to "${toolName}" did not run`);
-      }
+      if (this.isLoginFailure(error)) throw await this.loginLost(`the call to "${toolName}" did not run`);
       if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
         throw new McpConnectionError(`${this.lastError ?? `MCP server "${this.name}" closed the connection`} during the call to "${toolName}"; it will be restarted on the next use`);
       }
@@ -366,9 +395,25 @@ export class McpConnection {
 /** A transport for an HTTP or SSE server, with the OAuth provider when there is one. */
 export function createRemoteTransport(config: McpRemoteServerConfig, authProvider?: OAuthClientProvider): StreamableHTTPClientTransport | SSEClientTransport {
   const requestInit: RequestInit = { headers: { ...config.headers } };
-  const options = { requestInit, ...(authProvider ? { authProvider } : {}) };
+  const watch = authProvider instanceof McpOAuthProvider ? { fetch: scopeWatchingFetch(authProvider) } : {};
+  const options = { requestInit, ...(authProvider ? { authProvider } : {}), ...watch };
   if (config.type === 'sse') return new SSEClientTransport(new URL(config.url), options);
   return new StreamableHTTPClientTransport(new URL(config.url), options);
+}
+
+/**
+ * fetch, telling the OAuth provider when the server answers `403` with `error="insufficient_scope"` (RFC 6750): the
+ * scope it names is kept for the next login (a step-up), before the SDK's own handling of the answer goes on.
+ */
+function scopeWatchingFetch(provider: McpOAuthProvider): (url: string | URL, init?: RequestInit) => Promise<Response> {
+  return async (url, init) => {
+    const response = await fetch(url, init);
+    if (response.status === 403) {
+      const challenge = response.headers.get('www-authenticate') ?? '';
+      if (/\berror="?insufficient_scope\b/i.test(challenge)) await provider.insufficientScope(/\bscope="([^"]*)"/i.exec(challenge)?.[1]);
+    }
+    return response;
+  };
 }
 
 function hasAuthorizationHeader(config: McpRemoteServerConfig): boolean {

@@ -45,6 +45,8 @@ export interface McpClientManagerOptions {
   readonly servers: ReadonlyMap<string, ScopedMcpServer>;
   /** `MCP_TIMEOUT`, `MCP_TOOL_TIMEOUT`, `MAX_MCP_OUTPUT_TOKENS`, and what stdio servers inherit (default: process.env). */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** The session's working folders, what `roots/list` answers (default: `cwd`). */
+  readonly roots?: readonly string[];
   /** Elicitation requests (the runtime's question handler); absent → declined (headless). */
   readonly onQuestion?: (request: QuestionRequest) => Promise<QuestionAnswer>;
   /** Asked once per pending project server; absent → not started (headless runs need a setting to approve). */
@@ -76,9 +78,11 @@ export class McpClientManager {
   /** Logins waiting for a browser: ended by dispose(), so a session that ends does not wait for them. */
   private readonly logins = new Set<AbortController>();
   private disposed = false;
+  #roots: readonly string[];
 
   constructor(private readonly options: McpClientManagerOptions) {
     this.#servers = new Map(options.servers);
+    this.#roots = options.roots ?? [options.cwd];
     this.env = options.env ?? process.env;
     this.oauthStore = options.oauthStore ?? new McpOAuthStore(defaultMcpOAuthDir(this.env as NodeJS.ProcessEnv));
   }
@@ -114,6 +118,7 @@ export class McpClientManager {
         baseEnv: this.env,
         connectTimeoutMs: this.connectTimeoutMs,
         toolTimeoutMs: this.toolTimeoutMs,
+        roots: () => this.#roots,
         onElicitation: (request) => this.elicit(request),
         oauthStore: this.oauthStore,
         onToolsChanged: (s) => {
@@ -146,12 +151,19 @@ export class McpClientManager {
     return ok;
   }
 
+  /** The session's working folders changed (a folder added): every connected server is told. */
+  async setRoots(folders: readonly string[]): Promise<void> {
+    this.#roots = [...folders];
+    await Promise.all([...this.connections.values()].map((c) => c.rootsChanged()));
+  }
+
   private async elicit(request: McpElicitationRequest): Promise<ElicitResult> {
     if (!this.options.onQuestion) return { action: 'decline' };
     const answer = await this.options.onQuestion({
       kind: 'elicitation',
       message: `MCP server "${request.serverName}" asks: ${request.message}`,
       ...(request.requestedSchema ? { schema: request.requestedSchema } : {}),
+      ...(request.mode === 'url' && request.url ? { url: request.url } : {}),
       signal: request.signal,
     });
     if (answer.action === 'accept') return { action: 'accept', content: (answer.content ?? answer.answers ?? {}) as ElicitResult['content'] };

@@ -54,7 +54,9 @@ export class McpLoginError extends Error {
 export async function loginMcpServer(options: McpLoginOptions): Promise<McpLoginResult> {
   const { name, config } = options;
   const store = options.store ?? new McpOAuthStore();
-  const listener = await startCallbackListener(previousPort(store, name, config.url));
+  // A pre-registered client's redirect URI names its port: only that one will do.
+  const fixedPort = config.oauth?.callbackPort;
+  const listener = await startCallbackListener(fixedPort ?? previousPort(store, name, config.url), fixedPort !== undefined);
   let browserOpened = false;
   let asked = false;
   const provider = new McpOAuthProvider(name, config.url, store, {
@@ -65,7 +67,7 @@ export async function loginMcpServer(options: McpLoginOptions): Promise<McpLogin
       options.onAuthorizationUrl?.(url.href);
       if (options.openBrowser !== false) browserOpened = openBrowser(url.href, options.env ?? process.env);
     },
-  });
+  }, config.oauth);
   const client = new Client({ name: 'toolgate', version: TOOLGATE_VERSION });
   const transport = createRemoteTransport(config, provider);
   try {
@@ -87,7 +89,7 @@ export async function loginMcpServer(options: McpLoginOptions): Promise<McpLogin
   // The tokens as a session will use them: a fresh connection in connect mode.
   const check = new Client({ name: 'toolgate', version: TOOLGATE_VERSION });
   try {
-    await check.connect(createRemoteTransport(config, new McpOAuthProvider(name, config.url, store)));
+    await check.connect(createRemoteTransport(config, new McpOAuthProvider(name, config.url, store, { kind: 'connect' }, config.oauth)));
     return { status: 'logged-in', tools: await countTools(check), browserOpened };
   } catch (error) {
     throw new McpLoginError(`MCP server "${name}": logged in, but the server refused the new token: ${error instanceof Error ? error.message : String(error)}`);
@@ -127,7 +129,7 @@ interface CallbackListener {
 }
 
 /** A one-shot HTTP listener on 127.0.0.1 for `GET /callback?code=…&state=…`. */
-async function startCallbackListener(preferredPort: number | undefined): Promise<CallbackListener> {
+async function startCallbackListener(preferredPort: number | undefined, only = false): Promise<CallbackListener> {
   let deliver: ((query: URLSearchParams) => string) | undefined;
   const early: URLSearchParams[] = [];
   const server = http.createServer((req, res) => {
@@ -140,7 +142,10 @@ async function startCallbackListener(preferredPort: number | undefined): Promise
     res.writeHead(problem ? 400 : 200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(page(problem ? `Login failed: ${problem}` : 'toolgate: login complete. You can close this window.'));
   });
-  const port = await listen(server, preferredPort).catch(() => listen(server, 0));
+  const port = await listen(server, preferredPort).catch((error: unknown) => {
+    if (only) throw new McpLoginError(`the OAuth callback port ${preferredPort} (oauth.callbackPort) is not free: ${error instanceof Error ? error.message : String(error)}`);
+    return listen(server, 0);
+  });
   return {
     redirectUrl: `http://127.0.0.1:${port}/callback`,
     waitForCode: (expectedState, signal, timeoutMs) =>

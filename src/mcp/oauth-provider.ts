@@ -9,10 +9,17 @@
  *   such (`needsLogin`) and its connection fails with `McpNeedsLoginError`.
  * - `login` (`toolgate mcp login`, `/mcp login`): stored tokens are not used, the client registers when it must (a
  *   registration made for another loopback port is made again), and the authorization URL goes to `onAuthorizationUrl`.
+ *
+ * A server entry's `oauth` block changes three things: a pre-registered `clientId` (and `clientSecret`) is used instead
+ * of registering; `grantType: "client_credentials"` makes the client fetch its own tokens in either mode (there is no
+ * person and no redirect); and — any client — a server that answers `403 insufficient_scope` (the connection reports it
+ * through `insufficientScope`) needs a new login, which asks for the wider scope as well (a step-up).
  */
 import { auth, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { expiryOf, type McpOAuthRecord, type McpOAuthStore, type StoredTokens } from './oauth-store.js';
+import type { McpOAuthClientConfig } from './config.js';
+import { expiryOf, MCP_OAUTH_SECRET_LABEL, type McpOAuthRecord, type McpOAuthStore, type StoredTokens } from './oauth-store.js';
+import { registerSecretValues } from '../execution/redaction.js';
 import { randomBytes } from '../tool/crypto.js';
 
 /** An access token this close to its expiry is refreshed before it is sent. */
@@ -54,13 +61,42 @@ export class McpOAuthProvider implements OAuthClientProvider {
     readonly url: string,
     private readonly store: McpOAuthStore,
     readonly mode: McpOAuthMode = { kind: 'connect' },
-  ) {}
+    private readonly client: McpOAuthClientConfig = {},
+  ) {
+    if (client.clientSecret) registerSecretValues([{ label: MCP_OAUTH_SECRET_LABEL, value: client.clientSecret, named: true }]);
+  }
+
+  /** Machine to machine: the client credentials grant, no person, no redirect. */
+  get clientCredentials(): boolean {
+    return this.client.grantType === 'client_credentials';
+  }
+
+  /** The client_credentials grant's token request; undefined (the SDK's authorization code exchange) for any other client. */
+  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
+    if (!this.clientCredentials) return undefined;
+    const params = new URLSearchParams({ grant_type: 'client_credentials' });
+    const wanted = joinScopes(scope, this.record().scope);
+    if (wanted) params.set('scope', wanted);
+    return params;
+  }
+
+  /**
+   * The server answered `403 insufficient_scope` asking for `scope`: kept, so the next login asks for it as well. A
+   * session cannot widen its own grant (that needs the person); a client-credentials client gets a new token itself.
+   */
+  async insufficientScope(scope: string | undefined): Promise<void> {
+    const wanted = joinScopes(this.record().scope, scope);
+    await this.store.update(this.server, this.url, (r) => ({ ...r, ...(wanted ? { scope: wanted } : {}) }));
+    if (this.mode.kind === 'connect' && !this.clientCredentials) this.needsLogin = true;
+  }
 
   private record(): McpOAuthRecord {
     return this.store.read(this.server, this.url);
   }
 
-  get redirectUrl(): string {
+  get redirectUrl(): string | undefined {
+    // No redirect: the SDK then takes the token itself (prepareTokenRequest) instead of sending anyone to a page.
+    if (this.clientCredentials) return undefined;
     if (this.mode.kind === 'login') return this.mode.redirectUrl;
     const registered = (this.record().client as { redirect_uris?: unknown } | undefined)?.redirect_uris;
     return Array.isArray(registered) && typeof registered[0] === 'string' ? registered[0] : IDLE_REDIRECT;
@@ -69,7 +105,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
   get clientMetadata(): OAuthClientMetadata {
     return {
       client_name: 'toolgate',
-      redirect_uris: [this.redirectUrl],
+      redirect_uris: [this.redirectUrl ?? IDLE_REDIRECT],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       // A public client: PKCE instead of a secret (nothing on a user's machine keeps a secret).
@@ -84,14 +120,19 @@ export class McpOAuthProvider implements OAuthClientProvider {
 
   clientInformation(): OAuthClientInformationMixed | undefined {
     const client = this.record().client;
+    if (this.client.clientId !== undefined) {
+      // Pre-registered: the configured id (and secret), stamped with the issuer the SDK bound it to once it was used.
+      const issuer = (client as { client_id?: unknown; issuer?: unknown } | undefined)?.client_id === this.client.clientId ? (client as { issuer?: unknown }).issuer : undefined;
+      if (this.mode.kind === 'connect' && this.needsLogin && !this.clientCredentials) throw new McpNeedsLoginError(this.server);
+      return { client_id: this.client.clientId, ...(this.client.clientSecret ? { client_secret: this.client.clientSecret } : {}), ...(typeof issuer === 'string' ? { issuer } : {}) } as OAuthClientInformationMixed;
+    }
     if (this.mode.kind === 'connect') {
+      // A step-up asked for (insufficientScope): only a login may widen the grant, not a refresh of the narrow one.
+      if (this.needsLogin) throw new McpNeedsLoginError(this.server);
       if (client) return client;
-      const found = this.#discovery;
-      // A 401 from a server that publishes no OAuth metadata at all wants some other credential: no login would help.
-      if (found && !found.authorizationServerMetadata && !found.resourceMetadata) {
-        throw new Error(`MCP server "${this.server}" answered 401 but publishes no OAuth metadata; give it its credential in the configuration ("headers")`);
-      }
-      // Registering needs a redirect that someone listens on: only a login may do it.
+      // Registering needs a redirect that someone listens on: only a login may do it. (A server that publishes no OAuth
+      // metadata at all is asked too: the 2025-03-26 spec's default endpoints — /authorize, /token, /register — may be
+      // there; if they are not, the login says so, and "headers" is the way to give it another credential.)
       throw new McpNeedsLoginError(this.server);
     }
     const uris = (client as { redirect_uris?: unknown } | undefined)?.redirect_uris;
@@ -101,7 +142,9 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   async saveClientInformation(client: OAuthClientInformationMixed): Promise<void> {
-    await this.store.update(this.server, this.url, (r) => ({ ...r, client }));
+    // A pre-registered secret stays in the configuration it came from: only the id and its issuer are kept.
+    const { client_secret: _secret, ...kept } = client as OAuthClientInformationMixed & { client_secret?: string };
+    await this.store.update(this.server, this.url, (r) => ({ ...r, client: this.client.clientId !== undefined ? (kept as OAuthClientInformationMixed) : client }));
   }
 
   /**
@@ -109,7 +152,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
    * about to expire first, once for all the requests waiting on it.
    */
   async tokens(): Promise<OAuthTokens | undefined> {
-    if (this.mode.kind === 'login') return this.#loginTokens;
+    if (this.mode.kind === 'login' && !this.clientCredentials) return this.#loginTokens;
     const tokens = this.record().tokens;
     if (!tokens || this.#inRefresh) return tokens;
     if (tokens.refresh_token && tokens.expires_at !== undefined && tokens.expires_at - Date.now() < REFRESH_MARGIN_MS) {
@@ -141,8 +184,14 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   redirectToAuthorization(authorizationUrl: URL): void {
-    if (this.mode.kind === 'login') this.mode.onAuthorizationUrl(authorizationUrl);
-    else this.needsLogin = true;
+    if (this.mode.kind !== 'login') {
+      this.needsLogin = true;
+      return;
+    }
+    // A step-up the server asked for earlier: this login asks for that scope too, not only what the 401 named.
+    const wanted = joinScopes(authorizationUrl.searchParams.get('scope') ?? undefined, this.record().scope);
+    if (wanted) authorizationUrl.searchParams.set('scope', wanted);
+    this.mode.onAuthorizationUrl(authorizationUrl);
   }
 
   saveCodeVerifier(codeVerifier: string): void {
@@ -169,6 +218,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
       ...(scope !== 'client' && scope !== 'all' && r.client ? { client: r.client } : {}),
       ...(scope !== 'tokens' && scope !== 'all' && r.tokens ? { tokens: r.tokens } : {}),
       ...(scope !== 'discovery' && scope !== 'all' && r.discovery ? { discovery: r.discovery } : {}),
+      ...(scope !== 'all' && r.scope ? { scope: r.scope } : {}),
     };
     if (Object.keys(keep).length === 0) this.store.remove(this.server, this.url);
     else await this.store.update(this.server, this.url, (current) => ({ server: current.server, url: current.url, ...keep }));
@@ -182,4 +232,10 @@ export class McpOAuthProvider implements OAuthClientProvider {
   discoveryState(): OAuthDiscoveryState | undefined {
     return this.#discovery ?? this.record().discovery;
   }
+}
+
+/** Two space-separated scope lists as one, each scope once (undefined when both are empty). */
+export function joinScopes(a: string | undefined, b: string | undefined): string | undefined {
+  const all = [...new Set([...(a ?? '').split(' '), ...(b ?? '').split(' ')].filter((x) => x !== ''))];
+  return all.length > 0 ? all.join(' ') : undefined;
 }

@@ -25,6 +25,8 @@ export interface McpOAuthRecord {
   readonly client?: OAuthClientInformationMixed;
   readonly tokens?: StoredTokens;
   readonly discovery?: OAuthDiscoveryState;
+  /** The scope the server asked for with `insufficient_scope` (a step-up): the next login asks for it too. */
+  readonly scope?: string;
   readonly updatedAt?: string;
 }
 

@@ -7,3 +7,4 @@ export type { ContextUsage } from './context-usage.js';
 export type { SessionMcpServer } from './mcp.js';
 export type { RuleRemoval } from './rules.js';
 export { backgroundTaskOf } from './background.js';
+export type { CheckpointRecord, CheckpointSettings, RewindResult } from './checkpoints.js';

@@ -44,6 +44,8 @@ export class LocalRun {
   endWhenIdle = false;
   messages: MessageParam[] = [];
   lastContextTokens = 0;
+  /** Awaited before the loop takes each user message (the file checkpoint); a failure is a warning. */
+  beforeTurn: ((message: MessageParam) => Promise<void>) | undefined;
 
   constructor(
     private readonly options: SessionOptions,
@@ -75,6 +77,7 @@ export class LocalRun {
         const first = await this.input.next();
         if (first === undefined || this.signal.aborted) break;
         this.#take(first);
+        await this.#before(first);
         const next = this.#next ?? {};
         this.#next = undefined;
         this.#looping = true;
@@ -172,12 +175,28 @@ export class LocalRun {
         return {
           next: async () => {
             const next = await it.next();
-            if (!next.done) this.#take(next.value);
+            if (!next.done) {
+              this.#take(next.value);
+              await this.#before(next.value);
+            }
             return next;
           },
         };
       },
     };
+  }
+
+  /** A user turn runs (between its start and its result). */
+  get busy(): boolean {
+    return this.#turnActive || this.#taken;
+  }
+
+  async #before(message: MessageParam): Promise<void> {
+    try {
+      await this.beforeTurn?.(message);
+    } catch (error) {
+      this.options.warn?.(`warning: no file checkpoint for this message (it cannot be rewound to): ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   #take(message: MessageParam): void {

@@ -3,6 +3,7 @@
  * included), then — unless `strictMcpConfig` — those the settings files and the project's `.mcp.json` name, as Claude
  * Code reads them. Project servers nobody approved stay stopped, said once with the setting that approves them.
  */
+import path from 'node:path';
 import type { SettingSource } from '../agent/types.js';
 import { loadMcpConfig, type ScopedMcpServer } from '../mcp/load-config.js';
 import { McpClientManager } from '../mcp/manager.js';
@@ -41,6 +42,9 @@ export function startMcpServers(options: SessionOptions, c: McpStart): McpClient
     cwd: c.cwd,
     servers,
     env: c.env,
+    // roots/list: the session's working folders, nothing else.
+    roots: [c.cwd, ...(options.additionalDirectories ?? []).map((d) => path.resolve(c.cwd, d))],
+    ...(options.onQuestion ? { onQuestion: options.onQuestion } : {}),
     onServerEvent: (e) => {
       if (e.type === 'failed') c.warn(`warning: ${e.error.split('\n')[0]}`);
     },

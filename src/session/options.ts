@@ -12,6 +12,7 @@ import type { HookCallback } from '../hooks/types.js';
 import type { PermissionClassifier } from '../permissions/auto-mode.js';
 import type { McpServerConfig } from '../mcp/config.js';
 import type { PermissionMode } from '../tool/permission-types.js';
+import type { CheckpointSettings } from './checkpoints.js';
 
 /** Options a session cannot be started with: the message says which and why (a face may reword it in its own terms). */
 export class SessionOptionError extends TypeError {
@@ -51,6 +52,16 @@ export interface SessionOptions {
   readonly continue?: boolean;
   /** With `resume` or `continue`: go on under a new id (the old transcript stays as it was). */
   readonly fork?: boolean;
+  /**
+   * With `resume`: the conversation goes on from this message of it (the transcript's message id, as
+   * `getSessionMessages` gives it), included; under a new id — the transcript resumed stays whole.
+   */
+  readonly resumeAt?: string;
+  /**
+   * File checkpoints (docs/checkpoints.md): before each user message the files of `cwd` and the added directories are
+   * recorded, so `rewindFiles` can put them back — whatever tool changed them, Bash included. `true`: the defaults.
+   */
+  readonly checkpoints?: boolean | CheckpointSettings;
   /** `false`: no transcript is written (the session cannot be resumed). */
   readonly persist?: boolean;
   /** The folder of the session folders (default: `<state>/sessions`). */

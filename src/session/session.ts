@@ -27,6 +27,8 @@ import { mcpStatusOf, type SessionMcpServer } from './mcp.js';
 import { SessionOptionError, type SessionEvent, type SessionOptions } from './options.js';
 import { removeRule, type RuleRemoval } from './rules.js';
 import { sessionEnv, setUpSession, type SessionParts } from './setup.js';
+import type { CheckpointRecord, RewindResult } from './checkpoints.js';
+import { SessionCheckpoints } from './session-checkpoints.js';
 
 /** A user message's content: text, or blocks (text, images, documents). */
 export type UserContent = MessageParam['content'];
@@ -42,10 +44,19 @@ export class Session {
   #parts: SessionParts | undefined;
   #reading = false;
   #disposed: Promise<void> | undefined;
+  readonly #checkpoints: SessionCheckpoints | undefined;
 
   constructor(options: SessionOptions = {}) {
     this.#options = options;
     this.#local = new LocalRun(options, this.#input, this.#root.signal);
+    if (options.checkpoints && options.backend?.kind !== 'restate') {
+      const o = options;
+      this.#checkpoints = new SessionCheckpoints(options.checkpoints === true ? {} : options.checkpoints, () => {
+        const { runtime, env } = this.#need();
+        return { sessionDir: runtime.sessionDir, sessionId: () => runtime.sessionId, cwd: runtime.cwd, additionalDirectories: o.additionalDirectories ?? [], env, findTool: (n) => runtime.findTool(n) };
+      });
+      this.#local.beforeTurn = (message) => this.#checkpoints!.before(message, this.#local.messages.length, randomUUID);
+    }
     const backend = options.backend;
     this.#durable =
       backend?.kind === 'restate'
@@ -63,6 +74,11 @@ export class Session {
     this.#ready ??= (async () => {
       const parts = await setUpSession(this.#options, { signal: this.#root.signal, warn: (text) => this.#warn(text) });
       this.#parts = parts;
+      if (this.#checkpoints) {
+        // A resumed conversation's messages count: a checkpoint's place is the message's in the whole conversation.
+        if (parts.resume !== undefined && this.#local.messages.length === 0) this.#local.messages = historyOf(parts);
+        await this.#checkpoints.store();
+      }
       // Skills' and commands' frontmatter is read now (the Skill tool's description needs it): its warnings too.
       const known = parts.runtime.warnings.length;
       await listSlashCommands(parts.runtime).catch(() => []);
@@ -78,8 +94,10 @@ export class Session {
    * A user message for the session: a new turn when the loop is idle, else it waits (or joins the running turn's
    * results). A `/name args` text is expanded as its skill or command unless `verbatim`; `model` is its turn's model.
    */
-  send(content: UserContent, options: { readonly verbatim?: boolean; readonly model?: string } = {}): void {
-    this.#input.push(this.#prepare(content, options));
+  send(content: UserContent, options: { readonly verbatim?: boolean; readonly model?: string; readonly id?: string } = {}): void {
+    const prepared = this.#prepare(content, options);
+    const id = options.id;
+    this.#input.push(id !== undefined && this.#checkpoints ? prepared.then((m) => (this.#checkpoints!.name(m, id), m)) : prepared);
   }
 
   /** `/name args` as the message it stands for (a skill or custom command), or undefined when it is not one. */
@@ -327,9 +345,7 @@ export class Session {
 
   /** The conversation the session goes on from, when it resumes one (`--continue`, `--resume`): to show it. */
   async history(): Promise<MessageParam[]> {
-    const { resume, runtime } = await this.start();
-    if (resume === undefined) return [];
-    return readTranscript(resume.endsWith('.jsonl') ? path.resolve(resume) : transcriptPath(path.join(path.dirname(runtime.sessionDir), resume))).messages;
+    return historyOf(await this.start());
   }
 
   /** A fresh conversation under a new id (`/clear`): SessionEnd (`clear`), then SessionStart (`clear`) with the next message. */
@@ -372,9 +388,22 @@ export class Session {
     return { summary: result.summary, notices: result.notices, costUsd: result.costUsd };
   }
 
-  /** Where the checkpoint work hooks in: files put back as they were before the given user message. */
-  rewindFiles(userMessageId: string): Promise<never> {
-    return Promise.reject(new Error(`toolgate keeps no file checkpoints: nothing to rewind to before ${userMessageId}`));
+  /**
+   * The tracked files put back as they were before the user message `userMessageId` (the id it was sent with, or its
+   * transcript id), or what that would change (`dryRun`); what cannot be restored is named (session-checkpoints.ts).
+   */
+  async rewindFiles(userMessageId: string, options: { readonly dryRun?: boolean } = {}): Promise<RewindResult> {
+    if (!this.#checkpoints) return { canRewind: false, error: 'File checkpointing is not enabled for this session' };
+    await this.start();
+    if (this.#local.busy && !options.dryRun) return { canRewind: false, error: 'A turn is running: interrupt it before rewinding files' };
+    return this.#checkpoints.rewind(userMessageId, this.#local.messages, options);
+  }
+
+  /** The file checkpoints, oldest first (`/rewind`'s list); none when checkpointing is off. */
+  async checkpoints(): Promise<readonly CheckpointRecord[]> {
+    if (!this.#checkpoints) return [];
+    await this.start();
+    return this.#checkpoints.list();
   }
 
   // — internals —
@@ -437,4 +466,9 @@ export class Session {
     })();
     return this.#disposed;
   }
+}
+
+function historyOf({ resume, runtime }: SessionParts): MessageParam[] {
+  if (resume === undefined) return [];
+  return readTranscript(resume.endsWith('.jsonl') ? path.resolve(resume) : transcriptPath(path.join(path.dirname(runtime.sessionDir), resume))).messages;
 }

@@ -18,6 +18,7 @@ import { randomUUID } from '../tool/crypto.js';
 import { resolveModel } from '../tool/models.js';
 import { startMcpServers } from './mcp.js';
 import { loadSessionPlugins } from './plugins.js';
+import { cutTranscript } from './resume-at.js';
 import { SessionOptionError, type SessionOptions } from './options.js';
 import { STRUCTURED_OUTPUT_TOOL_NAME, structuredOutputTool } from './structured-output.js';
 
@@ -63,6 +64,12 @@ function clientOf(env: Readonly<Record<string, string>>, betas: readonly string[
 export function sessionIds(options: SessionOptions, sessionsDir: string, cwd: string): { sessionId: string; resume?: string } {
   const resume = options.continue ? latestSessionFor(sessionsDir, cwd) : options.resume;
   if (options.continue && resume === undefined) throw new SessionOptionError(`no session to continue in ${cwd}`);
+  if (options.resumeAt !== undefined) {
+    if (resume === undefined) throw new SessionOptionError('resumeAt needs a session to resume');
+    // A cut conversation goes on under a new id: the transcript it was cut from stays whole.
+    const sessionId = cutTranscript(sessionsDir, resume, options.resumeAt, options.sessionId ?? randomUUID());
+    return { sessionId, resume: sessionId };
+  }
   const fork = resume !== undefined && options.fork === true;
   const sessionId = resume !== undefined && !fork ? path.basename(resume, '.jsonl') : (options.sessionId ?? randomUUID());
   return { sessionId, ...(resume !== undefined ? { resume } : {}) };

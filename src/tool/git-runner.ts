@@ -89,6 +89,10 @@ export interface GitRunOptions {
    * (`file` for a local repository, `https`). No `ssh` nor `ext`: they run programs the configuration names.
    */
   readonly transports?: readonly ('file' | 'https')[];
+  /** Written to git's standard input (`--stdin`, `--pathspec-from-file=-`, `cat-file --batch`); default: none. */
+  readonly input?: string;
+  /** The most output kept (default 16 MiB). */
+  readonly maxBuffer?: number;
 }
 
 function transportSettings(options: GitRunOptions): [string, string][] {
@@ -191,6 +195,16 @@ function failure(args: readonly string[], status: number | undefined, stderr: st
 }
 
 function execOnce(args: readonly string[], options: GitRunOptions, overrides: readonly (readonly [string, string])[]): Promise<GitResult> {
+  return execRaw(args, options, overrides, 'utf8');
+}
+
+function execRaw<E extends 'utf8' | 'buffer'>(
+  args: readonly string[],
+  options: GitRunOptions,
+  overrides: readonly (readonly [string, string])[],
+  encoding: E,
+): Promise<{ status: number; stdout: E extends 'utf8' ? string : Buffer; stderr: string }> {
+  type Out = E extends 'utf8' ? string : Buffer;
   const base = options.env ?? process.env;
   let file: string;
   try {
@@ -199,23 +213,27 @@ function execOnce(args: readonly string[], options: GitRunOptions, overrides: re
     return Promise.reject(error);
   }
   return new Promise((resolve, reject) => {
-    execFile(
+    const child = execFile(
       file,
       argv(args, options),
       {
         cwd: options.cwd,
         env: gitRunnerEnv(base, [...transportSettings(options), ...overrides]),
-        maxBuffer: MAX_BUFFER,
+        maxBuffer: options.maxBuffer ?? MAX_BUFFER,
         timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        encoding: 'utf8',
+        encoding: encoding as BufferEncoding,
         ...(options.signal ? { signal: options.signal } : {}),
       },
       (error, stdout, stderr) => {
-        if (error === null) resolve({ status: 0, stdout, stderr });
-        else if (typeof error.code === 'number' && error.killed !== true) resolve({ status: error.code, stdout, stderr });
-        else reject(failure(args, undefined, stderr, error.message));
+        const err = String(stderr);
+        if (error === null) resolve({ status: 0, stdout: stdout as unknown as Out, stderr: err });
+        else if (typeof error.code === 'number' && error.killed !== true) resolve({ status: error.code, stdout: stdout as unknown as Out, stderr: err });
+        else reject(failure(args, undefined, err, error.message));
       },
     );
+    // git that reads no input must not wait for any: its standard input ends at once.
+    child.stdin?.on('error', () => {});
+    child.stdin?.end(options.input ?? '');
   });
 }
 
@@ -224,10 +242,10 @@ function execOnceSync(args: readonly string[], options: GitRunOptions, overrides
   const r = spawnSync(gitBinary(base, options.cwd), argv(args, options), {
     cwd: options.cwd,
     env: gitRunnerEnv(base, [...transportSettings(options), ...overrides]),
-    maxBuffer: MAX_BUFFER,
+    maxBuffer: options.maxBuffer ?? MAX_BUFFER,
     timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.input !== undefined ? { input: options.input, stdio: ['pipe', 'pipe', 'pipe'] } : { stdio: ['ignore', 'pipe', 'pipe'] }),
   });
   if (r.error !== undefined || r.status === null) throw failure(args, undefined, r.stderr ?? '', r.error?.message ?? `killed by ${r.signal}`);
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -249,6 +267,14 @@ export async function gitResult(args: readonly string[], options: GitRunOptions)
 /** Runs git hardened; its standard output, or a GitError when it exits non-zero. */
 export async function runGit(args: readonly string[], options: GitRunOptions): Promise<string> {
   const r = await gitResult(args, options);
+  if (r.status !== 0) throw failure(args, r.status, r.stderr, `exit status ${r.status}`);
+  return r.stdout;
+}
+
+/** Runs git hardened; its standard output as bytes (blobs: `cat-file --batch`), or a GitError when it exits non-zero. */
+export async function runGitBytes(args: readonly string[], options: GitRunOptions): Promise<Buffer> {
+  const overrides = needsFilterNames(args) ? overridesFrom(await execOnce(FILTER_QUERY, options, [])) : [];
+  const r = await execRaw(args, options, overrides, 'buffer');
   if (r.status !== 0) throw failure(args, r.status, r.stderr, `exit status ${r.status}`);
   return r.stdout;
 }

@@ -99,6 +99,8 @@ function Elicitation({ request, onAnswer }: { request: QuestionRequest; onAnswer
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1} marginTop={1}>
       <Text>{request.message ?? 'A question'}</Text>
+      {/* URL mode: the page is shown for the person to open themselves; toolgate never opens a server's URL. */}
+      {request.url ? <Text color="cyan">Open this page yourself to continue: {request.url}</Text> : null}
       <Select choices={[{ label: 'Accept' }, { label: 'Decline' }]} onPick={(i) => onAnswer({ action: i === 0 ? 'accept' : 'decline' })} onCancel={() => onAnswer({ action: 'cancel' })} />
     </Box>
   );

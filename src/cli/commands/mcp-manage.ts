@@ -1,7 +1,8 @@
 /**
  * `toolgate mcp add | add-json | remove`, as `claude mcp …`: the same arguments, scopes and files (mcp/edit-config.ts),
  * so a server added by either agent is the other's too.
- *   toolgate mcp add [-s local|project|user] [-t stdio|http|sse] [-e KEY=value]… [-H 'Name: value']… NAME COMMAND_OR_URL [ARGS…]
+ *   toolgate mcp add [-s local|project|user] [-t stdio|http|sse] [-e KEY=value]… [-H 'Name: value']…
+ *     [--client-id ID [--client-secret] [--callback-port N]] NAME COMMAND_OR_URL [ARGS…]
  *   toolgate mcp add-json [-s scope] NAME 'JSON'
  *   toolgate mcp remove [-s scope] NAME
  * A stdio server's own flags go after `--` (`toolgate mcp add fs -- npx -y @modelcontextprotocol/server-filesystem .`).
@@ -21,10 +22,26 @@ interface AddOptions extends ScopeOptions {
   transport?: string;
   env: string[];
   header: string[];
+  clientId?: string;
+  clientSecret?: boolean;
+  callbackPort?: string;
 }
 
 class McpManageError extends Error {
   override readonly name = 'McpManageError';
+}
+
+/** Claude Code's `--client-id`/`--client-secret`/`--callback-port` as the entry's `oauth` block (the secret by reference). */
+function oauthOf(opts: AddOptions): Record<string, unknown> | undefined {
+  if (opts.clientId === undefined && opts.callbackPort === undefined) return undefined;
+  const port = opts.callbackPort === undefined ? undefined : Number(opts.callbackPort);
+  if (port !== undefined && (!Number.isInteger(port) || port < 1 || port > 65_535)) throw new McpManageError(`--callback-port must be a port number, not "${opts.callbackPort}"`);
+  return {
+    ...(opts.clientId !== undefined ? { clientId: opts.clientId } : {}),
+    // A secret in a settings file is a secret on disk: the entry names the variable that holds it.
+    ...(opts.clientSecret ? { clientSecret: '${MCP_CLIENT_SECRET}' } : {}),
+    ...(port !== undefined ? { callbackPort: port } : {}),
+  };
 }
 
 function scopeOf(value: string): McpWriteScope {
@@ -49,6 +66,9 @@ export function registerMcpManageCommands(mcp: Command): void {
     .option('-t, --transport <transport>', 'stdio, http or sse (default: stdio)')
     .option('-e, --env <KEY=value>', 'an environment variable of a stdio server (repeatable)', collect, [])
     .option('-H, --header <header>', "an HTTP header of an http or sse server, 'Name: value' (repeatable)", collect, [])
+    .option('--client-id <id>', 'a pre-registered OAuth client of an http or sse server')
+    .option('--client-secret', 'the OAuth client has a secret: read at run time from $MCP_CLIENT_SECRET (the file names the variable, never the secret)')
+    .option('--callback-port <n>', "the port of the pre-registered client's redirect URI (http://127.0.0.1:PORT/callback)")
     .option('--cwd <dir>', 'the project (default: the working directory)', process.cwd())
     .passThroughOptions()
     .action((name: string, given: string, rest: string[], opts: AddOptions) => {
@@ -60,14 +80,17 @@ export function registerMcpManageCommands(mcp: Command): void {
       let entry: Record<string, unknown>;
       if (transport === 'stdio') {
         if (opts.header.length > 0) throw new McpManageError('--header is for http and sse servers; a stdio server takes --env');
+        if (opts.clientId !== undefined || opts.clientSecret || opts.callbackPort !== undefined) throw new McpManageError('--client-id, --client-secret and --callback-port are for http and sse servers');
         if (opts.transport === undefined && /^https?:\/\//.test(target)) {
           process.stderr.write(`toolgate mcp add: warning: ${target} looks like a URL, but it is added as a command to run (stdio); for a remote server give --transport http (or sse)\n`);
         }
         entry = { type: 'stdio', command: target, args, env: parseEnv(opts.env) };
       } else if (transport === 'http' || transport === 'sse') {
+        if (opts.clientSecret && opts.clientId === undefined) throw new McpManageError('--client-secret needs --client-id');
         if (args.length > 0) throw new McpManageError(`an ${transport} server is a URL: unexpected arguments ${args.join(' ')}`);
         if (opts.env.length > 0) throw new McpManageError(`--env is for stdio servers; an ${transport} server takes --header`);
-        entry = { type: transport, url: target, ...(opts.header.length > 0 ? { headers: parseHeaders(opts.header) } : {}) };
+        const oauth = oauthOf(opts);
+        entry = { type: transport, url: target, ...(opts.header.length > 0 ? { headers: parseHeaders(opts.header) } : {}), ...(oauth ? { oauth } : {}) };
       } else {
         throw new McpManageError(`--transport must be stdio, http or sse, not "${transport}"`);
       }

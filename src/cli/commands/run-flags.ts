@@ -67,6 +67,7 @@ export function runSessionOptions(opts: RunOptions, mode: { readonly print: bool
   const maxTurns = positive('--max-turns', opts.maxTurns, Number.isInteger);
   const budget = positive('--max-budget-usd', opts.maxBudgetUsd, Number.isFinite, 'a positive number of dollars');
   if (opts.sessionId !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(opts.sessionId)) throw new FlagError(`--session-id must be a valid UUID (got "${opts.sessionId}")`);
+  if (opts.resumeSessionAt !== undefined && typeof opts.resume !== 'string') throw new FlagError('--resume-session-at needs --resume ID (the session it cuts)');
   if (opts.sessionId !== undefined && (opts.continue || opts.resume !== undefined) && !opts.forkSession) {
     throw new FlagError('--session-id can only be used with --continue or --resume if --fork-session is also given');
   }
@@ -106,6 +107,8 @@ export function runSessionOptions(opts: RunOptions, mode: { readonly print: bool
     // On the durable backend `--resume ID` names the durable session (its conversation is kept there, not here).
     ...(backend ? { backend, ...(typeof opts.resume === 'string' ? { resume: opts.resume } : {}) } : resumeOf(opts, cwd, env, mode.print)),
     ...(opts.forkSession ? { fork: true } : {}),
+    ...(opts.resumeSessionAt !== undefined ? { resumeAt: opts.resumeSessionAt } : {}),
+    ...(opts.checkpoints ? { checkpoints: true } : {}),
     ...(opts.sessionId !== undefined ? { sessionId: opts.sessionId } : {}),
     ...(opts.sessionPersistence === false ? { persist: false } : {}),
     ...(opts.betas.length > 0 ? { betas: opts.betas } : {}),

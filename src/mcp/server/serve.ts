@@ -2,7 +2,8 @@
  * `toolgate mcp serve` transports. stdio: one client on stdin/stdout (nothing else may write to stdout), through a
  * transport that survives a hostile client (guarded-stdio-transport.ts). HTTP:
  * streamable HTTP on 127.0.0.1 only, every request carrying `Authorization: Bearer <token>` (401 otherwise), one MCP
- * session per client, the Host header checked against the address served (DNS rebinding).
+ * session per client, the Host header checked against the address served (DNS rebinding), every SSE stream primed with
+ * an event id and `retry` so a client can resume it (event-store.ts).
  */
 // node:http only for `serve --http` (type-only here): stdio serving does not load it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -10,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 // The HTTP transport (Hono's Node server, which loads undici's fetch) only for `serve --http`: type-only here.
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { BoundedEventStore, SSE_RETRY_MS } from './event-store.js';
 import { GuardedStdioTransport, type GuardedStdioOptions } from './guarded-stdio-transport.js';
 import { ToolgateMcpServer, type ToolServerOptions } from './tool-server.js';
 import { nodeCrypto, randomBytes, randomUUID } from '../../tool/crypto.js';
@@ -138,6 +140,9 @@ export async function serveHttp(options: HttpServeOptions = {}): Promise<HttpSer
       }
       const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
+        // Resumable streams: the priming event (with `retry`) first on every SSE stream, replay after Last-Event-ID.
+        eventStore: new BoundedEventStore(),
+        retryInterval: SSE_RETRY_MS,
         enableDnsRebindingProtection: true,
         allowedHosts,
         onsessioninitialized: (id) => {

@@ -14,6 +14,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { JsonSchemaType, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import {
   CallToolRequestSchema,
+  ErrorCode,
   ListToolsRequestSchema,
   type CallToolResult,
   type Tool as McpToolDefinition,
@@ -148,7 +149,7 @@ export class ToolgateMcpServer {
   }
 
   /**
-   * One call through the runtime: exactly one result, errors as `isError`. Its permission prompts go to `asker` (the
+   * One call through the runtime: exactly one result, errors as `isError` (an unknown tool name: a JSON-RPC error). Its permission prompts go to `asker` (the
    * client that sent it), through the run's own handler; without one they are refused, naming the rule.
    */
   async call(
@@ -160,7 +161,10 @@ export class ToolgateMcpServer {
     asker?: ClientAsker,
   ): Promise<CallToolResult> {
     const tool = this.exposedTools().find((t) => t.name === name);
-    if (!tool) return { content: [{ type: 'text', text: `No tool named "${name}" is served here. Tools: ${this.exposedTools().map((t) => t.name).join(', ')}` }], isError: true };
+    // A name the server does not serve is a protocol error, not a tool's failure: the spec's example and Claude Code's
+    // `claude mcp serve` answer it with JSON-RPC -32602.
+    // (A plain Error with the code: McpError would put its "MCP error -32602:" prefix into the message on the wire.)
+    if (!tool) throw Object.assign(new Error(`Unknown tool: ${name}`), { code: ErrorCode.InvalidParams });
     const block = { type: 'tool_use', id, name, input: args } as ToolUseBlock;
     // The request's own cancellation, or the server interrupting every call (interruptCalls).
     const { controller, unlink } = createLinkedAbortController(requestSignal);

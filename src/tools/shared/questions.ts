@@ -16,6 +16,8 @@ export interface ToolQuestionRequest {
   }[];
   readonly message?: string;
   readonly schema?: Record<string, unknown>;
+  /** An MCP server's URL-mode elicitation: the page it asks the person to open (shown, never opened for them). */
+  readonly url?: string;
   readonly signal: AbortSignal;
 }
 

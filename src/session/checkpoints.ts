@@ -1,0 +1,328 @@
+/**
+ * File checkpoints of a session (issue 35): before each user turn the state of the project's files — and of the added
+ * directories — is recorded in a shadow git object store kept in the session's folder (toolgate's state folder, outside
+ * the project), so whatever changed them (Edit, Write, a Bash `sed -i`, a generated file, an `rm -r`) can be put back.
+ *
+ * One shadow repository per tracked folder (`<session>/checkpoints/<key>/`), each with its own index: the index keeps
+ * the stat data of every file, so a snapshot asks git only for what changed since the last one (`ls-files -m -d -o`),
+ * hashes those files and writes a tree; a turn that changed nothing costs one listing. Every git goes through the one
+ * hardened runner (no hooks, no filters, no fsmonitor), with the shadow repository named by `--git-dir`: the project's
+ * own `.git` and its configuration are never read. The shadow's own `info/attributes` switches off every content
+ * conversion a project's `.gitattributes` could ask for (line endings, filters, encodings), so a blob holds the bytes
+ * of the file.
+ *
+ * What is checkpointed (docs/checkpoints.md): regular files and symlinks (as links) under the folders; not what the
+ * folders' `.gitignore` files, the user's global ignore file or `info/exclude` ignore (unless `respectGitignore` is
+ * false) — a file already checkpointed stays checkpointed if it becomes ignored —; not files over `maxFileBytes`
+ * (named in the record), not nested repositories' files (named too), not empty folders.
+ *
+ * Each session has its own store (its folder), so sessions never share an index or a record; the snapshots of one
+ * store run one at a time.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { runGit } from '../tool/git-runner.js';
+import { finishJournal, restoreRoot, type RootPlan } from './checkpoint-restore.js';
+
+export interface CheckpointSettings {
+  /** Files larger than this are not checkpointed (default 10 MiB); the record names them. */
+  readonly maxFileBytes?: number;
+  /** `false`: ignored files are checkpointed too (default true: `.gitignore` is respected). */
+  readonly respectGitignore?: boolean;
+}
+
+/** One tracked folder's state at a checkpoint: its tree, and what was left out of it. */
+export interface RootState {
+  readonly tree: string;
+  /** Paths (relative) not in the tree though present: over the size limit, nested repositories. */
+  readonly skipped: readonly string[];
+}
+
+export interface CheckpointRecord {
+  /** The user message the checkpoint was taken before. */
+  readonly id: string;
+  readonly at: string;
+  /** Its place in the conversation (messages before it). */
+  readonly index: number;
+  /** A short preview of the message (the picker's line). */
+  readonly label: string;
+  /** Tracked folder (real path) → its state. */
+  readonly roots: Readonly<Record<string, RootState>>;
+}
+
+/** What a rewind does (or, with `dryRun`, would do): the Agent SDK's `RewindFilesResult`, and toolgate's details. */
+export interface RewindResult {
+  readonly canRewind: boolean;
+  readonly error?: string;
+  /** Every file the rewind writes or removes (absolute paths). */
+  readonly filesChanged?: string[];
+  readonly insertions?: number;
+  readonly deletions?: number;
+  /** Files not restored because a link or a non-regular file stands in the way (a real rewind only). */
+  readonly skippedLinks?: number;
+  /** Files made since the checkpoint: the rewind removes them. */
+  readonly added?: string[];
+  /** Files changed since: the rewind writes them back. */
+  readonly changed?: string[];
+  /** Files deleted since: the rewind recreates them. */
+  readonly deleted?: string[];
+  /** What the rewind cannot put back, one line each (said, never skipped silently). */
+  readonly notRestorable?: string[];
+}
+
+const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
+/** Paths changed in one snapshot above which the whole folder is added (see #snapshot). */
+const WHOLE_FOLDER_AT = 256;
+/** Content conversions a project's `.gitattributes` could ask for, switched off: a blob is the file's bytes. */
+const ATTRIBUTES = '* -text -eol -filter -ident -working-tree-encoding\n';
+
+interface Shadow {
+  readonly root: string;
+  readonly gitDir: string;
+  last: RootState | undefined;
+}
+
+export class CheckpointStore {
+  readonly #dir: string;
+  readonly #shadows: Shadow[];
+  readonly #settings: Required<CheckpointSettings>;
+  readonly #env: NodeJS.ProcessEnv;
+  readonly #records = new Map<string, CheckpointRecord>();
+  #queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(dir: string, shadows: Shadow[], settings: CheckpointSettings, env: NodeJS.ProcessEnv) {
+    this.#dir = dir;
+    this.#shadows = shadows;
+    this.#settings = { maxFileBytes: settings.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, respectGitignore: settings.respectGitignore ?? true };
+    this.#env = env;
+  }
+
+  /**
+   * The store in `dir` for `folders` (the project first, then the added directories), made on first use; the records
+   * of an earlier run of the session are read back, and a restore a crash cut short is finished first.
+   */
+  static async open(dir: string, folders: readonly string[], settings: CheckpointSettings = {}, env: NodeJS.ProcessEnv = process.env): Promise<CheckpointStore> {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const roots = trackedRoots(folders);
+    const shadows: Shadow[] = [];
+    for (const root of roots) shadows.push({ root, gitDir: await shadowRepository(dir, root, env), last: undefined });
+    const store = new CheckpointStore(dir, shadows, settings, env);
+    for (const shadow of shadows) await finishJournal(shadow.gitDir, shadow.root, env);
+    store.#readRecords();
+    return store;
+  }
+
+  /** The tracked folders (real paths). */
+  get roots(): readonly string[] {
+    return this.#shadows.map((s) => s.root);
+  }
+
+  /** The checkpoints, oldest first. */
+  list(): readonly CheckpointRecord[] {
+    return [...this.#records.values()];
+  }
+
+  get(id: string): CheckpointRecord | undefined {
+    return this.#records.get(id);
+  }
+
+  /** Records the files' state before the user message `id` (a second checkpoint for the same id replaces nothing). */
+  checkpoint(id: string, index: number, label: string): Promise<CheckpointRecord> {
+    return this.#serial(async () => {
+      const known = this.#records.get(id);
+      if (known) return known;
+      const roots: Record<string, RootState> = {};
+      for (const shadow of this.#shadows) roots[shadow.root] = await this.#snapshot(shadow);
+      const record: CheckpointRecord = { id, at: new Date().toISOString(), index, label: label.slice(0, 200), roots };
+      this.#records.set(id, record);
+      fs.appendFileSync(path.join(this.#dir, 'checkpoints.jsonl'), `${JSON.stringify(record)}\n`, { mode: 0o600 });
+      return record;
+    });
+  }
+
+  /** The folders' state now, recorded in the store (not as a checkpoint). */
+  snapshot(): Promise<Readonly<Record<string, RootState>>> {
+    return this.#serial(async () => {
+      const roots: Record<string, RootState> = {};
+      for (const shadow of this.#shadows) roots[shadow.root] = await this.#snapshot(shadow);
+      return roots;
+    });
+  }
+
+  /**
+   * Puts the tracked files back as they were at checkpoint `id` (or says what it would do, `dryRun`). The state now is
+   * recorded first, so a rewind can itself be undone by the next checkpoint. `notRestorable` lines (what the session
+   * knows was done outside the folders, or by commands) are passed through to the result.
+   */
+  rewind(id: string, options: { readonly dryRun?: boolean; readonly notRestorable?: readonly string[]; readonly afterStep?: (done: number) => void } = {}): Promise<RewindResult> {
+    return this.#serial(async () => {
+      const record = this.#records.get(id);
+      if (!record) return { canRewind: false, error: `No file checkpoint for message ${id}` };
+      const plans: RootPlan[] = [];
+      for (const shadow of this.#shadows) {
+        const then = record.roots[shadow.root];
+        if (!then) continue;
+        const now = await this.#snapshot(shadow);
+        plans.push({ root: shadow.root, gitDir: shadow.gitDir, from: now.tree, to: then.tree, skipped: [...new Set([...then.skipped, ...now.skipped])] });
+      }
+      const results = [];
+      for (const plan of plans) results.push(await restoreRoot(plan, { dryRun: options.dryRun === true, env: this.#env, ...(options.afterStep ? { afterStep: options.afterStep } : {}) }));
+      // What was restored changed the folders: the next snapshot starts from the files, not from the tree before.
+      for (const shadow of this.#shadows) shadow.last = undefined;
+      const added = results.flatMap((r) => r.added);
+      const changed = results.flatMap((r) => r.changed);
+      const deleted = results.flatMap((r) => r.deleted);
+      const notRestorable = [...results.flatMap((r) => r.notRestorable), ...(options.notRestorable ?? [])];
+      const skippedLinks = results.reduce((n, r) => n + r.skippedLinks, 0);
+      const failed = results.flatMap((r) => r.failed);
+      const filesChanged = [...added, ...changed, ...deleted];
+      const all = filesChanged.length + skippedLinks + failed.length;
+      return {
+        canRewind: all === 0 || filesChanged.length > 0 || options.dryRun === true,
+        ...(failed.length > 0 ? { error: `Could not restore: ${failed.join('; ')}` } : {}),
+        filesChanged,
+        insertions: results.reduce((n, r) => n + r.insertions, 0),
+        deletions: results.reduce((n, r) => n + r.deletions, 0),
+        ...(options.dryRun ? {} : { skippedLinks }),
+        added,
+        changed,
+        deleted,
+        notRestorable,
+      };
+    });
+  }
+
+  #serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(work, work);
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  async #snapshot(shadow: Shadow): Promise<RootState> {
+    // A first snapshot hashes every file: minutes on a big tree of a loaded machine, not the runner's default minute.
+    const git = (args: string[], input?: string) => runGit(args, { cwd: shadow.root, gitDir: shadow.gitDir, env: this.#env, ...(input !== undefined ? { input } : {}), maxBuffer: 256 * 1024 * 1024, timeoutMs: 30 * 60_000 });
+    const listed = await git(['ls-files', '-z', '-t', '-m', '-d', '-o', ...(this.#settings.respectGitignore ? ['--exclude-standard'] : [])]);
+    const add = new Set<string>();
+    const untrack = new Set<string>();
+    const skipped: string[] = [];
+    const folders = new Map<string, boolean>();
+    const excluded = new Set<string>();
+    for (const entry of listed.split('\0')) {
+      if (entry.length < 3) continue;
+      const tag = entry[0];
+      const rel = entry.slice(2);
+      // A nested repository is listed as its folder: its files are its own repository's.
+      if (rel.endsWith('/')) {
+        skipped.push(`${rel} (a nested repository)`);
+        excluded.add(rel.slice(0, -1));
+        continue;
+      }
+      let stat: fs.Stats | undefined;
+      try {
+        stat = behindLink(shadow.root, rel, folders) ? undefined : fs.lstatSync(path.join(shadow.root, rel));
+      } catch {
+        stat = undefined;
+      }
+      // Gone, or behind a link now (git sees it deleted, and `add` refuses a path beyond a link): out of the index.
+      if (tag === 'R' || !stat) {
+        untrack.add(rel);
+        add.delete(rel);
+        continue;
+      }
+      if (untrack.has(rel)) continue;
+      if (stat.isFile() && stat.size > this.#settings.maxFileBytes) {
+        skipped.push(`${rel} (${stat.size} bytes, over the ${this.#settings.maxFileBytes}-byte limit)`);
+        excluded.add(rel);
+        if (tag !== '?') untrack.add(rel);
+        continue;
+      }
+      add.add(rel);
+    }
+    const spec = (paths: Set<string>) => [...paths].map((p) => `:(literal)${p}`).join('\0');
+    if (untrack.size > 0) await git(['update-index', '--force-remove', '-z', '--stdin'], `${[...untrack].join('\0')}\0`);
+    // git matches each pathspec against each file: past a few hundred paths (a first snapshot, a generated tree) the
+    // whole folder is added instead, the files left out named as excluded pathspecs.
+    const whole = add.size > WHOLE_FOLDER_AT;
+    const pathspecs = whole ? ['.', ...[...excluded].map((p) => `:(exclude,literal)${p}`)].join('\0') : spec(add);
+    if (add.size > 0) await git(['add', '-A', ...(this.#settings.respectGitignore ? [] : ['-f']), '--pathspec-from-file=-', '--pathspec-file-nul'], pathspecs);
+    const tree = add.size + untrack.size === 0 && shadow.last ? shadow.last.tree : (await git(['write-tree'])).trim();
+    shadow.last = { tree, skipped };
+    return shadow.last;
+  }
+
+  #readRecords(): void {
+    let text: string;
+    try {
+      text = fs.readFileSync(path.join(this.#dir, 'checkpoints.jsonl'), 'utf8');
+    } catch {
+      return;
+    }
+    for (const line of text.split('\n')) {
+      try {
+        const record = JSON.parse(line) as CheckpointRecord;
+        if (typeof record.id === 'string' && record.roots && typeof record.roots === 'object') this.#records.set(record.id, record);
+      } catch {
+        // a line cut by a crash
+      }
+    }
+  }
+}
+
+/** A folder on the way to `rel` is a link (or not a folder): git sees the file as gone. `seen` caches by folder. */
+function behindLink(root: string, rel: string, seen: Map<string, boolean>): boolean {
+  const dir = path.dirname(rel);
+  if (dir === '.') return false;
+  const known = seen.get(dir);
+  if (known !== undefined) return known;
+  let result: boolean;
+  try {
+    result = behindLink(root, dir, seen) || !fs.lstatSync(path.join(root, dir)).isDirectory();
+  } catch {
+    result = true;
+  }
+  seen.set(dir, result);
+  return result;
+}
+
+/** The real paths of `folders`, each once, a folder inside another one left out (the outer one covers it). */
+function trackedRoots(folders: readonly string[]): string[] {
+  const real = [...new Set(folders.map((f) => fs.realpathSync(path.resolve(f))))];
+  return real.filter((r) => !real.some((o) => o !== r && r.startsWith(o.endsWith('/') ? o : `${o}/`)));
+}
+
+/** The shadow repository for `root` in `dir`: made with its configuration the first time. */
+async function shadowRepository(dir: string, root: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const gitDir = path.join(dir, createHash('sha256').update(root).digest('hex').slice(0, 16));
+  if (!fs.existsSync(path.join(gitDir, 'HEAD'))) {
+    if (/[\n\0]/.test(root)) throw new Error(`cannot checkpoint ${JSON.stringify(root)}: its path holds a line break`);
+    await runGit(['init', '--bare', '-q', gitDir], { cwd: dir, env });
+    const quoted = `"${root.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+    // The shadow's own configuration: it outranks the user's global one; the project's is never read.
+    fs.writeFileSync(
+      path.join(gitDir, 'config'),
+      [
+        '[core]',
+        '\trepositoryformatversion = 0',
+        '\tbare = false',
+        `\tworktree = ${quoted}`,
+        '\tfilemode = true',
+        '\tsymlinks = true',
+        '\tautocrlf = false',
+        '\tsafecrlf = false',
+        '\tignorecase = false',
+        '\tquotepath = false',
+        '\tuntrackedCache = true',
+        '[gc]',
+        '\tauto = 0',
+        '',
+      ].join('\n'),
+    );
+    fs.mkdirSync(path.join(gitDir, 'info'), { recursive: true });
+    fs.writeFileSync(path.join(gitDir, 'info', 'attributes'), ATTRIBUTES);
+    // The store may sit inside a tracked folder (a state folder under the project): it is never part of a snapshot.
+    const rel = path.relative(root, dir);
+    fs.writeFileSync(path.join(gitDir, 'info', 'exclude'), rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? `/${rel.split(path.sep).join('/')}/\n` : '');
+  }
+  return gitDir;
+}

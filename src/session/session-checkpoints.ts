@@ -1,0 +1,111 @@
+/**
+ * A session's file checkpoints (issue 35): the store (checkpoints.ts) opened in the session's folder for its working
+ * directory and added directories, a checkpoint before each user message the loop takes, and the rewind verb — which
+ * adds to the store's report what the conversation says it cannot restore: each command run since the checkpoint (its
+ * effects outside the tracked folders: other folders, processes, the network) and each write a tool made outside them.
+ * Tools are told apart by their traits (a shell, a write with its path field), never by name.
+ */
+import path from 'node:path';
+import { transcriptMessageUuid } from '../agent/transcript.js';
+import type { AnyTool, MessageParam } from '../tool/tool.js';
+import { CheckpointStore, type CheckpointRecord, type CheckpointSettings, type RewindResult } from './checkpoints.js';
+
+export interface SessionCheckpointsOf {
+  readonly sessionDir: string;
+  readonly sessionId: () => string;
+  readonly cwd: string;
+  readonly additionalDirectories: readonly string[];
+  readonly env: NodeJS.ProcessEnv;
+  readonly findTool: (name: string) => AnyTool | undefined;
+}
+
+export class SessionCheckpoints {
+  readonly #ids = new WeakMap<MessageParam, string>();
+  #opening: Promise<CheckpointStore> | undefined;
+
+  constructor(
+    private readonly settings: CheckpointSettings,
+    private readonly of: () => SessionCheckpointsOf,
+  ) {}
+
+  /** The store, opened once (a restore a crash cut short is finished then). */
+  store(): Promise<CheckpointStore> {
+    this.#opening ??= (() => {
+      const o = this.of();
+      return CheckpointStore.open(path.join(o.sessionDir, 'checkpoints'), [o.cwd, ...o.additionalDirectories.map((d) => path.resolve(o.cwd, d))], this.settings, o.env);
+    })();
+    return this.#opening;
+  }
+
+  /** The id a face gave the message (the Agent SDK's `uuid`), or one made for it. */
+  name(message: MessageParam, id: string): void {
+    this.#ids.set(message, id);
+  }
+
+  idOf(message: MessageParam): string | undefined {
+    return this.#ids.get(message);
+  }
+
+  /** Before the loop takes `message` (its place in the conversation: `index`). */
+  async before(message: MessageParam, index: number, makeId: () => string): Promise<void> {
+    const id = this.#ids.get(message) ?? makeId();
+    this.#ids.set(message, id);
+    await (await this.store()).checkpoint(id, index, labelOf(message));
+  }
+
+  /** The checkpoints, oldest first (the picker's list). */
+  async list(): Promise<readonly CheckpointRecord[]> {
+    return (await this.store()).list();
+  }
+
+  /**
+   * Files back as they were before the user message `id` (its own id, or the id the transcript gives it), or what that
+   * would do (`dryRun`); `messages` is the conversation, for what cannot be restored.
+   */
+  async rewind(id: string, messages: readonly MessageParam[], options: { readonly dryRun?: boolean } = {}): Promise<RewindResult> {
+    const store = await this.store();
+    const record = store.get(id) ?? store.list().find((r) => transcriptMessageUuid(this.of().sessionId(), r.index) === id);
+    if (!record) return { canRewind: false, error: `No file checkpoint for message ${id}` };
+    return store.rewind(record.id, { ...options, notRestorable: this.#sideEffects(messages.slice(record.index), store.roots) });
+  }
+
+  /** What the calls since a checkpoint did that a rewind of the tracked folders does not undo. */
+  #sideEffects(messages: readonly MessageParam[], roots: readonly string[]): string[] {
+    const o = this.of();
+    const lines: string[] = [];
+    const inside = (p: string) => roots.some((r) => p === r || p.startsWith(`${r}/`));
+    for (const message of messages) {
+      if (message.role !== 'assistant' || typeof message.content === 'string') continue;
+      for (const block of message.content) {
+        if (block.type !== 'tool_use') continue;
+        const input = (block.input ?? {}) as Record<string, unknown>;
+        const tool = o.findTool(block.name);
+        const traits = tool?.permissionTraits;
+        if (traits?.kind === 'shell') {
+          const command = traits.commandField ? input[traits.commandField] : undefined;
+          lines.push(`${block.name} \`${typeof command === 'string' ? command.slice(0, 200) : '?'}\`: what it did outside the tracked folders (other files, processes, the network) is not restorable`);
+        } else if (traits?.kind === 'write' && traits.pathField) {
+          const p = input[traits.pathField];
+          if (typeof p === 'string' && !inside(path.resolve(o.cwd, p))) lines.push(`${path.resolve(o.cwd, p)}: written outside the tracked folders, not restorable`);
+        } else if (traits?.kind !== 'read' && traits?.kind !== 'search' && !readOnly(tool, input)) {
+          lines.push(`${block.name}: its external effects are not restorable`);
+        }
+      }
+    }
+    return [...new Set(lines)];
+  }
+}
+
+function readOnly(tool: AnyTool | undefined, input: Record<string, unknown>): boolean {
+  if (!tool) return false;
+  try {
+    return tool.isReadOnly(input as never);
+  } catch {
+    return false;
+  }
+}
+
+function labelOf(message: MessageParam): string {
+  if (typeof message.content === 'string') return message.content;
+  return message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join(' ');
+}
