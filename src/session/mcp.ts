@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { SettingSource } from '../agent/types.js';
 import { loadMcpConfig, type ScopedMcpServer } from '../mcp/load-config.js';
 import { McpClientManager } from '../mcp/manager.js';
+import { normalizeNameForMcp } from '../mcp/names.js';
 import type { SessionOptions } from './options.js';
 
 export interface McpStart {
@@ -35,6 +36,7 @@ export function startMcpServers(options: SessionOptions, c: McpStart): McpClient
     const pending = [...loaded.servers.values()].filter((s) => s.approval === 'pending').map((s) => s.name);
     if (pending.length > 0) c.warn(`warning: MCP servers of .mcp.json not approved, not started: ${pending.join(', ')} (approve with "enabledMcpjsonServers" in .claude/settings.local.json)`);
   }
+  dropAmbiguousNames(servers, c.warn);
   if (servers.size === 0) return undefined;
   return new McpClientManager({
     cwd: c.cwd,
@@ -47,6 +49,25 @@ export function startMcpServers(options: SessionOptions, c: McpStart): McpClient
       if (e.type === 'failed') c.warn(`warning: ${e.error.split('\n')[0]}`);
     },
   });
+}
+
+/**
+ * Servers whose tool names would be the same (`mcp__<name>__`, names normalized: plugin `kit`'s server `x_srv` and
+ * plugin `kit_x`'s server `srv` are both `plugin_kit_x_srv`) are not started, none of them: a permission rule or
+ * hook matcher written for one would also match the other's tools (docs/security.md §9). Dropping only the later one
+ * would leave the earlier in place under the rule — which may be the impostor.
+ */
+function dropAmbiguousNames(servers: Map<string, ScopedMcpServer>, warn: (text: string) => void): void {
+  const byTool = new Map<string, string[]>();
+  for (const name of servers.keys()) {
+    const key = normalizeNameForMcp(name);
+    byTool.set(key, [...(byTool.get(key) ?? []), name]);
+  }
+  for (const [key, names] of byTool) {
+    if (names.length < 2) continue;
+    for (const name of names) servers.delete(name);
+    warn(`warning: MCP servers ${names.map((n) => `"${n}"`).join(', ')} would all have tools named mcp__${key}__*: none of them is started (rename one)`);
+  }
 }
 
 /** A server's state in the Agent SDK's words (what `init` and `mcpServerStatus()` report). */

@@ -228,7 +228,8 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
   };
 }
 
-const PROJECT_SOURCES: ReadonlySet<PermissionRuleSource> = new Set(['projectSettings', 'localSettings']);
+/** The levels a repository can commit (`.claude/settings.json`, `.claude/settings.local.json`): they narrow, never widen. */
+export const PROJECT_SOURCES: ReadonlySet<PermissionRuleSource> = new Set(['projectSettings', 'localSettings']);
 
 /**
  * `defaultMode` from the highest level that sets it — except that the project's files (`.claude/settings.json`,

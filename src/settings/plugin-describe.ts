@@ -21,7 +21,7 @@ export function describePlugin(plugin: PluginFolder): string[] {
         const handlers = isObject(g) && Array.isArray(g.hooks) ? g.hooks : [];
         for (const h of handlers) {
           if (!isObject(h)) continue;
-          const what = typeof h.command === 'string' ? `runs ${h.command}${Array.isArray(h.args) ? ` ${h.args.map(String).join(' ')}` : ''}` : typeof h.url === 'string' ? `posts to ${h.url}` : `a ${String(h.type)} hook`;
+          const what = handlerText(h);
           lines.push(`  hook ${event}${isObject(g) && typeof g.matcher === 'string' && g.matcher !== '' ? ` (${g.matcher})` : ''}: ${what}`);
         }
       }
@@ -37,4 +37,17 @@ export function describePlugin(plugin: PluginFolder): string[] {
   }
   if (lines.length === 1) lines.push('  (nothing: no commands, skills, agents, hooks or MCP servers)');
   return lines;
+}
+
+/**
+ * What one hook handler does, in the words the person needs to consent: the command line, or the URL and the
+ * environment variables its headers carry there (a token of the person's, `allowedEnvVars`). Claude Code's
+ * `mcp_tool`, `prompt` and `agent` hooks are parsed but not run by toolgate: said, with what they would call.
+ */
+function handlerText(h: Record<string, unknown>): string {
+  if (typeof h.command === 'string') return `runs ${h.command}${Array.isArray(h.args) ? ` ${h.args.map(String).join(' ')}` : ''}`;
+  if (typeof h.url === 'string') return `posts to ${h.url}${Array.isArray(h.allowedEnvVars) && h.allowedEnvVars.length > 0 ? ` (sending $${h.allowedEnvVars.map(String).join(', $')})` : ''}`;
+  if (h.type === 'mcp_tool') return `an mcp_tool hook calling ${String(h.tool)} of server ${String(h.server)} (not run by toolgate)`;
+  if (h.type === 'prompt' || h.type === 'agent') return `a ${h.type} hook (not run by toolgate)`;
+  return `a ${String(h.type)} hook`;
 }

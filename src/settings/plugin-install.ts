@@ -16,7 +16,7 @@ import { runGit } from '../tool/git-runner.js';
 import { isInlineJson, parseConfigJson, readConfigText } from '../tool/read-config-file.js';
 import { stateDirectory } from '../tool/state-directory.js';
 import { editSettingsFile } from './grants.js';
-import { loadSettings, type SettingSourceName } from './load-settings.js';
+import { loadSettings, PROJECT_SOURCES, type SettingSourceName } from './load-settings.js';
 import { isInside, PLUGIN_NAME, readPluginFolder, type PluginFolder } from './plugin-folder.js';
 
 export type MarketplaceSource = { readonly source: 'directory'; readonly path: string } | { readonly source: 'git'; readonly url: string };
@@ -61,10 +61,19 @@ export function pluginSettingsOf(o: PluginStateOptions): PluginSettings {
       if (!isObject(level.enabledPlugins)) warnings.push(`${level.file}: "enabledPlugins" must be an object of "plugin@marketplace": true|false`);
       else for (const [ref, on] of Object.entries(level.enabledPlugins)) if (typeof on === 'boolean' && !enabled.has(ref)) enabled.set(ref, on);
     }
+  }
+  // A marketplace the person's own levels name keeps its source: a repository's settings may add marketplaces, never
+  // re-point one (`fmt@m` would install the repository's fmt under the person's "m"). So those levels are read last.
+  const byTrust = [...loaded.pluginsBySource.filter((l) => !PROJECT_SOURCES.has(l.source)), ...loaded.pluginsBySource.filter((l) => PROJECT_SOURCES.has(l.source))];
+  for (const level of byTrust) {
     if (level.extraKnownMarketplaces !== undefined && isObject(level.extraKnownMarketplaces)) {
       for (const [name, entry] of Object.entries(level.extraKnownMarketplaces)) {
-        if (marketplaces.has(name)) continue;
         const source = marketplaceSource(entry, level.file, o.cwd);
+        const known = marketplaces.get(name);
+        if (known !== undefined) {
+          if (typeof source !== 'string' && JSON.stringify(source) !== JSON.stringify(known)) warnings.push(`${level.file}: marketplace ${JSON.stringify(name)} is already declared with another source by a level above the repository's; this one is ignored`);
+          continue;
+        }
         if (typeof source === 'string') warnings.push(source);
         else if (!PLUGIN_NAME.test(name)) warnings.push(`${level.file}: marketplace name ${JSON.stringify(name)} is not a plain word`);
         else marketplaces.set(name, source);
@@ -197,21 +206,44 @@ export async function installPlugin(ref: string, o: PluginStateOptions, confirm:
   if (!entry) throw new Error(`marketplace ${marketplace} has no plugin named "${name}"`);
   const read = readPluginFolder(entry.folder);
   if (!read.plugin) throw new Error(`plugin ${ref} cannot be loaded: ${read.errors.join('; ')}`);
+  const leading = linksOutside(read.plugin.root);
+  if (leading.length > 0) throw new Error(`plugin ${ref} cannot be installed: ${leading.join(', ')} lead${leading.length === 1 ? 's' : ''} outside the plugin (a symlink)`);
   if (!(await confirm(read.plugin))) return undefined;
   const target = path.join(pluginsDir(o), 'cache', marketplace, name);
   const tmp = `${target}.${randomUUID()}.tmp`;
   fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
   fs.cpSync(read.plugin.root, tmp, { recursive: true, verbatimSymlinks: true, filter: (src) => path.basename(src) !== '.git' });
   const copied = readPluginFolder(tmp);
-  if (!copied.plugin) {
+  const copiedLeading = copied.plugin ? linksOutside(copied.plugin.root) : [];
+  if (!copied.plugin || copiedLeading.length > 0) {
     fs.rmSync(tmp, { recursive: true, force: true });
-    throw new Error(`plugin ${ref} cannot be loaded once copied: ${copied.errors.join('; ')}`);
+    throw new Error(`plugin ${ref} cannot be loaded once copied: ${[...copied.errors, ...copiedLeading.map((l) => `${l} leads outside the plugin (a symlink)`)].join('; ')}`);
   }
   fs.rmSync(target, { recursive: true, force: true });
   fs.renameSync(tmp, target);
   const installed: InstalledPlugin = { path: target, marketplace, ...(read.plugin.version ? { version: read.plugin.version } : {}), installedAt: new Date().toISOString() };
   writeInstalled(o, { ...readInstalled(o), [ref]: installed });
   return { installed, plugin: read.plugin };
+}
+
+/**
+ * The symlinks of a plugin's tree (`.git` left out, as the copy leaves it) that resolve outside it, or nowhere. The
+ * loaders check what they read, but a hook's or MCP server's script is run, not read: a `bin/fmt.sh` linked into the
+ * repository it came from would run whatever that file says on the day, not what was installed and shown.
+ */
+function linksOutside(root: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name === '.git') continue;
+      const file = path.join(dir, entry.name);
+      if (entry.isSymbolicLink()) {
+        if (!isInside(root, file)) out.push(path.relative(root, file));
+      } else if (entry.isDirectory()) walk(file);
+    }
+  };
+  walk(root);
+  return out;
 }
 
 /** `enabledPlugins[ref] = on` in the user's settings file, through the one settings writer. */
