@@ -75,6 +75,7 @@ const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
 /** Paths changed in one snapshot above which the whole folder is added (see #snapshot). */
 const WHOLE_FOLDER_AT = 256;
 /** Content conversions a project's `.gitattributes` could ask for, switched off: a blob is the file's bytes. */
+const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const ATTRIBUTES = '* -text -eol -filter -ident -working-tree-encoding\n';
 
 interface Shadow {
@@ -261,12 +262,24 @@ export class CheckpointStore {
     for (const line of text.split('\n')) {
       try {
         const record = JSON.parse(line) as CheckpointRecord;
-        if (typeof record.id === 'string' && record.roots && typeof record.roots === 'object') this.#records.set(record.id, record);
+        if (typeof record.id === 'string' && wellFormedRoots(record.roots)) this.#records.set(record.id, record);
       } catch {
         // a line cut by a crash
       }
     }
   }
+}
+
+/**
+ * A record read back names object ids only: its trees go to `git diff-tree` as arguments, where a planted
+ * `--output=<file>` would make git write anywhere.
+ */
+function wellFormedRoots(roots: unknown): roots is Record<string, RootState> {
+  if (!roots || typeof roots !== 'object') return false;
+  return Object.values(roots).every((r) => {
+    const state = r as Partial<RootState> | null;
+    return typeof state?.tree === 'string' && OBJECT_ID.test(state.tree) && Array.isArray(state.skipped) && state.skipped.every((s) => typeof s === 'string');
+  });
 }
 
 /** A folder on the way to `rel` is a link (or not a folder): git sees the file as gone. `seen` caches by folder. */
