@@ -232,6 +232,15 @@ export class CheckpointStore {
         continue;
       }
       if (untrack.has(rel)) continue;
+      // A FIFO, socket or device (a command can put one at a tracked name), or a file git could not read: `git add`
+      // would fail the whole snapshot — and so every later checkpoint and rewind. Left out, and named.
+      if (!stat.isSymbolicLink() && !(stat.isFile() && readable(path.join(shadow.root, rel)))) {
+        skipped.push(`${rel} (${stat.isFile() ? 'not readable' : 'not a regular file'})`);
+        excluded.add(rel);
+        untrack.add(rel);
+        add.delete(rel);
+        continue;
+      }
       if (stat.isFile() && stat.size > this.#settings.maxFileBytes) {
         skipped.push(`${rel} (${stat.size} bytes, over the ${this.#settings.maxFileBytes}-byte limit)`);
         excluded.add(rel);
@@ -280,6 +289,15 @@ function wellFormedRoots(roots: unknown): roots is Record<string, RootState> {
     const state = r as Partial<RootState> | null;
     return typeof state?.tree === 'string' && OBJECT_ID.test(state.tree) && Array.isArray(state.skipped) && state.skipped.every((s) => typeof s === 'string');
   });
+}
+
+function readable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A folder on the way to `rel` is a link (or not a folder): git sees the file as gone. `seen` caches by folder. */

@@ -69,3 +69,19 @@ describe('a rewind does not widen a file’s permissions', () => {
     expect(fs.statSync(path.join(root, '.env')).mode & 0o777).toBe(0o600);
   });
 });
+
+describe('a planted special file cannot switch the rewind off', () => {
+  it('a FIFO put at a tracked file’s name: the rewind still restores the files (and the file at that name)', async () => {
+    const root = project();
+    fs.writeFileSync(path.join(root, 'b.txt'), 'project b\n');
+    const store = await CheckpointStore.open(temp('red-ckpt-store-'), [root]);
+    await store.checkpoint('m0', 0, 'before');
+    // The injected calls: the damage, then a FIFO where a tracked file was (git add refuses it).
+    sh(root, 'echo hacked > a.txt && rm b.txt && mkfifo b.txt');
+    const r = await store.rewind('m0');
+    expect(r.canRewind).toBe(true);
+    expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('project a\n');
+    expect(fs.lstatSync(path.join(root, 'b.txt')).isFile()).toBe(true);
+    expect(fs.readFileSync(path.join(root, 'b.txt'), 'utf8')).toBe('project b\n');
+  });
+});
