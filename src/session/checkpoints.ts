@@ -161,9 +161,14 @@ export class CheckpointStore {
       const record = this.#records.get(id);
       if (!record) return { canRewind: false, error: `No file checkpoint for message ${id}` };
       const plans: RootPlan[] = [];
+      const unknown: string[] = [];
       for (const shadow of this.#shadows) {
         const then = record.roots[shadow.root];
-        if (!then) continue;
+        if (!then) {
+          // A folder added after this checkpoint was taken (a resumed session with another added directory).
+          unknown.push(`${shadow.root}: not tracked when this checkpoint was taken, not restored`);
+          continue;
+        }
         const now = await this.#snapshot(shadow);
         plans.push({ root: shadow.root, gitDir: shadow.gitDir, from: now.tree, to: then.tree, skipped: [...new Set([...then.skipped, ...now.skipped])] });
       }
@@ -174,7 +179,7 @@ export class CheckpointStore {
       const added = results.flatMap((r) => r.added);
       const changed = results.flatMap((r) => r.changed);
       const deleted = results.flatMap((r) => r.deleted);
-      const notRestorable = [...results.flatMap((r) => r.notRestorable), ...(options.notRestorable ?? [])];
+      const notRestorable = [...unknown, ...results.flatMap((r) => r.notRestorable), ...(options.notRestorable ?? [])];
       const skippedLinks = results.reduce((n, r) => n + r.skippedLinks, 0);
       const failed = results.flatMap((r) => r.failed);
       const filesChanged = [...added, ...changed, ...deleted];

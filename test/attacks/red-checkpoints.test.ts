@@ -85,3 +85,20 @@ describe('a planted special file cannot switch the rewind off', () => {
     expect(fs.readFileSync(path.join(root, 'b.txt'), 'utf8')).toBe('project b\n');
   });
 });
+
+describe('a resumed session with other folders', () => {
+  it('a folder added after the checkpoint is named as not restored, never silently passed over', async () => {
+    const root = project();
+    const extra = temp('red-ckpt-extra-');
+    fs.writeFileSync(path.join(extra, 'e.txt'), 'extra\n');
+    const dir = temp('red-ckpt-store-');
+    const store = await CheckpointStore.open(dir, [root]);
+    await store.checkpoint('m0', 0, 'before');
+    // The session is resumed with an added directory; the model changes a file there.
+    const resumed = await CheckpointStore.open(dir, [root, extra]);
+    fs.writeFileSync(path.join(extra, 'e.txt'), 'changed\n');
+    const r = await resumed.rewind('m0');
+    expect(fs.readFileSync(path.join(extra, 'e.txt'), 'utf8')).toBe('changed\n');
+    expect(r.notRestorable?.some((l) => l.startsWith(extra))).toBe(true);
+  });
+});
