@@ -65,7 +65,12 @@ export async function restoreRoot(plan: RootPlan, options: RestoreOptions): Prom
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const m = /^:(\d{6}) (\d{6}) ([0-9a-f]+) ([0-9a-f]+) ([A-Z])/.exec(raw[i]!);
     const rel = raw[i + 1]!;
-    if (!m || !safeRelative(rel)) continue;
+    if (!m) continue;
+    if (!safeRelative(rel)) {
+      // Never silently: a name the restore will not touch is said.
+      outcome.notRestorable.push(`${JSON.stringify(rel)}: not restored (not a plain relative path)`);
+      continue;
+    }
     const [, , newMode, , newOid, status] = m;
     const abs = path.join(plan.root, rel);
     if (newMode === '160000' || m[1] === '160000') {
@@ -169,9 +174,12 @@ async function readBlobs(root: string, gitDir: string, oids: readonly string[], 
   return blobs;
 }
 
-/** A path git could have written: relative, no empty, `.` or `..` part, no `.git` folder (a journal read back is checked too). */
+/**
+ * A path git could have written: relative, no empty, `.` or `..` part, no `.git` folder (a journal read back is checked
+ * too). A backslash is a separator only on Windows: elsewhere it is a plain character of a name the model can make.
+ */
 function safeRelative(rel: string): boolean {
-  if (typeof rel !== 'string' || rel === '' || path.isAbsolute(rel) || rel.includes('\0') || rel.includes('\\')) return false;
+  if (typeof rel !== 'string' || rel === '' || path.isAbsolute(rel) || rel.includes('\0') || (process.platform === 'win32' && rel.includes('\\'))) return false;
   return rel.split('/').every((part) => part !== '' && part !== '.' && part !== '..' && part.toLowerCase() !== '.git');
 }
 
@@ -257,11 +265,20 @@ async function writeEntry(root: string, rel: string, mode: string, bytes: Buffer
       fs.symlinkSync(bytes.toString('utf8'), name);
       return undefined;
     }
-    const wanted = mode === '100755' ? 0o755 : 0o644;
+    const executable = mode === '100755';
     const target = path.join(root, rel);
-    await atomicWriteFile(target, bytes, { confineTo: [root], mode: wanted, fsync: true });
-    const after = fs.lstatSync(name);
-    if (after.isFile() && (after.mode & 0o777) !== wanted) fs.chmodSync(name, wanted);
+    // A new file gets 0666/0777 less the umask; an existing one keeps its mode (a 0600 file stays private) and only
+    // its executable bits follow the checkpoint. Changed through a descriptor opened without following a link: a
+    // link a running command swaps in after the write is never chmod'ed through.
+    await atomicWriteFile(target, bytes, { confineTo: [root], mode: executable ? 0o777 : 0o666, fsync: true });
+    const fd = fs.openSync(name, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    try {
+      const now = fs.fstatSync(fd).mode & 0o7777;
+      const wanted = executable ? now | ((now & 0o444) >> 2) : now & ~0o111;
+      if (fs.fstatSync(fd).isFile() && now !== wanted) fs.fchmodSync(fd, wanted);
+    } finally {
+      fs.closeSync(fd);
+    }
     return undefined;
   } finally {
     parent.close();

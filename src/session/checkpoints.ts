@@ -75,6 +75,7 @@ const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
 /** Paths changed in one snapshot above which the whole folder is added (see #snapshot). */
 const WHOLE_FOLDER_AT = 256;
 /** Content conversions a project's `.gitattributes` could ask for, switched off: a blob is the file's bytes. */
+const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const ATTRIBUTES = '* -text -eol -filter -ident -working-tree-encoding\n';
 
 interface Shadow {
@@ -160,9 +161,14 @@ export class CheckpointStore {
       const record = this.#records.get(id);
       if (!record) return { canRewind: false, error: `No file checkpoint for message ${id}` };
       const plans: RootPlan[] = [];
+      const unknown: string[] = [];
       for (const shadow of this.#shadows) {
         const then = record.roots[shadow.root];
-        if (!then) continue;
+        if (!then) {
+          // A folder added after this checkpoint was taken (a resumed session with another added directory).
+          unknown.push(`${shadow.root}: not tracked when this checkpoint was taken, not restored`);
+          continue;
+        }
         const now = await this.#snapshot(shadow);
         plans.push({ root: shadow.root, gitDir: shadow.gitDir, from: now.tree, to: then.tree, skipped: [...new Set([...then.skipped, ...now.skipped])] });
       }
@@ -173,7 +179,7 @@ export class CheckpointStore {
       const added = results.flatMap((r) => r.added);
       const changed = results.flatMap((r) => r.changed);
       const deleted = results.flatMap((r) => r.deleted);
-      const notRestorable = [...results.flatMap((r) => r.notRestorable), ...(options.notRestorable ?? [])];
+      const notRestorable = [...unknown, ...results.flatMap((r) => r.notRestorable), ...(options.notRestorable ?? [])];
       const skippedLinks = results.reduce((n, r) => n + r.skippedLinks, 0);
       const failed = results.flatMap((r) => r.failed);
       const filesChanged = [...added, ...changed, ...deleted];
@@ -231,6 +237,15 @@ export class CheckpointStore {
         continue;
       }
       if (untrack.has(rel)) continue;
+      // A FIFO, socket or device (a command can put one at a tracked name), or a file git could not read: `git add`
+      // would fail the whole snapshot — and so every later checkpoint and rewind. Left out, and named.
+      if (!stat.isSymbolicLink() && !(stat.isFile() && readable(path.join(shadow.root, rel)))) {
+        skipped.push(`${rel} (${stat.isFile() ? 'not readable' : 'not a regular file'})`);
+        excluded.add(rel);
+        untrack.add(rel);
+        add.delete(rel);
+        continue;
+      }
       if (stat.isFile() && stat.size > this.#settings.maxFileBytes) {
         skipped.push(`${rel} (${stat.size} bytes, over the ${this.#settings.maxFileBytes}-byte limit)`);
         excluded.add(rel);
@@ -261,11 +276,32 @@ export class CheckpointStore {
     for (const line of text.split('\n')) {
       try {
         const record = JSON.parse(line) as CheckpointRecord;
-        if (typeof record.id === 'string' && record.roots && typeof record.roots === 'object') this.#records.set(record.id, record);
+        if (typeof record.id === 'string' && wellFormedRoots(record.roots)) this.#records.set(record.id, record);
       } catch {
         // a line cut by a crash
       }
     }
+  }
+}
+
+/**
+ * A record read back names object ids only: its trees go to `git diff-tree` as arguments, where a planted
+ * `--output=<file>` would make git write anywhere.
+ */
+function wellFormedRoots(roots: unknown): roots is Record<string, RootState> {
+  if (!roots || typeof roots !== 'object') return false;
+  return Object.values(roots).every((r) => {
+    const state = r as Partial<RootState> | null;
+    return typeof state?.tree === 'string' && OBJECT_ID.test(state.tree) && Array.isArray(state.skipped) && state.skipped.every((s) => typeof s === 'string');
+  });
+}
+
+function readable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.R_OK);
+    return true;
+  } catch {
+    return false;
   }
 }
 
