@@ -67,7 +67,7 @@ describe('toolgate run on a terminal', () => {
     t.write('tidy the notes\r');
 
     // Read: one line with the count.
-    await t.waitFor('Read 3 lines');
+    await t.waitFor('Read 4 lines');
     // The command asks; "don't ask again" names the rule and its file.
     const dialog = await t.waitFor('Allow Bash?');
     const rule = /don't ask again for (Bash\([^)]*\))/.exec(dialog)?.[1];

@@ -54,7 +54,7 @@ const PRODUCERS: Readonly<Record<string, { readonly count: number; readonly why:
   'agent/auto-classifier.ts': { count: 2, why: "the classifier's own request, not the conversation" },
   'agent/loop-telemetry.ts': { count: 1, why: 'reads the prompt for telemetry; makes nothing' },
   'agent-sdk/session.ts': { count: 2, why: "the program's streamed prompts: checked, and replayed as given" },
-  'session/session.ts': { count: 1, why: "a message a face sent (what the person typed, the program's prompt), as given" },
+  'session/conversations.ts': { count: 1, why: "a message a face sent (what the person typed, the program's prompt), as given" },
   'session/background.ts': {
     count: 1,
     why: "background tasks' notifications re-packed as the model's next turn (each marked at its making: tools/bash/task-notification.ts, tools/agent/background.ts)",

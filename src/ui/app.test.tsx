@@ -60,7 +60,7 @@ describe('the session app', () => {
     writeFileSync(path.join(app.dir, 'notes.txt'), 'a\nb\nc\n');
     await app.type('read it');
     await app.type('\r');
-    await until(() => app.frame().includes('Read 3 lines'), 'the Read result');
+    await until(() => app.frame().includes('Read 4 lines'), 'the Read result');
     expect(app.frame()).toContain('Reading the file.');
     expect(app.frame()).toMatch(/● Read\(notes\.txt\)/);
 
@@ -91,7 +91,7 @@ describe('the session app', () => {
     writeFileSync(path.join(app.dir, 'notes.txt'), 'a\nb\nc\n');
     const localSettings = path.join(app.dir, '.claude', 'settings.local.json');
     await app.type('read\r');
-    await until(() => app.frame().includes('Read 3 lines') && !app.session.busy, 'the Read result');
+    await until(() => app.frame().includes('Read 4 lines') && !app.session.busy, 'the Read result');
     await app.type('overwrite\r');
     await until(() => app.frame().includes('Allow Write'), 'the permission dialog');
     expect(app.frame()).toContain('Risk: destructive');

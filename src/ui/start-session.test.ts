@@ -34,7 +34,7 @@ describe('the session without a terminal', () => {
       },
     });
     expect(code).toBe(0);
-    expect(out).toContain('Reading.\n\n● Read(a.txt)\n  ⎿  Read 2 lines');
+    expect(out).toContain('Reading.\n\n● Read(a.txt)\n  ⎿  Read 3 lines');
     expect(out).toContain('● Bash(touch b.txt)\n  ⎿  No terminal to ask the person on; the call was refused.');
     expect(out).not.toContain('\u001b[');
   });

@@ -166,8 +166,9 @@ describe.skipIf(!availability.available)('the placeholders the sandbox needs sta
       if (where.includes('CLI')) process.chdir(p);
       try {
         const status = git(p, 'status', '--porcelain', '--untracked-files=all');
-        // The session folder (inside this project here) holds the command's own output files: not the project's.
-        const glob = async () => (await callTool<{ filenames: string[] }>(GlobTool, { pattern: '**/*', path: p }, project.context)).data.filenames.filter((f) => !f.includes(`${path.sep}.session${path.sep}`));
+        // The session folder (inside this project here) holds the command's own output files: not the project's
+        // (Glob's paths are relative to the working directory now, as Claude Code's are).
+        const glob = async () => (await callTool<{ filenames: string[] }>(GlobTool, { pattern: '**/*', path: p }, project.context)).data.filenames.filter((f) => !f.split(path.sep).includes('.session'));
         const listed = await glob();
         await whileSandboxedCommandRuns(async () => {
           expect(git(p, 'status', '--porcelain', '--untracked-files=all')).toBe(status);

@@ -81,7 +81,7 @@ describe('EnterWorktree / ExitWorktree', () => {
     expect(readFileSync(path.join(wt, 'new.txt'), 'utf8')).toBe('in the worktree\n');
     const outside = await rt.run([use('Write', { file_path: path.join(repo, 'main.txt'), content: 'x' })]);
     expect(outside.results[0]!.is_error).toBe(true);
-    expect(text(outside)).toMatch(/outside the working directories/);
+    expect(text(outside)).toMatch(/permissions to write to .*main\.txt, but you haven't granted it yet/);
     expect(existsSync(path.join(repo, 'main.txt'))).toBe(false);
 
     // Leaving (keep) restores the project as the working directory; the worktree and its branch stay.
@@ -169,7 +169,7 @@ describe('EnterWorktree / ExitWorktree', () => {
     runtimes.push(rt);
     const r = await rt.run([use('EnterWorktree', { name: 'nope' })]);
     expect(r.results[0]!.is_error).toBe(true);
-    expect(text(r)).toMatch(/Permission denied[\s\S]*EnterWorktree/);
+    expect(text(r)).toMatch(/permissions to use EnterWorktree, but you haven't granted it yet/);
     expect(existsSync(path.join(repo, '.toolgate'))).toBe(false);
     // Leaving and keeping moves nothing on disk: it never needs a rule.
     expect(text(await rt.run([use('ExitWorktree', { action: 'keep' })]))).toBe('No worktree session is active: nothing was changed.');
