@@ -256,8 +256,9 @@ async function bareSameTwoTurns(client: Anthropic, template: SameRequestTemplate
     const results: Anthropic.ToolResultBlockParam[] = [];
     for (const u of uses) {
       const text = await readFile((u.input as { file_path: string }).file_path, 'utf8');
-      const lines = text.endsWith('\n') ? text.slice(0, -1).split('\n') : text.split('\n');
-      results.push({ type: 'tool_result', tool_use_id: u.id, content: lines.map((line, n) => `${n + 1}\t${line}`).join('\n') });
+      // Claude Code's text: every line numbered, the empty line after a final line break included, the end trimmed.
+      const numbered = text.split('\n').map((line, n) => `${n + 1}\t${line}`).join('\n');
+      results.push({ type: 'tool_result', tool_use_id: u.id, content: numbered.replace(/\s+$/, '') });
     }
     history.push({ role: 'user', content: results });
   }
