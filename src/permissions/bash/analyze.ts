@@ -5,6 +5,7 @@
  */
 import { BashParserNotLoadedError, isBashParserLoaded, parseBash, type SyntaxNode } from './parser.js';
 import { parseSimpleCommand } from './simple-command.js';
+import { loopSubstituted } from './loop-values.js';
 import type { BashAnalysis, SimpleCommand } from './types.js';
 import type { MatchWord } from './rule-match.js';
 import { Walker, type RawCommand } from './walker.js';
@@ -186,6 +187,9 @@ export function analyzeInternal(command: string, depth: number): Analysis {
   try {
     parsed = parseSimpleCommand(command) ?? parseBash(command);
     if (!parsed) return fail(command, charReason ?? 'the parser gave up on this command', []);
+    // A loop's `"$f"` judged as the loop's glob (loop-values.ts): only what the judgement reads changes.
+    const substituted = depth === 0 && !parsed.hasError && charReason === undefined ? loopSubstituted(command, parsed.root) : undefined;
+    if (substituted !== undefined) return analyzeInternal(substituted, 0);
     walker.walk(parsed.root);
   } catch (error) {
     if (error instanceof BashParserNotLoadedError) parserMisses++;

@@ -37,22 +37,24 @@ describe('before and after the parser loads', () => {
     expect(isBashParserLoaded()).toBe(false);
     // Code a plain command runs counts too: `bash -c ls` is plain all through, `bash -c 'ls'` is not.
     expect(needsBashParser('bash -c ls')).toBe(false);
+    // Plain commands joined by `|`, `&&`, `||`, `;` too.
+    expect(needsBashParser('ls -la | head -5 && git status; echo done')).toBe(false);
 
-    const early = analyzeBashCommand('ls -la | head');
+    const early = analyzeBashCommand('ls -la "src" | head');
     expect(early.ok).toBe(false);
     expect(early.ok ? '' : early.reason).toMatch(/not loaded/);
-    expect(isReadOnlyCommand('ls -la | head')).toBe(false);
-    expect(needsBashParser('ls -la | head')).toBe(true);
+    expect(isReadOnlyCommand('ls -la "src" | head')).toBe(false);
+    expect(needsBashParser('ls -la "src" | head')).toBe(true);
     expect(needsBashParser("bash -c 'ls'")).toBe(true);
 
     const ctx = createPermissionContext({ cwd: os.tmpdir(), rules: parseRules(['RemoteShell(rm:*)'], 'deny', 'projectSettings') });
-    // Deny rules read the parsed command: `echo ok; rm -rf x` is denied through its second part.
-    expect((await resolvePermission(Shell, { command: 'echo ok; rm -rf x' }, ctx)).behavior).toBe('deny');
+    // Deny rules read the parsed command: `echo 'ok'; rm -rf x` is denied through its second part.
+    expect((await resolvePermission(Shell, { command: "echo 'ok'; rm -rf x" }, ctx)).behavior).toBe('deny');
     expect(isBashParserLoaded()).toBe(true);
     // The early failure was not remembered: the same command now analyses, and is read-only.
-    expect(analyzeBashCommand('ls -la | head').ok).toBe(true);
-    expect(isReadOnlyCommand('ls -la | head')).toBe(true);
-    expect((await resolvePermission(Shell, { command: 'ls -la | head' }, ctx)).behavior).toBe('allow');
+    expect(analyzeBashCommand('ls -la "src" | head').ok).toBe(true);
+    expect(isReadOnlyCommand('ls -la "src" | head')).toBe(true);
+    expect((await resolvePermission(Shell, { command: 'ls -la "src" | head' }, ctx)).behavior).toBe('allow');
     expect(needsBashParser("bash -c 'ls'")).toBe(false);
   });
 });

@@ -85,14 +85,15 @@ beforeAll(async () => {
 
 describe('the JS parse of plain commands', () => {
   it('takes the everyday plain commands', () => {
-    for (const command of ['git status', 'ls -la src', 'sleep 10', 'echo hi', 'npm run test', 'cat ./a/b.txt', 'head -20 x', 'git log --format=%H -1']) {
+    for (const command of ['git status', 'ls -la src', 'sleep 10', 'echo hi', 'npm run test', 'cat ./a/b.txt', 'head -20 x', 'git log --format=%H -1',
+      'grep -n hello README.md | head -20', 'npm ci && npm test', 'a; b', 'a || b', 'make;', 'a|b|c', 'a && b | c || d; e']) {
       expect(parseSimpleCommand(command), command).not.toBeNull();
     }
   });
 
   it('leaves anything more to tree-sitter', () => {
     const more = [
-      '', '   ', 'ls | head', 'a; b', 'a && b', 'echo $HOME', "echo 'x'", 'echo "x"', 'ls *.ts', 'cd ~', 'echo a # c',
+      '', '   ', 'ls |& head', 'a & b', 'a &', 'a;; b', '; a', 'a | ', 'a &&', '| a', 'a && ; b', 'a ||| b', 'a ;& b', 'echo $HOME', "echo 'x'", 'echo "x"', 'ls *.ts', 'cd ~', 'echo a # c',
       'ls > out', 'echo {a,b}', 'echo \\x', 'echo\nls', 'A=1 env', 'export A=1', 'if', 'declare x', '1 2', '-x', 'echo 2.5',
       'echo 0x10', 'echo é', 'x%y', 'echo `ls`', 'echo $(ls)', 'a=(1 2)', 'echo a\rb',
     ];
@@ -112,5 +113,25 @@ describe('the JS parse of plain commands', () => {
     expect([...plain.differ, ...edges.differ]).toEqual([]);
     expect(plain.accepted).toBeGreaterThan(2_000);
     expect(edges.accepted).toBeGreaterThan(200);
+  });
+
+  it('is the wasm parse, node for node, for generated pipelines, lists and statements', () => {
+    const ops = ['|', '||', '&&', ';', ' | ', ' && ', ' || ', '; ', ' ; ', '&', '|&', ';;', ' ', '  ', '\t'];
+    const commands = ['ls', 'ls -la', 'git status', 'grep -n x a.txt', 'head -20', 'wc -l', 'echo 1 2', 'if', 'then', 'a=b x', 'x =y', '-x', 'done', 'time ls', '!', 'echo $x', 'cd ..'];
+    function* joined(seed: number, count: number): Generator<string> {
+      let s = seed;
+      const next = (k: number) => {
+        s = (Math.imul(s, 1103515245) + 12345) & 0x7fffffff;
+        return s % k;
+      };
+      for (let i = 0; i < count; i++) {
+        let line = next(6) === 0 ? ops[next(ops.length)]! : '';
+        for (let n = 1 + next(4); n > 0; n--) line += commands[next(commands.length)]! + (n > 1 || next(4) === 0 ? ops[next(ops.length)]! : '');
+        yield line;
+      }
+    }
+    const { accepted, differ } = disagreements(joined(5, 20_000));
+    expect(differ).toEqual([]);
+    expect(accepted).toBeGreaterThan(3_000);
   });
 });
