@@ -89,7 +89,9 @@ await build({
   format: 'cjs',
   // The same file location as the ES bundle's entry, so `new URL('../../package.json', import.meta.url)` holds.
   define: { 'import.meta.url': '__tgImportMetaUrl', 'import.meta.dirname': '__dirname' },
-  banner: { js: 'var __tgImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+  // A built-in module's `import()` becomes a require (see withHostImports): the ES loader's first use costs a short
+  // command several milliseconds, for a module the process already has.
+  banner: { js: 'var __tgImportMetaUrl = require("node:url").pathToFileURL(__filename).href; var __tgBuiltin = (s) => Promise.resolve().then(() => { const m = require(s); return { __proto__: m, default: m }; });' },
 });
 writeFileSync(cjs, withHostImports(readFileSync(cjs, 'utf8')));
 
@@ -97,10 +99,11 @@ writeFileSync(cjs, withHostImports(readFileSync(cjs, 'utf8')));
  * Every `import(…)` of the script made a call of `__tgImport(…)`, the function bin/cached-bundle.js passes in: Node 20
  * loses a vm script's dynamic-import callback when the script comes from a code cache (`import()` then throws
  * ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING). The import expressions are found by parsing, so text that only looks like
- * one (in a string, a comment) stays as it is.
+ * one (in a string, a comment) stays as it is. A built-in (`node:…`) is required instead, through `__tgBuiltin`.
  */
 function withHostImports(code) {
   const starts = [];
+  const builtins = new Set();
   const visit = (node) => {
     if (node === null || typeof node !== 'object') return;
     if (Array.isArray(node)) {
@@ -108,6 +111,7 @@ function withHostImports(code) {
       return;
     }
     if (node.type === 'ImportExpression') starts.push(node.start);
+    if (node.type === 'ImportExpression' && node.source?.type === 'Literal' && typeof node.source.value === 'string' && node.source.value.startsWith('node:')) builtins.add(node.start);
     for (const key in node) if (key !== 'type' && key !== 'start' && key !== 'end') visit(node[key]);
   };
   visit(parse(code, { ecmaVersion: 'latest', sourceType: 'script', allowReturnOutsideFunction: true, allowHashBang: true }));
@@ -115,7 +119,7 @@ function withHostImports(code) {
   let at = 0;
   for (const start of starts.sort((a, b) => a - b)) {
     if (code.slice(start, start + 6) !== 'import') throw new Error(`bundle-cli: no import keyword at ${start}`);
-    out += `${code.slice(at, start)}__tgImport`;
+    out += `${code.slice(at, start)}${builtins.has(start) ? '__tgBuiltin' : '__tgImport'}`;
     at = start + 6;
   }
   return out + code.slice(at);

@@ -15,6 +15,8 @@ import {
   readTextSync,
   realpathNative,
   statIfExists,
+  statSync,
+  lstatSync,
   observedAsync,
   stillHolds,
   withFsMemo,
@@ -44,6 +46,28 @@ describe('observed filesystem facts', () => {
     expect(readdirSync(tmp).sort()).toEqual(fs.readdirSync(tmp).sort());
     expect(readdirEntriesSync(tmp).map((d) => d.name).sort()).toEqual(fs.readdirSync(tmp).sort());
     expect(() => realpathNative(path.join(tmp, 'missing'))).toThrow(expect.objectContaining({ code: 'ENOENT' }));
+  });
+
+  it('a stat that threw for a missing path holds while the path stays missing, and not once it appears', async () => {
+    const gone = path.join(tmp, 'gone');
+    const facts = await record(() => {
+      for (const f of [statSync, lstatSync]) {
+        try {
+          f(gone);
+        } catch {
+          // ENOENT: the fact recorded is the error
+        }
+      }
+    });
+    // Re-asked without an error (factNow): the same text, so a reused verdict is not lost to a missing file.
+    expect(stillHolds(facts!)).toBe(true);
+    fs.writeFileSync(gone, '');
+    try {
+      expect(stillHolds(facts!)).toBe(false);
+    } finally {
+      fs.rmSync(gone);
+    }
+    expect(stillHolds(facts!)).toBe(true);
   });
 
   it('a link retargeted, a file created or removed, contents changed: the recording no longer holds', async () => {

@@ -21,7 +21,16 @@ type Stats = fs.Stats;
 interface Question {
   readonly ask: (p: string) => unknown;
   readonly fact: (answer: unknown) => string;
+  /**
+   * The fact asked afresh without throwing for a missing path (stillHolds asks many such per reused verdict, and an
+   * error's stack costs more than the stat): the text errorFact gives Node's error. A text that does not match only
+   * costs a reuse — the verdict is judged again.
+   */
+  readonly factNow?: (p: string) => string;
 }
+
+/** errorFact of Node's ENOENT error for `syscall` on `p`, without making the error. */
+const missingFact = (syscall: string, p: string): string => `!ENOENT:ENOENT: no such file or directory, ${syscall} '${p}'`;
 
 /**
  * Everything a caller may read from a Stats but its access time (which a read elsewhere changes, and no permission
@@ -43,9 +52,23 @@ const QUESTIONS: readonly Question[] = [
   { ask: (p) => fs.existsSync(p), fact: (a) => (a ? '1' : '0') },
   { ask: (p) => fs.realpathSync.native(p), fact: text },
   { ask: (p) => fs.lstatSync(p, { throwIfNoEntry: false }), fact: statFact },
-  { ask: (p) => fs.lstatSync(p), fact: statFact },
+  {
+    ask: (p) => fs.lstatSync(p),
+    fact: statFact,
+    factNow: (p) => {
+      const st = fs.lstatSync(p, { throwIfNoEntry: false });
+      return st === undefined ? missingFact('lstat', p) : statFact(st);
+    },
+  },
   { ask: (p) => fs.statSync(p, { throwIfNoEntry: false }), fact: statFact },
-  { ask: (p) => fs.statSync(p), fact: statFact },
+  {
+    ask: (p) => fs.statSync(p),
+    fact: statFact,
+    factNow: (p) => {
+      const st = fs.statSync(p, { throwIfNoEntry: false });
+      return st === undefined ? missingFact('stat', p) : statFact(st);
+    },
+  },
   { ask: (p) => fs.statSync(p, { throwIfNoEntry: false, bigint: true }), fact: statFact },
   { ask: (p) => fs.readlinkSync(p), fact: text },
   { ask: (p) => fs.readFileSync(p, 'utf8'), fact: text },
@@ -246,7 +269,7 @@ export function stillHolds(o: Observations): boolean | Promise<boolean> {
     const question = QUESTIONS[q]!;
     let fact: string;
     try {
-      fact = question.fact(question.ask(paths[i]!));
+      fact = question.factNow ? question.factNow(paths[i]!) : question.fact(question.ask(paths[i]!));
     } catch (error) {
       fact = errorFact(error);
     }

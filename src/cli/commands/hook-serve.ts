@@ -79,17 +79,18 @@ const SETTLE_MS = 2000;
 
 function changedAfter(file: string, time: number): boolean {
   try {
-    const s = fs.statSync(file);
-    return Math.max(s.mtimeMs, s.ctimeMs) >= time;
+    const s = fs.statSync(file, { throwIfNoEntry: false });
+    return s !== undefined && Math.max(s.mtimeMs, s.ctimeMs) >= time;
   } catch {
     return false;
   }
 }
 
+/** Asked of every settings file on every request, most of them absent: no error made for those. */
 function signature(file: string): string {
   try {
-    const s = fs.statSync(file);
-    return `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
+    const s = fs.statSync(file, { throwIfNoEntry: false });
+    return s === undefined ? 'absent' : `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
   } catch {
     return 'absent';
   }
