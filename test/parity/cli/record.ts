@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CLAUDE_CODE_VERSION, ensureClaudeCode, runClaudeCodeCalls } from '../../helpers/claude-code.js';
+import { REQUEST_ENV_CASES, REQUEST_ENV_RECORDING, requestShape, type RequestShape } from './request-env.scenarios.js';
 import { STREAM_JSON_CALLS, STREAM_JSON_RECORDING, streamJsonShape } from './stream-json.shape.js';
 import { ALLOWED_TOOLS, PERMISSION_MODE, SCENARIOS, concreteInput, makeProject, toolResultsOf, type RecordedResult } from './tool-results.scenarios.js';
 
@@ -40,6 +41,25 @@ async function main(): Promise<void> {
   }
   fs.writeFileSync(RECORDING, JSON.stringify({ claudeCode: CLAUDE_CODE_VERSION, scenarios }, null, 2) + '\n');
   if (only.length === 0 || only.includes('stream-json')) await recordStreamJson(claude.bin);
+  if (only.length === 0 || only.includes('request-env')) await recordRequestEnv(claude.bin);
+}
+
+/** Each case of request-env.scenarios.ts: the first main-loop request Claude Code sent with those variables set. */
+async function recordRequestEnv(bin: string): Promise<void> {
+  const cases: Record<string, RequestShape> = {};
+  for (const c of REQUEST_ENV_CASES) {
+    const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tg-parity-')));
+    const dir = path.join(tmp, 'proj');
+    const home = path.join(tmp, 'home');
+    for (const d of [dir, path.join(home, '.claude')]) fs.mkdirSync(d, { recursive: true });
+    const run = await runClaudeCodeCalls(bin, { cwd: dir, home, calls: STREAM_JSON_CALLS, env: c.env, args: ['--output-format', 'stream-json', '--verbose', '--model', c.model, '--max-turns', '4', '--allowedTools', 'Bash'] });
+    const first = run.requests.find((r) => (r.body as { tools?: unknown[] } | undefined)?.tools?.length);
+    if (!first) throw new Error(`${c.name}: Claude Code sent no main-loop request (exit ${run.code}): ${run.stderr}`);
+    cases[c.name] = requestShape(first.body as Parameters<typeof requestShape>[0]);
+    process.stderr.write(`${c.name}: ${JSON.stringify(cases[c.name])}\n`);
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  fs.writeFileSync(REQUEST_ENV_RECORDING, JSON.stringify({ claudeCode: CLAUDE_CODE_VERSION, cases }, null, 2) + '\n');
 }
 
 /** The stream-json lines of one call with --include-partial-messages and --add-dir: each line's kind and keys. */
