@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CLAUDE_CODE_VERSION, ensureClaudeCode, runClaudeCodeCalls } from '../../helpers/claude-code.js';
+import { COMMAND_PROMPTS, COMMANDS_RECORDING, commandBlocks, makeCommandProject } from './commands.scenarios.js';
 import { REQUEST_ENV_CASES, REQUEST_ENV_RECORDING, requestShape, type RequestShape } from './request-env.scenarios.js';
 import { STREAM_JSON_CALLS, STREAM_JSON_RECORDING, streamJsonShape } from './stream-json.shape.js';
 import { ALLOWED_TOOLS, PERMISSION_MODE, SCENARIOS, concreteInput, makeProject, toolResultsOf, type RecordedResult } from './tool-results.scenarios.js';
@@ -42,6 +43,26 @@ async function main(): Promise<void> {
   fs.writeFileSync(RECORDING, JSON.stringify({ claudeCode: CLAUDE_CODE_VERSION, scenarios }, null, 2) + '\n');
   if (only.length === 0 || only.includes('stream-json')) await recordStreamJson(claude.bin);
   if (only.length === 0 || only.includes('request-env')) await recordRequestEnv(claude.bin);
+  if (only.length === 0 || only.includes('commands')) await recordCommands(claude.bin);
+}
+
+/** Each prompt of commands.scenarios.ts typed to `claude -p`: the command's blocks of its first main-loop request. */
+async function recordCommands(bin: string): Promise<void> {
+  const prompts: Record<string, string[]> = {};
+  for (const prompt of COMMAND_PROMPTS) {
+    const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tg-parity-')));
+    const dir = path.join(tmp, 'proj');
+    const home = path.join(tmp, 'home');
+    fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
+    makeCommandProject(dir);
+    const run = await runClaudeCodeCalls(bin, { cwd: dir, home, calls: [], prompt, args: ['--output-format', 'stream-json', '--verbose', '--model', 'claude-sonnet-4-5', '--max-turns', '2'] });
+    const first = run.requests.find((r) => (r.body as { tools?: unknown[] } | undefined)?.tools?.length);
+    if (!first) throw new Error(`${prompt}: Claude Code sent no main-loop request (exit ${run.code}): ${run.stderr}`);
+    prompts[prompt] = commandBlocks(first.body as Parameters<typeof commandBlocks>[0], dir);
+    process.stderr.write(`${prompt}: ${JSON.stringify(prompts[prompt])}\n`);
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  fs.writeFileSync(COMMANDS_RECORDING, JSON.stringify({ claudeCode: CLAUDE_CODE_VERSION, prompts }, null, 2) + '\n');
 }
 
 /** Each case of request-env.scenarios.ts: the first main-loop request Claude Code sent with those variables set. */
