@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CLAUDE_CODE_VERSION, ensureClaudeCode, runClaudeCodeCalls } from '../../helpers/claude-code.js';
 import { COMMAND_PROMPTS, COMMANDS_RECORDING, commandBlocks, makeCommandProject } from './commands.scenarios.js';
+import { JSON_OUTPUT_CASES, JSON_OUTPUT_RECORDING, jsonOutputShape, type JsonOutputShape } from './json-output.scenarios.js';
 import { REQUEST_ENV_CASES, REQUEST_ENV_RECORDING, requestShape, type RequestShape } from './request-env.scenarios.js';
 import { STREAM_JSON_CALLS, STREAM_JSON_RECORDING, streamJsonShape } from './stream-json.shape.js';
 import { ALLOWED_TOOLS, PERMISSION_MODE, SCENARIOS, concreteInput, makeProject, toolResultsOf, type RecordedResult } from './tool-results.scenarios.js';
@@ -44,6 +45,23 @@ async function main(): Promise<void> {
   if (only.length === 0 || only.includes('stream-json')) await recordStreamJson(claude.bin);
   if (only.length === 0 || only.includes('request-env')) await recordRequestEnv(claude.bin);
   if (only.length === 0 || only.includes('commands')) await recordCommands(claude.bin);
+  if (only.length === 0 || only.includes('json-output')) await recordJsonOutput(claude.bin);
+}
+
+/** Each case of json-output.scenarios.ts through `claude -p --output-format json`: its stdout's shape. */
+async function recordJsonOutput(bin: string): Promise<void> {
+  const cases: Record<string, JsonOutputShape> = {};
+  for (const c of JSON_OUTPUT_CASES) {
+    const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tg-parity-')));
+    const dir = path.join(tmp, 'proj');
+    const home = path.join(tmp, 'home');
+    for (const d of [dir, path.join(home, '.claude')]) fs.mkdirSync(d, { recursive: true });
+    const run = await runClaudeCodeCalls(bin, { cwd: dir, home, calls: c.calls, args: ['--output-format', 'json', '--model', 'claude-sonnet-4-5', '--max-turns', '5', ...c.flags] });
+    cases[c.name] = jsonOutputShape(run.stdout, dir);
+    process.stderr.write(`${c.name}: ${JSON.stringify(cases[c.name])}\n`);
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  fs.writeFileSync(JSON_OUTPUT_RECORDING, JSON.stringify({ claudeCode: CLAUDE_CODE_VERSION, cases }, null, 2) + '\n');
 }
 
 /** Each prompt of commands.scenarios.ts typed to `claude -p`: the command's blocks of its first main-loop request. */
