@@ -13,7 +13,7 @@ import { COMMAND_PROMPTS, COMMANDS_RECORDING, commandBlocks, makeCommandProject 
 import { JSON_OUTPUT_CASES, JSON_OUTPUT_RECORDING, jsonOutputShape, type JsonOutputShape } from './json-output.scenarios.js';
 import { REQUEST_ENV_CASES, REQUEST_ENV_RECORDING, requestShape, type RequestShape } from './request-env.scenarios.js';
 import { STREAM_JSON_CALLS, STREAM_JSON_RECORDING, streamJsonShape } from './stream-json.shape.js';
-import { ALLOWED_TOOLS, PERMISSION_MODE, SCENARIOS, concreteInput, makeProject, toolResultsOf, type RecordedResult } from './tool-results.scenarios.js';
+import { ALLOWED_TOOLS, PERMISSION_MODE, SCENARIOS, concreteInput, makeProject, toolResultsOf, writeScenarioFiles, type RecordedResult } from './tool-results.scenarios.js';
 
 export const RECORDING = path.join(import.meta.dirname, 'tool-results.json');
 
@@ -29,12 +29,14 @@ async function main(): Promise<void> {
     const dir = path.join(tmp, 'proj');
     const home = path.join(tmp, 'home');
     makeProject(dir);
+    writeScenarioFiles(dir, scenario);
     fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
     const calls = scenario.calls.map((c) => ({ name: c.name, input: concreteInput(c.input, dir) }));
     const run = await runClaudeCodeCalls(claude.bin, {
       cwd: dir,
       home,
       calls,
+      ...(scenario.env ? { env: scenario.env } : {}),
       args: ['--output-format', 'stream-json', '--verbose', '--model', 'claude-sonnet-4-5', '--max-turns', String(calls.length + 5), '--allowedTools', ALLOWED_TOOLS.join(','), '--permission-mode', PERMISSION_MODE],
     });
     scenarios[scenario.name] = toolResultsOf(run.requests, scenario.calls, dir, home);
