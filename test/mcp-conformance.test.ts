@@ -68,8 +68,7 @@ describe.skipIf(skip !== undefined)('conformance: toolgate mcp serve --http', ()
 
 /**
  * Every client scenario the suite's own example client (examples/clients/typescript/everything-client.ts at the
- * pinned version) passes, but one: auth/client-credentials-jwt (private_key_jwt client authentication is not
- * supported yet). The suite's servers name themselves `localhost` in their URLs and metadata (not ours to change):
+ * pinned version) passes. The suite's servers name themselves `localhost` in their URLs and metadata (not ours to change):
  * the resource URL checks need the name they publish, so the client is given that URL as it is.
  */
 const CLIENT_SCENARIOS = [
@@ -95,6 +94,7 @@ const CLIENT_SCENARIOS = [
   'auth/2025-03-26-oauth-metadata-backcompat',
   'auth/2025-03-26-oauth-endpoint-fallback',
   'auth/client-credentials-basic',
+  'auth/client-credentials-jwt',
 ] as const;
 
 describe.skipIf(skip !== undefined)('conformance: toolgate\'s MCP client', () => {

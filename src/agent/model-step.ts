@@ -121,16 +121,37 @@ function connectionReleased(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+const SDK_DEPRECATION_NOTICE = /^The model '[^']*' is deprecated and will reach end-of-life/;
+
+/**
+ * Runs the SDK's request call without its console notice that the model is deprecated: Claude Code prints nothing
+ * on stderr for a model the person chose, and a script reading `toolgate -p`'s stderr must see what it sees there.
+ * The SDK writes the notice synchronously as the call starts, so the swap covers that call only; any other warning
+ * passes through.
+ */
+function withoutDeprecationNotice<T>(call: () => T): T {
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    if (typeof args[0] === 'string' && SDK_DEPRECATION_NOTICE.test(args[0])) return;
+    warn(...args);
+  };
+  try {
+    return call();
+  } finally {
+    console.warn = warn;
+  }
+}
+
 function openStream(
   client: Anthropic,
   request: ModelRequest,
   signal: AbortSignal | undefined,
 ): Promise<{ data: AsyncIterable<Anthropic.Messages.RawMessageStreamEvent>; request_id: string | null | undefined }> {
   const { betas, ...body } = request;
-  if (betas === undefined || betas.length === 0) return client.messages.create({ ...body, stream: true }, { signal, maxRetries: 0 }).withResponse();
+  if (betas === undefined || betas.length === 0) return withoutDeprecationNotice(() => client.messages.create({ ...body, stream: true }, { signal, maxRetries: 0 }).withResponse());
   // The beta endpoint streams the same events under its own type names.
   const params = { ...body, betas: [...betas], stream: true } as unknown as Anthropic.Beta.Messages.MessageCreateParamsStreaming;
-  return client.beta.messages.create(params, { signal, maxRetries: 0 }).withResponse() as unknown as Promise<{
+  return withoutDeprecationNotice(() => client.beta.messages.create(params, { signal, maxRetries: 0 }).withResponse()) as unknown as Promise<{
     data: AsyncIterable<Anthropic.Messages.RawMessageStreamEvent>;
     request_id: string | null | undefined;
   }>;

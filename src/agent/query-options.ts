@@ -21,6 +21,8 @@ export interface QueryOptions {
   readonly model?: string;
   readonly maxTurns?: number;
   readonly maxTokens?: number;
+  /** Whether the requests to a model carry prompt-cache breakpoints (default: always; `DISABLE_PROMPT_CACHING`). */
+  readonly promptCaching?: (model: string) => boolean;
   /** Replaces toolgate's system prompt. */
   readonly systemPrompt?: string;
   readonly appendSystemPrompt?: string;

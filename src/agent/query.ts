@@ -256,7 +256,7 @@ async function startTurn(
 ): Promise<EventChannel<QueryEvent, TurnResult>> {
   const { runtime, messages, tally } = loop;
   const { system, thinking, attempt, fallbacks } = turn;
-  const request = await nextRequest({ runtime, model: figures.model, system, messages, maxTokens: options.maxTokens, thinking, toolChoice: options.toolChoice, betas: options.betas, ...(options.effort ? { effort: options.effort } : {}), turn: figures.turns });
+  const request = await nextRequest({ runtime, model: figures.model, system, messages, maxTokens: options.maxTokens, thinking, toolChoice: options.toolChoice, betas: options.betas, ...(options.effort ? { effort: options.effort } : {}), turn: figures.turns, ...(options.promptCaching ? { promptCaching: options.promptCaching(figures.model) } : {}) });
   const channel = new EventChannel<QueryEvent, TurnResult>();
   const emit = (event: QueryEvent) => channel.push(event);
   loop.toChannel = emit;

@@ -39,6 +39,8 @@ export interface NextRequestOptions {
   readonly effort?: Effort;
   /** 1 for the first request of a `query()`. */
   readonly turn?: number;
+  /** `false`: no prompt-cache breakpoint anywhere (`DISABLE_PROMPT_CACHING`). Default true. */
+  readonly promptCaching?: boolean;
 }
 
 export async function nextRequest(options: NextRequestOptions): Promise<ModelRequest> {
@@ -48,12 +50,14 @@ export async function nextRequest(options: NextRequestOptions): Promise<ModelReq
   const betas = given.length > 0 ? given : undefined;
   const definitions = await options.runtime.definitions({ model: options.model, ...(betas ? { betas } : {}) });
   const toolChoice = toolChoiceFor(options, definitions);
+  const caching = options.promptCaching !== false;
+  const messages = normalizeMessagesForAPI(options.messages);
   return {
     model: options.model,
     max_tokens: maxTokens,
-    system: [{ type: 'text', text: options.system, cache_control: EPHEMERAL }],
-    ...(definitions.length > 0 ? { tools: withToolBreakpoints(definitions, options.runtime) } : {}),
-    messages: options.runtime.applyBudget(withLastMessageBreakpoint(normalizeMessagesForAPI(options.messages))),
+    system: [{ type: 'text', text: options.system, ...(caching ? { cache_control: EPHEMERAL } : {}) }],
+    ...(definitions.length > 0 ? { tools: caching ? withToolBreakpoints(definitions, options.runtime) : [...definitions] } : {}),
+    messages: options.runtime.applyBudget(caching ? withLastMessageBreakpoint(messages) : messages.map((m) => withoutBreakpoints(roleAndContent(m)))),
     ...(options.thinking ? { thinking: options.thinking } : {}),
     ...(toolChoice ? { tool_choice: toolChoice } : {}),
     ...(options.effort ? { output_config: { effort: options.effort } } : {}),

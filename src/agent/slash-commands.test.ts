@@ -58,7 +58,7 @@ describe('expandSlashCommand', () => {
     expect(expansion!.model).toBe('claude-haiku-5-5');
     expect(expansion!.command).toMatchObject({ name: 'frontend:test', kind: 'command', source: 'project:frontend', description: 'Frontend tests', argumentHint: '[file]' });
     const [tag, text, file] = texts(expansion!.message.content);
-    expect(tag).toBe('<command-message>frontend:test</command-message>\n<command-name>/frontend:test</command-name>\n<command-args>src/app.ts --watch</command-args>');
+    expect(tag).toBe('<command-message>frontend:test</command-message>\n<command-name>/frontend:test</command-name>\n<command-args>src/app.ts --watch</command-args>\n'); // ended by a newline, as Claude Code sends it (test/parity/cli/commands.json)
     expect(text).toBe(`Test src/app.ts (all: src/app.ts --watch).\nDir: ${project}\nRead @src/app.ts first.\n`);
     expect(file).toContain(`Contents of @src/app.ts (${path.join(project, 'src', 'app.ts')}):`);
     expect(file).toContain('export const app = 1;');

@@ -34,6 +34,15 @@ describe('one server entry', () => {
     expect(parseMcpServerConfig('b', { url: 'http://127.0.0.1:1/sse', type: 'sse' }, env).config?.type).toBe('sse');
     expect(parseMcpServerConfig('c', { url: 'http://127.0.0.1:1/mcp' }, env).config?.type).toBe('http');
   });
+  it('oauth.privateKey (private_key_jwt): expanded from the environment; needs a client id, no secret beside it, an asymmetric algorithm', () => {
+    const pem = { KEY: '-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----' };
+    const entry = (oauth: Record<string, unknown>) => parseMcpServerConfig('a', { type: 'http', url: 'https://x.test/mcp', oauth }, { ...env, ...pem });
+    expect(entry({ clientId: 'c', privateKey: '${KEY}', signingAlgorithm: 'ES256', grantType: 'client_credentials' }).config).toMatchObject({ oauth: { clientId: 'c', privateKey: pem.KEY, signingAlgorithm: 'ES256', grantType: 'client_credentials' } });
+    expect(entry({ privateKey: '${KEY}' }).problems).toEqual(['"oauth.privateKey" needs "oauth.clientId"']);
+    expect(entry({ clientId: 'c', privateKey: '${KEY}', clientSecret: 's' }).problems[0]).toContain('give one');
+    expect(entry({ clientId: 'c', privateKey: '${KEY}', signingAlgorithm: 'HS256' }).problems[0]).toContain('"oauth.signingAlgorithm" must be one of');
+    expect(entry({ clientId: 'c', grantType: 'client_credentials' }).problems[0]).toContain('needs "oauth.clientId" and "oauth.clientSecret" (or "oauth.privateKey")');
+  });
   it('refuses what it cannot run, saying why', () => {
     expect(parseMcpServerConfig('a', { command: 'x', args: ['${NOPE}'] }, env).problems).toEqual([expect.stringContaining('NOPE not set')]);
     expect(parseMcpServerConfig('a', { type: 'ws', url: 'ws://x' }, env).problems[0]).toContain('"type"');

@@ -30,9 +30,20 @@ export interface McpOAuthClientConfig {
   readonly clientSecret?: string;
   /** The loopback port of the pre-registered redirect URI (`http://127.0.0.1:PORT/callback`). */
   readonly callbackPort?: number;
-  /** `client_credentials`: the client gets its tokens itself with its id and secret (no login). */
+  /** `client_credentials`: the client gets its tokens itself with its id and secret or key (no login). */
   readonly grantType?: 'authorization_code' | 'client_credentials';
+  /**
+   * `private_key_jwt` client authentication (RFC 7523): the client proves itself at the token endpoint with a JWT it
+   * signs with this PKCS#8 PEM key instead of a secret. Write it as `${VAR}`, not in the file; kept out of every
+   * listing, log and the token file, like `clientSecret` (which it replaces).
+   */
+  readonly privateKey?: string;
+  /** The key's JWS algorithm (`RS256` — the default —, `RS384`, `RS512`, `PS256`…`PS512`, `ES256`, `ES384`, `ES512`). */
+  readonly signingAlgorithm?: string;
 }
+
+/** The JWS algorithms a `privateKey` may sign with (asymmetric only: a shared-secret HMAC would be a secret in a file). */
+export const MCP_OAUTH_SIGNING_ALGORITHMS: readonly string[] = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'];
 
 export interface McpRemoteServerConfig extends McpServerConfigBase {
   readonly type: 'http' | 'sse';
@@ -163,7 +174,7 @@ function parseOAuth(raw: unknown, expand: (v: string) => string, problems: strin
     return undefined;
   }
   const out: { -readonly [K in keyof McpOAuthClientConfig]: McpOAuthClientConfig[K] } = {};
-  for (const key of ['clientId', 'clientSecret'] as const) {
+  for (const key of ['clientId', 'clientSecret', 'privateKey', 'signingAlgorithm'] as const) {
     const v = raw[key];
     if (v === undefined) continue;
     if (typeof v !== 'string' || v === '') problems.push(`"oauth.${key}" must be a non-empty string`);
@@ -179,7 +190,13 @@ function parseOAuth(raw: unknown, expand: (v: string) => string, problems: strin
     else out.grantType = raw.grantType;
   }
   if (out.clientSecret !== undefined && out.clientId === undefined) problems.push('"oauth.clientSecret" needs "oauth.clientId"');
-  if (out.grantType === 'client_credentials' && (out.clientId === undefined || out.clientSecret === undefined)) problems.push('"oauth.grantType": "client_credentials" needs "oauth.clientId" and "oauth.clientSecret"');
+  if (out.privateKey !== undefined && out.clientId === undefined) problems.push('"oauth.privateKey" needs "oauth.clientId"');
+  if (out.privateKey !== undefined && out.clientSecret !== undefined) problems.push('"oauth.privateKey" and "oauth.clientSecret" are two ways to authenticate the client: give one');
+  if (out.signingAlgorithm !== undefined && !MCP_OAUTH_SIGNING_ALGORITHMS.includes(out.signingAlgorithm)) problems.push(`"oauth.signingAlgorithm" must be one of ${MCP_OAUTH_SIGNING_ALGORITHMS.join(', ')}`);
+  if (out.signingAlgorithm !== undefined && out.privateKey === undefined) problems.push('"oauth.signingAlgorithm" needs "oauth.privateKey"');
+  if (out.grantType === 'client_credentials' && (out.clientId === undefined || (out.clientSecret === undefined && out.privateKey === undefined))) {
+    problems.push('"oauth.grantType": "client_credentials" needs "oauth.clientId" and "oauth.clientSecret" (or "oauth.privateKey")');
+  }
   return out;
 }
 

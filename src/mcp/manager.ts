@@ -151,9 +151,14 @@ export class McpClientManager {
     return ok;
   }
 
-  /** The session's working folders changed (a folder added): every connected server is told. */
+  /**
+   * The session's working folders now: when they changed (a folder added or taken off), every connected server is
+   * told (`notifications/roots/list_changed`); the same folders again tell nobody.
+   */
   async setRoots(folders: readonly string[]): Promise<void> {
-    this.#roots = [...folders];
+    const next = [...new Set(folders)];
+    if (next.length === this.#roots.length && next.every((f, i) => f === this.#roots[i])) return;
+    this.#roots = next;
     await Promise.all([...this.connections.values()].map((c) => c.rootsChanged()));
   }
 

@@ -10,12 +10,14 @@
  * - `login` (`toolgate mcp login`, `/mcp login`): stored tokens are not used, the client registers when it must (a
  *   registration made for another loopback port is made again), and the authorization URL goes to `onAuthorizationUrl`.
  *
- * A server entry's `oauth` block changes three things: a pre-registered `clientId` (and `clientSecret`) is used instead
+ * A server entry's `oauth` block changes three things: a pre-registered `clientId` (and `clientSecret`, or a
+ * `privateKey` it signs `private_key_jwt` assertions with) is used instead
  * of registering; `grantType: "client_credentials"` makes the client fetch its own tokens in either mode (there is no
  * person and no redirect); and — any client — a server that answers `403 insufficient_scope` (the connection reports it
  * through `insufficientScope`) needs a new login, which asks for the wider scope as well (a step-up).
  */
-import { auth, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth, type AddClientAuthentication, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { McpOAuthClientConfig } from './config.js';
 import { expiryOf, MCP_OAUTH_SECRET_LABEL, type McpOAuthRecord, type McpOAuthStore, type StoredTokens } from './oauth-store.js';
@@ -63,7 +65,18 @@ export class McpOAuthProvider implements OAuthClientProvider {
     readonly mode: McpOAuthMode = { kind: 'connect' },
     private readonly client: McpOAuthClientConfig = {},
   ) {
-    if (client.clientSecret) registerSecretValues([{ label: MCP_OAUTH_SECRET_LABEL, value: client.clientSecret, named: true }]);
+    for (const value of [client.clientSecret, client.privateKey]) if (value) registerSecretValues([{ label: MCP_OAUTH_SECRET_LABEL, value, named: true }]);
+  }
+
+  /**
+   * `private_key_jwt` (a configured `privateKey`): every token request carries a short-lived JWT signed with the key
+   * (issuer and subject the client id, audience the authorization server), never the key itself; undefined for a
+   * client with a secret or none (the SDK's own client_secret_basic/post/none).
+   */
+  get addClientAuthentication(): AddClientAuthentication | undefined {
+    const { clientId, privateKey } = this.client;
+    if (clientId === undefined || privateKey === undefined) return undefined;
+    return createPrivateKeyJwtAuth({ issuer: clientId, subject: clientId, privateKey, alg: this.client.signingAlgorithm ?? 'RS256' });
   }
 
   /** Machine to machine: the client credentials grant, no person, no redirect. */

@@ -6,10 +6,13 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { query } from '../agent/query.js';
+import { DEFAULT_MAX_TOKENS } from '../agent/request.js';
+import { requestEnvOf } from '../agent/request-env.js';
 import type { QueryLive } from '../agent/types.js';
 import { USER_INTERRUPT } from '../execution/abort-reasons.js';
 import type { MessageParam } from '../tool/tool.js';
 import { BackgroundTasks } from './background.js';
+import { syncMcpRoots } from './mcp.js';
 import type { SessionInput } from './input.js';
 import type { SessionEvent, SessionOptions } from './options.js';
 import type { SessionParts } from './setup.js';
@@ -70,6 +73,9 @@ export class LocalRun {
     const told: SessionEvent[] = [];
     const loop = this.options.loop ?? query;
     const o = this.options;
+    // Claude Code's variables that shape each request (CLAUDE_CODE_MAX_OUTPUT_TOKENS, MAX_THINKING_TOKENS, …).
+    const fromEnv = requestEnvOf(parts.env);
+    const thinking = fromEnv.thinking(o.thinking, fromEnv.maxTokens ?? DEFAULT_MAX_TOKENS);
     this.#next = { ...(parts.resume !== undefined ? { resume: parts.resume } : {}) };
     try {
       for (;;) {
@@ -90,7 +96,9 @@ export class LocalRun {
           ...(o.maxTurns !== undefined ? { maxTurns: o.maxTurns } : {}),
           ...(parts.systemPrompt !== undefined ? { systemPrompt: parts.systemPrompt } : {}),
           ...(parts.appendSystemPrompt !== undefined ? { appendSystemPrompt: parts.appendSystemPrompt } : {}),
-          ...(o.thinking ? { thinking: o.thinking } : {}),
+          ...(fromEnv.maxTokens !== undefined ? { maxTokens: fromEnv.maxTokens } : {}),
+          ...(thinking ? { thinking } : {}),
+          promptCaching: fromEnv.promptCaching,
           ...(o.effort ? { effort: o.effort } : {}),
           ...(o.betas && o.betas.length > 0 ? { betas: o.betas } : {}),
           signal: this.signal,
@@ -105,7 +113,11 @@ export class LocalRun {
           live: this.#live(),
         });
         for await (const event of run) {
-          if (event.type === 'tool_result') background.saw(event.outcome);
+          if (event.type === 'tool_result') {
+            background.saw(event.outcome);
+            // A permission answer may have added a working folder: the MCP servers learn the new roots.
+            await syncMcpRoots(parts.mcp, runtime);
+          }
           else if (event.type === 'assistant') this.lastContextTokens = event.usage.input_tokens + event.usage.cache_read_input_tokens + event.usage.cache_creation_input_tokens;
           else if (event.type === 'result') {
             this.messages = [...event.result.messages];

@@ -4,7 +4,7 @@
  * Code reads them. Project servers nobody approved stay stopped, said once with the setting that approves them.
  */
 import path from 'node:path';
-import type { SettingSource } from '../agent/types.js';
+import type { SettingSource, ToolRuntime } from '../agent/types.js';
 import { loadMcpConfig, type ScopedMcpServer } from '../mcp/load-config.js';
 import { McpClientManager } from '../mcp/manager.js';
 import { normalizeNameForMcp } from '../mcp/names.js';
@@ -68,6 +68,15 @@ function dropAmbiguousNames(servers: Map<string, ScopedMcpServer>, warn: (text: 
     for (const name of names) servers.delete(name);
     warn(`warning: MCP servers ${names.map((n) => `"${n}"`).join(', ')} would all have tools named mcp__${key}__*: none of them is started (rename one)`);
   }
+}
+
+/**
+ * The session's working folders as MCP roots: the cwd and the permission context's working directories (`--add-dir`,
+ * and any a permission answer or `/add-dir` added since), told to the servers when they changed.
+ */
+export async function syncMcpRoots(mcp: McpClientManager | undefined, runtime: ToolRuntime): Promise<void> {
+  if (!mcp) return;
+  await mcp.setRoots([runtime.cwd, ...runtime.permissionContext.additionalWorkingDirectories.keys()]);
 }
 
 /** A server's state in the Agent SDK's words (what `init` and `mcpServerStatus()` report). */

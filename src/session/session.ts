@@ -22,7 +22,7 @@ import { DurableRun, durableParts } from './durable.js';
 import { changeMcp, clearConversation, compactLocal, historyOf, prepareMessage, resumeConversation } from './conversations.js';
 import { SessionInput } from './input.js';
 import { LocalRun } from './local-run.js';
-import { mcpStatusOf, type SessionMcpServer } from './mcp.js';
+import { mcpStatusOf, syncMcpRoots, type SessionMcpServer } from './mcp.js';
 import type { SessionEvent, SessionOptions } from './options.js';
 import { removeRule, type RuleRemoval } from './rules.js';
 import { sessionEnv, setUpSession, type SessionParts } from './setup.js';
@@ -245,7 +245,10 @@ export class Session {
 
   /** The one applier: file destinations written, then everything applied to the session. */
   async applyPermissionUpdates(updates: readonly PermissionUpdate[], options: { readonly onlySaved?: boolean } = {}): Promise<SavedPermissionUpdates> {
-    return (await this.start()).runtime.applyPermissionUpdates(updates, options);
+    const parts = await this.start();
+    const saved = await parts.runtime.applyPermissionUpdates(updates, options);
+    await syncMcpRoots(parts.mcp, parts.runtime);
+    return saved;
   }
 
   /** A rule taken out of the session and of the settings files it was read from (`/permissions remove`). */

@@ -16,7 +16,7 @@ import type { McpClientManager } from '../mcp/manager.js';
 import { createPermissionPromptTool } from '../mcp/permission-prompt-tool.js';
 import { randomUUID } from '../tool/crypto.js';
 import { resolveModel } from '../tool/models.js';
-import { startMcpServers } from './mcp.js';
+import { startMcpServers, syncMcpRoots } from './mcp.js';
 import { loadSessionPlugins } from './plugins.js';
 import { cutTranscript } from './resume-at.js';
 import { SessionOptionError, type SessionOptions } from './options.js';
@@ -153,6 +153,8 @@ export async function setUpSession(options: SessionOptions, hooks: SetupHooks): 
     throw error;
   });
   for (const w of runtime.warnings) hooks.warn(`warning: ${w}`);
+  // roots/list: every working folder the session starts with (the settings' `additionalDirectories` too).
+  await syncMcpRoots(mcp, runtime);
   return {
     runtime,
     client,

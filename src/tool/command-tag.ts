@@ -6,8 +6,9 @@
  * words and the rest as quoted context.
  */
 
+/** Each tag on its line, the last one ended by a newline too, as Claude Code 2.1.332 sends it (test/parity/cli/commands.json). */
 export function formatCommandTag(name: string, args: string): string {
-  return `<command-message>${name}</command-message>\n<command-name>/${name}</command-name>${args ? `\n<command-args>${args}</command-args>` : ''}`;
+  return `<command-message>${name}</command-message>\n<command-name>/${name}</command-name>\n${args ? `<command-args>${args}</command-args>\n` : ''}`;
 }
 
 export interface CommandTag {
@@ -18,7 +19,7 @@ export interface CommandTag {
   readonly rest: string;
 }
 
-const TAG = /^<command-message>([^<\n]*)<\/command-message>\n<command-name>\/([^<\n]*)<\/command-name>(?:\n<command-args>([\s\S]*?)<\/command-args>)?/;
+const TAG = /^<command-message>([^<\n]*)<\/command-message>\n<command-name>\/([^<\n]*)<\/command-name>(?:\n<command-args>([\s\S]*?)<\/command-args>)?\n?/;
 
 /** The command line at the start of `text`, or undefined when `text` does not start with the tag. */
 export function readCommandTag(text: string): CommandTag | undefined {

@@ -3,6 +3,7 @@
  * it can make the person see through URL-mode elicitation, and whether a pre-registered client secret leaks into the
  * token file. The server is a real MCP SDK server joined to the real client (McpConnection) in this process.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -73,5 +74,24 @@ describe('a hostile MCP server against the client', () => {
     const file = fs.readFileSync(store.fileFor('srv', 'https://example.com/mcp'), 'utf8');
     expect(file).toContain('cid');
     expect(file).not.toContain('s3cret-value-123');
+  });
+
+  it('a private_key_jwt client\'s key is never written to the token file, and its assertions carry a signature, not the key', async () => {
+    const { privateKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const store = new McpOAuthStore(path.join(root, 'oauth-jwt'));
+    const provider = new McpOAuthProvider('srv', 'https://example.com/mcp', store, { kind: 'connect' }, { clientId: 'cid', privateKey: pem, signingAlgorithm: 'ES256', grantType: 'client_credentials' });
+    await provider.saveClientInformation({ client_id: 'cid' });
+    await provider.saveTokens({ access_token: 'at-1', token_type: 'Bearer' });
+    const file = fs.readFileSync(store.fileFor('srv', 'https://example.com/mcp'), 'utf8');
+    expect(file).toContain('cid');
+    expect(file).not.toContain('PRIVATE KEY');
+    const params = new URLSearchParams({ grant_type: 'client_credentials' });
+    await provider.addClientAuthentication!(new Headers(), params, 'https://auth.example.com/token', { issuer: 'https://auth.example.com' } as never);
+    const assertion = params.get('client_assertion')!;
+    expect(params.get('client_assertion_type')).toBe('urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
+    const [, payload] = assertion.split('.');
+    expect(JSON.parse(Buffer.from(payload!, 'base64url').toString())).toMatchObject({ iss: 'cid', sub: 'cid', aud: 'https://auth.example.com' });
+    expect(assertion).not.toContain(pem.split('\n')[1]!);
   });
 });

@@ -144,6 +144,10 @@ function notebookBlocks(cells: readonly NotebookCellView[]): ToolResultContentBl
       if (output.image) blocks.push(imageBlock(output.image.data, output.image.mediaType));
     }
   }
+  // Cells without outputs end with a line break, as Claude Code 2.1.332 sends them (test/parity/cli, scenario
+  // notebook); after an output's text it was not recorded, so that stays as it was.
+  const last = blocks[blocks.length - 1];
+  if (last && last.type === 'text' && last.text.endsWith('">')) blocks[blocks.length - 1] = textBlock(`${last.text}\n`);
   return blocks;
 }
 

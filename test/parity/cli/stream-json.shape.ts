@@ -8,6 +8,42 @@ import path from 'node:path';
 export const STREAM_JSON_RECORDING = path.join(import.meta.dirname, 'stream-json.json');
 export const STREAM_JSON_CALLS = [{ name: 'Bash', input: { command: 'echo hi', description: 'say hi' } }];
 
+/** Keys Claude Code prints that toolgate does not (yet), by kind of line (docs/cli.md, "stream-json keys"). */
+export const MISSING: Readonly<Record<string, readonly string[]>> = {
+  'system/init': [
+    'analytics_disabled',
+    'capabilities',
+    'fast_mode_disabled_reason',
+    'fast_mode_state',
+    'memory_paths',
+    'messaging_socket_path',
+    'per_turn_effort_active',
+    'product_feedback_disabled',
+    'sandbox_enabled',
+    'served_by_anthropic',
+    'terminal_slash_commands',
+    'ultrathink_available',
+    'ultrathink_typed_raises',
+    'view_mode',
+  ],
+  'stream_event/message_start': ['thinking_display', 'ttft_ms'],
+  user: ['tool_result_meta'],
+  'result/success': [
+    'begun_message_ids',
+    'fast_mode_disabled_reason',
+    'fast_mode_state',
+    'first_content_frame_ms',
+    'model_usage_since_last_result',
+    'queued_turn_count',
+    'result_index',
+    'safety_stops',
+    'subagent_stats',
+    'time_to_request_ms',
+    'ttft_ms',
+    'ttft_stream_ms',
+  ],
+};
+
 export interface LineShape {
   /** `system/init`, `stream_event/message_start`, `assistant`, `user`, `result/success`… */
   readonly kind: string;

@@ -10,45 +10,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { query } from '../../../src/agent-sdk/index.js';
 import { startScriptedServer, type RecordedRequest } from '../../../src/testing/index.js';
-import { STREAM_JSON_CALLS, STREAM_JSON_RECORDING, streamJsonShape, type LineShape } from './stream-json.shape.js';
+import { MISSING, STREAM_JSON_CALLS, STREAM_JSON_RECORDING, streamJsonShape, type LineShape } from './stream-json.shape.js';
 
 const recording = JSON.parse(fs.readFileSync(STREAM_JSON_RECORDING, 'utf8')) as { claudeCode: string; lines: LineShape[] };
-
-/** Keys Claude Code prints that toolgate does not (yet), by kind of line (docs/cli.md, "stream-json keys"). */
-const MISSING: Readonly<Record<string, readonly string[]>> = {
-  'system/init': [
-    'analytics_disabled',
-    'capabilities',
-    'fast_mode_disabled_reason',
-    'fast_mode_state',
-    'memory_paths',
-    'messaging_socket_path',
-    'per_turn_effort_active',
-    'product_feedback_disabled',
-    'sandbox_enabled',
-    'served_by_anthropic',
-    'terminal_slash_commands',
-    'ultrathink_available',
-    'ultrathink_typed_raises',
-    'view_mode',
-  ],
-  'stream_event/message_start': ['thinking_display', 'ttft_ms'],
-  user: ['tool_result_meta'],
-  'result/success': [
-    'begun_message_ids',
-    'fast_mode_disabled_reason',
-    'fast_mode_state',
-    'first_content_frame_ms',
-    'model_usage_since_last_result',
-    'queued_turn_count',
-    'result_index',
-    'safety_stops',
-    'subagent_stats',
-    'time_to_request_ms',
-    'ttft_ms',
-    'ttft_stream_ms',
-  ],
-};
 
 async function toolgateLines(): Promise<LineShape[]> {
   const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tg-parity-')));

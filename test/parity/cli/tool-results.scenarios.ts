@@ -15,9 +15,39 @@ export interface ParityCall {
 export interface ParityScenario {
   readonly name: string;
   readonly calls: readonly ParityCall[];
+  /** Files of this scenario only, written after the project's. */
+  readonly files?: Readonly<Record<string, string>>;
+  /**
+   * The environment both sides run with (`ENABLE_TOOL_SEARCH=false`: Claude Code offers a deferred tool such as
+   * NotebookEdit only through ToolSearch otherwise, and the scripted model calls it directly).
+   */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
-export const ALLOWED_TOOLS = ['Bash', 'Read', 'Grep', 'Glob', 'Edit', 'Write'];
+export const ALLOWED_TOOLS = ['Bash', 'Read', 'Grep', 'Glob', 'Edit', 'Write', 'NotebookEdit'];
+
+/** Writes a scenario's own files into the project. */
+export function writeScenarioFiles(dir: string, scenario: ParityScenario): void {
+  for (const [rel, text] of Object.entries(scenario.files ?? {})) {
+    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    fs.writeFileSync(path.join(dir, rel), text);
+  }
+}
+
+const notebook = JSON.stringify(
+  {
+    cells: [
+      { cell_type: 'code', id: 'c1', metadata: {}, source: ['print(1)\n'], outputs: [], execution_count: null },
+      { cell_type: 'markdown', id: 'c2', metadata: {}, source: ['# T'] },
+    ],
+    metadata: {},
+    nbformat: 4,
+    nbformat_minor: 5,
+  },
+  null,
+  1,
+);
+const nbEdit = (input: Record<string, unknown>): ParityCall => ({ name: 'NotebookEdit', input: { notebook_path: '$DIR/nb.ipynb', ...input } });
 /** acceptEdits too: a shell redirect into the project is an edit (toolgate asks for it under a bare `Bash` rule). */
 export const PERMISSION_MODE = 'acceptEdits';
 
@@ -150,6 +180,23 @@ export const SCENARIOS: readonly ParityScenario[] = [
     ],
   },
   {
+    name: 'notebook',
+    files: { 'nb.ipynb': notebook },
+    env: { ENABLE_TOOL_SEARCH: 'false' },
+    calls: [
+      read('nb.ipynb'),
+      nbEdit({ cell_id: 'c1', new_source: 'print(2)' }),
+      read('nb.ipynb'),
+      nbEdit({ cell_id: 'c2', new_source: 'x = 1', cell_type: 'code', edit_mode: 'insert' }),
+      nbEdit({ cell_id: 'nope', new_source: 'y' }),
+      nbEdit({ cell_id: 'c2', new_source: '', edit_mode: 'delete' }),
+      nbEdit({ new_source: 'first', cell_type: 'markdown', edit_mode: 'insert' }),
+      nbEdit({ cell_id: 'c1', new_source: 'z', edit_mode: 'replace', cell_type: 'markdown' }),
+      { name: 'NotebookEdit', input: { notebook_path: '$DIR/missing.ipynb', cell_id: 'c1', new_source: 'q' } },
+      { name: 'NotebookEdit', input: { notebook_path: '$DIR/a.txt', cell_id: 'c1', new_source: 'q' } },
+    ],
+  },
+  {
     name: 'write',
     calls: [write('new.txt', 'hello\n'), write('a.txt', 'overwrite\n'), read('a.txt'), write('a.txt', 'overwrite\n'), write('deep/dir/file.txt', 'x')],
   },
@@ -176,7 +223,9 @@ export function normalize(text: string, dir: string, home: string): string {
   return text
     .replaceAll(dir, '$DIR')
     .replaceAll(home, '$HOME')
-    .replace(/(Full output saved to: )\S+/g, '$1$$SAVED_OUTPUT');
+    .replace(/(Full output saved to: )\S+/g, '$1$$SAVED_OUTPUT')
+    // A new notebook cell's id is random on both sides.
+    .replace(/^(Inserted cell )\S+( with )/, '$1$$NEW_CELL$2');
 }
 
 /**
@@ -184,6 +233,9 @@ export function normalize(text: string, dir: string, home: string): string {
  * recently"): the loop's, not the tool's, so not compared. A tool's own reminder has no newline after its tag.
  */
 const LOOP_REMINDER = /\n\n<system-reminder>\n[\s\S]*?\n<\/system-reminder>$/;
+
+/** The same reminders as blocks of their own (after a Read of a notebook: the tokens left, the task tools). */
+const LOOP_REMINDER_BLOCK = /^<system-reminder>\n[\s\S]*<\/system-reminder>$/;
 
 function withoutLoopReminders(text: string): string {
   let t = text;
@@ -208,7 +260,8 @@ export function toolResultsOf(requests: readonly RecordedRequest[], calls: reado
     if (b === undefined) content = '(no tool_result)';
     else if (typeof b.content === 'string') content = normalize(withoutLoopReminders(b.content), dir, home);
     else {
-      const texts = ((b.content as { type: string; text?: string }[] | undefined) ?? []).map((c) => (c.type === 'text' ? normalize(withoutLoopReminders(c.text ?? ''), dir, home) : `[${c.type}]`));
+      const own = ((b.content as { type: string; text?: string }[] | undefined) ?? []).filter((c) => !(c.type === 'text' && LOOP_REMINDER_BLOCK.test(c.text ?? '')));
+      const texts = own.map((c) => (c.type === 'text' ? normalize(withoutLoopReminders(c.text ?? ''), dir, home) : `[${c.type}]`));
       content = texts.length === 1 ? texts[0]! : texts;
     }
     return { tool: call.name, input: call.input, isError: b?.is_error === true, content };

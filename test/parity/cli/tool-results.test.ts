@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { query } from '../../../src/agent-sdk/index.js';
 import { startScriptedServer, type RecordedRequest } from '../../../src/testing/index.js';
-import { ALLOWED_TOOLS, PERMISSION_MODE, SCENARIOS, concreteInput, makeProject, toolResultsOf, type ParityScenario, type RecordedResult } from './tool-results.scenarios.js';
+import { ALLOWED_TOOLS, PERMISSION_MODE, SCENARIOS, concreteInput, makeProject, toolResultsOf, writeScenarioFiles, type ParityScenario, type RecordedResult } from './tool-results.scenarios.js';
 
 const recording = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'tool-results.json'), 'utf8')) as { claudeCode: string; scenarios: Record<string, RecordedResult[]> };
 
@@ -19,6 +19,7 @@ async function runToolgate(scenario: ParityScenario): Promise<RecordedResult[]> 
   const dir = path.join(tmp, 'proj');
   const home = path.join(tmp, 'home');
   makeProject(dir);
+  writeScenarioFiles(dir, scenario);
   fs.mkdirSync(home);
   const calls = scenario.calls.map((c) => ({ name: c.name, input: concreteInput(c.input, dir) }));
   const turn = (request: RecordedRequest) => {
@@ -29,7 +30,7 @@ async function runToolgate(scenario: ParityScenario): Promise<RecordedResult[]> 
   };
   const server = await startScriptedServer(Array.from({ length: calls.length + 2 }, () => turn));
   try {
-    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-test-key' };
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-test-key', ...scenario.env };
     for await (const m of query({ prompt: 'run the calls', options: { cwd: dir, env, model: 'claude-sonnet-4-5', settingSources: [], allowedTools: ALLOWED_TOOLS, permissionMode: PERMISSION_MODE, maxTurns: calls.length + 5 } })) void m;
     return toolResultsOf(server.messageRequests, scenario.calls, dir, home);
   } finally {
@@ -48,6 +49,16 @@ const KNOWN_DIFFERENCES: readonly { scenario: string; input: Record<string, unkn
     scenario: 'read',
     input: { file_path: '$DIR/tokens.txt' },
     why: 'Claude Code shows a first part of the file with no word that it is partial; toolgate ends its page with a PARTIAL-view note naming the next offset (the model must not answer from a page it takes for the file)',
+  },
+  {
+    scenario: 'notebook',
+    input: { notebook_path: '$DIR/missing.ipynb', cell_id: 'c1', new_source: 'q' },
+    why: 'for a notebook that does not exist Claude Code says it "has not been read yet" (its read check comes first), sending the model to read a file that is not there; toolgate says the notebook does not exist',
+  },
+  {
+    scenario: 'notebook',
+    input: { notebook_path: '$DIR/a.txt', cell_id: 'c1', new_source: 'q' },
+    why: 'Claude Code sends the model to "the FileEdit tool", a name no tool of its has; toolgate names the Edit tool',
   },
 ];
 
