@@ -63,16 +63,16 @@ const readTokens = () => JSON.parse(readFileSync(tokenFile(), 'utf8')) as { toke
 const text = (result: { content: unknown }) => (result.content as { text?: string }[]).map((c) => c.text ?? '').join('');
 
 describe('MCP servers behind OAuth (library)', () => {
-  it('without a login: "needs login", its tools absent with a warning naming `toolgate mcp login`, nothing stored', async () => {
+  it('without a login: "needs login", its tools absent (the sign-in tool in their place) with a warning naming `toolgate mcp login`, nothing stored', async () => {
     const events: McpServerEvent[] = [];
     const m = manager(remote(servers.mcpUrl), events);
-    expect(await m.getTools()).toEqual([]);
+    expect((await m.getTools()).map((t) => t.name)).toEqual(['mcp__remote__authenticate']);
     expect(events).toEqual([{ type: 'failed', server: 'remote', error: expect.stringContaining('toolgate mcp login remote') }]);
     const [status] = await m.status();
     expect(status).toMatchObject({ state: 'needs-login', oauth: { loggedIn: false } });
     // Asked again (the next turn's pool refresh): no new request, no second warning.
     const refused = servers.unauthorized();
-    expect(await m.getTools()).toEqual([]);
+    expect((await m.getTools()).map((t) => t.name)).toEqual(['mcp__remote__authenticate']);
     expect(servers.unauthorized()).toBe(refused);
     expect(events).toHaveLength(1);
     expect(servers.provider.counts.registrations).toBe(0);
@@ -152,7 +152,7 @@ describe('MCP servers behind OAuth (library)', () => {
 
   it('an SSE server logs in the same way; a second login reuses the registration', async () => {
     const m = manager(remote(servers.sseUrl, 'sse'));
-    expect(await m.getTools()).toEqual([]);
+    expect((await m.getTools()).map((t) => t.name)).toEqual(['mcp__remote__authenticate']);
     await login(m);
     // The connection that needed a login starts afresh with the new token.
     expect((await m.getTools()).map((t) => t.name)).toEqual(['mcp__remote__echo', 'mcp__remote__show_auth']);

@@ -8,6 +8,8 @@ import type { AnyTool, Tools } from '../tool/tool.js';
 import type { McpResourceContent, McpResourceInfo, McpResourceService } from '../tools/shared/mcp-resource-service.js';
 import { ListMcpResourcesTool } from '../tools/list-mcp-resources/index.js';
 import { ReadMcpResourceTool } from '../tools/read-mcp-resource/index.js';
+import type { McpAuthLogin } from '../tools/mcp-auth/index.js';
+import { createMcpAuthToolFor } from './auth-tool.js';
 import { describeMcpServer, type McpServerConfig } from './config.js';
 import { McpConnection, type McpElicitationRequest } from './connection.js';
 import { loginMcpServer, type McpLoginOptions, type McpLoginResult } from './oauth-login.js';
@@ -77,6 +79,9 @@ export class McpClientManager {
   readonly oauthStore: McpOAuthStore;
   /** Logins waiting for a browser: ended by dispose(), so a session that ends does not wait for them. */
   private readonly logins = new Set<AbortController>();
+  /** The sign-in tool of each server that needs a login (the same object while it does), and the logins it started. */
+  private readonly authTools = new Map<string, AnyTool>();
+  private readonly authLogins = new Map<string, McpAuthLogin>();
   private disposed = false;
   #roots: readonly string[];
 
@@ -196,7 +201,7 @@ export class McpClientManager {
       const message = conn.lastError ?? (error instanceof Error ? error.message : String(error));
       // Said once, not at every turn's pool refresh.
       if (before !== 'failed' && before !== 'needs-login') this.options.onServerEvent?.({ type: 'failed', server: name, error: message });
-      return [];
+      return conn.state === 'needs-login' ? this.authToolOf(name) : [];
     }
     if (before !== 'connected') this.options.onServerEvent?.({ type: 'connected', server: name, restart: wasConnected });
     const cached = this.toolCache.get(name);
@@ -205,6 +210,18 @@ export class McpClientManager {
     const tools = defs.map((def) => createMcpTool(conn, def, { maxOutputTokens: this.maxOutputTokens, alwaysLoad: server.config.alwaysLoad }));
     this.toolCache.set(name, { defs, tools });
     return tools;
+  }
+
+  /** A server that needs OAuth offers `mcp__<server>__authenticate` in place of its tools (tools/mcp-auth/). */
+  private authToolOf(name: string): AnyTool[] {
+    const config = this.servers.get(name)?.config;
+    if (config?.type !== 'http' && config?.type !== 'sse') return [];
+    let tool = this.authTools.get(name);
+    if (!tool) {
+      tool = createMcpAuthToolFor(name, config, (options) => this.login(name, options), this.authLogins);
+      this.authTools.set(name, tool);
+    }
+    return [tool];
   }
 
   /** Calls a tool by its `mcp__server__tool` name outside the pool (the permission prompt tool). */
@@ -364,6 +381,7 @@ export class McpClientManager {
     const conn = this.connections.get(name);
     this.connections.delete(name);
     this.toolCache.delete(name);
+    this.authTools.delete(name);
     await conn?.close();
     this.options.onToolsChanged?.(name);
   }

@@ -79,6 +79,17 @@ export function teammateMessageText(attributes: Readonly<Record<string, string>>
   return `${openTag(TEAMMATE_MESSAGE, attributes)}\n${body}\n</teammate-message>\n${after}`;
 }
 
+/** A teammate's message read back (for a person's view): who sent it, its preview and its body; undefined for other text. */
+export function readTeammateMessage(text: string): { readonly from: string; readonly summary?: string; readonly body: string } | undefined {
+  const m = /^\s*<teammate-message ([^>\n]*)>\n([\s\S]*?)\n<\/teammate-message>/.exec(text);
+  if (!m) return undefined;
+  const attrs = new Map([...m[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((a) => [a[1]!, a[2]!] as const));
+  const from = attrs.get('from');
+  if (from === undefined) return undefined;
+  const summary = attrs.get('summary');
+  return { from, ...(summary !== undefined ? { summary } : {}), body: m[2]! };
+}
+
 export function systemReminderText(text: string): string {
   return `${SYSTEM_REMINDER}\n${text}\n</system-reminder>`;
 }

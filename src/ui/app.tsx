@@ -13,6 +13,7 @@ import { PromptInput } from './prompt-input.js';
 import { QuestionDialog } from './question-dialog.js';
 import type { TerminalSession } from './session.js';
 import type { BackgroundTask, Dialog, Item, SessionStore } from './session-store.js';
+import { TeammateMessage } from './teammate-message.js';
 import { ToolCall } from './tool-call.js';
 
 export interface AppProps {
@@ -174,6 +175,8 @@ export function ItemView({ item, options }: { item: Item; options: ToolRenderOpt
           </Text>
         </Box>
       );
+    case 'teammate':
+      return <TeammateMessage from={item.from} to="team-lead" summary={item.summary} text={item.text} />;
     case 'tool':
       return <ToolCall item={item} options={options} />;
   }

@@ -47,6 +47,8 @@ export function itemText(item: Item): string {
       return `> ${item.text}`;
     case 'assistant':
       return item.text.replace(/\s+$/, '');
+    case 'teammate':
+      return `✉ ${item.from} → team-lead${item.summary ? ` (${item.summary})` : ''}\n${indent(item.text)}`;
     case 'notice':
       return `${item.tone === 'error' ? 'error: ' : item.tone === 'warn' ? 'warning: ' : ''}${item.text}`;
     case 'tool': {

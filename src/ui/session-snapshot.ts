@@ -12,6 +12,8 @@ export type Item =
   | { readonly kind: 'user'; readonly id: number; readonly text: string }
   | { readonly kind: 'assistant'; readonly id: number; readonly text: string }
   | { readonly kind: 'notice'; readonly id: number; readonly text: string; readonly tone: 'info' | 'error' | 'warn' }
+  /** A teammate's message as the lead received it (agent teams): drawn apart from the person's and the model's words. */
+  | { readonly kind: 'teammate'; readonly id: number; readonly from: string; readonly summary?: string; readonly text: string }
   | ToolItem;
 
 export interface ToolItem {

@@ -11,6 +11,7 @@ import type { ToolUseOutcome } from '../execution/outcome.js';
 import type { PermissionMode } from '../tool/permission-types.js';
 import type { AnyTool, ToolResultBlockParam, ToolUseBlock, ToolViews } from '../tool/tool.js';
 import type { BackgroundTask, Dialog, Item, MenuCommand, SessionSnapshot } from './session-snapshot.js';
+import { readTeammateMessage } from '../tool/message-origin.js';
 
 export type { BackgroundTask, Dialog, Item, MenuCommand, SessionSnapshot, ToolItem } from './session-snapshot.js';
 
@@ -189,6 +190,7 @@ export class SessionStore {
         if (item?.kind === 'tool') this.live[i] = { ...item, outcome: event.outcome };
         else this.live.push({ kind: 'tool', id: this.nextId++, block: blockOf(event.outcome), tool: event.outcome.tool, views: this.viewsOf(event.outcome.tool), progress: [], startedAt: Date.now(), outcome: event.outcome });
         for (const notice of event.outcome.userNotices) this.live.push({ kind: 'notice', id: this.nextId++, text: notice, tone: 'warn' });
+        for (const message of teammateMessagesOf(event.outcome.newMessages)) this.live.push({ kind: 'teammate', id: this.nextId++, ...message });
         break;
       }
       case 'assistant':
@@ -340,4 +342,17 @@ export class SessionStore {
 
 function blockOf(outcome: ToolUseOutcome): ToolUseBlock {
   return { type: 'tool_use', id: outcome.toolUseId, name: outcome.toolName, input: outcome.input ?? {} } as ToolUseBlock;
+}
+
+/** The teammates' messages among what came with a tool result (the lead's inbox is drained there). */
+function teammateMessagesOf(messages: ToolUseOutcome['newMessages']): { from: string; summary?: string; text: string }[] {
+  const out: { from: string; summary?: string; text: string }[] = [];
+  for (const m of messages) {
+    const blocks = typeof m.content === 'string' ? [{ type: 'text' as const, text: m.content }] : m.content;
+    for (const b of blocks) {
+      const read = b.type === 'text' ? readTeammateMessage(b.text) : undefined;
+      if (read) out.push({ from: read.from, ...(read.summary !== undefined ? { summary: read.summary } : {}), text: read.body });
+    }
+  }
+  return out;
 }

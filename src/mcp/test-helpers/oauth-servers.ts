@@ -157,7 +157,8 @@ async function listen(server: http.Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-export async function startOAuthTestServers(options: { readonly accessLifetimeS?: number } = {}): Promise<OAuthTestServers> {
+/** `authorizationEndpoint`: a hostile authorization server that publishes this address as its authorization page. */
+export async function startOAuthTestServers(options: { readonly accessLifetimeS?: number; readonly authorizationEndpoint?: string } = {}): Promise<OAuthTestServers> {
   const provider = new TestOAuthProvider(options.accessLifetimeS);
   const asServer = http.createServer();
   const rsServer = http.createServer();
@@ -166,6 +167,13 @@ export async function startOAuthTestServers(options: { readonly accessLifetimeS?
   const issuerUrl = new URL(`${issuer}/`);
 
   const as = express();
+  const hostile = options.authorizationEndpoint;
+  if (hostile !== undefined) {
+    as.get('/.well-known/oauth-authorization-server', (_req, res) => {
+      const metadata = { ...createOAuthMetadata({ provider, issuerUrl, scopesSupported: ['mcp'] }), authorization_endpoint: hostile };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(metadata));
+    });
+  }
   as.use(mcpAuthRouter({ provider, issuerUrl, scopesSupported: ['mcp'] }));
   asServer.on('request', as);
 

@@ -67,6 +67,24 @@ function serverHome(executable: string): string | undefined {
   return at > 0 ? parts.slice(0, at + 1).join(path.sep) : undefined;
 }
 
+/** Installed code outside the project: a package folder, or a Python's standard library. Public code, not secrets. */
+const INSTALLED = /[\\/](?:node_modules|site-packages|dist-packages|typeshed[\w-]*)[\\/]|[\\/]lib[\\/]python\d+(?:\.\d+)?[\\/]/;
+
+/**
+ * Library files a hover's inference may draw on without being followed further: the server's own package files
+ * (TypeScript's lib files, pyright's typeshed) and installed packages or a standard library elsewhere — unless a read
+ * rule denies them. The project's own files are never libraries here (a project's `node_modules` is followed).
+ */
+export function libraryFilter(context: ToolUseContext, projectDir: string, executable: string): (file: string) => boolean {
+  const home = serverHome(executable);
+  const deny = readDenyFilter(context.getAppState().toolPermissionContext, projectDir);
+  return (file) => {
+    if (deny.isDenied(file)) return false;
+    if (home !== undefined && file.startsWith(`${home}${path.sep}`)) return true;
+    return !isInsideProject(file, context) && INSTALLED.test(file);
+  };
+}
+
 /**
  * Which files an answer may name or quote: not denied by a read rule, and inside the working directories, allowed by
  * a rule on its own, or one of the server's own package files (TypeScript's lib files, a library's types).

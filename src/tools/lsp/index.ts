@@ -11,9 +11,11 @@ import type { PermissionResult } from '../../tool/permission-types.js';
 import type { ValidationResult } from '../../tool/tool.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import { sessionCwd } from '../shared/search-path.js';
-import { answerFilter, HOVER_WITHHELD, judgedServer, noteJudgedServer, readDocument } from './bound.js';
+import { answerFilter, HOVER_WITHHELD, judgedServer, libraryFilter, noteJudgedServer, readDocument } from './bound.js';
+import { hoverDrawsOnHidden, type HoverGuardDeps } from './hover-guard.js';
 import { formatCallItems, formatHover, formatLocations, formatSymbols, type CallHierarchyItem, type Formatted } from './format.js';
-import { locateServer, lspManagerFor } from './manager.js';
+import { locateServer, lspManagerFor, type DocumentText } from './manager.js';
+import type { ChosenServer } from './servers.js';
 import { LSP_OPERATIONS, LSP_TOOL_NAME, lspPrompt } from './prompt.js';
 import { isInsideProject } from './project-path.js';
 import { workspaceTypescriptRisk } from './workspace-typescript.js';
@@ -67,8 +69,15 @@ async function ask(input: LspInput, context: ToolUseContext): Promise<Formatted 
   const keep = answerFilter(context, manager.projectDir, located.executable);
   const seconds = context.options.settings.lsp?.requestTimeoutSeconds;
   const timeoutMs = seconds !== undefined && Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined;
-  const req = <T>(method: string, params: (uri: string) => unknown) =>
-    manager.request<T>(located, file, document, method, params, { signal, ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
+  const req: Request = <T>(method: string, params: (uri: string) => unknown, target?: { file: string; document: DocumentText; languageId: string }) =>
+    manager.request<T>(
+      target ? { ...located, server: { ...located.server, languageId: target.languageId } } : located,
+      target?.file ?? file,
+      target?.document ?? document,
+      method,
+      params,
+      { signal, ...(timeoutMs !== undefined ? { timeoutMs } : {}) },
+    );
   const dir = manager.projectDir;
   let formatted: Formatted;
   switch (input.operation) {
@@ -86,8 +95,10 @@ async function ask(input: LspInput, context: ToolUseContext): Promise<Formatted 
       // hover text (when the definition cannot be asked, none either).
       const [hover, definition] = await Promise.all([req('textDocument/hover', at), req('textDocument/definition', at).catch(() => undefined)]);
       const defined = definition === undefined ? undefined : formatLocations(definition, dir, '', keep);
-      const all = definition === undefined ? 0 : formatLocations(definition, dir, '', () => true).files.length;
-      formatted = defined === undefined || defined.files.length < all ? { text: HOVER_WITHHELD, resultCount: 0, fileCount: 0, files: [] } : formatHover(hover);
+      const all = definition === undefined ? [] : formatLocations(definition, dir, '', () => true).files;
+      // Then what the server may have inferred the text from: the files these import, and theirs (hover-guard.ts).
+      const hidden = defined === undefined || defined.files.length < all.length || (await hoverDrawsOnHidden([file, ...all], guardDeps(located, keep, libraryFilter(context, dir, located.executable), req)).catch(() => true));
+      formatted = hidden ? { text: HOVER_WITHHELD, resultCount: 0, fileCount: 0, files: [] } : formatHover(hover);
       break;
     }
     case 'documentSymbol':
@@ -114,6 +125,19 @@ async function ask(input: LspInput, context: ToolUseContext): Promise<Formatted 
     }
   }
   return { ...formatted, server: located.server.name };
+}
+
+type Request = <T>(method: string, params: (uri: string) => unknown, target?: { file: string; document: DocumentText; languageId: string }) => Promise<T>;
+
+function guardDeps(located: { server: ChosenServer; executable: string }, keep: (file: string) => boolean, isLibrary: (file: string) => boolean, req: Request): HoverGuardDeps {
+  const languages = Object.entries(located.server.config.extensionToLanguage).map(([ext, id]) => [ext.toLowerCase(), id] as const);
+  return {
+    keep,
+    isLibrary,
+    languageOf: (f) => languages.find(([ext]) => ext === path.extname(f).toLowerCase())?.[1],
+    definitionsAt: (f, languageId, document, positions) =>
+      Promise.all(positions.map((position) => req<unknown>('textDocument/definition', (uri) => ({ textDocument: { uri }, position }), { file: f, document, languageId }))),
+  };
 }
 
 /** A server that would start from inside the project runs the repository's code: a person says yes first. */

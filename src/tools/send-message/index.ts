@@ -62,4 +62,5 @@ export const SendMessageTool = buildTool<typeof sendMessageInputSchema, SendMess
   mapToolResultToToolResultBlockParam: (data, toolUseId) => ({ type: 'tool_result', tool_use_id: toolUseId, content: data.message }),
   renderToolUseMessage: (input) => `to ${input.to ?? ''}${input.summary ? `: ${input.summary}` : ''}`,
   renderToolResultMessage: (data) => data.message,
+  loadViews: () => import('./render.js').then((m) => m.sendMessageViews),
 });

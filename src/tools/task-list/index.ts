@@ -8,7 +8,7 @@ import { buildTool } from '../../tool/build-tool.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import { currentTeam, senderOf } from '../shared/team.js';
 import * as P from './prompt.js';
-import { openBlockers, removeTask, taskListOf, type TaskItem, type TaskItemStatus } from './store.js';
+import { openBlockers, removeTask, saveTaskList, taskListOf, type TaskItem, type TaskItemStatus } from './store.js';
 
 const metadata = z.record(z.string(), z.unknown());
 const status = z.enum(['pending', 'in_progress', 'completed']);
@@ -66,6 +66,7 @@ export const TaskCreateTool = buildTool<typeof taskCreateInputSchema, TaskCreate
     const item: TaskItem = { id, subject: input.subject, description: input.description, status: 'pending', blocks: new Set(), blockedBy: new Set(), metadata: { ...input.metadata } };
     if (input.activeForm !== undefined) item.activeForm = input.activeForm;
     list.items.set(id, item);
+    await saveTaskList(list);
     return { data: { task: { id, subject: item.subject, description: item.description } } };
   },
   mapToolResultToToolResultBlockParam: (data, toolUseId) => ({ type: 'tool_result', tool_use_id: toolUseId, content: `Task #${data.task.id} created: ${data.task.subject}` }),
@@ -156,7 +157,9 @@ export const TaskUpdateTool = buildTool<typeof taskUpdateInputSchema, TaskUpdate
   prompt: async () => P.taskUpdatePrompt(),
   toAutoClassifierInput: (input) => `#${input.taskId}${input.status ? ` ${input.status}` : ''}`,
   async call(input, context) {
-    return { data: update(input, context) };
+    const data = update(input, context);
+    if (data.success) await saveTaskList(taskListOf(context));
+    return { data };
   },
   mapToolResultToToolResultBlockParam: (data, toolUseId) => ({
     type: 'tool_result',

@@ -1,3 +1,5 @@
+import { statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { callTool, makeProject, type TestProject } from '../bash/test-helpers/project.js';
 import { createTeam, newInbox } from '../shared/team.js';
@@ -47,5 +49,37 @@ describe('the task list', () => {
     expect((await callTool<TaskGetOutput>(TaskGetTool, { taskId: '1' }, project.context)).text).toBe('Task not found');
     expect((await callTool<TaskGetOutput>(TaskGetTool, { taskId: '2' }, project.context)).data.task?.blockedBy).toEqual([]);
     expect(TaskCreateTool.asyncSafe && TaskUpdateTool.asyncSafe && TaskListTool.asyncSafe && TaskGetTool.asyncSafe).toBe(true);
+  });
+});
+
+describe('the task list in the session folder', () => {
+  it('a resumed session (same folder, a new registry) finds the list as it was; a damaged file starts empty', async () => {
+    const a = await callTool<TaskCreateOutput>(TaskCreateTool, { subject: 'Write hello.txt', description: 'one line', activeForm: 'Writing' }, project.context);
+    await callTool<TaskCreateOutput>(TaskCreateTool, { subject: 'Review it', description: 'read it back' }, project.context);
+    await callTool<TaskUpdateOutput>(TaskUpdateTool, { taskId: '2', addBlockedBy: [a.data.task.id], metadata: { area: 'docs' } }, project.context);
+    const file = path.join(project.sessionDir, 'task-list.json');
+    expect((statSync(file).mode & 0o777).toString(8)).toBe('600');
+
+    const resumed = makeProject({ dir: project.dir });
+    try {
+      const listed = await callTool<TaskListOutput>(TaskListTool, {}, resumed.context);
+      expect(listed.data.tasks).toEqual([
+        { id: '1', subject: 'Write hello.txt', status: 'pending', blockedBy: [] },
+        { id: '2', subject: 'Review it', status: 'pending', blockedBy: ['1'] },
+      ]);
+      expect((await callTool<TaskGetOutput>(TaskGetTool, { taskId: '2' }, resumed.context)).data.task).toMatchObject({ blockedBy: ['1'] });
+      const next = await callTool<TaskCreateOutput>(TaskCreateTool, { subject: 'Third', description: 'x' }, resumed.context);
+      expect(next.data.task.id).toBe('3');
+    } finally {
+      await resumed.tasks.shutdown();
+    }
+
+    writeFileSync(file, JSON.stringify({ version: 1, nextId: 2, tasks: [{ id: '1', subject: 7 }] }));
+    const damaged = makeProject({ dir: project.dir });
+    try {
+      expect((await callTool<TaskListOutput>(TaskListTool, {}, damaged.context)).data.tasks).toEqual([]);
+    } finally {
+      await damaged.tasks.shutdown();
+    }
   });
 });
