@@ -64,7 +64,9 @@ describe('plugins from the CLI', { timeout: 120_000 }, () => {
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain('command /toolgate-kit:greet');
     expect(ok.stdout).toContain('agent toolgate-kit:reviewer');
-    expect(ok.stdout).toContain(`hook PostToolUse (Bash): runs node ${KIT}/scripts/record-hook.mjs`);
+    // A shell command keeps the variable (its environment holds the folder: docs/security.md §9); the first line names the folder.
+    expect(ok.stdout).toContain(`plugin toolgate-kit 1.0.0 (${KIT})`);
+    expect(ok.stdout).toContain('hook PostToolUse (Bash): runs node "${CLAUDE_PLUGIN_ROOT}"/scripts/record-hook.mjs');
     expect(ok.stdout).toContain(`MCP server echo (tools mcp__plugin_toolgate-kit_echo__*): runs node ${KIT}/servers/echo.mjs`);
     const bad = path.join(dir, 'bad');
     mkdirSync(path.join(bad, '.claude-plugin'), { recursive: true });
