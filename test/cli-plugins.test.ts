@@ -59,6 +59,35 @@ describe('plugins from the CLI', { timeout: 120_000 }, () => {
     expect(JSON.stringify(server.messageRequests[0]!.body.messages)).toContain('Greet Ada warmly.');
   });
 
+  it('-p --plugin-dir: the hook fires, the MCP tool is listed and called, the skill is offered and runs, the agent runs', async () => {
+    const call = (name: string, input: Record<string, unknown>) => ({ content: [{ type: 'tool_use', name, input }] });
+    server = await startScriptedServer([
+      call('Bash', { command: 'echo plugged', description: 'echo' }),
+      call('mcp__plugin_toolgate-kit_echo__echo', { text: 'hi' }),
+      call('Skill', { skill: 'toolgate-kit:tidy-notes' }),
+      call('Agent', { description: 'review', prompt: 'review the change', subagent_type: 'toolgate-kit:reviewer' }),
+      { content: [{ type: 'text', text: 'LGTM' }] },
+      { content: [{ type: 'text', text: 'all done' }] },
+    ]);
+    const run = await toolgate(
+      ['-p', 'use the kit', '--plugin-dir', KIT, '--output-format', 'stream-json', '--verbose', '--cwd', work, '--allowedTools', 'Bash(echo *)', 'mcp__plugin_toolgate-kit_echo__echo'],
+      { env: env({ ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: server.url }) },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const out = lines(run.stdout);
+    expect(out[0]!.tools).toContain('mcp__plugin_toolgate-kit_echo__echo');
+    expect(out.at(-1)).toMatchObject({ type: 'result', result: 'all done' });
+    // The hook: its ${CLAUDE_PLUGIN_ROOT} script ran after the Bash call.
+    expect(readFileSync(path.join(work, 'plugin-hook.log'), 'utf8')).toBe('PostToolUse Bash echo plugged\n');
+    const requests = server.messageRequests.map((r) => JSON.stringify(r.body));
+    expect(requests[2]).toContain('echo: hi');
+    const tools = server.messageRequests[0]!.body.tools as { name: string; description: string }[];
+    expect(tools.find((t) => t.name === 'Skill')!.description).toContain('toolgate-kit:tidy-notes');
+    expect(requests[3]).toContain('Turn each line of the notes file into a bullet.');
+    expect(JSON.stringify(server.messageRequests[4]!.body.system)).toContain('You are the toolgate-kit reviewer.');
+    expect(requests[5]).toContain('LGTM');
+  });
+
   it('plugin validate shows what a plugin runs; a plugin that points outside itself fails', async () => {
     const ok = await toolgate(['plugin', 'validate', KIT], { env: env() });
     expect(ok.code).toBe(0);
