@@ -1,6 +1,7 @@
 /**
  * Plugins in the terminal session (pty + xterm, the scripted server as the model): `--plugin-dir` loads the plugin,
- * `/plugin` lists it with what it added (command, skill, agent, MCP server), and its command runs as typed;
+ * `/plugin` lists it with what it added (command, skill, agent, MCP server), its command runs as typed, and in a
+ * turn its hook fires, its MCP tool is called and its agent runs;
  * `/plugin install` fetches a marketplace from a local git repository (the hardened git runner), shows what the plugin
  * runs and asks the person: "Do not install" leaves nothing behind, "Install" copies and enables it.
  */
@@ -35,8 +36,16 @@ afterEach(async () => {
 
 describe('plugins in the terminal session', () => {
   it('/plugin lists the plugin and its parts; /toolgate-kit:greet runs', async () => {
-    server = await startScriptedServer([{ content: [{ type: 'text', text: 'Hello there, Ada.' }] }]);
-    term = spawnToolgate(['--cwd', path.join(dir, 'work'), '--plugin-dir', KIT], {
+    const call = (name: string, input: Record<string, unknown>) => ({ content: [{ type: 'tool_use' as const, name, input }] });
+    server = await startScriptedServer([
+      { content: [{ type: 'text', text: 'Hello there, Ada.' }] },
+      call('Bash', { command: 'echo plugged', description: 'echo' }),
+      call('mcp__plugin_toolgate-kit_echo__echo', { text: 'hi' }),
+      call('Agent', { description: 'review', prompt: 'review the change', subagent_type: 'toolgate-kit:reviewer' }),
+      { content: [{ type: 'text', text: 'LGTM' }] },
+      { content: [{ type: 'text', text: 'All kit parts used.' }] },
+    ]);
+    term = spawnToolgate(['--cwd', path.join(dir, 'work'), '--plugin-dir', KIT, '--allowedTools', 'Bash(echo *)', 'mcp__plugin_toolgate-kit_echo__echo'], {
       rows: 60,
       env: { PATH: process.env.PATH, HOME: path.join(dir, 'home'), XDG_STATE_HOME: path.join(dir, 'state'), ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: server.url },
     });
@@ -50,6 +59,13 @@ describe('plugins in the terminal session', () => {
     term.write('/toolgate-kit:greet Ada\r');
     await term.waitFor('Hello there, Ada.');
     expect(JSON.stringify(server.messageRequests[0]!.body.messages)).toContain('Greet Ada warmly.');
+    // The hook fires, the MCP tool is called, the agent runs — in the terminal session too.
+    term.write('use the kit\r');
+    await term.waitFor('All kit parts used.');
+    expect(readFileSync(path.join(dir, 'work', 'plugin-hook.log'), 'utf8')).toBe('PostToolUse Bash echo plugged\n');
+    expect(JSON.stringify(server.messageRequests[3]!.body)).toContain('echo: hi');
+    expect(JSON.stringify(server.messageRequests[4]!.body.system)).toContain('You are the toolgate-kit reviewer.');
+    expect(JSON.stringify(server.messageRequests[5]!.body)).toContain('LGTM');
   }, 120_000);
 });
 
