@@ -60,7 +60,7 @@ describe('plugins from the CLI', { timeout: 120_000 }, () => {
   });
 
   it('-p --plugin-dir: the hook fires, the MCP tool is listed and called, the skill is offered and runs, the agent runs', async () => {
-    const call = (name: string, input: Record<string, unknown>) => ({ content: [{ type: 'tool_use', name, input }] });
+    const call = (name: string, input: Record<string, unknown>) => ({ content: [{ type: 'tool_use' as const, name, input }] });
     server = await startScriptedServer([
       call('Bash', { command: 'echo plugged', description: 'echo' }),
       call('mcp__plugin_toolgate-kit_echo__echo', { text: 'hi' }),
