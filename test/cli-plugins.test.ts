@@ -59,12 +59,43 @@ describe('plugins from the CLI', { timeout: 120_000 }, () => {
     expect(JSON.stringify(server.messageRequests[0]!.body.messages)).toContain('Greet Ada warmly.');
   });
 
+  it('-p --plugin-dir: the hook fires, the MCP tool is listed and called, the skill is offered and runs, the agent runs', async () => {
+    const call = (name: string, input: Record<string, unknown>) => ({ content: [{ type: 'tool_use' as const, name, input }] });
+    server = await startScriptedServer([
+      call('Bash', { command: 'echo plugged', description: 'echo' }),
+      call('mcp__plugin_toolgate-kit_echo__echo', { text: 'hi' }),
+      call('Skill', { skill: 'toolgate-kit:tidy-notes' }),
+      call('Agent', { description: 'review', prompt: 'review the change', subagent_type: 'toolgate-kit:reviewer' }),
+      { content: [{ type: 'text', text: 'LGTM' }] },
+      { content: [{ type: 'text', text: 'all done' }] },
+    ]);
+    const run = await toolgate(
+      ['-p', 'use the kit', '--plugin-dir', KIT, '--output-format', 'stream-json', '--verbose', '--cwd', work, '--allowedTools', 'Bash(echo *)', 'mcp__plugin_toolgate-kit_echo__echo'],
+      { env: env({ ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: server.url }) },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const out = lines(run.stdout);
+    expect(out[0]!.tools).toContain('mcp__plugin_toolgate-kit_echo__echo');
+    expect(out.at(-1)).toMatchObject({ type: 'result', result: 'all done' });
+    // The hook: its ${CLAUDE_PLUGIN_ROOT} script ran after the Bash call.
+    expect(readFileSync(path.join(work, 'plugin-hook.log'), 'utf8')).toBe('PostToolUse Bash echo plugged\n');
+    const requests = server.messageRequests.map((r) => JSON.stringify(r.body));
+    expect(requests[2]).toContain('echo: hi');
+    const tools = server.messageRequests[0]!.body.tools as { name: string; description: string }[];
+    expect(tools.find((t) => t.name === 'Skill')!.description).toContain('toolgate-kit:tidy-notes');
+    expect(requests[3]).toContain('Turn each line of the notes file into a bullet.');
+    expect(JSON.stringify(server.messageRequests[4]!.body.system)).toContain('You are the toolgate-kit reviewer.');
+    expect(requests[5]).toContain('LGTM');
+  });
+
   it('plugin validate shows what a plugin runs; a plugin that points outside itself fails', async () => {
     const ok = await toolgate(['plugin', 'validate', KIT], { env: env() });
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain('command /toolgate-kit:greet');
     expect(ok.stdout).toContain('agent toolgate-kit:reviewer');
-    expect(ok.stdout).toContain(`hook PostToolUse (Bash): runs node ${KIT}/scripts/record-hook.mjs`);
+    // A shell command keeps the variable (its environment holds the folder: docs/security.md §9); the first line names the folder.
+    expect(ok.stdout).toContain(`plugin toolgate-kit 1.0.0 (${KIT})`);
+    expect(ok.stdout).toContain('hook PostToolUse (Bash): runs node "${CLAUDE_PLUGIN_ROOT}"/scripts/record-hook.mjs');
     expect(ok.stdout).toContain(`MCP server echo (tools mcp__plugin_toolgate-kit_echo__*): runs node ${KIT}/servers/echo.mjs`);
     const bad = path.join(dir, 'bad');
     mkdirSync(path.join(bad, '.claude-plugin'), { recursive: true });

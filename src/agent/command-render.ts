@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ToolUseOutcome } from '../execution/outcome.js';
 import { toolResultText } from '../tool/tool-result.js';
+import { quoteIn, shellQuotingMap, type ShellQuoting } from '../tools/shared/shell-word.js';
 
 /** Runs one tool_use (Bash or Read) through the pipeline and returns its outcome. */
 export type RunCommandCall = (toolName: 'Bash' | 'Read', input: Record<string, unknown>) => Promise<ToolUseOutcome>;
@@ -114,12 +115,21 @@ export function substitutePlaceholders(input: Pick<RenderCommandInput, 'body' | 
   const named = names.length > 0 ? `|(${names.map(escapeRe).join('|')})(?![\\w-])` : '';
   const re = new RegExp(`(\\\\*)\\$(?:\\{(CLAUDE_SKILL_DIR|CLAUDE_PLUGIN_ROOT|CLAUDE_PROJECT_DIR|CLAUDE_SESSION_ID)\\}|ARGUMENTS\\[(\\d+)\\]|(ARGUMENTS)|(\\d+)${named})`, 'g');
   let usedArguments = false;
-  const text = input.body.replace(re, (whole, slashes: string, variable?: string, index?: string, all?: string, digit?: string, name?: string) => {
+  const inShell = shellSpansOf(input.body);
+  const text = input.body.replace(re, (...m: unknown[]) => {
+    const [whole, slashes, variable, index, all, digit] = m as [string, string, string?, string?, string?, string?];
+    // The declared-name group exists only when names are declared; the match's offset is always second to last.
+    const name = names.length > 0 ? (m[6] as string | undefined) : undefined;
+    const offset = m.at(-2) as number;
     // A single backslash escapes an argument placeholder (not a ${CLAUDE_*} variable); any other run stays as is.
     if (slashes.length === 1 && variable === undefined) return whole.slice(1);
     if (variable !== undefined) {
       const value = variable === 'CLAUDE_SKILL_DIR' ? input.skillDir : variable === 'CLAUDE_PLUGIN_ROOT' ? input.pluginRoot : variable === 'CLAUDE_PROJECT_DIR' ? input.projectDir : input.sessionId;
-      return value === undefined ? whole : slashes + value;
+      if (value === undefined) return whole;
+      // Inside a `!` command a folder's path is quoted for where it stands: a --plugin-dir path with a quote, `$` or
+      // `;` stays one word of the command, never more of it.
+      const quoting = inShell(offset + slashes.length);
+      return slashes + (quoting === undefined ? value : quoteIn(quoting, value));
     }
     usedArguments = true;
     if (all !== undefined) return slashes + input.args;
@@ -133,6 +143,15 @@ export function substitutePlaceholders(input: Pick<RenderCommandInput, 'body' | 
   });
   if (!usedArguments && input.args.trim() !== '') return `${text.replace(/\s*$/, '')}\n\nARGUMENTS: ${input.args}`;
   return text;
+}
+
+/** The shell quoting at a position of `body` inside one of its `!` commands; undefined outside them. */
+function shellSpansOf(body: string): (at: number) => ShellQuoting | undefined {
+  const spans = findShellCommands(body).map((span) => ({ span, map: shellQuotingMap(body.slice(span.start, span.end)) }));
+  return (at) => {
+    const hit = spans.find(({ span }) => at >= span.start && at < span.end);
+    return hit?.map[at - hit.span.start];
+  };
 }
 
 interface ShellSpan {

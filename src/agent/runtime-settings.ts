@@ -49,6 +49,7 @@ export function loadRuntimeSettings(options: ToolRuntimeOptions, cwd: string): R
   const loaded = loadSettings({
     cwd,
     homeDir: s.homeDir,
+    ...(s.managedSettingsPath !== undefined ? { managedSettingsPath: s.managedSettingsPath } : {}),
     flagSettingsFiles,
     mode: options.mode,
     ...(options.allowDangerouslySkipPermissions === true ? { allowBypassPermissions: true } : {}),
@@ -57,7 +58,8 @@ export function loadRuntimeSettings(options: ToolRuntimeOptions, cwd: string): R
   });
   // Plugins' hooks come after every settings file's, through the same parser and runner (none replaces another).
   const pluginHooks = (s.plugins ?? []).flatMap((p) => p.hooks.map((h) => ({ source: `plugin:${p.name}`, file: h.file, hooks: h.hooks, env: { CLAUDE_PLUGIN_ROOT: p.root } })));
-  const hooks = parseHooksSettings([...loaded.hooksBySource.map((h) => ({ source: h.source, file: h.file, hooks: h.hooks })), ...pluginHooks]);
+  // The hook settings (managed first) decide which of them run, plugins' included: here, the one place they meet.
+  const hooks = parseHooksSettings([...loaded.hooksBySource.map((h) => ({ source: h.source, file: h.file, hooks: h.hooks })), ...pluginHooks], loaded.hookPolicy);
   const errors = [...loaded.errors.map((e) => `${e.file}: ${e.message}`), ...hooks.errors];
   const warnings = [...loaded.warnings, ...hooks.warnings];
 

@@ -151,6 +151,8 @@ export interface ToolRuntimeOptions {
     readonly sources?: readonly SettingSource[];
     /** Home directory for user settings (default: `os.homedir()`). */
     readonly homeDir?: string;
+    /** The managed policy file (default: the machine's, settings/load-settings.ts `defaultManagedSettingsPath`). */
+    readonly managedSettingsPath?: string;
     /**
      * Plugins (settings/plugin-folder.ts): their skills and commands join the catalogue as `/plugin:name`, their hooks
      * the settings' hooks (source `plugin:<name>`). Their agents and MCP servers come through `services` and

@@ -3,6 +3,7 @@
  * `HooksConfig`. Hooks that silently never fire are a top complaint (user-asks #7), so every dropped entry gets an
  * error naming the file, the event and the index, and every oddity that is kept gets a warning.
  */
+import { applyHttpPolicy, hookSourceIsOff, type HookPolicy } from './hook-policy.js';
 import { LOOP_HOOK_EVENT_NAMES } from './loop-hooks.js';
 import { hookMatcherError } from './matcher.js';
 import {
@@ -31,12 +32,21 @@ const HANDLER_KEYS: Record<string, Set<string>> = {
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-export function parseHooksSettings(bySource: HooksSettingsSource[]): ParsedHooksSettings {
+/**
+ * Every source's hooks, checked and merged. `policy` (the hook settings: hook-policy.ts) is applied here, the one
+ * place hooks are assembled: a source it turns off is left out whole, an http hook it refuses is dropped, each with a
+ * warning — a hook that silently never fires is what people complain about most.
+ */
+export function parseHooksSettings(bySource: HooksSettingsSource[], policy?: HookPolicy): ParsedHooksSettings {
   const config: { [E in ClaudeCodeHookEventName]?: HookMatcherGroup[] } = {};
   const errors: string[] = [];
   const warnings: string[] = [];
   for (const src of bySource) {
-    parseSource(src, config, errors, warnings);
+    if (hookSourceIsOff(policy, src.source)) {
+      if (src.hooks !== undefined && src.hooks !== null) warnings.push(`${src.file ?? src.source}: hooks not run (${policy!.off!.why})`);
+      continue;
+    }
+    parseSource(src, config, errors, warnings, policy);
   }
   return { config: config as HooksConfig, errors, warnings };
 }
@@ -46,6 +56,7 @@ function parseSource(
   config: { [E in ClaudeCodeHookEventName]?: HookMatcherGroup[] },
   errors: string[],
   warnings: string[],
+  policy: HookPolicy | undefined,
 ): void {
   const where = src.file ?? src.source;
   if (src.hooks === undefined || src.hooks === null) return;
@@ -70,9 +81,30 @@ function parseSource(
     const list = (config[event as ClaudeCodeHookEventName] ??= []);
     groups.forEach((group, gi) => {
       const parsed = parseGroup(group, `${at}[${gi}]`, errors, warnings);
+      if (parsed) parsed.hooks = withPolicy(parsed.hooks, `${at}[${gi}]`, policy, warnings);
       if (parsed) list.push({ ...parsed, source: src.source, file: src.file, path: `hooks.${event}[${gi}]`, ...(src.env ? { env: src.env } : {}) });
     });
   }
+}
+
+/** The group's handlers as the policy lets them run: refused http hooks dropped, their variables narrowed. */
+function withPolicy(hooks: HookHandler[], at: string, policy: HookPolicy | undefined, warnings: string[]): HookHandler[] {
+  const out: HookHandler[] = [];
+  for (const h of hooks) {
+    if (h.type !== 'http') {
+      out.push(h);
+      continue;
+    }
+    const r = applyHttpPolicy(h, policy);
+    if ('refused' in r) {
+      warnings.push(`${at}: http hook not run: ${r.refused}`);
+      continue;
+    }
+    const dropped = (h.allowedEnvVars ?? []).filter((v) => !(r.handler.allowedEnvVars ?? []).includes(v));
+    if (dropped.length > 0) warnings.push(`${at}: http hook to ${h.url}: ${dropped.join(', ')} not expanded in its headers (not in httpHookAllowedEnvVars)`);
+    out.push(r.handler);
+  }
+  return out;
 }
 
 function parseGroup(

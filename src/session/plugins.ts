@@ -6,13 +6,15 @@
  * `createToolRuntime`'s `settings.plugins`), agents to the session's agent definitions, MCP servers to the session's
  * one MCP start-up, named `plugin:<plugin>:<server>` so their tools are `mcp__plugin_<plugin>_<server>__<tool>`.
  */
+import os from 'node:os';
 import path from 'node:path';
 import type { AgentDefinition } from '../agent/types.js';
 import { parseMcpServersObject } from '../mcp/config.js';
 import type { ScopedMcpServer } from '../mcp/load-config.js';
 import { pluginAgents } from '../settings/plugin-agents.js';
 import { readPluginFolder, type PluginFolder } from '../settings/plugin-folder.js';
-import { enabledInstalledPlugins } from '../settings/plugin-install.js';
+import { describePlugin } from '../settings/plugin-describe.js';
+import { enabledInstalledPlugins, installPlugin, setPluginEnabled } from '../settings/plugin-install.js';
 import type { SettingSourceName } from '../settings/load-settings.js';
 import { SessionOptionError, type SessionOptions } from './options.js';
 
@@ -83,4 +85,28 @@ function pluginMcpServers(folders: readonly PluginFolder[], c: PluginLoad): Map<
     }
   }
   return servers;
+}
+
+/**
+ * Installs `plugin@marketplace` from a marketplace the session's settings declare, and enables it in the user's
+ * settings: `confirm` is shown what the plugin contains (each hook's command, each MCP server's command line) and
+ * decides. The plugin loads when a session starts.
+ */
+export async function installSessionPlugin(
+  options: SessionOptions,
+  where: { readonly cwd: string; readonly env: Readonly<Record<string, string>> },
+  ref: string,
+  confirm: (contents: readonly string[]) => Promise<boolean>,
+): Promise<{ readonly installed: false } | { readonly installed: true; readonly path: string; readonly settingsFile: string }> {
+  const o = {
+    cwd: where.cwd,
+    env: where.env,
+    homeDir: where.env.HOME ?? os.homedir(),
+    sources: [...(options.settingSources ?? ['user', 'project', 'local']), 'managed'] as SettingSourceName[],
+    settingsFiles: options.settingsFiles ?? [],
+    settingsObject: { ...options.settings },
+  };
+  const done = await installPlugin(ref, o, (plugin) => confirm(describePlugin(plugin)));
+  if (!done) return { installed: false };
+  return { installed: true, path: done.installed.path, settingsFile: setPluginEnabled(ref, true, o) };
 }

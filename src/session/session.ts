@@ -23,6 +23,7 @@ import { changeMcp, clearConversation, compactLocal, historyOf, prepareMessage, 
 import { SessionInput } from './input.js';
 import { LocalRun } from './local-run.js';
 import { mcpStatusOf, syncMcpRoots, type SessionMcpServer } from './mcp.js';
+import { installSessionPlugin } from './plugins.js';
 import type { SessionEvent, SessionOptions } from './options.js';
 import { removeRule, type RuleRemoval } from './rules.js';
 import { sessionEnv, setUpSession, type SessionParts } from './setup.js';
@@ -183,6 +184,12 @@ export class Session {
   /** The plugins this session loaded: name and folder. */
   get plugins(): readonly { readonly name: string; readonly path: string }[] {
     return this.#parts?.plugins ?? [];
+  }
+
+  /** Installs and enables `plugin@marketplace` (session/plugins.ts); `confirm` sees what it contains. Loads next session. */
+  installPlugin(ref: string, confirm: (contents: readonly string[]) => Promise<boolean>): ReturnType<typeof installSessionPlugin> {
+    const parts = this.#need();
+    return installSessionPlugin(this.#options, { cwd: parts.runtime.cwd, env: parts.env }, ref, confirm);
   }
 
   get apiKeySource(): SessionParts['apiKeySource'] {

@@ -24,6 +24,8 @@ import { tryParsePermissionRule, validatePermissionRule } from '../permissions/p
 import { readSettingsFile, type SettingsError, type SettingsFileContent } from './read-settings-file.js';
 import { isInlineJson } from '../tool/read-config-file.js';
 import { mergeRaw, mergeToolgateKey } from './toolgate-key.js';
+import { hookPolicyOf } from './hook-settings.js';
+import type { HookPolicy } from '../hooks/hook-policy.js';
 
 export type { SettingsError } from './read-settings-file.js';
 
@@ -76,6 +78,8 @@ export interface LoadedSettings {
   readonly permissionContext: ToolPermissionContext;
   /** Highest precedence first. */
   readonly hooksBySource: readonly HooksFromSource[];
+  /** Which hooks may run (`disableAllHooks`, `allowManagedHooksOnly`, the http lists): applied where hooks are parsed. */
+  readonly hookPolicy: HookPolicy;
   /** The merged raw `sandbox` object (undefined when no file sets it). */
   readonly sandbox: unknown;
   readonly env: Readonly<Record<string, string>>;
@@ -209,6 +213,7 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
   return {
     permissionContext,
     hooksBySource: contents.filter((c) => c.hooks !== undefined).map((c) => ({ source: c.source, file: c.file, hooks: c.hooks })),
+    hookPolicy: hookPolicyOf(contents, warnings),
     sandbox,
     env,
     envBySource: contents.filter((c) => Object.keys(c.env).length > 0).map((c) => ({ source: c.source, env: c.env })),

@@ -8,13 +8,14 @@
  * must start with `./` and may not climb out with `..`, and every file read — a part named in the manifest, a default
  * folder, a command, agent or skill file inside them — must resolve, symlinks followed, inside the folder's real
  * path; anything else is left out with a warning. A plugin's `settings.json` is not read: a plugin never changes
- * permissions. `${CLAUDE_PLUGIN_ROOT}` is replaced by the folder's real path in hook commands and MCP server entries
- * here (hook commands also get it in their environment: agent/runtime-settings.ts); command and skill text gets it
- * when rendered (agent/command-render.ts).
+ * permissions. `${CLAUDE_PLUGIN_ROOT}` is filled in here in hooks and MCP server entries — a shell command keeps it
+ * as a variable its environment sets (agent/runtime-settings.ts), never the path as text (`hooksWithPluginRoot`);
+ * command and skill text gets it when rendered (agent/command-render.ts, quoted inside `!` commands).
  */
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseConfigJson, readConfigText } from '../tool/read-config-file.js';
+import { shellQuotingMap } from '../tools/shared/shell-word.js';
 
 /** A plugin's name: a word that is safe in a namespace (`/name:cmd`), an MCP tool name and a folder name. */
 export const PLUGIN_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -104,7 +105,7 @@ export function readPluginFolder(dir: string): ReadPluginResult {
       commands,
       skills,
       agents,
-      hooks: hooks.map((h) => ({ file: h.file, hooks: withPluginRoot(h.hooks, root) })),
+      hooks: hooks.map((h) => ({ file: h.file, hooks: hooksWithPluginRoot(h.hooks, root) })),
       mcpServers: mcpServers.map((m) => ({ file: m.file, json: withPluginRoot(m.json, root) })),
     },
     errors,
@@ -209,9 +210,31 @@ function readJsonInside(root: string, file: string, errors: string[]): unknown {
   return parsed.json;
 }
 
+const PLUGIN_ROOT_VARIABLE = /\$\{CLAUDE_PLUGIN_ROOT\}|\$CLAUDE_PLUGIN_ROOT\b/g;
+
+/**
+ * A hooks object with `${CLAUDE_PLUGIN_ROOT}` filled in. Into a shell command (no `args`, not PowerShell) the folder's
+ * path is never pasted as text — a `--plugin-dir` path holding a quote, `$`, `` ` `` or `;` would be run: the variable
+ * stays for bash to expand from the hook's environment (runtime-settings.ts sets it), written `"${CLAUDE_PLUGIN_ROOT}"`
+ * where it stood unquoted and `'"${CLAUDE_PLUGIN_ROOT}"'` inside single quotes, so that the path is one word wherever
+ * it stood. An expansion's result is never read as shell syntax, so a wrong guess of the quoting breaks the path at
+ * worst, never runs it. Exec-form commands, URLs and the rest get the path itself (no shell reads them).
+ */
+function hooksWithPluginRoot(hooks: unknown, root: string): unknown {
+  if (!isObject(hooks)) return withPluginRoot(hooks, root);
+  const handler = (h: unknown): unknown => {
+    if (!isObject(h) || (h.type !== undefined && h.type !== 'command') || h.args !== undefined || h.shell === 'powershell' || typeof h.command !== 'string') return withPluginRoot(h, root);
+    const map = shellQuotingMap(h.command);
+    const command = h.command.replace(PLUGIN_ROOT_VARIABLE, (_m, offset: number) => (map[offset] === 'double' ? '${CLAUDE_PLUGIN_ROOT}' : map[offset] === 'single' ? `'"\${CLAUDE_PLUGIN_ROOT}"'` : '"${CLAUDE_PLUGIN_ROOT}"'));
+    return { ...(withPluginRoot(h, root) as Record<string, unknown>), command };
+  };
+  const group = (g: unknown): unknown => (isObject(g) && Array.isArray(g.hooks) ? { ...g, hooks: g.hooks.map(handler) } : withPluginRoot(g, root));
+  return Object.fromEntries(Object.entries(hooks).map(([event, groups]) => [event, Array.isArray(groups) ? groups.map(group) : groups]));
+}
+
 /** Every string of `value` with `${CLAUDE_PLUGIN_ROOT}` (and `$CLAUDE_PLUGIN_ROOT`) replaced by `root`. */
 function withPluginRoot(value: unknown, root: string): unknown {
-  if (typeof value === 'string') return value.replace(/\$\{CLAUDE_PLUGIN_ROOT\}|\$CLAUDE_PLUGIN_ROOT\b/g, root);
+  if (typeof value === 'string') return value.replace(PLUGIN_ROOT_VARIABLE, () => root);
   if (Array.isArray(value)) return value.map((v) => withPluginRoot(v, root));
   if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withPluginRoot(v, root)]));
   return value;

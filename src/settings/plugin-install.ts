@@ -19,7 +19,16 @@ import { editSettingsFile } from './grants.js';
 import { loadSettings, PROJECT_SOURCES, type SettingSourceName } from './load-settings.js';
 import { isInside, PLUGIN_NAME, readPluginFolder, type PluginFolder } from './plugin-folder.js';
 
-export type MarketplaceSource = { readonly source: 'directory'; readonly path: string } | { readonly source: 'git'; readonly url: string };
+export type MarketplaceSource =
+  | { readonly source: 'directory'; readonly path: string }
+  | { readonly source: 'file'; readonly path: string }
+  | { readonly source: 'git'; readonly url: string; readonly ref?: string };
+
+/** Where a marketplace was found: its root (plugin sources resolve from it) and its `marketplace.json`. */
+export interface MarketplaceLocation {
+  readonly folder: string;
+  readonly file: string;
+}
 
 export interface PluginStateOptions {
   readonly cwd: string;
@@ -85,10 +94,21 @@ export function pluginSettingsOf(o: PluginStateOptions): PluginSettings {
 
 function marketplaceSource(entry: unknown, file: string, cwd: string): MarketplaceSource | string {
   const s = isObject(entry) && isObject(entry.source) ? entry.source : undefined;
-  if (s?.source === 'directory' && typeof s.path === 'string') return { source: 'directory', path: path.resolve(isInlineJson(file) ? cwd : path.dirname(file), s.path) };
-  if (s?.source === 'git' && typeof s.url === 'string') return { source: 'git', url: s.url };
-  if (s?.source === 'github' && typeof s.repo === 'string' && /^[\w.-]+\/[\w.-]+$/.test(s.repo)) return { source: 'git', url: `https://github.com/${s.repo}.git` };
-  return `${file}: a marketplace's "source" must be { "source": "directory", "path" }, { "source": "git", "url" } or { "source": "github", "repo" }`;
+  const base = isInlineJson(file) ? cwd : path.dirname(file);
+  const ref = gitRef(s?.ref);
+  if (typeof ref === 'string' && ref.startsWith('!')) return `${file}: ${ref.slice(1)}`;
+  if (s?.source === 'directory' && typeof s.path === 'string') return { source: 'directory', path: path.resolve(base, s.path) };
+  if (s?.source === 'file' && typeof s.path === 'string') return { source: 'file', path: path.resolve(base, s.path) };
+  if (s?.source === 'git' && typeof s.url === 'string') return { source: 'git', url: s.url, ...(ref !== undefined ? { ref } : {}) };
+  if (s?.source === 'github' && typeof s.repo === 'string' && /^[\w.-]+\/[\w.-]+$/.test(s.repo)) return { source: 'git', url: `https://github.com/${s.repo}.git`, ...(ref !== undefined ? { ref } : {}) };
+  return `${file}: a marketplace's "source" must be { "source": "directory", "path" }, { "source": "file", "path" }, { "source": "git", "url" } or { "source": "github", "repo" }`;
+}
+
+/** A branch or tag to clone (`ref`): a plain name, never an option; `!why` when it is not one. */
+function gitRef(ref: unknown): string | undefined {
+  if (ref === undefined) return undefined;
+  if (typeof ref === 'string' && /^[\w][\w./-]*$/.test(ref) && !ref.split('/').includes('..')) return ref;
+  return `!"ref" must be a branch or tag name (got ${JSON.stringify(ref)})`;
 }
 
 export function readInstalled(o: Pick<PluginStateOptions, 'env' | 'homeDir'>): Record<string, InstalledPlugin> {
@@ -127,36 +147,55 @@ export function enabledInstalledPlugins(o: PluginStateOptions): { folders: strin
   return { folders, warnings };
 }
 
-/** A marketplace's folder: a local one as it is, a git one cloned afresh into the state folder. */
-export async function fetchMarketplace(name: string, source: MarketplaceSource, o: PluginStateOptions): Promise<string> {
-  if (source.source === 'directory') return source.path;
-  if (/^(ssh|ext|git):|^[\w.-]+@[\w.-]+:/.test(source.url)) throw new Error(`marketplace ${name}: ${source.url}: only https URLs and local repositories are fetched`);
+/** A marketplace: a local folder or file as it is, a git one cloned afresh into the state folder. */
+export async function fetchMarketplace(name: string, source: MarketplaceSource, o: PluginStateOptions): Promise<MarketplaceLocation> {
+  if (source.source === 'directory') return { folder: source.path, file: path.join(source.path, '.claude-plugin', 'marketplace.json') };
+  // A marketplace.json file: its plugins' `./` sources resolve from the folder holding its `.claude-plugin/` (or its own).
+  if (source.source === 'file') {
+    const dir = path.dirname(source.path);
+    return { folder: path.basename(dir) === '.claude-plugin' ? path.dirname(dir) : dir, file: source.path };
+  }
   const target = path.join(pluginsDir(o), 'marketplaces', name);
+  await cloneInto(target, source.url, source.ref, o);
+  return { folder: target, file: path.join(target, '.claude-plugin', 'marketplace.json') };
+}
+
+/**
+ * Clones `url` (at `ref`) into `target`, replacing what was there, through the one hardened git runner: transports
+ * `file` and `https` only; `ssh`, `ext::` and scp-like URLs are refused before git runs.
+ */
+async function cloneInto(target: string, url: string, ref: string | undefined, o: PluginStateOptions): Promise<void> {
+  if (/^(ssh|ext|git):|^[\w.-]+@[\w.-]+:/.test(url)) throw new Error(`${url}: only https URLs and local repositories are fetched`);
   const tmp = `${target}.${randomUUID()}.tmp`;
   fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
   try {
     // `--` ends the options: a URL starting with `-` is a URL, never an option.
-    await runGit(['clone', '--depth=1', '--no-recurse-submodules', '--quiet', '--', source.url, tmp], { cwd: path.dirname(target), env: o.env as NodeJS.ProcessEnv, transports: ['file', 'https'], timeoutMs: 120_000 });
+    await runGit(['clone', '--depth=1', '--no-recurse-submodules', '--quiet', ...(ref !== undefined ? [`--branch=${ref}`] : []), '--', url, tmp], { cwd: path.dirname(target), env: o.env as NodeJS.ProcessEnv, transports: ['file', 'https'], timeoutMs: 120_000 });
   } catch (error) {
     fs.rmSync(tmp, { recursive: true, force: true });
     throw error;
   }
   fs.rmSync(target, { recursive: true, force: true });
   fs.renameSync(tmp, target);
-  return target;
 }
 
 export interface MarketplaceEntry {
   readonly name: string;
   readonly description?: string;
-  /** The plugin's folder inside the marketplace. */
-  readonly folder: string;
+  /** The plugin's folder inside the marketplace (a `./` source). */
+  readonly folder?: string;
+  /** A plugin kept in a git repository of its own (`url`, `github`, `git-subdir` sources): cloned when installed. */
+  readonly git?: { readonly url: string; readonly ref?: string; readonly path?: string };
 }
 
-/** `.claude-plugin/marketplace.json`: its plugins whose source is a `./` folder inside the marketplace. */
-export function readMarketplace(folder: string): { entries: MarketplaceEntry[]; warnings: string[] } {
-  const root = fs.realpathSync(folder);
-  const file = path.join(root, '.claude-plugin', 'marketplace.json');
+/**
+ * A marketplace's `marketplace.json`: its plugins whose source is a `./` folder inside the marketplace, or a git
+ * repository (`{ "source": "url", "url" }`, `{ "source": "github", "repo" }`, `{ "source": "git-subdir", "url",
+ * "path" }`, each with an optional `ref`). Other kinds (`npm`) are skipped with a warning.
+ */
+export function readMarketplace(where: MarketplaceLocation): { entries: MarketplaceEntry[]; warnings: string[] } {
+  const root = fs.realpathSync(where.folder);
+  const file = where.file;
   const read = readConfigText(file);
   if (read.kind !== 'ok') throw new Error(`${file}: ${read.kind === 'missing' ? 'not found' : read.message}`);
   const parsed = parseConfigJson(read.text);
@@ -169,9 +208,16 @@ export function readMarketplace(folder: string): { entries: MarketplaceEntry[]; 
       warnings.push(`${file}: a plugin entry without a plain-word "name" is skipped`);
       continue;
     }
+    const description = typeof p.description === 'string' ? { description: p.description } : {};
+    if (isObject(p.source)) {
+      const git = gitPluginSource(p.source);
+      if (typeof git === 'string') warnings.push(`${file}: plugin ${p.name}: ${git}`);
+      else entries.push({ name: p.name, git, ...description });
+      continue;
+    }
     const src = typeof p.source === 'string' ? p.source : undefined;
     if (src === undefined || src.split(/[\\/]/).includes('..')) {
-      warnings.push(`${file}: plugin ${p.name}: only a "./" folder inside the marketplace is supported as its source`);
+      warnings.push(`${file}: plugin ${p.name}: its source must be a "./" folder inside the marketplace or a git repository`);
       continue;
     }
     const abs = path.resolve(root, base, src);
@@ -179,9 +225,23 @@ export function readMarketplace(folder: string): { entries: MarketplaceEntry[]; 
       warnings.push(`${file}: plugin ${p.name}: its folder leads outside the marketplace`);
       continue;
     }
-    entries.push({ name: p.name, folder: abs, ...(typeof p.description === 'string' ? { description: p.description } : {}) });
+    entries.push({ name: p.name, folder: abs, ...description });
   }
   return { entries, warnings };
+}
+
+/** A plugin entry's git source, or why it cannot be used. */
+function gitPluginSource(s: Record<string, unknown>): NonNullable<MarketplaceEntry['git']> | string {
+  const ref = gitRef(s.ref);
+  if (typeof ref === 'string' && ref.startsWith('!')) return ref.slice(1);
+  const at = ref !== undefined ? { ref } : {};
+  if (s.source === 'url' && typeof s.url === 'string') return { url: s.url, ...at };
+  if (s.source === 'github' && typeof s.repo === 'string' && /^[\w.-]+\/[\w.-]+$/.test(s.repo)) return { url: `https://github.com/${s.repo}.git`, ...at };
+  if (s.source === 'git-subdir' && typeof s.url === 'string' && typeof s.path === 'string') {
+    if (path.isAbsolute(s.path) || s.path.split(/[\\/]/).includes('..')) return `"path" ${JSON.stringify(s.path)} must stay inside the repository`;
+    return { url: s.url, path: s.path, ...at };
+  }
+  return `source kind ${JSON.stringify(s.source)} is not supported (a "./" folder, "url", "github" or "git-subdir")`;
 }
 
 export function splitRef(ref: string): { plugin: string; marketplace: string } {
@@ -201,10 +261,32 @@ export async function installPlugin(ref: string, o: PluginStateOptions, confirm:
   const { plugin: name, marketplace } = splitRef(ref);
   const source = pluginSettingsOf(o).marketplaces.get(marketplace);
   if (!source) throw new Error(`no marketplace named "${marketplace}" in the settings' extraKnownMarketplaces`);
-  const folder = await fetchMarketplace(marketplace, source, o);
-  const entry = readMarketplace(folder).entries.find((e) => e.name === name);
+  const entry = readMarketplace(await fetchMarketplace(marketplace, source, o)).entries.find((e) => e.name === name);
   if (!entry) throw new Error(`marketplace ${marketplace} has no plugin named "${name}"`);
-  const read = readPluginFolder(entry.folder);
+  const clone = entry.git ? path.join(pluginsDir(o), 'sources', marketplace, name) : undefined;
+  try {
+    return await installFrom(await pluginFolderOf(entry, clone, o), { ref, name, marketplace }, o, confirm);
+  } finally {
+    if (clone !== undefined) fs.rmSync(clone, { recursive: true, force: true });
+  }
+}
+
+/** The folder an entry's plugin is in: inside the marketplace, or inside its own repository cloned into `clone`. */
+async function pluginFolderOf(entry: MarketplaceEntry, clone: string | undefined, o: PluginStateOptions): Promise<string> {
+  if (entry.git === undefined || clone === undefined) return entry.folder!;
+  await cloneInto(clone, entry.git.url, entry.git.ref, o);
+  const folder = path.resolve(clone, entry.git.path ?? '.');
+  if (!isInside(fs.realpathSync(clone), folder)) throw new Error(`plugin ${entry.name}: its "path" leads outside its repository`);
+  return folder;
+}
+
+async function installFrom(
+  folder: string,
+  { ref, name, marketplace }: { ref: string; name: string; marketplace: string },
+  o: PluginStateOptions,
+  confirm: (plugin: PluginFolder) => Promise<boolean>,
+): Promise<{ installed: InstalledPlugin; plugin: PluginFolder } | undefined> {
+  const read = readPluginFolder(folder);
   if (!read.plugin) throw new Error(`plugin ${ref} cannot be loaded: ${read.errors.join('; ')}`);
   const leading = linksOutside(read.plugin.root);
   if (leading.length > 0) throw new Error(`plugin ${ref} cannot be installed: ${leading.join(', ')} lead${leading.length === 1 ? 's' : ''} outside the plugin (a symlink)`);

@@ -10,6 +10,7 @@ import { parseExpiry } from '../permissions/permission-updates.js';
 import { locateJsonError } from './locate-json-error.js';
 import { isInlineJson, parseConfigJson, readConfigText } from '../tool/read-config-file.js';
 import { KNOWN_PERMISSION_KEYS, KNOWN_TOP_LEVEL_KEYS } from './settings-keys.js';
+import { readHookSettingsKeys, type HookSettingsKeys } from './hook-settings.js';
 
 /** A problem in a settings file: the file, the key and what is wrong. */
 export interface SettingsError {
@@ -33,6 +34,8 @@ export interface SettingsFileContent {
   readonly disableAutoMode: boolean;
   readonly allowManagedPermissionRulesOnly: boolean;
   readonly hooks?: unknown;
+  /** `disableAllHooks`, `allowManagedHooksOnly`, `allowedHttpHookUrls`, `httpHookAllowedEnvVars` (hook-settings.ts). */
+  readonly hookSettings?: HookSettingsKeys;
   readonly sandbox?: unknown;
   readonly env: Record<string, string>;
   /** Claude Code's inline Bash output limit, unchecked beyond being a number. */
@@ -171,6 +174,7 @@ export function checkSettings(json: unknown, options: ReadOptions): ReadResult {
   if (obj.sandbox !== undefined && (obj.sandbox === null || typeof obj.sandbox !== 'object' || Array.isArray(obj.sandbox))) {
     errors.push({ file, key: 'sandbox', message: '"sandbox" must be an object' });
   }
+  const hookSettings = readHookSettingsKeys(obj, file, errors);
   const managedOnly = obj.allowManagedPermissionRulesOnly === true;
   if (managedOnly && source !== 'policySettings') {
     warnings.push(`${file}: "allowManagedPermissionRulesOnly" is only honoured in managed settings (ignored)`);
@@ -183,6 +187,7 @@ export function checkSettings(json: unknown, options: ReadOptions): ReadResult {
       disableAutoMode: disableAuto,
       allowManagedPermissionRulesOnly: managedOnly && source === 'policySettings',
       ...(obj.hooks !== undefined && errors.every((e) => e.key !== 'hooks') ? { hooks: obj.hooks } : {}),
+      ...(hookSettings !== undefined ? { hookSettings } : {}),
       ...(obj.sandbox !== undefined && errors.every((e) => e.key !== 'sandbox') ? { sandbox: obj.sandbox } : {}),
       ...(toolgate !== undefined ? { toolgate } : {}),
       ...(bashOutputMaxChars !== undefined ? { bashOutputMaxChars } : {}),

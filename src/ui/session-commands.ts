@@ -29,7 +29,7 @@ export const SESSION_COMMANDS: readonly MenuCommand[] = [
   { name: 'mcp', argumentHint: '[login|logout NAME]', description: 'MCP servers and their state' },
   { name: 'agents', description: 'the sub-agent types the Agent tool can start' },
   { name: 'skills', description: 'the skills and custom commands of this session' },
-  { name: 'plugin', description: 'the plugins of this session and what each added' },
+  { name: 'plugin', argumentHint: '[install PLUGIN@MARKETPLACE]', description: 'the plugins of this session and what each added; install one' },
   { name: 'exit', description: 'leave' },
 ];
 
@@ -104,7 +104,7 @@ export function runSessionCommand(terminal: TerminalSession, name: string, args:
       return true;
     case 'plugin':
     case 'plugins':
-      terminal.track(() => pluginCommand(terminal));
+      terminal.track(() => pluginCommand(terminal, args));
       return true;
     default:
       return false;

@@ -153,7 +153,7 @@ describe('who turns a plugin on, and where it goes', { timeout: 60_000 }, () => 
     mkdirSync(path.join(market, 'p', '.claude-plugin'), { recursive: true });
     writeFileSync(path.join(market, 'p', '.claude-plugin', 'plugin.json'), JSON.stringify({ name: 'p' }));
     writeFileSync(path.join(market, '.claude-plugin', 'marketplace.json'), JSON.stringify({ name: 'm', plugins: [{ name: '../../escape', source: './p' }] }));
-    expect(readMarketplace(market).entries).toEqual([]);
+    expect(readMarketplace({ folder: market, file: path.join(market, '.claude-plugin', 'marketplace.json') }).entries).toEqual([]);
     mkdirSync(path.join(w.homeDir, '.claude'), { recursive: true });
     writeFileSync(path.join(w.homeDir, '.claude', 'settings.json'), JSON.stringify({ extraKnownMarketplaces: { m: { source: { source: 'directory', path: market } } } }));
     await expect(installPlugin('../../escape@m', w, async () => true)).rejects.toThrow(/plugin@marketplace/);

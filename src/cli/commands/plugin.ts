@@ -55,8 +55,7 @@ export function registerPluginCommand(program: Command): void {
       const rows: { ref: string; installed: boolean; enabled: boolean; description?: string }[] = [];
       for (const [name, source] of settings.marketplaces) {
         try {
-          const folder = await fetchMarketplace(name, source, s);
-          for (const e of readMarketplace(folder).entries) {
+          for (const e of readMarketplace(await fetchMarketplace(name, source, s)).entries) {
             const ref = `${e.name}@${name}`;
             rows.push({ ref, installed: ref in installed, enabled: settings.enabled.get(ref) === true, ...(e.description ? { description: e.description } : {}) });
           }
