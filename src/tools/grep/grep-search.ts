@@ -37,6 +37,33 @@ export interface GrepSearchRequest {
    * tokens), others absolute. Absent: absolute. Deny checks always use the absolute path rg printed.
    */
   readonly shownFrom?: string;
+  /**
+   * Told how many entries rg has printed so far (paths, count lines or content lines, by mode): at the first and then
+   * at most every `PROGRESS_EVERY_MS`. The tool reports it as progress (the seeds' Grep emits match counts).
+   */
+  readonly onFound?: (found: number) => void;
+}
+
+/** How often a long search reports its count: often enough to show it moving, rarely enough to cost nothing. */
+export const PROGRESS_EVERY_MS = 250;
+
+/** `onRecord` that also counts the non-empty records for `onFound`, first at once, then at most every interval. */
+function counting(onRecord: (record: string) => boolean | void, onFound: ((found: number) => void) | undefined): (record: string) => boolean | void {
+  if (onFound === undefined) return onRecord;
+  let found = 0;
+  let last = 0;
+  return (record) => {
+    const verdict = onRecord(record);
+    if (record !== '' && record !== '--') {
+      found++;
+      const now = Date.now();
+      if (found === 1 || now - last >= PROGRESS_EVERY_MS) {
+        last = now;
+        onFound(found);
+      }
+    }
+    return verdict;
+  };
 }
 
 /** A result path as the model reads it: relative to `from` when inside it, absolute otherwise. */
@@ -65,8 +92,9 @@ export async function searchWithRipgrep(request: GrepSearchRequest): Promise<Gre
   return searchFiles(request, headLimit, offset);
 }
 
-function run(request: GrepSearchRequest, separator: '\0' | '\n', onRecord: (record: string) => boolean | void) {
+function run(request: GrepSearchRequest, separator: '\0' | '\n', eachRecord: (record: string) => boolean | void) {
   const { walkBound, input } = request;
+  const onRecord = counting(eachRecord, request.onFound);
   if (walkBound) {
     const content = (input.output_mode ?? 'files_with_matches') === 'content';
     return runBoundSearch(

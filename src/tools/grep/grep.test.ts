@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { zodToInputJSONSchema } from '../../tool/api-format.js';
+import type { ToolProgress } from '../../tool/tool.js';
 import { grepCommandArgs } from './grep-search.js';
 import { GrepTool, type GrepOutput } from './index.js';
 import { runRipgrep } from '../shared/ripgrep.js';
@@ -425,5 +426,42 @@ describe('Grep paths', () => {
   it('treats "undefined" and "null" paths as the cwd', async () => {
     const r = await runTool(GrepTool, { pattern: 'TARGET', path: 'undefined' }, ctx());
     expect(r.text).toBe(`Found 1 file\nctx.txt`);
+  });
+});
+
+describe('Grep progress (the seeds: Grep reports its match counts while it runs)', () => {
+  const collect = async (input: Record<string, unknown>, context = ctx()) => {
+    const seen: ToolProgress[] = [];
+    const r = await runTool(GrepTool, input, context, (p) => seen.push(p));
+    return { r, seen };
+  };
+
+  it('files: the first file found is reported at once, then counts that only grow, up to what the result lists', async () => {
+    const { r, seen } = await collect({ pattern: 'needle' });
+    const found = (r.data as GrepOutput).numFiles;
+    expect(found).toBeGreaterThan(1);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen[0]!.data).toEqual({ type: 'grep_progress', found: 1, unit: 'files' });
+    expect(seen[0]!.toolUseID).toMatch(/^toolu_test_/);
+    const counts = seen.map((p) => p.data.found as number);
+    expect(counts).toEqual([...counts].sort((a, b) => a - b));
+    expect(counts.at(-1)!).toBeLessThanOrEqual(found);
+  });
+
+  it('content: counted in lines', async () => {
+    const { seen } = await collect({ pattern: 'needle', output_mode: 'content' });
+    expect(seen[0]!.data).toEqual({ type: 'grep_progress', found: 1, unit: 'lines' });
+  });
+
+  it('nothing found, nothing reported', async () => {
+    const { r, seen } = await collect({ pattern: 'no-such-string-anywhere-here' });
+    expect(r.text).toBe('No files found');
+    expect(seen).toEqual([]);
+  });
+
+  it('no count while Read deny rules name paths (rg may print a file the final filter drops)', async () => {
+    const { r, seen } = await collect({ pattern: 'needle' }, ctx({ denyRules: [denyRule('Read', './secrets/**')] } as never));
+    expect((r.data as GrepOutput).numFiles).toBeGreaterThan(0);
+    expect(seen).toEqual([]);
   });
 });

@@ -35,7 +35,15 @@ export const DEFAULT_GREP_TIMEOUT_MS = 20_000;
 
 export type { GrepInput, GrepOutput };
 
-export const GrepTool = buildTool({
+/** What a running search reports: how many entries rg has printed so far (`unit` by output mode). */
+export interface GrepProgress {
+  readonly type: 'grep_progress';
+  readonly found: number;
+  readonly unit: 'files' | 'lines';
+  readonly [key: string]: unknown;
+}
+
+export const GrepTool = buildTool<typeof grepInputSchema, GrepOutput, GrepProgress>({
   name: GREP_TOOL_NAME,
   asyncSafe: true,
   permissionTraits: { kind: 'search', pathField: 'path' },
@@ -86,7 +94,7 @@ export const GrepTool = buildTool({
     return { result: true };
   },
 
-  async call(input, context) {
+  async call(input, context, _canUseTool, _parentMessage, onProgress) {
     const start = Date.now();
     const cwd = sessionCwd(context);
     const permissionContext = context.getAppState().toolPermissionContext;
@@ -123,6 +131,10 @@ export const GrepTool = buildTool({
         signal: context.abortController.signal,
         timeoutMs: context.options.settings.grepTimeoutMs ?? DEFAULT_GREP_TIMEOUT_MS,
         shownFrom: cwd,
+        // No count while Read deny rules name paths: rg's count could include a file the final filter then drops.
+        ...(onProgress !== undefined && !deny.active
+          ? { onFound: (found: number) => onProgress({ toolUseID: context.toolUseId ?? '', data: { type: 'grep_progress', found, unit: mode === 'content' ? 'lines' : 'files' } }) }
+          : {}),
       });
       return { data: { ...output, durationMs: Date.now() - start } };
     } finally {

@@ -31,4 +31,14 @@ describe('Grep views', () => {
     expect(await frame({ pattern: 'needle', output_mode: 'count' })).toBe('Found 3 matches in 2 files');
     expect(await frame({ pattern: 'needle', output_mode: 'content' })).toBe('Found 3 lines in 2 files');
   });
+
+  it('while running: the count so far, in the unit of the output mode', async () => {
+    const views = await GrepTool.loadViews!();
+    const options = { columns: 80, verbose: false, cwd: '/', elapsedMs: 1200 };
+    const draw = (progress: Parameters<NonNullable<typeof views.renderToolUseProgressMessage>>[0]) =>
+      render(<Box>{views.renderToolUseProgressMessage!(progress, options)}</Box>).lastFrame();
+    expect(draw([{ type: 'grep_progress', found: 1, unit: 'files' }, { type: 'grep_progress', found: 40, unit: 'files' }])).toBe('Found 40 files so far…');
+    expect(draw([{ type: 'grep_progress', found: 1, unit: 'lines' }])).toBe('Found 1 line so far…');
+    expect(draw([])).toBe('');
+  });
 });

@@ -2,9 +2,9 @@
 import { Box, Text } from 'ink';
 import type { ToolViews } from '../../tool/tool.js';
 import { displayPath, plural } from '../shared/views.js';
-import type { GrepInput, GrepOutput } from './index.js';
+import type { GrepInput, GrepOutput, GrepProgress } from './index.js';
 
-export const grepViews: ToolViews<GrepInput, GrepOutput> = {
+export const grepViews: ToolViews<GrepInput, GrepOutput, GrepProgress> = {
   renderToolUseMessage(input, { cwd }) {
     const where = [input.path !== undefined ? `in ${displayPath(input.path, cwd)}` : '', input.glob ?? '', input.type ? `type ${input.type}` : '']
       .filter(Boolean)
@@ -15,6 +15,11 @@ export const grepViews: ToolViews<GrepInput, GrepOutput> = {
         {where ? <Text dimColor> {where}</Text> : null}
       </Text>
     );
+  },
+  renderToolUseProgressMessage(progress) {
+    const last = progress.at(-1);
+    if (last === undefined) return null;
+    return <Text dimColor>Found {plural(last.found, last.unit === 'lines' ? 'line' : 'file')} so far…</Text>;
   },
   renderToolResultMessage(output, _progress, { verbose, cwd }) {
     let summary: string;

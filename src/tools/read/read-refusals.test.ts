@@ -28,10 +28,20 @@ async function quickly<T>(promise: Promise<T>, ms = 3000): Promise<T> {
 }
 
 describe('Read refuses, at once and with a clear error', () => {
-  it('a directory, in the words Claude Code sends (EISDIR, no <tool_use_error>)', async () => {
+  it("a directory: Claude Code's words (EISDIR, no <tool_use_error>), then the tools that list one", async () => {
     const r = await read({ file_path: dir });
     expect(r.isError).toBe(true);
-    expect(r.text).toBe(`EISDIR: illegal operation on a directory, read '${dir}'`);
+    expect(r.text).toBe(
+      `EISDIR: illegal operation on a directory, read '${dir}'\n` +
+        `${dir} is a directory, not a file. To see what it contains, use Bash with \`ls ${dir}\` or the Glob tool (pattern "*", path "${dir}").`,
+    );
+  });
+
+  it('a directory whose name bash would split: the ls it names is quoted as one word', async () => {
+    const spaced = path.join(dir, "it's here");
+    fs.mkdirSync(spaced);
+    const r = await read({ file_path: spaced });
+    expect(r.text.split('\n')[1]).toContain(`use Bash with \`ls '${dir}/it'\\''s here'\``);
   });
 
   it('a FIFO, without ever blocking on it', async () => {

@@ -9,7 +9,7 @@ import { buildTool } from '../../tool/build-tool.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import { binaryExtensionMessage, fileExtension, hasBinaryExtension } from '../shared/binary.js';
 import { FileToolError } from '../shared/errors.js';
-import { isBlockedDevicePath, notRegularFileMessage, openRegularFile, statOrNullSync } from '../shared/file-kind.js';
+import { directoryReadMessage, isBlockedDevicePath, notRegularFileMessage, openRegularFile, statOrNullSync } from '../shared/file-kind.js';
 import {
   backfillPathField,
   fileNotFoundMessage,
@@ -64,9 +64,10 @@ async function readFile(input: ReadInput, context: ToolUseContext): Promise<Read
     if (stats) absPath = alternative;
   }
   const checked = { context, access: 'read' } as const;
-  // Claude Code sends these two without <tool_use_error>, a directory in Node's own words (README.md).
+  // Claude Code sends these two without <tool_use_error>, a directory in Node's own words, to which toolgate adds the
+  // tools that list one (README.md).
   if (!stats) throw new FileToolError(fileNotFoundMessage(getToolCwd(context), await suggestSimilarPath(requested, checked)), 'NOT_FOUND', { unwrapped: true });
-  if (stats.isDirectory()) throw new FileToolError(`EISDIR: illegal operation on a directory, read '${absPath}'`, 'EISDIR', { unwrapped: true });
+  if (stats.isDirectory()) throw new FileToolError(directoryReadMessage(absPath), 'EISDIR', { unwrapped: true });
   if (!stats.isFile()) throw new FileToolError(notRegularFileMessage(absPath, stats, 'read'), 'NOT_REGULAR_FILE');
 
   const ext = fileExtension(absPath);

@@ -48,13 +48,20 @@ function shellWord(value: string): string {
   return /^[\w./@%+=:,-]+$/.test(value) ? value : shellQuote(value);
 }
 
-/** The refusal for anything that is not a regular file; `verb` is "read" or "edit"/"write". */
+/**
+ * Read's refusal of a directory: Claude Code's own first line (Node's EISDIR text, which models were trained on), then
+ * the tools that do list a directory — Claude Code's line alone leaves the model to guess (src/tools/read/README.md).
+ */
+export function directoryReadMessage(absPath: string): string {
+  return (
+    `EISDIR: illegal operation on a directory, read '${absPath}'\n` +
+    `${absPath} is a directory, not a file. To see what it contains, use Bash with \`ls ${shellWord(absPath)}\` or the Glob tool (pattern "*", path "${absPath}").`
+  );
+}
+
+/** The refusal for anything that is not a regular file; `verb` is "read" or "edit"/"write" (a directory: see above for Read). */
 export function notRegularFileMessage(absPath: string, stats: fs.Stats, verb: string): string {
-  if (stats.isDirectory()) {
-    return verb === 'read'
-      ? `${absPath} is a directory, not a file. To see what it contains, use Bash with \`ls ${shellWord(absPath)}\` or the Glob tool (pattern "*", path "${absPath}").`
-      : `Cannot ${verb} ${absPath}: it is a directory, not a file. Give the path of a file.`;
-  }
+  if (stats.isDirectory()) return `Cannot ${verb} ${absPath}: it is a directory, not a file. Give the path of a file.`;
   const kind = describeFileType(stats);
   return `Cannot ${verb} ${absPath}: it is ${kind}, not a regular file. Only regular files can be ${verb === 'read' ? 'read' : 'changed'} with this tool.`;
 }

@@ -6,7 +6,7 @@ import { getEmptyToolPermissionContext, type PermissionRule } from '../../../too
 import { toolResultText } from '../../../tool/tool-result.js';
 import { localToolCallBackend, type ToolCallBackend } from '../../../execution/backend.js';
 import { runToolUse } from '../../../execution/pipeline.js';
-import type { AnyTool, CanUseToolFn, ToolUseBlock } from '../../../tool/tool.js';
+import type { AnyTool, CanUseToolFn, ToolProgress, ToolUseBlock } from '../../../tool/tool.js';
 import { createToolUseContext, type ToolSettings, type ToolUseContext } from '../../../tool/tool-use-context.js';
 
 export interface FileSpec {
@@ -72,7 +72,12 @@ let calls = 0;
  * A model's call through the real pipeline (`runToolUse`), allowed by the gate (the engine has its own tests). `text`
  * is what the model reads, without the `<tool_use_error>` wrapper; `errorCode` is validateInput's, when it refused.
  */
-export async function runTool(tool: AnyTool, input: Record<string, unknown>, context: ToolUseContext): Promise<RunResult> {
+export async function runTool(
+  tool: AnyTool,
+  input: Record<string, unknown>,
+  context: ToolUseContext,
+  onProgress?: (progress: ToolProgress) => void,
+): Promise<RunResult> {
   let data: { value: unknown } | undefined;
   const backend: ToolCallBackend = {
     name: 'local (recording the output for the test)',
@@ -84,7 +89,7 @@ export async function runTool(tool: AnyTool, input: Record<string, unknown>, con
   };
   const block = { type: 'tool_use', id: `toolu_test_${++calls}`, name: tool.name, input } as ToolUseBlock;
   const withTool: ToolUseContext = { ...context, options: { ...context.options, tools: [tool] } };
-  const outcome = await runToolUse(block, { role: 'assistant', content: [block] }, canUseTool, withTool, { backend });
+  const outcome = await runToolUse(block, { role: 'assistant', content: [block] }, canUseTool, withTool, { backend, ...(onProgress ? { onProgress } : {}) });
   const text = toolResultText(outcome.result).replace(/^<tool_use_error>([\s\S]*)<\/tool_use_error>$/, '$1');
   let errorCode: number | undefined;
   if (outcome.stage === 'validation' && tool.validateInput) {
