@@ -137,6 +137,37 @@ describe('rewindFiles on the Agent SDK face', () => {
   });
 });
 
+describe('a checkpoint before each call that is not read-only', () => {
+  it('rewinds to just before a call inside a turn (by its tool_use id); a read-only call has none', async () => {
+    h = await harness([
+      call('Bash', { command: 'echo one > notes.md', description: 'first' }),
+      call('Read', { file_path: 'notes.md' }),
+      call('Bash', { command: 'echo two > notes.md && echo new > made.txt', description: 'second' }),
+      text('done'),
+    ]);
+    project(h.dir);
+    const input = feed();
+    const q = h.start(input.stream, { enableFileCheckpointing: true, allowedTools: ['Bash', 'Read'], permissionMode: 'acceptEdits' });
+    input.send('two shell calls', randomUUID());
+    const calls: string[] = [];
+    for await (const m of q as AsyncIterable<SDKMessage>) {
+      if (m.type === 'assistant') for (const b of m.message.content) if (b.type === 'tool_use') calls.push(b.id);
+      if (m.type !== 'result') continue;
+      expect(fs.readFileSync(path.join(h.dir, 'notes.md'), 'utf8')).toBe('two\n');
+      const [first, read, second] = calls;
+      expect(await q.rewindFiles(read!)).toMatchObject({ canRewind: false });
+      const r = await q.rewindFiles(second!);
+      expect(r.canRewind).toBe(true);
+      expect(fs.readFileSync(path.join(h.dir, 'notes.md'), 'utf8')).toBe('one\n');
+      expect(fs.existsSync(path.join(h.dir, 'made.txt'))).toBe(false);
+      await q.rewindFiles(first!);
+      expect(fs.readFileSync(path.join(h.dir, 'notes.md'), 'utf8')).toBe('keep me\n');
+      input.end();
+    }
+    expect(calls).toHaveLength(3);
+  });
+});
+
 describe('resumeSessionAt', () => {
   it('resumes the conversation cut after a message, under a new id; the transcript it was cut from stays whole', async () => {
     h = await harness([text('one'), text('two'), (req) => text(`saw ${req.body.messages.length} messages: ${JSON.stringify(req.body.messages.map((m: { content: unknown }) => m.content)).includes('second') ? 'second' : 'no second'}`)]);

@@ -49,6 +49,8 @@ export interface CheckpointRecord {
   readonly index: number;
   /** A short preview of the message (the picker's line). */
   readonly label: string;
+  /** A checkpoint before a call inside a turn (named by the call's tool_use id): the user message of its turn. */
+  readonly turn?: string;
   /** Tracked folder (real path) → its state. */
   readonly roots: Readonly<Record<string, RootState>>;
 }
@@ -129,14 +131,17 @@ export class CheckpointStore {
     return this.#records.get(id);
   }
 
-  /** Records the files' state before the user message `id` (a second checkpoint for the same id replaces nothing). */
-  checkpoint(id: string, index: number, label: string): Promise<CheckpointRecord> {
+  /**
+   * Records the files' state before the user message `id` — or before the call `id` inside the turn of the user
+   * message `turn` — (a second checkpoint for the same id replaces nothing).
+   */
+  checkpoint(id: string, index: number, label: string, turn?: string): Promise<CheckpointRecord> {
     return this.#serial(async () => {
       const known = this.#records.get(id);
       if (known) return known;
       const roots: Record<string, RootState> = {};
       for (const shadow of this.#shadows) roots[shadow.root] = await this.#snapshot(shadow);
-      const record: CheckpointRecord = { id, at: new Date().toISOString(), index, label: label.slice(0, 200), roots };
+      const record: CheckpointRecord = { id, at: new Date().toISOString(), index, label: label.slice(0, 200), ...(turn !== undefined ? { turn } : {}), roots };
       this.#records.set(id, record);
       fs.appendFileSync(path.join(this.#dir, 'checkpoints.jsonl'), `${JSON.stringify(record)}\n`, { mode: 0o600 });
       return record;
