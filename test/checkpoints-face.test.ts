@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { getSessionMessages, type SDKMessage, type SDKUserMessage } from 'toolgate/agent-sdk';
+import { forkSession, getSessionMessages, type SDKMessage, type SDKUserMessage } from 'toolgate/agent-sdk';
 import { call, harness, text, type Harness } from './helpers/agent-sdk-session.js';
 
 let h: Harness | undefined;
@@ -168,20 +168,26 @@ describe('a checkpoint before each call that is not read-only', () => {
   });
 });
 
+/** Two turns, "first" then "second", in one session; its id. */
+async function twoTurns(harnessed: Harness): Promise<string> {
+  const input = feed();
+  const q = harnessed.start(input.stream);
+  input.send('first', randomUUID());
+  let id = '';
+  let n = 0;
+  for await (const m of q as AsyncIterable<SDKMessage>) {
+    if (m.type !== 'result') continue;
+    id = m.session_id;
+    if (++n === 1) input.send('second', randomUUID());
+    else input.end();
+  }
+  return id;
+}
+
 describe('resumeSessionAt', () => {
   it('resumes the conversation cut after a message, under a new id; the transcript it was cut from stays whole', async () => {
     h = await harness([text('one'), text('two'), (req) => text(`saw ${req.body.messages.length} messages: ${JSON.stringify(req.body.messages.map((m: { content: unknown }) => m.content)).includes('second') ? 'second' : 'no second'}`)]);
-    const input = feed();
-    const q = h.start(input.stream);
-    input.send('first', randomUUID());
-    let id = '';
-    let n = 0;
-    for await (const m of q as AsyncIterable<SDKMessage>) {
-      if (m.type !== 'result') continue;
-      id = m.session_id;
-      if (++n === 1) input.send('second', randomUUID());
-      else input.end();
-    }
+    const id = await twoTurns(h);
     const stored = await getSessionMessages(id, { env: h.env });
     expect(stored).toHaveLength(4);
     const { messages } = await h.run('third', { resume: id, resumeSessionAt: stored[1]!.uuid });
@@ -190,5 +196,18 @@ describe('resumeSessionAt', () => {
     expect(result.session_id).not.toBe(id);
     expect(await getSessionMessages(id, { env: h.env })).toHaveLength(4);
     expect(() => h!.start('x', { resumeSessionAt: stored[1]!.uuid })).toThrow(/needs options.resume/);
+  });
+
+  it('forkSession at a message, then resumed: the next request goes on from the fork (end to end)', async () => {
+    h = await harness([text('one'), text('two'), (req) => text(`fork saw ${req.body.messages.length} messages`)]);
+    const id = await twoTurns(h);
+    const stored = await getSessionMessages(id, { env: h.env });
+    const fork = await forkSession(id, { env: h.env, upToMessageId: stored[1]!.uuid });
+    const { messages } = await h.run('third', { resume: fork.sessionId });
+    const result = messages.find((m) => m.type === 'result') as { result: string; session_id: string };
+    expect(result.result).toBe('fork saw 3 messages');
+    expect(result.session_id).toBe(fork.sessionId);
+    expect(JSON.stringify(h.server.messageRequests.at(-1)!.body.messages)).not.toContain('second');
+    expect(await getSessionMessages(id, { env: h.env })).toHaveLength(4);
   });
 });
