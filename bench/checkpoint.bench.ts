@@ -2,9 +2,14 @@
  * File checkpoint benchmarks (issue 35; src/session/checkpoints.ts).
  * - checkpoint.turn_ms: median time of one checkpoint on a 10,000-file project (100 folders of 100 files) where 10
  *   files changed since the last one — the per-turn cost; baseline: a checkpoint where nothing changed (one listing).
+ * - checkpoint.turn_cpu_ms: the CPU time (user + system) of this process for that turn, median: what a loaded machine
+ *   does not inflate the way it inflates the wall-clock figure; baseline: the same for the turn where nothing changed.
  * - checkpoint.first_ms: the first checkpoint of that project (every file hashed once).
  * - checkpoint.small_turn_ms: a checkpoint on a small repository (50 files, 2 changed); baseline: a Bash-like
  *   `bash -c 'ls >/dev/null'` spawned directly (what the cheapest shell call costs).
+ * - checkpoint.turn_vs_git_index_ms: the same 10-changed-files turn (median), against the way before (same run, same
+ *   load): git's own index in a shadow repository (`ls-files -m -d -o`, `add`, `write-tree`, each through the hardened
+ *   runner).
  * - checkpoint.heap_growth_mb: heap used after 1,000 turns (1 file changed each) minus after the first 100, with a GC
  *   before each reading when `--expose-gc` is on: flat memory is a figure near zero.
  */
@@ -13,6 +18,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CheckpointStore } from '../src/session/checkpoints.js';
+import { runGit } from '../src/tool/git-runner.js';
 import { median, type Benchmark } from './lib.js';
 
 function project(files: number, perFolder: number): string {
@@ -32,6 +38,22 @@ function touch(root: string, count: number, turn: number, perFolder: number, fil
   }
 }
 
+/** The way before: git's index keeps the stat data; what changed is listed, added, and a tree written. */
+async function gitIndexTurn(root: string, gitDir: string): Promise<void> {
+  const git = (args: string[], input?: string) => runGit(args, { cwd: root, gitDir, ...(input !== undefined ? { input } : {}), maxBuffer: 256 * 1024 * 1024, timeoutMs: 30 * 60_000 });
+  const listed = (await git(['ls-files', '-z', '-m', '-d', '-o', '--exclude-standard'])).split('\0').filter(Boolean);
+  if (listed.length > 0) await git(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], listed.map((p) => `:(literal)${p}`).join('\0'));
+  await git(['write-tree']);
+}
+
+async function gitIndexShadow(root: string, dir: string): Promise<string> {
+  const gitDir = path.join(dir, 'index-shadow');
+  await runGit(['init', '--bare', '-q', gitDir], { cwd: dir });
+  fs.writeFileSync(path.join(gitDir, 'config'), `[core]\n\tbare = false\n\tworktree = ${root}\n\tuntrackedCache = true\n`);
+  await runGit(['add', '-A'], { cwd: root, gitDir, timeoutMs: 30 * 60_000 });
+  return gitDir;
+}
+
 const gc = (globalThis as { gc?: () => void }).gc;
 const heapMb = () => {
   gc?.();
@@ -41,7 +63,7 @@ const heapMb = () => {
 export const benchmarks: Benchmark[] = [
   {
     group: 'checkpoint',
-    names: ['checkpoint.turn_ms', 'checkpoint.first_ms', 'checkpoint.small_turn_ms', 'checkpoint.heap_growth_mb'],
+    names: ['checkpoint.turn_ms', 'checkpoint.turn_cpu_ms', 'checkpoint.first_ms', 'checkpoint.small_turn_ms', 'checkpoint.turn_vs_git_index_ms', 'checkpoint.heap_growth_mb'],
     async run() {
       const big = project(10_000, 100);
       const small = project(50, 10);
@@ -53,14 +75,36 @@ export const benchmarks: Benchmark[] = [
         const first = performance.now() - t;
         const changed: number[] = [];
         const unchanged: number[] = [];
+        const cpu: number[] = [];
+        const cpuUnchanged: number[] = [];
+        const cpuMs = (since: NodeJS.CpuUsage) => {
+          const used = process.cpuUsage(since);
+          return (used.user + used.system) / 1000;
+        };
         for (let turn = 1; turn <= 10; turn++) {
           touch(big, 10, turn, 100, 10_000);
+          let c = process.cpuUsage();
           t = performance.now();
           await store.checkpoint(`c${turn}`, turn, 'turn');
           changed.push(performance.now() - t);
+          cpu.push(cpuMs(c));
+          c = process.cpuUsage();
           t = performance.now();
           await store.checkpoint(`u${turn}`, turn, 'turn');
           unchanged.push(performance.now() - t);
+          cpuUnchanged.push(cpuMs(c));
+        }
+        const indexShadow = await gitIndexShadow(big, stores[0]!);
+        const viaIndex: number[] = [];
+        const viaScan: number[] = [];
+        for (let turn = 11; turn <= 20; turn++) {
+          touch(big, 10, turn, 100, 10_000);
+          t = performance.now();
+          await gitIndexTurn(big, indexShadow);
+          viaIndex.push(performance.now() - t);
+          t = performance.now();
+          await store.checkpoint(`i${turn}`, turn, 'turn');
+          viaScan.push(performance.now() - t);
         }
 
         const smallStore = await CheckpointStore.open(stores[1]!, [small]);
@@ -86,8 +130,10 @@ export const benchmarks: Benchmark[] = [
         const growth = heapMb() - at100;
         return [
           { name: 'checkpoint.turn_ms', value: median(changed), unit: 'ms', baseline: median(unchanged) },
+          { name: 'checkpoint.turn_cpu_ms', value: median(cpu), unit: 'ms', baseline: median(cpuUnchanged) },
           { name: 'checkpoint.first_ms', value: first, unit: 'ms' },
           { name: 'checkpoint.small_turn_ms', value: median(smallTurns), unit: 'ms', baseline: median(shell) },
+          { name: 'checkpoint.turn_vs_git_index_ms', value: median(viaScan), unit: 'ms', baseline: median(viaIndex) },
           { name: 'checkpoint.heap_growth_mb', value: growth, unit: 'MB' },
         ];
       } finally {

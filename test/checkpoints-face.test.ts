@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { getSessionMessages, type SDKMessage, type SDKUserMessage } from 'toolgate/agent-sdk';
+import { forkSession, getSessionMessages, type SDKMessage, type SDKUserMessage } from 'toolgate/agent-sdk';
 import { call, harness, text, type Harness } from './helpers/agent-sdk-session.js';
 
 let h: Harness | undefined;
@@ -137,20 +137,57 @@ describe('rewindFiles on the Agent SDK face', () => {
   });
 });
 
+describe('a checkpoint before each call that is not read-only', () => {
+  it('rewinds to just before a call inside a turn (by its tool_use id); a read-only call has none', async () => {
+    h = await harness([
+      call('Bash', { command: 'echo one > notes.md', description: 'first' }),
+      call('Read', { file_path: 'notes.md' }),
+      call('Bash', { command: 'echo two > notes.md && echo new > made.txt', description: 'second' }),
+      text('done'),
+    ]);
+    project(h.dir);
+    const input = feed();
+    const q = h.start(input.stream, { enableFileCheckpointing: true, allowedTools: ['Bash', 'Read'], permissionMode: 'acceptEdits' });
+    input.send('two shell calls', randomUUID());
+    const calls: string[] = [];
+    for await (const m of q as AsyncIterable<SDKMessage>) {
+      if (m.type === 'assistant') for (const b of m.message.content) if (b.type === 'tool_use') calls.push(b.id);
+      if (m.type !== 'result') continue;
+      expect(fs.readFileSync(path.join(h.dir, 'notes.md'), 'utf8')).toBe('two\n');
+      const [first, read, second] = calls;
+      expect(await q.rewindFiles(read!)).toMatchObject({ canRewind: false });
+      const r = await q.rewindFiles(second!);
+      expect(r.canRewind).toBe(true);
+      expect(fs.readFileSync(path.join(h.dir, 'notes.md'), 'utf8')).toBe('one\n');
+      expect(fs.existsSync(path.join(h.dir, 'made.txt'))).toBe(false);
+      await q.rewindFiles(first!);
+      expect(fs.readFileSync(path.join(h.dir, 'notes.md'), 'utf8')).toBe('keep me\n');
+      input.end();
+    }
+    expect(calls).toHaveLength(3);
+  });
+});
+
+/** Two turns, "first" then "second", in one session; its id. */
+async function twoTurns(harnessed: Harness): Promise<string> {
+  const input = feed();
+  const q = harnessed.start(input.stream);
+  input.send('first', randomUUID());
+  let id = '';
+  let n = 0;
+  for await (const m of q as AsyncIterable<SDKMessage>) {
+    if (m.type !== 'result') continue;
+    id = m.session_id;
+    if (++n === 1) input.send('second', randomUUID());
+    else input.end();
+  }
+  return id;
+}
+
 describe('resumeSessionAt', () => {
   it('resumes the conversation cut after a message, under a new id; the transcript it was cut from stays whole', async () => {
     h = await harness([text('one'), text('two'), (req) => text(`saw ${req.body.messages.length} messages: ${JSON.stringify(req.body.messages.map((m: { content: unknown }) => m.content)).includes('second') ? 'second' : 'no second'}`)]);
-    const input = feed();
-    const q = h.start(input.stream);
-    input.send('first', randomUUID());
-    let id = '';
-    let n = 0;
-    for await (const m of q as AsyncIterable<SDKMessage>) {
-      if (m.type !== 'result') continue;
-      id = m.session_id;
-      if (++n === 1) input.send('second', randomUUID());
-      else input.end();
-    }
+    const id = await twoTurns(h);
     const stored = await getSessionMessages(id, { env: h.env });
     expect(stored).toHaveLength(4);
     const { messages } = await h.run('third', { resume: id, resumeSessionAt: stored[1]!.uuid });
@@ -159,5 +196,18 @@ describe('resumeSessionAt', () => {
     expect(result.session_id).not.toBe(id);
     expect(await getSessionMessages(id, { env: h.env })).toHaveLength(4);
     expect(() => h!.start('x', { resumeSessionAt: stored[1]!.uuid })).toThrow(/needs options.resume/);
+  });
+
+  it('forkSession at a message, then resumed: the next request goes on from the fork (end to end)', async () => {
+    h = await harness([text('one'), text('two'), (req) => text(`fork saw ${req.body.messages.length} messages`)]);
+    const id = await twoTurns(h);
+    const stored = await getSessionMessages(id, { env: h.env });
+    const fork = await forkSession(id, { env: h.env, upToMessageId: stored[1]!.uuid });
+    const { messages } = await h.run('third', { resume: fork.sessionId });
+    const result = messages.find((m) => m.type === 'result') as { result: string; session_id: string };
+    expect(result.result).toBe('fork saw 3 messages');
+    expect(result.session_id).toBe(fork.sessionId);
+    expect(JSON.stringify(h.server.messageRequests.at(-1)!.body.messages)).not.toContain('second');
+    expect(await getSessionMessages(id, { env: h.env })).toHaveLength(4);
   });
 });

@@ -69,6 +69,8 @@ export interface Shared {
   builtIns: ReadonlySet<string>;
   /** Who hears what happens under the loop (sub-agents' events, hook processes): the session's top loop. */
   readonly loopListeners: Set<(event: QueryEvent) => void>;
+  /** Awaited before each call that is not read-only (the session's file checkpoint); `beforeMutatingCalls()` sets it. */
+  beforeMutatingCall?: ((toolUseId: string) => Promise<void>) | undefined;
 }
 
 /** Tells every listener; one that throws does not stop the others or the session. */
@@ -211,6 +213,7 @@ export class Runtime implements ToolRuntime {
       ...(backend ? { backend } : {}),
       ...(sink ? { eventSink: sink } : {}),
       ...(speculation ? { startSpeculativeClassifier: speculation.start } : {}),
+      ...(this.#shared.beforeMutatingCall ? { beforeMutatingCall: this.#shared.beforeMutatingCall } : {}),
       shutdownSignal: this.#shared.shutdown,
       ...(options.progress === false ? { progress: false } : {}),
     };
@@ -329,6 +332,10 @@ export class Runtime implements ToolRuntime {
 
   wake(): void {
     this.#context.services.notifications?.poke('user-message');
+  }
+
+  beforeMutatingCalls(hook: ((toolUseId: string) => Promise<void>) | undefined): void {
+    this.#shared.beforeMutatingCall = hook;
   }
 
   teammatesAtWork(): number {

@@ -342,6 +342,8 @@ export interface ToolRuntime {
   onNotification(listener: () => void): () => void;
   /** A person's message waits for the turn: a tool that only waits (ScheduleWakeup) stops waiting. */
   wake(): void;
+  /** Awaited before each call that is not read-only, from the next run on (the session's file checkpoints). */
+  beforeMutatingCalls?(hook: ((toolUseId: string) => Promise<void>) | undefined): void;
   /** How many teammates of the session's agent team are working (not waiting on their inbox, not ended). */
   teammatesAtWork?(): number;
   /** The agent types the Agent tool can start in this session (built-in, the agents folders', the session's own). */

@@ -61,6 +61,11 @@ export interface PipelineOptions {
    * call ends before it (src/permissions/speculative-classifier.ts).
    */
   readonly startSpeculativeClassifier?: (tool: AnyTool, input: Record<string, unknown>, context: ToolUseContext) => (() => void) | void;
+  /**
+   * Step 10: awaited before a call that is not read-only runs (its `isReadOnly` trait, never its name): the session's
+   * file checkpoint (issue 35). A failure is a notice, not a refusal.
+   */
+  readonly beforeMutatingCall?: (toolUseId: string) => Promise<void>;
 }
 
 const NO_OPTIONS: PipelineOptions = Object.freeze({});
@@ -256,6 +261,13 @@ export async function checkPermissionsAndCallTool(
   // 10 — call(), through the backend, with the original (or hook/permission-updated) input — unless the turn was
   // cancelled while hooks ran or a prompt waited.
   if (signal.aborted) return acc.fail('abort', abortedBeforeStartMessage(signal.reason), C.aborted, { decision });
+  if (options.beforeMutatingCall && !readOnlyCall(tool, callInput)) {
+    try {
+      await options.beforeMutatingCall(toolUseId);
+    } catch (error) {
+      acc.userNotices.push(`no file checkpoint before this call: ${errorMessageForModel(error)}`);
+    }
+  }
   const callStarted = hooks ? performance.now() : 0; // only hooks are told how long the call took
   let output: ToolResult<unknown>;
   try {
@@ -337,6 +349,15 @@ export async function checkPermissionsAndCallTool(
 }
 
 /** Step 6's clone; `undefined` if the tool's backfill throws (fail closed: a permission check on half an input is unsafe). */
+/** A tool whose read-only trait throws counts as one that changes things. */
+function readOnlyCall(tool: AnyTool, input: Record<string, unknown>): boolean {
+  try {
+    return tool.isReadOnly(input as never) === true;
+  } catch {
+    return false;
+  }
+}
+
 function backfill(tool: AnyTool, input: Record<string, unknown>, context: ToolUseContext): Record<string, unknown> | undefined {
   const clone = cloneInput(input);
   if (!tool.backfillObservableInput) return clone;

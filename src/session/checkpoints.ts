@@ -3,9 +3,10 @@
  * directories — is recorded in a shadow git object store kept in the session's folder (toolgate's state folder, outside
  * the project), so whatever changed them (Edit, Write, a Bash `sed -i`, a generated file, an `rm -r`) can be put back.
  *
- * One shadow repository per tracked folder (`<session>/checkpoints/<key>/`), each with its own index: the index keeps
- * the stat data of every file, so a snapshot asks git only for what changed since the last one (`ls-files -m -d -o`),
- * hashes those files and writes a tree; a turn that changed nothing costs one listing. Every git goes through the one
+ * One shadow repository per tracked folder (`<session>/checkpoints/<key>/`). The snapshot is taken in this process
+ * (checkpoint-scan.ts): the stat data of every file is kept from the last one, only changed files are hashed and their
+ * blobs and trees written into the shadow's object store; git is asked only which new paths the ignore rules leave
+ * out, and diffs and reads trees on a rewind. Every git goes through the one
  * hardened runner (no hooks, no filters, no fsmonitor), with the shadow repository named by `--git-dir`: the project's
  * own `.git` and its configuration are never read. The shadow's own `info/attributes` switches off every content
  * conversion a project's `.gitattributes` could ask for (line endings, filters, encodings), so a blob holds the bytes
@@ -24,6 +25,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { runGit } from '../tool/git-runner.js';
 import { finishJournal, restoreRoot, type RootPlan } from './checkpoint-restore.js';
+import { FolderScan } from './checkpoint-scan.js';
 
 export interface CheckpointSettings {
   /** Files larger than this are not checkpointed (default 10 MiB); the record names them. */
@@ -47,6 +49,8 @@ export interface CheckpointRecord {
   readonly index: number;
   /** A short preview of the message (the picker's line). */
   readonly label: string;
+  /** A checkpoint before a call inside a turn (named by the call's tool_use id): the user message of its turn. */
+  readonly turn?: string;
   /** Tracked folder (real path) → its state. */
   readonly roots: Readonly<Record<string, RootState>>;
 }
@@ -72,8 +76,6 @@ export interface RewindResult {
 }
 
 const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
-/** Paths changed in one snapshot above which the whole folder is added (see #snapshot). */
-const WHOLE_FOLDER_AT = 256;
 /** Content conversions a project's `.gitattributes` could ask for, switched off: a blob is the file's bytes. */
 const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const ATTRIBUTES = '* -text -eol -filter -ident -working-tree-encoding\n';
@@ -81,7 +83,8 @@ const ATTRIBUTES = '* -text -eol -filter -ident -working-tree-encoding\n';
 interface Shadow {
   readonly root: string;
   readonly gitDir: string;
-  last: RootState | undefined;
+  /** What the last snapshot saw (checkpoint-scan.ts), made by the first. */
+  scan: FolderScan | undefined;
 }
 
 export class CheckpointStore {
@@ -107,7 +110,7 @@ export class CheckpointStore {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     const roots = trackedRoots(folders);
     const shadows: Shadow[] = [];
-    for (const root of roots) shadows.push({ root, gitDir: await shadowRepository(dir, root, env), last: undefined });
+    for (const root of roots) shadows.push({ root, gitDir: await shadowRepository(dir, root, env), scan: undefined });
     const store = new CheckpointStore(dir, shadows, settings, env);
     for (const shadow of shadows) await finishJournal(shadow.gitDir, shadow.root, env);
     store.#readRecords();
@@ -128,14 +131,17 @@ export class CheckpointStore {
     return this.#records.get(id);
   }
 
-  /** Records the files' state before the user message `id` (a second checkpoint for the same id replaces nothing). */
-  checkpoint(id: string, index: number, label: string): Promise<CheckpointRecord> {
+  /**
+   * Records the files' state before the user message `id` — or before the call `id` inside the turn of the user
+   * message `turn` — (a second checkpoint for the same id replaces nothing).
+   */
+  checkpoint(id: string, index: number, label: string, turn?: string): Promise<CheckpointRecord> {
     return this.#serial(async () => {
       const known = this.#records.get(id);
       if (known) return known;
       const roots: Record<string, RootState> = {};
       for (const shadow of this.#shadows) roots[shadow.root] = await this.#snapshot(shadow);
-      const record: CheckpointRecord = { id, at: new Date().toISOString(), index, label: label.slice(0, 200), roots };
+      const record: CheckpointRecord = { id, at: new Date().toISOString(), index, label: label.slice(0, 200), ...(turn !== undefined ? { turn } : {}), roots };
       this.#records.set(id, record);
       fs.appendFileSync(path.join(this.#dir, 'checkpoints.jsonl'), `${JSON.stringify(record)}\n`, { mode: 0o600 });
       return record;
@@ -174,8 +180,6 @@ export class CheckpointStore {
       }
       const results = [];
       for (const plan of plans) results.push(await restoreRoot(plan, { dryRun: options.dryRun === true, env: this.#env, ...(options.afterStep ? { afterStep: options.afterStep } : {}) }));
-      // What was restored changed the folders: the next snapshot starts from the files, not from the tree before.
-      for (const shadow of this.#shadows) shadow.last = undefined;
       const added = results.flatMap((r) => r.added);
       const changed = results.flatMap((r) => r.changed);
       const deleted = results.flatMap((r) => r.deleted);
@@ -206,64 +210,14 @@ export class CheckpointStore {
   }
 
   async #snapshot(shadow: Shadow): Promise<RootState> {
-    // A first snapshot hashes every file: minutes on a big tree of a loaded machine, not the runner's default minute.
-    const git = (args: string[], input?: string) => runGit(args, { cwd: shadow.root, gitDir: shadow.gitDir, env: this.#env, ...(input !== undefined ? { input } : {}), maxBuffer: 256 * 1024 * 1024, timeoutMs: 30 * 60_000 });
-    const listed = await git(['ls-files', '-z', '-t', '-m', '-d', '-o', ...(this.#settings.respectGitignore ? ['--exclude-standard'] : [])]);
-    const add = new Set<string>();
-    const untrack = new Set<string>();
-    const skipped: string[] = [];
-    const folders = new Map<string, boolean>();
-    const excluded = new Set<string>();
-    for (const entry of listed.split('\0')) {
-      if (entry.length < 3) continue;
-      const tag = entry[0];
-      const rel = entry.slice(2);
-      // A nested repository is listed as its folder: its files are its own repository's.
-      if (rel.endsWith('/')) {
-        skipped.push(`${rel} (a nested repository)`);
-        excluded.add(rel.slice(0, -1));
-        continue;
-      }
-      let stat: fs.Stats | undefined;
-      try {
-        stat = behindLink(shadow.root, rel, folders) ? undefined : fs.lstatSync(path.join(shadow.root, rel));
-      } catch {
-        stat = undefined;
-      }
-      // Gone, or behind a link now (git sees it deleted, and `add` refuses a path beyond a link): out of the index.
-      if (tag === 'R' || !stat) {
-        untrack.add(rel);
-        add.delete(rel);
-        continue;
-      }
-      if (untrack.has(rel)) continue;
-      // A FIFO, socket or device (a command can put one at a tracked name), or a file git could not read: `git add`
-      // would fail the whole snapshot — and so every later checkpoint and rewind. Left out, and named.
-      if (!stat.isSymbolicLink() && !(stat.isFile() && readable(path.join(shadow.root, rel)))) {
-        skipped.push(`${rel} (${stat.isFile() ? 'not readable' : 'not a regular file'})`);
-        excluded.add(rel);
-        untrack.add(rel);
-        add.delete(rel);
-        continue;
-      }
-      if (stat.isFile() && stat.size > this.#settings.maxFileBytes) {
-        skipped.push(`${rel} (${stat.size} bytes, over the ${this.#settings.maxFileBytes}-byte limit)`);
-        excluded.add(rel);
-        if (tag !== '?') untrack.add(rel);
-        continue;
-      }
-      add.add(rel);
+    shadow.scan ??= FolderScan.fresh(shadow.root, shadow.gitDir, { ...this.#settings, ...storeInside(shadow.root, this.#dir) }, this.#env);
+    try {
+      return await shadow.scan.snapshot();
+    } catch (error) {
+      // A snapshot cut short (git not found, a folder unreadable) leaves the scan half-updated: the next one starts over.
+      shadow.scan = undefined;
+      throw error;
     }
-    const spec = (paths: Set<string>) => [...paths].map((p) => `:(literal)${p}`).join('\0');
-    if (untrack.size > 0) await git(['update-index', '--force-remove', '-z', '--stdin'], `${[...untrack].join('\0')}\0`);
-    // git matches each pathspec against each file: past a few hundred paths (a first snapshot, a generated tree) the
-    // whole folder is added instead, the files left out named as excluded pathspecs.
-    const whole = add.size > WHOLE_FOLDER_AT;
-    const pathspecs = whole ? ['.', ...[...excluded].map((p) => `:(exclude,literal)${p}`)].join('\0') : spec(add);
-    if (add.size > 0) await git(['add', '-A', ...(this.#settings.respectGitignore ? [] : ['-f']), '--pathspec-from-file=-', '--pathspec-file-nul'], pathspecs);
-    const tree = add.size + untrack.size === 0 && shadow.last ? shadow.last.tree : (await git(['write-tree'])).trim();
-    shadow.last = { tree, skipped };
-    return shadow.last;
   }
 
   #readRecords(): void {
@@ -296,29 +250,10 @@ function wellFormedRoots(roots: unknown): roots is Record<string, RootState> {
   });
 }
 
-function readable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.R_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** A folder on the way to `rel` is a link (or not a folder): git sees the file as gone. `seen` caches by folder. */
-function behindLink(root: string, rel: string, seen: Map<string, boolean>): boolean {
-  const dir = path.dirname(rel);
-  if (dir === '.') return false;
-  const known = seen.get(dir);
-  if (known !== undefined) return known;
-  let result: boolean;
-  try {
-    result = behindLink(root, dir, seen) || !fs.lstatSync(path.join(root, dir)).isDirectory();
-  } catch {
-    result = true;
-  }
-  seen.set(dir, result);
-  return result;
+/** The store's path in `root` when it sits there (a state folder under the project): never part of a snapshot. */
+function storeInside(root: string, dir: string): { excluded?: string } {
+  const rel = path.relative(root, dir);
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? { excluded: rel.split(path.sep).join('/') } : {};
 }
 
 /** The real paths of `folders`, each once, a folder inside another one left out (the outer one covers it). */

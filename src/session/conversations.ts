@@ -6,12 +6,13 @@
  */
 import path from 'node:path';
 import { compactConversation } from '../agent/compact.js';
-import { readTranscript, transcriptPath } from '../agent/transcript.js';
+import { readTranscript, transcriptMessageUuid, transcriptPath } from '../agent/transcript.js';
 import type { McpClientManager } from '../mcp/manager.js';
 import { randomUUID } from '../tool/crypto.js';
 import type { MessageParam } from '../tool/tool.js';
 import type { LocalRun } from './local-run.js';
 import type { SessionOptions } from './options.js';
+import { cutTranscript } from './resume-at.js';
 import type { SessionParts } from './setup.js';
 
 /** The conversation a resumed session goes on from (`--continue`, `--resume`); none for a new one. */
@@ -59,6 +60,28 @@ export async function compactLocal(
   await local.startOver(false, () => ({ source: 'compact', ...(persisted ? { resume: parts.runtime.sessionId } : { carried: [...result.messages] }) }));
   local.messages = [...result.messages];
   return { summary: result.summary, notices: result.notices, costUsd: result.costUsd };
+}
+
+/**
+ * The conversation cut back to before its user message at `index` (`/rewind`, Esc Esc): the messages before it go on
+ * under a new session id (their transcript cut from this one, which stays whole: resume-at.ts), and that message's
+ * text is returned, for the prompt. Between turns only.
+ */
+export async function rewindConversation({ runtime }: SessionParts, local: LocalRun, index: number): Promise<{ readonly sessionId: string; readonly text: string; readonly messages: MessageParam[] }> {
+  const message = local.messages[index];
+  if (!Number.isInteger(index) || message?.role !== 'user') throw new Error(`message ${index} is not a user message of this conversation`);
+  const kept = local.messages.slice(0, index);
+  const sessionsDir = path.dirname(runtime.sessionDir);
+  const sessionId = index === 0 ? randomUUID() : cutTranscript(sessionsDir, runtime.sessionId, transcriptMessageUuid(runtime.sessionId, index - 1));
+  await local.startOver('other', () => (runtime.switchSession(sessionId), index === 0 ? { source: 'clear' } : { source: 'resume', resume: sessionId }));
+  local.messages = kept;
+  return { sessionId, text: userText(message), messages: kept };
+}
+
+/** A user message's typed text (its text blocks). */
+export function userText(message: MessageParam): string {
+  if (typeof message.content === 'string') return message.content;
+  return message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
 }
 
 /** A change to the MCP servers, then the tool pool read again: it holds from the next request. */

@@ -25,6 +25,8 @@ export interface SessionCheckpointsOf {
 
 export class SessionCheckpoints {
   readonly #ids = new WeakMap<MessageParam, string>();
+  /** The user turn running (its message's id and place): calls inside it are checkpointed under it. */
+  #turn: { readonly id: string; readonly index: number } | undefined;
   #opening: Promise<CheckpointStore> | undefined;
 
   constructor(
@@ -54,12 +56,22 @@ export class SessionCheckpoints {
   async before(message: MessageParam, index: number, makeId: () => string): Promise<void> {
     const id = this.#ids.get(message) ?? makeId();
     this.#ids.set(message, id);
+    this.#turn = { id, index };
     await (await this.store()).checkpoint(id, index, labelOf(message));
   }
 
-  /** The checkpoints, oldest first (the picker's list). */
+  /**
+   * Before a call that is not read-only inside the running turn (the pipeline asks by trait): a checkpoint named by
+   * the call's tool_use id, so `rewind(toolUseId)` puts the files back as they were just before that call.
+   */
+  async beforeCall(toolUseId: string): Promise<void> {
+    const turn = this.#turn;
+    if (turn) await (await this.store()).checkpoint(toolUseId, turn.index, `before call ${toolUseId}`, turn.id);
+  }
+
+  /** The user turns' checkpoints, oldest first (the picker's list; the calls' ones are not rewind targets there). */
   async list(): Promise<readonly CheckpointRecord[]> {
-    return (await this.store()).list();
+    return (await this.store()).list().filter((r) => r.turn === undefined);
   }
 
   /**
@@ -124,6 +136,9 @@ export function checkpointsFor(options: SessionOptions, local: LocalRun, parts: 
     const { runtime, env } = parts();
     return { sessionDir: runtime.sessionDir, sessionId: () => runtime.sessionId, cwd: runtime.cwd, additionalDirectories: options.additionalDirectories ?? [], env, findTool: (n) => runtime.findTool(n) };
   });
-  local.beforeTurn = (message) => checkpoints.before(message, local.messages.length, randomUUID);
+  local.beforeTurn = (message) => {
+    parts().runtime.beforeMutatingCalls?.((toolUseId) => checkpoints.beforeCall(toolUseId));
+    return checkpoints.before(message, local.messages.length, randomUUID);
+  };
   return checkpoints;
 }

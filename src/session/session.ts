@@ -19,7 +19,7 @@ import type { PermissionMode, PermissionUpdate, ToolPermissionContext } from '..
 import type { AnyTool, MessageParam, Tools } from '../tool/tool.js';
 import { contextUsageOf, type ContextUsage } from './context-usage.js';
 import { DurableRun, durableParts } from './durable.js';
-import { changeMcp, clearConversation, compactLocal, historyOf, prepareMessage, resumeConversation } from './conversations.js';
+import { changeMcp, clearConversation, compactLocal, historyOf, prepareMessage, resumeConversation, rewindConversation } from './conversations.js';
 import { SessionInput } from './input.js';
 import { LocalRun } from './local-run.js';
 import { mcpStatusOf, syncMcpRoots, type SessionMcpServer } from './mcp.js';
@@ -375,6 +375,13 @@ export class Session {
     await this.start();
     if (this.#local.busy && !options.dryRun) return { canRewind: false, error: 'A turn is running: interrupt it before rewinding files' };
     return this.#checkpoints.rewind(userMessageId, this.#local.messages, options);
+  }
+
+  /** The conversation back to before its user message at `index`; that message's text comes back (conversations.ts). */
+  async rewindConversation(index: number): Promise<{ readonly sessionId: string; readonly text: string; readonly messages: MessageParam[] }> {
+    const parts = await this.start();
+    if (this.#local.busy) throw new Error('A turn is running: interrupt it before rewinding the conversation');
+    return rewindConversation(parts, this.#local, index);
   }
 
   /** The file checkpoints, oldest first (`/rewind`'s list); none when checkpointing is off. */

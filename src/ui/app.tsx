@@ -40,6 +40,7 @@ function Session_({ store, session, cwd, onExit, listTasks }: AppProps): ReactNo
   const { exit } = useApp();
   const [armedExit, setArmedExit] = useState(false);
   const promptEmpty = useRef(true);
+  const lastEscape = useRef(0);
   // The prompt is remounted after each dialog: a draft it already took must not come back.
   const appliedDraft = useRef(0);
   const options: ToolRenderOptions = { columns, verbose: false, cwd };
@@ -81,6 +82,13 @@ function Session_({ store, session, cwd, onExit, listTasks }: AppProps): ReactNo
     }
     if (armedExit) setArmedExit(false);
     if (key.escape && !dialog) {
+      // Esc on an idle session, twice within a second: the /rewind picker (issue 35).
+      if (!session.busy && Date.now() - lastEscape.current < 1000) {
+        lastEscape.current = 0;
+        session.submit('/rewind');
+        return;
+      }
+      lastEscape.current = Date.now();
       session.interrupt();
       return;
     }

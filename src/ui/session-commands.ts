@@ -13,6 +13,7 @@ import type { PermissionRule, ToolPermissionContext } from '../tool/permission-t
 import { drawConversation } from './draw-conversation.js';
 import { addRuleCommand, removeRuleCommand } from './permission-commands.js';
 import { pluginCommand } from './plugin-command.js';
+import { rewindCommand } from './rewind-command.js';
 import type { TerminalSession } from './session.js';
 import type { MenuCommand } from './session-store.js';
 
@@ -22,6 +23,7 @@ export const SESSION_COMMANDS: readonly MenuCommand[] = [
   { name: 'clear', description: 'a fresh conversation (new transcript) and a clear screen' },
   { name: 'compact', argumentHint: '[what to keep]', description: 'summarise the conversation and go on from the summary' },
   { name: 'resume', argumentHint: '[id]', description: "go on with another of this folder's sessions" },
+  { name: 'rewind', argumentHint: '[N] [code|conversation|both]', description: 'back to before a message: the files, the conversation, or both' },
   { name: 'cost', description: 'what this session has cost so far' },
   { name: 'context', description: 'what the context holds, by part' },
   { name: 'model', argumentHint: '[name]', description: 'show or change the model (sonnet, opus, haiku, or an id)' },
@@ -40,6 +42,7 @@ export const HELP_TEXT = [
   ...SESSION_COMMANDS.map((c) => `  /${`${c.name}${c.argumentHint ? ` ${c.argumentHint}` : ''}`.padEnd(28)}${c.description}`),
   '',
   '  Esc            interrupt the running turn (tools that must finish, finish); queued messages come back',
+  '  Esc Esc        when idle: /rewind (back to before a message)',
   '  Ctrl+C         interrupt; on a prompt with text, clear it; on an empty prompt, twice to exit',
   '  Ctrl+D on an empty prompt   exit',
   '  Ctrl+B         move the running Bash commands to the background',
@@ -73,6 +76,9 @@ export function runSessionCommand(terminal: TerminalSession, name: string, args:
       return true;
     case 'resume':
       resume(terminal, args[0]);
+      return true;
+    case 'rewind':
+      rewindCommand(terminal, args);
       return true;
     case 'cost':
       store.notice(describeCost(terminal));
