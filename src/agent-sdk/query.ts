@@ -6,7 +6,7 @@
  * its tool calls, ends the processes they started and disposes the runtime before the generator finishes.
  */
 import { Delivery } from './delivery.js';
-import { backgroundTasks, contextUsage, initializationResult, setMcpServers, type ContextUsageResponse, type InitializationResult, type McpSetServersResult } from './query-control.js';
+import { backgroundTasks, contextUsage, initializationResult, readMcpResource, reloadSkills, setMcpServers, type ContextUsageResponse, type InitializationResult, type McpReadResourceResult, type McpSetServersResult } from './query-control.js';
 import { AgentSession } from './session.js';
 import { DEFAULT_MODEL } from '../agent/request.js';
 import type { PermissionMode, SDKMessage, SDKUserMessage } from './messages.js';
@@ -65,6 +65,16 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
   getContextUsage(opts?: { detail?: 'summary' | 'full' }): Promise<ContextUsageResponse>;
   initializationResult(): Promise<InitializationResult>;
   reinitialize(): Promise<InitializationResult>;
+  /** Merges into the flag settings layer (permissions and model while a session runs; managed policy still wins). */
+  applyFlagSettings(settings: Record<string, unknown>): Promise<void>;
+  /** Writes Claude Code's allowlisted key of a settings file (localSettings: outputStyle; userSettings: effortLevel). */
+  updateSettings(source: 'localSettings' | 'userSettings', settings: Record<string, unknown>): Promise<void>;
+  /** The file counts as read, unless it changed on disk since `mtime` (ms). */
+  seedReadState(path: string, mtime: number): Promise<void>;
+  reloadSkills(): Promise<{ skills: SlashCommand[] }>;
+  readMcpResource(serverName: string, uri: string): Promise<McpReadResourceResult>;
+  /** Narrows an MCP server's calls: asked for even when the mode would allow them (`null` clears it). */
+  setMcpPermissionModeOverride(serverName: string, mode: 'default' | 'auto' | null): Promise<{ warning?: string }>;
   /** Files back as they were before a user message (`enableFileCheckpointing`), or what that would change (`dryRun`). */
   rewindFiles(userMessageId: string, options?: { dryRun?: boolean }): Promise<RewindFilesResult>;
   close(): void;
@@ -251,6 +261,34 @@ class SessionQuery implements Query {
   /** No transport here to have had a gap: a fresh answer, as initializationResult() gives. */
   reinitialize(): Promise<InitializationResult> {
     return initializationResult(this.#session);
+  }
+
+  async applyFlagSettings(settings: Record<string, unknown>): Promise<void> {
+    await this.#session.ready();
+    await this.#session.session.live.applyFlagSettings(settings);
+  }
+
+  async updateSettings(source: 'localSettings' | 'userSettings', settings: Record<string, unknown>): Promise<void> {
+    await this.#session.ready();
+    await this.#session.session.live.updateSettings(source, settings);
+  }
+
+  async seedReadState(path: string, mtime: number): Promise<void> {
+    await this.#session.ready();
+    await this.#session.session.live.seedReadState(path, mtime);
+  }
+
+  reloadSkills(): Promise<{ skills: SlashCommand[] }> {
+    return reloadSkills(this.#session);
+  }
+
+  readMcpResource(serverName: string, uri: string): Promise<McpReadResourceResult> {
+    return readMcpResource(this.#session, serverName, uri);
+  }
+
+  async setMcpPermissionModeOverride(serverName: string, mode: 'default' | 'auto' | null): Promise<{ warning?: string }> {
+    await this.#session.ready();
+    return this.#session.session.live.mcpModeOverride(serverName, mode);
   }
 
   async rewindFiles(userMessageId: string, options: { dryRun?: boolean } = {}): Promise<RewindFilesResult> {
