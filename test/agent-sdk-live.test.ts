@@ -150,8 +150,8 @@ describe('reloadSkills', () => {
       skill('second');
       const { skills } = await q.reloadSkills();
       expect(skills).toEqual([
-        { name: 'first', description: 'The first skill', argumentHint: '' },
-        { name: 'second', description: 'The second skill', argumentHint: '' },
+        { name: 'first', description: 'The first skill (project)', argumentHint: '' },
+        { name: 'second', description: 'The second skill (project)', argumentHint: '' },
       ]);
     });
     expect(JSON.stringify(h.server.messageRequests.at(-1)!.body)).toContain('The second skill');

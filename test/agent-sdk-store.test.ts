@@ -73,7 +73,7 @@ describe('sessionStore', () => {
     let stderr = '';
     const { messages, error } = await h.run('go', { sessionStore: down, stderr: (d) => (stderr += d) });
     expect(error).toBeUndefined();
-    expect(resultOf(messages).result).toBe('two');
+    expect((resultOf(messages) as { result?: string }).result).toBe('two');
     expect(down.tries).toBe(3);
     expect(stderr).toMatch(/sessionStore.append failed 3 times/);
   });
@@ -110,10 +110,10 @@ describe('resumeSessionAt with the uuid of a yielded message', () => {
     const toolResult = messages.find((m) => m.type === 'user' && Array.isArray(m.message.content) && m.message.content[0]?.type === 'tool_result')!;
     // Cut after the tool_use: prompt, tool_use, then its result repaired with the new prompt (one user message).
     const atUse = await h.run('again', { resume: id, resumeSessionAt: toolUse.uuid });
-    expect(resultOf(atUse.messages).result).toBe('saw 3, its result repaired');
+    expect((resultOf(atUse.messages) as { result?: string }).result).toBe('saw 3, its result repaired');
     const atResult = await h.run('again', { resume: id, resumeSessionAt: toolResult.uuid });
     // prompt, tool_use, its real result with the new prompt.
-    expect(resultOf(atResult.messages).result).toBe('saw 3, its result');
+    expect((resultOf(atResult.messages) as { result?: string }).result).toBe('saw 3, its result');
     const unknown = await h.run('again', { resume: id, resumeSessionAt: '00000000-0000-4000-8000-000000000000' });
     expect(String(unknown.error)).toMatch(/has no message 00000000/);
   });

@@ -108,7 +108,9 @@ export async function backgroundTasks(agent: AgentSession, toolUseId?: string): 
 export async function reloadSkills(agent: AgentSession): Promise<{ skills: { name: string; description: string; argumentHint: string }[] }> {
   await agent.ready();
   const found = await agent.session.live.reloadSkills();
-  return { skills: found.filter((c) => c.kind === 'skill' && c.userInvocable).map((c) => ({ name: c.name, description: c.description, argumentHint: c.argumentHint ?? '' })) };
+  // Claude Code names where a skill of the settings folders comes from after its description: "… (project)".
+  const from = (source: string) => (source === 'project' || source === 'user' ? ` (${source})` : '');
+  return { skills: found.filter((c) => c.kind === 'skill' && c.userInvocable).map((c) => ({ name: c.name, description: `${c.description}${from(c.source)}`, argumentHint: c.argumentHint ?? '' })) };
 }
 
 export interface McpReadResourceResult {
