@@ -102,9 +102,10 @@ export class SdkMessageEncoder {
           // A heartbeat for calls that take a while: the first after a second, then at most one a second.
           this.#toolNames.set(event.block.id, { name: event.block.name, input, started: now, lastProgress: now });
         }
-        return [assistantMessage(event, null, base())];
+        // The loop's id for the block: what a program hands `resumeSessionAt` (the transcript keeps it).
+        return [assistantMessage(event, null, { ...base(), ...(event.uuid ? { uuid: event.uuid as UUID } : {}) })];
       case 'tool_result':
-        return this.#toolResult(event.outcome, base);
+        return this.#toolResult(event.outcome, base, event.uuid);
       case 'user':
         return this.#user(event, base);
       case 'retry':
@@ -133,7 +134,7 @@ export class SdkMessageEncoder {
     }
   }
 
-  #toolResult(outcome: ToolUseOutcome, base: () => MessageBase): SDKMessage[] {
+  #toolResult(outcome: ToolUseOutcome, base: () => MessageBase, uuid?: string): SDKMessage[] {
     const out: SDKMessage[] = [];
     const call = this.#toolNames.get(outcome.toolUseId);
     this.#toolNames.delete(outcome.toolUseId);
@@ -168,6 +169,7 @@ export class SdkMessageEncoder {
       message: { role: 'user', content: [outcome.result] },
       parent_tool_use_id: null,
       ...base(),
+      ...(uuid ? { uuid: uuid as UUID } : {}),
       timestamp: new Date().toISOString(),
       tool_use_result: this.#typedOutput(outcome),
     });

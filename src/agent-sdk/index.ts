@@ -7,6 +7,7 @@ export { query } from './query.js';
 export type { Query, SlashCommand, ModelInfo, AgentInfo, McpServerStatus, RewindFilesResult } from './query.js';
 export { tool, createSdkMcpServer } from './mcp.js';
 export type { SdkMcpToolDefinition, CreateSdkMcpServerOptions, AnyZodRawShape, InferShape } from './mcp.js';
+export type { SessionStore, SessionStoreEntry, SessionStoreFlush, SessionKey } from './session-store.js';
 export { listSessions, getSessionMessages, getSessionInfo, forkSession, renameSession, tagSession, deleteSession } from './sessions.js';
 export type { SDKSessionInfo, SessionMessage, ListSessionsOptions, GetSessionMessagesOptions, ForkSessionOptions, SessionLookupOptions } from './sessions.js';
 export { AbortError } from './errors.js';

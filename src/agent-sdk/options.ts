@@ -3,6 +3,7 @@
  * program's options object type-checks and means the same. Which options toolgate honours, which it accepts and
  * ignores (they only make sense for a child process) and which it refuses is decided in `session-options.ts`.
  */
+import type { SessionStore, SessionStoreFlush } from './session-store.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { HookCallbackMatcher, HookEvent } from './hook-types.js';
 import type { PermissionMode, SDKUserMessage } from './messages.js';
@@ -138,8 +139,9 @@ export interface Options {
   supportedDialogKinds?: string[];
   perTaskStopAffordance?: boolean;
   persistSession?: boolean;
-  sessionStore?: unknown;
-  sessionStoreFlush?: unknown;
+  /** Every transcript entry is mirrored to it (session-store.ts); the state folder keeps the transcript a resume reads. */
+  sessionStore?: SessionStore;
+  sessionStoreFlush?: SessionStoreFlush;
   loadTimeoutMs?: number;
   includeHookEvents?: boolean;
   includePartialMessages?: boolean;

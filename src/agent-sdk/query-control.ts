@@ -103,3 +103,24 @@ export async function backgroundTasks(agent: AgentSession, toolUseId?: string): 
   const moved = agent.session.moveToBackground(toolUseId);
   return toolUseId === undefined || moved.length > 0;
 }
+
+/** `reloadSkills()`'s answer: the skills found now (commands of the commands folders are not skills). */
+export async function reloadSkills(agent: AgentSession): Promise<{ skills: { name: string; description: string; argumentHint: string }[] }> {
+  await agent.ready();
+  const found = await agent.session.live.reloadSkills();
+  // Claude Code names where a skill of the settings folders comes from after its description: "… (project)".
+  const from = (source: string) => (source === 'project' || source === 'user' ? ` (${source})` : '');
+  return { skills: found.filter((c) => c.kind === 'skill' && c.userInvocable).map((c) => ({ name: c.name, description: `${c.description}${from(c.source)}`, argumentHint: c.argumentHint ?? '' })) };
+}
+
+export interface McpReadResourceResult {
+  contents: { uri: string; mimeType?: string; text?: string; blob?: string }[];
+}
+
+/** `readMcpResource(server, uri)`: MCP Apps' `ui://` resources only, as the Agent SDK says. */
+export async function readMcpResource(agent: AgentSession, serverName: string, uri: string): Promise<McpReadResourceResult> {
+  if (typeof uri !== 'string' || !uri.startsWith('ui://')) throw new TypeError(`readMcpResource reads ui:// resources (MCP Apps) only, not ${JSON.stringify(uri)}`);
+  await agent.ready();
+  const contents = await agent.session.live.mcpReadResource(serverName, uri);
+  return { contents: contents.map((c) => ({ uri: c.uri, ...(c.mimeType !== undefined ? { mimeType: c.mimeType } : {}), ...(c.text !== undefined ? { text: c.text } : {}), ...(c.blob !== undefined ? { blob: c.blob } : {}) })) };
+}

@@ -5,8 +5,10 @@
  * `return()`, `close()`, `[Symbol.asyncDispose]`, leaving a `for await` loop — interrupts the running turn, answers
  * its tool calls, ends the processes they started and disposes the runtime before the generator finishes.
  */
+import path from 'node:path';
 import { Delivery } from './delivery.js';
-import { backgroundTasks, contextUsage, initializationResult, setMcpServers, type ContextUsageResponse, type InitializationResult, type McpSetServersResult } from './query-control.js';
+import { checkSessionStore, projectKeyOf, StoreMirror } from './session-store.js';
+import { backgroundTasks, contextUsage, initializationResult, readMcpResource, reloadSkills, setMcpServers, type ContextUsageResponse, type InitializationResult, type McpReadResourceResult, type McpSetServersResult } from './query-control.js';
 import { AgentSession } from './session.js';
 import { DEFAULT_MODEL } from '../agent/request.js';
 import type { PermissionMode, SDKMessage, SDKUserMessage } from './messages.js';
@@ -65,6 +67,16 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
   getContextUsage(opts?: { detail?: 'summary' | 'full' }): Promise<ContextUsageResponse>;
   initializationResult(): Promise<InitializationResult>;
   reinitialize(): Promise<InitializationResult>;
+  /** Merges into the flag settings layer (permissions and model while a session runs; managed policy still wins). */
+  applyFlagSettings(settings: Record<string, unknown>): Promise<void>;
+  /** Writes Claude Code's allowlisted key of a settings file (localSettings: outputStyle; userSettings: effortLevel). */
+  updateSettings(source: 'localSettings' | 'userSettings', settings: Record<string, unknown>): Promise<void>;
+  /** The file counts as read, unless it changed on disk since `mtime` (ms). */
+  seedReadState(path: string, mtime: number): Promise<void>;
+  reloadSkills(): Promise<{ skills: SlashCommand[] }>;
+  readMcpResource(serverName: string, uri: string): Promise<McpReadResourceResult>;
+  /** Narrows an MCP server's calls: asked for even when the mode would allow them (`null` clears it). */
+  setMcpPermissionModeOverride(serverName: string, mode: 'default' | 'auto' | null): Promise<{ warning?: string }>;
   /** Files back as they were before a user message (`enableFileCheckpointing`), or what that would change (`dryRun`). */
   rewindFiles(userMessageId: string, options?: { dryRun?: boolean }): Promise<RewindFilesResult>;
   close(): void;
@@ -79,6 +91,7 @@ export function query(params: QueryParams): Query {
   const warn = (text: string) => options.stderr?.(`${text}\n`);
   const made: { agent?: AgentSession } = {};
   const delivery = new Delivery();
+  const mirror = mirrorOf(options, warn);
   const session = sessionOptionsOf(options, {
     warn,
     delivered: (toolUseId, signal) => delivery.wait(toolUseId, signal),
@@ -87,7 +100,7 @@ export function query(params: QueryParams): Query {
   });
   made.agent = new AgentSession({
     prompt: params.prompt,
-    session,
+    session: mirror ? { ...session, onTranscriptEntry: (entry) => mirror.add(entry, made.agent!.session.id) } : session,
     encoder: {
       ...(options.includePartialMessages ? { includePartialMessages: true } : {}),
       ...(options.includeHookEvents ? { includeHookEvents: true } : {}),
@@ -99,7 +112,17 @@ export function query(params: QueryParams): Query {
     // Accepted, not honoured: the program hears it once, on its stderr callback, rather than guessing.
     ...(ignored.length > 0 ? { note: `note: toolgate/agent-sdk ignores ${ignored.map((k) => `options.${k}`).join(', ')} (no Claude Code process is started; see docs/agent-sdk.md)` } : {}),
   });
-  return new SessionQuery(made.agent, options, delivery);
+  return new SessionQuery(made.agent, options, delivery, mirror);
+}
+
+/** `options.sessionStore`'s mirror (session-store.ts), or undefined without one. */
+function mirrorOf(options: Options, warn: (text: string) => void): StoreMirror | undefined {
+  if (options.sessionStore === undefined) {
+    if (options.sessionStoreFlush !== undefined) checkSessionStore({ append: () => {}, load: () => {} }, options.sessionStoreFlush, undefined);
+    return undefined;
+  }
+  const { store, flush } = checkSessionStore(options.sessionStore, options.sessionStoreFlush, options.persistSession);
+  return new StoreMirror(store, flush, projectKeyOf(path.resolve(options.cwd ?? process.cwd())), warn);
 }
 
 class SessionQuery implements Query {
@@ -107,13 +130,15 @@ class SessionQuery implements Query {
   readonly #options: Options;
   readonly #messages: AsyncGenerator<SDKMessage, void>;
   readonly #delivery: Delivery;
+  readonly #mirror: StoreMirror | undefined;
   /** The servers setMcpServers() may replace: the program's in-process ones, then those of its earlier calls. */
   readonly #replaceableMcp: Set<string>;
   #ending: Promise<IteratorResult<SDKMessage, void>> | undefined;
   #started = false;
 
-  constructor(session: AgentSession, options: Options, delivery: Delivery) {
+  constructor(session: AgentSession, options: Options, delivery: Delivery, mirror: StoreMirror | undefined) {
     this.#session = session;
+    this.#mirror = mirror;
     this.#options = options;
     this.#delivery = delivery;
     this.#replaceableMcp = new Set(Object.entries(options.mcpServers ?? {}).filter(([, c]) => c?.type === 'sdk').map(([name]) => name));
@@ -127,8 +152,11 @@ class SessionQuery implements Query {
       step = await this.#messages.next();
     } catch (error) {
       this.#delivery.end();
+      await this.#mirror?.flush();
       throw error;
     }
+    // The store has a turn's entries before the program sees its result (sessionStoreFlush 'batched').
+    if (step.done || step.value.type === 'result') await this.#mirror?.flush();
     if (step.done) this.#delivery.end();
     else this.#delivery.handed(step.value);
     return step;
@@ -251,6 +279,34 @@ class SessionQuery implements Query {
   /** No transport here to have had a gap: a fresh answer, as initializationResult() gives. */
   reinitialize(): Promise<InitializationResult> {
     return initializationResult(this.#session);
+  }
+
+  async applyFlagSettings(settings: Record<string, unknown>): Promise<void> {
+    await this.#session.ready();
+    await this.#session.session.live.applyFlagSettings(settings);
+  }
+
+  async updateSettings(source: 'localSettings' | 'userSettings', settings: Record<string, unknown>): Promise<void> {
+    await this.#session.ready();
+    await this.#session.session.live.updateSettings(source, settings);
+  }
+
+  async seedReadState(path: string, mtime: number): Promise<void> {
+    await this.#session.ready();
+    await this.#session.session.live.seedReadState(path, mtime);
+  }
+
+  reloadSkills(): Promise<{ skills: SlashCommand[] }> {
+    return reloadSkills(this.#session);
+  }
+
+  readMcpResource(serverName: string, uri: string): Promise<McpReadResourceResult> {
+    return readMcpResource(this.#session, serverName, uri);
+  }
+
+  async setMcpPermissionModeOverride(serverName: string, mode: 'default' | 'auto' | null): Promise<{ warning?: string }> {
+    await this.#session.ready();
+    return this.#session.session.live.mcpModeOverride(serverName, mode);
   }
 
   async rewindFiles(userMessageId: string, options: { dryRun?: boolean } = {}): Promise<RewindFilesResult> {

@@ -29,6 +29,8 @@ const HONOURED = [
   'forkSession',
   'enableFileCheckpointing',
   'resumeSessionAt',
+  'sessionStore',
+  'sessionStoreFlush',
   'betas',
   'hooks',
   'onElicitation',
@@ -91,8 +93,6 @@ export const IGNORED_OPTIONS = [
 const REFUSED: Readonly<Record<string, string>> = {
   projectConfigRoot: 'project settings and hooks would come from cwd instead of the trusted checkout',
   toolAliases: "a call to the aliased name would run the built-in tool instead of the program's own",
-  sessionStore: 'toolgate writes transcripts to its state directory only; a store would not get them',
-  sessionStoreFlush: 'toolgate writes transcripts to its state directory only',
   managedSettings: "policy settings are read from the machine's managed settings file only",
   resumeDropsTurn: 'toolgate does not check what a resumeSessionAt leaves out',
 };

@@ -44,8 +44,8 @@ export interface LoopContext {
   hooksFor(event: LoopHookEventName): LoopHooks | undefined;
   hookEvent(): LoopHookEvent;
   record(entry: TranscriptEntry): void;
-  /** A message into the conversation and the transcript. */
-  commit(message: MessageParam): void;
+  /** A message into the conversation and the transcript (with the ids its parts were yielded with). */
+  commit(message: MessageParam, uuids?: readonly string[]): void;
 }
 
 /** The figures of one user turn; the next user turn starts from fresh ones. */
@@ -74,7 +74,12 @@ export function openLoop(options: QueryOptions): LoopContext {
   const transcriptFile = subagent ? subagentTranscriptPath(runtime.sessionDir, subagent.agentId) : transcriptPath(runtime.sessionDir);
   // `persistSession: false` (and a durable session, whose conversation is its engine's state) writes no transcript.
   const transcript = options.persistSession === false ? undefined : new TranscriptWriter(transcriptFile);
-  const record = (entry: TranscriptEntry) => transcript?.append(entry);
+  // The mirror hears an entry once it is written: the state folder stays the transcript a resume reads.
+  const mirror = subagent || !transcript ? undefined : options.onTranscriptEntry;
+  const record = (entry: TranscriptEntry) => {
+    transcript?.append(entry);
+    mirror?.(entry);
+  };
   const messages: MessageParam[] = [];
   // Resuming this session's own transcript appends to it; another session's is copied into this one.
   let pending: MessageParam[] = [];
@@ -120,9 +125,9 @@ export function openLoop(options: QueryOptions): LoopContext {
       projectDir: runtime.cwd,
     }),
     record,
-    commit: (message) => {
+    commit: (message, uuids) => {
       messages.push(message);
-      record({ type: 'message', message, at: isoTimestamp() });
+      record({ type: 'message', message, at: isoTimestamp(), ...(uuids && uuids.length > 0 ? { uuids } : {}) });
     },
   };
   return loop;

@@ -3,6 +3,7 @@
  * limits. Apart from query-types.ts because it names the runtime and the steps: query-types.ts (the events and the
  * result) is imported by the runtime's own shapes (types.ts) and by the steps, and so imports neither.
  */
+import type { TranscriptEntry } from './transcript.js';
 import type { Effort } from './request.js';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { LoopSteps } from './loop-steps.js';
@@ -62,6 +63,8 @@ export interface QueryOptions {
   readonly steps?: LoopSteps;
   /** `false`: no transcript is written (the Agent SDK's `persistSession: false`; a durable session keeps its own). */
   readonly persistSession?: boolean;
+  /** Told each entry of the session's transcript once it is written (the Agent SDK's `sessionStore` mirrors them). */
+  readonly onTranscriptEntry?: (entry: TranscriptEntry) => void;
   /**
    * More user messages after `prompt`, in one session (the Agent SDK's streaming input): each starts a user turn of
    * its own — an `init` event before it, a `result` after it. One that arrives while a turn is running tools is handed

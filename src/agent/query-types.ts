@@ -77,7 +77,8 @@ export type QueryEvent =
   | { readonly type: 'thinking_delta'; readonly thinking: string }
   | { readonly type: 'tool_use'; readonly block: ToolUseBlock }
   | { readonly type: 'tool_progress'; readonly progress: ToolProgress }
-  | { readonly type: 'tool_result'; readonly outcome: ToolUseOutcome }
+  /** `uuid`: the id the loop gave it, kept with the message it joins in the transcript (a resume may name it). */
+  | { readonly type: 'tool_result'; readonly outcome: ToolUseOutcome; readonly uuid?: string }
   | {
       readonly type: 'assistant';
       readonly message: AssistantMessage;
@@ -120,6 +121,8 @@ export type QueryEvent =
       readonly model: string;
       readonly usage: Usage;
       readonly requestId?: string;
+      /** The id the loop gave it, kept with its message in the transcript (a resume may name it). */
+      readonly uuid?: string;
     }
   /** A sub-agent started by an Agent call of this loop (`parentToolUseId`) started, did something, or ended. */
   | {

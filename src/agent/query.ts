@@ -32,6 +32,7 @@ import { isoTimestamp, repairTail } from './transcript.js';
 import type { MessageParam } from '../tool/tool.js';
 import type { QueryEvent, QueryResult, Usage } from './types.js';
 import type { QueryOptions } from './query-options.js';
+import { randomUUID } from '../tool/crypto.js';
 import { contextOf } from './runtime-context.js';
 
 export { DEFAULT_MAX_TOKENS, DEFAULT_MODEL, nextRequest, type NextRequestOptions } from './request.js';
@@ -105,12 +106,14 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
           const thinking = thinkingNow(options);
           let step: ModelStepResult;
           let toolStep: ToolStepResult;
+          let ids: YieldedIds;
           for (let attempt = 0; ; attempt++) {
             const channel = await startTurn(loop, options, figures, turnSteps, { system: system!, thinking, attempt, fallbacks, signal: turnSignal });
+            ids = { blocks: [], results: [] };
             try {
               // Drained here, not by a generator of the channel's (event-channel.ts): one generator less per event.
               for (let event = channel.take(); ; event = channel.take()) {
-                if (event !== undefined) yield event;
+                if (event !== undefined) yield withId(event, ids);
                 else if (channel.settled) break;
                 else await channel.wait();
               }
@@ -127,13 +130,13 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
 
           const turnCost = account(loop, figures, step, toolStep);
           if (step.assistant.content.length > 0) {
-            loop.commit(step.assistant);
+            loop.commit(step.assistant, ids.blocks);
             yield { type: 'assistant', message: step.assistant, usage: step.usage, stopReason: step.stopReason, costUsd: turnCost };
           }
           const queued = toolStep.message && inbox ? inbox.takeQueued() : [];
           if (toolStep.message) {
             const withQueued = queued.length > 0 ? appendQueued(toolStep.message, queued) : toolStep.message;
-            yield said(loop, withQueued, 'tool_results');
+            yield said(loop, withQueued, 'tool_results', false, ids.results);
           }
           for (const attachment of toolStep.attachments ?? []) {
             yield said(loop, attachment, 'attachment');
@@ -320,9 +323,26 @@ async function endSession(loop: LoopContext, options: QueryOptions, figures: Tur
 }
 
 /** A user message into the conversation (`merge`: into the last user message, when the conversation ends with one), and its event. */
-function said(loop: LoopContext, message: MessageParam, origin: 'tool_results' | 'attachment' | 'structured_output' | 'stop_hook', merge = false): QueryEvent {
-  loop.commit(merge ? mergeIntoLastUser(loop.messages, message) : message);
+function said(loop: LoopContext, message: MessageParam, origin: 'tool_results' | 'attachment' | 'structured_output' | 'stop_hook', merge = false, uuids?: readonly string[]): QueryEvent {
+  loop.commit(merge ? mergeIntoLastUser(loop.messages, message) : message, uuids);
   return { type: 'user', message, origin };
+}
+
+/** The ids given to the parts of a turn as they are yielded: the answer's blocks, the calls' results. */
+interface YieldedIds {
+  readonly blocks: string[];
+  readonly results: string[];
+}
+
+/**
+ * A block of the answer or a call's result gets an id as it is yielded (a face's message `uuid`); the transcript keeps
+ * it with the message the part joins, so a resume can be named by the id a program was handed (`resumeSessionAt`).
+ */
+function withId(event: QueryEvent, ids: YieldedIds): QueryEvent {
+  if (event.type !== 'assistant_block' && event.type !== 'tool_result') return event;
+  const uuid = event.uuid ?? randomUUID();
+  (event.type === 'assistant_block' ? ids.blocks : ids.results).push(uuid);
+  return { ...event, uuid };
 }
 
 /** Messages the user sent while the tools ran go to the model with their results (Claude Code's queued messages). */

@@ -90,16 +90,27 @@ export interface CommandCatalogOptions {
 }
 
 export class CommandCatalog implements SkillCatalog {
-  readonly #files: ReadonlyMap<string, CommandFile>;
+  #files: ReadonlyMap<string, CommandFile>;
   readonly #loaded = new Map<string, Promise<Loaded | undefined>>();
   readonly #options: CommandCatalogOptions;
   #skillTool: AnyTool | undefined;
 
   constructor(options: CommandCatalogOptions) {
     this.#options = options;
-    const found = discoverCommandFiles({ projectDir: options.projectDir, ...(options.homeDir !== undefined ? { homeDir: options.homeDir } : {}), ...(options.sources ? { sources: options.sources } : {}), ...(options.plugins ? { plugins: options.plugins } : {}) });
-    for (const w of found.warnings) options.warn(w);
-    this.#files = new Map(found.files.map((f) => [f.name, f]));
+    this.#files = this.#discover();
+  }
+
+  /** The folders read again (a skill written or removed since): every file is read afresh on its next use. */
+  reload(): void {
+    this.#files = this.#discover();
+    this.#loaded.clear();
+  }
+
+  #discover(): Map<string, CommandFile> {
+    const o = this.#options;
+    const found = discoverCommandFiles({ projectDir: o.projectDir, ...(o.homeDir !== undefined ? { homeDir: o.homeDir } : {}), ...(o.sources ? { sources: o.sources } : {}), ...(o.plugins ? { plugins: o.plugins } : {}) });
+    for (const w of found.warnings) o.warn(w);
+    return new Map(found.files.map((f) => [f.name, f]));
   }
 
   /** Every discovered name (no file read). */

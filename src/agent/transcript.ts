@@ -14,7 +14,8 @@ export const TRANSCRIPT_FILE = 'transcript.jsonl';
 
 export type TranscriptEntry =
   | { readonly type: 'session'; readonly sessionId: string; readonly cwd: string; readonly model: string; readonly at: string }
-  | { readonly type: 'message'; readonly message: MessageParam; readonly at: string }
+  /** `uuids`: the ids the loop gave the message's parts as they were yielded (its blocks, its tool results). */
+  | { readonly type: 'message'; readonly message: MessageParam; readonly at: string; readonly uuids?: readonly string[] }
   | { readonly type: 'result'; readonly stopReason: string; readonly turns: number; readonly costUsd: number; readonly at: string }
   /** The conversation was compacted (compact.ts): from here on it is `messages` (the summary), then what follows. */
   | { readonly type: 'compact'; readonly trigger: 'manual' | 'auto'; readonly messages: readonly MessageParam[]; readonly at: string };
@@ -151,8 +152,11 @@ export function readTranscript(file: string): {
   /** How many of `messages` are in the file (the rest is the repair). */
   stored: number;
   header?: Extract<TranscriptEntry, { type: 'session' }>;
+  /** Each stored message's `uuids` (the ids its parts were yielded with), by index. */
+  uuids: (readonly string[] | undefined)[];
 } {
   const messages: MessageParam[] = [];
+  const uuids: (readonly string[] | undefined)[] = [];
   let header: Extract<TranscriptEntry, { type: 'session' }> | undefined;
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     if (!line.trim()) continue;
@@ -163,10 +167,16 @@ export function readTranscript(file: string): {
       continue; // a line cut by a crash mid-write
     }
     if (entry.type === 'session') header ??= entry;
-    if (entry.type === 'message') messages.push(entry.message);
-    if (entry.type === 'compact') messages.splice(0, messages.length, ...entry.messages);
+    if (entry.type === 'message') {
+      messages.push(entry.message);
+      uuids[messages.length - 1] = Array.isArray(entry.uuids) ? entry.uuids : undefined;
+    }
+    if (entry.type === 'compact') {
+      messages.splice(0, messages.length, ...entry.messages);
+      uuids.length = 0;
+    }
   }
-  return { messages: repairTail(messages), stored: messages.length, header };
+  return { messages: repairTail(messages), stored: messages.length, header, uuids };
 }
 
 /** An assistant message whose tool_use blocks have no results (the session ended during the tools) gets them. */

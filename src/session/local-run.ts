@@ -105,6 +105,7 @@ export class LocalRun {
           ...(next.resume !== undefined ? { resume: next.resume } : {}),
           ...(next.source !== undefined ? { startSource: next.source } : {}),
           ...(o.persist === false ? { persistSession: false } : {}),
+          ...(o.onTranscriptEntry ? { onTranscriptEntry: o.onTranscriptEntry } : {}),
           input: this.#reader(),
           ...(o.streamEvents ? { streamEvents: true } : {}),
           ...(o.maxBudgetUsd !== undefined ? { maxBudgetUsd: o.maxBudgetUsd } : {}),

@@ -64,6 +64,8 @@ export interface SessionOptions {
   readonly checkpoints?: boolean | CheckpointSettings;
   /** `false`: no transcript is written (the session cannot be resumed). */
   readonly persist?: boolean;
+  /** Told each entry of the session's transcript once it is written to the state folder (the main thread's, not sub-agents'). */
+  readonly onTranscriptEntry?: (entry: Readonly<Record<string, unknown>> & { readonly type: string }) => void;
   /** The folder of the session folders (default: `<state>/sessions`). */
   readonly sessionsDir?: string;
   /** More working directories the tools may use. */

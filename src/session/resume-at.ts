@@ -14,14 +14,15 @@ import { SessionOptionError } from './options.js';
 export function cutTranscript(sessionsDir: string, resume: string, messageId: string, newId: string = randomUUID()): string {
   const file = resume.endsWith('.jsonl') ? path.resolve(resume) : transcriptPath(path.join(sessionsDir, resume));
   if (!existsSync(file)) throw new SessionOptionError(`no transcript to resume at ${file}`);
-  const { messages, stored, header } = readTranscript(file);
+  const { messages, stored, header, uuids } = readTranscript(file);
   const sourceId = header?.sessionId ?? path.basename(path.dirname(file));
   const kept = messages.slice(0, stored);
-  const at = kept.findIndex((_, i) => transcriptMessageUuid(sourceId, i) === messageId);
+  // Its transcript id, or the id one of its parts was yielded with (the cut keeps the whole message that part is in).
+  const at = kept.findIndex((_, i) => transcriptMessageUuid(sourceId, i) === messageId || uuids[i]?.includes(messageId) === true);
   if (at === -1) throw new SessionOptionError(`session ${sourceId} has no message ${messageId} to resume at`);
   const writer = new TranscriptWriter(transcriptPath(path.join(sessionsDir, newId)));
   const now = isoTimestamp();
   writer.append({ type: 'session', sessionId: newId, cwd: header?.cwd ?? '', model: header?.model ?? '', at: now });
-  for (const message of kept.slice(0, at + 1)) writer.append({ type: 'message', message, at: now });
+  kept.slice(0, at + 1).forEach((message, i) => writer.append({ type: 'message', message, at: now, ...(uuids[i] ? { uuids: uuids[i] } : {}) }));
   return newId;
 }

@@ -6,7 +6,9 @@
  * once per conversation: a conversation starts over only when a person asks (`clear`, `compact`, `resume`).
  */
 import type Anthropic from '@anthropic-ai/sdk';
+import os from 'node:os';
 import path from 'node:path';
+import { LiveSettings, type LiveTarget } from './live-settings.js';
 import { commandCatalogOf, expandSlashCommand, listSlashCommands, type SlashCommandInfo } from '../agent/slash-commands.js';
 import { listSessionsFor, subagentTranscriptPath, type SessionSummary } from '../agent/transcript.js';
 import type { AgentDefinition, TaskInfo } from '../agent/types.js';
@@ -45,6 +47,8 @@ export class Session {
   #reading = false;
   #disposed: Promise<void> | undefined;
   readonly #checkpoints: SessionCheckpoints | undefined;
+  /** The verbs that change what the session reads while it runs (live-settings.ts): settings, read files, skills, MCP. */
+  readonly live = new LiveSettings(() => this.#liveTarget());
 
   constructor(options: SessionOptions = {}) {
     this.#options = options;
@@ -65,7 +69,7 @@ export class Session {
     // On the durable backend nothing is set up here: the workers make the runtime, the session there keeps the rest.
     if (this.#durable) return Promise.resolve(this.#durableParts());
     this.#ready ??= (async () => {
-      const parts = await setUpSession(this.#options, { signal: this.#root.signal, warn: (text) => this.#warn(text) });
+      const parts = await setUpSession(this.#options, { signal: this.#root.signal, warn: (text) => this.#warn(text), sessionHooks: [this.live.hook()] });
       this.#parts = parts;
       if (this.#checkpoints) {
         // A resumed conversation's messages count: a checkpoint's place is the message's in the whole conversation.
@@ -402,6 +406,13 @@ export class Session {
   /** What the faces read of a durable session (durable.ts durableParts): the verbs that need a runtime say so. */
   #durableParts(): SessionParts {
     return (this.#parts ??= durableParts(this.#options, sessionEnv(this.#options)));
+  }
+
+  async #liveTarget(): Promise<LiveTarget> {
+    if (this.#durable) throw new Error('settings, skills and MCP servers cannot change while a durable session runs (its workers read them at start)');
+    const { runtime, env, mcp } = await this.start();
+    const sources = [...(this.#options.settingSources ?? ['user', 'project', 'local']), 'managed' as const];
+    return { runtime, ...(mcp ? { mcp } : {}), homeDir: env.HOME ?? os.homedir(), sources, signal: this.#root.signal, setModel: (m) => this.setModel(m) };
   }
 
   #need(): SessionParts {

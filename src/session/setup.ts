@@ -12,6 +12,7 @@ import { createToolRuntime } from '../agent/create-tool-runtime.js';
 import { stateDirectory } from '../agent/session-dir.js';
 import { latestSessionFor } from '../agent/transcript.js';
 import type { AgentDefinition, PermissionAnswer, RuntimePermissionRequest, SettingSource, ToolRuntime } from '../agent/types.js';
+import type { HookCallback } from '../hooks/types.js';
 import type { McpClientManager } from '../mcp/manager.js';
 import { createPermissionPromptTool } from '../mcp/permission-prompt-tool.js';
 import { randomUUID } from '../tool/crypto.js';
@@ -84,6 +85,8 @@ export interface SetupHooks {
   /** Ends the session's runtime (its calls answered, its processes ended) when aborted. */
   readonly signal: AbortSignal;
   readonly warn: (text: string) => void;
+  /** The session's own callbacks (live-settings.ts: MCP servers' mode overrides), after the program's hooks. */
+  readonly sessionHooks?: readonly HookCallback[];
 }
 
 export async function setUpSession(options: SessionOptions, hooks: SetupHooks): Promise<SessionParts> {
@@ -133,7 +136,7 @@ export async function setUpSession(options: SessionOptions, hooks: SetupHooks): 
     },
     ...(structured ? { tools: [structured] } : {}),
     ...(builtinTools ? { builtinTools: [...builtinTools, ...(structured ? [STRUCTURED_OUTPUT_TOOL_NAME] : [])] } : {}),
-    hooks: options.hooks ?? [],
+    hooks: [...(options.hooks ?? []), ...(hooks.sessionHooks ?? [])],
     ...(options.classifier !== undefined ? { classifier: options.classifier } : {}),
     ...(onPermissionRequest ? { onPermissionRequest } : {}),
     ...(options.onQuestion ? { onQuestion: options.onQuestion } : {}),

@@ -27,6 +27,16 @@ const DIFFERENCES: Record<string, readonly (readonly [string, string])[]> = {
     ['files', 'the call was not made (above)'],
   ],
   'agent-loose-definition': [['sessions.0.stderrLines', 'the slip is told once on stderr (the Agent SDK says nothing)']],
+  'seed-read-state': [
+    ['sessions.0.sequence.2.content.0.input', "Claude Code echoes Edit's input with its defaults filled in (replace_all: false); toolgate yields the model's input as sent"],
+    ['sessions.0.sequence.3.content.0.content', "toolgate's Edit ends with Claude Code's 'file state is current' note, which Claude Code gives only after its own Read"],
+  ],
+  'seed-read-state-stale': [
+    ['sessions.0.sequence.2.content.0.input', 'as in seed-read-state: the input as the model sent it'],
+    ['sessions.0.sequence.3.content.0', 'safety: toolgate edits only a file the model has read (Claude Code 2.1.328 in the SDK edits an unread file); a seed older than the file does not count'],
+    ['files', 'the Edit was refused (above)'],
+  ],
+  'mcp-mode-override': [['sessions.0.sequence.4.content.0.content', "the denial says the override asked and nobody could answer, not Claude Code's 'you haven't granted it yet'"]],
 };
 
 function at(value: unknown, where: string): { parent: Record<string, unknown>; key: string } {

@@ -30,7 +30,15 @@ export interface ParityRun {
   readonly prompt: string;
   readonly turns: (ctx: ParityContext) => Turn[];
   readonly options?: (ctx: ParityContext) => AnyOptions;
+  /**
+   * Query methods called before the prompt goes (the prompt is then a one-message stream, as the SDK's control
+   * methods want): what it returns (or the error it throws) joins the sequence as a `control` entry.
+   */
+  readonly control?: (query: ControlQuery, ctx: ParityContext) => Promise<unknown>;
 }
+
+/** The `Query` methods a scenario's control step may call (either SDK's). */
+export type ControlQuery = Record<string, (...args: unknown[]) => Promise<unknown>>;
 
 export interface ParityScenario extends ParityRun {
   readonly name: string;
@@ -39,6 +47,8 @@ export interface ParityScenario extends ParityRun {
   readonly setup?: (dir: string) => void;
   /** A second session that resumes the first (its session id), in the same project. */
   readonly resume?: ParityRun;
+  /** `resumeSessionAt` for the resume: the uuid of one of the messages the first session yielded. */
+  readonly resumeAt?: (messages: readonly Record<string, unknown>[]) => string | undefined;
   /** What to keep of the conversation's requests (normalized), e.g. the effort a request carried. */
   readonly requests?: (requests: readonly RecordedRequest[]) => unknown;
 }
@@ -65,7 +75,16 @@ function isSideRequest(request: RecordedRequest): boolean {
   return /Write the title|sentence-case title/i.test(first) || !Array.isArray(request.body?.messages);
 }
 
+let running: SdkModule | undefined;
+
+/** The SDK the scenario being run goes through (for a scenario's in-process MCP server). */
+export function currentSdk(): { tool: (...args: unknown[]) => unknown; createSdkMcpServer: (options: unknown) => unknown } {
+  if (!running) throw new Error('no parity scenario is running');
+  return running as never;
+}
+
 export async function runParityScenario(sdk: SdkModule, scenario: ParityScenario): Promise<ParityValues> {
+  running = sdk;
   const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'parity-sdk-')));
   const home = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'parity-sdk-home-')));
   const normalize = normalizer([dir, home]);
@@ -75,7 +94,8 @@ export async function runParityScenario(sdk: SdkModule, scenario: ParityScenario
     const conversation: RecordedRequest[] = [];
     const first = await runOne(sdk, scenario, { dir, home }, undefined, conversation);
     sessions.push(first.values);
-    if (scenario.resume && first.sessionId) sessions.push((await runOne(sdk, scenario.resume, { dir, home }, first.sessionId, conversation)).values);
+    const at = scenario.resumeAt?.(first.messages);
+    if (scenario.resume && first.sessionId) sessions.push((await runOne(sdk, scenario.resume, { dir, home }, { id: first.sessionId, ...(at ? { at } : {}) }, conversation)).values);
     return normalize({
       sessions,
       files: filesOf(dir),
@@ -90,10 +110,11 @@ async function runOne(
   sdk: SdkModule,
   run: ParityRun,
   where: { dir: string; home: string },
-  resume: string | undefined,
+  resume: { id: string; at?: string } | undefined,
   conversation: RecordedRequest[],
-): Promise<{ values: SessionValues; sessionId?: string }> {
+): Promise<{ values: SessionValues; sessionId?: string; messages: Record<string, unknown>[] }> {
   const sequence: unknown[] = [];
+  const messages: Record<string, unknown>[] = [];
   const ctx: ParityContext = { ...where, mark: (what) => sequence.push({ kind: `mark:${what}` }) };
   const main = run.turns(ctx);
   let next = 0;
@@ -115,7 +136,7 @@ async function runOne(
       model: 'claude-sonnet-4-6',
       ...given,
       cwd: where.dir,
-      ...(resume ? { resume } : {}),
+      ...(resume ? { resume: resume.id, ...(resume.at ? { resumeSessionAt: resume.at } : {}) } : {}),
       stderr: (data: string) => (stderr += data),
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -128,7 +149,17 @@ async function runOne(
         ...((given.env as Record<string, string>) ?? {}),
       },
     };
-    for await (const message of sdk.query({ prompt: run.prompt, options })) {
+    const input = run.control ? oneMessage(run.prompt) : undefined;
+    const q = sdk.query({ prompt: input?.stream ?? run.prompt, options });
+    if (run.control && input) {
+      void run
+        .control(q as unknown as ControlQuery, ctx)
+        .then((value) => sequence.push({ kind: 'control', value: value ?? null }), (e: unknown) => sequence.push({ kind: 'control', throws: e instanceof Error ? e.message : String(e) }))
+        .finally(() => input.send());
+    }
+    for await (const message of q) {
+      messages.push(message);
+      if (message.type === 'result') input?.end();
       sessionId ??= typeof message.session_id === 'string' ? message.session_id : undefined;
       if (message.type === 'result') result = resultValues(message);
       const value = messageValues(message);
@@ -141,7 +172,24 @@ async function runOne(
     conversation.push(...server.messageRequests.filter((r) => !isSideRequest(r)));
   }
   const stderrLines = stderr.split('\n').filter((l) => /warn|ignor|note/i.test(l)).length;
-  return { values: { sequence, ...(result !== undefined ? { result } : {}), ...(throws !== undefined ? { throws } : {}), stderrLines }, ...(sessionId ? { sessionId } : {}) };
+  return { values: { sequence, ...(result !== undefined ? { result } : {}), ...(throws !== undefined ? { throws } : {}), stderrLines }, ...(sessionId ? { sessionId } : {}), messages };
+}
+
+/** The prompt as a stream of one user message: sent when `send()` is called, the stream ended by `end()`. */
+function oneMessage(prompt: string): { stream: AsyncIterable<unknown>; send(): void; end(): void } {
+  let send = () => {};
+  let end = () => {};
+  const sent = new Promise<void>((r) => (send = r));
+  const ended = new Promise<void>((r) => (end = r));
+  return {
+    stream: (async function* () {
+      await sent;
+      yield { type: 'user', message: { role: 'user', content: prompt }, parent_tool_use_id: null, session_id: '' };
+      await ended;
+    })(),
+    send: () => send(),
+    end: () => end(),
+  };
 }
 
 /** Message kinds left out of the values: their shapes are test/agent-sdk-shapes.test.ts's, their values are timings. */

@@ -2,9 +2,11 @@
  * The Agent SDK parity scenarios: each a scripted model conversation, options and a temp project, run the same way
  * through `toolgate/agent-sdk` and through the real Agent SDK (recordings/), compared value by value.
  */
+import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { z } from 'zod';
 import type { RecordedRequest, ScriptedResponse } from '../../../src/testing/index.js';
-import { put, type ParityContext, type ParityScenario } from './run.js';
+import { currentSdk, put, type ParityContext, type ParityScenario } from './run.js';
 
 const text = (t: string): ScriptedResponse => ({ content: [{ type: 'text', text: t }] });
 const use = (name: string, input: Record<string, unknown>, before?: string): ScriptedResponse => ({
@@ -165,7 +167,71 @@ export const PARITY_SCENARIOS: readonly ParityScenario[] = [
       effortBetas: (requests[0]?.headers['anthropic-beta'] ?? '').split(',').filter((b) => /effort/.test(b)),
     }),
   },
+  {
+    name: 'seed-read-state',
+    about: 'seedReadState(path, mtime) before the prompt: an Edit without a Read goes through',
+    prompt: 'edit a.txt',
+    setup: (dir) => put(dir, 'a.txt', 'one\n'),
+    control: async (q, ctx) => q.seedReadState!(path.join(ctx.dir, 'a.txt'), Math.floor(statSync(path.join(ctx.dir, 'a.txt')).mtimeMs)),
+    turns: (ctx) => [use('Edit', { file_path: path.join(ctx.dir, 'a.txt'), old_string: 'one', new_string: 'two' }), text('edited')],
+    options: () => ({ permissionMode: 'acceptEdits' }),
+  },
+  {
+    name: 'seed-read-state-stale',
+    about: 'seedReadState with an mtime older than the file: not seeded, the Edit asks for a Read',
+    prompt: 'edit a.txt',
+    setup: (dir) => put(dir, 'a.txt', 'one\n'),
+    control: async (q, ctx) => q.seedReadState!(path.join(ctx.dir, 'a.txt'), Math.floor(statSync(path.join(ctx.dir, 'a.txt')).mtimeMs) - 60_000),
+    turns: (ctx) => [use('Edit', { file_path: path.join(ctx.dir, 'a.txt'), old_string: 'one', new_string: 'two' }), text('could not')],
+    options: () => ({ permissionMode: 'acceptEdits' }),
+  },
+  {
+    name: 'apply-flag-settings-allow',
+    about: 'applyFlagSettings({ permissions: { allow } }) before the prompt: a headless Write is allowed',
+    prompt: 'write x.txt',
+    control: async (q) => q.applyFlagSettings!({ permissions: { allow: ['Write'] } }),
+    turns: (ctx) => [write(ctx), text('written')],
+  },
+  {
+    name: 'reload-skills',
+    about: 'a skill written after the start: reloadSkills() lists it (names and descriptions of the project skills)',
+    prompt: 'hi',
+    control: async (q, ctx) => {
+      mkdirSync(path.join(ctx.dir, '.claude', 'skills', 'greet'), { recursive: true });
+      put(ctx.dir, '.claude/skills/greet/SKILL.md', '---\ndescription: Greets the user\n---\nSay hello.\n');
+      const { skills } = (await q.reloadSkills!()) as { skills: { name: string; description: string; argumentHint: string }[] };
+      return skills.filter((s) => s.name === 'greet');
+    },
+    turns: () => [text('hello')],
+    options: () => ({ settingSources: ['project'] }),
+  },
+  {
+    name: 'mcp-mode-override',
+    about: "setMcpPermissionModeOverride(server, 'default') under bypassPermissions: the server's call is asked for (headless: denied)",
+    prompt: 'add',
+    control: async (q) => q.setMcpPermissionModeOverride!('calc', 'default'),
+    turns: () => [use('mcp__calc__add', { a: 1, b: 2 }), text('done')],
+    // IS_SANDBOX: Claude Code refuses bypassPermissions to root otherwise (recordings are made in a container).
+    options: () => ({ permissionMode: 'bypassPermissions', allowDangerouslySkipPermissions: true, mcpServers: { calc: calcServer() }, env: { IS_SANDBOX: '1' } }),
+  },
+  {
+    name: 'resume-at-yielded-uuid',
+    about: 'resumeSessionAt with the uuid of the first assistant message the program was handed',
+    prompt: 'remember the word apple',
+    turns: () => [use('Bash', { command: 'echo apple', description: 'say it' }, 'saying it'), text('I will remember apple.')],
+    options: () => ({ allowedTools: ['Bash(echo apple)'] }),
+    // The tool result's message: the conversation goes on without the answer that came after it.
+    resumeAt: (messages) => messages.find((m) => m.type === 'user' && JSON.stringify(m.message).includes('tool_result'))?.uuid as string | undefined,
+    resume: { prompt: 'which word?', turns: () => [text('apple')], options: () => ({ allowedTools: ['Bash(echo apple)'] }) },
+    requests: (requests) => conversationTexts(requests.at(-1)),
+  },
 ];
+
+/** An in-process MCP server with one tool, of whichever SDK runs the scenario (set by run.ts). */
+function calcServer(): unknown {
+  const sdk = currentSdk();
+  return sdk.createSdkMcpServer({ name: 'calc', version: '1.0.0', tools: [sdk.tool('add', 'Adds', { a: z.number(), b: z.number() }, async ({ a, b }: { a: number; b: number }) => ({ content: [{ type: 'text', text: String(a + b) }] }))] });
+}
 
 /** The user and assistant texts of a request's conversation (the model's view), reminders left out. */
 function conversationTexts(request: RecordedRequest | undefined): unknown {
