@@ -1,5 +1,5 @@
 /**
- * docs/security.md §11: a program's mid-session settings calls cannot widen what a session may do past its files and
+ * docs/security.md §12: a program's mid-session settings calls cannot widen what a session may do past its files and
  * the managed policy, nor write a key that would widen later sessions.
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,7 +17,7 @@ afterEach(() => {
 
 const open = { managedRulesOnly: false, bypassDisabled: false, autoDisabled: false };
 
-describe('settings changed while a session runs (security.md §11)', () => {
+describe('settings changed while a session runs (security.md §12)', () => {
   it('updateSettings cannot write permissions or hooks into a settings file', () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'live-attack-'));
     const where = { projectDir: dir, homeDir: dir, sources: ['user', 'local', 'managed'] as const };
