@@ -46,6 +46,14 @@ describe('a loop variable changed before its read is judged as written', () => {
     'for f in *.md; do command read f < list; cat "$f"; done',
     'for f in *.md; do for f in .env; do :; done; cat "$f"; done',
     'g() { f=.env; }; for f in *.md; do g; cat "$f"; done',
+    // A builtin's name spelled with backslashes is the builtin (bash removes the quoting before the lookup).
+    'for f in *.md; do \\. ./setf; cat "$f"; done',
+    'for f in *.md; do \\source ./setf; cat "$f"; done',
+    'for f in *.md; do so\\urce ./setf; cat "$f"; done',
+    'for f in *.md; do so\\\nurce ./setf; cat "$f"; done',
+    // `jobs -x` runs its command in this shell.
+    'for f in *.md; do jobs -x . ./setf; cat "$f"; done',
+    'for f in *.md; do jobs -x source ./setf; cat "$f"; done',
   ])('%j', async (command) => {
     expect(bash(command)).toContain(SECRET);
     expect(await judged(command)).not.toBe('allow');

@@ -35,7 +35,16 @@ const SHELL_STATE = new Set([
   'eval', 'source', '.', 'read', 'mapfile', 'readarray', 'printf', 'getopts', 'declare', 'typeset', 'local', 'export',
   'readonly', 'let', 'unset', 'trap', 'set', 'shopt', 'builtin', 'command', 'enable', 'exec', 'alias', 'unalias', 'hash',
   'select', 'coproc', 'fc', 'history', 'bind', 'complete', 'compgen', 'compopt', 'caller',
+  // `jobs -x CMD` runs CMD as a command of this shell (`jobs -x . ./setf`); `wait -p NAME` assigns NAME.
+  'jobs', 'wait',
 ]);
+
+/**
+ * A command name as bash looks it up: a backslash quotes the next character and is removed (`\.`, `so\urce` are
+ * `.` and `source`), a backslash-newline with its newline. Quotes and expansions never reach here: such a name is
+ * not a plain `word` node.
+ */
+const lookedUp = (name: string): string => name.replace(/\\\n/g, '').replace(/\\(.)/gs, '$1');
 
 /** The command with the first substitutable loop's `"$f"` words replaced, or undefined when none qualifies. */
 export function loopSubstituted(command: string, root: SyntaxNode): string | undefined {
@@ -45,7 +54,7 @@ export function loopSubstituted(command: string, root: SyntaxNode): string | und
   const visit = (n: SyntaxNode): void => {
     if (!open) return;
     if (CLOSED_TYPES.has(n.type) || (n.type === 'compound_statement' && n.firstChild?.type === '((')) open = false;
-    if (n.type === 'command_name' && (n.firstChild?.type !== 'word' || SHELL_STATE.has(n.text))) open = false;
+    if (n.type === 'command_name' && (n.firstChild?.type !== 'word' || SHELL_STATE.has(lookedUp(n.text)))) open = false;
     if (n.type === 'for_statement') loops.push(n);
     for (const c of n.children) visit(c);
   };
