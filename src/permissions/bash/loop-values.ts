@@ -9,7 +9,7 @@
  * when all of these hold (else the command is judged as written):
  * - the loop goes over exactly one word, plain characters and the glob characters `*` `?` only (no quotes, `$`,
  *   braces, tildes, brackets or `=`): its expansion is names matching that pattern, nothing else;
- * - `f` is an ordinary lower-case shell variable, and the command mentions it nowhere but in `$f`/`${f}` and the loop
+ * - `f` is an ordinary lower-case shell variable (not `_`, which every command resets), and the command mentions it nowhere but in `$f`/`${f}` and the loop
  *   header (no assignment, `read f`, `declare`, nested `for f`, `printf -v f`…);
  * - the whole command has no function definition, assignment, declaration, arithmetic, `${…}` other than `${f}`, and
  *   no command that can assign a variable or run code in this shell (`eval`, `source`/`.`, `read`, `printf`, `let`,
@@ -22,7 +22,8 @@ import type { SyntaxNode } from './parser.js';
 
 /** A loop word whose expansion is names matching it: plain characters and `*`, `?`. */
 const LOOP_WORD = /^[A-Za-z0-9_./:@%+,*?-]+$/;
-const LOOP_VARIABLE = /^[a-z_][a-z0-9_]*$/;
+/** An ordinary lower-case name; not `_`, which bash sets to the previous command's last argument (`: .env; cat "$_"`). */
+const LOOP_VARIABLE = /^(?!_$)[a-z_][a-z0-9_]*$/;
 
 /** Node types after which a computed name could reach the variable, or code could run in this shell. */
 const CLOSED_TYPES = new Set([
