@@ -9,7 +9,7 @@
  * when all of these hold (else the command is judged as written):
  * - the loop goes over exactly one word, plain characters and the glob characters `*` `?` only (no quotes, `$`,
  *   braces, tildes, brackets or `=`): its expansion is names matching that pattern, nothing else;
- * - `f` is an ordinary lower-case shell variable, and the command mentions it nowhere but in `$f`/`${f}` and the loop
+ * - `f` is an ordinary lower-case shell variable (not `_`, which every command resets), and the command mentions it nowhere but in `$f`/`${f}` and the loop
  *   header (no assignment, `read f`, `declare`, nested `for f`, `printf -v f`…);
  * - the whole command has no function definition, assignment, declaration, arithmetic, `${…}` other than `${f}`, and
  *   no command that can assign a variable or run code in this shell (`eval`, `source`/`.`, `read`, `printf`, `let`,
@@ -22,7 +22,8 @@ import type { SyntaxNode } from './parser.js';
 
 /** A loop word whose expansion is names matching it: plain characters and `*`, `?`. */
 const LOOP_WORD = /^[A-Za-z0-9_./:@%+,*?-]+$/;
-const LOOP_VARIABLE = /^[a-z_][a-z0-9_]*$/;
+/** An ordinary lower-case name; not `_`, which bash sets to the previous command's last argument (`: .env; cat "$_"`). */
+const LOOP_VARIABLE = /^(?!_$)[a-z_][a-z0-9_]*$/;
 
 /** Node types after which a computed name could reach the variable, or code could run in this shell. */
 const CLOSED_TYPES = new Set([
@@ -35,7 +36,16 @@ const SHELL_STATE = new Set([
   'eval', 'source', '.', 'read', 'mapfile', 'readarray', 'printf', 'getopts', 'declare', 'typeset', 'local', 'export',
   'readonly', 'let', 'unset', 'trap', 'set', 'shopt', 'builtin', 'command', 'enable', 'exec', 'alias', 'unalias', 'hash',
   'select', 'coproc', 'fc', 'history', 'bind', 'complete', 'compgen', 'compopt', 'caller',
+  // `jobs -x CMD` runs CMD as a command of this shell (`jobs -x . ./setf`); `wait -p NAME` assigns NAME.
+  'jobs', 'wait',
 ]);
+
+/**
+ * A command name as bash looks it up: a backslash quotes the next character and is removed (`\.`, `so\urce` are
+ * `.` and `source`), a backslash-newline with its newline. Quotes and expansions never reach here: such a name is
+ * not a plain `word` node.
+ */
+const lookedUp = (name: string): string => name.replace(/\\\n/g, '').replace(/\\(.)/gs, '$1');
 
 /** The command with the first substitutable loop's `"$f"` words replaced, or undefined when none qualifies. */
 export function loopSubstituted(command: string, root: SyntaxNode): string | undefined {
@@ -45,7 +55,7 @@ export function loopSubstituted(command: string, root: SyntaxNode): string | und
   const visit = (n: SyntaxNode): void => {
     if (!open) return;
     if (CLOSED_TYPES.has(n.type) || (n.type === 'compound_statement' && n.firstChild?.type === '((')) open = false;
-    if (n.type === 'command_name' && (n.firstChild?.type !== 'word' || SHELL_STATE.has(n.text))) open = false;
+    if (n.type === 'command_name' && (n.firstChild?.type !== 'word' || SHELL_STATE.has(lookedUp(n.text)))) open = false;
     if (n.type === 'for_statement') loops.push(n);
     for (const c of n.children) visit(c);
   };

@@ -3,7 +3,7 @@
  * can carry, its absolute candidates in the directories the command may be in, and the work tree a `REV:path` is
  * anchored in. Pure but for the filesystem probes of `gitRoot` (is there a `.git` here?).
  */
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { existsSync } from '../observed-fs.js';
 import { absoluteCandidates, tildeCandidates, type CwdState } from './paths.js';
 
@@ -63,4 +63,18 @@ export function gitRoot(dir: string): string | undefined {
     if (existsSync(join(d, '.git'))) return d;
     if (dirname(d) === d) return undefined;
   }
+}
+
+/**
+ * The word bash passes for one match of a glob (`*` matching `--from-file=.env` passes `--from-file=.env`): a name a
+ * cloned repository brings is then an option or code to the program, not only a path. Relative to the directory the
+ * glob expanded in; where that is not one of `dirs`, the absolute path (then never an option).
+ */
+export function matchSpelling(pattern: string, abs: string, dirs: readonly string[]): string {
+  if (isAbsolute(pattern) || pattern.startsWith('~')) return abs;
+  for (const d of dirs) {
+    const r = relative(resolve(d), abs);
+    if (r !== '' && !isAbsolute(r)) return pattern.startsWith('./') ? `./${r}` : r;
+  }
+  return abs;
 }

@@ -22,7 +22,7 @@ import type { MatchWord } from './rule-match.js';
 import type { WordValue } from './words.js';
 import { classifySubcommand } from './classify.js';
 import { nextCwdState, type CwdState } from './paths.js';
-import { pathCandidates, resolveExact } from './read-deny-words.js';
+import { matchSpelling, pathCandidates, resolveExact } from './read-deny-words.js';
 import { NEUTRAL_COMMANDS } from './read-only-specs.js';
 import { stripAllowWrappers } from './wrappers.js';
 import { naiveWords } from './raw-split.js';
@@ -153,7 +153,13 @@ class Judge implements GitReadJudge {
       if (glob && hasGlobChars(c)) {
         const expanded = this.expand(c, subcommand);
         let denied = false;
-        for (const abs of expanded ?? []) denied = this.checkAbs(abs, subcommand) || denied;
+        for (const abs of expanded ?? []) {
+          denied = this.checkAbs(abs, subcommand) || denied;
+          // A match bash passes as `--from-file=.env` or `-T.env`: the name a repository brings is an option.
+          const word = c === value ? matchSpelling(c, abs, this.state.dirs) : abs;
+          if (word.startsWith('-')) this.cannotRuleOut(`${short(c)} matches ${short(word)}, which the program may read as an option`, subcommand);
+          else if (pathCandidates(word).some((w) => w !== word)) this.checkWord(word, false, subcommand);
+        }
         if (expanded !== undefined && !denied) this.globAfterWriter(c, subcommand);
       }
       const resolved = resolveExact(c, this.state, this.home);
@@ -279,15 +285,22 @@ class Judge implements GitReadJudge {
 
   private inlineCode(words: readonly MatchWord[], name: string, subcommand: string): void {
     for (const w of words) {
-      if (!w.literal || !/[^\w./~@+%:=,-]/.test(w.value)) continue;
-      for (const token of w.value.split(/[^\w./~@+%:=,-]+/)) {
-        for (const c of pathCandidates(token)) {
-          for (const abs of resolveExact(c, this.state, this.home) ?? []) {
-            const r = this.read(abs);
-            if (r.behavior !== 'deny') continue;
-            const pattern = this.patternFor(abs);
-            this.ask(pattern, `the ${name} code names ${abs}, which ${ruleText(pattern)} denies`, subcommand);
-          }
+      if (!w.literal) continue;
+      // A glob's matches are the code bash passes (`sed -n *` with a file named `1e cat .env` runs `cat .env`).
+      const texts = isGlobWord(w) ? (this.expand(w.value, subcommand) ?? []).map((abs) => matchSpelling(w.value, abs, this.state.dirs)) : [w.value];
+      for (const text of texts) this.inlineText(text, name, subcommand);
+    }
+  }
+
+  private inlineText(text: string, name: string, subcommand: string): void {
+    if (!/[^\w./~@+%:=,-]/.test(text)) return;
+    for (const token of text.split(/[^\w./~@+%:=,-]+/)) {
+      for (const c of pathCandidates(token)) {
+        for (const abs of resolveExact(c, this.state, this.home) ?? []) {
+          const r = this.read(abs);
+          if (r.behavior !== 'deny') continue;
+          const pattern = this.patternFor(abs);
+          this.ask(pattern, `the ${name} code names ${abs}, which ${ruleText(pattern)} denies`, subcommand);
         }
       }
     }

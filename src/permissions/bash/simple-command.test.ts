@@ -134,4 +134,31 @@ describe('the JS parse of plain commands', () => {
     expect(differ).toEqual([]);
     expect(accepted).toBeGreaterThan(3_000);
   });
+
+  it('is the wasm parse, node for node, for the edge words joined by operators', () => {
+    // The edge words as arguments and as first words of the second, third… command: the grammar's reading of a
+    // word may depend on what came before it (a keyword after `;` or `&&`, a number or `==` after `|`).
+    const ops = ['|', '||', '&&', ';', ' | ', ' && ', ' || ', ' ; ', '\t;\t', ';'];
+    const names = ['ls', 'echo', 'test', 'git', 'x', '.', 'a.b', '_', '/bin/ls', './x', 'env'];
+    function* joined(seed: number, count: number): Generator<string> {
+      let s = seed;
+      const next = (k: number) => {
+        s = (Math.imul(s, 1103515245) + 12345) & 0x7fffffff;
+        return s % k;
+      };
+      const pick = () => (next(3) === 0 ? EDGE_WORDS[next(EDGE_WORDS.length)]! : names[next(names.length)]!);
+      for (let i = 0; i < count; i++) {
+        let line = '';
+        for (let n = 1 + next(4); n > 0; n--) {
+          const words = [pick()];
+          for (let k = next(4); k > 0; k--) words.push(next(2) === 0 ? EDGE_WORDS[next(EDGE_WORDS.length)]! : names[next(names.length)]!);
+          line += words.join(next(5) === 0 ? '\t' : ' ') + (n > 1 ? ops[next(ops.length)]! : next(5) === 0 ? ';' : '');
+        }
+        yield line;
+      }
+    }
+    const { accepted, differ } = disagreements(joined(13, 20_000));
+    expect(differ).toEqual([]);
+    expect(accepted).toBeGreaterThan(2_000);
+  });
 });
