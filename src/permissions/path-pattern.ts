@@ -57,13 +57,15 @@ export function ruleRoot(rule: PermissionRule, ctx: ToolPermissionContext): stri
 }
 
 /** Turns a rule's pattern into absolute glob segments. */
-export function anchorPattern(
-  pattern: string,
-  behavior: PermissionBehavior,
-  root: string,
-  cwd: string,
-  homeDir: string,
-): string[] {
+export function anchorPattern(pattern: string, behavior: PermissionBehavior, root: string, cwd: string, homeDir: string): string[] {
+  return anchorAt(pattern, behavior, () => root, () => cwd, () => homeDir);
+}
+
+/**
+ * anchorPattern with each folder asked for only when the pattern is anchored at it: a folder's real location is a
+ * filesystem question, and a compilation that asked it depends on its answer (paths.ts asks it again at each use).
+ */
+function anchorAt(pattern: string, behavior: PermissionBehavior, root: () => string, cwd: () => string, homeDir: () => string): string[] {
   let p = pattern.normalize('NFC');
   // A trailing slash (gitignore: "directories only") is treated as naming the directory and its contents.
   while (p.length > 1 && p.endsWith('/') && !p.endsWith('\\/')) p = p.slice(0, -1);
@@ -73,18 +75,18 @@ export function anchorPattern(
     base = '/';
     rest = p.slice(2);
   } else if (p === '~' || p.startsWith('~/')) {
-    base = homeDir;
+    base = homeDir();
     rest = p.slice(2);
   } else if (tildeUser(p) !== undefined) {
     // `~user/…`: that user's home (see compilePathPatternVariants for a user this machine does not know).
     const user = tildeUser(p)!;
-    base = homeOfUserOrGuess(user, homeDir);
+    base = homeOfUserOrGuess(user, homeDir());
     rest = p.slice(user.length + 2);
   } else if (p.startsWith('/')) {
-    base = root;
+    base = root();
     rest = p.slice(1);
   } else if (p.startsWith('./') || p === '.' || p.startsWith('../') || p === '..') {
-    base = cwd;
+    base = cwd();
     rest = p;
   } else {
     const segs = p.split('/');
@@ -92,10 +94,10 @@ export function anchorPattern(
       segs.length === 1 || (behavior !== 'allow' && segs.length === 2 && segs[1] === '**' && !GLOB_CHARS.test(segs[0]!));
     if (floats) {
       // Deny/ask: anywhere on disk; allow: at any depth below the working directory.
-      const floatBase = behavior === 'allow' ? splitAbs(cwd) : [];
+      const floatBase = behavior === 'allow' ? splitAbs(cwd()) : [];
       return [...floatBase, '**', ...segs];
     }
-    base = cwd;
+    base = cwd();
     rest = p;
   }
   const segs = rest.split('/').filter((s) => s !== '' && s !== '.');
@@ -148,13 +150,14 @@ export function compilePathPatternVariants(
     const c = compileSegments(rule, pattern, segments);
     if (!out.some((o) => sameMatch(o, c))) out.push(c);
   };
-  add(anchorPattern(pattern, rule.ruleBehavior, real(ruleRoot(rule, ctx)), real(ctx.cwd), real(home)));
+  const atReal = (p: string) => anchorAt(p, rule.ruleBehavior, () => real(ruleRoot(rule, ctx)), () => real(ctx.cwd), () => real(home));
+  add(atReal(pattern));
   // A deny or ask pattern with two readings denies by both (documented above): `/secrets/**` also from the
   // filesystem root, `config/keys.json` also at any depth below the working directory.
   if (rule.ruleBehavior !== 'allow') {
     for (const alt of alternateReadings(pattern)) {
       add(anchorPattern(alt, rule.ruleBehavior, ruleRoot(rule, ctx), ctx.cwd, home));
-      add(anchorPattern(alt, rule.ruleBehavior, real(ruleRoot(rule, ctx)), real(ctx.cwd), real(home)));
+      add(atReal(alt));
     }
   }
   if (rule.ruleBehavior !== 'allow') {

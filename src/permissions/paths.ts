@@ -6,7 +6,7 @@
  * free, acceptEdits allows writes inside, anything outside asks). Every check runs on the path as given AND on its real
  * path: a deny on either denies, an allow needs both.
  */
-import { fsMemoScope, withFsMemo } from './observed-fs.js';
+import { fsMemoScope, realpathNative, withFsMemo } from './observed-fs.js';
 import type fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -98,6 +98,15 @@ function realOrSelf(p: string): string {
   return r.ok ? r.path : p;
 }
 
+/** realOrSelf(p) === real, in one call for a path that exists (resolveRealPath asks whether it exists first). */
+function stillReal(p: string, real: string): boolean {
+  try {
+    return realpathNative(p) === real;
+  } catch {
+    return realOrSelf(p) === real;
+  }
+}
+
 /**
  * One rule's compiled variants by what they are made of — the rule as a trace shows it, the folders it is anchored at
  * — with the real paths they were made at: a batch whose every line brings its own rule set mostly brings the same
@@ -109,7 +118,7 @@ function compileRules(ctx: ToolPermissionContext): CompiledPathRules {
   const scope = fsMemoScope();
   const cached = compiledCache.get(ctx);
   if (cached !== undefined && scope !== undefined && cached.checkedIn === scope) return cached.compiled;
-  if (cached !== undefined && [...cached.reals].every(([p, real]) => realOrSelf(p) === real)) {
+  if (cached !== undefined && [...cached.reals].every(([p, real]) => stillReal(p, real))) {
     cached.checkedIn = scope;
     return cached.compiled;
   }
