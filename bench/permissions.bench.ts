@@ -13,7 +13,7 @@
  *   permissions.batch_distinct_lines_per_s — the mix above (three rule sets, five modes), every line distinct;
  *   permissions.batch_long_rss_growth_mb   — resident memory after a long run of per-line rule sets, less the memory
  *                                            after its first 100,000 lines (flat: near 0). 300,000 lines;
- *                                            TOOLGATE_BENCH_LONG_LINES=1000000 for the issue's million (≈1 minute).
+ *                                            TOOLGATE_BENCH_LONG_LINES=1000000 for the issue's million.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
