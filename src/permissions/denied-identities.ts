@@ -89,7 +89,7 @@ export function deniedIdentities(patterns: readonly CompiledPathPattern[], roots
       if (entry.isDirectory()) {
         if (entry.name !== 'node_modules') stack.push(full);
       } else if (entry.isFile()) {
-        const pat = live.find((p) => p.regex.test(full.normalize('NFC')));
+        const pat = live.find((p) => p.matches(full.normalize('NFC')));
         const st = pat ? statIfExists(full) : undefined;
         if (pat && st?.isFile()) ids.set(identityKey(st), [pat, full]);
       }

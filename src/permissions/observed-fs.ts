@@ -190,11 +190,23 @@ let memo: Map<string, { readonly value?: unknown; readonly error?: unknown }> | 
 export function withFsMemo<T>(check: () => T): T {
   if (memo !== undefined) return check();
   memo = new Map();
+  memoScopes++;
   try {
     return check();
   } finally {
     memo = undefined;
   }
+}
+
+/** Counts withFsMemo scopes: each has its own number. */
+let memoScopes = 0;
+
+/**
+ * The number of the current withFsMemo scope, undefined outside one: a caller that keeps something bound to
+ * filesystem facts confirms them once per scope — one state of the disk — instead of at every call.
+ */
+export function fsMemoScope(): number | undefined {
+  return memo === undefined ? undefined : memoScopes;
 }
 
 function ask<T>(q: number, p: string, direct: () => T): T {

@@ -17,6 +17,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
+import { LRUCache } from 'lru-cache';
 import type { PermissionBehavior, PermissionRule, ToolPermissionContext } from '../tool/permission-types.js';
 import { resolveRealPath } from './real-path.js';
 import { homeOfUser, homeOfUserOrGuess, tildeUser } from './user-home.js';
@@ -30,6 +31,8 @@ export interface CompiledPathPattern {
   readonly caseInsensitive: boolean;
   /** Tests a normalised absolute path (the path or any of its ancestors named by the pattern). */
   readonly regex: RegExp;
+  /** `regex.test(p)`, without compiling the regex when the pattern's literal start decides (see PathMatcher). */
+  matches(p: string): boolean;
 }
 
 const GLOB_CHARS = /[*?[\\]/;
@@ -54,13 +57,15 @@ export function ruleRoot(rule: PermissionRule, ctx: ToolPermissionContext): stri
 }
 
 /** Turns a rule's pattern into absolute glob segments. */
-export function anchorPattern(
-  pattern: string,
-  behavior: PermissionBehavior,
-  root: string,
-  cwd: string,
-  homeDir: string,
-): string[] {
+export function anchorPattern(pattern: string, behavior: PermissionBehavior, root: string, cwd: string, homeDir: string): string[] {
+  return anchorAt(pattern, behavior, () => root, () => cwd, () => homeDir);
+}
+
+/**
+ * anchorPattern with each folder asked for only when the pattern is anchored at it: a folder's real location is a
+ * filesystem question, and a compilation that asked it depends on its answer (paths.ts asks it again at each use).
+ */
+function anchorAt(pattern: string, behavior: PermissionBehavior, root: () => string, cwd: () => string, homeDir: () => string): string[] {
   let p = pattern.normalize('NFC');
   // A trailing slash (gitignore: "directories only") is treated as naming the directory and its contents.
   while (p.length > 1 && p.endsWith('/') && !p.endsWith('\\/')) p = p.slice(0, -1);
@@ -70,18 +75,18 @@ export function anchorPattern(
     base = '/';
     rest = p.slice(2);
   } else if (p === '~' || p.startsWith('~/')) {
-    base = homeDir;
+    base = homeDir();
     rest = p.slice(2);
   } else if (tildeUser(p) !== undefined) {
     // `~user/…`: that user's home (see compilePathPatternVariants for a user this machine does not know).
     const user = tildeUser(p)!;
-    base = homeOfUserOrGuess(user, homeDir);
+    base = homeOfUserOrGuess(user, homeDir());
     rest = p.slice(user.length + 2);
   } else if (p.startsWith('/')) {
-    base = root;
+    base = root();
     rest = p.slice(1);
   } else if (p.startsWith('./') || p === '.' || p.startsWith('../') || p === '..') {
-    base = cwd;
+    base = cwd();
     rest = p;
   } else {
     const segs = p.split('/');
@@ -89,10 +94,10 @@ export function anchorPattern(
       segs.length === 1 || (behavior !== 'allow' && segs.length === 2 && segs[1] === '**' && !GLOB_CHARS.test(segs[0]!));
     if (floats) {
       // Deny/ask: anywhere on disk; allow: at any depth below the working directory.
-      const floatBase = behavior === 'allow' ? splitAbs(cwd) : [];
+      const floatBase = behavior === 'allow' ? splitAbs(cwd()) : [];
       return [...floatBase, '**', ...segs];
     }
-    base = cwd;
+    base = cwd();
     rest = p;
   }
   const segs = rest.split('/').filter((s) => s !== '' && s !== '.');
@@ -132,28 +137,27 @@ export function compilePathPatternVariants(
   rule: PermissionRule,
   pattern: string,
   ctx: ToolPermissionContext,
+  /** Where a folder really is (a caller that keeps the result asks through its own, to know what it depended on). */
+  real: (p: string) => string = realOrSelf,
 ): CompiledPathPattern[] {
   const home = ctx.homeDir ?? os.homedir();
   // An allow rule for the home of a user the passwd database does not know allows nothing (deny and ask rules guess
   // where that home would be, which is wider than nothing).
   const user = tildeUser(pattern);
   if (user !== undefined && rule.ruleBehavior === 'allow' && homeOfUser(user) === undefined) return [];
-  const real = (p: string) => {
-    const r = resolveRealPath(p);
-    return r.ok ? r.path : p;
-  };
   const out = [compilePathPattern(rule, pattern, ctx)];
   const add = (segments: readonly string[]) => {
     const c = compileSegments(rule, pattern, segments);
-    if (!out.some((o) => o.regex.source === c.regex.source)) out.push(c);
+    if (!out.some((o) => sameMatch(o, c))) out.push(c);
   };
-  add(anchorPattern(pattern, rule.ruleBehavior, real(ruleRoot(rule, ctx)), real(ctx.cwd), real(home)));
+  const atReal = (p: string) => anchorAt(p, rule.ruleBehavior, () => real(ruleRoot(rule, ctx)), () => real(ctx.cwd), () => real(home));
+  add(atReal(pattern));
   // A deny or ask pattern with two readings denies by both (documented above): `/secrets/**` also from the
   // filesystem root, `config/keys.json` also at any depth below the working directory.
   if (rule.ruleBehavior !== 'allow') {
     for (const alt of alternateReadings(pattern)) {
       add(anchorPattern(alt, rule.ruleBehavior, ruleRoot(rule, ctx), ctx.cwd, home));
-      add(anchorPattern(alt, rule.ruleBehavior, real(ruleRoot(rule, ctx)), real(ctx.cwd), real(home)));
+      add(atReal(alt));
     }
   }
   if (rule.ruleBehavior !== 'allow') {
@@ -165,6 +169,16 @@ export function compilePathPatternVariants(
     }
   }
   return out;
+}
+
+/** Two compilations of one rule that match the same paths (the same segments: case and level follow the rule). */
+function sameMatch(a: CompiledPathPattern, b: CompiledPathPattern): boolean {
+  return a.segments.length === b.segments.length && a.segments.every((s, i) => s === b.segments[i]);
+}
+
+function realOrSelf(p: string): string {
+  const r = resolveRealPath(p);
+  return r.ok ? r.path : p;
 }
 
 /**
@@ -187,14 +201,88 @@ function alternateReadings(pattern: string): string[] {
 
 function compileSegments(rule: PermissionRule, pattern: string, segments: readonly string[]): CompiledPathPattern {
   const caseInsensitive = rule.ruleBehavior !== 'allow';
-  let src = '^';
-  for (const seg of segments) src += seg === '**' ? '(?:/[^/]+)*' : `/${segmentToRegex(seg)}`;
   // A pattern naming a directory covers what is in it — except, for allow rules, one that ends in a wildcard:
   // `Edit(/docs/*)` covers the entries of docs/ only, one level (deny and ask keep the reading that covers more).
   const last = segments[segments.length - 1];
   const oneLevel = rule.ruleBehavior === 'allow' && last !== undefined && last !== '**' && /[*?[]/.test(last);
-  src += oneLevel ? '$' : '(?:/.*)?$';
-  return { rule, pattern, segments, caseInsensitive, regex: new RegExp(src, caseInsensitive ? 'iu' : 'u') };
+  const matcher = matcherFor(segments, caseInsensitive, oneLevel);
+  return {
+    rule,
+    pattern,
+    segments,
+    caseInsensitive,
+    get regex() {
+      return matcher.regex;
+    },
+    matches: (p) => matcher.matches(p),
+  };
+}
+
+/**
+ * Matchers by what they match (segments, case, one level), shared by every rule and context that compiles to the
+ * same segments: a batch whose lines each bring their own rules compiles mostly the same patterns again, and V8
+ * compiles a regex at its first use — for a case-insensitive Unicode one, hundreds of microseconds. Pure functions
+ * of their key (no filesystem fact), so sharing them carries nothing from one decision to the next. Bounded.
+ */
+const matchers = new LRUCache<string, PathMatcher>({ max: 4096 });
+
+function matcherFor(segments: readonly string[], caseInsensitive: boolean, oneLevel: boolean): PathMatcher {
+  const key = `${caseInsensitive ? 'i' : 's'}${oneLevel ? '1' : '*'}${JSON.stringify(segments)}`;
+  let m = matchers.get(key);
+  if (m === undefined) matchers.set(key, (m = new PathMatcher(segments, caseInsensitive, oneLevel)));
+  return m;
+}
+
+// Printable ASCII: no character that case-folds into ASCII from outside it (ſ, K), no line terminator (which `.`
+// does not match).
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/**
+ * One pattern's regex, and a cheaper answer for what its leading literal segments decide. Every match starts with
+ * the literal prefix (`/a/b`), followed by `/` or the end: a path that does not is no match. A pattern that is only
+ * that prefix and `**` segments (`/a/b/**`, `/a/b`) matches exactly those paths. Exact for printable-ASCII paths and
+ * prefixes, compared case-insensitively as ASCII when the regex ignores case (Unicode simple case folding agrees with
+ * ASCII lower-casing there); anything else asks the regex, compiled then.
+ */
+class PathMatcher {
+  readonly #segments: readonly string[];
+  readonly #caseInsensitive: boolean;
+  readonly #oneLevel: boolean;
+  /** The literal start (`/a/b`, compared lower-cased when case-insensitive); undefined when there is none to use. */
+  readonly #prefix: string | undefined;
+  /** True when the prefix and `**` segments are the whole pattern. */
+  readonly #prefixOnly: boolean;
+  #regex: RegExp | undefined;
+
+  constructor(segments: readonly string[], caseInsensitive: boolean, oneLevel: boolean) {
+    this.#segments = segments;
+    this.#caseInsensitive = caseInsensitive;
+    this.#oneLevel = oneLevel;
+    let n = 0;
+    while (n < segments.length && segments[n] !== '**' && !GLOB_CHARS.test(segments[n]!)) n++;
+    const prefix = `/${segments.slice(0, n).join('/')}`;
+    this.#prefix = n > 0 && PRINTABLE_ASCII.test(prefix) ? (caseInsensitive ? prefix.toLowerCase() : prefix) : undefined;
+    this.#prefixOnly = !oneLevel && segments.slice(n).every((s) => s === '**');
+  }
+
+  get regex(): RegExp {
+    if (this.#regex === undefined) {
+      let src = '^';
+      for (const seg of this.#segments) src += seg === '**' ? '(?:/[^/]+)*' : `/${segmentToRegex(seg)}`;
+      src += this.#oneLevel ? '$' : '(?:/.*)?$';
+      this.#regex = new RegExp(src, this.#caseInsensitive ? 'iu' : 'u');
+    }
+    return this.#regex;
+  }
+
+  matches(p: string): boolean {
+    const prefix = this.#prefix;
+    if (prefix === undefined || !PRINTABLE_ASCII.test(p)) return this.regex.test(p);
+    const head = p.length > prefix.length ? p.slice(0, prefix.length) : p;
+    if ((this.#caseInsensitive ? head.toLowerCase() : head) !== prefix) return false;
+    if (p.length > prefix.length && p.charCodeAt(prefix.length) !== 47) return false;
+    return this.#prefixOnly || this.regex.test(p);
+  }
 }
 
 /** One glob segment (no `/`) as a regex fragment: `*` → `[^/]*`, `?` → `[^/]`, `[…]` classes, `\x` escapes. */

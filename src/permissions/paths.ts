@@ -6,10 +6,11 @@
  * free, acceptEdits allows writes inside, anything outside asks). Every check runs on the path as given AND on its real
  * path: a deny on either denies, an allow needs both.
  */
-import { withFsMemo } from './observed-fs.js';
+import { fsMemoScope, realpathNative, withFsMemo } from './observed-fs.js';
 import type fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { LRUCache } from 'lru-cache';
 import type { PathChecks } from '../tool/path-checks.js';
 import type {
   DecisionTrace,
@@ -75,31 +76,87 @@ interface CompiledPathRules {
 }
 
 /**
- * Contexts are immutable, so a compiled view of one can be cached for its lifetime — the rules only. What the
- * filesystem says (a working directory's real path, which file a deny rule names and how many names it has) can
- * change between two decisions of one context, so it is asked at each decision, never kept here.
+ * Contexts are immutable, so a compiled view of one can be kept for its lifetime — bound to what the filesystem said
+ * when it was compiled: a pattern is also compiled at the real location of its base folder (path-pattern.ts), and
+ * where a symlink points can change between two decisions of one context. Every real path the compilation asked is
+ * asked again before the view is used in a new decision (once per withFsMemo scope, through observed-fs.ts, so a
+ * batch's reuse of an answer re-checks them too); a different answer compiles afresh. Other filesystem facts (which
+ * file a deny rule names, how many names it has) are never kept here.
  */
-const compiledCache = new WeakMap<ToolPermissionContext, CompiledPathRules>();
+interface CompiledEntry {
+  readonly compiled: CompiledPathRules;
+  /** Each path whose real location the compilation used, with that location. */
+  readonly reals: ReadonlyMap<string, string>;
+  /** The withFsMemo scope the reals were last confirmed in. */
+  checkedIn: number | undefined;
+}
+
+const compiledCache = new WeakMap<ToolPermissionContext, CompiledEntry>();
+
+function realOrSelf(p: string): string {
+  const r = resolveRealPath(p);
+  return r.ok ? r.path : p;
+}
+
+/** realOrSelf(p) === real, in one call for a path that exists (resolveRealPath asks whether it exists first). */
+function stillReal(p: string, real: string): boolean {
+  try {
+    return realpathNative(p) === real;
+  } catch {
+    return realOrSelf(p) === real;
+  }
+}
+
+/**
+ * One rule's compiled variants by what they are made of — the rule as a trace shows it, the folders it is anchored at
+ * — with the real paths they were made at: a batch whose every line brings its own rule set mostly brings the same
+ * rules again. Used only while asking those real paths again (in the decision at hand) gets the same answers.
+ */
+const ruleVariants = new LRUCache<string, { readonly variants: readonly CompiledPathPattern[]; readonly reals: ReadonlyMap<string, string> }>({ max: 4096 });
 
 function compileRules(ctx: ToolPermissionContext): CompiledPathRules {
+  const scope = fsMemoScope();
   const cached = compiledCache.get(ctx);
-  if (cached) return cached;
+  if (cached !== undefined && scope !== undefined && cached.checkedIn === scope) return cached.compiled;
+  if (cached !== undefined && [...cached.reals].every(([p, real]) => stillReal(p, real))) {
+    cached.checkedIn = scope;
+    return cached.compiled;
+  }
+  const reals = new Map<string, string>();
+  const real = (p: string): string => {
+    let r = reals.get(p);
+    if (r === undefined) reals.set(p, (r = realOrSelf(p)));
+    return r;
+  };
+  const anchors = JSON.stringify([ctx.cwd, ctx.projectDir, ctx.homeDir ?? os.homedir()]);
+  const variantsOf = (r: PermissionRule): readonly CompiledPathPattern[] => {
+    const key = `${JSON.stringify([r.ruleBehavior, r.ruleValue.toolName, r.ruleValue.ruleContent, r.source, r.sourceFile ?? null, r.root ?? null, r.expiresAt ?? null])}${anchors}`;
+    const known = ruleVariants.get(key);
+    if (known !== undefined && [...known.reals].every(([p, v]) => real(p) === v)) return known.variants;
+    const used = new Map<string, string>();
+    const variants = compilePathPatternVariants(r, r.ruleValue.ruleContent!, ctx, (p) => {
+      const v = real(p);
+      used.set(p, v);
+      return v;
+    });
+    ruleVariants.set(key, { variants, reals: used });
+    return variants;
+  };
   const pick = (rules: readonly PermissionRule[], tools: Set<string>) =>
-    rules
-      .filter((r) => r.ruleValue.ruleContent !== undefined && tools.has(r.ruleValue.toolName))
-      .flatMap((r) => compilePathPatternVariants(r, r.ruleValue.ruleContent!, ctx));
+    rules.filter((r) => r.ruleValue.ruleContent !== undefined && tools.has(r.ruleValue.toolName)).flatMap(variantsOf);
   const readDeny = pick(ctx.alwaysDenyRules, READ_RESTRICT_TOOLS);
+  const writeDeny = [...pick(ctx.alwaysDenyRules, WRITE_RESTRICT_TOOLS), ...readDeny];
   const compiled: CompiledPathRules = {
     readDeny,
     readAsk: pick(ctx.alwaysAskRules, READ_RESTRICT_TOOLS),
     readAllow: pick(ctx.alwaysAllowRules, READ_ALLOW_TOOLS),
-    writeDeny: [...pick(ctx.alwaysDenyRules, WRITE_RESTRICT_TOOLS), ...readDeny],
+    writeDeny,
     writeAsk: pick(ctx.alwaysAskRules, WRITE_RESTRICT_TOOLS),
     writeAllow: pick(ctx.alwaysAllowRules, WRITE_ALLOW_TOOLS),
     readDenyFiles: literalDenyFiles(readDeny),
-    writeDenyFiles: literalDenyFiles([...pick(ctx.alwaysDenyRules, WRITE_RESTRICT_TOOLS), ...readDeny]),
+    writeDenyFiles: literalDenyFiles(writeDeny),
   };
-  compiledCache.set(ctx, compiled);
+  compiledCache.set(ctx, { compiled, reals, checkedIn: scope });
   return compiled;
 }
 
@@ -162,7 +219,7 @@ function ruleTrace(layer: DecisionTrace['layer'], pat: CompiledPathPattern, reas
 }
 
 function firstMatch(patterns: readonly CompiledPathPattern[], candidates: readonly string[]): [CompiledPathPattern, string] | undefined {
-  for (const c of candidates) for (const pat of patterns) if (pat.regex.test(c)) return [pat, c];
+  for (const c of candidates) for (const pat of patterns) if (pat.matches(c)) return [pat, c];
   return undefined;
 }
 
@@ -246,7 +303,7 @@ function decidePathPermission(absPath: string, kind: PathAccessKind, ctx: ToolPe
   // (the resolution chain applies it); reaching outside them takes a rule that names the path.
   const allowPatterns = kind === 'read' ? rules.readAllow : rules.writeAllow;
   if (allowPatterns.length > 0) {
-    const matches = candidates.map((c) => allowPatterns.find((pat) => pat.regex.test(c)));
+    const matches = candidates.map((c) => allowPatterns.find((pat) => pat.matches(c)));
     if (matches.every((m) => m !== undefined)) {
       const pat = matches[0]!;
       const reason = `${kind === 'read' ? 'reading' : 'writing'} ${given}${realPath !== given ? ` and its real path ${realPath}` : ''} is allowed by ${formatPermissionRule(pat.rule.ruleValue)}`;

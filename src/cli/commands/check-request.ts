@@ -4,6 +4,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
+import { LRUCache } from 'lru-cache';
 import type {
   PermissionAskDecision,
   PermissionDecision,
@@ -69,7 +70,17 @@ interface ContextEntry {
 export class CheckEngine {
   readonly #toolFor: (name: string) => Promise<AnyTool>;
   readonly #defaults: CheckDefaults;
-  readonly #contexts = new Map<string, ContextEntry>();
+  /**
+   * Contexts by what describes them, the least recently used forgotten first. Forgetting one loaded from settings
+   * files counts as forgetting (contextEpoch): built again, it reads them again. One a request gave its rules for is
+   * built again the same, so a batch whose lines each bring their own rules keeps its remembered answers.
+   */
+  readonly #contexts = new LRUCache<string, ContextEntry>({
+    max: 1000,
+    dispose: (entry, _key, reason) => {
+      if (reason === 'evict' && entry.settings !== undefined) this.#epoch++;
+    },
+  });
   readonly #shapes = new ContextShapes<ContextEntry>();
   readonly #base: ToolUseContext;
   #epoch = 0;
@@ -228,10 +239,6 @@ export class CheckEngine {
     }
     const appState = { toolPermissionContext: ctx, cwd: ctx.cwd };
     const context: ToolUseContext = { ...this.#base, getAppState: () => appState };
-    if (this.#contexts.size > 1000) {
-      this.#contexts.clear();
-      this.#epoch++;
-    }
     const entry: ContextEntry = { ctx, context, ...(settings !== undefined ? { settings } : {}) };
     this.#contexts.set(key, entry);
     if (fromJson && warnings.length === 0) this.#shapes.remember(r, entry);

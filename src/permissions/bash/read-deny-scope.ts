@@ -23,16 +23,16 @@ export interface InsideHit {
   readonly remainders: readonly (readonly string[])[];
 }
 
-const scopes = new WeakMap<ToolPermissionContext, ReadDenyScope | null>();
+/** By the compiled patterns (paths.ts keeps them while the real paths they were compiled at still hold). */
+const scopes = new WeakMap<readonly CompiledPathPattern[], ReadDenyScope>();
 
 /** The Read deny view of a context; undefined when it has no Read deny rule (the fast path). */
 export function readDenyScope(ctx: ToolPermissionContext): ReadDenyScope | undefined {
-  const cached = scopes.get(ctx);
-  if (cached !== undefined) return cached ?? undefined;
   const patterns = readDenyPatterns(ctx);
-  const scope: ReadDenyScope | null = patterns.length > 0 ? { patterns, remainderCache: new Map(), literals: literalDenyFiles(patterns) } : null;
-  scopes.set(ctx, scope);
-  return scope ?? undefined;
+  if (patterns.length === 0) return undefined;
+  let scope = scopes.get(patterns);
+  if (scope === undefined) scopes.set(patterns, (scope = { patterns, remainderCache: new Map(), literals: literalDenyFiles(patterns) }));
+  return scope;
 }
 
 /**

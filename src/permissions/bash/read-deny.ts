@@ -116,7 +116,7 @@ class Judge implements GitReadJudge {
     }
     if (realParent === null) return true;
     const real = abs === parent ? realParent : join(realParent, basename(abs));
-    return this.scope.patterns.some((p) => p.regex.test(abs) || p.regex.test(real));
+    return this.scope.patterns.some((p) => p.matches(abs) || p.matches(real));
   }
 
   private read(abs: string): PermissionResult {
@@ -307,7 +307,7 @@ class Judge implements GitReadJudge {
   }
 
   private patternFor(abs: string): CompiledPathPattern {
-    return this.scope.patterns.find((p) => p.regex.test(abs)) ?? this.first;
+    return this.scope.patterns.find((p) => p.matches(abs)) ?? this.first;
   }
 
   private contentReader(view: readonly MatchWord[], subcommand: string): void {

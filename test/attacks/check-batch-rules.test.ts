@@ -1,0 +1,87 @@
+/**
+ * `toolgate check --batch` keeps what it compiled from a rule set (docs/security.md, "check --batch: compiled rules
+ * bound to the disk"): a deny pattern is also compiled at the real location of its folder. The attacker writes the
+ * batch's later lines or moves a link between two lines (a policy suite run against a checkout it controls, a
+ * replayed transcript): a rule compiled while a link pointed one way must not judge a line after it points another.
+ * Through the real engine, real links and real files; each case fails when compiled rules are kept without asking
+ * the filesystem again.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BatchAnswers } from '../../src/cli/commands/check-batch.js';
+import { CheckEngine } from '../../src/cli/commands/check-request.js';
+import { createCheckToolResolver } from '../../src/cli/commands/check-tools.js';
+
+let tmp: string;
+
+beforeAll(() => {
+  tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tg-batch-rules-attack-')));
+});
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+/** A fresh folder with the given files (each path relative to it). */
+function folder(name: string, files: readonly string[]): string {
+  const dir = path.join(tmp, name);
+  for (const f of files) {
+    fs.mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+    fs.writeFileSync(path.join(dir, f), 'secret');
+  }
+  return dir;
+}
+
+function retarget(link: string, target: string): void {
+  fs.rmSync(link);
+  fs.symlinkSync(target, link);
+}
+
+function batch(cwd: string) {
+  const answers = new BatchAnswers(new CheckEngine(createCheckToolResolver(), { cwd }));
+  return async (request: Record<string, unknown>): Promise<string> => {
+    const answer = JSON.parse((await answers.answer(JSON.stringify({ cwd, home: path.join(tmp, 'home'), ...request }))).text) as { behavior?: string; error?: string };
+    return answer.behavior ?? `error: ${answer.error}`;
+  };
+}
+
+describe('compiled rules never outlive the links they were compiled through', () => {
+  it('a deny rule naming a link: the link retargeted between two lines, the new target is denied', async () => {
+    const proj = folder('p1', ['real1/key', 'real2/key']);
+    fs.symlinkSync(path.join(proj, 'real1'), path.join(proj, 'vault'));
+    const rules = [{ source: 'userSettings', behavior: 'deny', rule: `Read(/${path.join(proj, 'vault')}/**)` }];
+    const ask = batch(proj);
+    expect(await ask({ id: 1, tool: 'Read', input: { file_path: path.join(proj, 'real1', 'key') }, rules })).toBe('deny');
+    expect(await ask({ id: 2, tool: 'Read', input: { file_path: path.join(proj, 'real2', 'key') }, rules })).toBe('allow');
+    retarget(path.join(proj, 'vault'), path.join(proj, 'real2'));
+    expect(await ask({ id: 3, tool: 'Read', input: { file_path: path.join(proj, 'real2', 'key') }, rules })).toBe('deny');
+    expect(await ask({ id: 4, tool: 'Bash', input: { command: `cat ${path.join(proj, 'real2', 'key')}` }, rules })).toBe('deny');
+    expect(await ask({ id: 5, tool: 'Read', input: { file_path: path.join(proj, 'real1', 'key') }, rules })).toBe('allow');
+  });
+
+  it('the working directory a link: retargeted between two lines, the rule follows it', async () => {
+    folder('a', ['sub/secret.txt']);
+    folder('b', ['sub/secret.txt']);
+    const work = path.join(tmp, 'work');
+    fs.symlinkSync(path.join(tmp, 'a'), work);
+    const rules = [{ source: 'projectSettings', behavior: 'deny', rule: 'Read(./sub/secret.txt)' }];
+    const ask = batch(work);
+    expect(await ask({ id: 1, tool: 'Read', input: { file_path: path.join(tmp, 'a', 'sub', 'secret.txt') }, rules })).toBe('deny');
+    retarget(work, path.join(tmp, 'b'));
+    expect(await ask({ id: 2, tool: 'Read', input: { file_path: path.join(tmp, 'b', 'sub', 'secret.txt') }, rules })).toBe('deny');
+  });
+
+  it('a line repeated (its answer remembered) after the link moved: decided again, denied', async () => {
+    const proj = folder('p3', ['real1/key', 'real2/key']);
+    fs.symlinkSync(path.join(proj, 'real1'), path.join(proj, 'vault'));
+    const rules = [{ source: 'userSettings', behavior: 'deny', rule: `Read(/${path.join(proj, 'vault')}/**)` }];
+    const ask = batch(proj);
+    const line = { id: 1, tool: 'Read', input: { file_path: path.join(proj, 'real2', 'key') }, rules };
+    // Another line compiles the rules first; then the line itself, twice: remembered from its second time on.
+    expect(await ask({ id: 0, tool: 'Read', input: { file_path: path.join(proj, 'real1', 'key') }, rules })).toBe('deny');
+    expect(await ask(line)).toBe('allow');
+    expect(await ask(line)).toBe('allow');
+    expect(await ask(line)).toBe('allow');
+    retarget(path.join(proj, 'vault'), path.join(proj, 'real2'));
+    expect(await ask(line)).toBe('deny');
+  });
+});
