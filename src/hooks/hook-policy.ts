@@ -4,7 +4,10 @@
  * settings files and plugins alike. The settings layer decides the policy from the levels that set these keys
  * (settings/hook-settings.ts: managed wins, a repository's levels only narrow); this module only applies it.
  */
+import { normalizedUrl, urlMatchesPattern } from '../permissions/url-allowlist.js';
 import type { HttpHookHandler } from './types.js';
+
+export { urlMatchesPattern };
 
 /** One level's list (`allowedHttpHookUrls` or `httpHookAllowedEnvVars`) and the file(s) it came from. */
 export interface HookAllowlist {
@@ -36,27 +39,17 @@ export function hookSourceIsOff(policy: HookPolicy | undefined, source: string):
   return false;
 }
 
-/** Whether `url` matches `pattern`, where `*` matches any run of characters and the rest is literal. */
-export function urlMatchesPattern(url: string, pattern: string): boolean {
-  const re = new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's');
-  return re.test(url);
-}
-
 /**
  * The http handler as the policy lets it run, or why it may not. The URL is matched as the runner will send it
- * (normalised: `new URL(url).href`); a URL carrying a user name or password is refused under a list, since
+ * (normalised as a client sends it: permissions/url-allowlist.ts); a URL carrying a user name or password is refused under a list, since
  * `http://allowed.host@elsewhere/` would otherwise pass a pattern written as `http://allowed.host*`.
  */
 export function applyHttpPolicy(handler: HttpHookHandler, policy: HookPolicy | undefined): { handler: HttpHookHandler } | { refused: string } {
   let out = handler;
   if (policy?.httpUrls !== undefined && policy.httpUrls.length > 0) {
-    let href: URL;
-    try {
-      href = new URL(handler.url);
-    } catch {
-      return { refused: `its URL ${JSON.stringify(handler.url)} cannot be read` };
-    }
-    if (href.username !== '' || href.password !== '') return { refused: `its URL carries a user name or password, which allowedHttpHookUrls does not allow` };
+    const href = normalizedUrl(handler.url);
+    if (href === undefined) return { refused: `its URL ${JSON.stringify(handler.url)} cannot be read` };
+    if (href.hasCredentials) return { refused: `its URL carries a user name or password, which allowedHttpHookUrls does not allow` };
     const refusing = policy.httpUrls.find((list) => !list.entries.some((p) => urlMatchesPattern(href.href, p)));
     if (refusing !== undefined) return { refused: `${href.href} is not in allowedHttpHookUrls (${refusing.file})` };
     out = { ...out, url: href.href };

@@ -6,6 +6,8 @@
 import type { QuestionAnswer, QuestionRequest } from '../agent/types.js';
 import type { AnyTool, Tools } from '../tool/tool.js';
 import type { McpResourceContent, McpResourceInfo, McpResourceService } from '../tools/shared/mcp-resource-service.js';
+
+export type { McpResourceContent };
 import { ListMcpResourcesTool } from '../tools/list-mcp-resources/index.js';
 import { ReadMcpResourceTool } from '../tools/read-mcp-resource/index.js';
 import type { McpAuthLogin } from '../tools/mcp-auth/index.js';

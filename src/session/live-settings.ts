@@ -25,7 +25,7 @@ import type { SettingSource, ToolRuntime } from '../agent/types.js';
 import { seedReadState } from '../agent/read-state-seed.js';
 import { commandCatalogOf, listSlashCommands, type SlashCommandInfo } from '../agent/slash-commands.js';
 import type { McpClientManager } from '../mcp/manager.js';
-import type { McpResourceContent } from '../tools/shared/mcp-resource-service.js';
+import type { McpResourceContent } from '../mcp/manager.js';
 
 export class SettingsChangeError extends Error {
   override readonly name = 'SettingsChangeError';
