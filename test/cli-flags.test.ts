@@ -149,13 +149,15 @@ describe('claude -p flags on toolgate -p', { timeout: 120_000 }, () => {
     expect(systemText(1)).toContain('You audit everything.');
   });
 
-  it('--betas go in the anthropic-beta header; --effort and --debug are accepted, each said once on stderr', async () => {
+  it('--betas go in the anthropic-beta header; --effort goes in output_config with its beta; --debug is said once on stderr', async () => {
     server = await startScriptedServer([text('a')]);
     const r = await toolgate([...p('hi'), '--betas', 'context-1m-2025-08-07', '--effort', 'high', '--debug'], { env: env() });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('a\n');
     expect(server.messageRequests[0]!.headers['anthropic-beta']).toContain('context-1m-2025-08-07');
-    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^toolgate: --effort high is accepted; toolgate sends no effort level/), expect.stringMatching(/^toolgate: --debug is accepted/)]);
+    expect(server.messageRequests[0]!.headers['anthropic-beta']).toContain('effort-2025-11-24');
+    expect((server.messageRequests[0]!.body as { output_config?: unknown }).output_config).toEqual({ effort: 'high' });
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^toolgate: --debug is accepted/)]);
     const bad = await toolgate([...p('hi'), '--effort', 'extreme'], { env: env() });
     expect(bad.code).toBe(1);
   });

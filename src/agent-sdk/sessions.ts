@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { stateDirectory } from '../agent/session-dir.js';
 import { readTranscript, transcriptMessageUuid, transcriptPath, TranscriptWriter } from '../agent/transcript.js';
+import { typedText } from '../tool/message-origin.js';
 import type { MessageParam } from '../tool/tool.js';
 
 /** Where to look: a project folder (sessions whose working directory it is), and whose state directory (default: this process's environment). */
@@ -99,8 +100,7 @@ const messageUuid = transcriptMessageUuid;
 
 /** What a person wrote in a user message: its text, without the reminders the session added to it. */
 function textOf(message: MessageParam): string {
-  if (typeof message.content === 'string') return message.content;
-  return message.content.flatMap((b) => (b.type === 'text' && !b.text.startsWith('<system-reminder>') ? [b.text] : [])).join('\n');
+  return typedText(message);
 }
 
 function info(sessionId: string, dir: string): SDKSessionInfo {

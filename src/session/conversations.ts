@@ -9,6 +9,7 @@ import { compactConversation } from '../agent/compact.js';
 import { readTranscript, transcriptMessageUuid, transcriptPath } from '../agent/transcript.js';
 import type { McpClientManager } from '../mcp/manager.js';
 import { randomUUID } from '../tool/crypto.js';
+import { typedText } from '../tool/message-origin.js';
 import type { MessageParam } from '../tool/tool.js';
 import type { LocalRun } from './local-run.js';
 import type { SessionOptions } from './options.js';
@@ -78,10 +79,9 @@ export async function rewindConversation({ runtime }: SessionParts, local: Local
   return { sessionId, text: userText(message), messages: kept };
 }
 
-/** A user message's typed text (its text blocks). */
+/** A user message's typed text (its text blocks, without the session's reminders). */
 export function userText(message: MessageParam): string {
-  if (typeof message.content === 'string') return message.content;
-  return message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
+  return typedText(message);
 }
 
 /** A change to the MCP servers, then the tool pool read again: it holds from the next request. */

@@ -90,6 +90,17 @@ export function readTeammateMessage(text: string): { readonly from: string; read
   return { from, ...(summary !== undefined ? { summary } : {}), body: m[2]! };
 }
 
+/**
+ * What a person typed in a user message: its text blocks without the reminders a session adds to it (tool results,
+ * images and documents are not typed text). The one reading of "the user's words" for pickers, redraws and listings.
+ */
+export function typedText(message: { readonly content: string | readonly { readonly type: string; readonly text?: string }[] }): string {
+  if (typeof message.content === 'string') return message.content;
+  return message.content
+    .flatMap((b) => (b.type === 'text' && typeof b.text === 'string' && !b.text.trimStart().startsWith(SYSTEM_REMINDER) ? [b.text] : []))
+    .join('\n');
+}
+
 export function systemReminderText(text: string): string {
   return `${SYSTEM_REMINDER}\n${text}\n</system-reminder>`;
 }

@@ -40,6 +40,7 @@ function Session_({ store, session, cwd, onExit, listTasks }: AppProps): ReactNo
   const { exit } = useApp();
   const [armedExit, setArmedExit] = useState(false);
   const promptEmpty = useRef(true);
+  const promptText = useRef('');
   const lastEscape = useRef(0);
   // The prompt is remounted after each dialog: a draft it already took must not come back.
   const appliedDraft = useRef(0);
@@ -82,10 +83,15 @@ function Session_({ store, session, cwd, onExit, listTasks }: AppProps): ReactNo
     }
     if (armedExit) setArmedExit(false);
     if (key.escape && !dialog) {
-      // Esc on an idle session, twice within a second: the /rewind picker (issue 35).
+      // Esc on an idle session, twice within a second: the /rewind picker (issue 35) — or, with text in the prompt, the
+      // text cleared and kept in the history (↑ brings it back), as Claude Code does.
       if (!session.busy && Date.now() - lastEscape.current < 1000) {
         lastEscape.current = 0;
-        session.submit('/rewind');
+        if (promptEmpty.current) session.runCommand('/rewind');
+        else {
+          session.remember(promptText.current);
+          store.setDraft('');
+        }
         return;
       }
       lastEscape.current = Date.now();
@@ -131,6 +137,7 @@ function Session_({ store, session, cwd, onExit, listTasks }: AppProps): ReactNo
             placeholder={snapshot.busy ? 'Esc interrupts; a message typed now is sent when the turn ends' : 'Ask for something, or / for commands'}
             onChange={(v) => {
               promptEmpty.current = v === '';
+              promptText.current = v;
             }}
             onSubmit={(text) => {
               if (session.submit(text) === 'exit') leave();

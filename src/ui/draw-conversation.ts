@@ -3,6 +3,7 @@
  * typed, the replies, and each tool call with its result (the result's text: the typed output a tool's own view
  * draws is not in the transcript).
  */
+import { typedText } from '../tool/message-origin.js';
 import type { MessageParam, ToolResultBlockParam, ToolUseBlock, AnyTool } from '../tool/tool.js';
 import type { SessionStore } from './session-store.js';
 
@@ -16,10 +17,7 @@ export function drawConversation(store: SessionStore, messages: readonly Message
     const blocks = typeof message.content === 'string' ? [{ type: 'text' as const, text: message.content }] : message.content;
     if (message.role === 'user') {
       // Tool results and reminders ride in user messages too: only what a person typed is shown as theirs.
-      const text = blocks
-        .flatMap((b) => (b.type === 'text' ? [b.text] : []))
-        .filter((t) => !t.trimStart().startsWith('<system-reminder>'))
-        .join('\n');
+      const text = typedText({ content: blocks });
       if (text.trim() !== '') store.addUser(text);
       continue;
     }

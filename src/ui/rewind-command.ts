@@ -6,6 +6,7 @@
  * translates: the session does the rewinds.
  */
 import type { RewindResult } from '../session/index.js';
+import { typedText } from '../tool/message-origin.js';
 import type { MessageParam } from '../tool/tool.js';
 import { drawConversation } from './draw-conversation.js';
 import type { TerminalSession } from './session.js';
@@ -22,7 +23,7 @@ function userTurns(messages: readonly MessageParam[]): Turn[] {
   const turns: Turn[] = [];
   messages.forEach((m, index) => {
     if (m.role !== 'user') return;
-    const text = typeof m.content === 'string' ? m.content : m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join(' ');
+    const text = typedText(m);
     if (text.trim() !== '' && !(typeof m.content !== 'string' && m.content.some((b) => b.type === 'tool_result'))) turns.push({ index, text });
   });
   return turns;

@@ -96,7 +96,7 @@ export class TerminalSession {
   submit(text: string): 'exit' | undefined {
     const trimmed = text.trim();
     if (trimmed === '') return undefined;
-    if (this.history.at(-1) !== text) this.history.push(text);
+    this.remember(text);
     if (trimmed.startsWith('/')) return this.#command(trimmed);
     if (this.busy) {
       // Typed while a turn runs: it waits for the turn to end (Esc interrupts, and takes it back to the prompt).
@@ -193,6 +193,16 @@ export class TerminalSession {
         this.store.notice(error instanceof Error ? error.message : String(error), 'error');
         this.#endTurn(turn);
       });
+  }
+
+  /** Text kept in the prompt history without being sent (the prompt cleared by Esc Esc). */
+  remember(text: string): void {
+    if (text.trim() !== '' && this.history.at(-1) !== text) this.history.push(text);
+  }
+
+  /** A slash command the terminal itself runs (a key such as Esc Esc): it is not something typed, so not in the history. */
+  runCommand(line: string): 'exit' | undefined {
+    return this.#command(line.trim());
   }
 
   #command(line: string): 'exit' | undefined {

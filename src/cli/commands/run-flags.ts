@@ -12,6 +12,7 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { agentTypesFor } from '../../agent/agent-types.js';
+import { EFFORTS, type Effort } from '../../agent/request.js';
 import type { AgentDefinition } from '../../agent/types.js';
 import { defaultSessionDir, stateDirectory } from '../../agent/session-dir.js';
 import { latestSessionFor, transcriptPath } from '../../agent/transcript.js';
@@ -29,7 +30,7 @@ export class FlagError extends Error {
 }
 
 const SETTING_SOURCES: readonly SessionSettingSource[] = ['user', 'project', 'local'];
-const EFFORT_LEVELS = ['low', 'medium', 'high', 'xhigh', 'max'];
+const EFFORT_LEVELS: readonly string[] = EFFORTS;
 const INPUT_FORMATS = ['text', 'stream-json'];
 
 export interface RunSession {
@@ -108,13 +109,15 @@ export function runSessionOptions(opts: RunOptions, mode: { readonly print: bool
     ...(backend ? { backend, ...(typeof opts.resume === 'string' ? { resume: opts.resume } : {}) } : resumeOf(opts, cwd, env, mode.print)),
     ...(opts.forkSession ? { fork: true } : {}),
     ...(opts.resumeSessionAt !== undefined ? { resumeAt: opts.resumeSessionAt } : {}),
-    ...(opts.checkpoints ? { checkpoints: true } : {}),
+    // The terminal session checkpoints unless told not to (as Claude Code's does); -p only when asked (`--checkpoints`).
+    ...((opts.checkpoints ?? !mode.print) ? { checkpoints: true } : {}),
     ...(opts.sessionId !== undefined ? { sessionId: opts.sessionId } : {}),
     ...(opts.sessionPersistence === false ? { persist: false } : {}),
     ...(opts.betas.length > 0 ? { betas: opts.betas } : {}),
+    // Sent as Claude Code sends it: `output_config.effort` with its beta (agent/request.ts).
+    ...(opts.effort !== undefined ? { effort: opts.effort as Effort } : {}),
     ...(mode.print && opts.includePartialMessages ? { streamEvents: true } : {}),
   };
-  if (opts.effort !== undefined) notes.push(`--effort ${opts.effort} is accepted; toolgate sends no effort level (the model's default applies)`);
   if (opts.debug !== undefined) notes.push('--debug is accepted for compatibility with claude; toolgate writes no debug log');
   return {
     session,

@@ -49,7 +49,8 @@ export interface RunOptions {
   forkSession?: boolean;
   /** `--resume-session-at MSG`: the resumed conversation cut after that message (under a new id). */
   resumeSessionAt?: string;
-  /** `--checkpoints`: file checkpoints before each user message (docs/checkpoints.md). */
+  /** `--checkpoints` / `--no-checkpoints`: file checkpoints before each user message (docs/checkpoints.md); unset: on in
+   * the terminal session, off with -p. */
   checkpoints?: boolean;
   /** `--no-session-persistence` makes it false. */
   sessionPersistence?: boolean;
@@ -114,7 +115,8 @@ export function registerRunCommand(program: Command): void {
     .option('--session-id <uuid>', 'the id of the new session (a UUID)')
     .option('--fork-session', 'with --resume or --continue: go on under a new session id')
     .option('--resume-session-at <message-id>', 'with --resume: go on from the conversation up to and including that message (its transcript id), under a new session id')
-    .option('--checkpoints', 'record the files before each user message so they can be rewound (docs/checkpoints.md)')
+    .option('--checkpoints', 'record the files before each user message so they can be rewound (docs/checkpoints.md); on by default in the terminal session')
+    .option('--no-checkpoints', 'the terminal session takes no file checkpoints (/rewind then rewinds only the conversation)')
     .option('--no-session-persistence', 'write no transcript (the session cannot be resumed)')
     .option('--setting-sources <sources>', 'which settings files to read: a comma-separated list of user, project, local')
     .option('--system-prompt-file <file>', "replace toolgate's system prompt with the file's text")
