@@ -12,6 +12,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { DocumentText } from './manager.js';
 import { uriToPath } from './format.js';
+import type { ChosenServer } from './servers.js';
 
 /** Files followed for one hover; a larger closure withholds the hover. */
 export const MAX_HOVER_CLOSURE = 200;
@@ -30,6 +31,21 @@ export interface HoverGuardDeps {
   readonly isLibrary: (file: string) => boolean;
   /** Asks the server where each position of `file` (an import specifier) leads. */
   readonly definitionsAt: (file: string, languageId: string, document: DocumentText, positions: readonly Position[]) => Promise<readonly unknown[]>;
+}
+
+/** A request to the server the answer came from (`target`: about another file, opened in it first). */
+export type GuardRequest = <T>(method: string, params: (uri: string) => unknown, target?: { file: string; document: DocumentText; languageId: string }) => Promise<T>;
+
+/** The guard's questions, put to the server `located` through `req`. */
+export function guardDeps(located: { server: ChosenServer; executable: string }, keep: (file: string) => boolean, isLibrary: (file: string) => boolean, req: GuardRequest): HoverGuardDeps {
+  const languages = Object.entries(located.server.config.extensionToLanguage).map(([ext, id]) => [ext.toLowerCase(), id] as const);
+  return {
+    keep,
+    isLibrary,
+    languageOf: (f) => languages.find(([ext]) => ext === path.extname(f).toLowerCase())?.[1],
+    definitionsAt: (f, languageId, document, positions) =>
+      Promise.all(positions.map((position) => req<unknown>('textDocument/definition', (uri) => ({ textDocument: { uri }, position }), { file: f, document, languageId }))),
+  };
 }
 
 /** True when the hover must be withheld. */

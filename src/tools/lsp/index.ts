@@ -12,10 +12,9 @@ import type { ValidationResult } from '../../tool/tool.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import { sessionCwd } from '../shared/search-path.js';
 import { answerFilter, HOVER_WITHHELD, judgedServer, libraryFilter, noteJudgedServer, readDocument } from './bound.js';
-import { hoverDrawsOnHidden, type HoverGuardDeps } from './hover-guard.js';
+import { guardDeps, hoverDrawsOnHidden, type GuardRequest } from './hover-guard.js';
 import { formatCallItems, formatHover, formatLocations, formatSymbols, type CallHierarchyItem, type Formatted } from './format.js';
 import { locateServer, lspManagerFor, type DocumentText } from './manager.js';
-import type { ChosenServer } from './servers.js';
 import { LSP_OPERATIONS, LSP_TOOL_NAME, lspPrompt } from './prompt.js';
 import { isInsideProject } from './project-path.js';
 import { workspaceTypescriptRisk } from './workspace-typescript.js';
@@ -69,7 +68,7 @@ async function ask(input: LspInput, context: ToolUseContext): Promise<Formatted 
   const keep = answerFilter(context, manager.projectDir, located.executable);
   const seconds = context.options.settings.lsp?.requestTimeoutSeconds;
   const timeoutMs = seconds !== undefined && Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined;
-  const req: Request = <T>(method: string, params: (uri: string) => unknown, target?: { file: string; document: DocumentText; languageId: string }) =>
+  const req: GuardRequest = <T>(method: string, params: (uri: string) => unknown, target?: { file: string; document: DocumentText; languageId: string }) =>
     manager.request<T>(
       target ? { ...located, server: { ...located.server, languageId: target.languageId } } : located,
       target?.file ?? file,
@@ -125,19 +124,6 @@ async function ask(input: LspInput, context: ToolUseContext): Promise<Formatted 
     }
   }
   return { ...formatted, server: located.server.name };
-}
-
-type Request = <T>(method: string, params: (uri: string) => unknown, target?: { file: string; document: DocumentText; languageId: string }) => Promise<T>;
-
-function guardDeps(located: { server: ChosenServer; executable: string }, keep: (file: string) => boolean, isLibrary: (file: string) => boolean, req: Request): HoverGuardDeps {
-  const languages = Object.entries(located.server.config.extensionToLanguage).map(([ext, id]) => [ext.toLowerCase(), id] as const);
-  return {
-    keep,
-    isLibrary,
-    languageOf: (f) => languages.find(([ext]) => ext === path.extname(f).toLowerCase())?.[1],
-    definitionsAt: (f, languageId, document, positions) =>
-      Promise.all(positions.map((position) => req<unknown>('textDocument/definition', (uri) => ({ textDocument: { uri }, position }), { file: f, document, languageId }))),
-  };
 }
 
 /** A server that would start from inside the project runs the repository's code: a person says yes first. */

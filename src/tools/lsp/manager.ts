@@ -13,6 +13,7 @@ import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import { provideEditDiagnostics, type EditDiagnostic } from '../shared/edit-diagnostics.js';
 import { getTaskRegistry } from '../shared/task-registry.js';
 import { LspConnection, LspServerGoneError } from './lsp-connection.js';
+import { diagnosticsDrawOnHidden } from './diagnostics-guard.js';
 import { pinTsserver } from './workspace-typescript.js';
 import { knownExtensions, resolveServerCommand, serverForFile, type ChosenServer } from './servers.js';
 
@@ -40,6 +41,8 @@ export interface DocumentText {
 
 interface Running {
   readonly connection: LspConnection;
+  /** The server as started (what a guard asking it more questions must name). */
+  readonly chosen: { readonly server: ChosenServer; readonly executable: string };
   readonly ready: Promise<void>;
   readonly documents: Map<string, OpenDocument>;
 }
@@ -96,6 +99,12 @@ export class LspManager {
   /** The process id of a running server (tests end it to see the restart). */
   pidOf(name: string): number | undefined {
     return this.#running.get(name)?.connection.pid;
+  }
+
+  /** The server running under `name` as it was started, if it runs. */
+  runningServer(name: string): { readonly server: ChosenServer; readonly executable: string } | undefined {
+    const running = this.#running.get(name);
+    return running && running.connection.gone === undefined ? running.chosen : undefined;
   }
 
   /** The last diagnostics a server published for a file (by absolute path). */
@@ -191,7 +200,7 @@ export class LspManager {
       )
       .then(() => connection.notify('initialized', {}));
     ready.catch(() => undefined);
-    const running: Running = { connection, ready, documents: new Map() };
+    const running: Running = { chosen, connection, ready, documents: new Map() };
     this.#running.set(chosen.server.name, running);
     return running;
   }
@@ -241,7 +250,13 @@ export function lspManagerFor(context: ToolUseContext): LspManager {
   provideEditDiagnostics(context.services, async (file, text, deadlineMs, signal) => {
     const chosen = serverForFile(file, settings.lsp);
     if (chosen === undefined) return undefined;
-    return (await made.diagnosticsAfterEdit(file, text, chosen.name, chosen.languageId, deadlineMs, signal)) as EditDiagnostic[] | undefined;
+    const diagnostics = (await made.diagnosticsAfterEdit(file, text, chosen.name, chosen.languageId, deadlineMs, signal)) as EditDiagnostic[] | undefined;
+    // A message can quote what the server read from a file the session may not read (a literal type): such a file
+    // gets none, errors or not — the same silence either way, or the errors' presence would answer questions.
+    if (diagnostics === undefined || diagnostics.length === 0) return diagnostics;
+    const running = made.runningServer(chosen.name);
+    if (running === undefined) return undefined;
+    return (await diagnosticsDrawOnHidden(file, running, made, context, signal).catch(() => true)) ? undefined : diagnostics;
   });
   getTaskRegistry(context).onShutdown(`lsp-${randomBytes(4).toString('hex')}`, () => made.dispose());
   return manager;
