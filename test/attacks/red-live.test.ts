@@ -76,3 +76,40 @@ describe('seedReadState: a file replaced since the observed Read is not seeded (
     expect(readFileSync(file, 'utf8')).toBe('model\n');
   });
 });
+
+describe("updateSettings and saved grants do not copy or write through a repository's links (security.md §12, red team)", () => {
+  // A cloned repository commits `.claude/settings.local.json` as a link to a JSON file of the person's (a token store)
+  // or `.claude` as a link to a folder outside. The writer read through the link and renamed its copy over it: the
+  // token landed in the project, where the model reads without asking; through a linked `.claude` it wrote outside.
+  const secret = '{ "auths": { "registry.example": { "auth": "SECRET-TOKEN-1234" } } }\n';
+
+  it('updateSettings(localSettings) refuses a linked settings.local.json: the secret is not copied into the project', async () => {
+    h = await scripted();
+    bash(`mkdir -p outside .claude && printf '%s' '${secret}' > outside/config.json && ln -s ../outside/config.json .claude/settings.local.json`, h.home);
+    const project = h.home;
+    script.push(text('ok'));
+    await session('hi', { cwd: project, settingSources: ['local'] }, async (q) => {
+      await expect(q.updateSettings('localSettings', { outputStyle: 'Explanatory' })).rejects.toThrow(/link/);
+    });
+    expect(bash('find .claude -type f -exec cat {} +', project)).not.toContain('SECRET-TOKEN');
+    expect(readFileSync(path.join(project, 'outside', 'config.json'), 'utf8')).toBe(secret);
+  });
+
+  it('updateSettings(localSettings) refuses a linked .claude folder: nothing is written outside the project', async () => {
+    h = await scripted();
+    bash('mkdir -p project elsewhere && ln -s ../elsewhere project/.claude', h.home);
+    script.push(text('ok'));
+    await session('hi', { cwd: path.join(h.home, 'project'), settingSources: ['local'] }, async (q) => {
+      await expect(q.updateSettings('localSettings', { outputStyle: 'Explanatory' })).rejects.toThrow(/link/);
+    });
+    expect(bash('ls -A elsewhere', h.home)).toBe('');
+  });
+
+  it('a grant saved to local settings refuses a linked settings.local.json the same way', async () => {
+    h = await scripted();
+    bash(`mkdir -p outside .claude && printf '%s' '${secret}' > outside/config.json && ln -s ../outside/config.json .claude/settings.local.json`, h.home);
+    const { writeGrants } = await import('../../src/settings/grants.js');
+    expect(() => writeGrants({ destination: 'localSettings', projectDir: h!.home, homeDir: h!.dir, rules: ['Bash(npm test)'] })).toThrow(/link/);
+    expect(bash('find .claude -type f -exec cat {} +', h.home)).not.toContain('SECRET-TOKEN');
+  });
+});
