@@ -6,7 +6,7 @@
  * seeded, and the Edit asks for a fresh Read as before (fail closed). The
  * seed records the file's bytes as they are now, so a later change is caught by its hash, as after a Read.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { lstatSync, readFileSync, statSync } from 'node:fs';
 import { recordFileState } from '../tools/shared/read-state.js';
 import { resolveToolPath } from '../tools/shared/paths.js';
 import { contextOf } from './runtime-context.js';
@@ -35,6 +35,9 @@ export function seedReadState(runtime: ToolRuntime, file: string, mtimeMs: numbe
   }
   if (!stats.isFile() || stats.size > MAX_SEED_BYTES || Math.floor(stats.mtimeMs) > Math.floor(mtimeMs)) return false;
   if (Math.floor(stats.ctimeMs) > Math.floor(mtimeMs) + CTIME_ALLOWANCE_MS) return false;
+  // A link put at the name since (to another file, untouched for long) is as new as its own change time.
+  const own = lstatSync(absPath);
+  if (own.isSymbolicLink() && Math.floor(own.ctimeMs) > Math.floor(mtimeMs) + CTIME_ALLOWANCE_MS) return false;
   const bytes = readFileSync(absPath);
   // Read between the stat and now: a write in between shows as a size or mtime that moved; then nothing is seeded.
   const again = statSync(absPath);

@@ -64,6 +64,21 @@ describe('seedReadState: a file replaced since the observed Read is not seeded (
     });
   }
 
+  // The same through a link: the file is replaced by a link to another file of the project, untouched for long (its
+  // own times are old). The Write went through the link and replaced that file, which nobody had read.
+  it('a file replaced by a link to an old, unread file is not seeded: the Write asks for a Read, that file stays', async () => {
+    h = await scripted();
+    bash(`printf 'other\\n' > old.txt && printf 'mine\\n' > notes.txt`, h.dir);
+    const file = path.join(h.dir, 'notes.txt');
+    const seen = Math.floor(statSync(file).mtimeMs);
+    await sleep(1_500);
+    bash('ln -sf old.txt notes.txt', h.dir);
+    script.push(call('Write', { file_path: file, content: 'model\n' }), text('done'));
+    const messages = await session('write', { permissionMode: 'acceptEdits' }, (q) => q.seedReadState(file, seen));
+    expect(toolResults(messages)[0]).toMatch(/has not been read yet/);
+    expect(readFileSync(path.join(h.dir, 'old.txt'), 'utf8')).toBe('other\n');
+  });
+
   it('held: the version that was read, untouched since, is seeded (the Write goes through)', async () => {
     h = await scripted();
     const file = path.join(h.dir, 'a.txt');
