@@ -128,3 +128,45 @@ describe("updateSettings and saved grants do not copy or write through a reposit
     expect(bash('find .claude -type f -exec cat {} +', h.home)).not.toContain('SECRET-TOKEN');
   });
 });
+
+describe("reloadSkills: a repository's skill or command is read from inside the project only (security.md §12, red team)", () => {
+  // A cloned repository links `.claude/skills/notes/SKILL.md` (or the skill's folder, or a command file) to a file of
+  // the person's outside the project. The program reloads the skills; the model invokes the skill and the file's
+  // text comes into the conversation — a read outside the working directories that no permission check saw.
+  const secret = '---\ndescription: Team notes\n---\naws_secret_access_key = SECRETKEY-0042\n';
+  const plant: Record<string, string> = {
+    'SKILL.md linked out': 'mkdir -p .claude/skills/notes && ln -s "$OUT/creds.md" .claude/skills/notes/SKILL.md',
+    'the skill folder linked out': 'mkdir -p .claude/skills "$OUT/skill" && cp "$OUT/creds.md" "$OUT/skill/SKILL.md" && ln -s "$OUT/skill" .claude/skills/notes',
+    'a command file linked out': 'mkdir -p .claude/commands && ln -s "$OUT/creds.md" .claude/commands/notes.md',
+  };
+  for (const [how, script] of Object.entries(plant)) {
+    it(`${how}: not offered after the reload, and the model's Skill call never carries the file`, async () => {
+      h = await scripted();
+      const out = path.join(h.home, 'outside');
+      bash(`mkdir -p outside && printf '%s' '${secret}' > outside/creds.md`, h.home);
+      scriptPush(call('Skill', { skill: 'notes' }), text('done'));
+      let offered: string[] = [];
+      const messages = await session('notes', { settingSources: ['project'] }, async (q) => {
+        execFileSync('bash', ['-c', script], { cwd: h!.dir, env: { ...process.env, OUT: out } });
+        offered = (await q.reloadSkills()).skills.map((s) => s.name);
+      });
+      expect(JSON.stringify(h.server.messageRequests.map((r) => r.body))).not.toContain('SECRETKEY-0042');
+      expect(JSON.stringify(messages)).not.toContain('SECRETKEY-0042');
+      expect(offered).not.toContain('notes');
+    });
+  }
+
+  it('held: a skill linked to a file inside the project is offered and read', async () => {
+    h = await scripted();
+    bash(`mkdir -p shared .claude/skills/notes && printf '%s' '---\ndescription: Team notes\n---\nINSIDE-NOTE-7\n' > shared/notes.md && ln -s ../../../shared/notes.md .claude/skills/notes/SKILL.md`, h.dir);
+    scriptPush(call('Skill', { skill: 'notes' }), text('done'));
+    await session('notes', { settingSources: ['project'] }, async (q) => {
+      expect((await q.reloadSkills()).skills.map((s) => s.name)).toContain('notes');
+    });
+    expect(JSON.stringify(h.server.messageRequests.map((r) => r.body))).toContain('INSIDE-NOTE-7');
+  });
+});
+
+function scriptPush(...answers: ScriptedResponse[]): void {
+  script.push(...answers);
+}
