@@ -120,6 +120,15 @@ describe("updateSettings and saved grants do not copy or write through a reposit
     expect(bash('ls -A elsewhere', h.home)).toBe('');
   });
 
+  it("`toolgate mcp add --scope project` refuses a linked .mcp.json: the secret is not copied into the (committed) file", async () => {
+    h = await scripted();
+    bash(`mkdir -p outside && printf '%s' '${secret}' > outside/config.json && ln -s outside/config.json .mcp.json`, h.home);
+    const { addMcpServer } = await import('../../src/mcp/edit-config.js');
+    expect(() => addMcpServer('docs', { type: 'http', url: 'https://mcp.example.com/mcp' }, 'project', { projectDir: h!.home, homeDir: h!.dir })).toThrow(/link/);
+    expect(bash('cat .mcp.json', h.home)).toBe(secret);
+    expect(bash('test -L .mcp.json && echo link', h.home)).toBe('link\n');
+  });
+
   it('a grant saved to local settings refuses a linked settings.local.json the same way', async () => {
     h = await scripted();
     bash(`mkdir -p outside .claude && printf '%s' '${secret}' > outside/config.json && ln -s ../outside/config.json .claude/settings.local.json`, h.home);
