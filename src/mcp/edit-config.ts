@@ -74,6 +74,11 @@ export function checkMcpServerEntry(name: string, entry: unknown): void {
   if (problems.length > 0) throw new McpConfigEditError(`MCP server "${name}": ${problems.join('; ')}`);
 }
 
+/** A project's `.mcp.json` is the repository's: no link below the project is read or replaced (settings/grants.ts). */
+function inRepository(scope: McpWriteScope, where: McpConfigLocation): { within?: string } {
+  return scope === 'project' ? { within: path.resolve(where.projectDir) } : {};
+}
+
 /** Writes `entry` as server `name` in `scope`; refuses a name the scope already has. Returns where it went. */
 export function addMcpServer(name: string, entry: Json, scope: McpWriteScope, where: McpConfigLocation): { file: string; place: string } {
   checkMcpServerName(name);
@@ -84,7 +89,7 @@ export function addMcpServer(name: string, entry: Json, scope: McpWriteScope, wh
     if (Object.hasOwn(servers, name)) throw new McpConfigEditError(`MCP server "${name}" already exists in ${scope} config (${target.place}); remove it first`);
     servers[name] = entry;
     return true;
-  });
+  }, inRepository(scope, where));
   return target;
 }
 
@@ -120,6 +125,6 @@ export function removeMcpServer(name: string, scope: McpWriteScope | undefined, 
     if (!servers || !Object.hasOwn(servers, name)) return false;
     delete servers[name];
     return true;
-  });
+  }, inRepository(from, where));
   return { scope: from, ...target };
 }

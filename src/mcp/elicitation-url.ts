@@ -14,6 +14,11 @@ import type { McpElicitationRequest } from './connection.js';
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const MAX_URL = 2_048;
 
+/** A server's text as the person may be shown it: each control character spelled out (`\\u001b`), never sent raw. */
+export function printable(text: string): string {
+  return text.replace(new RegExp(CONTROL.source, 'g'), (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** A URL the person may be shown: http(s), no user:password part, no control characters, of reasonable length. */
 export function showableUrl(raw: unknown): string | undefined {
   if (typeof raw !== 'string' || raw.length === 0 || raw.length > MAX_URL || CONTROL.test(raw)) return undefined;

@@ -13,6 +13,7 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { McpRemoteServerConfig } from './config.js';
 import { createRemoteTransport } from './connection.js';
 import { McpOAuthProvider } from './oauth-provider.js';
+import { printable, showableUrl } from './elicitation-url.js';
 import { McpOAuthStore } from './oauth-store.js';
 import { TOOLGATE_VERSION } from '../tool/version.js';
 
@@ -52,6 +53,17 @@ export class McpLoginError extends Error {
  * the browser step through a one-shot listener on 127.0.0.1, and the tokens stored for the session to use.
  */
 export async function loginMcpServer(options: McpLoginOptions): Promise<McpLoginResult> {
+  try {
+    return await login(options);
+  } catch (error) {
+    // The authorization server's words (an error_description of its token endpoint, through the MCP SDK's error)
+    // reach a terminal: `toolgate mcp login` prints the error. No escape sequence of theirs gets there raw.
+    if (error instanceof Error) error.message = printable(error.message);
+    throw error;
+  }
+}
+
+async function login(options: McpLoginOptions): Promise<McpLoginResult> {
   const { name, config } = options;
   const store = options.store ?? new McpOAuthStore();
   // A pre-registered client's redirect URI names its port: only that one will do.
@@ -63,9 +75,14 @@ export async function loginMcpServer(options: McpLoginOptions): Promise<McpLogin
     kind: 'login',
     redirectUrl: listener.redirectUrl,
     onAuthorizationUrl: (url) => {
+      // The page's address is the authorization server's (so the MCP server's) to name: whoever prints it for a
+      // person — `toolgate mcp login`, the sign-in tool — gets a plain http(s) URL or nothing (an smb: share, a
+      // file: path or a protocol handler would be one click away in a terminal).
+      const shown = showableUrl(url.href);
+      if (shown === undefined) throw new McpLoginError(`MCP server "${name}" gave an authorization address that is not a plain http(s) URL; it was refused unseen`);
       asked = true;
-      options.onAuthorizationUrl?.(url.href);
-      if (options.openBrowser !== false) browserOpened = openBrowser(url.href, options.env ?? process.env);
+      options.onAuthorizationUrl?.(shown);
+      if (options.openBrowser !== false) browserOpened = openBrowser(shown, options.env ?? process.env);
     },
   }, config.oauth);
   const client = new Client({ name: 'toolgate', version: TOOLGATE_VERSION });

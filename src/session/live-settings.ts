@@ -129,10 +129,14 @@ export function updateSettingsFile(source: unknown, settings: unknown, where: { 
   const bad = entries.filter(([k, v]) => k !== allowed.key || typeof v !== 'string');
   if (entries.length === 0 || bad.length > 0) throw new SettingsChangeError(`updateSettings: ${source} takes only "${allowed.key}" with a string value${bad.length > 0 ? `, not ${bad.map(([k]) => JSON.stringify(k)).join(', ')}` : ''}`);
   const file = grantFile(source, { projectDir: where.projectDir, homeDir: where.homeDir });
-  const written = editSettingsFile(file, (s) => {
-    (s as Record<string, unknown>)[allowed.key] = entries[0]![1];
-    return true;
-  });
+  const written = editSettingsFile(
+    file,
+    (s) => {
+      (s as Record<string, unknown>)[allowed.key] = entries[0]![1];
+      return true;
+    },
+    source === 'localSettings' ? { within: where.projectDir } : {},
+  );
   if (!written) throw new SettingsChangeError(`updateSettings: ${file} could not be written (not valid JSON?)`);
   if (source === 'localSettings') ensureGitIgnored(file);
   return file;

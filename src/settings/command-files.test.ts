@@ -72,18 +72,22 @@ describe('discoverCommandFiles', () => {
     expect(files.map((f) => `${f.name}:${f.kind}:${f.scope}`)).toEqual(['deploy:skill:project', 'mine:command:user', 'shared:skill:user']);
   });
 
-  it('skips, with a warning naming the file, a SKILL.md that is too large or not a regular file; follows symlinked skill folders', () => {
+  it('skips, with a warning naming the file, a SKILL.md that is too large, not a regular file or linked out of the project; follows symlinked skill folders inside it', () => {
     const big = skill(project, 'big', `---\ndescription: big\n---\n${'x'.repeat(MAX_COMMAND_FILE_BYTES)}\n`);
     mkdirSync(path.join(project, '.claude', 'skills', 'odd', 'SKILL.md'), { recursive: true });
     const fifo = path.join(project, '.claude', 'skills', 'pipe', 'SKILL.md');
     mkdirSync(path.dirname(fifo), { recursive: true });
     execFileSync('mkfifo', [fifo]);
-    const elsewhere = path.join(dir, 'elsewhere', 'linked');
-    put(path.join(elsewhere, 'SKILL.md'), 'Linked.\n');
-    symlinkSync(elsewhere, path.join(project, '.claude', 'skills', 'linked'));
+    const shared = path.join(project, 'shared', 'linked');
+    put(path.join(shared, 'SKILL.md'), 'Linked.\n');
+    symlinkSync(shared, path.join(project, '.claude', 'skills', 'linked'));
+    const elsewhere = path.join(dir, 'elsewhere', 'outside');
+    put(path.join(elsewhere, 'SKILL.md'), 'Outside.\n');
+    symlinkSync(elsewhere, path.join(project, '.claude', 'skills', 'outside'));
     const { files, warnings } = discoverCommandFiles({ projectDir: project, homeDir: home });
     expect(files.map((f) => f.name)).toEqual(['linked']);
-    expect(warnings).toHaveLength(3);
+    expect(warnings).toHaveLength(4);
+    expect(warnings.find((w) => w.startsWith(path.join(project, '.claude', 'skills', 'outside')))).toMatch(/leads outside the project/);
     expect(warnings.find((w) => w.startsWith(big))).toMatch(/more than the 262144-byte limit/);
     expect(warnings.find((w) => w.startsWith(path.join(project, '.claude', 'skills', 'odd', 'SKILL.md')))).toMatch(/not a regular file/);
     expect(warnings.find((w) => w.startsWith(fifo))).toMatch(/not a regular file/);

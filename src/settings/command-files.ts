@@ -40,6 +40,11 @@ export interface CommandFile {
   readonly namespace?: string;
   /** A plugin's folder (`${CLAUDE_PLUGIN_ROOT}`): the file was found inside it, and is read only while it stays there. */
   readonly pluginRoot?: string;
+  /**
+   * The project's real folder, for the project's own files: found inside it, read only while they stay there. A
+   * cloned repository's link to a file of the person's would put that file into the conversation unasked.
+   */
+  readonly within?: string;
 }
 
 /** A plugin's skills and commands: its name (their namespace), its real folder, and its parts' folders or files. */
@@ -87,12 +92,34 @@ export function discoverCommandFiles(options: DiscoverCommandFilesOptions): Disc
   // A project inside the home folder's `.claude` (or the home folder itself as the project) is read once.
   const seen = new Set<string>();
   const unique = roots.filter((r) => !seen.has(r.dir) && (seen.add(r.dir), true));
-  for (const root of unique) found.push(...commandsIn(root.scope, path.join(root.dir, 'commands'), warnings));
-  for (const root of unique) found.push(...skillsIn(root.scope, path.join(root.dir, 'skills'), warnings));
+  for (const root of unique) found.push(...confined(root.scope, options.projectDir, commandsIn(root.scope, path.join(root.dir, 'commands'), warnings), warnings));
+  for (const root of unique) found.push(...confined(root.scope, options.projectDir, skillsIn(root.scope, path.join(root.dir, 'skills'), warnings), warnings));
   const byName = new Map<string, CommandFile>();
   for (const f of found) byName.set(f.name, f);
   const files = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { files, warnings };
+}
+
+/** The project's own files that resolve inside the project, each marked to be read only while it does (others as they are). */
+function confined(scope: CommandScope, projectDir: string, files: CommandFile[], warnings: string[]): CommandFile[] {
+  if (scope !== 'project' || files.length === 0) return files;
+  const within = realOrUndefined(path.resolve(projectDir));
+  return files.flatMap((f) => {
+    const real = realOrUndefined(f.file);
+    if (within === undefined || real === undefined || !real.startsWith(within + path.sep)) {
+      warnings.push(`${f.file}: leads outside the project (a symlink); not loaded`);
+      return [];
+    }
+    return [{ ...f, within }];
+  });
+}
+
+function realOrUndefined(file: string): string | undefined {
+  try {
+    return realpathSync(file);
+  } catch {
+    return undefined;
+  }
 }
 
 /** A plugin's commands and skills, each named `<plugin>:<name>`; a file that resolves outside the plugin is left out. */
@@ -185,10 +212,11 @@ function fileProblem(info: { isFile(): boolean; size: number }): string | undefi
 }
 
 /** Reads and parses one file (checked again: it may have changed since discovery). Throws with the file's name. */
-export async function readCommandFile(entry: Pick<CommandFile, 'file' | 'pluginRoot'>): Promise<CommandFileContent> {
-  // A plugin's file is checked again: a symlink inside it may have been pointed elsewhere since discovery.
-  if (entry.pluginRoot !== undefined && !(await realpath(entry.file).catch(() => '')).startsWith(entry.pluginRoot + path.sep)) {
-    throw new Error(`${entry.file}: leads outside its plugin (a symlink)`);
+export async function readCommandFile(entry: Pick<CommandFile, 'file' | 'pluginRoot' | 'within'>): Promise<CommandFileContent> {
+  // A plugin's (or the project's) file is checked again: a symlink inside it may have been pointed elsewhere since.
+  const root = entry.pluginRoot ?? entry.within;
+  if (root !== undefined && !(await realpath(entry.file).catch(() => '')).startsWith(root + path.sep)) {
+    throw new Error(`${entry.file}: leads outside its ${entry.pluginRoot !== undefined ? 'plugin' : 'project'} (a symlink)`);
   }
   const info = await stat(entry.file).catch((error: Error) => {
     throw new Error(`${entry.file}: ${error.message}`);

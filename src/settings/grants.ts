@@ -57,8 +57,33 @@ export function grantFiles(where: GrantLocations): { source: PermissionRuleSourc
 
 type Json = Record<string, unknown>;
 
-/** Read-modify-write of one settings file, keeping other keys and the file's indentation; atomic rename. */
-export function editSettingsFile(file: string, mutate: (settings: Json) => boolean): boolean {
+/**
+ * The first symbolic link on the way from `root` (itself not looked at) down to `file`, or undefined. A repository
+ * commits its `.claude` folder: a link there would have the writer copy the target's text into the project (a token
+ * file read through `settings.local.json`) or write outside it (a linked `.claude`).
+ */
+function linkBelow(root: string, file: string): string | undefined {
+  const rel = path.relative(root, file);
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
+  let at = root;
+  for (const part of rel.split(path.sep)) {
+    at = path.join(at, part);
+    try {
+      if (fs.lstatSync(at).isSymbolicLink()) return at;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Read-modify-write of one settings file, keeping other keys and the file's indentation; atomic rename. `within`: a
+ * folder a repository controls (the project) — no symbolic link below it on the way to the file is followed or replaced.
+ */
+export function editSettingsFile(file: string, mutate: (settings: Json) => boolean, options: { readonly within?: string } = {}): boolean {
+  const link = options.within === undefined ? undefined : linkBelow(options.within, file);
+  if (link !== undefined) throw new GrantError(`${link} is a symbolic link (the repository's?); ${file} is not read or written through it; not changed`);
   const read = readConfigText(file);
   if (read.kind === 'error') throw new GrantError(`cannot read ${file}: ${read.message}; not changed`);
   const text = read.kind === 'ok' ? read.text : undefined;
@@ -142,6 +167,7 @@ export function writeGrants(options: WriteGrantsOptions): { file: string; rules:
     if (behavior !== 'allow') throw new GrantError('only allow rules can expire');
   }
   const file = grantFile(options.destination, options, expiresAt !== undefined);
+  const inProject = options.destination !== 'userSettings' ? { within: options.projectDir } : {};
   editSettingsFile(file, (settings) => {
     const perms = permissionsOf(settings);
     const list = ruleList(perms, behavior);
@@ -152,7 +178,7 @@ export function writeGrants(options: WriteGrantsOptions): { file: string; rules:
       for (const t of texts) expires[t] = expiresAt;
     }
     return true;
-  });
+  }, inProject);
   const gitIgnoredIn = options.destination === 'localSettings' ? ensureGitIgnored(file) : undefined;
   return { file, rules: texts, ...(gitIgnoredIn !== undefined ? { gitIgnoredIn } : {}) };
 }
