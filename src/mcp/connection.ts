@@ -30,6 +30,7 @@ import type { McpRemoteServerConfig, McpServerConfig } from './config.js';
 import { McpNeedsLoginError, McpOAuthProvider, needsLoginMessage } from './oauth-provider.js';
 import type { McpOAuthStore } from './oauth-store.js';
 import { elicitationOf, rootsOf } from './elicitation-url.js';
+import { guardedOAuthFetch } from './oauth-fetch.js';
 import { createLinkedAbortController } from '../tool/tool-use-context.js';
 import { TOOLGATE_VERSION } from '../tool/version.js';
 
@@ -395,7 +396,9 @@ export class McpConnection {
 /** A transport for an HTTP or SSE server, with the OAuth provider when there is one. */
 export function createRemoteTransport(config: McpRemoteServerConfig, authProvider?: OAuthClientProvider): StreamableHTTPClientTransport | SSEClientTransport {
   const requestInit: RequestInit = { headers: { ...config.headers } };
-  const watch = authProvider instanceof McpOAuthProvider ? { fetch: scopeWatchingFetch(authProvider) } : {};
+  // Whatever the server's metadata names is requested through the guard (oauth-fetch.ts), the server itself included.
+  const guarded = authProvider ? guardedOAuthFetch(config.url) : undefined;
+  const watch = authProvider instanceof McpOAuthProvider ? { fetch: scopeWatchingFetch(authProvider, guarded!) } : guarded ? { fetch: guarded } : {};
   const options = { requestInit, ...(authProvider ? { authProvider } : {}), ...watch };
   if (config.type === 'sse') return new SSEClientTransport(new URL(config.url), options);
   return new StreamableHTTPClientTransport(new URL(config.url), options);
@@ -405,9 +408,9 @@ export function createRemoteTransport(config: McpRemoteServerConfig, authProvide
  * fetch, telling the OAuth provider when the server answers `403` with `error="insufficient_scope"` (RFC 6750): the
  * scope it names is kept for the next login (a step-up), before the SDK's own handling of the answer goes on.
  */
-function scopeWatchingFetch(provider: McpOAuthProvider): (url: string | URL, init?: RequestInit) => Promise<Response> {
+function scopeWatchingFetch(provider: McpOAuthProvider, inner: (url: string | URL, init?: RequestInit) => Promise<Response>): (url: string | URL, init?: RequestInit) => Promise<Response> {
   return async (url, init) => {
-    const response = await fetch(url, init);
+    const response = await inner(url, init);
     if (response.status === 403) {
       const challenge = response.headers.get('www-authenticate') ?? '';
       if (/\berror="?insufficient_scope\b/i.test(challenge)) await provider.insufficientScope(/\bscope="([^"]*)"/i.exec(challenge)?.[1]);

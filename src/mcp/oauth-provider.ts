@@ -20,6 +20,7 @@ import { auth, type AddClientAuthentication, type OAuthClientProvider, type OAut
 import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { McpOAuthClientConfig } from './config.js';
+import { guardedOAuthFetch } from './oauth-fetch.js';
 import { expiryOf, MCP_OAUTH_SECRET_LABEL, type McpOAuthRecord, type McpOAuthStore, type StoredTokens } from './oauth-store.js';
 import { registerSecretValues } from '../execution/redaction.js';
 import { randomBytes } from '../tool/crypto.js';
@@ -180,7 +181,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
   async #refresh(): Promise<void> {
     this.#inRefresh = true;
     try {
-      await auth(this, { serverUrl: this.url });
+      await auth(this, { serverUrl: this.url, fetchFn: guardedOAuthFetch(this.url) });
     } catch {
       // Offline, or the authorization server is down: the request goes out with what there is.
     } finally {
