@@ -8,7 +8,8 @@ const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 
 const root = path.join(__dirname, '..');
-const script = path.join(root, 'dist/cli-bundle/toolgate.cjs');
+const scripts = path.join(root, 'dist/cli-bundle');
+const script = path.join(scripts, 'toolgate.cjs');
 const bundle = path.join(root, 'dist/cli-bundle/toolgate.mjs');
 const dist = path.join(root, 'dist/cli/main.js');
 
@@ -25,7 +26,8 @@ function failed(error) {
 }
 
 if (CACHED_COMMANDS.has(process.argv[2] ?? '') && existsSync(script)) {
-  require('./cached-bundle.js').runCachedBundle(script, process.argv[2]);
+  const cached = require('./cached-bundle.js');
+  cached.runCachedBundle(cached.scriptFor(scripts, process.argv[2]), process.argv[2]);
 } else if (existsSync(bundle)) {
   import(pathToFileURL(bundle).href).catch(failed);
 } else if (existsSync(dist)) {

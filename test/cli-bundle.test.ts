@@ -35,7 +35,7 @@ const fromSources = (args: readonly string[]) => run(['--import', import.meta.re
 
 beforeAll(() => {
   // CI builds it through `npm ci` (the prepare script); a checkout that has not built yet builds here.
-  if (!existsSync(`${script}.exec.cache`)) execFileSync('npm', ['run', 'build'], { cwd: repoRoot, stdio: 'ignore' });
+  if (!existsSync(`${script}.exec.cache`) || !existsSync(path.join(path.dirname(script), 'toolgate-hook.cjs.hook.cache'))) execFileSync('npm', ['run', 'build'], { cwd: repoRoot, stdio: 'ignore' });
   dir = mkdtempSync(path.join(os.tmpdir(), 'toolgate-bundle-'));
   writeFileSync(path.join(dir, 'small.txt'), 'alpha\nbeta\n');
   writeFileSync(
@@ -52,26 +52,37 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the installed command', () => {
-  it('has a code cache this Node accepts, and a script with no import() left to a vm callback', () => {
-    const { compileBundle } = createRequire(import.meta.url)(path.join(repoRoot, 'bin/cached-bundle.js')) as {
+  it('has a code cache this Node accepts, and scripts with no import() left to a vm callback', () => {
+    const { compileBundle, scriptFor } = createRequire(import.meta.url)(path.join(repoRoot, 'bin/cached-bundle.js')) as {
       compileBundle(file: string, command: string): { cached: boolean; cacheFile: string };
+      scriptFor(dir: string, command: string): string;
     };
+    const dirOf = path.dirname(script);
+    // The commands run once per call of a host have a script of their own, holding that command only.
     for (const command of ['exec', 'check', 'hook', 'mcp']) {
-      const { cached, cacheFile } = compileBundle(script, command);
-      expect({ cached, cacheFile }).toEqual({ cached: true, cacheFile: `${script}.${command}.cache` });
+      const own = path.join(dirOf, `toolgate-${command}.cjs`);
+      expect(scriptFor(dirOf, command)).toBe(own);
+      const { cached, cacheFile } = compileBundle(own, command);
+      expect({ cached, cacheFile }).toEqual({ cached: true, cacheFile: `${own}.${command}.cache` });
+      expect(readFileSync(own, 'utf8')).not.toMatch(/registerRunCommand|registerToolsCommand/);
     }
+    // The shared script has every command (the pattern above is one that a script holding `run` matches).
+    expect(readFileSync(script, 'utf8')).toMatch(/registerRunCommand/);
+    expect(scriptFor(dirOf, 'tools')).toBe(script);
     expect(compileBundle(script, 'tools')).toMatchObject({ cached: true, cacheFile: `${script}.exec.cache` });
     // Node 20 drops a cached script's dynamic-import callback: every import() must have become __tgImport().
-    const imports: number[] = [];
-    const visit = (node: unknown): void => {
-      if (node === null || typeof node !== 'object') return;
-      if (Array.isArray(node)) return node.forEach(visit);
-      const n = node as { type?: string; start?: number };
-      if (n.type === 'ImportExpression') imports.push(n.start!);
-      for (const [key, value] of Object.entries(n)) if (key !== 'type') visit(value);
-    };
-    visit(parse(readFileSync(script, 'utf8'), { ecmaVersion: 'latest', sourceType: 'script', allowReturnOutsideFunction: true }));
-    expect(imports).toEqual([]);
+    for (const file of readdirSync(dirOf).filter((f) => f.endsWith('.cjs'))) {
+      const imports: number[] = [];
+      const visit = (node: unknown): void => {
+        if (node === null || typeof node !== 'object') return;
+        if (Array.isArray(node)) return node.forEach(visit);
+        const n = node as { type?: string; start?: number };
+        if (n.type === 'ImportExpression') imports.push(n.start!);
+        for (const [key, value] of Object.entries(n)) if (key !== 'type') visit(value);
+      };
+      visit(parse(readFileSync(path.join(dirOf, file), 'utf8'), { ecmaVersion: 'latest', sourceType: 'script', allowReturnOutsideFunction: true }));
+      expect({ file, imports }).toEqual({ file, imports: [] });
+    }
   });
 
   it("loads Node's built-in modules from Node's own code cache (the wasm budget is raised only while a module is made)", async () => {

@@ -59,6 +59,8 @@ describe('toolgate exec loads what its blocks use', () => {
     // Skill is made for the session from its skills (none here), not loaded from the catalogue.
     expect(toolModules(loaded)).toEqual(['read', 'skill', 'tool-search']);
     expect(loaded.filter((u) => u.includes('@anthropic-ai/sdk'))).toEqual([]);
+    // Nor the agent's `run` (its options were read to route the arguments, though a command's name came first) or another command.
+    expect(loaded.filter((u) => /\/src\/cli\/commands\/(?!exec\.ts$)[^/]+\.ts$/.test(u))).toEqual([]);
     // Nor the Restate backend (--backend restate=URL only), whose HTTP client brought node:http, node:https and tls.
     expect(loaded.filter((u) => /^node:(http|https|tls)$/.test(u) || (u.includes('/src/distributed/') && !u.endsWith('/backend-spec.ts')))).toEqual([]);
   });
