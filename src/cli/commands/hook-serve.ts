@@ -76,6 +76,13 @@ class SettingsWatch {
   }
 }
 
+/**
+ * Decisions are logged in one append at most every LOG_FLUSH_MS (or every LOG_FLUSH_ENTRIES), and at close or exit:
+ * the log's open, stat and write cost a turn of the event loop each otherwise. `hook log` sees an entry that late.
+ */
+const LOG_FLUSH_MS = 200;
+const LOG_FLUSH_ENTRIES = 2000;
+
 /** How recent a settings file's change must be for its load to be read again on the next request. */
 const SETTLE_MS = 2000;
 
@@ -112,11 +119,21 @@ export async function startHookServer(options: HookServerOptions): Promise<HookS
   const expected = Buffer.from(`Bearer ${options.token}`);
   const logFile = options.logFile === undefined ? hookLogFile() : options.logFile;
   let pending: HookLogEntry[] = [];
+  let flushTimer: NodeJS.Timeout | undefined;
   const flush = () => {
+    if (flushTimer !== undefined) clearTimeout(flushTimer);
+    flushTimer = undefined;
     const lines = pending;
     pending = [];
     if (logFile !== null && lines.length > 0) appendHookLines(lines, logFile);
   };
+  const logged = (entry: HookLogEntry) => {
+    pending.push(entry);
+    if (pending.length >= LOG_FLUSH_ENTRIES) flush();
+    else flushTimer ??= setTimeout(flush, LOG_FLUSH_MS).unref();
+  };
+  // An exit that skips close() (an uncaught error, process.exit) still writes what was decided.
+  process.on('exit', flush);
 
   const { createServer } = await import('node:http');
   const server: Server = createServer((req, res) => {
@@ -163,10 +180,7 @@ export async function startHookServer(options: HookServerOptions): Promise<HookS
       void answerHook(body, { ...(host !== undefined ? { host } : {}), cwd: process.cwd(), log: logFile !== null, facts }, judge)
         .then(({ output, entry }) => {
           send(res, output);
-          if (entry !== undefined) {
-            if (pending.length === 0) setImmediate(flush);
-            pending.push(entry);
-          }
+          if (entry !== undefined) logged(entry);
         })
         .catch((error: unknown) => send(res, failClosedOutput(host ?? 'claude', undefined, `internal error: ${error instanceof Error ? error.message : String(error)}`)));
     }
@@ -185,6 +199,7 @@ export async function startHookServer(options: HookServerOptions): Promise<HookS
     ...(port !== undefined ? { port } : {}),
     close: () =>
       new Promise<void>((resolve) => {
+        process.off('exit', flush);
         flush();
         server.close(() => resolve());
         server.closeAllConnections();
