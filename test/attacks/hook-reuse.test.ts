@@ -66,18 +66,25 @@ describe('requests judged together see the disk as it is when they arrive', () =
   const burst = (calls: readonly [string, Record<string, unknown>, string?][]) => Promise.all(Array.from({ length: 4 }, () => calls.map(([tool, input, cwd]) => decision(tool, input, cwd))).flat());
 
   it('a link retargeted at the denied file between two bursts: every answer of the second is deny', async () => {
-    const link = path.join(proj, 'burst.txt');
-    fs.writeFileSync(path.join(proj, 'burst-plain.txt'), 'hello');
-    fs.symlinkSync(path.join(proj, 'burst-plain.txt'), link);
-    const calls: [string, Record<string, unknown>][] = [
-      ['Read', { file_path: link }],
-      ['Bash', { command: 'cat burst.txt' }],
-      ['Bash', { command: 'head -5 burst.txt | wc -l' }],
+    // A project of its own: nothing the other cases create changes the facts its verdicts stand on (a folder's times),
+    // and its settings, once older than the server's settle time, are not read again — so the verdicts are reused.
+    const links = path.join(tmp, 'links');
+    fs.mkdirSync(path.join(links, '.claude'), { recursive: true });
+    fs.writeFileSync(path.join(links, '.env'), 'TOKEN=secret');
+    fs.writeFileSync(path.join(links, '.claude', 'settings.json'), JSON.stringify({ permissions: { deny: ['Read(./.env)'] } }));
+    const link = path.join(links, 'view.txt');
+    fs.writeFileSync(path.join(links, 'plain.txt'), 'hello');
+    fs.symlinkSync(path.join(links, 'plain.txt'), link);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const calls: [string, Record<string, unknown>, string][] = [
+      ['Read', { file_path: link }, links],
+      ['Bash', { command: 'cat view.txt' }, links],
+      ['Bash', { command: 'head -5 view.txt | wc -l' }, links],
     ];
     // Several bursts: one recording at a time, so each burst remembers one more verdict, and checks those remembered.
     for (let i = 0; i < 4; i++) expect(new Set(await burst(calls))).toEqual(new Set(['allow']));
     fs.rmSync(link);
-    fs.symlinkSync(path.join(proj, '.env'), link);
+    fs.symlinkSync(path.join(links, '.env'), link);
     expect(new Set(await burst(calls))).toEqual(new Set(['deny']));
   });
 
