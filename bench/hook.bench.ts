@@ -4,8 +4,12 @@
  *   CLI bundle and its `hook` code cache), one PreToolUse request on stdin, whole process from spawn to exit; each run
  *   paired with `node -e 0` fed the same stdin (baseline: their median). Median of 15 pairs after a warm-up pair.
  *   `git status` (parsed in JS) and `grep … | head` (the bash grammar's first parse).
- * - hook.http_median_ms / hook.http_decisions_per_s: `toolgate hook serve` as a child process, 2,000 sequential
- *   requests on one kept-alive connection (median), then 20,000 requests 32 at a time (decisions per second).
+ * - hook.http_median_ms / hook.http_decisions_per_s / hook.http_server_cpu_us: `toolgate hook serve` as a child
+ *   process, logging every decision as it does by default; the client is this process, on the same machine (RawConnection:
+ *   prepared request bytes, answers read by Content-Length and checked byte for byte, so it takes as little of the
+ *   two cores as it can). 2,000 sequential requests on one kept-alive connection (median round trip), then 20,000
+ *   requests on 32 kept-alive connections, one in flight on each (decisions per second, and the server's CPU time per
+ *   decision from /proc: 1,000,000 / it is what one core of server could answer).
  * - hook.prompts.*: the real Claude Code (installed on demand outside the repository, as test/hook-claude-code.test.ts
  *   does), headless against the scripted server, on toolgate's corpus (test/fixtures/hook-corpus.ts) — benign: how
  *   many everyday commands were not run (headless, a prompt is a denial) in a project without Read denies and
@@ -19,6 +23,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseHookRequest } from '../src/cli/commands/hook-hosts.js';
@@ -83,7 +88,8 @@ async function httpFigures(): Promise<BenchFigure[]> {
   ensureBuilt();
   const { dir, proj, env } = scratchProject();
   const token = 'bench-token';
-  const server = spawn(process.execPath, [bin, 'hook', 'serve', '--port', '0', '--allow', '--no-log'], { cwd: proj, env: { ...env, TOOLGATE_HOOK_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'] });
+  // As a user runs it: every decision logged (to the scratch state folder).
+  const server = spawn(process.execPath, [bin, 'hook', 'serve', '--port', '0', '--allow'], { cwd: proj, env: { ...env, TOOLGATE_HOOK_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'] });
   try {
     const url = await new Promise<URL>((resolve, reject) => {
       let text = '';
@@ -94,42 +100,138 @@ async function httpFigures(): Promise<BenchFigure[]> {
       });
       server.once('exit', (code) => reject(new Error(`toolgate hook serve exited with ${code}: ${text}`)));
     });
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
     const bodies = ['git status', 'grep -n hello README.md | head -20', 'rm -rf build', 'npm install left-pad'].map((c) => preToolUse(proj, c));
-    const post = (body: string) =>
-      new Promise<void>((resolve, reject) => {
-        const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }, (res) => {
-          res.resume();
-          res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode}`))));
-        });
-        req.on('error', reject);
-        req.end(body);
-      });
-    for (let i = 0; i < 200; i++) await post(bodies[i % bodies.length]!);
-    const times: number[] = [];
-    for (let i = 0; i < 2000; i++) {
-      const t = performance.now();
-      await post(bodies[i % bodies.length]!);
-      times.push(performance.now() - t);
-    }
-    const total = 20_000;
-    let next = 0;
-    const start = performance.now();
-    await Promise.all(
-      Array.from({ length: 32 }, async () => {
-        while (next < total) await post(bodies[next++ % bodies.length]!);
-      }),
-    );
-    const perSecond = total / ((performance.now() - start) / 1000);
+    // Each request's answer as node:http reads it: what every later answer to the same request must be, byte for byte.
+    const agent = new http.Agent({ keepAlive: true });
+    const answers = await Promise.all(bodies.map((body) => postOnce(url, token, body, agent)));
     agent.destroy();
-    return [
-      { name: 'hook.http_median_ms', value: median(times), unit: 'ms' },
-      { name: 'hook.http_decisions_per_s', value: perSecond, unit: 'decisions/s' },
-    ];
+    const requests = bodies.map((body, i) => ({ bytes: requestBytes(url, token, body), answer: answers[i]! }));
+    const connections = await Promise.all(Array.from({ length: 32 }, () => RawConnection.open(url)));
+    try {
+      for (let i = 0; i < 200; i++) await connections[0]!.send(requests[i % requests.length]!);
+      const times: number[] = [];
+      for (let i = 0; i < 2000; i++) {
+        const t = performance.now();
+        await connections[0]!.send(requests[i % requests.length]!);
+        times.push(performance.now() - t);
+      }
+      const total = 20_000;
+      let next = 0;
+      const cpuBefore = cpuMsOf(server.pid!);
+      const start = performance.now();
+      await Promise.all(
+        connections.map(async (c) => {
+          while (next < total) await c.send(requests[next++ % requests.length]!);
+        }),
+      );
+      const perSecond = total / ((performance.now() - start) / 1000);
+      const cpu = cpuMsOf(server.pid!);
+      return [
+        { name: 'hook.http_median_ms', value: median(times), unit: 'ms' },
+        { name: 'hook.http_decisions_per_s', value: perSecond, unit: 'decisions/s' },
+        ...(cpu !== undefined && cpuBefore !== undefined ? [{ name: 'hook.http_server_cpu_us', value: ((cpu - cpuBefore) * 1000) / total, unit: 'µs/decision' }] : []),
+      ];
+    } finally {
+      for (const c of connections) c.socket.destroy();
+    }
   } finally {
     server.kill('SIGTERM');
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+function requestBytes(url: URL, token: string, body: string): Buffer {
+  const head = `POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+  return Buffer.from(head + body);
+}
+
+function postOnce(url: URL, token: string, body: string, agent: http.Agent): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`status ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/**
+ * One kept-alive connection with one request in flight, as a host's HTTP hook sends them — written from prepared bytes
+ * and its answer read by Content-Length, so the client (on the same two cores) costs a fraction of what node:http
+ * costs and the figure is the server's. Every answer is checked: status 200 and the body the server gave before.
+ */
+class RawConnection {
+  #buffer: Buffer = Buffer.alloc(0);
+  #waiting: { answer: Buffer; resolve: () => void; reject: (e: Error) => void } | undefined;
+
+  private constructor(readonly socket: net.Socket) {
+    socket.on('data', (chunk: Buffer) => this.#read(chunk));
+    socket.on('error', (e) => this.#fail(e));
+    socket.on('close', () => this.#fail(new Error('the server closed the connection')));
+  }
+
+  static open(url: URL): Promise<RawConnection> {
+    return new Promise((resolve, reject) => {
+      const socket = net.connect({ host: url.hostname, port: Number(url.port) }, () => resolve(new RawConnection(socket)));
+      socket.setNoDelay(true);
+      socket.once('error', reject);
+    });
+  }
+
+  send(request: { bytes: Buffer; answer: Buffer }): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#waiting = { answer: request.answer, resolve, reject };
+      this.socket.write(request.bytes);
+    });
+  }
+
+  #read(chunk: Buffer): void {
+    this.#buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk]);
+    const end = this.#buffer.indexOf('\r\n\r\n');
+    if (end < 0) return;
+    const head = this.#buffer.toString('latin1', 0, end);
+    const length = /\r\ncontent-length: *(\d+)/i.exec(head);
+    if (length === null) return this.#fail(new Error(`an answer without Content-Length: ${head}`));
+    const bodyEnd = end + 4 + Number(length[1]);
+    if (this.#buffer.length < bodyEnd) return;
+    const body = this.#buffer.subarray(end + 4, bodyEnd);
+    this.#buffer = this.#buffer.subarray(bodyEnd);
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    if (!head.startsWith('HTTP/1.1 200 ')) waiting?.reject(new Error(`answered ${head.split('\r\n')[0]}`));
+    else if (!body.equals(waiting?.answer ?? Buffer.alloc(0))) waiting?.reject(new Error(`a different answer: ${body.toString()}`));
+    else waiting?.resolve();
+  }
+
+  #fail(error: Error): void {
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    waiting?.reject(error);
+  }
+}
+
+/** A process's CPU time (user + system) in ms, from /proc; undefined where there is none. */
+function cpuMsOf(pid: number): number | undefined {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks();
+  } catch {
+    return undefined;
+  }
+}
+
+let ticks: number | undefined;
+function clockTicks(): number {
+  if (ticks === undefined) {
+    try {
+      ticks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      ticks = 100;
+    }
+  }
+  return ticks;
 }
 
 /** A hook as Claude Code would run it: a name and the command line of its PreToolUse command hook; or why not here. */
@@ -250,6 +352,6 @@ async function engineAllowed(scratch: string): Promise<number> {
 
 export const benchmarks: Benchmark[] = [
   { group: 'hook', names: ['hook.command_plain_ms', 'hook.command_pipeline_ms'], run: commandFigures },
-  { group: 'hook', names: ['hook.http_median_ms', 'hook.http_decisions_per_s'], run: httpFigures },
+  { group: 'hook', names: ['hook.http_median_ms', 'hook.http_decisions_per_s', 'hook.http_server_cpu_us'], run: httpFigures },
   { group: 'hook', names: ['hook.prompts', 'hook.engine_adversarial_allowed'], run: promptFigures },
 ];

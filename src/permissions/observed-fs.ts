@@ -270,24 +270,39 @@ export async function observeFacts<T>(decide: () => Promise<T>): Promise<{ resul
 }
 
 /**
- * True when asking every question of `o` again now gets the same answers (asked afresh, in order; nothing cached
- * here). A promise only when `o` holds an AsyncQuestion, and only from the first one on.
+ * Filesystem answers shared by several `stillHolds` calls that may all stand for one moment: each answer was asked
+ * after every request those calls serve had arrived (`toolgate hook serve` checks a batch of received requests with
+ * one), so a change made before any of them was sent is seen. The owner makes a new one for each such moment.
  */
-export function stillHolds(o: Observations): boolean | Promise<boolean> {
+export type FactMemo = Map<string, string>;
+
+/**
+ * True when asking every question of `o` again now gets the same answers (asked afresh, in order; with `memo`, a
+ * filesystem question already asked in that moment is answered from it). A promise only when `o` holds an
+ * AsyncQuestion, and only from the first one on.
+ */
+export function stillHolds(o: Observations, memo?: FactMemo): boolean | Promise<boolean> {
   const { questions, paths, facts } = o;
   for (let i = 0; i < questions.length; i++) {
     const q = questions[i]!;
     if (typeof q !== 'number') return stillHoldsFrom(o, i);
-    const question = QUESTIONS[q]!;
-    let fact: string;
-    try {
-      fact = question.factNow ? question.factNow(paths[i]!) : question.fact(question.ask(paths[i]!));
-    } catch (error) {
-      fact = errorFact(error);
+    const key = memo === undefined ? '' : `${q}\0${paths[i]!}`;
+    let fact = memo?.get(key);
+    if (fact === undefined) {
+      fact = factNow(QUESTIONS[q]!, paths[i]!);
+      memo?.set(key, fact);
     }
     if (fact !== facts[i]) return false;
   }
   return true;
+}
+
+function factNow(question: Question, p: string): string {
+  try {
+    return question.factNow ? question.factNow(p) : question.fact(question.ask(p));
+  } catch (error) {
+    return errorFact(error);
+  }
 }
 
 async function stillHoldsFrom(o: Observations, from: number): Promise<boolean> {

@@ -4,6 +4,7 @@
  * tool event, too large, or that the judge fails on gets the host's fail-closed answer (ask; Codex: deny).
  */
 import { failClosedOutput, formatHookAnswer, HookProtocolError, parseHookRequest, type HookHost, type HookRequest } from './hook-hosts.js';
+import type { FactMemo } from '../../permissions/observed-fs.js';
 import type { HookJudge, HookVerdict } from './hook-judge.js';
 import { logEntry, logRedactor, type HookLogEntry } from './hook-log.js';
 
@@ -16,6 +17,8 @@ export interface HookAnswerOptions {
   readonly cwd: string;
   /** False: no log entry is made (`--no-log`). */
   readonly log?: boolean;
+  /** Filesystem answers of this moment, shared by requests that all arrived before it (HookJudge.judge). */
+  readonly facts?: FactMemo;
 }
 
 export interface AnsweredHook {
@@ -38,7 +41,7 @@ export async function answerHook(text: string, options: HookAnswerOptions, judge
       throw new HookProtocolError(`the request is not JSON (${error instanceof Error ? error.message : String(error)})`);
     }
     request = parseHookRequest(raw, options.host, options.cwd);
-    verdict = await judge.judge(request);
+    verdict = await judge.judge(request, options.facts);
   } catch (error) {
     failure = error instanceof Error ? error.message : String(error);
   }

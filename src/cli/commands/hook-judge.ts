@@ -22,7 +22,7 @@ import path from 'node:path';
 import type { DecisionLayer, PermissionMode } from '../../tool/permission-types.js';
 import { PERMISSION_MODES } from '../../tool/permission-types.js';
 import { describeLayer } from '../../permissions/explain.js';
-import { existsSync, observeFacts, realpathNative, statSync, stillHolds, type Observations } from '../../permissions/observed-fs.js';
+import { existsSync, observeFacts, realpathNative, statSync, stillHolds, type FactMemo, type Observations } from '../../permissions/observed-fs.js';
 import { permissionTraitsOf } from '../../permissions/tool-traits.js';
 import type { LoadedSettings } from '../../settings/load-settings.js';
 import { isReusable } from './check-batch.js';
@@ -125,8 +125,9 @@ export class HookJudge {
    * (permissions/observed-fs.ts; this file's project lookup and hook-search.ts ask through it too) gets the same
    * answers now. Settings files are the server's to watch (it calls `forget`). One judgement records at a time:
    * overlapping recordings would mix their facts, so one that starts meanwhile is judged without being remembered.
+   * `facts`: the answers of this moment's filesystem questions, shared with other requests that arrived before it.
    */
-  async judge(request: HookRequest): Promise<HookVerdict> {
+  async judge(request: HookRequest, facts?: FactMemo): Promise<HookVerdict> {
     if (this.#options.reuseVerdicts !== true) return (await this.#judgeAfresh(request)).verdict;
     if (this.#engine.contextEpoch !== this.#epoch) {
       this.#known.clear();
@@ -136,7 +137,7 @@ export class HookJudge {
     const key = JSON.stringify([request.host, request.event, request.hostTool, request.cwd, request.mode ?? null, request.opaque ?? null, request.calls]);
     const known = this.#known.get(key);
     if (known !== undefined) {
-      if (await stillHolds(known.facts)) return known.verdict;
+      if (await stillHolds(known.facts, facts)) return known.verdict;
       this.#known.delete(key);
     }
     if (this.#recording) return (await this.#judgeAfresh(request)).verdict;

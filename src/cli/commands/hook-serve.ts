@@ -8,9 +8,10 @@
  * as a non-blocking error and lets the call go on. So every answer is 200 with JSON, and one that cannot be judged —
  * a request without the token included — is the host's fail-closed answer (ask), judged no further.
  *
- * Settings are watched: before each request the settings files behind the contexts built so far (the ones read and
- * the ones looked for) are compared with what they were (inode, size, mtime); any change, a file appearing or going,
- * drops every context, so the next decision reads them again. A file changed within SETTLE_MS of its load is not
+ * Settings are watched: before each request is judged (once for the requests that arrived in one turn of the event
+ * loop) the settings files behind the contexts built so far (the ones read and the ones looked for) are compared with
+ * what they were (inode, size, mtime); any change, a file appearing or going, drops every context, so the next
+ * decision reads them again. A file changed within SETTLE_MS of its load is not
  * trusted to be the version that was read (the signature is taken after the read): it counts as changed next time.
  *
  * Each request's project is found from its own `cwd` (hook-judge.ts projectRootOf) unless `--project-dir` names it;
@@ -22,6 +23,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { stateDirectory } from '../../agent/session-dir.js';
 import { nodeCrypto, randomBytes } from '../../tool/crypto.js';
+import type { FactMemo } from '../../permissions/observed-fs.js';
 import type { LoadedSettings } from '../../settings/load-settings.js';
 import { answerHook, MAX_HOOK_REQUEST_BYTES } from './hook-answer.js';
 import { failClosedOutput, HOOK_HOSTS, type HookHost } from './hook-hosts.js';
@@ -74,6 +76,13 @@ class SettingsWatch {
   }
 }
 
+/**
+ * Decisions are logged in one append at most every LOG_FLUSH_MS (or every LOG_FLUSH_ENTRIES), and at close or exit:
+ * the log's open, stat and write cost a turn of the event loop each otherwise. `hook log` sees an entry that late.
+ */
+const LOG_FLUSH_MS = 200;
+const LOG_FLUSH_ENTRIES = 2000;
+
 /** How recent a settings file's change must be for its load to be read again on the next request. */
 const SETTLE_MS = 2000;
 
@@ -110,11 +119,21 @@ export async function startHookServer(options: HookServerOptions): Promise<HookS
   const expected = Buffer.from(`Bearer ${options.token}`);
   const logFile = options.logFile === undefined ? hookLogFile() : options.logFile;
   let pending: HookLogEntry[] = [];
+  let flushTimer: NodeJS.Timeout | undefined;
   const flush = () => {
+    if (flushTimer !== undefined) clearTimeout(flushTimer);
+    flushTimer = undefined;
     const lines = pending;
     pending = [];
     if (logFile !== null && lines.length > 0) appendHookLines(lines, logFile);
   };
+  const logged = (entry: HookLogEntry) => {
+    pending.push(entry);
+    if (pending.length >= LOG_FLUSH_ENTRIES) flush();
+    else flushTimer ??= setTimeout(flush, LOG_FLUSH_MS).unref();
+  };
+  // An exit that skips close() (an uncaught error, process.exit) still writes what was decided.
+  process.on('exit', flush);
 
   const { createServer } = await import('node:http');
   const server: Server = createServer((req, res) => {
@@ -141,12 +160,29 @@ export async function startHookServer(options: HookServerOptions): Promise<HookS
       return;
     }
     const body = await readBody(req);
+    if (arrived.length === 0) setImmediate(judgeArrived);
+    arrived.push({ body, host, res });
+  }
+
+  /**
+   * Requests whose bodies came in during one turn of the event loop are judged together, after all of them arrived:
+   * the settings files are compared once, and each filesystem question a remembered verdict asks again is asked once
+   * for the batch (a FactMemo). Every answer is still asked after the request it serves arrived, so a change made
+   * before a request was sent is seen as when each was checked alone.
+   */
+  let arrived: { body: string; host: HookHost | undefined; res: ServerResponse }[] = [];
+  function judgeArrived(): void {
+    const batch = arrived;
+    arrived = [];
     if (watch.changed()) judge.forget();
-    const { output, entry } = await answerHook(body, { ...(host !== undefined ? { host } : {}), cwd: process.cwd(), log: logFile !== null }, judge);
-    send(res, output);
-    if (entry !== undefined) {
-      if (pending.length === 0) setImmediate(flush);
-      pending.push(entry);
+    const facts: FactMemo = new Map();
+    for (const { body, host, res } of batch) {
+      void answerHook(body, { ...(host !== undefined ? { host } : {}), cwd: process.cwd(), log: logFile !== null, facts }, judge)
+        .then(({ output, entry }) => {
+          send(res, output);
+          if (entry !== undefined) logged(entry);
+        })
+        .catch((error: unknown) => send(res, failClosedOutput(host ?? 'claude', undefined, `internal error: ${error instanceof Error ? error.message : String(error)}`)));
     }
   }
 
@@ -163,6 +199,7 @@ export async function startHookServer(options: HookServerOptions): Promise<HookS
     ...(port !== undefined ? { port } : {}),
     close: () =>
       new Promise<void>((resolve) => {
+        process.off('exit', flush);
         flush();
         server.close(() => resolve());
         server.closeAllConnections();
