@@ -13,12 +13,15 @@
  *
  * The per-file cost is one `lstat` (the floor of a stat scan) and a map lookup: what was seen is a tree of nodes (no
  * path-keyed maps, no path built for a file that did not change), gone names found by a mark of the walk's pass.
+ * The stat data is kept with the store too (checkpoint-stat-log.ts): a resumed session's first snapshot takes a file
+ * whose stat data is exactly the one logged with its logged blob, without reading it.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { gitResult } from '../tool/git-runner.js';
+import { RACY_MS, sameStamp, stampOf, StatLog, type Fact, type Stamp } from './checkpoint-stat-log.js';
 
 type Mode = '100644' | '100755' | '120000';
 
@@ -88,7 +91,9 @@ export class FolderScan {
   /** The excluded path's folder and name (checked only in that folder). */
   readonly #excludedIn: string | undefined;
   readonly #excludedName: string | undefined;
+  readonly #log: StatLog;
   #pass = 0;
+  #files = 0;
   #ignoredCount = 0;
   #rulesChanged = false;
 
@@ -99,6 +104,7 @@ export class FolderScan {
     private readonly env: NodeJS.ProcessEnv,
   ) {
     this.#root = root;
+    this.#log = StatLog.open(gitDir);
     if (settings.excluded !== undefined) {
       this.#excludedIn = parentOf(settings.excluded);
       this.#excludedName = path.posix.basename(settings.excluded);
@@ -132,6 +138,7 @@ export class FolderScan {
       this.#rulesChanged = false;
     }
     const tree = this.#treeOf(this.#root);
+    this.#log.flush(this.#files, () => facts(this.#root));
     return { tree, skipped: [...this.#skipped].map((s) => s.why) };
   }
 
@@ -160,9 +167,10 @@ export class FolderScan {
       const stat = lstatOf(`${dir.abs}/${name}`);
       if (child.kind === 'file') {
         if (stat && !child.racy && sameStamp(stat, child.stamp)) continue;
-        // Changed (or now of another kind): a tracked path stays tracked, whatever the ignore rules say now.
-        this.#drop(dir, name, child);
-        this.#take(dir, name, fresh, stat);
+        // Changed (or now of another kind): a tracked path stays tracked, whatever the ignore rules say now. A
+        // `.gitignore` read again with the same bytes (it was racy) changes no rule.
+        this.#drop(dir, name, child, false);
+        this.#take(dir, name, fresh, stat, child.oid);
       } else if (child.kind === 'dir') {
         if (stat?.isDirectory()) this.#walk(child, fresh);
         else {
@@ -181,7 +189,18 @@ export class FolderScan {
   }
 
   /** A new path (not left out): a folder is walked from now on, a file hashed, anything else named. */
-  #take(dir: DirNode, name: string, deeper: Fresh[], seen?: fs.Stats): void {
+  #take(dir: DirNode, name: string, deeper: Fresh[], seen?: fs.Stats, was?: string): void {
+    if (name === '.gitignore' && was !== undefined) {
+      this.#takeOnce(dir, name, deeper, seen);
+      const now = dir.children.get(name);
+      if (now?.kind !== 'file' || now.oid !== was) this.#rulesChanged = true;
+      return;
+    }
+    this.#takeOnce(dir, name, deeper, seen);
+    if (name === '.gitignore' && dir.children.get(name)?.kind === 'file') this.#rulesChanged = true;
+  }
+
+  #takeOnce(dir: DirNode, name: string, deeper: Fresh[], seen?: fs.Stats): void {
     const abs = `${dir.abs}/${name}`;
     const stat = seen ?? lstatOf(abs);
     if (!stat) return;
@@ -198,13 +217,25 @@ export class FolderScan {
     }
     if (!stat.isFile() && !stat.isSymbolicLink()) return this.#skip(dir, name, stat, `${rel} (not a regular file)`);
     if (stat.isFile() && stat.size > this.settings.maxFileBytes) return this.#skip(dir, name, stat, `${rel} (${stat.size} bytes, over the ${this.settings.maxFileBytes}-byte limit)`);
+    const mode: Mode = stat.isSymbolicLink() ? '120000' : stat.mode & 0o100 ? '100755' : '100644';
+    const logged = stat.isFile() ? this.#log.known(rel, stat) : undefined;
+    if (logged !== undefined && fs.existsSync(`${this.gitDir}/objects/${logged.slice(0, 2)}/${logged.slice(2)}`)) {
+      this.#add(dir, name, { kind: 'file', mode, oid: logged, stamp: stampOf(stat), racy: false, pass: this.#pass });
+      return;
+    }
     const read = this.#read(abs, stat);
     if (!read) return this.#skip(dir, name, stat, `${rel} (not readable)`);
-    const mode: Mode = stat.isSymbolicLink() ? '120000' : stat.mode & 0o100 ? '100755' : '100644';
     const oid = this.#write('blob', read.bytes);
-    dir.children.set(name, { kind: 'file', mode, oid, stamp: stampOf(read.stat), racy: read.stat.mtimeMs >= read.at - 1, pass: this.#pass });
+    const racy = read.stat.mtimeMs >= read.at - RACY_MS;
+    const stamp = stampOf(read.stat);
+    if (!racy && mode !== '120000') this.#log.record(rel, oid, stamp);
+    this.#add(dir, name, { kind: 'file', mode, oid, stamp, racy, pass: this.#pass });
+  }
+
+  #add(dir: DirNode, name: string, node: FileNode): void {
+    dir.children.set(name, node);
+    this.#files++;
     touched(dir);
-    if (name === '.gitignore') this.#rulesChanged = true;
   }
 
   /** A file's bytes (a link's target), and its stat data when read; undefined when it is no longer what was seen. */
@@ -236,11 +267,12 @@ export class FolderScan {
   }
 
   /** A path gone from the snapshot (a file, or a folder and all below it). */
-  #drop(dir: DirNode, name: string, node: Node): void {
+  #drop(dir: DirNode, name: string, node: Node, rules = true): void {
     dir.children.delete(name);
     this.#forget(node);
+    if (node.kind === 'file') this.#files--;
     if (node.kind !== 'skip') touched(dir);
-    if (node.kind === 'file' && name === '.gitignore') this.#rulesChanged = true;
+    if (rules && node.kind === 'file' && name === '.gitignore') this.#rulesChanged = true;
   }
 
   #forget(node: Node): void {
@@ -323,6 +355,14 @@ function touched(dir: DirNode | undefined): void {
   for (let d = dir; d; d = d.parent) d.tree = undefined;
 }
 
+/** The facts of the files known below `dir` (links and racy files left out), for the stat log written whole. */
+function* facts(dir: DirNode): Generator<Fact> {
+  for (const [name, child] of dir.children) {
+    if (child.kind === 'dir') yield* facts(child);
+    else if (child.kind === 'file' && !child.racy && child.mode !== '120000') yield { rel: join(dir.rel, name), oid: child.oid, stamp: child.stamp };
+  }
+}
+
 function clearIgnored(dir: DirNode): void {
   dir.ignored = undefined;
   for (const child of dir.children.values()) if (child.kind === 'dir') clearIgnored(child);
@@ -343,21 +383,4 @@ function lstatOf(abs: string): fs.Stats | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** What says a file is unchanged: size, modification and change times (below the microsecond), inode, mode. */
-interface Stamp {
-  readonly size: number;
-  readonly mtimeMs: number;
-  readonly ctimeMs: number;
-  readonly ino: number;
-  readonly mode: number;
-}
-
-function stampOf(stat: fs.Stats): Stamp {
-  return { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, mode: stat.mode };
-}
-
-function sameStamp(stat: fs.Stats, stamp: Stamp): boolean {
-  return stat.mtimeMs === stamp.mtimeMs && stat.ctimeMs === stamp.ctimeMs && stat.size === stamp.size && stat.ino === stamp.ino && stat.mode === stamp.mode;
 }
