@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { gitResult } from '../tool/git-runner.js';
-import { RACY_MS, sameStamp, stampOf, StatLog, type Fact, type Stamp } from './checkpoint-stat-log.js';
+import { racy as racilyClean, sameStamp, stampOf, StatLog, type Fact, type Stamp } from './checkpoint-stat-log.js';
 
 type Mode = '100644' | '100755' | '120000';
 
@@ -226,7 +226,7 @@ export class FolderScan {
     const read = this.#read(abs, stat);
     if (!read) return this.#skip(dir, name, stat, `${rel} (not readable)`);
     const oid = this.#write('blob', read.bytes);
-    const racy = read.stat.mtimeMs >= read.at - RACY_MS;
+    const racy = racilyClean(read.stat.mtimeMs, read.at);
     const stamp = stampOf(read.stat);
     if (!racy && mode !== '120000') this.#log.record(rel, oid, stamp);
     this.#add(dir, name, { kind: 'file', mode, oid, stamp, racy, pass: this.#pass });

@@ -34,10 +34,10 @@ async function opensUnder(root: string, work: () => Promise<unknown>): Promise<s
 describe('the stat data kept with the store', () => {
   it('a resumed session reads only the files changed since (and those changed just before they were read)', async () => {
     const root = temp('ckpt-log-proj-');
-    execFileSync('/bin/bash', ['-c', 'mkdir -p a b && for i in 1 2 3 4 5; do echo $i > a/f$i; echo $i > b/g$i; done && touch -d "2001-01-01" a/* b/* && echo new > fresh.txt'], { cwd: root });
+    execFileSync('/bin/bash', ['-c', 'mkdir -p a b && for i in 1 2 3 4 5; do echo $i > a/f$i; echo $i > b/g$i; done && touch -d "2001-01-01" a/* b/* && echo new > fresh.txt && touch -d "+1 hour" fresh.txt'], { cwd: root });
     const storeDir = temp('ckpt-log-store-');
     const first = await CheckpointStore.open(storeDir, [root], {}, env);
-    // The first run reads every file; fresh.txt was written within the racy margin: not logged.
+    // The first run reads every file; fresh.txt's modification time is not before its reading (racy): not logged.
     expect(await opensUnder(root, () => first.checkpoint('m0', 0, 'm0'))).toHaveLength(11);
     fs.writeFileSync(path.join(root, 'a', 'f3'), 'changed\n');
     const resumed = await CheckpointStore.open(storeDir, [root], {}, env);

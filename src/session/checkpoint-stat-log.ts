@@ -31,11 +31,14 @@ export function sameStamp(stat: fs.Stats, stamp: Stamp): boolean {
 }
 
 /**
- * A file modified this close before it was read may change again with the same stat data: the timestamps of most
- * kernels tick coarser than the clock (a jiffy, up to 10 ms; whole seconds on some filesystems), so the margin covers
- * a 2-second granularity.
+ * Whether a file read at `at` (the clock, ms) may still change with the same stat data ("racily clean"): its
+ * modification time falls within the timestamp granularity before the read. Kernels stamp files with a clock that
+ * ticks by a jiffy (up to 10 ms); some filesystems keep whole seconds (up to 2 s): a time with no fraction of a second
+ * is taken to come from one of those.
  */
-export const RACY_MS = 2000;
+export function racy(mtimeMs: number, at: number): boolean {
+  return mtimeMs >= at - (mtimeMs % 1000 === 0 ? 2000 : 20);
+}
 
 const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 /** A log larger than this is not read (a resumed session hashes again). */
