@@ -62,6 +62,8 @@ type Node = FileNode | DirNode | SkipNode;
 
 export interface ScanSettings {
   readonly maxFileBytes: number;
+  /** More files than this in the folder: the scan stops (`TooManyFilesError`) — a checkpoint would copy them all. */
+  readonly maxFiles: number;
   readonly respectGitignore: boolean;
   /** A path (relative, `/`-separated) never part of a snapshot: the store itself when it sits in the folder. */
   readonly excluded?: string;
@@ -82,6 +84,14 @@ interface Fresh {
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
+
+/** A folder with more files than `maxFiles`: no snapshot of it is taken (the session's checkpoints stop). */
+export class TooManyFilesError extends Error {
+  constructor(root: string, max: number) {
+    super(`${root} holds more than ${max.toLocaleString('en-US')} files to checkpoint (the checkpoints' maxFiles; ignored files do not count)`);
+    this.name = 'TooManyFilesError';
+  }
+}
 
 export class FolderScan {
   readonly #root: DirNode;
@@ -233,6 +243,7 @@ export class FolderScan {
   }
 
   #add(dir: DirNode, name: string, node: FileNode): void {
+    if (this.#files >= this.settings.maxFiles) throw new TooManyFilesError(this.#root.abs, this.settings.maxFiles);
     dir.children.set(name, node);
     this.#files++;
     touched(dir);

@@ -114,6 +114,22 @@ describe('CheckpointStore', () => {
     expect(fs.readFileSync(path.join(root, 'node_modules/x/index.js'), 'utf8')).toBe('two');
   });
 
+  it('a folder with more files than maxFiles (ignored ones not counted) is not checkpointed, and is not walked again', async () => {
+    const root = project();
+    fs.writeFileSync(path.join(root, '.gitignore'), 'build/\n');
+    fs.mkdirSync(path.join(root, 'build'));
+    for (let i = 0; i < 50; i++) fs.writeFileSync(path.join(root, 'build', `o${i}`), `${i}`);
+    const fits = await CheckpointStore.open(temp('ckpt-store-'), [root], { maxFiles: 40 });
+    await expect(fits.checkpoint('m0', 0, 'first')).resolves.toMatchObject({ id: 'm0' });
+    fs.mkdirSync(path.join(root, 'gen'));
+    for (let i = 0; i < 45; i++) fs.writeFileSync(path.join(root, 'gen', `f${i}.txt`), `${i}\n`);
+    await expect(fits.checkpoint('m1', 1, 'second')).rejects.toThrow(/holds more than 40 files to checkpoint/);
+    // Stopped: even with the folder small again, no walk (and no second copy of everything) is tried.
+    fs.rmSync(path.join(root, 'gen'), { recursive: true });
+    await expect(fits.checkpoint('m2', 2, 'third')).rejects.toThrow(/holds more than 40 files/);
+    expect(fits.list().map((r) => r.id)).toEqual(['m0']);
+  });
+
   it('a snapshot of many new files at once adds the whole folder, still leaving out the files over the limit', async () => {
     const root = project();
     fs.mkdirSync(path.join(root, 'gen'));

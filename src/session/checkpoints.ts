@@ -25,13 +25,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { runGit } from '../tool/git-runner.js';
 import { finishJournal, restoreRoot, type RootPlan } from './checkpoint-restore.js';
-import { FolderScan } from './checkpoint-scan.js';
+import { FolderScan, TooManyFilesError } from './checkpoint-scan.js';
 
 export interface CheckpointSettings {
   /** Files larger than this are not checkpointed (default 10 MiB); the record names them. */
   readonly maxFileBytes?: number;
   /** `false`: ignored files are checkpointed too (default true: `.gitignore` is respected). */
   readonly respectGitignore?: boolean;
+  /**
+   * A tracked folder with more files than this (default 20,000; ignored ones not counted) is not checkpointed: the
+   * store says so once, and takes no checkpoint after (a first checkpoint copies every file into the store).
+   */
+  readonly maxFiles?: number;
 }
 
 /** One tracked folder's state at a checkpoint: its tree, and what was left out of it. */
@@ -76,6 +81,7 @@ export interface RewindResult {
 }
 
 const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
+const DEFAULT_MAX_FILES = 20_000;
 /** Content conversions a project's `.gitattributes` could ask for, switched off: a blob is the file's bytes. */
 const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const ATTRIBUTES = '* -text -eol -filter -ident -working-tree-encoding\n';
@@ -94,11 +100,13 @@ export class CheckpointStore {
   readonly #env: NodeJS.ProcessEnv;
   readonly #records = new Map<string, CheckpointRecord>();
   #queue: Promise<unknown> = Promise.resolve();
+  /** Why no checkpoint is taken any more (a folder over `maxFiles`): each later one fails at once with it. */
+  #stopped: Error | undefined;
 
   private constructor(dir: string, shadows: Shadow[], settings: CheckpointSettings, env: NodeJS.ProcessEnv) {
     this.#dir = dir;
     this.#shadows = shadows;
-    this.#settings = { maxFileBytes: settings.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, respectGitignore: settings.respectGitignore ?? true };
+    this.#settings = { maxFileBytes: settings.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, respectGitignore: settings.respectGitignore ?? true, maxFiles: settings.maxFiles ?? DEFAULT_MAX_FILES };
     this.#env = env;
   }
 
@@ -210,12 +218,15 @@ export class CheckpointStore {
   }
 
   async #snapshot(shadow: Shadow): Promise<RootState> {
+    if (this.#stopped) throw this.#stopped;
     shadow.scan ??= FolderScan.fresh(shadow.root, shadow.gitDir, { ...this.#settings, ...storeInside(shadow.root, this.#dir) }, this.#env);
     try {
       return await shadow.scan.snapshot();
     } catch (error) {
       // A snapshot cut short (git not found, a folder unreadable) leaves the scan half-updated: the next one starts over.
       shadow.scan = undefined;
+      // Too many files stays so: walking up to the limit again on every turn would cost the most for nothing.
+      if (error instanceof TooManyFilesError) this.#stopped = error;
       throw error;
     }
   }

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { randomUUID } from '../tool/crypto.js';
 import { transcriptMessageUuid } from '../agent/transcript.js';
 import type { AnyTool, MessageParam } from '../tool/tool.js';
+import { TooManyFilesError } from './checkpoint-scan.js';
 import { CheckpointStore, type CheckpointRecord, type CheckpointSettings, type RewindResult } from './checkpoints.js';
 import type { LocalRun } from './local-run.js';
 import type { SessionOptions } from './options.js';
@@ -28,6 +29,8 @@ export class SessionCheckpoints {
   /** The user turn running (its message's id and place): calls inside it are checkpointed under it. */
   #turn: { readonly id: string; readonly index: number } | undefined;
   #opening: Promise<CheckpointStore> | undefined;
+  /** The folder is too big to checkpoint: said once (the first message's warning), then nothing is tried. */
+  #off = false;
 
   constructor(
     private readonly settings: CheckpointSettings,
@@ -57,7 +60,17 @@ export class SessionCheckpoints {
     const id = this.#ids.get(message) ?? makeId();
     this.#ids.set(message, id);
     this.#turn = { id, index };
-    await (await this.store()).checkpoint(id, index, labelOf(message));
+    if (this.#off) return;
+    await this.#stopsOn(async () => (await this.store()).checkpoint(id, index, labelOf(message)));
+  }
+
+  async #stopsOn(take: () => Promise<unknown>): Promise<void> {
+    try {
+      await take();
+    } catch (error) {
+      if (error instanceof TooManyFilesError) this.#off = true;
+      throw error;
+    }
   }
 
   /**
@@ -66,7 +79,7 @@ export class SessionCheckpoints {
    */
   async beforeCall(toolUseId: string): Promise<void> {
     const turn = this.#turn;
-    if (turn) await (await this.store()).checkpoint(toolUseId, turn.index, `before call ${toolUseId}`, turn.id);
+    if (turn && !this.#off) await this.#stopsOn(async () => (await this.store()).checkpoint(toolUseId, turn.index, `before call ${toolUseId}`, turn.id));
   }
 
   /** The user turns' checkpoints, oldest first (the picker's list; the calls' ones are not rewind targets there). */
