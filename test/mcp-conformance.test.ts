@@ -102,4 +102,8 @@ describe.skipIf(skip !== undefined)('conformance: toolgate\'s MCP client', () =>
   for (const scenario of CLIENT_SCENARIOS) {
     it(`passes ${scenario}`, async () => passed(await runClientScenario(bin, command, scenario)));
   }
+  // The entries `toolgate mcp add` writes, read back as a session reads them: the key (or secret) by reference only.
+  for (const scenario of ['auth/client-credentials-jwt', 'auth/client-credentials-basic'] as const) {
+    it(`passes ${scenario} with the entry toolgate mcp add wrote`, async () => passed(await runClientScenario(bin, command, scenario, { ...process.env, TOOLGATE_CONFORMANCE_VIA_MCP_ADD: '1' })));
+  }
 });

@@ -119,6 +119,33 @@ it('removes from the one scope that has the name; a name in several scopes needs
   expect(wrongScope.stderr).toMatch(/no MCP server named "dup" in project config .*; it is in: local/);
 });
 
+it('--private-key/--signing-algorithm/--client-credentials write a private_key_jwt client, the key by reference only', async () => {
+  const key = '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC-not-a-real-key\n-----END PRIVATE KEY-----\n';
+  const withKey = { ...env, MCP_CLIENT_PRIVATE_KEY: key };
+  const added = await toolgate(['mcp', 'add', '--cwd', project, '-s', 'user', '-t', 'http', '--client-id', 'm2m', '--private-key', '--signing-algorithm', 'ES256', '--client-credentials', 'api', 'https://api.example.com/mcp'], { env: withKey });
+  expect(added.code, added.stderr).toBe(0);
+  expect(added.stdout + added.stderr).not.toContain('not-a-real-key');
+  expect(readFileSync(claudeJson(), 'utf8')).not.toContain('not-a-real-key');
+  expect(json(claudeJson()).mcpServers.api.oauth).toEqual({ clientId: 'm2m', privateKey: '${MCP_CLIENT_PRIVATE_KEY}', signingAlgorithm: 'ES256', grantType: 'client_credentials' });
+  const config = loadMcpConfig({ cwd: project, homeDir: home, env: { MCP_CLIENT_PRIVATE_KEY: key } }).servers.get('api')?.config;
+  expect(config?.type === 'http' ? config.oauth : undefined).toEqual({ clientId: 'm2m', privateKey: key, signingAlgorithm: 'ES256', grantType: 'client_credentials' });
+  const listed = await toolgate(['mcp', 'get', '--cwd', project, 'api'], { env: withKey });
+  expect(listed.stdout + listed.stderr).not.toContain('not-a-real-key');
+  for (const [flags, said] of [
+    [['--private-key'], '--private-key needs --client-id'],
+    [['--client-id', 'x', '--client-secret', '--private-key'], 'two ways for the client to prove itself'],
+    [['--client-id', 'x', '--signing-algorithm', 'RS256'], '--signing-algorithm needs --private-key'],
+    [['--client-id', 'x', '--private-key', '--signing-algorithm', 'HS256'], '--signing-algorithm must be one of'],
+    [['--client-id', 'x', '--client-credentials'], '--client-credentials needs --client-secret or --private-key'],
+  ] as const) {
+    const refused = await mcp(['add', '--cwd', project, '-t', 'http', ...flags, 'bad', 'https://api.example.com/mcp']);
+    expect(refused.code, flags.join(' ')).not.toBe(0);
+    expect(refused.stderr).toContain(said);
+  }
+  const stdio = await mcp(['add', '--cwd', project, '--private-key', 'fs', '--', 'npx', 'server']);
+  expect(stdio.stderr).toContain('are for http and sse servers');
+});
+
 it('--client-id/--client-secret/--callback-port write a pre-registered OAuth client, the secret by reference only', async () => {
   const added = await mcp(['add', '--cwd', project, '-s', 'project', '-t', 'http', '--client-id', 'my-client', '--client-secret', '--callback-port', '8123', 'api', 'https://api.example.com/mcp']);
   expect(added.code, added.stderr).toBe(0);

@@ -8,6 +8,7 @@ import type { SubagentLoopEvent, QueryEvent, QueryResult } from '../agent/types.
 import { apiMessage, errorCategory, errorSubtype, errorText, fullUsage, modelUsage, terminalReason, totalTokens } from './encoder-fields.js';
 import type { SDKAssistantMessage, SDKMessage, SDKPermissionDenial, SDKResultMessage, SDKSystemMessage, UUID } from './messages.js';
 import type { SessionFacts } from './encoder.js';
+import { FAST_MODE } from './encoder-figures.js';
 import { randomUUID } from '../tool/crypto.js';
 import { TOOLGATE_VERSION } from '../tool/version.js';
 
@@ -16,7 +17,23 @@ import { TOOLGATE_VERSION } from '../tool/version.js';
 /** The fields every message carries: its own uuid and the session's id. */
 export type MessageBase = { uuid: UUID; session_id: string };
 
-export function initMessage(event: Extract<QueryEvent, { type: 'init' }>, facts: SessionFacts, base: MessageBase): SDKSystemMessage {
+/**
+ * What a toolgate session is, in the words of Claude Code's init line (docs/cli.md "stream-json keys"): it advertises
+ * none of Claude Code's control-protocol capabilities, sends no analytics and no product feedback, is not a session
+ * Anthropic serves (`-p` lines only), has no fast mode (off, as a `-p` run without the SDK's opt-in reports it), no per-turn effort and no
+ * `ultrathink` keyword, and no focus view.
+ */
+const INIT_CONSTANTS = {
+  analytics_disabled: true,
+  product_feedback_disabled: true,
+  ...FAST_MODE,
+  per_turn_effort_active: false,
+  ultrathink_available: false,
+  ultrathink_typed_raises: false,
+  view_mode: 'default',
+} as const;
+
+export function initMessage(event: Extract<QueryEvent, { type: 'init' }>, facts: SessionFacts, base: MessageBase, cli: boolean): SDKSystemMessage {
   return {
     type: 'system',
     subtype: 'init',
@@ -38,6 +55,11 @@ export function initMessage(event: Extract<QueryEvent, { type: 'init' }>, facts:
     skills: [...event.skills],
     plugins: facts.plugins?.() ?? [],
     ...(facts.betas && facts.betas.length > 0 ? { betas: [...facts.betas] } : {}),
+    capabilities: [],
+    ...INIT_CONSTANTS,
+    // `claude -p`'s line only (the Agent SDK's init has neither key).
+    ...(cli ? { served_by_anthropic: false } : {}),
+    ...(cli && facts.sandboxEnabled !== undefined ? { sandbox_enabled: facts.sandboxEnabled } : {}),
     uuid: base.uuid,
   };
 }
@@ -111,6 +133,10 @@ export interface TurnCounts {
   readonly numTurns: number;
   readonly denials: readonly SDKPermissionDenial[];
   readonly maxOutputTokens: number;
+  /** The keys beyond the loop's result (encoder-figures.ts): sub-agents, the result's number… */
+  readonly figures?: Record<string, unknown>;
+  /** The turn's times (a success that got its answers only). */
+  readonly times?: Record<string, number>;
 }
 
 /** A turn's result message, and before it, after an API failure, the synthetic assistant message with its error. */
@@ -127,6 +153,7 @@ export function resultMessages(result: QueryResult, counts: TurnCounts, base: ()
     modelUsage: modelUsage(result.modelUsage ?? {}, counts.maxOutputTokens),
     permission_denials: [...counts.denials],
     terminal_reason: terminalReason(result),
+    ...counts.figures,
   };
   if (failure !== undefined) {
     // An API failure: a synthetic assistant message with the error, then a success-shaped result marked as an error.
@@ -151,6 +178,7 @@ export function resultMessages(result: QueryResult, counts: TurnCounts, base: ()
       subtype,
       is_error: false,
       api_error_status: null,
+      ...counts.times,
       result: result.structuredOutput !== undefined ? JSON.stringify(result.structuredOutput) : result.text,
       ...(result.structuredOutput !== undefined ? { structured_output: result.structuredOutput } : {}),
       ...base(),

@@ -14,6 +14,7 @@ import type { ToolUseOutcome } from '../execution/outcome.js';
 import type { ApiFailure, QueryEvent, QueryResult } from '../agent/types.js';
 import { backgroundTaskOf, type SessionTaskEnd } from '../session/index.js';
 import { isObject, resultText, stripErrorTags, totalTokens } from './encoder-fields.js';
+import { toolResultMeta, TurnFigures } from './encoder-figures.js';
 import { assistantMessage, hookMessage, initMessage, resultMessages, retryMessage, subagentEndMessages, type MessageBase } from './encoder-messages.js';
 import type { PermissionMode, SDKMessage, SDKPermissionDenial, SDKResultMessage, SDKSystemMessage, SDKUserMessage, UUID } from './messages.js';
 import { randomUUID } from '../tool/crypto.js';
@@ -35,6 +36,10 @@ export interface SessionFacts {
   /** Where a sub-agent's conversation is kept (`task_notification.output_file`). */
   subagentTranscript(agentId: string): string;
   readonly maxOutputTokens: number;
+  /** Whether the session's Bash commands run in the OS sandbox (init's `sandbox_enabled`). */
+  readonly sandboxEnabled?: boolean;
+  /** The program's messages still waiting for their turn (a result's `queued_turn_count`). */
+  queuedTurns?(): number;
 }
 
 
@@ -48,6 +53,12 @@ export interface EncoderOptions {
   readonly replayedPrompt?: () => MessageParam | undefined;
   /** The structured-output tool's name: its result text is its `tool_use_result`, as in the Agent SDK. */
   readonly structuredOutputTool?: string;
+  /**
+   * The lines are `claude -p`'s (`toolgate -p --output-format stream-json|json`): they carry what Claude Code prints
+   * there beyond the Agent SDK's messages (init's `served_by_anthropic` and `sandbox_enabled`, a result's
+   * `begun_message_ids`).
+   */
+  readonly cliLines?: boolean;
 }
 
 interface SubagentState {
@@ -72,6 +83,7 @@ export class SdkMessageEncoder {
   readonly #background = new Map<string, { toolUseId: string; description: string }>();
   /** The last result: what a face needs after the stream (the error a `query()` throws, the CLI's exit code). */
   lastResult: SDKResultMessage | undefined;
+  readonly #figures = new TurnFigures();
 
   constructor(
     private readonly facts: SessionFacts,
@@ -84,18 +96,31 @@ export class SdkMessageEncoder {
       case 'init':
         this.#numTurns = 1;
         this.#denials = [];
-        return [initMessage(event, this.facts, base())];
+        this.#figures.turnStarted();
+        return [initMessage(event, this.facts, base(), this.options.cliLines === true)];
       case 'requesting':
+        this.#figures.requesting(event.at);
         return this.options.includePartialMessages ? [{ type: 'system', subtype: 'status', status: 'requesting', ...base() }] : [];
       case 'stream_event': {
         if (!this.options.includePartialMessages) return [];
         // Every partial line names the API message it belongs to, as Claude Code's do (`api_message_id`).
         const raw = event.event as { type?: string; message?: { id?: string } };
-        if (raw.type === 'message_start' && typeof raw.message?.id === 'string') this.#apiMessageId = raw.message.id;
+        const start = raw.type === 'message_start';
+        if (start && typeof raw.message?.id === 'string') {
+          this.#apiMessageId = raw.message.id;
+          this.#figures.messageBegun(raw.message.id);
+        }
         const id = this.#apiMessageId !== undefined ? { api_message_id: this.#apiMessageId } : {};
-        return [{ type: 'stream_event', event: event.event as never, parent_tool_use_id: null, ...id, ...base() }];
+        // A response's first line: how long its request waited for it, and how thinking is shown (as updates: the
+        // thinking deltas themselves, as Claude Code's -p stream-json has it).
+        const first = start ? { ...(event.ttftMs !== undefined ? { ttft_ms: Math.round(event.ttftMs) } : {}), thinking_display: 'updates' } : {};
+        return [{ type: 'stream_event', event: event.event as never, parent_tool_use_id: null, ...id, ...base(), ...first }];
       }
+      case 'assistant':
+        this.#figures.responseStopped(event.stopReason);
+        return [];
       case 'assistant_block':
+        this.#figures.block(event.timing);
         if (event.block.type === 'tool_use') {
           const input = isObject(event.block.input) ? event.block.input : {};
           const now = performance.now();
@@ -164,6 +189,7 @@ export class SdkMessageEncoder {
       out.push(this.#backgroundTasks(base), { type: 'system', subtype: 'task_started', task_id: taskId, tool_use_id: outcome.toolUseId, description, is_backgrounded: true, task_type: 'local_bash', ...base() });
     }
     this.#numTurns++;
+    const meta = toolResultMeta(outcome);
     out.push({
       type: 'user',
       message: { role: 'user', content: [outcome.result] },
@@ -172,6 +198,7 @@ export class SdkMessageEncoder {
       ...(uuid ? { uuid: uuid as UUID } : {}),
       timestamp: new Date().toISOString(),
       tool_use_result: this.#typedOutput(outcome),
+      ...(meta ? { tool_result_meta: meta } : {}),
     });
     return out;
   }
@@ -206,6 +233,7 @@ export class SdkMessageEncoder {
     const { parentToolUseId: parent, agentId, update } = event;
     const tags = { agent_id: agentId, subagent_type: event.agentType, task_description: event.description };
     if (update.phase === 'start') {
+      this.#figures.subagentStarted(this.#toolNames.get(parent)?.input, update, event.agentType);
       this.#subagents.set(agentId, { started: performance.now(), description: event.description, agentType: event.agentType, tokens: 0, toolUses: 0 });
       return [
         {
@@ -226,9 +254,12 @@ export class SdkMessageEncoder {
     const state = this.#subagents.get(agentId);
     if (update.phase === 'end') {
       this.#subagents.delete(agentId);
+      this.#figures.subagentEnded(update.result);
       return subagentEndMessages(event, update, this.facts.subagentTranscript(agentId), base);
     }
     const inner = update.event;
+    if (inner.type === 'subagent' && inner.update.phase === 'start') this.#figures.subagentStarted(undefined, inner.update, inner.agentType);
+    else if (inner.type === 'subagent' && inner.update.phase === 'end') this.#figures.subagentEnded(inner.update.result);
     switch (inner.type) {
       case 'user': {
         if (inner.origin === 'tool_results' || inner.origin === 'attachment') return [];
@@ -301,7 +332,8 @@ export class SdkMessageEncoder {
       this.#numTurns++;
       out.push({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: '[Request interrupted by user for tool use]' }] }, parent_tool_use_id: null, ...base(), timestamp: new Date().toISOString() } satisfies SDKUserMessage);
     }
-    const { apiError, result: message } = resultMessages(result, { numTurns: this.#numTurns, denials: this.#denials, maxOutputTokens: this.facts.maxOutputTokens }, base);
+    const { fields, times } = this.#figures.resultFields(result.modelUsage ?? {}, { maxOutputTokens: this.facts.maxOutputTokens, queued: this.facts.queuedTurns?.() ?? 0, begun: this.options.cliLines === true });
+    const { apiError, result: message } = resultMessages(result, { numTurns: this.#numTurns, denials: this.#denials, maxOutputTokens: this.facts.maxOutputTokens, figures: fields, times }, base);
     if (apiError) out.push(apiError);
     out.push(message);
     this.lastResult = message;

@@ -82,6 +82,18 @@ export interface SDKSystemMessage {
   output_style: string;
   skills: string[];
   plugins: { name: string; path: string }[];
+  /** Claude Code's control-protocol capabilities this session supports (toolgate: none). */
+  capabilities?: string[];
+  analytics_disabled?: boolean;
+  product_feedback_disabled?: boolean;
+  served_by_anthropic?: boolean;
+  sandbox_enabled?: boolean;
+  fast_mode_state?: 'off' | 'cooldown' | 'on';
+  fast_mode_disabled_reason?: string;
+  per_turn_effort_active?: boolean;
+  ultrathink_available?: boolean;
+  ultrathink_typed_raises?: boolean;
+  view_mode?: 'focus' | 'default';
   uuid: UUID;
   session_id: string;
 }
@@ -111,6 +123,8 @@ export interface SDKUserMessage {
   isSynthetic?: boolean;
   /** The tool's typed output (not the text the model read), redacted like the result. */
   tool_use_result?: unknown;
+  /** Per tool result: the permission decision behind it (`{ id, non_execution_kind?, permission_decision }`). */
+  tool_result_meta?: Record<string, unknown>[];
   priority?: 'now' | 'next' | 'later';
   shouldQuery?: boolean;
   uuid?: UUID;
@@ -140,6 +154,21 @@ interface ResultBase {
   modelUsage: Record<string, ModelUsage>;
   permission_denials: SDKPermissionDenial[];
   terminal_reason?: TerminalReason;
+  /** From the turn's start (the session's, for the first turn): its first request sent, first event, frame, token. */
+  time_to_request_ms?: number;
+  ttft_stream_ms?: number;
+  first_content_frame_ms?: number;
+  ttft_ms?: number;
+  fast_mode_state?: 'off' | 'cooldown' | 'on';
+  fast_mode_disabled_reason?: string;
+  subagent_stats?: Record<string, unknown>;
+  safety_stops?: number;
+  queued_turn_count?: number;
+  /** This result's number in the run, from 0. */
+  result_index?: number;
+  /** The API messages begun in this turn (with partial messages). */
+  begun_message_ids?: string[];
+  model_usage_since_last_result?: Record<string, ModelUsage>;
   uuid: UUID;
   session_id: string;
 }
@@ -166,6 +195,9 @@ export interface SDKPartialAssistantMessage {
   parent_tool_use_id: string | null;
   /** The API message these events belong to (Claude Code prints it on every partial line). */
   api_message_id?: string;
+  /** `message_start` only: from sending the request to this event, and how thinking is shown (`updates`). */
+  ttft_ms?: number;
+  thinking_display?: string;
   uuid: UUID;
   session_id: string;
 }

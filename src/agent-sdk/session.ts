@@ -19,7 +19,7 @@ export interface AgentSessionParams {
   /** The session, in toolgate's words (from the Agent SDK's options, or from the CLI's flags). */
   readonly session: SessionOptions;
   /** What the encoder shows beyond the default messages (partial messages, hook events, sub-agents' text). */
-  readonly encoder?: Pick<EncoderOptions, 'includePartialMessages' | 'includeHookEvents' | 'forwardSubagentText'>;
+  readonly encoder?: Pick<EncoderOptions, 'includePartialMessages' | 'includeHookEvents' | 'forwardSubagentText' | 'cliLines'>;
   /** Echo prompts back (`--replay-user-messages`). */
   readonly replayUserMessages?: boolean;
   /** After an error result, the stream ends by throwing (the Agent SDK's `query()`); the CLI prints instead. */
@@ -183,6 +183,8 @@ export class AgentSession {
       redact: (value) => session.redact(value),
       subagentTranscript: (agentId) => session.subagentTranscript(agentId),
       maxOutputTokens: 32_000,
+      ...(session.sandboxEnabled !== undefined ? { sandboxEnabled: session.sandboxEnabled } : {}),
+      queuedTurns: () => session.queuedMessages,
     };
   }
 

@@ -64,11 +64,12 @@ interface OpenBlock {
 export async function modelStep(options: ModelStepOptions): Promise<ModelStepResult> {
   const { client, request, signal } = options;
   const started = performance.now();
-  options.emit?.({ type: 'requesting', model: request.model });
+  options.emit?.({ type: 'requesting', model: request.model, at: epochNow() });
   for (let attempt = 0; ; attempt++) {
     const state = newState();
     try {
       if (responseJustEnded.has(client)) await connectionReleased();
+      state.timing.sentAt = epochNow();
       const { data: stream, request_id } = await openStream(client, request, signal);
       state.requestId = request_id ?? undefined;
       for await (const event of stream) handleEvent(event, state, options);
@@ -169,16 +170,27 @@ interface StepState {
   handedOver: number;
   model?: string;
   requestId?: string;
+  /** When this attempt was sent and its first frames came (the faces' time-to-first-token figures). */
+  readonly timing: { sentAt: number; firstEventAt?: number; firstContentAt?: number; firstTokenAt?: number };
 }
 
+/** Milliseconds since the epoch, to the fraction: comparable across events and with the face's own clock. */
+const epochNow = (): number => performance.timeOrigin + performance.now();
+
 function newState(): StepState {
-  return { blocks: new Map(), assistant: { role: 'assistant', content: [] }, toolUses: [], rejected: new Map(), usage: emptyUsage(), stopReason: null, handedOver: 0 };
+  return { blocks: new Map(), assistant: { role: 'assistant', content: [] }, toolUses: [], rejected: new Map(), usage: emptyUsage(), stopReason: null, handedOver: 0, timing: { sentAt: epochNow() } };
 }
 
 function handleEvent(event: Anthropic.Messages.RawMessageStreamEvent, state: StepState, options: ModelStepOptions): void {
+  const timing = state.timing;
+  timing.firstEventAt ??= epochNow();
+  if (event.type === 'content_block_start') timing.firstContentAt ??= epochNow();
+  else if (event.type === 'content_block_delta') timing.firstTokenAt ??= epochNow();
   applyEvent(event, state, options);
   // After the event is applied: a block's own assistant_block comes before its content_block_stop, as the Agent SDK has it.
-  if (options.streamEvents) options.emit?.({ type: 'stream_event', event, ...(state.messageId !== undefined ? { messageId: state.messageId } : {}) });
+  if (!options.streamEvents) return;
+  const ttft = event.type === 'message_start' ? { ttftMs: timing.firstEventAt - timing.sentAt } : {};
+  options.emit?.({ type: 'stream_event', event, ...(state.messageId !== undefined ? { messageId: state.messageId } : {}), ...ttft });
 }
 
 function applyEvent(event: Anthropic.Messages.RawMessageStreamEvent, state: StepState, options: ModelStepOptions): void {
@@ -259,6 +271,7 @@ function emitBlock(block: Anthropic.Messages.ContentBlockParam, state: StepState
     model: state.model ?? '',
     usage: state.usage,
     ...(state.requestId !== undefined ? { requestId: state.requestId } : {}),
+    timing: { ...state.timing },
   });
 }
 

@@ -106,10 +106,13 @@ export type QueryEvent =
       readonly errorType?: string;
       readonly maxRetries?: number;
     }
-  /** A model request is about to be sent. */
-  | { readonly type: 'requesting'; readonly model: string }
-  /** One raw Messages API stream event (only with `QueryOptions.streamEvents`). */
-  | { readonly type: 'stream_event'; readonly event: Anthropic.Messages.RawMessageStreamEvent; readonly messageId?: string }
+  /** A model request is about to be sent (`at`: when, epoch milliseconds). */
+  | { readonly type: 'requesting'; readonly model: string; readonly at?: number }
+  /**
+   * One raw Messages API stream event (only with `QueryOptions.streamEvents`); a `message_start` carries the time from
+   * sending the request to that first event (`ttftMs`).
+   */
+  | { readonly type: 'stream_event'; readonly event: Anthropic.Messages.RawMessageStreamEvent; readonly messageId?: string; readonly ttftMs?: number }
   /**
    * One content block of the response, complete, at its `content_block_stop` (request form), with the response's id,
    * model and the usage known so far: what the Agent SDK sends as one assistant message per block.
@@ -123,6 +126,8 @@ export type QueryEvent =
       readonly requestId?: string;
       /** The id the loop gave it, kept with its message in the transcript (a resume may name it). */
       readonly uuid?: string;
+      /** When the response's request was sent and its first event, content frame and token came (epoch ms). */
+      readonly timing?: ResponseTiming;
     }
   /** A sub-agent started by an Agent call of this loop (`parentToolUseId`) started, did something, or ended. */
   | {
@@ -138,6 +143,14 @@ export type QueryEvent =
   /** The model was switched to a fallback after the primary failed for good. */
   | { readonly type: 'model_fallback'; readonly from: string; readonly to: string; readonly error: string }
   | { readonly type: 'result'; readonly result: QueryResult };
+
+/** When a model request was sent and its response's first frames came, in epoch milliseconds. */
+export interface ResponseTiming {
+  readonly sentAt: number;
+  readonly firstEventAt?: number;
+  readonly firstContentAt?: number;
+  readonly firstTokenAt?: number;
+}
 
 /** How a `query()` ended: the stop reason, turns, usage and cost, the last text and the whole conversation. */
 export interface QueryResult {

@@ -141,6 +141,10 @@ export class Runtime implements ToolRuntime {
     return this.#context.getAppState().toolPermissionContext;
   }
 
+  get sandboxEnabled(): boolean {
+    return this.#context.options.settings?.sandbox?.enabled === true;
+  }
+
   get builtInToolCount(): number {
     return this.tools.filter((t) => this.#shared.builtIns.has(t.name)).length;
   }

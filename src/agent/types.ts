@@ -292,6 +292,8 @@ export interface ToolRuntime {
    * cache's breakpoint after the last built-in keeps them cached while those come and go.
    */
   readonly builtInToolCount: number;
+  /** Bash commands run in the OS sandbox (the settings' `sandbox.enabled`). */
+  readonly sandboxEnabled?: boolean;
   /**
    * The `tools` array for the Messages API; byte-identical between calls while the pool is unchanged. `betas`
    * (default: the context's) decide beta-only fields such as `input_examples`.
@@ -384,6 +386,7 @@ export type {
   QueryEvent,
   QueryLive,
   QueryResult,
+  ResponseTiming,
   SubagentLoopEvent,
   Usage,
 } from './query-types.js';

@@ -205,6 +205,16 @@ export class Session {
     return this.#need().structuredOutput?.toolName;
   }
 
+  /** Messages sent that wait for their turn (a result's `queued_turn_count`). */
+  get queuedMessages(): number {
+    return this.#input.pending;
+  }
+
+  /** Bash commands run in the OS sandbox (undefined on the durable backend, whose workers run them). */
+  get sandboxEnabled(): boolean | undefined {
+    return this.#durable ? undefined : this.#parts?.runtime.sandboxEnabled;
+  }
+
   get tools(): Tools {
     return this.#need().runtime.tools;
   }

@@ -2,13 +2,15 @@
  * `toolgate mcp add | add-json | remove`, as `claude mcp …`: the same arguments, scopes and files (mcp/edit-config.ts),
  * so a server added by either agent is the other's too.
  *   toolgate mcp add [-s local|project|user] [-t stdio|http|sse] [-e KEY=value]… [-H 'Name: value']…
- *     [--client-id ID [--client-secret] [--callback-port N]] NAME COMMAND_OR_URL [ARGS…]
+ *     [--client-id ID [--client-secret | --private-key [--signing-algorithm ALG]] [--client-credentials]
+ *      [--callback-port N]] NAME COMMAND_OR_URL [ARGS…]
  *   toolgate mcp add-json [-s scope] NAME 'JSON'
  *   toolgate mcp remove [-s scope] NAME
  * A stdio server's own flags go after `--` (`toolgate mcp add fs -- npx -y @modelcontextprotocol/server-filesystem .`).
  */
 import path from 'node:path';
 import type { Command } from 'commander';
+import { MCP_OAUTH_SIGNING_ALGORITHMS } from '../../mcp/config.js';
 import { addMcpServer, MCP_WRITE_SCOPES, removeMcpServer, type McpWriteScope } from '../../mcp/edit-config.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -24,22 +26,40 @@ interface AddOptions extends ScopeOptions {
   header: string[];
   clientId?: string;
   clientSecret?: boolean;
+  privateKey?: boolean;
+  signingAlgorithm?: string;
+  clientCredentials?: boolean;
   callbackPort?: string;
 }
+
+/** The OAuth flags: each is for http and sse servers only. */
+const OAUTH_FLAGS = '--client-id, --client-secret, --private-key, --signing-algorithm, --client-credentials and --callback-port';
 
 class McpManageError extends Error {
   override readonly name = 'McpManageError';
 }
 
-/** Claude Code's `--client-id`/`--client-secret`/`--callback-port` as the entry's `oauth` block (the secret by reference). */
+/**
+ * Claude Code's `--client-id`/`--client-secret`/`--callback-port`, and toolgate's `--private-key` (`private_key_jwt`),
+ * `--signing-algorithm` and `--client-credentials`, as the entry's `oauth` block. A secret or a key in a settings file
+ * is one on disk: the entry names the variable that holds it (Claude Code keeps a secret in its keychain instead).
+ */
 function oauthOf(opts: AddOptions): Record<string, unknown> | undefined {
+  const needsId = opts.clientSecret ? '--client-secret' : opts.privateKey ? '--private-key' : opts.clientCredentials ? '--client-credentials' : undefined;
+  if (needsId !== undefined && opts.clientId === undefined) throw new McpManageError(`${needsId} needs --client-id`);
+  if (opts.clientSecret && opts.privateKey) throw new McpManageError('--client-secret and --private-key are two ways for the client to prove itself: give one');
+  if (opts.signingAlgorithm !== undefined && !opts.privateKey) throw new McpManageError('--signing-algorithm needs --private-key');
+  if (opts.signingAlgorithm !== undefined && !MCP_OAUTH_SIGNING_ALGORITHMS.includes(opts.signingAlgorithm)) throw new McpManageError(`--signing-algorithm must be one of ${MCP_OAUTH_SIGNING_ALGORITHMS.join(', ')}, not "${opts.signingAlgorithm}"`);
+  if (opts.clientCredentials && !opts.clientSecret && !opts.privateKey) throw new McpManageError('--client-credentials needs --client-secret or --private-key (the client proves itself without a person)');
   if (opts.clientId === undefined && opts.callbackPort === undefined) return undefined;
   const port = opts.callbackPort === undefined ? undefined : Number(opts.callbackPort);
   if (port !== undefined && (!Number.isInteger(port) || port < 1 || port > 65_535)) throw new McpManageError(`--callback-port must be a port number, not "${opts.callbackPort}"`);
   return {
     ...(opts.clientId !== undefined ? { clientId: opts.clientId } : {}),
-    // A secret in a settings file is a secret on disk: the entry names the variable that holds it.
     ...(opts.clientSecret ? { clientSecret: '${MCP_CLIENT_SECRET}' } : {}),
+    ...(opts.privateKey ? { privateKey: '${MCP_CLIENT_PRIVATE_KEY}' } : {}),
+    ...(opts.signingAlgorithm !== undefined ? { signingAlgorithm: opts.signingAlgorithm } : {}),
+    ...(opts.clientCredentials ? { grantType: 'client_credentials' } : {}),
     ...(port !== undefined ? { callbackPort: port } : {}),
   };
 }
@@ -68,6 +88,9 @@ export function registerMcpManageCommands(mcp: Command): void {
     .option('-H, --header <header>', "an HTTP header of an http or sse server, 'Name: value' (repeatable)", collect, [])
     .option('--client-id <id>', 'a pre-registered OAuth client of an http or sse server')
     .option('--client-secret', 'the OAuth client has a secret: read at run time from $MCP_CLIENT_SECRET (the file names the variable, never the secret)')
+    .option('--private-key', 'the OAuth client proves itself with a signed JWT (private_key_jwt): its PKCS#8 PEM key is read at run time from $MCP_CLIENT_PRIVATE_KEY (the file names the variable, never the key)')
+    .option('--signing-algorithm <alg>', `the private key's JWS algorithm (${MCP_OAUTH_SIGNING_ALGORITHMS.join(', ')}; default RS256)`)
+    .option('--client-credentials', 'the client gets its tokens itself (OAuth client-credentials grant: no person logs in); needs --client-secret or --private-key')
     .option('--callback-port <n>', "the port of the pre-registered client's redirect URI (http://127.0.0.1:PORT/callback)")
     .option('--cwd <dir>', 'the project (default: the working directory)', process.cwd())
     .passThroughOptions()
@@ -80,13 +103,12 @@ export function registerMcpManageCommands(mcp: Command): void {
       let entry: Record<string, unknown>;
       if (transport === 'stdio') {
         if (opts.header.length > 0) throw new McpManageError('--header is for http and sse servers; a stdio server takes --env');
-        if (opts.clientId !== undefined || opts.clientSecret || opts.callbackPort !== undefined) throw new McpManageError('--client-id, --client-secret and --callback-port are for http and sse servers');
+        if (opts.clientId !== undefined || opts.clientSecret || opts.privateKey || opts.signingAlgorithm !== undefined || opts.clientCredentials || opts.callbackPort !== undefined) throw new McpManageError(`${OAUTH_FLAGS} are for http and sse servers`);
         if (opts.transport === undefined && /^https?:\/\//.test(target)) {
           process.stderr.write(`toolgate mcp add: warning: ${target} looks like a URL, but it is added as a command to run (stdio); for a remote server give --transport http (or sse)\n`);
         }
         entry = { type: 'stdio', command: target, args, env: parseEnv(opts.env) };
       } else if (transport === 'http' || transport === 'sse') {
-        if (opts.clientSecret && opts.clientId === undefined) throw new McpManageError('--client-secret needs --client-id');
         if (args.length > 0) throw new McpManageError(`an ${transport} server is a URL: unexpected arguments ${args.join(' ')}`);
         if (opts.env.length > 0) throw new McpManageError(`--env is for stdio servers; an ${transport} server takes --header`);
         const oauth = oauthOf(opts);

@@ -66,7 +66,8 @@ export async function runPrint(words: readonly string[], opts: RunOptions, forma
         warn: (text) => process.stderr.write(`toolgate: ${text}\n`),
         onDurableRun: (id) => process.stderr.write(`toolgate run: session ${id} (after a crash: toolgate run --resume ${id} --backend ${opts.backend} with the same prompt)\n`),
       },
-      encoder: flags.output,
+      // The lines are claude -p's: what it prints beyond the Agent SDK's messages too.
+      encoder: { ...flags.output, cliLines: true },
       replayUserMessages: flags.replayUserMessages,
       abortSignal: controller.signal,
       ...(format === 'text' ? { onLoopEvent: (e) => e.type === 'retry' && process.stderr.write(retryNotice(e)) } : {}),
@@ -87,9 +88,15 @@ export async function runPrint(words: readonly string[], opts: RunOptions, forma
     stopSignals.dispose();
   }
   if (stopSignals.exitCode !== undefined) return stopSignals.exitCode;
-  if (format === 'json' && last) out.write(`${JSON.stringify(last)}\n`);
+  if (format === 'json' && last) out.write(`${JSON.stringify(jsonResult(last))}\n`);
   if (!last) return flags.inputFormat === 'stream-json' ? 0 : 1;
   return last.is_error ? 1 : 0;
+}
+
+/** `json` prints the result without what Claude Code's stream-json lines alone carry (usage since the last result). */
+function jsonResult(result: SDKResultMessage): SDKResultMessage {
+  const { model_usage_since_last_result: _since, begun_message_ids: _begun, ...rest } = result;
+  return rest as SDKResultMessage;
 }
 
 function isUsageError(error: unknown): error is Error {

@@ -20,7 +20,10 @@ export const JSON_OUTPUT_CASES: readonly JsonOutputCase[] = [
 ];
 
 /** The values kept: the run's own (ids, durations, costs, usage) are not. */
-const KEPT = ['type', 'subtype', 'is_error', 'result', 'num_turns', 'stop_reason', 'terminal_reason', 'permission_denials', 'api_error_status'] as const;
+const KEPT = [
+  'type', 'subtype', 'is_error', 'result', 'num_turns', 'stop_reason', 'terminal_reason', 'permission_denials', 'api_error_status',
+  'fast_mode_state', 'fast_mode_disabled_reason', 'subagent_stats', 'safety_stops', 'queued_turn_count', 'result_index',
+] as const;
 
 export interface JsonOutputShape {
   readonly lines: number;

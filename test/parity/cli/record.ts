@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CLAUDE_CODE_VERSION, ensureClaudeCode, runClaudeCodeCalls } from '../../helpers/claude-code.js';
+import { DECISION_CASES, DECISIONS_RECORDING, decisionShape, prepareDecisionCase, type DecisionShape } from './decisions.scenarios.js';
 import { COMMAND_PROMPTS, COMMANDS_RECORDING, commandBlocks, makeCommandProject } from './commands.scenarios.js';
 import { JSON_OUTPUT_CASES, JSON_OUTPUT_RECORDING, jsonOutputShape, type JsonOutputShape } from './json-output.scenarios.js';
 import { REQUEST_ENV_CASES, REQUEST_ENV_RECORDING, requestShape, type RequestShape } from './request-env.scenarios.js';
@@ -48,6 +49,24 @@ async function main(): Promise<void> {
   if (only.length === 0 || only.includes('request-env')) await recordRequestEnv(claude.bin);
   if (only.length === 0 || only.includes('commands')) await recordCommands(claude.bin);
   if (only.length === 0 || only.includes('json-output')) await recordJsonOutput(claude.bin);
+  if (only.length === 0 || only.includes('decisions')) await recordDecisions(claude.bin);
+}
+
+/** Each case of decisions.scenarios.ts through `claude -p --output-format stream-json`: its decisions. */
+async function recordDecisions(bin: string): Promise<void> {
+  const cases: Record<string, DecisionShape> = {};
+  for (const c of DECISION_CASES) {
+    const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tg-parity-')));
+    const dir = path.join(tmp, 'proj');
+    const home = path.join(tmp, 'home');
+    for (const d of [dir, path.join(home, '.claude')]) fs.mkdirSync(d, { recursive: true });
+    const flags = prepareDecisionCase(c, dir, path.join(tmp, 'hooks'));
+    const run = await runClaudeCodeCalls(bin, { cwd: dir, home, calls: [c.call], args: ['--output-format', 'stream-json', '--verbose', '--model', 'claude-sonnet-4-5', '--max-turns', '4', ...flags] });
+    cases[c.name] = decisionShape(run.stdout);
+    process.stderr.write(`${c.name}: ${JSON.stringify(cases[c.name])}\n`);
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  fs.writeFileSync(DECISIONS_RECORDING, JSON.stringify({ claudeCode: CLAUDE_CODE_VERSION, cases }, null, 2) + '\n');
 }
 
 /** Each case of json-output.scenarios.ts through `claude -p --output-format json`: its stdout's shape. */
