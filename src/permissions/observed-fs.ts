@@ -270,20 +270,26 @@ export async function observeFacts<T>(decide: () => Promise<T>): Promise<{ resul
 }
 
 /**
- * True when asking every question of `o` again now gets the same answers (asked afresh, in order; nothing cached
- * here). A promise only when `o` holds an AsyncQuestion, and only from the first one on.
+ * True when asking every question of `o` again now gets the same answers (asked afresh, in order). A promise only when
+ * `o` holds an AsyncQuestion, and only from the first one on. `asked`: the filesystem answers already got by
+ * re-checks in the same synchronous stretch (the caller empties it before anything else can run: one state of the
+ * disk, as withFsMemo), so verdicts that share paths ask each once; an AsyncQuestion is always asked afresh.
  */
-export function stillHolds(o: Observations): boolean | Promise<boolean> {
+export function stillHolds(o: Observations, asked?: Map<string, string>): boolean | Promise<boolean> {
   const { questions, paths, facts } = o;
   for (let i = 0; i < questions.length; i++) {
     const q = questions[i]!;
     if (typeof q !== 'number') return stillHoldsFrom(o, i);
-    const question = QUESTIONS[q]!;
-    let fact: string;
-    try {
-      fact = question.factNow ? question.factNow(paths[i]!) : question.fact(question.ask(paths[i]!));
-    } catch (error) {
-      fact = errorFact(error);
+    const key = asked === undefined ? '' : `${q}\0${paths[i]!}`;
+    let fact = asked?.get(key);
+    if (fact === undefined) {
+      const question = QUESTIONS[q]!;
+      try {
+        fact = question.factNow ? question.factNow(paths[i]!) : question.fact(question.ask(paths[i]!));
+      } catch (error) {
+        fact = errorFact(error);
+      }
+      asked?.set(key, fact);
     }
     if (fact !== facts[i]) return false;
   }
