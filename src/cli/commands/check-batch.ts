@@ -42,7 +42,7 @@ const MAX_LINE_CHARS = 64 * 1024;
  * without escapes, surrogates or control characters): the answer begins with the same text, so an answer remembered
  * for the rest of the line is this line's answer with its own id in front.
  */
-const LEADING_ID = /^\{"id":(?:0|-?[1-9]\d{0,14}|"[^"\\\u0000-\u001f\ud800-\udfff]{0,256}"),/;
+const LEADING_ID = /^\{"id":(?:0|-?[1-9]\d{0,14}|"[ !#-[\]-\ud7ff\ue000-\uffff]{0,256}"),/;
 
 /**
  * The key a line is remembered by, and the text its answer starts with that the remembered answer leaves out. A suite
