@@ -272,7 +272,9 @@ export async function observeFacts<T>(decide: () => Promise<T>): Promise<{ resul
 /**
  * Filesystem answers shared by several `stillHolds` calls that may all stand for one moment: each answer was asked
  * after every request those calls serve had arrived (`toolgate hook serve` checks a batch of received requests with
- * one), so a change made before any of them was sent is seen. The owner makes a new one for each such moment.
+ * one), so a change made before any of them was sent is seen; `check --batch` keeps one for a synchronous stretch of
+ * remembered answers (emptied before anything else can run: one state of the disk, as withFsMemo). The owner makes a
+ * new one for each such moment; an AsyncQuestion is always asked afresh.
  */
 export type FactMemo = Map<string, string>;
 

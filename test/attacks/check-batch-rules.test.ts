@@ -85,3 +85,50 @@ describe('compiled rules never outlive the links they were compiled through', ()
     expect(await ask(line)).toBe('deny');
   });
 });
+
+/**
+ * A suite's cases differ by their leading id only (`{"id":1,…}`, `{"id":2,…}`): one remembered answer serves them all
+ * (check-batch.ts sameButId), and lines answered from memory one after another share their re-checks (one state of
+ * the disk until the next await). Neither may let an answer outlive a link moved between two lines.
+ */
+describe('answers shared by lines equal but for their id stay bound to the disk', () => {
+  /** A line whose id comes first, as a suite writes it. */
+  const withId = (id: number, request: Record<string, unknown>): string => `{"id":${id},${JSON.stringify(request).slice(1)}`;
+
+  it('a link retargeted between two cases with different ids: the later case is denied', async () => {
+    const proj = folder('p4', ['real1/key', 'real2/key']);
+    const link = path.join(proj, 'link');
+    fs.symlinkSync(path.join(proj, 'real1', 'key'), link);
+    const request = { tool: 'Read', input: { file_path: link }, cwd: proj, home: path.join(tmp, 'home'), rules: [{ source: 'userSettings', behavior: 'deny', rule: `Read(/${path.join(proj, 'real2')}/**)` }] };
+    const answers = new BatchAnswers(new CheckEngine(createCheckToolResolver(), { cwd: proj }));
+    const ask = async (id: number) => JSON.parse((await answers.answer(withId(id, request))).text) as { id: number; behavior: string };
+    // Seen, recorded, then answered from memory under ids of their own.
+    for (let id = 1; id <= 4; id++) expect(await ask(id)).toMatchObject({ id, behavior: 'allow' });
+    retarget(link, path.join(proj, 'real2', 'key'));
+    expect(await ask(5)).toMatchObject({ id: 5, behavior: 'deny' });
+    expect(await ask(6)).toMatchObject({ id: 6, behavior: 'deny' });
+    retarget(link, path.join(proj, 'real1', 'key'));
+    expect(await ask(7)).toMatchObject({ id: 7, behavior: 'allow' });
+  });
+
+  it('through the command: a link moved between two chunks of stdin is seen by the later chunk', async () => {
+    const proj = folder('p5', ['real1/key', 'real2/key']);
+    const link = path.join(proj, 'link');
+    fs.symlinkSync(path.join(proj, 'real1', 'key'), link);
+    const request = { tool: 'Bash', input: { command: `cat ${link}` }, cwd: proj, home: path.join(tmp, 'home'), rules: [{ source: 'userSettings', behavior: 'deny', rule: `Read(/${path.join(proj, 'real2')}/**)` }] };
+    const answers = new BatchAnswers(new CheckEngine(createCheckToolResolver(), { cwd: proj }));
+    // As runBatch answers a chunk: one line after another, awaiting only an answer that is a promise.
+    const chunk = async (ids: readonly number[]) => {
+      const out: string[] = [];
+      for (const id of ids) {
+        const pending = answers.answer(withId(id, request));
+        const a = JSON.parse((pending instanceof Promise ? await pending : pending).text) as { behavior: string };
+        out.push(a.behavior);
+      }
+      return out;
+    };
+    expect(await chunk([1, 2, 3, 4, 5])).toEqual(['allow', 'allow', 'allow', 'allow', 'allow']);
+    retarget(link, path.join(proj, 'real2', 'key'));
+    expect(await chunk([6, 7, 8])).toEqual(['deny', 'deny', 'deny']);
+  });
+});

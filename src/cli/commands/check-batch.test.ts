@@ -53,6 +53,25 @@ describe('BatchAnswers', () => {
     expect(b.decisions()).toBe(3);
   });
 
+  it('lines equal but for the id they start with share one remembered answer, each with its own id', async () => {
+    const engine = new CheckEngine(createCheckToolResolver(), { cwd: proj });
+    const decide = vi.spyOn(engine, 'decide');
+    const answers = new BatchAnswers(engine);
+    const rest = JSON.stringify({ tool: 'Read', input: { file_path: path.join(proj, 'src', 'a.ts') }, cwd: proj, home, rules: denyEnv }).slice(1);
+    const ask = async (id: string) => (await answers.answer(`{"id":${id},${rest}`)).text;
+    const plain = JSON.parse(await ask('1')) as Record<string, unknown>;
+    expect(plain).toMatchObject({ id: 1, behavior: 'allow' });
+    for (const id of ['2', '-35', '0', '"case 7"', '123456789012345']) expect(await ask(id)).toBe(JSON.stringify({ ...plain, id: JSON.parse(id) }));
+    // The first line, then the second (recorded): every later one from memory.
+    expect(decide.mock.calls.length).toBe(2);
+    // Ids JSON would write otherwise (1.0, an escape, 16 digits, -0) are lines of their own, decided and written as JSON.
+    for (const id of ['1.0', '"a\\u0041"', '1234567890123456', '-0']) expect(await ask(id)).toBe(JSON.stringify({ ...plain, id: JSON.parse(id) }));
+    expect(decide.mock.calls.length).toBe(6);
+    // A later "id" is the one JSON keeps: never answered with the leading one.
+    for (const id of ['3', '4', '5']) expect(JSON.parse((await answers.answer(`{"id":${id},${rest.slice(0, -1)},"id":"last"}`)).text)).toMatchObject({ id: 'last' });
+    for (const id of ['3', '4', '5']) expect(JSON.parse((await answers.answer(`{"id":${id},${rest.slice(0, -1)},"\\u0069d":"esc"}`)).text)).toMatchObject({ id: 'esc' });
+  });
+
   it('a symlink retargeted between two identical lines is judged by its new target, each time', async () => {
     const b = batch();
     const link = path.join(proj, 'link');

@@ -1,7 +1,8 @@
 /**
  * The answers of `toolgate check --batch`, one per line. A batch repeats itself (a policy suite runs the same calls
  * under several modes and rule sets, a replayed transcript runs `git status` many times), so an answer is reused for
- * a line identical to an earlier one — but only when nothing the first decision learnt has changed: every filesystem
+ * a line identical to an earlier one, or identical but for the id it starts with (sameButId) — but only when nothing
+ * the first decision learnt has changed: every filesystem
  * question it asked (permissions/observed-fs.ts: real paths, stats, links, directory listings, gitdir files) is asked
  * again and must get the same answer. A file created, removed or retargeted in between fails that, and the line is
  * decided afresh: facts are never carried from one request to the next, only re-checked.
@@ -36,8 +37,29 @@ const MAX_SEEN_ONCE = 100_000;
 const MAX_CHARS = 32 * 1024 * 1024;
 const MAX_LINE_CHARS = 64 * 1024;
 
+/**
+ * A line's leading id, when JSON writes it back exactly as the line spells it (an integer of up to 15 digits, a string
+ * without escapes, surrogates or control characters): the answer begins with the same text, so an answer remembered
+ * for the rest of the line is this line's answer with its own id in front.
+ */
+const LEADING_ID = /^\{"id":(?:0|-?[1-9]\d{0,14}|"[ !#-[\]-\ud7ff\ue000-\uffff]{0,256}"),/;
+
+/**
+ * The key a line is remembered by, and the text its answer starts with that the remembered answer leaves out. A suite
+ * gives every case an id (`{"id":1,…}`, `{"id":2,…}`): the id is only copied to the answer, so lines equal but for it
+ * ask the same question. Keyed by the rest (after a NUL, which no JSON line starts with, so it is never a whole line's
+ * key) unless the rest may name an id again — `"id"`, or any \u escape, which can spell it (JSON.parse keeps the last
+ * one, and the leading one would not be the answer's).
+ */
+function sameButId(line: string): { key: string; prefix: string } {
+  const id = LEADING_ID.exec(line);
+  if (id === null || line.includes('"id"', id[0].length) || line.includes('\\u', id[0].length)) return { key: line, prefix: '' };
+  return { key: `\0${line.slice(id[0].length)}`, prefix: id[0] };
+}
+
 export class BatchAnswers {
   readonly #engine: CheckEngine;
+  /** By sameButId's key: the answer's text after the prefix its line began with, and the facts behind it. */
   readonly #known = new Map<string, { readonly answer: AnsweredLine; readonly facts: Observations }>();
   /**
    * Lines seen once, by a hash of their text: a line is recorded and remembered from its second time on, so a batch
@@ -47,6 +69,13 @@ export class BatchAnswers {
   readonly #seenOnce = new Set<number>();
   #chars = 0;
   #epoch: number;
+  /**
+   * The facts re-checked since the last turn of the microtask queue (stillHolds' `asked`): lines answered from memory
+   * one after another, with nothing else running between them, see one state of the disk and ask a shared path once.
+   * Emptied at the next microtask: whatever changes the disk (another process, a test between two lines) is seen by
+   * the re-checks after the caller's next await. Only re-checks read it; a fresh decision asks the disk itself.
+   */
+  #asked: Map<string, string> | undefined;
 
   constructor(engine: CheckEngine) {
     this.#engine = engine;
@@ -59,32 +88,45 @@ export class BatchAnswers {
    */
   answer(line: string): AnsweredLine | Promise<AnsweredLine> {
     if (this.#engine.contextEpoch !== this.#epoch) this.#forget();
-    const known = this.#known.get(line);
+    const { key, prefix } = sameButId(line);
+    const known = this.#known.get(key);
     if (known === undefined) {
-      const hash = lineHash(line);
-      if (this.#seenOnce.delete(hash)) return this.#decide(line);
+      const hash = lineHash(key);
+      if (this.#seenOnce.delete(hash)) return this.#decide(line, key, prefix);
       if (this.#seenOnce.size >= MAX_SEEN_ONCE) this.#seenOnce.clear();
       this.#seenOnce.add(hash);
       return answerOf(decideLine(this.#engine, line));
     }
-    const holds = stillHolds(known.facts);
-    if (holds === true) return known.answer;
-    if (holds === false) return this.#decide(line);
-    return holds.then((still) => (still ? known.answer : this.#decide(line)));
+    const holds = stillHolds(known.facts, this.#recheckScope());
+    if (holds === true) return withPrefix(known.answer, prefix);
+    if (holds === false) return this.#decide(line, key, prefix);
+    return holds.then((still) => (still ? withPrefix(known.answer, prefix) : this.#decide(line, key, prefix)));
   }
 
-  async #decide(line: string): Promise<AnsweredLine> {
-    this.#known.delete(line);
+  async #decide(line: string, key: string, prefix: string): Promise<AnsweredLine> {
+    this.#known.delete(key);
     const { result, observations } = await observeFacts(() => decideLine(this.#engine, line));
     const answer = await answerOf(result);
-    if (observations !== undefined && result.reusable && line.length <= MAX_LINE_CHARS) {
-      let chars = line.length + answer.text.length;
+    // The answer's own text must begin with the line's id as the line spells it, or it cannot be rebuilt for another id.
+    if (observations !== undefined && result.reusable && line.length <= MAX_LINE_CHARS && answer.text.startsWith(prefix)) {
+      const rest: AnsweredLine = { text: answer.text.slice(prefix.length), kind: answer.kind };
+      let chars = key.length + rest.text.length;
       for (let i = 0; i < observations.facts.length; i++) chars += observations.paths[i]!.length + observations.facts[i]!.length;
       if (this.#known.size >= MAX_REMEMBERED || this.#chars + chars > MAX_CHARS) this.#forget();
-      this.#known.set(ownCopy(line), { answer, facts: observations });
+      this.#known.set(ownCopy(key), { answer: rest, facts: observations });
       this.#chars += chars;
     }
     return answer;
+  }
+
+  #recheckScope(): Map<string, string> {
+    if (this.#asked === undefined) {
+      this.#asked = new Map();
+      queueMicrotask(() => {
+        this.#asked = undefined;
+      });
+    }
+    return this.#asked;
   }
 
   #forget(): void {
@@ -93,6 +135,8 @@ export class BatchAnswers {
     this.#epoch = this.#engine.contextEpoch;
   }
 }
+
+const withPrefix = (rest: AnsweredLine, prefix: string): AnsweredLine => (prefix === '' ? rest : { text: prefix + rest.text, kind: rest.kind });
 
 async function answerOf(decided: { answer: LineAnswer } | Promise<{ answer: LineAnswer }>): Promise<AnsweredLine> {
   const { answer } = await decided;
