@@ -19,15 +19,23 @@
  *   against the earlier baseline, a bare loop sending one small Read tool and no system prompt (kept so figures from
  *   before the same-bytes baseline stay comparable; that loop no longer makes its client inside its clock, ~0.1 ms).
  *   agent.session_ms: the query() session itself (baseline: the same-bytes loop's).
+ * - agent.first_session_overhead_ms: the session a script that runs one query() and exits pays (the common case):
+ *   toolgate/agent-sdk's query() from dist/ in a fresh process, less the same two requests by hand on the bare SDK in
+ *   another fresh process (bench/fixtures/first-session.mjs; every body checked to be toolgate's byte for byte), each
+ *   clock from the call that starts the session to the answer, after the imports; median of paired differences, which
+ *   of the pair runs first alternating. agent.first_session_cpu_overhead_ms: the same pairs in CPU time (user + system
+ *   of the process inside the clock), steadier than wall time on a loaded machine. agent.first_session_ms: toolgate's
+ *   (baseline: the bare loop's).
  * - cli.cold_start_ratio: `toolgate run --help` and `toolgate check Bash …` (the bundled CLI, built if missing) against
  *   `node -e 0`, median of 7 starts each; the value is the worse of the two ratios.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import * as z from 'zod';
 import { createToolRuntime } from '../src/agent/create-tool-runtime.js';
 import { query } from '../src/agent/query.js';
@@ -290,6 +298,62 @@ async function bareTwoTurns(client: Anthropic): Promise<void> {
   }
 }
 
+const run = promisify(execFile);
+const FIRST_SESSION_PAIRS = 20;
+
+/** One fresh process running one session (bench/fixtures/first-session.mjs); its wall and CPU time inside the clock. */
+async function firstSession(mode: 'ours' | 'bare', url: string, dir: string, template: string): Promise<{ ms: number; cpuMs: number }> {
+  const { stdout } = await run(process.execPath, [path.join(repoRoot, 'bench/fixtures/first-session.mjs'), mode, url, dir, template], { cwd: dir });
+  return JSON.parse(stdout) as { ms: number; cpuMs: number };
+}
+
+async function firstSessionFigures() {
+  ensureBuilt();
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'toolgate-bench-first-session-'));
+  const file = path.join(dir, 'notes.txt');
+  writeFileSync(file, 'hello\n');
+  mkdirSync(path.join(dir, 'home'));
+  const template = path.join(dir, 'first-request.json');
+  const script = () => twoTurnScript(file, 'toolu_first');
+  const ours: { ms: number; cpuMs: number }[] = [];
+  const bare: { ms: number; cpuMs: number }[] = [];
+  try {
+    // The bare loop's first request is toolgate's: taken from a session run before the pairs.
+    const first = await startScriptedServer(script());
+    try {
+      await firstSession('ours', first.url, dir, template);
+      writeFileSync(template, first.messageRequests[0]!.rawBody);
+    } finally {
+      await first.close();
+    }
+    for (let i = 0; i < FIRST_SESSION_PAIRS; i++) {
+      const a = await startScriptedServer(script());
+      const b = await startScriptedServer(script());
+      try {
+        if (i % 2 === 0) {
+          ours.push(await firstSession('ours', a.url, dir, template));
+          bare.push(await firstSession('bare', b.url, dir, template));
+        } else {
+          bare.push(await firstSession('bare', b.url, dir, template));
+          ours.push(await firstSession('ours', a.url, dir, template));
+        }
+        sameBytes(a.messageRequests, b.messageRequests);
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return {
+    ours: median(ours.map((r) => r.ms)),
+    bare: median(bare.map((r) => r.ms)),
+    overhead: median(ours.map((r, i) => r.ms - bare[i]!.ms)),
+    cpuOverhead: median(ours.map((r, i) => r.cpuMs - bare[i]!.cpuMs)),
+  };
+}
+
 function timeStarts(args: readonly string[], runs = 7): number {
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
@@ -322,6 +386,18 @@ export const benchmarks: Benchmark[] = [
         { name: 'agent.session_overhead_ms', value: overhead, unit: 'ms' },
         { name: 'agent.session_overhead_vs_one_tool_ms', value: overheadVsOneTool, unit: 'ms' },
         { name: 'agent.session_ms', value: ours, unit: 'ms', baseline: same },
+      ];
+    },
+  },
+  {
+    group: 'agent',
+    names: ['agent.first_session_overhead_ms', 'agent.first_session_cpu_overhead_ms', 'agent.first_session_ms'],
+    async run() {
+      const { ours, bare, overhead, cpuOverhead } = await firstSessionFigures();
+      return [
+        { name: 'agent.first_session_overhead_ms', value: overhead, unit: 'ms' },
+        { name: 'agent.first_session_cpu_overhead_ms', value: cpuOverhead, unit: 'ms' },
+        { name: 'agent.first_session_ms', value: ours, unit: 'ms', baseline: bare },
       ];
     },
   },

@@ -5,11 +5,12 @@
  * - mcp.serve_start_ms: spawn to the first `tools/list` answer of `toolgate mcp serve` as installed (bin/toolgate.js
  *   and the CLI bundle), baseline `node -e 0`; mcp.serve_rss_mb: the server's RSS then.
  * - mcp.client_call_overhead_ms: server-everything's `echo` through toolgate's MCP tool; baseline: the bare SDK client.
- * - mcp.serve_bash_echo_vs_claude_ms: Bash `echo hi` per call over stdio to `toolgate mcp serve` as installed (the CLI
- *   bundle), baseline the same call to Claude Code's `claude mcp serve` when $TOOLGATE_BENCH_CLAUDE names its binary
- *   (install it outside the repository: `npm install --prefix /tmp/scratch @anthropic-ai/claude-code`), else to the
- *   smallest MCP SDK server with a Bash tool (bench/fixtures/bare-bash-mcp-server.mjs). Calls alternate between the
- *   two servers, batch by batch, over ten rounds; which server goes first alternates.
+ * - mcp.serve_{read_small,read_2000_lines,edit,write,bash_echo,grep}_vs_claude_ms: per call over stdio to `toolgate mcp
+ *   serve` as installed (the CLI bundle), baseline the same call to Claude Code's `claude mcp serve` ($TOOLGATE_BENCH_
+ *   CLAUDE, else installed outside the repository by test/helpers/claude-code.ts); target ratio ≤ 0.5. Without Claude
+ *   Code only mcp.serve_bash_echo_vs_bare_sdk_ms, against the smallest MCP SDK server with a Bash tool
+ *   (bench/fixtures/bare-bash-mcp-server.mjs). Calls alternate between the two servers, batch by batch, over ten
+ *   rounds; which server goes first alternates.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,6 +25,7 @@ import { EVERYTHING_SERVER, nodeServer, scoped } from '../src/mcp/test-helpers/s
 import type { AssistantMessage } from '../src/tool/tool.js';
 import { createToolUseContext } from '../src/tool/tool-use-context.js';
 import { getEmptyToolPermissionContext } from '../src/tool/permission-types.js';
+import { ensureClaudeCode } from '../test/helpers/claude-code.js';
 import { ensureBuilt, median, timePerCallUs, type Benchmark, type BenchFigure } from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -184,37 +186,96 @@ async function stdioClient(command: string, args: string[], env: Record<string, 
   return client;
 }
 
+/** A call to time against both servers: its arguments (each server has its own files) and a check of its answer. */
+interface VersusCall {
+  readonly tool: string;
+  readonly args: (side: 'ours' | 'theirs') => Record<string, unknown>;
+  readonly ok: (text: string) => boolean;
+}
+
+/** The calls of mcp.serve_*_vs_claude_ms; each server works on its own copy of the files it changes. */
+function versusCalls(p: string): Record<string, VersusCall> {
+  const flips = { ours: false, theirs: false };
+  const writes = { ours: 0, theirs: 0 };
+  return {
+    read_small: { tool: 'Read', args: () => ({ file_path: path.join(p, 'small.txt') }), ok: (t) => t.includes('gamma') },
+    read_2000_lines: { tool: 'Read', args: () => ({ file_path: path.join(p, 'long.txt') }), ok: (t) => t.includes('line 2000') },
+    edit: {
+      tool: 'Edit',
+      args: (side) => {
+        flips[side] = !flips[side];
+        return { file_path: path.join(p, `edit-${side}.txt`), old_string: flips[side] ? 'one' : 'two', new_string: flips[side] ? 'two' : 'one' };
+      },
+      ok: (t) => !/error|fail/i.test(t),
+    },
+    write: { tool: 'Write', args: (side) => ({ file_path: path.join(p, `write-${side}.txt`), content: `written ${++writes[side]}\n` }), ok: (t) => !/error|fail/i.test(t) },
+    bash_echo: { tool: 'Bash', args: () => ({ command: 'echo hi' }), ok: (t) => t.includes('hi') },
+    grep: { tool: 'Grep', args: () => ({ pattern: 'beta', path: p, output_mode: 'content' }), ok: (t) => t.includes('beta') },
+  };
+}
+
+/**
+ * Each call of versusCalls per call over stdio to `toolgate mcp serve` as installed (the CLI bundle) against Claude
+ * Code's `claude mcp serve` ($TOOLGATE_BENCH_CLAUDE, else the install test/helpers/claude-code.ts keeps in
+ * ~/.cache/toolgate-test); without Claude Code, Bash echo alone against the smallest MCP SDK server with a Bash tool.
+ * Calls alternate between the two servers, batch by batch, over ten rounds; which server goes first alternates.
+ */
 async function versusClaudeFigures(): Promise<BenchFigure[]> {
   const bundle = toolgateBin();
   const { dir, cleanup } = project();
   const p = path.join(dir, 'p');
+  writeFileSync(path.join(p, 'long.txt'), Array.from({ length: 2000 }, (_, i) => `line ${i + 1} of a file long enough to page`).join('\n') + '\n');
+  for (const side of ['ours', 'theirs']) {
+    writeFileSync(path.join(p, `edit-${side}.txt`), 'value = one\n');
+    writeFileSync(path.join(p, `write-${side}.txt`), 'written 0\n');
+  }
   const env = { ...process.env, HOME: dir, XDG_STATE_HOME: path.join(dir, 'state') } as Record<string, string>;
-  const claude = process.env.TOOLGATE_BENCH_CLAUDE;
-  const ours = await stdioClient(process.execPath, [bundle, 'mcp', 'serve', '--cwd', p, '--session-dir', path.join(dir, 's')], env, p);
+  const installed = ensureClaudeCode();
+  const claude = 'bin' in installed ? installed.bin : undefined;
+  if (!claude) process.stderr.write(`mcp: Claude Code not available (${'skip' in installed ? installed.skip : ''}): Bash echo against the bare MCP SDK server only\n`);
+  // Claude Code's server asks nobody before an edit: acceptEdits is toolgate's same ground (edits in the folder allowed).
+  const ours = await stdioClient(process.execPath, [bundle, 'mcp', 'serve', '--cwd', p, '--permission-mode', 'acceptEdits', '--session-dir', path.join(dir, 's')], env, p);
   const theirs = claude
     ? await stdioClient(claude, ['mcp', 'serve'], env, p)
     : await stdioClient(process.execPath, [path.join(root, 'bench/fixtures/bare-bash-mcp-server.mjs')], env, p);
+  const out: BenchFigure[] = [];
   try {
-    const echo = (client: Client) => async () => {
-      const r = await client.callTool({ name: 'Bash', arguments: { command: 'echo hi' } });
-      if (r.isError || !JSON.stringify(r.content).includes('hi')) throw new Error(`Bash echo failed: ${JSON.stringify(r.content)}`);
-    };
-    const a: number[] = [];
-    const b: number[] = [];
-    // Ten rounds, and which server goes first alternates: with five, ours always first, one run of a build could read
-    // 0.43 and the next 0.53 on this machine.
-    for (let round = 0; round < 10; round++) {
-      const timeOurs = async () => a.push(await timePerCallUs(echo(ours), { warmup: round < 2 ? 10 : 2, samples: 5, batch: 5 }));
-      const timeTheirs = async () => b.push(await timePerCallUs(echo(theirs), { warmup: round < 2 ? 10 : 2, samples: 5, batch: 5 }));
-      if (round % 2 === 0) {
-        await timeOurs();
-        await timeTheirs();
-      } else {
-        await timeTheirs();
-        await timeOurs();
-      }
+    const all = versusCalls(p);
+    // Edit and Write change files that are there: each server reads them first, as a model would.
+    for (const [client, side] of [[ours, 'ours'], [theirs, 'theirs']] as const) {
+      if (!claude && side === 'theirs') continue;
+      for (const f of [`edit-${side}.txt`, `write-${side}.txt`]) await client.callTool({ name: 'Read', arguments: { file_path: path.join(p, f) } });
     }
-    return [{ name: `mcp.serve_bash_echo_vs_${claude ? 'claude' : 'bare_sdk'}_ms`, value: median(a) / 1000, unit: 'ms', baseline: median(b) / 1000 }];
+    const theirTools = new Set((await theirs.listTools()).tools.map((t) => t.name));
+    for (const [key, call] of Object.entries(all)) {
+      if (!claude && key !== 'bash_echo') continue;
+      if (!theirTools.has(call.tool)) {
+        process.stderr.write(`mcp: ${claude ? 'claude mcp serve' : 'the bare server'} has no ${call.tool} tool: no mcp.serve_${key} figure\n`);
+        continue;
+      }
+      const timed = (client: Client, side: 'ours' | 'theirs') => async () => {
+        const r = await client.callTool({ name: call.tool, arguments: call.args(side) });
+        const text = JSON.stringify(r.content);
+        if (r.isError || !call.ok(text)) throw new Error(`${call.tool} (${key}) failed on ${side}: ${text.slice(0, 300)}`);
+      };
+      const a: number[] = [];
+      const b: number[] = [];
+      // Ten rounds, and which server goes first alternates: with five, ours always first, one run of a build could
+      // read 0.43 and the next 0.53 on this machine.
+      for (let round = 0; round < 10; round++) {
+        const timeOurs = async () => a.push(await timePerCallUs(timed(ours, 'ours'), { warmup: round < 2 ? 10 : 2, samples: 5, batch: 5 }));
+        const timeTheirs = async () => b.push(await timePerCallUs(timed(theirs, 'theirs'), { warmup: round < 2 ? 10 : 2, samples: 5, batch: 5 }));
+        if (round % 2 === 0) {
+          await timeOurs();
+          await timeTheirs();
+        } else {
+          await timeTheirs();
+          await timeOurs();
+        }
+      }
+      out.push({ name: `mcp.serve_${key}_vs_${claude ? 'claude' : 'bare_sdk'}_ms`, value: median(a) / 1000, unit: 'ms', baseline: median(b) / 1000 });
+    }
+    return out;
   } finally {
     await ours.close();
     await theirs.close();
@@ -226,5 +287,9 @@ export const benchmarks: Benchmark[] = [
   { group: 'mcp', names: ['mcp.serve_read_small_ms', 'mcp.serve_edit_ms', 'mcp.serve_bash_echo_ms'], run: serveFigures },
   { group: 'mcp', names: ['mcp.serve_start_ms', 'mcp.serve_rss_mb'], run: startFigures },
   { group: 'mcp', names: ['mcp.client_call_overhead_ms'], run: clientFigures },
-  { group: 'mcp', names: ['mcp.serve_bash_echo_vs_claude_ms', 'mcp.serve_bash_echo_vs_bare_sdk_ms'], run: versusClaudeFigures },
+  {
+    group: 'mcp',
+    names: [...['read_small', 'read_2000_lines', 'edit', 'write', 'bash_echo', 'grep'].map((k) => `mcp.serve_${k}_vs_claude_ms`), 'mcp.serve_bash_echo_vs_bare_sdk_ms'],
+    run: versusClaudeFigures,
+  },
 ];

@@ -1,10 +1,12 @@
 /**
  * Scale-out: a no-op tool through the whole pipeline and executor, in this process (the baseline) and through the
- * Restate backend with a pool of 1 and of 4 `toolgate worker` processes, against a real Restate server from npm on
+ * Restate backend with a pool of 1, 2 and 4 `toolgate worker` processes, against a real Restate server from npm on
  * 127.0.0.1 — all in the same run.
  *
- * - scaleout.calls_per_s.inprocess / .workers_1 / .workers_4: throughput with many calls in flight;
+ * - scaleout.calls_per_s.inprocess / .workers_1 / .workers_2 / .workers_4: throughput with many calls in flight;
  * - scaleout.dispatch_overhead_ms: per call, one at a time, remote minus in-process (1 worker process);
+ * - scaleout.dispatch_over_floor_ms: the same remote call less scaleout.restate_floor_ms, both of this run: what
+ *   toolgate adds to a bare Restate service call (target ≤ 1 ms);
  * - scaleout.restate_floor_ms: per call, one at a time, a bare Restate handler (no journal step, no toolgate) in a
  *   process of its own, through the same server and the same kind of connection: what Restate itself costs on this
  *   machine at this moment. The overhead above it is toolgate's.
@@ -110,7 +112,7 @@ function post(agent: http.Agent, url: string, key: string, body: string): Promis
 export const benchmarks: Benchmark[] = [
   {
     group: 'scaleout',
-    names: ['scaleout.calls_per_s', 'scaleout.dispatch_overhead_ms', 'scaleout.restate_floor_ms'],
+    names: ['scaleout.calls_per_s', 'scaleout.dispatch_overhead_ms', 'scaleout.dispatch_over_floor_ms', 'scaleout.restate_floor_ms'],
     async run(): Promise<BenchFigure[]> {
       const workspace = mkdtempSync(path.join(os.tmpdir(), 'toolgate-scaleout-'));
       const server = await startRestateServer({ env: { RESTATE_WORKER__INVOKER__HTTP2_STREAMS_PER_CONNECTION_LIMIT: '8' } });
@@ -143,6 +145,10 @@ export const benchmarks: Benchmark[] = [
           }
           agent.destroy();
         });
+        const two = await withPool(server, workspace, 2, async () => {
+          await runCalls(backend, workspace, 200, IN_FLIGHT);
+          return CALLS / ((await runCalls(backend, workspace, CALLS, IN_FLIGHT)) / 1000);
+        });
         const four = await withPool(server, workspace, 4, async () => {
           await runCalls(backend, workspace, 200, IN_FLIGHT);
           return CALLS / ((await runCalls(backend, workspace, CALLS, IN_FLIGHT)) / 1000);
@@ -150,8 +156,10 @@ export const benchmarks: Benchmark[] = [
         return [
           { name: 'scaleout.calls_per_s.inprocess', value: local, unit: 'calls/s' },
           { name: 'scaleout.calls_per_s.workers_1', value: one, unit: 'calls/s', baseline: local },
+          { name: 'scaleout.calls_per_s.workers_2', value: two, unit: 'calls/s', baseline: one },
           { name: 'scaleout.calls_per_s.workers_4', value: four, unit: 'calls/s', baseline: one },
           { name: 'scaleout.dispatch_overhead_ms', value: median(remoteSerial) - median(localSerial), unit: 'ms', baseline: median(localSerial) },
+          { name: 'scaleout.dispatch_over_floor_ms', value: median(remoteSerial) - median(floor), unit: 'ms', baseline: median(floor) },
           { name: 'scaleout.restate_floor_ms', value: median(floor), unit: 'ms' },
         ];
       } finally {

@@ -80,14 +80,14 @@ export async function setMcpServers(agent: AgentSession, servers: Record<string,
   const result: McpSetServersResult = { added: [], removed: [], errors: {} };
   for (const name of [...replaceable]) {
     if (name in servers) continue;
-    await agent.session.mcpRemove(name);
+    await agent.session.mcp.remove(name);
     replaceable.delete(name);
     result.removed.push(name);
   }
   for (const [name, config] of Object.entries(servers)) {
     try {
-      if (replaceable.has(name)) await agent.session.mcpRemove(name);
-      await agent.session.mcpAdd(name, config);
+      if (replaceable.has(name)) await agent.session.mcp.remove(name);
+      await agent.session.mcp.add(name, config);
       replaceable.add(name);
       result.added.push(name);
     } catch (error) {

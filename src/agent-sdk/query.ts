@@ -233,7 +233,7 @@ class SessionQuery implements Query {
 
   async mcpServerStatus(): Promise<McpServerStatus[]> {
     await this.#session.ready();
-    const status = await this.#session.session.mcpStatus();
+    const status = await this.#session.session.mcp.status();
     return status.map((s) => ({
       name: s.name,
       status: s.status,
@@ -251,12 +251,12 @@ class SessionQuery implements Query {
 
   async reconnectMcpServer(serverName: string): Promise<void> {
     await this.#session.ready();
-    await this.#session.session.mcpReconnect(serverName);
+    await this.#session.session.mcp.reconnect(serverName);
   }
 
   async toggleMcpServer(serverName: string, enabled: boolean): Promise<void> {
     await this.#session.ready();
-    await this.#session.session.mcpSetEnabled(serverName, enabled);
+    await this.#session.session.mcp.setEnabled(serverName, enabled);
   }
 
   setMcpServers(servers: Record<string, McpServerConfig>): Promise<McpSetServersResult> {

@@ -154,7 +154,7 @@ export class AgentSession {
 
   async #initFacts(): Promise<void> {
     this.#agents = (await this.#session.agents()).map((d) => d.agentType);
-    this.#mcpStatus = (await this.#session.mcpStatus()).map((s) => ({ name: s.name, status: s.status, ...(s.source ? { source: s.source } : {}) }));
+    this.#mcpStatus = (await this.#session.mcp.status()).map((s) => ({ name: s.name, status: s.status, ...(s.source ? { source: s.source } : {}) }));
   }
 
   #userMessage(m: SDKUserMessage): SDKUserMessage['message']['content'] {

@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isoTimestamp, readTranscript, transcriptPath, TranscriptWriter } from './transcript.js';
+import { heldTranscripts, isoTimestamp, MAX_HELD_TRANSCRIPTS, readTranscript, transcriptPath, TranscriptWriter } from './transcript.js';
 
 let dir: string;
 beforeEach(() => {
@@ -60,6 +60,27 @@ describe('TranscriptWriter', () => {
     expect(lines).toHaveLength(3); // two entries and the final newline
     expect(JSON.parse(lines[0]!).message.content[0].text).toBe(text);
     expect(JSON.parse(lines[1]!).type).toBe('result');
+  });
+
+  // /proc/self/fd is Linux's: elsewhere the descriptors cannot be counted, and the held count alone says it.
+  it('keeps at most MAX_HELD_TRANSCRIPTS files open however many sessions hold theirs; the rest append all the same', () => {
+    const fds = () => (existsSync('/proc/self/fd') ? readdirSync('/proc/self/fd').length : heldTranscripts());
+    const before = fds();
+    const writers = Array.from({ length: MAX_HELD_TRANSCRIPTS + 40 }, (_, i) => new TranscriptWriter(path.join(dir, 'many', `s${i}.jsonl`)));
+    try {
+      // Every one is new, held or not: its header is due.
+      expect(writers.map((w) => w.hold()).every(Boolean)).toBe(true);
+      expect(fds() - before).toBeLessThanOrEqual(MAX_HELD_TRANSCRIPTS);
+      expect(heldTranscripts()).toBe(MAX_HELD_TRANSCRIPTS);
+      // A second hold() of one past the cap still finds its file there: no header twice.
+      expect(writers.at(-1)!.hold()).toBe(false);
+      for (const [i, w] of writers.entries()) w.append({ type: 'session', sessionId: `s${i}`, cwd: dir, model: 'm', at: isoTimestamp() });
+      for (const [i, w] of writers.entries()) expect(readTranscript(w.file).header?.sessionId).toBe(`s${i}`);
+    } finally {
+      for (const w of writers) w.close();
+    }
+    expect(heldTranscripts()).toBe(0);
+    expect(fds()).toBe(before);
   });
 
   it('reports a write that cannot happen (the folder is a file) instead of dropping the entry', () => {

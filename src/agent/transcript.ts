@@ -60,8 +60,22 @@ export function subagentTranscriptPath(sessionDir: string, agentId: string): str
   return path.join(sessionDir, 'subagents', `${agentId.replace(/[^A-Za-z0-9_.-]/g, '_')}.jsonl`);
 }
 
+/**
+ * How many transcripts one process keeps open at once. Past it a session's appends open the file each (as before
+ * hold() existed): 10,000 sessions in one process would otherwise hold 10,000 descriptors besides their sockets, and
+ * the process's limit (often 1,024 or 20,000) ends the sessions that come after, not the transcripts.
+ */
+export const MAX_HELD_TRANSCRIPTS = 512;
+let held = 0;
+
+/** Transcripts held open in this process now (tests). */
+export function heldTranscripts(): number {
+  return held;
+}
+
 /** A writer whose session was dropped without close() (an abandoned query() generator) does not keep its file open. */
 const openFiles = new FinalizationRegistry<number>((fd) => {
+  held--;
   try {
     closeSync(fd);
   } catch {
@@ -106,12 +120,20 @@ export class TranscriptWriter {
         }
       }
     }
+    if (held >= MAX_HELD_TRANSCRIPTS) {
+      // Whether it is new is known now; the file is not kept.
+      closeSync(this.#fd);
+      this.#fd = undefined;
+      return created;
+    }
+    held++;
     openFiles.register(this, this.#fd, this);
     return created;
   }
 
   close(): void {
     if (this.#fd === undefined) return;
+    held--;
     openFiles.unregister(this);
     const fd = this.#fd;
     this.#fd = undefined;

@@ -1,13 +1,11 @@
 /**
  * The session's conversation verbs, done on the local run (session.ts keeps their names): another session of the
  * folder goes on (`/resume`), a fresh one starts (`/clear`), the conversation is summarised and goes on from the
- * summary (`/compact`); a face's message prepared for the loop (its slash command expanded); and a change to the MCP
- * servers, after which the tool pool is read again.
+ * summary (`/compact`); and a face's message prepared for the loop (its slash command expanded).
  */
 import path from 'node:path';
 import { compactConversation } from '../agent/compact.js';
 import { readTranscript, transcriptMessageUuid, transcriptPath } from '../agent/transcript.js';
-import type { McpClientManager } from '../mcp/manager.js';
 import { randomUUID } from '../tool/crypto.js';
 import { typedText } from '../tool/message-origin.js';
 import type { MessageParam } from '../tool/tool.js';
@@ -82,14 +80,6 @@ export async function rewindConversation({ runtime }: SessionParts, local: Local
 /** A user message's typed text (its text blocks, without the session's reminders). */
 export function userText(message: MessageParam): string {
   return typedText(message);
-}
-
-/** A change to the MCP servers, then the tool pool read again: it holds from the next request. */
-export async function changeMcp<T>({ mcp, runtime }: SessionParts, change: (mcp: McpClientManager) => T | Promise<T>): Promise<T> {
-  if (!mcp) throw new Error('this session has no MCP servers (start it with some: settings, .mcp.json, its options)');
-  const result = await change(mcp);
-  await runtime.refreshTools();
-  return result;
 }
 
 /**

@@ -13,18 +13,16 @@ import { commandCatalogOf, expandSlashCommand, listSlashCommands, type SlashComm
 import { listSessionsFor, subagentTranscriptPath, type SessionSummary } from '../agent/transcript.js';
 import type { AgentDefinition, TaskInfo } from '../agent/types.js';
 import { USER_INTERRUPT } from '../execution/abort-reasons.js';
-import type { McpServerConfig } from '../mcp/config.js';
-import type { McpServerStatus } from '../mcp/manager.js';
-import type { McpLoginResult } from '../mcp/oauth-login.js';
 import type { SavedPermissionUpdates } from '../permissions/permission-updates.js';
 import type { PermissionMode, PermissionUpdate, ToolPermissionContext } from '../tool/permission-types.js';
 import type { AnyTool, MessageParam, Tools } from '../tool/tool.js';
 import { contextUsageOf, type ContextUsage } from './context-usage.js';
 import { DurableRun, durableParts } from './durable.js';
-import { changeMcp, clearConversation, compactLocal, historyOf, prepareMessage, resumeConversation, rewindConversation } from './conversations.js';
+import { clearConversation, compactLocal, historyOf, prepareMessage, resumeConversation, rewindConversation } from './conversations.js';
 import { SessionInput } from './input.js';
 import { LocalRun } from './local-run.js';
-import { mcpStatusOf, syncMcpRoots, type SessionMcpServer } from './mcp.js';
+import { syncMcpRoots } from './mcp.js';
+import { SessionMcp } from './mcp-verbs.js';
 import { installSessionPlugin } from './plugins.js';
 import type { SessionEvent, SessionOptions } from './options.js';
 import { removeRule, type RuleRemoval } from './rules.js';
@@ -49,6 +47,8 @@ export class Session {
   readonly #checkpoints: SessionCheckpoints | undefined;
   /** The verbs that change what the session reads while it runs (live-settings.ts): settings, read files, skills, MCP. */
   readonly live = new LiveSettings(() => this.#liveTarget());
+  /** The MCP verbs (mcp-verbs.ts): status, add / remove / toggle / reconnect a server, log in and out. */
+  readonly mcp = new SessionMcp(() => this.start(), () => this.#durable !== undefined);
 
   constructor(options: SessionOptions = {}) {
     this.#options = options;
@@ -277,7 +277,7 @@ export class Session {
     return removeRule((await this.start()).runtime, ruleText);
   }
 
-  // — tasks, agents, commands, MCP —
+  // — tasks, agents, commands —
 
   tasks(): readonly TaskInfo[] {
     return this.#durable ? [] : (this.#parts?.runtime.tasks() ?? []);
@@ -304,45 +304,6 @@ export class Session {
 
   async commands(): Promise<SlashCommandInfo[]> {
     return this.#durable ? [] : listSlashCommands((await this.start()).runtime);
-  }
-
-  async mcpStatus(): Promise<SessionMcpServer[]> {
-    return this.#durable ? [] : mcpStatusOf((await this.start()).mcp);
-  }
-
-  /** The session's MCP servers as the MCP layer reports them (logins included); undefined when it has none. */
-  async mcpServers(): Promise<McpServerStatus[] | undefined> {
-    return (await this.start()).mcp?.status();
-  }
-
-  /** Logs in to an HTTP/SSE server (`onUrl` shows the browser's URL); its tools join from the next request. */
-  async mcpLogin(name: string, onUrl: (url: string) => void): Promise<McpLoginResult> {
-    return changeMcp(await this.start(), (mcp) => mcp.login(name, { onAuthorizationUrl: onUrl }));
-  }
-
-  /** Forgets a server's login; true when there was one. */
-  async mcpLogout(name: string): Promise<boolean> {
-    return changeMcp(await this.start(), (mcp) => mcp.logout(name));
-  }
-
-  /** A server joins the session. */
-  async mcpAdd(name: string, config: McpServerConfig): Promise<void> {
-    return changeMcp(await this.start(), (mcp) => mcp.add(name, config));
-  }
-
-  /** A server leaves the session. */
-  async mcpRemove(name: string): Promise<void> {
-    return changeMcp(await this.start(), (mcp) => mcp.remove(name));
-  }
-
-  /** Turns a server off or on for this session. */
-  async mcpSetEnabled(name: string, enabled: boolean): Promise<void> {
-    return changeMcp(await this.start(), (mcp) => mcp.setEnabled(name, enabled));
-  }
-
-  /** A server's connection starts afresh. */
-  async mcpReconnect(name: string): Promise<void> {
-    return changeMcp(await this.start(), (mcp) => mcp.reconnect(name));
   }
 
   /** What the next request would hold, by part (`/context`). */

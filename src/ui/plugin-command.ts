@@ -12,7 +12,7 @@ export async function pluginCommand(terminal: TerminalSession, args: readonly st
   const plugins = session.plugins;
   const how = 'Install one from a marketplace of your settings with /plugin install PLUGIN@MARKETPLACE (it shows what the plugin runs and asks), or load a folder with --plugin-dir; plugins load when a session starts.';
   if (plugins.length === 0) return store.notice(`No plugins in this session.\n${how}`);
-  const [commands, agents, servers] = await Promise.all([session.commands(), session.agents(), session.mcpStatus()]);
+  const [commands, agents, servers] = await Promise.all([session.commands(), session.agents(), session.mcp.status()]);
   const lines = ['Plugins:'];
   for (const p of plugins) {
     lines.push(`  ${p.name}  (${p.path})`);

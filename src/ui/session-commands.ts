@@ -259,15 +259,15 @@ async function mcpCommand(terminal: TerminalSession, args: readonly string[]): P
   const { store, session } = terminal;
   const [verb, name] = args;
   if (verb === undefined) {
-    const servers = await session.mcpServers();
+    const servers = await session.mcp.servers();
     store.notice(servers === undefined ? 'No MCP servers configured (.mcp.json, ~/.claude.json, settings mcpServers, --mcp-config).' : describeMcp(servers));
   } else if ((verb === 'login' || verb === 'logout') && name) {
     let done: string;
     if (verb === 'logout') {
-      done = (await session.mcpLogout(name)) ? `Logged out of MCP server "${name}".` : `MCP server "${name}" had no stored login.`;
+      done = (await session.mcp.logout(name)) ? `Logged out of MCP server "${name}".` : `MCP server "${name}" had no stored login.`;
     } else {
       store.notice(`Logging in to MCP server "${name}"…`);
-      const result = await session.mcpLogin(name, (url) => store.notice(`Open this URL in a browser to log in to "${name}" (opened for you when there is a desktop):\n  ${url}`));
+      const result = await session.mcp.login(name, (url) => store.notice(`Open this URL in a browser to log in to "${name}" (opened for you when there is a desktop):\n  ${url}`));
       done = result.status === 'not-required' ? `MCP server "${name}" did not ask for a login.` : `Logged in to MCP server "${name}" (${result.tools} tools).`;
     }
     store.notice(done);
