@@ -86,8 +86,13 @@ describe('faces on the durable backend', () => {
     expect(durable.stderr).toMatch(/toolgate run: session \S+ /);
     const lines = (out: string) => out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines(durable.stdout).map((l) => `${l.type}:${l.subtype ?? ''}`)).toEqual(['system:init', 'assistant:', 'user:', 'assistant:', 'result:success']);
-    // (--output-format json prints the last of these lines, the result: equal too.)
-    expect(normalized(lines(durable.stdout))).toEqual(normalized(lines(local.stdout)));
+    // (--output-format json prints the last of these lines, the result: equal too.) One key differs on purpose: a
+    // durable session's commands run on the workers, under their settings, so its init does not claim `sandbox_enabled`.
+    const [init, ...rest] = lines(local.stdout);
+    const { sandbox_enabled: sandboxEnabled, ...localInit } = init!;
+    expect(sandboxEnabled).toBe(false);
+    expect(lines(durable.stdout)[0]).not.toHaveProperty('sandbox_enabled');
+    expect(normalized(lines(durable.stdout))).toEqual(normalized([localInit, ...rest]));
   }, 300_000);
 
   it('an Agent SDK program on the durable backend gets every message, though its worker is killed mid-conversation', async () => {
