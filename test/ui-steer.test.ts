@@ -31,7 +31,15 @@ beforeAll(() => {
   git('config', 'commit.gpgsign', 'false');
   writeFileSync(path.join(work, 'a.txt'), 'a\n');
   git('add', 'a.txt');
-  writeFileSync(path.join(work, '.git', 'hooks', 'pre-commit'), `#!/bin/bash\nexec -a ${HOOK} bash -c 'while [ ! -e release ]; do sleep 0.05; done'\n`, { mode: 0o755 });
+  // The wait never forks (a `read` that times out on a FIFO nobody writes): a forked `sleep` carries the marker until
+  // it execs, and a count taken at that moment sees two processes (it failed CI once that way).
+  const fifo = path.join(dir, 'wait');
+  execFileSync('mkfifo', [fifo]);
+  writeFileSync(
+    path.join(work, '.git', 'hooks', 'pre-commit'),
+    `#!/bin/bash\nexec -a ${HOOK} bash -c 'exec 9<>"$0"; while [ ! -e release ]; do read -t 0.05 -u 9 || :; done' ${fifo}\n`,
+    { mode: 0o755 },
+  );
 });
 
 afterAll(async () => {
