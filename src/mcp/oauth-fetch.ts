@@ -5,9 +5,12 @@
  * 169.254.169.254 — and toolgate would request them before the person sees anything (docs/security.md §7c). So a
  * request may go to a public address, or to an address of the server's own kind (a server on 127.0.0.1 may use an
  * authorization server on 127.0.0.1; one on the LAN, one on the LAN), or to the server's own host; never from https
- * down to http elsewhere. Names are judged as written (`localhost`/`*.localhost` are loopback; other names are taken
- * as public: what they resolve to is not looked up — the residue §7c names).
+ * down to http elsewhere. Names are judged as written (`localhost`/`*.localhost` are loopback) and then by every address
+ * they resolve to: a public-looking name whose DNS answer is 127.0.0.1 or 169.254.169.254 is that kind of address. The
+ * connection is not pinned to the address checked, so a name that answers differently a moment later (DNS rebinding
+ * with a zero TTL) is the residue §7c names.
  */
+import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 
 export type HostKind = 'loopback' | 'private' | 'link-local' | 'public';
@@ -56,12 +59,43 @@ export function refusedTarget(server: URL, target: URL): string | undefined {
   return undefined;
 }
 
-/** `inner` (fetch), refusing what `refusedTarget` refuses for the MCP server at `serverUrl`, before anything is sent. */
-export function guardedOAuthFetch(serverUrl: string, inner: Fetch = fetch): Fetch {
+/** Every address a name resolves to (a name that does not resolve is refused: fail closed). */
+export type ResolveAll = (hostname: string) => Promise<string[]>;
+
+const resolveAll: ResolveAll = async (hostname) => (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+
+/**
+ * Why `target`, named by a host name, may not be requested: `refusedTarget` asked again of each address the name
+ * resolves to, as though the URL had spelled it. Undefined when every address may be requested.
+ */
+async function refusedByAddress(server: URL, target: URL, resolve: ResolveAll): Promise<string | undefined> {
+  const host = target.hostname.replace(/^\[|\]$/g, '');
+  if (target.hostname === server.hostname || isIP(host) !== 0 || hostKind(host) !== 'public') return undefined;
+  let addresses: string[];
+  try {
+    addresses = await resolve(host);
+  } catch (error) {
+    return `its name does not resolve (${error instanceof Error ? error.message : String(error)})`;
+  }
+  if (addresses.length === 0) return 'its name resolves to no address';
+  for (const address of addresses) {
+    const as = new URL(target.href);
+    as.hostname = isIP(address) === 6 ? `[${address}]` : address;
+    const why = refusedTarget(server, as);
+    if (why !== undefined) return `${target.hostname} resolves to ${address}: ${why}`;
+  }
+  return undefined;
+}
+
+/**
+ * `inner` (fetch), refusing what `refusedTarget` refuses for the MCP server at `serverUrl` — for a host name, for each
+ * address it resolves to — before anything is sent.
+ */
+export function guardedOAuthFetch(serverUrl: string, inner: Fetch = fetch, resolve: ResolveAll = resolveAll): Fetch {
   const server = new URL(serverUrl);
   return async (url, init) => {
     const target = new URL(url);
-    const why = refusedTarget(server, target);
+    const why = refusedTarget(server, target) ?? (await refusedByAddress(server, target, resolve));
     if (why !== undefined) throw new Error(`Refused to request ${target.origin} for the MCP server at ${server.origin}: ${why} (docs/security.md §7c).`);
     return inner(url, init);
   };

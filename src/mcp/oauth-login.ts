@@ -178,17 +178,19 @@ async function startCallbackListener(preferredPort: number | undefined, only = f
           else reject(outcome);
         }
         deliver = (query) => {
+          // A redirect without this login's state did not come from this login: refuse it, and the login with it. Asked
+          // before anything else: an error answer carries the state too (RFC 6749 §4.1.2.1), and without this order
+          // any page the browser opens could end the login with words of its own put in the server's mouth.
+          if (query.get('state') !== expectedState) {
+            finish(new McpLoginError('the redirect did not carry this login\'s state (refused)'));
+            return 'state mismatch';
+          }
           const error = query.get('error');
           if (error) {
             const description = query.get('error_description');
             const why = `the authorization server answered "${error}"${description ? `: ${description}` : ''}`;
             finish(new McpLoginError(why));
             return why;
-          }
-          // A redirect without this login's state did not come from this login: refuse it, and the login with it.
-          if (query.get('state') !== expectedState) {
-            finish(new McpLoginError('the redirect did not carry this login\'s state (refused)'));
-            return 'state mismatch';
           }
           const code = query.get('code');
           if (!code) {

@@ -41,6 +41,29 @@ describe('attack: OAuth metadata pointing a connection at local addresses', () =
     expect(victim.hits).toEqual(['GET /x']);
   });
 
+  // A name is no way around it: `auth.rebind.test` looks public, but its DNS answer is this machine. The test's
+  // resolver stands in for the system's (no test may depend on a real DNS), and the inner fetch connects where that
+  // resolver says, as the system's fetch would.
+  it('a public-looking name that resolves to 127.0.0.1 is judged by its address (refused; control: one resolving to a public address is fetched)', async () => {
+    const victim = await listen((_req, res) => res.end('{"secret":"admin-panel"}'));
+    const port = new URL(victim.url).port;
+    const dnsAnswers: Record<string, string[]> = { 'auth.rebind.test': ['203.0.113.7', '127.0.0.1'], 'auth.public.test': ['203.0.113.8'] };
+    const resolve = async (host: string) => dnsAnswers[host] ?? [];
+    const connectAsResolved = (url: string | URL, init?: RequestInit) => {
+      const u = new URL(url);
+      u.hostname = '127.0.0.1';
+      return fetch(u, init);
+    };
+    const guarded = guardedOAuthFetch('http://mcp.example.com/mcp', connectAsResolved, resolve);
+    await expect(guarded(`http://auth.rebind.test:${port}/.well-known/oauth-authorization-server`)).rejects.toThrow(/auth\.rebind\.test resolves to 127\.0\.0\.1: it is a loopback address/);
+    await expect(guarded(`http://auth.unknown.test:${port}/token`)).rejects.toThrow(/resolves to no address/);
+    expect(victim.hits).toEqual([]);
+    // The control goes through to the (here local) listener: the guard, not the test's plumbing, stopped the first.
+    const ok = await guarded(`http://auth.public.test:${port}/x`);
+    expect(await ok.text()).toContain('admin-panel');
+    expect(victim.hits).toEqual(['GET /x']);
+  });
+
   it('a server on 127.0.0.1 naming the cloud metadata address as its authorization server: the connection is refused, nothing is fetched there', async () => {
     let base = '';
     const mcp = await listen((req, res) => {

