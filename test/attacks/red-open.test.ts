@@ -152,18 +152,21 @@ async function call(rt: ToolRuntime, name: string, input: Record<string, unknown
 
 /**
  * Up to `tries` calls under the attacker, `batch` to a run; a result that shows a marker is a leak. Stops after
- * `enough` leaks, or when `broken()` says the damage is done: a failing run stays short, a fixed one runs every try.
+ * `enough` leaks, or when `broken()` says the damage is done: a failing run stays short, a fixed one runs every try —
+ * or, past `minTries`, as many as fit in `budgetMs`: at load 29 on two cores 1,000 tries did not fit the test's 600 s
+ * and the run failed for it. The budget trims the work, never a verdict: every call made is still checked.
  */
 async function race(
   rt: ToolRuntime,
   tries: number,
   callFor: (i: number) => readonly [string, Record<string, unknown>],
-  { batch = 10, markers = [SECRET, SECRET_NAME], enough = 3, broken }: { batch?: number; markers?: string[]; enough?: number; broken?: () => boolean } = {},
+  { batch = 10, markers = [SECRET, SECRET_NAME], enough = 3, broken, minTries = 100, budgetMs = 240_000 }: { batch?: number; markers?: string[]; enough?: number; broken?: () => boolean; minTries?: number; budgetMs?: number } = {},
 ) {
   let ok = 0;
   let tried = 0;
   const leaks: string[] = [];
-  for (let i = 0; i < tries && leaks.length < enough && broken?.() !== true; i += batch) {
+  const end = Date.now() + budgetMs;
+  for (let i = 0; i < tries && leaks.length < enough && broken?.() !== true && (i < minTries || Date.now() < end); i += batch) {
     const outcomes = await calls(rt, Array.from({ length: Math.min(batch, tries - i) }, (_, k) => callFor(i + k)));
     for (const r of outcomes) {
       tried++;
