@@ -12,6 +12,7 @@ import { CommanderError, type Command } from 'commander';
 import { PERMISSION_MODES, type PermissionMode } from '../../tool/permission-types.js';
 import { explainDecision } from '../../permissions/explain.js';
 import { BatchAnswers } from './check-batch.js';
+import { SettingsWatch } from './settings-watch.js';
 import { CheckEngine, CheckRequestError, type CheckDefaults } from './check-request.js';
 import { createCheckToolResolver } from './check-tools.js';
 
@@ -85,10 +86,13 @@ export function registerCheckCommand(program: Command): void {
         cliRules: { allow: opts.allow, deny: opts.deny, ask: opts.ask },
       };
       const toolFor = createCheckToolResolver((m) => process.stderr.write(`toolgate check: warning: ${m}\n`));
-      const engine = new CheckEngine(toolFor, defaults);
-      if (opts.batch) {
+      // A batch's engine keeps each context's settings for the lines after it: watched, so a file changed (or a linked
+      // cwd retargeted) between two lines is read again.
+      const watch = opts.batch ? new SettingsWatch() : undefined;
+      const engine = new CheckEngine(toolFor, watch ? { ...defaults, onSettingsLoaded: (s) => watch.record(s) } : defaults);
+      if (watch) {
         if (tool !== undefined) throw new Error('--batch reads requests from stdin: give no TOOL or INPUT');
-        if (await runBatch(engine, failOn)) process.exitCode = FAIL_ON_EXIT;
+        if (await runBatch(new BatchAnswers(engine, () => watch.changed()), failOn)) process.exitCode = FAIL_ON_EXIT;
         return;
       }
       if (tool === undefined) throw new Error("missing TOOL (e.g. toolgate check Bash '{\"command\": \"git status\"}'), or use --batch");
@@ -144,13 +148,12 @@ function parseFailOn(value: string | undefined): ReadonlySet<FailOn> {
 }
 
 /** Answers every line of stdin; true when an answer is one `failOn` names. */
-async function runBatch(engine: CheckEngine, failOn: ReadonlySet<FailOn>): Promise<boolean> {
+async function runBatch(answers: BatchAnswers, failOn: ReadonlySet<FailOn>): Promise<boolean> {
   // Chunks, not readline: every line already received is decided, then the answers go out in one write — big writes
   // for a pipe, and an interactive peer still gets each answer as soon as its line arrives.
   const decoder = new StringDecoder('utf8');
   let pending = '';
   let failed = false;
-  const answers = new BatchAnswers(engine);
   const answer = async (lines: readonly string[]) => {
     let out = '';
     for (const raw of lines) {
