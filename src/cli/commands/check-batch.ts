@@ -8,9 +8,9 @@
  * decided afresh: facts are never carried from one request to the next, only re-checked.
  *
  * What else a decision reads is part of the line (tool, input, cwd, home, mode, rules…), fixed for the process (the
- * command line's defaults, the OS home and environment), read once per context (its settings files, watched: one
- * that changed, or a linked cwd retargeted at another project, makes the engine forget its contexts, and the
- * remembered answers go with them), or a reason not to reuse it: the clock (a rule with
+ * command line's defaults, the OS home and environment), read once per context (its settings files, watched by the
+ * caller — check.ts, once per chunk of stdin: one that changed, or a linked cwd retargeted at another project, makes
+ * the engine forget its contexts, and the remembered answers go with them), or a reason not to reuse it: the clock (a rule with
  * `expiresAt`), a tool whose checks were not audited for this (isReusable), an error, or anything odd while
  * recording (observeFacts). A DNS answer WebFetch consulted is a fact like the others: asked again (from the
  * resolver's short-lived cache, as a new decision would). When unsure, decide again.
@@ -77,14 +77,10 @@ export class BatchAnswers {
    * the re-checks after the caller's next await. Only re-checks read it; a fresh decision asks the disk itself.
    */
   #asked: Map<string, string> | undefined;
-  /** The engine's settings files changed since it read them (settings-watch.ts); asked once per moment, as `asked`. */
-  readonly #settingsChanged: () => boolean;
-  #settingsChecked = false;
 
-  constructor(engine: CheckEngine, settingsChanged: () => boolean = () => false) {
+  constructor(engine: CheckEngine) {
     this.#engine = engine;
     this.#epoch = engine.contextEpoch;
-    this.#settingsChanged = settingsChanged;
   }
 
   /**
@@ -92,13 +88,6 @@ export class BatchAnswers {
    * without waiting for anything: most lines of a repetitive batch, each spared a turn of the microtask queue.
    */
   answer(line: string): AnsweredLine | Promise<AnsweredLine> {
-    if (!this.#settingsChecked) {
-      this.#settingsChecked = true;
-      queueMicrotask(() => {
-        this.#settingsChecked = false;
-      });
-      if (this.#settingsChanged()) this.#engine.forget();
-    }
     if (this.#engine.contextEpoch !== this.#epoch) this.#forget();
     // A line starting with a NUL is not JSON, but spelt as a key sameButId makes for another line: decided (an error).
     if (line.charCodeAt(0) === 0) return answerOf(decideLine(this.#engine, line));
