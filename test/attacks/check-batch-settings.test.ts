@@ -83,9 +83,11 @@ describe('a batch reads the settings on disk when each line is read', () => {
   it('a settings file rewritten between two lines, its size and mtime kept: the new deny rule holds', async () => {
     const proj = project('rewritten', ['Read(./secrez.txt)']);
     const file = path.join(proj, '.claude', 'settings.json');
-    // The file's times well in the past, so its load is not "unsettled" and only the watch can see the change.
+    // Loaded more than 2 s after its last change (settings-watch.ts reads a file changed within 2 s of its load again
+    // at every chunk): only the stamp's change time can tell the rewrite below.
     const past = new Date(Date.now() - 60_000);
     fs.utimesSync(file, past, past);
+    await new Promise((resolve) => setTimeout(resolve, 2100));
     const { ask, end } = batch(proj);
     const read = { tool: 'Read', input: { file_path: path.join(proj, 'secret.txt') } };
     try {
