@@ -3,7 +3,7 @@
 // node:vm, which takes a cache. A cache V8 rejects (another Node version, other V8 flags) costs only the compile.
 'use strict';
 const { isAscii } = require('node:buffer');
-const { existsSync, readFileSync, writeFileSync } = require('node:fs');
+const { existsSync, readFileSync, realpathSync, writeFileSync } = require('node:fs');
 const Module = require('node:module');
 const path = require('node:path');
 const v8 = require('node:v8');
@@ -22,12 +22,31 @@ function readScript(file) {
 }
 
 /**
+ * The cache the build's training run asks for (`$TOOLGATE_CODE_CACHE_OUT`, set by scripts/bundle-cli.mjs), only when it
+ * names one of the build's own caches for `command` in `dir` — the command's script's or the shared one's. Anyone who
+ * can set a variable for toolgate's process (a repository's settings `env` a host applies to its hooks) could
+ * otherwise make it run a script of their own, or write a cache through a link of theirs.
+ */
+function trainingCache(dir, command) {
+  const out = process.env.TOOLGATE_CODE_CACHE_OUT;
+  if (!out) return undefined;
+  const names = [`toolgate-${command}.cjs.${command}.cache`, `toolgate.cjs.${command}.cache`];
+  if (!names.includes(path.basename(out))) return undefined;
+  try {
+    if (realpathSync(path.dirname(out)) !== realpathSync(dir)) return undefined;
+  } catch {
+    return undefined;
+  }
+  return path.join(dir, path.basename(out));
+}
+
+/**
  * Which script runs `command` from `dir` (dist/cli-bundle): the command's own (toolgate-<command>.cjs, its modules
  * only) where the build made one, else the shared toolgate.cjs. The build's training run names the script whose
  * cache it makes.
  */
 function scriptFor(dir, command) {
-  const training = process.env.TOOLGATE_CODE_CACHE_OUT;
+  const training = trainingCache(dir, command);
   if (training) return training.slice(0, training.length - `.${command}.cache`.length);
   const own = path.join(dir, `toolgate-${command}.cjs`);
   return existsSync(own) ? own : path.join(dir, 'toolgate.cjs');
@@ -52,9 +71,9 @@ function compileBundle(file, command) {
 function runCachedBundle(file, command) {
   const { script } = compileBundle(file, command);
   // Set by the build only: the cache is written once the training command has compiled what a command compiles.
-  const out = process.env.TOOLGATE_CODE_CACHE_OUT;
-  if (out) {
-    delete process.env.TOOLGATE_CODE_CACHE_OUT;
+  const out = trainingCache(path.dirname(file), command);
+  delete process.env.TOOLGATE_CODE_CACHE_OUT;
+  if (out === `${file}.${command}.cache`) {
     process.once('exit', () => {
       // V8 takes a cache only under the flags it was made with, and the command may have raised the wasm tiering
       // budget for a wasm compile (src/tool/wasm-tiering.ts): the cache is made under the budget every start begins

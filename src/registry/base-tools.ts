@@ -48,15 +48,19 @@ export const BASE_TOOL_ENTRIES: readonly BaseToolEntry[] = [
   { name: 'TaskList', load: () => import('../tools/task-list/index.js').then((m) => m.TaskListTool) },
 ];
 
-const loaded = new Map<string, Promise<AnyTool>>();
+/**
+ * Each entry's loaded module, by the entry itself: an embedder's catalogue (`entries`) may name its own tool as a
+ * built-in is named, and a memo by name gave whichever loaded first to both (docs/security.md).
+ */
+const loaded = new WeakMap<BaseToolEntry, Promise<AnyTool>>();
 
 function load(entry: BaseToolEntry): Promise<AnyTool> {
-  let promise = loaded.get(entry.name);
+  let promise = loaded.get(entry);
   if (!promise) {
     promise = entry.load();
-    loaded.set(entry.name, promise);
+    loaded.set(entry, promise);
     // A failed import must not stay cached: the next call tries again and reports the real error.
-    promise.catch(() => loaded.delete(entry.name));
+    promise.catch(() => loaded.delete(entry));
   }
   return promise;
 }

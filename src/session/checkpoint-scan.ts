@@ -236,7 +236,7 @@ export class FolderScan {
     const read = this.#read(abs, stat);
     if (!read) return this.#skip(dir, name, stat, `${rel} (not readable)`);
     const oid = this.#write('blob', read.bytes);
-    const racy = racilyClean(read.stat.mtimeMs, read.at);
+    const racy = racilyClean(read.stat, read.at);
     const stamp = stampOf(read.stat);
     if (!racy && mode !== '120000') this.#log.record(rel, oid, stamp);
     this.#add(dir, name, { kind: 'file', mode, oid, stamp, racy, pass: this.#pass });

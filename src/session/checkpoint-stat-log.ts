@@ -30,15 +30,8 @@ export function sameStamp(stat: fs.Stats, stamp: Stamp): boolean {
   return stat.mtimeMs === stamp.mtimeMs && stat.ctimeMs === stamp.ctimeMs && stat.size === stamp.size && stat.ino === stamp.ino && stat.mode === stamp.mode && stat.dev === stamp.dev;
 }
 
-/**
- * Whether a file read at `at` (the clock, ms) may still change with the same stat data ("racily clean"): its
- * modification time falls within the timestamp granularity before the read. Kernels stamp files with a clock that
- * ticks by a jiffy (up to 10 ms); some filesystems keep whole seconds (up to 2 s): a time with no fraction of a second
- * is taken to come from one of those.
- */
-export function racy(mtimeMs: number, at: number): boolean {
-  return mtimeMs >= at - (mtimeMs % 1000 === 0 ? 2000 : 20);
-}
+/** Whether a file read at `at` (the clock, ms) may still change with the same stat data (tool/racy-clean.ts). */
+export { racilyClean as racy } from '../tool/racy-clean.js';
 
 const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 /** A log larger than this is not read (a resumed session hashes again). */

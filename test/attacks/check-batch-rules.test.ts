@@ -131,4 +131,16 @@ describe('answers shared by lines equal but for their id stay bound to the disk'
     retarget(link, path.join(proj, 'real2', 'key'));
     expect(await chunk([6, 7, 8])).toEqual(['deny', 'deny', 'deny']);
   });
+
+  it('a line that is not JSON, spelt as a remembered key (a NUL, then the rest of a case after its id): an error', async () => {
+    const proj = folder('p6', ['notes.txt']);
+    const request = { tool: 'Read', input: { file_path: path.join(proj, 'notes.txt') }, cwd: proj, home: path.join(tmp, 'home'), rules: [] };
+    const answers = new BatchAnswers(new CheckEngine(createCheckToolResolver(), { cwd: proj }));
+    const line = withId(1, request);
+    for (let i = 0; i < 3; i++) expect((await answers.answer(line)).kind).toBe('allow');
+    const forged = `\0${line.slice('{"id":1,'.length)}`;
+    const answer = await answers.answer(forged);
+    expect(answer.kind).toBe('error');
+    expect(JSON.parse(answer.text)).toMatchObject({ error: expect.stringMatching(/invalid JSON/) });
+  });
 });

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { racy } from '../../src/session/checkpoint-stat-log.js';
 import { CheckpointStore } from '../../src/session/checkpoints.js';
 
 const temps: string[] = [];
@@ -68,6 +69,20 @@ describe('a resumed session never takes a changed file by its logged stat data',
     await run(storeDir, root, 'm0');
     sh(root, `rm a.txt && ln -s ${outside}/secret.txt a.txt && rm -r deep && ln -s ${outside} deep`);
     expect(await run(storeDir, root, 'm1')).toBe(gitTree(root));
+  });
+
+  it('a file changed at its reading, its modification time set back: racy, so its stamp is neither logged nor trusted', () => {
+    // Its change time is the only recent time. Where the kernel stamps it with a coarse clock (a jiffy), a second
+    // rewrite in the same tick, its modification time set back again, keeps every field of the stamp: a stamp whose
+    // change time falls within the margin of the reading proves the bytes no more than a recent mtime does. The
+    // reading's clock is taken before the change, as a scan racing a writer would see it.
+    const root = project();
+    const file = path.join(root, 'a.txt');
+    const at = Date.now();
+    sh(root, 'echo AAAA > a.txt && touch -d "2001-01-01 00:00:00" a.txt');
+    const stat = fs.statSync(file);
+    expect(stat.mtimeMs).toBeLessThan(at - 1e9);
+    expect(racy(stat, at)).toBe(true);
   });
 
   it('planted log lines (another stamp, a blob the store lacks, garbage) change nothing', async () => {

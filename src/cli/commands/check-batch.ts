@@ -8,8 +8,9 @@
  * decided afresh: facts are never carried from one request to the next, only re-checked.
  *
  * What else a decision reads is part of the line (tool, input, cwd, home, mode, rules…), fixed for the process (the
- * command line's defaults, the OS home and environment), read once per context as before (its settings files: the
- * remembered answers go when the engine forgets its contexts), or a reason not to reuse it: the clock (a rule with
+ * command line's defaults, the OS home and environment), read once per context (its settings files, watched by the
+ * caller — check.ts, once per chunk of stdin: one that changed, or a linked cwd retargeted at another project, makes
+ * the engine forget its contexts, and the remembered answers go with them), or a reason not to reuse it: the clock (a rule with
  * `expiresAt`), a tool whose checks were not audited for this (isReusable), an error, or anything odd while
  * recording (observeFacts). A DNS answer WebFetch consulted is a fact like the others: asked again (from the
  * resolver's short-lived cache, as a new decision would). When unsure, decide again.
@@ -47,9 +48,9 @@ const LEADING_ID = /^\{"id":(?:0|-?[1-9]\d{0,14}|"[ !#-[\]-\ud7ff\ue000-\uffff]{
 /**
  * The key a line is remembered by, and the text its answer starts with that the remembered answer leaves out. A suite
  * gives every case an id (`{"id":1,…}`, `{"id":2,…}`): the id is only copied to the answer, so lines equal but for it
- * ask the same question. Keyed by the rest (after a NUL, which no JSON line starts with, so it is never a whole line's
- * key) unless the rest may name an id again — `"id"`, or any \u escape, which can spell it (JSON.parse keeps the last
- * one, and the leading one would not be the answer's).
+ * ask the same question. Keyed by the rest after a NUL — no JSON line starts with one, and answer() looks up no line
+ * that does, so it is never a whole line's key — unless the rest may name an id again: `"id"`, or any \u escape,
+ * which can spell it (JSON.parse keeps the last one, and the leading one would not be the answer's).
  */
 function sameButId(line: string): { key: string; prefix: string } {
   const id = LEADING_ID.exec(line);
@@ -88,6 +89,8 @@ export class BatchAnswers {
    */
   answer(line: string): AnsweredLine | Promise<AnsweredLine> {
     if (this.#engine.contextEpoch !== this.#epoch) this.#forget();
+    // A line starting with a NUL is not JSON, but spelt as a key sameButId makes for another line: decided (an error).
+    if (line.charCodeAt(0) === 0) return answerOf(decideLine(this.#engine, line));
     const { key, prefix } = sameButId(line);
     const known = this.#known.get(key);
     if (known === undefined) {

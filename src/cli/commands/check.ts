@@ -12,6 +12,7 @@ import { CommanderError, type Command } from 'commander';
 import { PERMISSION_MODES, type PermissionMode } from '../../tool/permission-types.js';
 import { explainDecision } from '../../permissions/explain.js';
 import { BatchAnswers } from './check-batch.js';
+import { SettingsWatch } from './settings-watch.js';
 import { CheckEngine, CheckRequestError, type CheckDefaults } from './check-request.js';
 import { createCheckToolResolver } from './check-tools.js';
 
@@ -85,10 +86,13 @@ export function registerCheckCommand(program: Command): void {
         cliRules: { allow: opts.allow, deny: opts.deny, ask: opts.ask },
       };
       const toolFor = createCheckToolResolver((m) => process.stderr.write(`toolgate check: warning: ${m}\n`));
-      const engine = new CheckEngine(toolFor, defaults);
-      if (opts.batch) {
+      // A batch's engine keeps each context's settings for the lines after it: watched, so a file changed (or a linked
+      // cwd retargeted) between two chunks of stdin is read again.
+      const watch = opts.batch ? new SettingsWatch() : undefined;
+      const engine = new CheckEngine(toolFor, watch ? { ...defaults, onSettingsLoaded: (s) => watch.record(s) } : defaults);
+      if (watch) {
         if (tool !== undefined) throw new Error('--batch reads requests from stdin: give no TOOL or INPUT');
-        if (await runBatch(engine, failOn)) process.exitCode = FAIL_ON_EXIT;
+        if (await runBatch(engine, watch, failOn)) process.exitCode = FAIL_ON_EXIT;
         return;
       }
       if (tool === undefined) throw new Error("missing TOOL (e.g. toolgate check Bash '{\"command\": \"git status\"}'), or use --batch");
@@ -144,7 +148,7 @@ function parseFailOn(value: string | undefined): ReadonlySet<FailOn> {
 }
 
 /** Answers every line of stdin; true when an answer is one `failOn` names. */
-async function runBatch(engine: CheckEngine, failOn: ReadonlySet<FailOn>): Promise<boolean> {
+async function runBatch(engine: CheckEngine, watch: SettingsWatch, failOn: ReadonlySet<FailOn>): Promise<boolean> {
   // Chunks, not readline: every line already received is decided, then the answers go out in one write — big writes
   // for a pipe, and an interactive peer still gets each answer as soon as its line arrives.
   const decoder = new StringDecoder('utf8');
@@ -152,6 +156,9 @@ async function runBatch(engine: CheckEngine, failOn: ReadonlySet<FailOn>): Promi
   let failed = false;
   const answers = new BatchAnswers(engine);
   const answer = async (lines: readonly string[]) => {
+    // Once per chunk: its lines all arrived before the first is answered, and its answers go out in one write, so a
+    // change made while it is answered is one made after it (as the re-checks of remembered answers, check-batch.ts).
+    if (watch.changed()) engine.forget();
     let out = '';
     for (const raw of lines) {
       const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;

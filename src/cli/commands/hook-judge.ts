@@ -30,6 +30,7 @@ import { CheckEngine, CheckRequestError, type CheckOutput, type CheckResult } fr
 import { createCheckToolResolver } from './check-tools.js';
 import { actingField, CODE_FIELDS, type HookAnswer, type HookCall, type HookRequest } from './hook-hosts.js';
 import { searchFinding } from './hook-search.js';
+import { isInlineJson } from '../../tool/read-config-file.js';
 
 export interface HookJudgeOptions {
   /** Answer allow where the engine allows (default: say nothing and let the host decide). */
@@ -99,6 +100,10 @@ export class HookJudge {
   #recording = false;
 
   constructor(options: HookJudgeOptions = {}, engine?: CheckEngine) {
+    // A relative policy path is read from each request's project (the engine resolves `--settings` files against the
+    // cwd it decides in): a cloned repository holding a file of that name would supply the policy, allow rules and all.
+    const relative = (options.policyFiles ?? []).find((f) => !isInlineJson(f) && !path.isAbsolute(f));
+    if (relative !== undefined) throw new Error(`--policy takes an absolute path or inline JSON: "${relative}" would be read from each project`);
     this.#options = options;
     this.#engine =
       engine ??

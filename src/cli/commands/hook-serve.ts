@@ -24,13 +24,12 @@ import path from 'node:path';
 import { stateDirectory } from '../../agent/session-dir.js';
 import { nodeCrypto, randomBytes } from '../../tool/crypto.js';
 import type { FactMemo } from '../../permissions/observed-fs.js';
-import type { LoadedSettings } from '../../settings/load-settings.js';
 import { answerHook, MAX_HOOK_REQUEST_BYTES } from './hook-answer.js';
 import { failClosedOutput, HOOK_HOSTS, type HookHost } from './hook-hosts.js';
 import { HookJudge, type HookJudgeOptions } from './hook-judge.js';
 import { appendHookLines, hookLogFile, type HookLogEntry } from './hook-log.js';
 import { judgeOptions, parseHost, type HookCommonOptions } from './hook.js';
-import { isInlineJson } from '../../tool/read-config-file.js';
+import { SettingsWatch } from './settings-watch.js';
 
 export interface HookServerOptions extends HookJudgeOptions {
   readonly host?: HookHost;
@@ -50,60 +49,12 @@ export interface HookServerHandle {
   close(): Promise<void>;
 }
 
-/** The settings files behind the judge's contexts, and whether any changed since they were read. */
-class SettingsWatch {
-  readonly #seen = new Map<string, string>();
-
-  record(loaded: LoadedSettings): void {
-    const settled = Date.now() - SETTLE_MS;
-    for (const f of loaded.files) {
-      if (isInlineJson(f.file) || this.#seen.has(f.file)) continue;
-      const sig = signature(f.file);
-      // Changed around the load: the read may have seen the version before (a signature that never matches again).
-      this.#seen.set(f.file, changedAfter(f.file, settled) ? 'unsettled' : sig);
-    }
-  }
-
-  /** True (and forgets what it knew) when a file changed, appeared or went. */
-  changed(): boolean {
-    for (const [file, sig] of this.#seen) {
-      if (signature(file) !== sig) {
-        this.#seen.clear();
-        return true;
-      }
-    }
-    return false;
-  }
-}
-
 /**
  * Decisions are logged in one append at most every LOG_FLUSH_MS (or every LOG_FLUSH_ENTRIES), and at close or exit:
  * the log's open, stat and write cost a turn of the event loop each otherwise. `hook log` sees an entry that late.
  */
 const LOG_FLUSH_MS = 200;
 const LOG_FLUSH_ENTRIES = 2000;
-
-/** How recent a settings file's change must be for its load to be read again on the next request. */
-const SETTLE_MS = 2000;
-
-function changedAfter(file: string, time: number): boolean {
-  try {
-    const s = fs.statSync(file, { throwIfNoEntry: false });
-    return s !== undefined && Math.max(s.mtimeMs, s.ctimeMs) >= time;
-  } catch {
-    return false;
-  }
-}
-
-/** Asked of every settings file on every request, most of them absent: no error made for those. */
-function signature(file: string): string {
-  try {
-    const s = fs.statSync(file, { throwIfNoEntry: false });
-    return s === undefined ? 'absent' : `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
-  } catch {
-    return 'absent';
-  }
-}
 
 export async function startHookServer(options: HookServerOptions): Promise<HookServerHandle> {
   const watch = new SettingsWatch();

@@ -12,6 +12,7 @@
  */
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { ToolPermissionContext } from '../../tool/permission-types.js';
+import { racilyClean } from '../../tool/racy-clean.js';
 import { bigStatIfExists, lstatIfExists, readTextSync, realpathNative, statIfExists } from '../observed-fs.js';
 import { readOptions, type OptionSyntax } from './option-reader.js';
 import type { CwdState } from './paths.js';
@@ -201,6 +202,7 @@ export function repoConfigProgram(repo: GitRepo): string | undefined {
     const key = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
     let hit = configCache.get(file);
     if (hit?.key !== key) {
+      const at = Date.now();
       let text: string;
       try {
         text = readTextSync(file);
@@ -209,7 +211,9 @@ export function repoConfigProgram(repo: GitRepo): string | undefined {
       }
       hit = { key, found: programInConfig(text) };
       if (configCache.size > 64) configCache.clear();
-      configCache.set(file, hit);
+      // A config changed just before its reading may change again with the same stat data: read again next time.
+      if (!racilyClean({ mtimeMs: Number(st.mtimeNs) / 1e6, ctimeMs: Number(st.ctimeNs) / 1e6 }, at)) configCache.set(file, hit);
+      else configCache.delete(file);
     }
     if (hit.found !== undefined) return `${file} sets ${hit.found}`;
   }
