@@ -162,7 +162,8 @@ for (const [command, register] of Object.entries(OWN_SCRIPT)) {
  * objects that every scavenge copied. A namespace is one object per module in ES modules too.
  */
 function withHostImports(code) {
-  const toEsm = /var ([\w$]+)=\(([\w$]+),([\w$]+),([\w$]+)\)=>\(\4=\2!=null\?/.exec(code)?.[1];
+  // esbuild's __toESM helper, minified or not: `var N=(e,t,n)=>(n=e!=null?…`.
+  const toEsm = /var ([\w$]+)\s*=\s*\(([\w$]+),\s*([\w$]+),\s*([\w$]+)\)\s*=>\s*\(\4\s*=\s*\2\s*!=\s*null\s*\?/.exec(code)?.[1];
   if (toEsm === undefined) throw new Error("bundle-cli: esbuild's __toESM helper was not found");
   const edits = [];
   const visit = (node) => {

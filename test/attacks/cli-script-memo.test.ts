@@ -15,7 +15,7 @@ const scripts = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.cj
 /** The script's memo and esbuild's namespace helper, as built, run in a context of their own with a stand-in require. */
 function memoOf(file: string) {
   const code = readFileSync(path.join(dir, file), 'utf8');
-  const toEsm = /var ([\w$]+)=\(([\w$]+),([\w$]+),([\w$]+)\)=>\(\4=\2!=null\?/.exec(code)?.[1];
+  const toEsm = /var ([\w$]+)\s*=\s*\(([\w$]+),\s*([\w$]+),\s*([\w$]+)\)\s*=>\s*\(\4\s*=\s*\2\s*!=\s*null\s*\?/.exec(code)?.[1];
   const from = code.indexOf('var __tgEsmMemo');
   expect(toEsm).toBeDefined();
   expect(from).toBeGreaterThan(-1);
