@@ -6,7 +6,6 @@ const { isAscii } = require('node:buffer');
 const { existsSync, readFileSync, realpathSync, writeFileSync } = require('node:fs');
 const Module = require('node:module');
 const path = require('node:path');
-const v8 = require('node:v8');
 const vm = require('node:vm');
 
 /** CommonJS's module wrapper, and `__tgImport`: the bundle's `import()` calls, made calls of it at build time. */
@@ -79,7 +78,8 @@ function runCachedBundle(file, command) {
       // budget for a wasm compile (src/tool/wasm-tiering.ts): the cache is made under the budget every start begins
       // with, the command line's or V8's default, which is what compileBundle compiles under.
       const budget = process.execArgv.findLast((a) => /^--wasm[-_]tiering[-_]budget=/.test(a));
-      v8.setFlagsFromString(budget ?? '--wasm-tiering-budget=1800000');
+      // node:v8 only here: it loads the heap utilities and streams, which a command's start has no use for.
+      require('node:v8').setFlagsFromString(budget ?? '--wasm-tiering-budget=1800000');
       writeFileSync(out, script.createCachedData());
     });
   }

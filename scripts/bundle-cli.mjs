@@ -80,17 +80,49 @@ const withoutSession = {
   },
 };
 
+/**
+ * node:child_process loaded on its first use instead of as the modules that import it load: with it come net, dgram,
+ * streams and their bindings (~10% of `node -e 0`'s CPU), and a command that spawns nothing (a hook's or check's
+ * `git status`, mcp serve's tools/list) never uses it. Nine modules on a hook's path import it, and commander requires
+ * it for the executable subcommands toolgate never declares. toolgate's own modules import these functions only (a
+ * new name fails the build: the module has no such export); a call runs the built-in's own function.
+ */
+const LAZY_CHILD_PROCESS = ['execFile', 'execFileSync', 'spawn', 'spawnSync'];
+const lazyChildProcess = {
+  name: 'lazy-child-process',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) => {
+      if (/[\\/]node_modules[\\/]commander[\\/]/.test(args.importer)) return { path: 'commander', namespace: 'lazy-child-process' };
+      if (args.importer.startsWith(path.resolve('src') + path.sep)) return { path: 'toolgate', namespace: 'lazy-child-process' };
+      return undefined;
+    });
+    b.onLoad({ filter: /^commander$/, namespace: 'lazy-child-process' }, () => ({
+      contents: "module.exports = new Proxy({}, { get: (_, key) => require('node:child_process')[key] });",
+      loader: 'js',
+    }));
+    b.onLoad({ filter: /^toolgate$/, namespace: 'lazy-child-process' }, () => ({
+      contents: LAZY_CHILD_PROCESS.map((name) => `export function ${name}(...args) { return require('node:child_process').${name}(...args); }`).join('\n'),
+      loader: 'js',
+    }));
+  },
+};
+
 const cjs = 'dist/cli-bundle/toolgate.cjs';
 const script = {
   ...common,
   external: [...common.external, ...notInScript],
-  plugins: [withoutSession],
+  plugins: [withoutSession, lazyChildProcess],
   format: 'cjs',
   // The same file location as the ES bundle's entry, so `new URL('../../package.json', import.meta.url)` holds.
   define: { 'import.meta.url': '__tgImportMetaUrl', 'import.meta.dirname': '__dirname' },
   // A built-in module's `import()` becomes a require (see withHostImports): the ES loader's first use costs a short
   // command several milliseconds, for a module the process already has.
-  banner: { js: 'var __tgImportMetaUrl = require("node:url").pathToFileURL(__filename).href; var __tgBuiltin = (s) => Promise.resolve().then(() => { const m = require(s); return { __proto__: m, default: m }; });' },
+  // __tgEsm: one ES namespace per built-in (see withHostImports).
+  banner: {
+    js:
+      'var __tgImportMetaUrl = require("node:url").pathToFileURL(__filename).href; var __tgBuiltin = (s) => Promise.resolve().then(() => { const m = require(s); return { __proto__: m, default: m }; });' +
+      ' var __tgEsmMemo = new Map(); var __tgEsm = (toEsm, s, f) => { const k = f ? `${s}|node` : s; let m = __tgEsmMemo.get(k); if (m === undefined) { m = toEsm(require(s), f); __tgEsmMemo.set(k, m); } return m; };',
+  },
 };
 await build({ ...script, outfile: cjs });
 writeFileSync(cjs, withHostImports(readFileSync(cjs, 'utf8')));
@@ -123,29 +155,54 @@ for (const [command, register] of Object.entries(OWN_SCRIPT)) {
  * loses a vm script's dynamic-import callback when the script comes from a code cache (`import()` then throws
  * ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING). The import expressions are found by parsing, so text that only looks like
  * one (in a string, a comment) stays as it is. A built-in (`node:…`) is required instead, through `__tgBuiltin`.
+ *
+ * And esbuild's namespace of a built-in (`import fs from 'node:fs'`: its __toESM helper over `require('node:fs')`,
+ * a getter per export) is made once per built-in through `__tgEsm`, instead of once per importing module: ~100
+ * modules of a command's script import node:path, node:fs or node:os so, and each copy cost a start CPU and young
+ * objects that every scavenge copied. A namespace is one object per module in ES modules too.
  */
 function withHostImports(code) {
-  const starts = [];
-  const builtins = new Set();
+  // esbuild's __toESM helper, minified or not: `var N=(e,t,n)=>(n=e!=null?…`.
+  const toEsm = /var ([\w$]+)\s*=\s*\(([\w$]+),\s*([\w$]+),\s*([\w$]+)\)\s*=>\s*\(\4\s*=\s*\2\s*!=\s*null\s*\?/.exec(code)?.[1];
+  if (toEsm === undefined) throw new Error("bundle-cli: esbuild's __toESM helper was not found");
+  const edits = [];
   const visit = (node) => {
     if (node === null || typeof node !== 'object') return;
     if (Array.isArray(node)) {
       for (const child of node) visit(child);
       return;
     }
-    if (node.type === 'ImportExpression') starts.push(node.start);
-    if (node.type === 'ImportExpression' && node.source?.type === 'Literal' && typeof node.source.value === 'string' && node.source.value.startsWith('node:')) builtins.add(node.start);
+    if (node.type === 'ImportExpression') {
+      const builtin = node.source?.type === 'Literal' && typeof node.source.value === 'string' && node.source.value.startsWith('node:');
+      if (code.slice(node.start, node.start + 6) !== 'import') throw new Error(`bundle-cli: no import keyword at ${node.start}`);
+      edits.push({ start: node.start, end: node.start + 6, text: builtin ? '__tgBuiltin' : '__tgImport' });
+    }
+    const builtin = builtinNamespace(node, toEsm);
+    if (builtin !== undefined) {
+      edits.push({ start: node.start, end: node.end, text: `__tgEsm(${toEsm},${JSON.stringify(builtin.specifier)},${builtin.nodeMode ? 1 : 0})` });
+      return;
+    }
     for (const key in node) if (key !== 'type' && key !== 'start' && key !== 'end') visit(node[key]);
   };
   visit(parse(code, { ecmaVersion: 'latest', sourceType: 'script', allowReturnOutsideFunction: true, allowHashBang: true }));
   let out = '';
   let at = 0;
-  for (const start of starts.sort((a, b) => a - b)) {
-    if (code.slice(start, start + 6) !== 'import') throw new Error(`bundle-cli: no import keyword at ${start}`);
-    out += `${code.slice(at, start)}${builtins.has(start) ? '__tgBuiltin' : '__tgImport'}`;
-    at = start + 6;
+  for (const edit of edits.sort((a, b) => a.start - b.start)) {
+    out += `${code.slice(at, edit.start)}${edit.text}`;
+    at = edit.end;
   }
   return out + code.slice(at);
+}
+
+/** `toEsm(require("node:x"))` or `toEsm(require("node:x"), 1)`: the built-in and the helper's node-mode flag. */
+function builtinNamespace(node, toEsm) {
+  if (node.type !== 'CallExpression' || node.callee.type !== 'Identifier' || node.callee.name !== toEsm) return undefined;
+  const [inner, flag, ...rest] = node.arguments;
+  if (rest.length > 0 || inner?.type !== 'CallExpression' || inner.callee.type !== 'Identifier' || inner.callee.name !== 'require') return undefined;
+  const source = inner.arguments[0];
+  if (inner.arguments.length !== 1 || source?.type !== 'Literal' || typeof source.value !== 'string' || !source.value.startsWith('node:')) return undefined;
+  if (flag !== undefined && !(flag.type === 'Literal' && (flag.value === 1 || flag.value === 0))) return undefined;
+  return { specifier: source.value, nodeMode: flag?.value === 1 };
 }
 
 // The code caches, one per trained command, each from one run of the bundle (TOOLGATE_CODE_CACHE_OUT tells

@@ -135,6 +135,36 @@ describe('the installed command', () => {
     expect(builtins.filter((m) => /crypto/.test(m))).toEqual([]);
   });
 
+  it('loads node:child_process and node:v8 only where a command spawns or compiles wasm, and one namespace per built-in', async () => {
+    // scripts/bundle-cli.mjs: child_process (with net, dgram, streams) on its first call; node:v8 at a wasm compile.
+    const dump = path.join(dir, 'dump-builtins.cjs');
+    writeFileSync(dump, `process.on('exit', () => process.stderr.write('BUILTINS ' + process.moduleLoadList.join(',') + '\\n'));`);
+    const builtinsOf = (stderr: string) => /BUILTINS (.*)/.exec(stderr)?.[1]?.split(',') ?? [];
+    const check = await run(['--require', dump, bin, 'check', 'Bash', '{"command":"git status"}']);
+    expect(check.stdout).toContain('ALLOW');
+    expect(builtinsOf(check.stderr).filter((m) => /^NativeModule (child_process|v8)$/.test(m))).toEqual([]);
+    const hookInput = JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'git status' }, cwd: dir, session_id: 't' });
+    const hook = await new Promise<CliResult>((resolve) => {
+      const child = execFile(process.execPath, ['--require', dump, bin, 'hook', '--allow', '--no-log'], { cwd: dir, env: { ...process.env, HOME: dir, XDG_STATE_HOME: path.join(dir, 'state') } }, (error, stdout, stderr) =>
+        resolve({ code: error ? 1 : 0, stdout, stderr }),
+      );
+      child.stdin!.end(hookInput);
+    });
+    expect(hook.stdout).toContain('"permissionDecision":"allow"');
+    expect(builtinsOf(hook.stderr).filter((m) => /^NativeModule (child_process|v8)$/.test(m))).toEqual([]);
+    // The lazy functions are the built-in's: a call that spawns still runs (and loads it then).
+    writeFileSync(path.join(dir, 'one-echo.json'), JSON.stringify({ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'echo lazy' } }));
+    const exec = await run(['--require', dump, bin, 'exec', '--allow', 'Bash(echo lazy)', 'one-echo.json']);
+    expect(exec.stdout).toContain('lazy');
+    expect(builtinsOf(exec.stderr)).toContain('NativeModule child_process');
+    // esbuild's namespace helper over a built-in is made once per built-in, never per importing module.
+    for (const file of readdirSync(path.dirname(script)).filter((f) => f.endsWith('.cjs'))) {
+      const code = readFileSync(path.join(path.dirname(script), file), 'utf8');
+      expect(code).not.toMatch(/[\w$]+\(require\("node:[\w/]+"\)(,1)?\)/);
+      expect(code).toContain('__tgEsm(');
+    }
+  });
+
   it('is ASCII throughout, so Node reads each file into a one-byte string', () => {
     // One character past ASCII (an arrow in a regular expression literal, which esbuild leaves as it is) made the
     // script's 1.4 MB a two-byte string: its read went from ~3 to ~9 ms at every start. Write such characters as \u escapes.

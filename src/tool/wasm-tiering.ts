@@ -12,9 +12,13 @@
  * CLI's, bin/cached-bundle.js) was made under the defaults. Raised at start, it had each built-in loaded afterwards
  * compiled from source (44 of them in an `exec` of one Bash call); raised from the first compile on, 17 in `-p`.
  */
-import v8 from 'node:v8';
-
 const RAISED = '--wasm-tiering-budget=2000000000';
+
+/**
+ * node:v8 on a wasm compile only, not as the module loads: it brings the heap utilities and Node's streams, which a
+ * short command that compiles no wasm (a hook's `git status`) has no use for.
+ */
+const setV8Flags = (flags: string): void => process.getBuiltinModule('node:v8').setFlagsFromString(flags);
 
 /** The budget a process starts with: its command line's, else V8's default. */
 function startingWasmBudget(execArgv: readonly string[] = process.execArgv): string {
@@ -44,7 +48,7 @@ const wasmGlobal = (): WasmEntries => (globalThis as unknown as { WebAssembly: W
 let inFlight = 0;
 
 function raiseFor<T>(run: () => T): T {
-  if (inFlight++ === 0) v8.setFlagsFromString(RAISED);
+  if (inFlight++ === 0) setV8Flags(RAISED);
   let result: T;
   try {
     result = run();
@@ -61,7 +65,7 @@ function raiseFor<T>(run: () => T): T {
 }
 
 function lower(): void {
-  if (--inFlight === 0) v8.setFlagsFromString(processBudget);
+  if (--inFlight === 0) setV8Flags(processBudget);
 }
 
 /**

@@ -11,7 +11,13 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { MCP_OAUTH_SIGNING_ALGORITHMS } from '../../mcp/config.js';
-import { addMcpServer, MCP_WRITE_SCOPES, removeMcpServer, type McpWriteScope } from '../../mcp/edit-config.js';
+import type { McpWriteScope } from '../../mcp/edit-config.js';
+
+/**
+ * The config writer (and the settings editing under it) as a command that writes runs: `mcp serve`, which registers
+ * these commands beside its own, never loads it.
+ */
+const editConfig = () => import('../../mcp/edit-config.js');
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -64,8 +70,8 @@ function oauthOf(opts: AddOptions): Record<string, unknown> | undefined {
   };
 }
 
-function scopeOf(value: string): McpWriteScope {
-  if (!(MCP_WRITE_SCOPES as readonly string[]).includes(value)) throw new McpManageError(`--scope must be one of ${MCP_WRITE_SCOPES.join(', ')}, not "${value}"`);
+function scopeOf(value: string, scopes: readonly McpWriteScope[]): McpWriteScope {
+  if (!(scopes as readonly string[]).includes(value)) throw new McpManageError(`--scope must be one of ${scopes.join(', ')}, not "${value}"`);
   return value as McpWriteScope;
 }
 
@@ -94,11 +100,12 @@ export function registerMcpManageCommands(mcp: Command): void {
     .option('--callback-port <n>', "the port of the pre-registered client's redirect URI (http://127.0.0.1:PORT/callback)")
     .option('--cwd <dir>', 'the project (default: the working directory)', process.cwd())
     .passThroughOptions()
-    .action((name: string, given: string, rest: string[], opts: AddOptions) => {
+    .action(async (name: string, given: string, rest: string[], opts: AddOptions) => {
+      const { addMcpServer, MCP_WRITE_SCOPES } = await editConfig();
       // Passed through, a `--` after the name arrives as the first argument: the command follows it.
       const [target, ...args] = given === '--' ? rest : [given, ...rest];
       if (target === undefined) throw new McpManageError('missing the command (stdio) or URL (http, sse) after --');
-      const scope = scopeOf(opts.scope);
+      const scope = scopeOf(opts.scope, MCP_WRITE_SCOPES);
       const transport = opts.transport ?? 'stdio';
       let entry: Record<string, unknown>;
       if (transport === 'stdio') {
@@ -128,8 +135,9 @@ export function registerMcpManageCommands(mcp: Command): void {
     .argument('<json>', 'the entry, as in .mcp.json')
     .option('-s, --scope <scope>', SCOPE_HELP, 'local')
     .option('--cwd <dir>', 'the project (default: the working directory)', process.cwd())
-    .action((name: string, json: string, opts: ScopeOptions) => {
-      const scope = scopeOf(opts.scope);
+    .action(async (name: string, json: string, opts: ScopeOptions) => {
+      const { addMcpServer, MCP_WRITE_SCOPES } = await editConfig();
+      const scope = scopeOf(opts.scope, MCP_WRITE_SCOPES);
       let entry: unknown;
       try {
         entry = JSON.parse(json);
@@ -148,8 +156,9 @@ export function registerMcpManageCommands(mcp: Command): void {
     .argument('<name>', 'server name')
     .option('-s, --scope <scope>', `${SCOPE_HELP} (default: the one that has it)`)
     .option('--cwd <dir>', 'the project (default: the working directory)', process.cwd())
-    .action((name: string, opts: Partial<ScopeOptions> & { cwd: string }) => {
-      const removed = removeMcpServer(name, opts.scope === undefined ? undefined : scopeOf(opts.scope), { projectDir: path.resolve(opts.cwd) });
+    .action(async (name: string, opts: Partial<ScopeOptions> & { cwd: string }) => {
+      const { removeMcpServer, MCP_WRITE_SCOPES } = await editConfig();
+      const removed = removeMcpServer(name, opts.scope === undefined ? undefined : scopeOf(opts.scope, MCP_WRITE_SCOPES), { projectDir: path.resolve(opts.cwd) });
       process.stdout.write(`Removed MCP server ${name} from ${removed.scope} config\nFile modified: ${removed.place}\n`);
     });
 }
