@@ -11,6 +11,8 @@
  *   Code only mcp.serve_bash_echo_vs_bare_sdk_ms, against the smallest MCP SDK server with a Bash tool
  *   (bench/fixtures/bare-bash-mcp-server.mjs). Calls alternate between the two servers, batch by batch, over ten
  *   rounds; which server goes first alternates.
+ * - mcp.serve_*_vs_claude_cpu_ms: the same calls, the server process's CPU time per call (user + system, with its
+ *   reaped children), rounds 3-10: on a loaded machine the wall figures above are mostly time spent waiting for a core.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -182,8 +184,28 @@ async function clientFigures(): Promise<BenchFigure[]> {
 
 async function stdioClient(command: string, args: string[], env: Record<string, string>, cwd: string): Promise<Client> {
   const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(new StdioClientTransport({ command, args, env, cwd, stderr: 'ignore' }));
+  const transport = new StdioClientTransport({ command, args, env, cwd, stderr: 'ignore' });
+  await client.connect(transport);
+  serverPids.set(client, transport.pid ?? undefined);
   return client;
+}
+
+const serverPids = new WeakMap<Client, number | undefined>();
+
+/**
+ * CPU time (user + system, with its reaped children: Bash's shells) the server process of `client` has used so far,
+ * in ms; undefined off Linux. On a loaded machine it is the steadier figure: wall time there is mostly waiting for a core.
+ */
+function serverCpuMs(client: Client): number | undefined {
+  const pid = serverPids.get(client);
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime, stime, cutime, cstime, in clock ticks (USER_HZ: 100 on Linux).
+    return [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0) * 10;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A call to time against both servers: its arguments (each server has its own files) and a check of its answer. */
@@ -253,7 +275,11 @@ async function versusClaudeFigures(): Promise<BenchFigure[]> {
         process.stderr.write(`mcp: ${claude ? 'claude mcp serve' : 'the bare server'} has no ${call.tool} tool: no mcp.serve_${key} figure\n`);
         continue;
       }
+      const made = { ours: 0, theirs: 0 };
+      const cpuCalls = { ours: 0, theirs: 0 };
+      const cpu = { ours: 0, theirs: 0 };
       const timed = (client: Client, side: 'ours' | 'theirs') => async () => {
+        made[side]++;
         const r = await client.callTool({ name: call.tool, arguments: call.args(side) });
         const text = JSON.stringify(r.content);
         if (r.isError || !call.ok(text)) throw new Error(`${call.tool} (${key}) failed on ${side}: ${text.slice(0, 300)}`);
@@ -263,8 +289,20 @@ async function versusClaudeFigures(): Promise<BenchFigure[]> {
       // Ten rounds, and which server goes first alternates: with five, ours always first, one run of a build could
       // read 0.43 and the next 0.53 on this machine.
       for (let round = 0; round < 10; round++) {
-        const timeOurs = async () => a.push(await timePerCallUs(timed(ours, 'ours'), { warmup: round < 2 ? 10 : 2, samples: 5, batch: 5 }));
-        const timeTheirs = async () => b.push(await timePerCallUs(timed(theirs, 'theirs'), { warmup: round < 2 ? 10 : 2, samples: 5, batch: 5 }));
+        // CPU from the third round on (the first two warm up: JIT, caches, the first shell).
+        const metered = async (client: Client, side: 'ours' | 'theirs', into: number[]) => {
+          const before = serverCpuMs(client);
+          const calls = made[side];
+          into.push(await timePerCallUs(timed(client, side), { warmup: round < 2 ? 10 : 2, samples: 5, batch: 5 }));
+          const after = serverCpuMs(client);
+          if (round >= 2 && before !== undefined && after !== undefined) {
+            cpu[side] += after - before;
+            if (side === 'ours') cpuCalls.ours += made[side] - calls;
+            else cpuCalls.theirs += made[side] - calls;
+          }
+        };
+        const timeOurs = () => metered(ours, 'ours', a);
+        const timeTheirs = () => metered(theirs, 'theirs', b);
         if (round % 2 === 0) {
           await timeOurs();
           await timeTheirs();
@@ -273,7 +311,11 @@ async function versusClaudeFigures(): Promise<BenchFigure[]> {
           await timeOurs();
         }
       }
-      out.push({ name: `mcp.serve_${key}_vs_${claude ? 'claude' : 'bare_sdk'}_ms`, value: median(a) / 1000, unit: 'ms', baseline: median(b) / 1000 });
+      const versus = claude ? 'claude' : 'bare_sdk';
+      out.push({ name: `mcp.serve_${key}_vs_${versus}_ms`, value: median(a) / 1000, unit: 'ms', baseline: median(b) / 1000 });
+      if (cpuCalls.ours > 0 && cpuCalls.theirs > 0) {
+        out.push({ name: `mcp.serve_${key}_vs_${versus}_cpu_ms`, value: cpu.ours / cpuCalls.ours, unit: 'ms', baseline: cpu.theirs / cpuCalls.theirs });
+      }
     }
     return out;
   } finally {
@@ -289,7 +331,11 @@ export const benchmarks: Benchmark[] = [
   { group: 'mcp', names: ['mcp.client_call_overhead_ms'], run: clientFigures },
   {
     group: 'mcp',
-    names: [...['read_small', 'read_2000_lines', 'edit', 'write', 'bash_echo', 'grep'].map((k) => `mcp.serve_${k}_vs_claude_ms`), 'mcp.serve_bash_echo_vs_bare_sdk_ms'],
+    names: [
+      ...['read_small', 'read_2000_lines', 'edit', 'write', 'bash_echo', 'grep'].flatMap((k) => [`mcp.serve_${k}_vs_claude_ms`, `mcp.serve_${k}_vs_claude_cpu_ms`]),
+      'mcp.serve_bash_echo_vs_bare_sdk_ms',
+      'mcp.serve_bash_echo_vs_bare_sdk_cpu_ms',
+    ],
     run: versusClaudeFigures,
   },
 ];

@@ -9,7 +9,7 @@ import { buildTool } from '../../tool/build-tool.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import { applyLineEndings } from '../shared/encoding.js';
 import { FileToolError } from '../shared/errors.js';
-import { statOrNull } from '../shared/file-kind.js';
+import { statOrNullSync } from '../shared/file-kind.js';
 import { makeParentFolders } from '../shared/opened-file.js';
 import { countPatchLines, lineNumberAt, patchBetween, patchForSpan, snippetForHunks, snippetOf } from '../shared/patch.js';
 import {
@@ -83,7 +83,8 @@ function applyRanges(content: string, ranges: ReadonlyArray<readonly [number, nu
 async function editFile(input: EditInput, context: ToolUseContext): Promise<EditOutput> {
   const absPath = resolveToolPath(input.file_path, context);
   const replaceAll = input.replace_all ?? false;
-  const stats = await statOrNull(absPath);
+  // Synchronous, as the permission check's realpath of this path was (file-kind.ts).
+  const stats = statOrNullSync(absPath);
   if (!stats) {
     if (input.old_string === '') return createFile(absPath, input.new_string, context, input);
     throw new FileToolError(fileNotFoundMessage(getToolCwd(context), await suggestSimilarPath(absPath, { context, access: 'read' })), 'NOT_FOUND');

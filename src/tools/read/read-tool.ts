@@ -27,7 +27,7 @@ import { IMAGE_EXTENSIONS, readImage } from './read-image.js';
 import { readNotebookFile } from './read-notebook.js';
 import { mapReadResult, type ReadOutput } from './read-output.js';
 import { readPdf, validatePagesInput } from './read-pdf.js';
-import { readSmallFileSync, SMALL_READ_MAX_BYTES } from './read-small.js';
+import { readSmallFileSync, SMALL_READ_MAX_BYTES } from '../shared/read-small.js';
 import { readTextBytes, readTextFile } from './read-text.js';
 
 const inputSchema = z.strictObject({

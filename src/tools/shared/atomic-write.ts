@@ -1,8 +1,15 @@
 /**
  * Atomic file replacement: the new bytes go to a temporary file in the same directory, are fsync'd, get the old
- * file's mode (and owner, where allowed), and are renamed over the target; then the directory is fsync'd so the
- * rename itself survives a crash. A reader — or a crash, or `kill -9` at any instant — sees the old file or the new
- * one, never a truncated mix. A symlink is written through (its target is replaced; the link stays a link).
+ * file's mode (and owner, where allowed), and are renamed over the target; then, unless the caller opts out
+ * (`syncFolder`), the directory is fsync'd so the rename itself survives a power loss. A reader — or a crash, or
+ * `kill -9` at any instant — sees the old file or the new one, never a truncated mix: the rename is what makes that
+ * true for a crash of the process, the data's fsync before it for a power loss. A symlink is written through (its
+ * target is replaced; the link stays a link).
+ *
+ * Durability against speed (docs/security.md, "Tool writes"): the file tools fsync the data, not the folder, as
+ * Claude Code does — a power loss in the moment after a write can bring the old file back (whole), never a torn one.
+ * Every call but the fsync is synchronous (for data up to 1 MiB): metadata calls take microseconds, and each
+ * thread-pool round trip cost a turn of the event loop — ~12 of them per Write, the larger part of its time under load.
  *
  * The path checked is the path written: the target's folder is resolved once (a new file's folder to its real path:
  * a folder reached through a link is written where it really is), opened (`O_DIRECTORY|O_NOFOLLOW`), and the open
@@ -20,14 +27,23 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { describeFsError, isNotFound } from './errors.js';
 import { randomBytes } from '../../tool/crypto.js';
 
 export interface AtomicWriteOptions {
   /** Mode for a new file (default 0o666, less the umask). An existing file keeps its own mode. */
   readonly mode?: number;
-  /** fsync the data and the directory (default true; tests of crash safety rely on it). */
+  /**
+   * fsync the new data before the rename (default true): after a power loss the name holds the old file or the new
+   * one, whole — never the new name on data that never reached the disk. A process crash needs no fsync for that.
+   */
   readonly fsync?: boolean;
+  /**
+   * fsync the folder after the rename too (default: as `fsync`), so that the rename itself survives a power loss. The
+   * file tools pass false, as Claude Code does: a power loss right after a write may bring the old file back, whole.
+   */
+  readonly syncFolder?: boolean;
   /** Real directories the written folder must be inside (a link leading elsewhere was not expected): refused if not. */
   readonly confineTo?: readonly string[];
   /**
@@ -43,22 +59,22 @@ export interface AtomicWriteResult {
   readonly stats: fs.Stats;
 }
 
-async function resolveTarget(filePath: string): Promise<{ target: string; existing: fs.Stats | null }> {
+function resolveTarget(filePath: string): { target: string; existing: fs.Stats | null } {
   try {
-    const target = await fs.promises.realpath(filePath);
-    return { target, existing: await fs.promises.stat(target) };
+    const target = fs.realpathSync.native(filePath);
+    return { target, existing: fs.statSync(target) };
   } catch (error) {
     if (!isNotFound(error)) throw error;
     let file = filePath;
     // A dangling symlink: write where it points, so the link becomes valid rather than being replaced.
     try {
-      file = path.resolve(path.dirname(filePath), await fs.promises.readlink(filePath));
+      file = path.resolve(path.dirname(filePath), fs.readlinkSync(filePath));
     } catch {
       // not a link
     }
     // A new file goes in its folder's real place: a folder reached through a link is written where it really is.
     try {
-      return { target: path.join(await fs.promises.realpath(path.dirname(file)), path.basename(file)), existing: null };
+      return { target: path.join(fs.realpathSync.native(path.dirname(file)), path.basename(file)), existing: null };
     } catch {
       return { target: file, existing: null };
     }
@@ -69,52 +85,81 @@ function tempNameFor(name: string): string {
   return `.${name.slice(0, 100)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
 }
 
+/** Data up to this size is written by synchronous calls; more goes through the thread pool (the event loop stays free). */
+const SYNC_WRITE_MAX_BYTES = 1024 * 1024;
+const fsyncFd = promisify(fs.fsync);
+const writeFd = promisify(fs.writeFile);
+
 export async function atomicWriteFile(
   filePath: string,
   data: Uint8Array | string,
   options: AtomicWriteOptions = {},
 ): Promise<AtomicWriteResult> {
   const doSync = options.fsync ?? true;
+  const syncFolder = options.syncFolder ?? doSync;
   let target: string;
   let existing: fs.Stats | null;
   try {
-    ({ target, existing } = await resolveTarget(filePath));
+    ({ target, existing } = resolveTarget(filePath));
   } catch (error) {
     throw describeFsError(error, filePath);
   }
   const dir = path.dirname(target);
   const name = path.basename(target);
-  const pinned = await pinDirectory(dir, filePath, options.confineTo);
+  const pinned = pinDirectory(dir, filePath, options.confineTo);
   try {
     options.checkTarget?.(path.join(pinned.real, name));
     cleanStaleTempFilesOnce(pinned.path, dir);
     const temp = path.join(pinned.path, tempNameFor(name));
     const mode = existing ? existing.mode & 0o7777 : (options.mode ?? 0o666);
-    let handle: fs.promises.FileHandle | undefined;
+    let fd: number | undefined;
     try {
-      handle = await fs.promises.open(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, existing ? 0o600 : mode);
-      await handle.writeFile(data);
+      fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, existing ? 0o600 : mode);
+      const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+      if (bytes.byteLength <= SYNC_WRITE_MAX_BYTES) writeAllSync(fd, bytes);
+      else await writeFd(fd, bytes);
       if (existing) {
         // open() applied the umask; the replacement must carry exactly the old permissions and, if we may, owner.
-        await handle.chmod(mode);
+        fs.fchmodSync(fd, mode);
         if (existing.uid !== process.getuid?.() || existing.gid !== process.getgid?.()) {
-          await handle.chown(existing.uid, existing.gid).catch(() => {});
+          try {
+            fs.fchownSync(fd, existing.uid, existing.gid);
+          } catch {
+            // not ours to give away: the file keeps our ownership
+          }
         }
       }
-      if (doSync) await handle.sync();
-      await handle.close();
-      handle = undefined;
-      await fs.promises.rename(temp, path.join(pinned.path, name));
+      // The one wait that is the disk's: off the event loop.
+      if (doSync) await fsyncFd(fd);
+      fs.closeSync(fd);
+      fd = undefined;
+      fs.renameSync(temp, path.join(pinned.path, name));
     } catch (error) {
-      await handle?.close().catch(() => {});
-      await fs.promises.unlink(temp).catch(() => {});
+      if (fd !== undefined) closeQuietly(fd);
+      try {
+        fs.unlinkSync(temp);
+      } catch {
+        // never created, or gone
+      }
       throw describeFsError(error, filePath);
     }
-    if (doSync) await pinned.sync();
-    const stats = await fs.promises.stat(path.join(pinned.path, name));
+    if (syncFolder) await pinned.sync();
+    const stats = fs.statSync(path.join(pinned.path, name));
     return { writtenPath: target, stats };
   } finally {
-    await pinned.close();
+    pinned.close();
+  }
+}
+
+function writeAllSync(fd: number, bytes: Uint8Array): void {
+  for (let at = 0; at < bytes.byteLength; ) at += fs.writeSync(fd, bytes, at, bytes.byteLength - at);
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    fs.closeSync(fd);
+  } catch {
+    // already closed
   }
 }
 
@@ -124,15 +169,15 @@ interface PinnedDirectory {
   /** The opened folder's real path, as its descriptor names it. */
   readonly real: string;
   sync(): Promise<void>;
-  close(): Promise<void>;
+  close(): void;
 }
 
 const PROC_FD = process.platform === 'linux' && fs.existsSync('/proc/self/fd');
 
-async function pinDirectory(dir: string, filePath: string, confineTo: readonly string[] | undefined): Promise<PinnedDirectory> {
-  let handle: fs.promises.FileHandle;
+function pinDirectory(dir: string, filePath: string, confineTo: readonly string[] | undefined): PinnedDirectory {
+  let fd: number;
   try {
-    handle = await fs.promises.open(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW);
+    fd = fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ELOOP' || code === 'ENOTDIR') {
@@ -141,10 +186,10 @@ async function pinDirectory(dir: string, filePath: string, confineTo: readonly s
     }
     throw describeFsError(error, filePath);
   }
-  const close = () => handle.close().catch(() => {});
+  const close = () => closeQuietly(fd);
   const sync = async () => {
     try {
-      await handle.sync();
+      await fsyncFd(fd);
     } catch {
       // Some platforms and file systems cannot fsync a directory; the data itself is already durable.
     }
@@ -153,14 +198,14 @@ async function pinDirectory(dir: string, filePath: string, confineTo: readonly s
   let viaFd: string;
   try {
     // What was opened, not what the name means now: a component flipped to a link before the open shows here.
-    viaFd = PROC_FD ? `/proc/self/fd/${handle.fd}` : dir;
-    real = PROC_FD ? await fs.promises.readlink(viaFd) : await fs.promises.realpath(dir);
+    viaFd = PROC_FD ? `/proc/self/fd/${fd}` : dir;
+    real = PROC_FD ? fs.readlinkSync(viaFd) : fs.realpathSync.native(dir);
   } catch (error) {
-    await close();
+    close();
     throw describeFsError(error, filePath);
   }
   if (real !== dir || (confineTo !== undefined && !confineTo.some((root) => real === root || real.startsWith(root.endsWith('/') ? root : `${root}/`)))) {
-    await close();
+    close();
     throw new AtomicWriteRefusedError(
       `Refused to write ${filePath}: its folder resolves to ${real}${real !== dir ? ` (it was ${dir} a moment ago: a link changed under the write)` : ', outside the working directories'}. Nothing was written.`,
     );

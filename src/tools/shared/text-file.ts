@@ -13,6 +13,7 @@ import { FileToolError } from './errors.js';
 import { notRegularFileMessage, openBoundRegularFile, readWholeFile } from './file-kind.js';
 import { formatBytes } from './format.js';
 import { requireCheckedPath } from './opened-file.js';
+import { readSmallBoundFileSync, SMALL_READ_MAX_BYTES } from './read-small.js';
 
 /** Files larger than this are not edited in memory (Edit, Write, NotebookEdit). */
 export const MAX_EDITABLE_BYTES = 128 * 1024 * 1024;
@@ -34,7 +35,12 @@ export interface LoadedTextFile {
  */
 export async function loadTextFileForWrite(absPath: string, stats: fs.Stats, verb: 'edit' | 'write', context?: ToolUseContext): Promise<LoadedTextFile> {
   if (!stats.isFile()) throw new FileToolError(notRegularFileMessage(absPath, stats, verb), 'NOT_REGULAR_FILE');
-  const { handle, stat, real } = await openBoundRegularFile(absPath, stats, context ? { context, access: 'write' } : undefined);
+  const checked = context ? ({ context, access: 'write' } as const) : undefined;
+  // A small file (most edits): opened, bound and read without the thread pool (read-small.ts), as Read does — four
+  // thread-pool round trips fewer per Edit and Write. A stat size of 0 (a /proc file) takes the handle path.
+  const small = stats.size > 0 && stats.size <= SMALL_READ_MAX_BYTES ? readSmallBoundFileSync(absPath, stats, checked) : undefined;
+  if (small !== undefined) return decodedForWrite(absPath, verb, small.bytes, small.stat, small.real);
+  const { handle, stat, real } = await openBoundRegularFile(absPath, stats, checked);
   let bytes: Buffer;
   let fresh: fs.Stats;
   try {
@@ -51,6 +57,10 @@ export async function loadTextFileForWrite(absPath: string, stats: fs.Stats, ver
   } finally {
     await handle.close().catch(() => {});
   }
+  return decodedForWrite(absPath, verb, bytes, fresh, real);
+}
+
+function decodedForWrite(absPath: string, verb: 'edit' | 'write', bytes: Buffer, fresh: fs.Stats, real: string): LoadedTextFile {
   if (!hasUtf16LeBom(bytes) && isBinaryContent(bytes)) {
     throw new FileToolError(`Cannot ${verb} ${absPath}: it appears to be a binary file.`, 'BINARY_FILE');
   }
@@ -78,6 +88,8 @@ export async function writeTextFile(absPath: string, text: string, encoding: Tex
   }
   const bytes = encodeText(text, encoding);
   const { stats } = await atomicWriteFile(absPath, bytes, {
+    // The data is fsync'd before the rename, the folder is not (atomic-write.ts: durability against speed).
+    syncFolder: false,
     confineTo: context ? confinement(absPath, context) : undefined,
     checkTarget: context
       ? (real) => {

@@ -10,7 +10,7 @@ import { textToolResult } from '../../tool/tool-result.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
 import { applyLineEndings, type TextEncoding } from '../shared/encoding.js';
 import { FileToolError } from '../shared/errors.js';
-import { notRegularFileMessage, statOrNull, statOrNullSync } from '../shared/file-kind.js';
+import { notRegularFileMessage, statOrNullSync } from '../shared/file-kind.js';
 import { makeParentFolders } from '../shared/opened-file.js';
 import { countPatchLines, patchBetween, snippetForHunks, type PatchHunk } from '../shared/patch.js';
 import { backfillPathField, pathForPermission, resolveToolPath, validatePathInput } from '../shared/paths.js';
@@ -42,7 +42,8 @@ const ORIGINAL_FILE_MAX_CHARS = 256 * 1024;
 
 async function writeFile(input: WriteInput, context: ToolUseContext): Promise<WriteOutput> {
   const absPath = resolveToolPath(input.file_path, context);
-  const stats = await statOrNull(absPath);
+  // Synchronous, as the permission check's realpath of this path was (file-kind.ts).
+  const stats = statOrNullSync(absPath);
   if (stats && !stats.isFile()) throw new FileToolError(notRegularFileMessage(absPath, stats, 'write'), 'NOT_REGULAR_FILE');
 
   let before: string | null = null;
