@@ -16,11 +16,10 @@
  * The stat data is kept with the store too (checkpoint-stat-log.ts): a resumed session's first snapshot takes a file
  * whose stat data is exactly the one logged with its logged blob, without reading it.
  */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { deflateSync } from 'node:zlib';
 import { gitResult } from '../tool/git-runner.js';
+import { LooseObjects } from './checkpoint-objects.js';
 import { racy as racilyClean, stampOf, StatLog, type Fact, type Stamp } from './checkpoint-stat-log.js';
 import { PARALLEL_MIN, rowIsFolder, sameRow, statFolder, statFolders, type Listing } from './checkpoint-stat-pool.js';
 
@@ -99,8 +98,7 @@ export class TooManyFilesError extends Error {
 export class FolderScan {
   readonly #root: DirNode;
   readonly #skipped = new Set<SkipNode>();
-  readonly #written = new Set<string>();
-  readonly #fanouts = new Set<string>();
+  readonly #objects: LooseObjects;
   /** The excluded path's folder and name (checked only in that folder). */
   readonly #excludedIn: string | undefined;
   readonly #excludedName: string | undefined;
@@ -118,6 +116,7 @@ export class FolderScan {
   ) {
     this.#root = root;
     this.#log = StatLog.open(gitDir);
+    this.#objects = new LooseObjects(gitDir);
     if (settings.excluded !== undefined) {
       this.#excludedIn = parentOf(settings.excluded);
       this.#excludedName = path.posix.basename(settings.excluded);
@@ -257,13 +256,13 @@ export class FolderScan {
     if (stat.isFile() && stat.size > this.settings.maxFileBytes) return this.#skip(dir, name, stat, `${rel} (${stat.size} bytes, over the ${this.settings.maxFileBytes}-byte limit)`);
     const mode: Mode = stat.isSymbolicLink() ? '120000' : stat.mode & 0o100 ? '100755' : '100644';
     const logged = stat.isFile() ? this.#log.known(rel, stat) : undefined;
-    if (logged !== undefined && fs.existsSync(`${this.gitDir}/objects/${logged.slice(0, 2)}/${logged.slice(2)}`)) {
+    if (logged !== undefined && this.#objects.has(logged)) {
       this.#add(dir, name, { kind: 'file', mode, oid: logged, stamp: stampOf(stat), racy: false, pass: this.#pass });
       return;
     }
     const read = this.#read(abs, stat);
     if (!read) return this.#skip(dir, name, stat, `${rel} (not readable)`);
-    const oid = this.#write('blob', read.bytes);
+    const oid = this.#objects.write('blob', read.bytes);
     const racy = racilyClean(read.stat.mtimeMs, read.at);
     const stamp = stampOf(read.stat);
     if (!racy && mode !== '120000') this.#log.record(rel, oid, stamp);
@@ -356,29 +355,8 @@ export class FolderScan {
     // git orders a tree's entries by name bytes, a folder's name as if it ended with `/`.
     entries.sort((a, b) => Buffer.compare(a.key, b.key));
     const body = Buffer.concat(entries.flatMap((e) => [Buffer.from(`${e.mode} ${e.name}\0`), Buffer.from(e.oid, 'hex')]));
-    dir.tree = this.#write('tree', body);
+    dir.tree = this.#objects.write('tree', body);
     return dir.tree;
-  }
-
-  /** A loose object in the store (git's format: zlib of `type size\0body`), named by its SHA-1; written once. */
-  #write(type: 'blob' | 'tree', body: Buffer): string {
-    const object = Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body]);
-    const oid = createHash('sha1').update(object).digest('hex');
-    if (this.#written.has(oid)) return oid;
-    const dir = `${this.gitDir}/objects/${oid.slice(0, 2)}`;
-    const file = `${dir}/${oid.slice(2)}`;
-    if (!fs.existsSync(file)) {
-      if (!this.#fanouts.has(dir)) {
-        fs.mkdirSync(dir, { recursive: true });
-        this.#fanouts.add(dir);
-      }
-      const temp = `${dir}/tmp_${process.pid}_${oid.slice(2, 10)}`;
-      fs.writeFileSync(temp, deflateSync(object, { level: 1 }), { mode: 0o444 });
-      fs.renameSync(temp, file);
-    }
-    // Only trees are remembered: blobs are many, and each is asked for once per change.
-    if (type === 'tree') this.#written.add(oid);
-    return oid;
   }
 
   /** The scan starts over (nothing known): the next snapshot walks and hashes everything. */
