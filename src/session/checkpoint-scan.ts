@@ -125,6 +125,15 @@ export class FolderScan {
 
   /** The folder's tree now, its blobs and trees written; what was left out named. */
   async snapshot(): Promise<ScanResult> {
+    try {
+      return await this.#snapshot();
+    } finally {
+      // A pack begun is closed and put in place (its whole objects) before a record can name them.
+      this.#objects.end();
+    }
+  }
+
+  async #snapshot(): Promise<ScanResult> {
     this.#rulesChanged = false;
     for (let round = 0; round < 2; round++) {
       let fresh: Fresh[] = [];
