@@ -16,12 +16,12 @@
  * The stat data is kept with the store too (checkpoint-stat-log.ts): a resumed session's first snapshot takes a file
  * whose stat data is exactly the one logged with its logged blob, without reading it.
  */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { deflateSync } from 'node:zlib';
 import { gitResult } from '../tool/git-runner.js';
-import { racy as racilyClean, sameStamp, stampOf, StatLog, type Fact, type Stamp } from './checkpoint-stat-log.js';
+import { LooseObjects } from './checkpoint-objects.js';
+import { racy as racilyClean, stampOf, StatLog, type Fact, type Stamp } from './checkpoint-stat-log.js';
+import { PARALLEL_MIN, rowIsFolder, sameRow, statFolder, statFolders, type Listing } from './checkpoint-stat-pool.js';
 
 type Mode = '100644' | '100755' | '120000';
 
@@ -84,6 +84,8 @@ interface Fresh {
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
+/** Files a first snapshot reads between two yields to the event loop. */
+const TAKE_CHUNK = 256;
 
 /** A folder with more files than `maxFiles`: no snapshot of it is taken (the session's checkpoints stop). */
 export class TooManyFilesError extends Error {
@@ -96,8 +98,7 @@ export class TooManyFilesError extends Error {
 export class FolderScan {
   readonly #root: DirNode;
   readonly #skipped = new Set<SkipNode>();
-  readonly #written = new Set<string>();
-  readonly #fanouts = new Set<string>();
+  readonly #objects: LooseObjects;
   /** The excluded path's folder and name (checked only in that folder). */
   readonly #excludedIn: string | undefined;
   readonly #excludedName: string | undefined;
@@ -115,6 +116,7 @@ export class FolderScan {
   ) {
     this.#root = root;
     this.#log = StatLog.open(gitDir);
+    this.#objects = new LooseObjects(gitDir);
     if (settings.excluded !== undefined) {
       this.#excludedIn = parentOf(settings.excluded);
       this.#excludedName = path.posix.basename(settings.excluded);
@@ -123,18 +125,31 @@ export class FolderScan {
 
   /** The folder's tree now, its blobs and trees written; what was left out named. */
   async snapshot(): Promise<ScanResult> {
+    try {
+      return await this.#snapshot();
+    } finally {
+      // A pack begun is closed and put in place (its whole objects) before a record can name them.
+      this.#objects.end();
+    }
+  }
+
+  async #snapshot(): Promise<ScanResult> {
     this.#rulesChanged = false;
     for (let round = 0; round < 2; round++) {
       let fresh: Fresh[] = [];
       this.#pass++;
-      this.#walk(this.#root, fresh);
+      this.#walk(this.#root, fresh, round === 0 ? await this.#statKnown() : new Map());
       // New paths, one folder depth at a time: git says which are left out, the others are taken (folders walked).
+      let taken = 0;
       while (fresh.length > 0) {
         const ignored = await this.#ignoredOf(fresh.map((f) => f.rel));
         const deeper: Fresh[] = [];
         for (const f of fresh) {
-          if (!ignored.has(f.rel)) this.#take(f.dir, f.name, deeper);
-          else {
+          if (!ignored.has(f.rel)) {
+            this.#take(f.dir, f.name, deeper);
+            // A first snapshot reads every file: the session's event loop gets a turn between chunks of them.
+            if (++taken % TAKE_CHUNK === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+          } else {
             (f.dir.ignored ??= new Set()).add(f.name);
             this.#ignoredCount++;
           }
@@ -152,10 +167,28 @@ export class FolderScan {
     return { tree, skipped: [...this.#skipped].map((s) => s.why) };
   }
 
+  /**
+   * The known folders listed and their names `lstat`ed (checkpoint-stat-pool.ts: shared with a worker thread on a big
+   * project); a folder made since is listed by the walk.
+   */
+  async #statKnown(): Promise<Map<DirNode, Listing | undefined>> {
+    const listed = new Map<DirNode, Listing | undefined>();
+    if (this.#files < PARALLEL_MIN) return listed;
+    const dirs: DirNode[] = [];
+    const collect = (d: DirNode) => {
+      dirs.push(d);
+      for (const c of d.children.values()) if (c.kind === 'dir') collect(c);
+    };
+    collect(this.#root);
+    const listings = await statFolders(dirs.map((d) => ({ abs: d.abs, ino: d.ino, size: d.children.size })));
+    dirs.forEach((d, i) => listed.set(d, listings[i]));
+    return listed;
+  }
+
   /** Walks a known folder: gone entries dropped, changed ones hashed again, new names collected in `fresh`. */
-  #walk(dir: DirNode, fresh: Fresh[]): void {
-    const listing = this.#list(dir.abs, dir.rel, dir.ino);
-    if (!listing || (dir.parent && listing.nested)) {
+  #walk(dir: DirNode, fresh: Fresh[], listed: Map<DirNode, Listing | undefined>): void {
+    const listing = listed.has(dir) ? listed.get(dir) : statFolder(fs, dir.abs, dir.ino);
+    if (!listing || (dir.parent && listing.names.includes('.git'))) {
       // Gone, swapped, or a nested repository now: out of the snapshot (a nested one is named when taken again).
       const parent = dir.parent;
       if (parent) {
@@ -167,28 +200,31 @@ export class FolderScan {
     }
     const pass = this.#pass;
     const children = dir.children;
-    for (const name of listing.names) {
+    const { names, rows } = listing;
+    const excluded = dir.rel === this.#excludedIn ? this.#excludedName : undefined;
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i]!;
+      if (name === '.git' || name === excluded) continue;
       const child = children.get(name);
       if (!child) {
         if (!dir.ignored?.has(name)) fresh.push({ dir, name, rel: join(dir.rel, name) });
         continue;
       }
       child.pass = pass;
-      const stat = lstatOf(`${dir.abs}/${name}`);
       if (child.kind === 'file') {
-        if (stat && !child.racy && sameStamp(stat, child.stamp)) continue;
+        if (!child.racy && sameRow(rows, i, child.stamp)) continue;
         // Changed (or now of another kind): a tracked path stays tracked, whatever the ignore rules say now. A
         // `.gitignore` read again with the same bytes (it was racy) changes no rule.
         this.#drop(dir, name, child, false);
-        this.#take(dir, name, fresh, stat, child.oid);
+        this.#take(dir, name, fresh, undefined, child.oid);
       } else if (child.kind === 'dir') {
-        if (stat?.isDirectory()) this.#walk(child, fresh);
+        if (rowIsFolder(rows, i)) this.#walk(child, fresh, listed);
         else {
           // A folder that is a file or a link now: a new path, which the ignore rules may leave out (as git does).
           this.#drop(dir, name, child);
           fresh.push({ dir, name, rel: child.rel });
         }
-      } else if (!stat || !sameStamp(stat, child.stamp)) {
+      } else if (!sameRow(rows, i, child.stamp)) {
         // Left out last time (too big, …) and changed since: looked at again.
         this.#drop(dir, name, child);
         fresh.push({ dir, name, rel: join(dir.rel, name) });
@@ -229,13 +265,13 @@ export class FolderScan {
     if (stat.isFile() && stat.size > this.settings.maxFileBytes) return this.#skip(dir, name, stat, `${rel} (${stat.size} bytes, over the ${this.settings.maxFileBytes}-byte limit)`);
     const mode: Mode = stat.isSymbolicLink() ? '120000' : stat.mode & 0o100 ? '100755' : '100644';
     const logged = stat.isFile() ? this.#log.known(rel, stat) : undefined;
-    if (logged !== undefined && fs.existsSync(`${this.gitDir}/objects/${logged.slice(0, 2)}/${logged.slice(2)}`)) {
+    if (logged !== undefined && this.#objects.has(logged)) {
       this.#add(dir, name, { kind: 'file', mode, oid: logged, stamp: stampOf(stat), racy: false, pass: this.#pass });
       return;
     }
     const read = this.#read(abs, stat);
     if (!read) return this.#skip(dir, name, stat, `${rel} (not readable)`);
-    const oid = this.#write('blob', read.bytes);
+    const oid = this.#objects.write('blob', read.bytes);
     const racy = racilyClean(read.stat, read.at);
     const stamp = stampOf(read.stat);
     if (!racy && mode !== '120000') this.#log.record(rel, oid, stamp);
@@ -328,29 +364,8 @@ export class FolderScan {
     // git orders a tree's entries by name bytes, a folder's name as if it ended with `/`.
     entries.sort((a, b) => Buffer.compare(a.key, b.key));
     const body = Buffer.concat(entries.flatMap((e) => [Buffer.from(`${e.mode} ${e.name}\0`), Buffer.from(e.oid, 'hex')]));
-    dir.tree = this.#write('tree', body);
+    dir.tree = this.#objects.write('tree', body);
     return dir.tree;
-  }
-
-  /** A loose object in the store (git's format: zlib of `type size\0body`), named by its SHA-1; written once. */
-  #write(type: 'blob' | 'tree', body: Buffer): string {
-    const object = Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body]);
-    const oid = createHash('sha1').update(object).digest('hex');
-    if (this.#written.has(oid)) return oid;
-    const dir = `${this.gitDir}/objects/${oid.slice(0, 2)}`;
-    const file = `${dir}/${oid.slice(2)}`;
-    if (!fs.existsSync(file)) {
-      if (!this.#fanouts.has(dir)) {
-        fs.mkdirSync(dir, { recursive: true });
-        this.#fanouts.add(dir);
-      }
-      const temp = `${dir}/tmp_${process.pid}_${oid.slice(2, 10)}`;
-      fs.writeFileSync(temp, deflateSync(object, { level: 1 }), { mode: 0o444 });
-      fs.renameSync(temp, file);
-    }
-    // Only trees are remembered: blobs are many, and each is asked for once per change.
-    if (type === 'tree') this.#written.add(oid);
-    return oid;
   }
 
   /** The scan starts over (nothing known): the next snapshot walks and hashes everything. */

@@ -103,4 +103,23 @@ describe('a resumed session never takes a changed file by its logged stat data',
     fs.appendFileSync(logOf(storeDir), `${planted.join('\n')}\n`);
     expect(await run(storeDir, root, 'm1')).toBe(gitTree(root));
   });
+
+  it('a pack index planted without its pack, naming a blob the store lacks: the file is read, not taken by its fact', async () => {
+    const root = project();
+    const storeDir = temp('ckpt-log-store-');
+    await run(storeDir, root, 'm0');
+    sh(root, 'echo dddd > a.txt && touch -d "2001-01-01 00:00:00" a.txt');
+    // A real index (git's own pack-objects) of a blob with other bytes; its pack left behind.
+    const other = temp('ckpt-log-other-');
+    const git = (args: string[], input?: string) => execFileSync('git', ['--git-dir', other, ...args], { encoding: 'utf8', env, ...(input !== undefined ? { input } : {}) }).trim();
+    git(['init', '-q', '--bare']);
+    const evil = git(['hash-object', '-w', '--stdin'], 'EVIL\n');
+    const pack = git(['pack-objects', path.join(other, 'pk')], `${evil}\n`);
+    const gitDir = path.dirname(logOf(storeDir));
+    fs.mkdirSync(path.join(gitDir, 'objects', 'pack'), { recursive: true });
+    fs.copyFileSync(path.join(other, `pk-${pack}.idx`), path.join(gitDir, 'objects', 'pack', `pack-${pack}.idx`));
+    const st = fs.lstatSync(path.join(root, 'a.txt'));
+    fs.appendFileSync(logOf(storeDir), `${JSON.stringify(['a.txt', evil, st.dev, st.ino, st.mode, st.size, st.mtimeMs, st.ctimeMs])}\n`);
+    expect(await run(storeDir, root, 'm1')).toBe(gitTree(root));
+  });
 });
