@@ -14,7 +14,7 @@
  * recording (observeFacts). A DNS answer WebFetch consulted is a fact like the others: asked again (from the
  * resolver's short-lived cache, as a new decision would). When unsure, decide again.
  */
-import { observeFacts, stillHolds, type Observations } from '../../permissions/observed-fs.js';
+import { observeFacts, openFactWindow, stillHolds, type Observations } from '../../permissions/observed-fs.js';
 import type { ToolPermissionContext } from '../../tool/permission-types.js';
 import type { AnyTool } from '../../tool/tool.js';
 import type { CheckEngine, CheckOutput } from './check-request.js';
@@ -80,6 +80,31 @@ export class BatchAnswers {
   constructor(engine: CheckEngine) {
     this.#engine = engine;
     this.#epoch = engine.contextEpoch;
+  }
+
+  /**
+   * The answers to the lines of one chunk of input (each without its newline; a trailing `\r` is dropped), one line
+   * each, in order, and the kinds among them. Every line of the chunk had arrived before its first fact is asked, so
+   * they share each answer the filesystem gives while they are decided (observed-fs.ts openFactWindow); the window
+   * closes before the next chunk, whose lines may have been sent after a change.
+   */
+  async answerChunk(lines: readonly string[]): Promise<{ text: string; kinds: ReadonlySet<AnsweredLine['kind']> }> {
+    let text = '';
+    const kinds = new Set<AnsweredLine['kind']>();
+    const window = openFactWindow();
+    try {
+      for (const raw of lines) {
+        const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+        // Every line gets its answer (a blank one too): answers pair with requests by position.
+        const pending = this.answer(line);
+        const result = pending instanceof Promise ? await pending : pending;
+        kinds.add(result.kind);
+        text += `${result.text}\n`;
+      }
+    } finally {
+      window.close();
+    }
+    return { text, kinds };
   }
 
   /**

@@ -152,15 +152,8 @@ async function runBatch(engine: CheckEngine, failOn: ReadonlySet<FailOn>): Promi
   let failed = false;
   const answers = new BatchAnswers(engine);
   const answer = async (lines: readonly string[]) => {
-    let out = '';
-    for (const raw of lines) {
-      const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-      // Every line gets its answer (a blank one too): answers pair with requests by position.
-      const pending = answers.answer(line);
-      const result = pending instanceof Promise ? await pending : pending;
-      if (failOn.has(result.kind)) failed = true;
-      out += `${result.text}\n`;
-    }
+    const { text: out, kinds } = await answers.answerChunk(lines);
+    for (const kind of kinds) if (failOn.has(kind)) failed = true;
     if (out.length > 0 && !process.stdout.write(out)) {
       await new Promise<void>((resolve) => process.stdout.once('drain', () => resolve()));
     }
