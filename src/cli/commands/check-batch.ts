@@ -14,7 +14,7 @@
  * recording (observeFacts). A DNS answer WebFetch consulted is a fact like the others: asked again (from the
  * resolver's short-lived cache, as a new decision would). When unsure, decide again.
  */
-import { observeFacts, openFactWindow, stillHolds, type Observations } from '../../permissions/observed-fs.js';
+import { observeFacts, openFactWindow, stillHolds, type FactMemo, type Observations } from '../../permissions/observed-fs.js';
 import type { ToolPermissionContext } from '../../tool/permission-types.js';
 import type { AnyTool } from '../../tool/tool.js';
 import type { CheckEngine, CheckOutput } from './check-request.js';
@@ -70,12 +70,15 @@ export class BatchAnswers {
   #chars = 0;
   #epoch: number;
   /**
-   * The facts re-checked since the last turn of the microtask queue (stillHolds' `asked`): lines answered from memory
-   * one after another, with nothing else running between them, see one state of the disk and ask a shared path once.
-   * Emptied at the next microtask: whatever changes the disk (another process, a test between two lines) is seen by
-   * the re-checks after the caller's next await. Only re-checks read it; a fresh decision asks the disk itself.
+   * Outside answerChunk, the facts re-checked since the last turn of the microtask queue (stillHolds' `asked`): lines
+   * answered from memory one after another, with nothing else running between them, see one state of the disk and ask
+   * a shared path once. Emptied at the next microtask: whatever changes the disk (another process, a test between two
+   * lines) is seen by the re-checks after the caller's next await. Only re-checks read it; a fresh decision asks the
+   * disk itself.
    */
   #asked: Map<string, string> | undefined;
+  /** The re-checks' answers while answerChunk decides a chunk: shared by the whole chunk, as its fact window is. */
+  #chunkFacts: FactMemo | undefined;
 
   constructor(engine: CheckEngine) {
     this.#engine = engine;
@@ -92,6 +95,7 @@ export class BatchAnswers {
     let text = '';
     const kinds = new Set<AnsweredLine['kind']>();
     const window = openFactWindow();
+    this.#chunkFacts = new Map();
     try {
       for (const raw of lines) {
         const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
@@ -103,6 +107,7 @@ export class BatchAnswers {
       }
     } finally {
       window.close();
+      this.#chunkFacts = undefined;
     }
     return { text, kinds };
   }
@@ -144,7 +149,8 @@ export class BatchAnswers {
     return answer;
   }
 
-  #recheckScope(): Map<string, string> {
+  #recheckScope(): FactMemo {
+    if (this.#chunkFacts !== undefined) return this.#chunkFacts;
     if (this.#asked === undefined) {
       this.#asked = new Map();
       queueMicrotask(() => {
