@@ -144,20 +144,50 @@ function compileRules(ctx: ToolPermissionContext): CompiledPathRules {
   };
   const pick = (rules: readonly PermissionRule[], tools: Set<string>) =>
     rules.filter((r) => r.ruleValue.ruleContent !== undefined && tools.has(r.ruleValue.toolName)).flatMap(variantsOf);
-  const readDeny = pick(ctx.alwaysDenyRules, READ_RESTRICT_TOOLS);
-  const writeDeny = [...pick(ctx.alwaysDenyRules, WRITE_RESTRICT_TOOLS), ...readDeny];
+  // Each list compiled when a decision first needs it (a Read never looks at Edit's allow rules, a WebFetch at none):
+  // what it asks joins `reals`, so it is confirmed like the rest from the next decision on.
+  const readDeny = once(() => pick(ctx.alwaysDenyRules, READ_RESTRICT_TOOLS));
+  const writeDeny = once(() => [...pick(ctx.alwaysDenyRules, WRITE_RESTRICT_TOOLS), ...readDeny()]);
+  const readAsk = once(() => pick(ctx.alwaysAskRules, READ_RESTRICT_TOOLS));
+  const readAllow = once(() => pick(ctx.alwaysAllowRules, READ_ALLOW_TOOLS));
+  const writeAsk = once(() => pick(ctx.alwaysAskRules, WRITE_RESTRICT_TOOLS));
+  const writeAllow = once(() => pick(ctx.alwaysAllowRules, WRITE_ALLOW_TOOLS));
+  const readDenyFiles = once(() => literalDenyFiles(readDeny()));
+  const writeDenyFiles = once(() => literalDenyFiles(writeDeny()));
   const compiled: CompiledPathRules = {
-    readDeny,
-    readAsk: pick(ctx.alwaysAskRules, READ_RESTRICT_TOOLS),
-    readAllow: pick(ctx.alwaysAllowRules, READ_ALLOW_TOOLS),
-    writeDeny,
-    writeAsk: pick(ctx.alwaysAskRules, WRITE_RESTRICT_TOOLS),
-    writeAllow: pick(ctx.alwaysAllowRules, WRITE_ALLOW_TOOLS),
-    readDenyFiles: literalDenyFiles(readDeny),
-    writeDenyFiles: literalDenyFiles(writeDeny),
+    get readDeny() {
+      return readDeny();
+    },
+    get readAsk() {
+      return readAsk();
+    },
+    get readAllow() {
+      return readAllow();
+    },
+    get writeDeny() {
+      return writeDeny();
+    },
+    get writeAsk() {
+      return writeAsk();
+    },
+    get writeAllow() {
+      return writeAllow();
+    },
+    get readDenyFiles() {
+      return readDenyFiles();
+    },
+    get writeDenyFiles() {
+      return writeDenyFiles();
+    },
   };
   compiledCache.set(ctx, { compiled, reals, checkedIn: scope });
   return compiled;
+}
+
+/** `make()`, called the first time the result is asked for. */
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
 }
 
 /** A path a deny rule names literally (no wildcard), with the rule's pattern. */
