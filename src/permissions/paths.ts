@@ -146,48 +146,34 @@ function compileRules(ctx: ToolPermissionContext): CompiledPathRules {
     rules.filter((r) => r.ruleValue.ruleContent !== undefined && tools.has(r.ruleValue.toolName)).flatMap(variantsOf);
   // Each list compiled when a decision first needs it (a Read never looks at Edit's allow rules, a WebFetch at none):
   // what it asks joins `reals`, so it is confirmed like the rest from the next decision on.
-  const readDeny = once(() => pick(ctx.alwaysDenyRules, READ_RESTRICT_TOOLS));
-  const writeDeny = once(() => [...pick(ctx.alwaysDenyRules, WRITE_RESTRICT_TOOLS), ...readDeny()]);
-  const readAsk = once(() => pick(ctx.alwaysAskRules, READ_RESTRICT_TOOLS));
-  const readAllow = once(() => pick(ctx.alwaysAllowRules, READ_ALLOW_TOOLS));
-  const writeAsk = once(() => pick(ctx.alwaysAskRules, WRITE_RESTRICT_TOOLS));
-  const writeAllow = once(() => pick(ctx.alwaysAllowRules, WRITE_ALLOW_TOOLS));
-  const readDenyFiles = once(() => literalDenyFiles(readDeny()));
-  const writeDenyFiles = once(() => literalDenyFiles(writeDeny()));
-  const compiled: CompiledPathRules = {
-    get readDeny() {
-      return readDeny();
-    },
-    get readAsk() {
-      return readAsk();
-    },
-    get readAllow() {
-      return readAllow();
-    },
-    get writeDeny() {
-      return writeDeny();
-    },
-    get writeAsk() {
-      return writeAsk();
-    },
-    get writeAllow() {
-      return writeAllow();
-    },
-    get readDenyFiles() {
-      return readDenyFiles();
-    },
-    get writeDenyFiles() {
-      return writeDenyFiles();
-    },
-  };
+  const compiled: CompiledPathRules = lazily<CompiledPathRules>({
+    readDeny: () => pick(ctx.alwaysDenyRules, READ_RESTRICT_TOOLS),
+    writeDeny: () => [...pick(ctx.alwaysDenyRules, WRITE_RESTRICT_TOOLS), ...compiled.readDeny],
+    readAsk: () => pick(ctx.alwaysAskRules, READ_RESTRICT_TOOLS),
+    readAllow: () => pick(ctx.alwaysAllowRules, READ_ALLOW_TOOLS),
+    writeAsk: () => pick(ctx.alwaysAskRules, WRITE_RESTRICT_TOOLS),
+    writeAllow: () => pick(ctx.alwaysAllowRules, WRITE_ALLOW_TOOLS),
+    readDenyFiles: () => literalDenyFiles(compiled.readDeny),
+    writeDenyFiles: () => literalDenyFiles(compiled.writeDeny),
+  });
   compiledCache.set(ctx, { compiled, reals, checkedIn: scope });
   return compiled;
 }
 
-/** `make()`, called the first time the result is asked for. */
-function once<T>(make: () => T): () => T {
-  let made: { value: T } | undefined;
-  return () => (made ??= { value: make() }).value;
+/** An object whose each field is made by its maker the first time it is read, then kept. */
+function lazily<T extends object>(makers: { readonly [K in keyof T]: () => T[K] }): T {
+  const made = new Map<keyof T, T[keyof T]>();
+  const out = {} as T;
+  for (const key of Object.keys(makers) as (keyof T)[]) {
+    Object.defineProperty(out, key, {
+      enumerable: true,
+      get: () => {
+        if (!made.has(key)) made.set(key, makers[key]());
+        return made.get(key);
+      },
+    });
+  }
+  return out;
 }
 
 /** A path a deny rule names literally (no wildcard), with the rule's pattern. */
