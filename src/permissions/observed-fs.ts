@@ -174,10 +174,16 @@ export async function observedAsync<T>(question: AsyncQuestion, key: string): Pr
 }
 
 /**
- * Answers already given inside the current `withFsMemo` call, by question and path (an error as the error).
- * Undefined outside one.
+ * Answers already given inside the current `withFsMemo` call (or the open fact window), by question and path (an
+ * error as the error). Undefined outside both.
  */
 let memo: Map<string, { readonly value?: unknown; readonly error?: unknown }> | undefined;
+
+/**
+ * The open fact window's answers (openFactWindow), undefined when none is open: withFsMemo scopes inside it share
+ * them, and so does a question asked outside any scope.
+ */
+let window: Map<string, { readonly value?: unknown; readonly error?: unknown }> | undefined;
 
 /**
  * Runs `check` (a synchronous check: checkBashPermission, checkPathPermission) with each metadata question answered
@@ -185,17 +191,39 @@ let memo: Map<string, { readonly value?: unknown; readonly error?: unknown }> | 
  * paths many times (the cwd for every word, a rule's base for every rule, a repository's files for every git word),
  * each a syscall and a realpath several. Safe because the scope is one synchronous call: nothing is carried to a later
  * check, and the answers one check sees are one state of the disk — a file swapped between two of its questions can
- * no longer make them disagree. File contents and listings are not remembered.
+ * no longer make them disagree. File contents and listings are not remembered. Inside an open fact window the scope
+ * is the window's (see openFactWindow).
  */
 export function withFsMemo<T>(check: () => T): T {
   if (memo !== undefined) return check();
-  memo = new Map();
+  memo = window ?? new Map();
   memoScopes++;
   try {
     return check();
   } finally {
     memo = undefined;
   }
+}
+
+/**
+ * Opens a fact window: until `close()`, every metadata question (exists, realpath, lstat, stat, readlink — never a
+ * file's contents or a listing) is asked once and its answer given to every later check that asks it, in whichever
+ * decision. For a caller that decides requests which had all arrived before the window opened (`check --batch`: the
+ * lines of one chunk of stdin): every answer given in the window was asked after each of those requests was sent, so
+ * a change made before any of them is seen, exactly as deciding them one by one would see it; a change made while
+ * they are decided may be seen by some and not others, as it would be one by one. The caller closes the window
+ * before it decides anything that arrived later. One window at a time, for the whole process: its owner must be the
+ * only thing deciding while it is open (the batch command is). A question answered from the window is noted in every
+ * recording open now (observeFacts), so a decision remembered for reuse still re-checks everything it depended on.
+ */
+export function openFactWindow(): { close(): void } {
+  if (window !== undefined) throw new Error('a fact window is already open');
+  const own = (window = new Map());
+  return {
+    close() {
+      if (window === own) window = undefined;
+    },
+  };
 }
 
 /** Counts withFsMemo scopes: each has its own number. */
@@ -210,19 +238,25 @@ export function fsMemoScope(): number | undefined {
 }
 
 function ask<T>(q: number, p: string, direct: () => T): T {
-  if (memo === undefined) return open.size === 0 ? direct() : observed<T>(q, p);
+  const m = memo ?? window;
+  if (m === undefined) return open.size === 0 ? direct() : observed<T>(q, p);
   const key = `${q}\0${p}`;
-  const known = memo.get(key);
+  const known = m.get(key);
   if (known !== undefined) {
+    // Asked before, maybe by another decision of the window: this one's recordings learn it too.
+    if (open.size > 0) {
+      const fact = 'error' in known ? errorFact(known.error) : QUESTIONS[q]!.fact(known.value);
+      for (const r of open) r.note(q, p, fact);
+    }
     if ('error' in known) throw known.error;
     return known.value as T;
   }
   try {
     const value = open.size === 0 ? direct() : observed<T>(q, p);
-    memo.set(key, { value });
+    m.set(key, { value });
     return value;
   } catch (error) {
-    memo.set(key, { error });
+    m.set(key, { error });
     throw error;
   }
 }

@@ -147,8 +147,7 @@ export function compilePathPatternVariants(
   if (user !== undefined && rule.ruleBehavior === 'allow' && homeOfUser(user) === undefined) return [];
   const out = [compilePathPattern(rule, pattern, ctx)];
   const add = (segments: readonly string[]) => {
-    const c = compileSegments(rule, pattern, segments);
-    if (!out.some((o) => sameMatch(o, c))) out.push(c);
+    if (!out.some((o) => sameMatch(o.segments, segments))) out.push(compileSegments(rule, pattern, segments));
   };
   const atReal = (p: string) => anchorAt(p, rule.ruleBehavior, () => real(ruleRoot(rule, ctx)), () => real(ctx.cwd), () => real(home));
   add(atReal(pattern));
@@ -172,8 +171,8 @@ export function compilePathPatternVariants(
 }
 
 /** Two compilations of one rule that match the same paths (the same segments: case and level follow the rule). */
-function sameMatch(a: CompiledPathPattern, b: CompiledPathPattern): boolean {
-  return a.segments.length === b.segments.length && a.segments.every((s, i) => s === b.segments[i]);
+function sameMatch(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((s, i) => s === b[i]);
 }
 
 function realOrSelf(p: string): string {

@@ -144,20 +144,36 @@ function compileRules(ctx: ToolPermissionContext): CompiledPathRules {
   };
   const pick = (rules: readonly PermissionRule[], tools: Set<string>) =>
     rules.filter((r) => r.ruleValue.ruleContent !== undefined && tools.has(r.ruleValue.toolName)).flatMap(variantsOf);
-  const readDeny = pick(ctx.alwaysDenyRules, READ_RESTRICT_TOOLS);
-  const writeDeny = [...pick(ctx.alwaysDenyRules, WRITE_RESTRICT_TOOLS), ...readDeny];
-  const compiled: CompiledPathRules = {
-    readDeny,
-    readAsk: pick(ctx.alwaysAskRules, READ_RESTRICT_TOOLS),
-    readAllow: pick(ctx.alwaysAllowRules, READ_ALLOW_TOOLS),
-    writeDeny,
-    writeAsk: pick(ctx.alwaysAskRules, WRITE_RESTRICT_TOOLS),
-    writeAllow: pick(ctx.alwaysAllowRules, WRITE_ALLOW_TOOLS),
-    readDenyFiles: literalDenyFiles(readDeny),
-    writeDenyFiles: literalDenyFiles(writeDeny),
-  };
+  // Each list compiled when a decision first needs it (a Read never looks at Edit's allow rules, a WebFetch at none):
+  // what it asks joins `reals`, so it is confirmed like the rest from the next decision on.
+  const compiled: CompiledPathRules = lazily<CompiledPathRules>({
+    readDeny: () => pick(ctx.alwaysDenyRules, READ_RESTRICT_TOOLS),
+    writeDeny: () => [...pick(ctx.alwaysDenyRules, WRITE_RESTRICT_TOOLS), ...compiled.readDeny],
+    readAsk: () => pick(ctx.alwaysAskRules, READ_RESTRICT_TOOLS),
+    readAllow: () => pick(ctx.alwaysAllowRules, READ_ALLOW_TOOLS),
+    writeAsk: () => pick(ctx.alwaysAskRules, WRITE_RESTRICT_TOOLS),
+    writeAllow: () => pick(ctx.alwaysAllowRules, WRITE_ALLOW_TOOLS),
+    readDenyFiles: () => literalDenyFiles(compiled.readDeny),
+    writeDenyFiles: () => literalDenyFiles(compiled.writeDeny),
+  });
   compiledCache.set(ctx, { compiled, reals, checkedIn: scope });
   return compiled;
+}
+
+/** An object whose each field is made by its maker the first time it is read, then kept. */
+function lazily<T extends object>(makers: { readonly [K in keyof T]: () => T[K] }): T {
+  const made = new Map<keyof T, T[keyof T]>();
+  const out = {} as T;
+  for (const key of Object.keys(makers) as (keyof T)[]) {
+    Object.defineProperty(out, key, {
+      enumerable: true,
+      get: () => {
+        if (!made.has(key)) made.set(key, makers[key]());
+        return made.get(key);
+      },
+    });
+  }
+  return out;
 }
 
 /** A path a deny rule names literally (no wildcard), with the rule's pattern. */

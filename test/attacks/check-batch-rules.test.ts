@@ -144,3 +144,51 @@ describe('answers shared by lines equal but for their id stay bound to the disk'
     expect(JSON.parse(answer.text)).toMatchObject({ error: expect.stringMatching(/invalid JSON/) });
   });
 });
+
+describe("one chunk's lines share the filesystem's answers, and only they", () => {
+  /**
+   * The attacker moves a link between two chunks of a batch (a suite run against a checkout it controls): facts the
+   * first chunk's lines asked must not answer the second's.
+   */
+  const setUp = (name: string) => {
+    const proj = folder(name, ['real1/key', 'real2/key']);
+    const link = path.join(proj, 'link');
+    fs.symlinkSync(path.join(proj, 'real1', 'key'), link);
+    const answers = new BatchAnswers(new CheckEngine(createCheckToolResolver(), { cwd: proj }));
+    /** A line with a rule set of its own (`n` makes it differ), so it is decided afresh unless repeated. */
+    const line = (id: number, n: number, tool: 'Read' | 'Bash' = 'Read') =>
+      JSON.stringify({
+        id,
+        tool,
+        input: tool === 'Read' ? { file_path: link } : { command: `cat ${link}` },
+        cwd: proj,
+        home: path.join(tmp, 'home'),
+        rules: [
+          { source: 'userSettings', behavior: 'deny', rule: `Read(/${path.join(proj, 'real2')}/**)` },
+          { source: 'projectSettings', behavior: 'allow', rule: `Bash(npm run case${n}:*)` },
+        ],
+      });
+    const chunk = async (lines: readonly string[]) =>
+      (await answers.answerChunk(lines)).text
+        .trimEnd()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { behavior: string }).behavior);
+    return { link, proj, line, chunk };
+  };
+
+  it('lines decided afresh: a link moved between two chunks is seen by every line of the later one', async () => {
+    const { link, proj, line, chunk } = setUp('w1');
+    expect(await chunk([line(1, 1), line(2, 2, 'Bash'), line(3, 3)])).toEqual(['allow', 'allow', 'allow']);
+    retarget(link, path.join(proj, 'real2', 'key'));
+    expect(await chunk([line(4, 4), line(5, 5, 'Bash'), line(6, 6)])).toEqual(['deny', 'deny', 'deny']);
+  });
+
+  it('a line remembered from facts the window gave: its answer is re-checked against the link, and denied', async () => {
+    const { link, proj, line, chunk } = setUp('w2');
+    // The same line three times in one chunk: decided, then recorded (its facts from the window, asked by the first),
+    // then answered from memory. Remembering it must have noted every fact, the link's target among them.
+    expect(await chunk([line(1, 1), line(1, 1), line(1, 1)])).toEqual(['allow', 'allow', 'allow']);
+    retarget(link, path.join(proj, 'real2', 'key'));
+    expect(await chunk([line(1, 1)])).toEqual(['deny']);
+  });
+});

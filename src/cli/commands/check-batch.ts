@@ -15,7 +15,7 @@
  * recording (observeFacts). A DNS answer WebFetch consulted is a fact like the others: asked again (from the
  * resolver's short-lived cache, as a new decision would). When unsure, decide again.
  */
-import { observeFacts, stillHolds, type Observations } from '../../permissions/observed-fs.js';
+import { observeFacts, openFactWindow, stillHolds, type FactMemo, type Observations } from '../../permissions/observed-fs.js';
 import type { ToolPermissionContext } from '../../tool/permission-types.js';
 import type { AnyTool } from '../../tool/tool.js';
 import type { CheckEngine, CheckOutput } from './check-request.js';
@@ -71,16 +71,46 @@ export class BatchAnswers {
   #chars = 0;
   #epoch: number;
   /**
-   * The facts re-checked since the last turn of the microtask queue (stillHolds' `asked`): lines answered from memory
-   * one after another, with nothing else running between them, see one state of the disk and ask a shared path once.
-   * Emptied at the next microtask: whatever changes the disk (another process, a test between two lines) is seen by
-   * the re-checks after the caller's next await. Only re-checks read it; a fresh decision asks the disk itself.
+   * Outside answerChunk, the facts re-checked since the last turn of the microtask queue (stillHolds' `asked`): lines
+   * answered from memory one after another, with nothing else running between them, see one state of the disk and ask
+   * a shared path once. Emptied at the next microtask: whatever changes the disk (another process, a test between two
+   * lines) is seen by the re-checks after the caller's next await. Only re-checks read it; a fresh decision asks the
+   * disk itself.
    */
   #asked: Map<string, string> | undefined;
+  /** The re-checks' answers while answerChunk decides a chunk: shared by the whole chunk, as its fact window is. */
+  #chunkFacts: FactMemo | undefined;
 
   constructor(engine: CheckEngine) {
     this.#engine = engine;
     this.#epoch = engine.contextEpoch;
+  }
+
+  /**
+   * The answers to the lines of one chunk of input (each without its newline; a trailing `\r` is dropped), one line
+   * each, in order, and the kinds among them. Every line of the chunk had arrived before its first fact is asked, so
+   * they share each answer the filesystem gives while they are decided (observed-fs.ts openFactWindow); the window
+   * closes before the next chunk, whose lines may have been sent after a change.
+   */
+  async answerChunk(lines: readonly string[]): Promise<{ text: string; kinds: ReadonlySet<AnsweredLine['kind']> }> {
+    let text = '';
+    const kinds = new Set<AnsweredLine['kind']>();
+    const window = openFactWindow();
+    this.#chunkFacts = new Map();
+    try {
+      for (const raw of lines) {
+        const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+        // Every line gets its answer (a blank one too): answers pair with requests by position.
+        const pending = this.answer(line);
+        const result = pending instanceof Promise ? await pending : pending;
+        kinds.add(result.kind);
+        text += `${result.text}\n`;
+      }
+    } finally {
+      window.close();
+      this.#chunkFacts = undefined;
+    }
+    return { text, kinds };
   }
 
   /**
@@ -122,7 +152,8 @@ export class BatchAnswers {
     return answer;
   }
 
-  #recheckScope(): Map<string, string> {
+  #recheckScope(): FactMemo {
+    if (this.#chunkFacts !== undefined) return this.#chunkFacts;
     if (this.#asked === undefined) {
       this.#asked = new Map();
       queueMicrotask(() => {

@@ -159,15 +159,8 @@ async function runBatch(engine: CheckEngine, watch: SettingsWatch, failOn: Reado
     // Once per chunk: its lines all arrived before the first is answered, and its answers go out in one write, so a
     // change made while it is answered is one made after it (as the re-checks of remembered answers, check-batch.ts).
     if (watch.changed()) engine.forget();
-    let out = '';
-    for (const raw of lines) {
-      const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-      // Every line gets its answer (a blank one too): answers pair with requests by position.
-      const pending = answers.answer(line);
-      const result = pending instanceof Promise ? await pending : pending;
-      if (failOn.has(result.kind)) failed = true;
-      out += `${result.text}\n`;
-    }
+    const { text: out, kinds } = await answers.answerChunk(lines);
+    for (const kind of kinds) if (failOn.has(kind)) failed = true;
     if (out.length > 0 && !process.stdout.write(out)) {
       await new Promise<void>((resolve) => process.stdout.once('drain', () => resolve()));
     }
