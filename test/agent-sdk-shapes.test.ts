@@ -25,7 +25,11 @@ describe(`toolgate/agent-sdk against the Agent SDK ${golden.agentSdkVersion}'s s
     it(`${scenario.name}: the same messages, in the same order, with the Agent SDK's fields`, async () => {
       const run = await runScenario(toolgate as never, scenario);
       const expected = golden.scenarios[scenario.name]!;
-      expect(shapeDifferences(run.messages.map(shapeOf), expected.messages)).toEqual([]);
+      // tool_progress comes by the clock (a call still running after the progress interval, the Agent SDK's as well):
+      // no recorded scenario has one, and a loaded machine's slow `echo` gave one; its shape is checked in
+      // agent-sdk-gaps.test.ts and subagent-progress.test.ts, where it is waited for.
+      const messages = run.messages.filter((m) => (m as { type?: string }).type !== 'tool_progress');
+      expect(shapeDifferences(messages.map(shapeOf), expected.messages)).toEqual([]);
       // Where the Agent SDK's stream ends by throwing (an error result), toolgate's does too, with its prefix.
       expect(run.error?.split(':')[0]).toEqual(expected.throws);
     });
