@@ -1,22 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CheckpointStore } from './checkpoints.js';
+import { useTempDirs, plainGitEnv } from './test-helpers/checkpoint-fixtures.js';
 import { PACK_AFTER } from './checkpoint-objects.js';
 
-const temps: string[] = [];
-const temp = (prefix: string) => {
-  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-  temps.push(d);
-  return d;
-};
-afterEach(() => {
-  for (const d of temps.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
-const env: NodeJS.ProcessEnv = { ...process.env, HOME: os.tmpdir(), XDG_CONFIG_HOME: path.join(os.tmpdir(), 'no-such-config') };
-for (const key of Object.keys(env)) if (key.startsWith('GIT_')) delete env[key];
+const temp = useTempDirs();
+const env = plainGitEnv();
 
 describe('a snapshot of many new files packs them', () => {
   it('git reads the pack (verify-pack, fsck), a rewind is byte-equal, and a resumed store finds the packed blobs', async () => {

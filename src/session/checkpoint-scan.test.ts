@@ -1,22 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CheckpointStore } from './checkpoints.js';
+import { useTempDirs, plainGitEnv } from './test-helpers/checkpoint-fixtures.js';
 
-const temps: string[] = [];
-const temp = (prefix: string) => {
-  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-  temps.push(d);
-  return d;
-};
-afterEach(() => {
-  for (const d of temps.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
+const temp = useTempDirs();
 const sh = (cwd: string, script: string) => execFileSync('/bin/bash', ['-c', script], { cwd, encoding: 'utf8' });
-const env: NodeJS.ProcessEnv = { ...process.env, HOME: os.tmpdir(), XDG_CONFIG_HOME: path.join(os.tmpdir(), 'no-such-config') };
-for (const key of Object.keys(env)) if (key.startsWith('GIT_')) delete env[key];
+const env = plainGitEnv();
 
 /** The tree git itself writes for `root` (its own index, `add -A`): what the in-process snapshot must equal. */
 function gitTree(root: string): string {

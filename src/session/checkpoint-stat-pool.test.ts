@@ -1,22 +1,15 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CheckpointStore } from './checkpoints.js';
+import { useTempDirs, plainGitEnv } from './test-helpers/checkpoint-fixtures.js';
 import { passStats, PARALLEL_MIN, ROW, statFolder, statFolders, STAT_CHUNK } from './checkpoint-stat-pool.js';
 
-const temps: string[] = [];
-const temp = (prefix: string) => {
-  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-  temps.push(d);
-  return d;
-};
+const temp = useTempDirs();
 afterEach(() => {
   vi.restoreAllMocks();
-  for (const d of temps.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
-const env: NodeJS.ProcessEnv = { ...process.env, HOME: os.tmpdir(), XDG_CONFIG_HOME: path.join(os.tmpdir(), 'no-such-config') };
-for (const key of Object.keys(env)) if (key.startsWith('GIT_')) delete env[key];
+const env = plainGitEnv();
 
 /** `files` files in folders of `perFolder`. */
 function project(files: number, perFolder: number): string {

@@ -1,19 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CheckpointStore } from './checkpoints.js';
+import { useTempDirs } from './test-helpers/checkpoint-fixtures.js';
 
-const temps: string[] = [];
-function temp(prefix: string): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-  temps.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const d of temps.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
+const temp = useTempDirs();
 
 /** Every file under `root` (links as `-> target`), by relative path: what "byte-equal" compares. */
 function tree(root: string): Record<string, string> {
