@@ -46,6 +46,8 @@ export async function assembleRootPool(
   const { env, builtinTools } = shared.options;
   const entries = builtinTools ? catalogueEntriesFor(builtinTools) : undefined;
   let pool = await assembleToolPool(permissionContext, extra, {
+    // Built-ins load when called: the runtime's calls go through the tool run, which waits for the module.
+    lazy: true,
     ...(skill ? { sessionTools: [skill] } : {}),
     ...(env ? { env } : {}),
     ...(entries ? { entries } : {}),
