@@ -92,17 +92,20 @@ export interface GetAllBaseToolsOptions {
 const lists = new WeakMap<readonly BaseToolEntry[], Map<string, Promise<Tools>>>();
 const lazyLists = new WeakMap<readonly BaseToolEntry[], Map<string, Promise<Tools>>>();
 
-/** One stub per catalogue entry (the pool keeps tool objects stable across turns); the module itself if loaded. */
-const stubs = new Map<string, AnyTool>();
+/**
+ * One stub per catalogue entry (the pool keeps tool objects stable across turns); the module itself if loaded. By the
+ * entry, never the name: an embedder's entry named as a built-in got the built-in's stub (as `loaded` above).
+ */
+const stubs = new WeakMap<BaseToolEntry, AnyTool>();
 
 function stubOrLoad(entry: BaseToolEntry): Promise<AnyTool> | AnyTool {
-  const known = stubs.get(entry.name);
+  const known = stubs.get(entry);
   if (known) return known;
   // The manifest describes the catalogue's modules: an entry of an embedder's own catalogue loads as before.
   const manifestEntry = BASE_TOOL_ENTRIES.includes(entry) ? toolManifest().get(entry.name) : undefined;
   if (!manifestEntry) return load(entry);
   const stub = lazyTool({ entry: manifestEntry, load: () => load(entry), ...(entry.describe ? { describe: entry.describe } : {}) });
-  stubs.set(entry.name, stub);
+  stubs.set(entry, stub);
   return stub;
 }
 

@@ -86,4 +86,12 @@ describe('the built-in tools manifest (npm run build writes it: scripts/tool-man
     expect(read.inputJSONSchema).toBeUndefined();
     expect({ ...read }).toEqual({ ...real });
   });
+
+  it("never stands in the build machine's output limit: Bash's comes from the environment at its load", async () => {
+    const bash = stubs([]).find((t) => t.name === 'Bash')!;
+    expect(Object.hasOwn(toolManifest().get('Bash')!.data, 'maxResultSizeChars')).toBe(false);
+    expect(() => bash.maxResultSizeChars).toThrow(/"maxResultSizeChars" was read before its module loaded/);
+    await whenToolLoaded(bash);
+    expect(bash.maxResultSizeChars).toBe((await live()).find((t) => t.name === 'Bash')!.maxResultSizeChars);
+  });
 });

@@ -11,8 +11,12 @@ import type { AnyTool } from '../tool/tool.js';
 import type { ToolManifestEntry } from './lazy-tool.js';
 import { TOOL_MANIFEST_JSON } from './tool-manifest.generated.js';
 
-/** Members that are never data, whatever their value. */
-const NOT_DATA = new Set(['inputSchema', 'outputSchema', 'name']);
+/**
+ * Members that are never data, whatever their value. `maxResultSizeChars` is read at a result, once the module has
+ * loaded, and Bash's comes from the environment when its module loads (BASH_MAX_OUTPUT_LENGTH): the build machine's
+ * value must never stand in for it (the red team); read before the load it throws, as any member the stub lacks.
+ */
+const NOT_DATA = new Set(['inputSchema', 'outputSchema', 'name', 'maxResultSizeChars']);
 
 /** The tool's manifest entry, or undefined when its definition needs its module (see the file's comment). */
 export function manifestEntryOf(tool: AnyTool): ToolManifestEntry | undefined {

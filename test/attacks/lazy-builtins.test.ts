@@ -34,10 +34,18 @@ describe('lazy built-ins (security §13)', () => {
       mapToolResultToToolResultBlockParam: (d, id) => ({ type: 'tool_result', tool_use_id: id, content: String(d) }),
     });
     const entries: BaseToolEntry[] = [{ name: 'Read', load: async () => own }];
+    // The standard catalogue's stub of Read made first, in the same process (the order a server embedding both meets):
+    // a stub remembered by name was handed to the embedder's entry.
+    const standard = await getAllBaseTools({ lazy: true, env: {} });
+    const builtinRead = standard.find((t) => t.name === 'Read')!;
     const [tool] = await getAllBaseTools({ entries, lazy: true, env: {} });
     // The manifest's schema and prompt describe the catalogue's Read module, not this one.
-    expect(tool).toBe(own);
+    expect(tool === own).toBe(true);
     expect(whenToolLoaded(tool)).toBeUndefined();
+    // And the other way round: the standard pool's Read stays the built-in's stub.
+    // (Identity compared by ===: a stub refuses the property walk a matcher's diff makes before its module loads.)
+    expect((await getAllBaseTools({ lazy: true, env: {} })).find((t) => t.name === 'Read') === builtinRead).toBe(true);
+    expect(builtinRead === (own as unknown)).toBe(false);
   });
 
   it('a catalogue module that hands over a tool of another name is refused, not described as the entry', async () => {
