@@ -41,8 +41,10 @@ describe('the built-in tools manifest (npm run build writes it: scripts/tool-man
     const fewer = tools.filter((t) => t.name !== 'Agent' && t.name !== 'Grep');
     const variants: PromptOptions[] = [
       { getToolPermissionContext: permission, tools, model: 'claude-sonnet-4-6' },
+      { getToolPermissionContext: permission, tools, services: { agentDefinitions: { definitions: [{ agentType: 'reviewer', description: 'Reviews a diff', prompt: 'Review it.', tools: ['Read'] }], readFiles: false } } as PromptOptions['services'] },
       { getToolPermissionContext: permission, tools: fewer, model: 'claude-haiku-4-5', settings: { bash: { persistEnvironment: false } } as PromptOptions['settings'] },
       { getToolPermissionContext: permission, tools: [], settings: { bash: { persistEnvironment: true } } as PromptOptions['settings'] },
+      { getToolPermissionContext: permission, tools: [], settings: { scheduleWakeup: { minDelaySeconds: 5, maxDelaySeconds: 50 } } as PromptOptions['settings'] },
     ];
     let described = 0;
     for (const env of [undefined, '1234']) {
@@ -55,8 +57,8 @@ describe('the built-in tools manifest (npm run build writes it: scripts/tool-man
         for (const options of variants) expect(await describe(options), entry.name).toBe(await tools[i]!.prompt(options));
       }
     }
-    // Only the tools whose prompt needs the module itself (Agent reads agent definitions, ScheduleWakeup settings).
-    expect(described / 2).toBe(BASE_TOOL_ENTRIES.length - 2);
+    // Every built-in: a first request loads no tool module (Agent's list and ScheduleWakeup's bounds included).
+    expect(described / 2).toBe(BASE_TOOL_ENTRIES.length);
   });
 
   it('makes the first request from stubs byte for byte as from the live tools, without loading a tool module', async () => {
@@ -66,8 +68,7 @@ describe('the built-in tools manifest (npm run build writes it: scripts/tool-man
     const options = { getToolPermissionContext: permission, model: 'claude-sonnet-4-6', services: { agentDefinitions: { definitions: [], readFiles: false } } };
     const [a, b] = await Promise.all([toolsToAPI(lazy as Tools, options), toolsToAPI(tools, options)]);
     expect(JSON.stringify(a)).toBe(JSON.stringify(b));
-    // Agent and ScheduleWakeup: their prompts load their modules; nothing else does.
-    expect(loads.sort()).toEqual(['Agent', 'ScheduleWakeup']);
+    expect(loads).toEqual([]);
     // Strict mode off (another model): the same.
     const old = { ...options, model: 'claude-3-5-haiku-20241022' };
     expect(JSON.stringify(await toolsToAPI(lazy as Tools, old))).toBe(JSON.stringify(await toolsToAPI(tools, old)));
