@@ -41,7 +41,7 @@ describe('the built-in tools manifest (npm run build writes it: scripts/tool-man
     const fewer = tools.filter((t) => t.name !== 'Agent' && t.name !== 'Grep');
     const variants: PromptOptions[] = [
       { getToolPermissionContext: permission, tools, model: 'claude-sonnet-4-6' },
-      { getToolPermissionContext: permission, tools, services: { agentDefinitions: { definitions: [{ agentType: 'reviewer', description: 'Reviews a diff', prompt: 'Review it.', tools: ['Read'] }], readFiles: false } } as PromptOptions['services'] },
+      { getToolPermissionContext: permission, tools, services: { agentDefinitions: { definitions: [{ agentType: 'reviewer', description: 'Reviews a diff', systemPrompt: 'Review it.', tools: ['Read'], source: 'session' }], readFiles: false } } as PromptOptions['services'] },
       { getToolPermissionContext: permission, tools: fewer, model: 'claude-haiku-4-5', settings: { bash: { persistEnvironment: false } } as PromptOptions['settings'] },
       { getToolPermissionContext: permission, tools: [], settings: { bash: { persistEnvironment: true } } as PromptOptions['settings'] },
       { getToolPermissionContext: permission, tools: [], settings: { scheduleWakeup: { minDelaySeconds: 5, maxDelaySeconds: 50 } } as PromptOptions['settings'] },

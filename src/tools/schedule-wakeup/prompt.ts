@@ -1,5 +1,5 @@
 /** What the model reads about ScheduleWakeup (alias Sleep). */
-import type { ToolSettings } from '../../tool/tool.js';
+import type { ToolSettings } from '../../tool/tool-use-context.js';
 
 export const SCHEDULE_WAKEUP_TOOL_NAME = 'ScheduleWakeup';
 
