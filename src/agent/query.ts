@@ -33,6 +33,7 @@ import type { MessageParam } from '../tool/tool.js';
 import type { QueryEvent, QueryResult, Usage } from './types.js';
 import type { QueryOptions } from './query-options.js';
 import { randomUUID } from '../tool/crypto.js';
+import { whenToolLoaded } from '../tool/module-load.js';
 import { contextOf } from './runtime-context.js';
 
 export { DEFAULT_MAX_TOKENS, DEFAULT_MODEL, nextRequest, type NextRequestOptions } from './request.js';
@@ -113,6 +114,13 @@ export async function* query(options: QueryOptions): AsyncGenerator<QueryEvent, 
             try {
               // Drained here, not by a generator of the channel's (event-channel.ts): one generator less per event.
               for (let event = channel.take(); ; event = channel.take()) {
+                if (event?.type === 'tool_use') {
+                  // A built-in still a stub (registry/lazy-tool.ts) cannot draw its call yet (userFacingName,
+                  // renderToolUseMessage): the event waits for the module the executor is loading anyway. A load that
+                  // fails is the call's error (its tool_result); the event goes on with the stub.
+                  const loading = whenToolLoaded(runtime.findTool(event.block.name));
+                  if (loading) await loading.catch(() => undefined);
+                }
                 if (event !== undefined) yield withId(event, ids);
                 else if (channel.settled) break;
                 else await channel.wait();

@@ -13,7 +13,7 @@ import type { ToolProvider, ToolRuntimeOptions } from './types.js';
 
 /** What the root pool is made from (a runtime's shared state). */
 export interface PoolSources {
-  readonly options: Pick<ToolRuntimeOptions, 'tools' | 'env' | 'builtinTools'>;
+  readonly options: Pick<ToolRuntimeOptions, 'tools' | 'env' | 'builtinTools' | 'lazyBuiltins'>;
   readonly services: Pick<ToolServices, 'commands'>;
   readonly providers: readonly ToolProvider[];
   /** Each provider's last listing: a provider that fails to list keeps what it had. */
@@ -46,6 +46,8 @@ export async function assembleRootPool(
   const { env, builtinTools } = shared.options;
   const entries = builtinTools ? catalogueEntriesFor(builtinTools) : undefined;
   let pool = await assembleToolPool(permissionContext, extra, {
+    // Built-ins load when called: the runtime's calls go through the tool run, which waits for the module.
+    ...(shared.options.lazyBuiltins ? { lazy: true } : {}),
     ...(skill ? { sessionTools: [skill] } : {}),
     ...(env ? { env } : {}),
     ...(entries ? { entries } : {}),

@@ -138,6 +138,12 @@ export interface ToolRuntimeOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** The built-in tools to offer, by name (default: all); tools of `tools` and of tool providers are kept. */
   readonly builtinTools?: readonly string[];
+  /**
+   * Built-ins come as stubs whose module loads at their first call (registry/lazy-tool.ts). For a runtime whose
+   * callers go through `query()`, the tool run or `runToolUse` (which wait for the module), never one that reads a
+   * tool's members directly (an MCP server's listing, a face drawing from the pool). Default: loaded as listed.
+   */
+  readonly lazyBuiltins?: boolean;
   /** More working directories (`--add-dir`). */
   readonly additionalDirectories?: readonly string[];
   /**

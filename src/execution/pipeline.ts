@@ -37,7 +37,8 @@ import {
   postToolUseBlockMessage,
   withPermissionRequestHooks,
 } from './hook-steps.js';
-import { prepareToolUse, type PreparedToolUse } from './prepared-tool-use.js';
+import { prepareSnapshot, prepareToolUse, type PreparedToolUse } from './prepared-tool-use.js';
+import { whenToolLoaded } from '../tool/module-load.js';
 import { budgetBlock, mapAndBudget, recordForConversationBudget, redact } from './result-step.js';
 import { cloneInput, parseToolInput, sameTopLevel, withDeferredHint } from './input-validation.js';
 import { abortedBeforeStartMessage, systemReminder, unknownToolMessage } from './messages.js';
@@ -87,8 +88,17 @@ export function runToolUse(
     const rejected = new OutcomeBuilder('', undefined, performance.now(), options.eventSink);
     return Promise.resolve(rejected.fail('validation', `This content block cannot be run: ${why}.`, C.invalidBlock));
   }
-  const { call } = prepared;
+  let { call } = prepared;
   const callContext = context.toolUseId === call.block.id ? context : { ...context, toolUseId: call.block.id };
+  // A built-in whose module has not loaded (registry/lazy-tool.ts): its input is read again once it has.
+  const loading = whenToolLoaded(call.tool);
+  if (loading) {
+    const again = () => {
+      call = prepareSnapshot(call.block, undefined, context.options.tools, options.fallbackTools);
+      return runPreparedToolUse(call, assistantMessage, canUseTool, callContext, options);
+    };
+    return loading.then(again, again);
+  }
   return runPreparedToolUse(call, assistantMessage, canUseTool, callContext, options);
 }
 

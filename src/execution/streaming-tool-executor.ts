@@ -24,7 +24,8 @@ import {
 } from './abort-reasons.js';
 import { ToolUseBlockError } from './block-snapshot.js';
 import { admits, maxToolUseConcurrency } from './concurrency.js';
-import { prepareToolUse, withProblem, type PreparedToolUse } from './prepared-tool-use.js';
+import { prepareSnapshot, prepareToolUse, withProblem, type PreparedToolUse } from './prepared-tool-use.js';
+import { whenToolLoaded } from '../tool/module-load.js';
 import { TOOL_ERROR_CLASSES } from './errors.js';
 import { OutcomeBuilder } from './outcome.js';
 import { redactorFor } from './redaction.js';
@@ -63,14 +64,16 @@ interface TrackedTool {
   readonly index: number;
   readonly id: string;
   /** Read, looked up and parsed once (prepared-tool-use.ts); the pipeline trusts it. */
-  readonly call: PreparedToolUse;
+  call: PreparedToolUse;
   readonly assistantMessage: AssistantMessage;
   readonly tool: AnyTool | undefined;
   /** The parsed input, when the schema accepted it. */
-  readonly parsedInput: Record<string, unknown> | undefined;
+  parsedInput: Record<string, unknown> | undefined;
   isConcurrencySafe: boolean;
   /** A call whose concurrency answer waits for what its analysis needs (analysis-ready.ts): nothing overtakes it. */
   awaitingAnalysis?: boolean;
+  /** A built-in whose module is still loading (registry/lazy-tool.ts): read again once it has; nothing overtakes it. */
+  awaitingModule?: boolean;
   /** Asked with the parsed input; a call waiting for its analysis asks again once it is there. */
   interruptBehavior: 'cancel' | 'block';
   status: ToolStatus;
@@ -137,6 +140,14 @@ export class StreamingToolExecutor {
     }
     this.#ids.add(call.block.id);
     const tool = call.problem === undefined ? call.tool : undefined;
+    const loading = whenToolLoaded(tool);
+    if (loading) {
+      const tracked: TrackedTool = { awaitingModule: true, index: this.#tools.length, id: call.block.id, call, assistantMessage, tool, parsedInput: undefined, isConcurrencySafe: false, interruptBehavior: 'block', status: 'queued', pendingProgress: [] };
+      this.#tools.push(tracked);
+      const judge = () => this.#judgeLoaded(tracked);
+      void loading.then(judge, judge);
+      return call.block.id;
+    }
     const parsedInput = tool && call.parsed?.ok ? call.parsed.input : undefined;
     // An unknown tool only produces an error: it blocks nobody. Fail closed: a tool whose check throws runs alone.
     const isConcurrencySafe = tool === undefined ? true : parsedInput !== undefined && safe(() => Boolean(tool.isConcurrencySafe(parsedInput)), false);
@@ -210,6 +221,23 @@ export class StreamingToolExecutor {
     this.#wake();
   }
 
+  /** The call of a tool whose module has loaded (or failed to: its members then throw, and the call is answered so). */
+  #judgeLoaded(tracked: TrackedTool): void {
+    tracked.call = prepareSnapshot(tracked.call.block, undefined, this.toolDefinitions, this.options.fallbackTools);
+    const parsedInput = tracked.call.parsed?.ok ? tracked.call.parsed.input : undefined;
+    tracked.parsedInput = parsedInput;
+    tracked.isConcurrencySafe = parsedInput !== undefined && safe(() => Boolean(tracked.tool!.isConcurrencySafe(parsedInput)), false);
+    if (tracked.status === 'queued') tracked.interruptBehavior = interruptBehaviorOf(tracked.tool, parsedInput);
+    const ready = parsedInput !== undefined ? analysisReady(tracked.tool!, parsedInput) : undefined;
+    tracked.awaitingModule = false;
+    if (ready) {
+      tracked.awaitingAnalysis = true;
+      this.#awaitAnalysis(ready);
+    }
+    this.#processQueue();
+    this.#wake();
+  }
+
   #awaitAnalysis(ready: Promise<void>): void {
     void ready.then(() => {
       for (const tracked of this.#tools) {
@@ -257,7 +285,7 @@ export class StreamingToolExecutor {
         this.#complete(tracked, syntheticOutcome(kind, tracked.id, this.#nameOf(tracked), this.#erroredCall?.description, this.options.eventSink));
         continue;
       }
-      if (tracked.awaitingAnalysis) break;
+      if (tracked.awaitingAnalysis || tracked.awaitingModule) break;
       if (this.canExecuteTool(tracked.isConcurrencySafe)) this.#start(tracked);
       else if (!tracked.isConcurrencySafe || this.#executing >= this.#maxConcurrency) break; // nothing may overtake it
     }

@@ -90,6 +90,12 @@ export interface SessionOptions {
   readonly agent?: string;
   /** The built-in tools offered, by name (default: all; `[]`: none). */
   readonly tools?: readonly string[];
+  /**
+   * Every built-in's module loaded when the session starts (a face that draws calls from the pool: the terminal).
+   * Default: a built-in loads when first called (registry/lazy-tool.ts); what the session hands a face (a tool_use
+   * event, a permission request, a result) waits for it, and `tools`/`findTool` may answer a stub until then.
+   */
+  readonly eagerTools?: boolean;
   readonly allowedTools?: readonly string[];
   readonly disallowedTools?: readonly string[];
   readonly mode?: PermissionMode;

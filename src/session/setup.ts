@@ -135,6 +135,9 @@ export async function setUpSession(options: SessionOptions, hooks: SetupHooks): 
       deny: [...(options.disallowedTools ?? []), ...(mainAgent?.disallowedTools ?? [])],
     },
     ...(structured ? { tools: [structured] } : {}),
+    // A session's calls and events wait for a built-in's module (query(), the tool run); a face that draws from the
+    // pool itself asks for them all at the start.
+    ...(options.eagerTools ? {} : { lazyBuiltins: true }),
     ...(builtinTools ? { builtinTools: [...builtinTools, ...(structured ? [STRUCTURED_OUTPUT_TOOL_NAME] : [])] } : {}),
     hooks: [...(options.hooks ?? []), ...(hooks.sessionHooks ?? [])],
     ...(options.classifier !== undefined ? { classifier: options.classifier } : {}),

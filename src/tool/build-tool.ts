@@ -53,6 +53,11 @@ const TOOL_DEFAULTS = {
   renderToolUseMessage: (input: unknown) => truncate(safeJson(input).replace(/\s+/g, ' '), 200),
 };
 
+/** Whether the tool's `isEnabled` is buildTool's default (always true): the registry's manifest relies on it. */
+export function hasDefaultIsEnabled(tool: { readonly isEnabled: () => boolean }): boolean {
+  return tool.isEnabled === TOOL_DEFAULTS.isEnabled;
+}
+
 /**
  * Makes a tool from a definition, with fail-closed defaults for what it leaves out: not concurrency-safe, not read-only,
  * no objection of its own in `checkPermissions` (the engine still decides), enabled.

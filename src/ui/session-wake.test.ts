@@ -29,7 +29,8 @@ describe('a message typed while the model waits', () => {
   it('ends a ScheduleWakeup wait at once (the session wakes the runtime)', async () => {
     dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-ui-wake-')));
     const turns = [{ tools: [{ name: 'ScheduleWakeup', input: { delaySeconds: 600, reason: 'nothing to do yet' } }] }, { text: 'ok' }];
-    core = new Session({ cwd: dir, env: { PATH: process.env.PATH, HOME: dir, ANTHROPIC_API_KEY: 'sk-test' }, settingSources: [], loop: fakeLoop(turns) });
+    // As the terminal starts it (start-session.tsx): its built-ins whole from the start.
+    core = new Session({ cwd: dir, env: { PATH: process.env.PATH, HOME: dir, ANTHROPIC_API_KEY: 'sk-test' }, settingSources: [], eagerTools: true, loop: fakeLoop(turns) });
     await core.start();
     const store = new SessionStore('default', 'test-model');
     const session = new TerminalSession({ session: core, store });

@@ -48,6 +48,9 @@ export async function startInteractiveSession(options: InteractiveOptions): Prom
   const store = new SessionStore(options.session.mode ?? 'default', options.session.model ?? '');
   const session = new Session({
     ...options.session,
+    // The terminal draws calls from the pool (a past call on --continue, the permission dialog's preview, the views
+    // preloaded below): every built-in is whole from the start, never a stub awaiting its module.
+    eagerTools: true,
     onPermissionRequest: (request) => store.askPermission(request),
     onQuestion: (request) => store.askQuestion(request),
     // Warnings (settings, skills, MCP servers) are notices of the session, also those that come later.

@@ -2,8 +2,10 @@
  * Which agent definitions a session has, apart from the Agent tool itself: the runtime asks it (to list agents, to
  * check a mode) in every session, and importing the tool for it would load the Agent tool into every command.
  */
+import type { PromptOptions } from '../../tool/tool.js';
 import type { ToolServices, ToolUseContext } from '../../tool/tool-use-context.js';
 import { BUILT_IN_AGENTS, loadAgentDefinitions, type AgentDefinition } from './agent-definitions.js';
+import { agentPrompt } from './prompt.js';
 
 const definitionsCache = new Map<string, readonly AgentDefinition[]>();
 
@@ -44,4 +46,12 @@ export function agentDefinitionsFor(context: Pick<ToolUseContext, 'getAppState'>
 
 export function reloadAgentDefinitions(): void {
   definitionsCache.clear();
+}
+
+/**
+ * The Agent tool's description: its agent list is the session's. Here rather than in the tool's module, so that a
+ * session's first request describes the tool without loading it (registry/base-tools.ts).
+ */
+export function agentToolPrompt(options: PromptOptions): string {
+  return agentPrompt(agentDefinitionsFor({ getAppState: () => ({ toolPermissionContext: options.getToolPermissionContext(), cwd: '' }), services: options.services }));
 }

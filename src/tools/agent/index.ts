@@ -22,10 +22,10 @@ import type { PermissionMode } from '../../tool/permission-types.js';
 import type { AnyTool, ValidationResult } from '../../tool/tool.js';
 import type { ToolServices, ToolUseContext } from '../../tool/tool-use-context.js';
 import type { AgentDefinition } from './agent-definitions.js';
-import { agentDefinitionsFor } from './definitions-for.js';
+import { agentDefinitionsFor, agentToolPrompt } from './definitions-for.js';
 
 export { agentDefinitionsFor, reloadAgentDefinitions, type SessionAgentDefinitions } from './definitions-for.js';
-import { AGENT_TOOL_NAME, agentPrompt } from './prompt.js';
+import { AGENT_TOOL_NAME } from './prompt.js';
 import { AgentLog } from './agent-log.js';
 import { launchBackgroundAgent } from './background.js';
 import { launchTeammate } from './teammate.js';
@@ -192,7 +192,7 @@ export const AgentTool = buildTool<typeof agentInputSchema, AgentOutput, AgentPr
   maxResultSizeChars: 100_000,
   permissionTraits: { kind: 'other', contentField: 'subagent_type' },
   async prompt(options) {
-    return agentPrompt(agentDefinitionsFor({ getAppState: () => ({ toolPermissionContext: options.getToolPermissionContext(), cwd: '' }), services: options.services }));
+    return agentToolPrompt(options);
   },
   // Starting one changes nothing by itself; each of its tool calls is checked as it runs.
   isReadOnly: () => true,

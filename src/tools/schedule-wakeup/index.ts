@@ -12,7 +12,7 @@ import { buildTool } from '../../tool/build-tool.js';
 import type { ArrivalKind } from '../../tool/notification-queue.js';
 import type { ValidationResult } from '../../tool/tool.js';
 import type { ToolUseContext } from '../../tool/tool-use-context.js';
-import { DEFAULT_MAX_DELAY_SECONDS, DEFAULT_MIN_DELAY_SECONDS, SCHEDULE_WAKEUP_TOOL_NAME, scheduleWakeupPrompt } from './prompt.js';
+import { DEFAULT_MAX_DELAY_SECONDS, DEFAULT_MIN_DELAY_SECONDS, SCHEDULE_WAKEUP_TOOL_NAME, scheduleWakeupToolPrompt } from './prompt.js';
 
 export { SCHEDULE_WAKEUP_TOOL_NAME };
 
@@ -132,10 +132,7 @@ export const ScheduleWakeupTool = buildTool<typeof scheduleWakeupInputSchema, Sc
   inputSchema: scheduleWakeupInputSchema,
   maxResultSizeChars: 100_000,
   shouldDefer: true,
-  prompt: async (options) => {
-    const s = options.settings?.scheduleWakeup;
-    return scheduleWakeupPrompt(s?.minDelaySeconds ?? DEFAULT_MIN_DELAY_SECONDS, s?.maxDelaySeconds ?? DEFAULT_MAX_DELAY_SECONDS);
-  },
+  prompt: async (options) => scheduleWakeupToolPrompt(options.settings),
   // It changes nothing: no permission is needed to wait.
   isReadOnly: () => true,
   validateInput: async (input, context) => validate(input, context),

@@ -1,4 +1,6 @@
 /** What the model reads about ScheduleWakeup (alias Sleep). */
+import type { ToolSettings } from '../../tool/tool-use-context.js';
+
 export const SCHEDULE_WAKEUP_TOOL_NAME = 'ScheduleWakeup';
 
 export const DEFAULT_MIN_DELAY_SECONDS = 60;
@@ -14,4 +16,10 @@ export function scheduleWakeupPrompt(min: number, max: number): string {
 - stop: true ends any wait still pending in this session and returns at once; the other fields are then ignored.
 
 Whatever arrived while you waited is given to you with the result. Background tasks and Monitor already notify you when they have news: do not wait just to poll them.`;
+}
+
+/** The tool's description under the session's settings (its bounds). */
+export function scheduleWakeupToolPrompt(settings: ToolSettings | undefined): string {
+  const s = settings?.scheduleWakeup;
+  return scheduleWakeupPrompt(s?.minDelaySeconds ?? DEFAULT_MIN_DELAY_SECONDS, s?.maxDelaySeconds ?? DEFAULT_MAX_DELAY_SECONDS);
 }
