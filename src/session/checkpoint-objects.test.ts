@@ -4,16 +4,16 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CheckpointStore } from './checkpoints.js';
 import { useTempDirs, plainGitEnv } from './test-helpers/checkpoint-fixtures.js';
-import { PACK_AFTER } from './checkpoint-objects.js';
+import { SEAL_AFTER } from './checkpoint-objects.js';
 
 const temp = useTempDirs();
 const env = plainGitEnv();
 
-describe('a snapshot of many new files packs them', () => {
+describe('a snapshot of many new files seals its journal into a pack', () => {
   it('git reads the pack (verify-pack, fsck), a rewind is byte-equal, and a resumed store finds the packed blobs', async () => {
     const root = temp('ckpt-pack-');
-    const files = PACK_AFTER * 4;
-    const bytes = (i: number) => Buffer.from(`file ${i}\n${'y'.repeat(i * 37)}\n\x00\xff binary ${i}`, 'latin1');
+    const files = SEAL_AFTER + 50;
+    const bytes = (i: number) => Buffer.from(`file ${i}\n${'y'.repeat((i % 300) * 37)}\n\x00\xff binary ${i}`, 'latin1');
     for (let i = 0; i < files; i++) {
       fs.mkdirSync(path.join(root, `d${i % 7}`), { recursive: true });
       fs.writeFileSync(path.join(root, `d${i % 7}`, `f${i}`), bytes(i));

@@ -11,6 +11,7 @@
  * opened (`/proc/self/fd`), and the write is confined to the tracked folder. A link at the file's own name is removed
  * (never written through), as a link that was not there at the checkpoint. docs/security.md, section 10.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { runGit, runGitBytes } from '../tool/git-runner.js';
@@ -92,13 +93,21 @@ export async function restoreRoot(plan: RootPlan, options: RestoreOptions): Prom
     outcome.deletions += Number(m[2]);
   }
   if (options.dryRun) return outcome;
+  // Every blob is read (and checked) before anything is touched: a store that lacks one refuses the rewind whole.
+  const blobs = await readBlobs(plan.root, plan.gitDir, steps.flatMap((s) => (s.action === 'write' ? [s.oid] : [])), options.env);
+  const lacking = steps.filter((s) => s.action === 'write' && !blobs.has(s.oid));
+  if (lacking.length > 0) {
+    for (const s of lacking) outcome.failed.push(`${path.join(plan.root, s.path)}: its content is missing from the checkpoint store, or damaged there (nothing restored)`);
+    for (const list of [outcome.added, outcome.changed, outcome.deleted]) list.length = 0;
+    return outcome;
+  }
   // Removals first, deepest first: a folder the checkpoint had as a file is emptied before the file is written.
   steps.sort((a, b) => (a.action === b.action ? (a.action === 'delete' ? b.path.length - a.path.length : 0) : a.action === 'delete' ? -1 : 1));
   const journal: Journal = { root: plan.root, to: plan.to, steps };
   const file = path.join(plan.gitDir, JOURNAL);
   fs.writeFileSync(`${file}.tmp`, JSON.stringify(journal), { mode: 0o600 });
   fs.renameSync(`${file}.tmp`, file);
-  await applySteps(plan.root, plan.gitDir, steps, options, outcome);
+  await applySteps(plan.root, steps, blobs, options, outcome);
   fs.rmSync(file, { force: true });
   return outcome;
 }
@@ -116,13 +125,14 @@ export async function finishJournal(gitDir: string, root: string, env: NodeJS.Pr
   }
   if (journal.root === root && Array.isArray(journal.steps)) {
     const outcome: RootOutcome = { added: [], changed: [], deleted: [], insertions: 0, deletions: 0, skippedLinks: 0, failed: [], notRestorable: [] };
-    await applySteps(root, gitDir, journal.steps.filter((s) => safeRelative(s.path)), { dryRun: false, env }, outcome);
+    const steps = journal.steps.filter((s) => safeRelative(s.path));
+    const blobs = await readBlobs(root, gitDir, steps.flatMap((s) => (s.action === 'write' ? [s.oid] : [])), env);
+    await applySteps(root, steps, blobs, { dryRun: false, env }, outcome);
   }
   fs.rmSync(file, { force: true });
 }
 
-async function applySteps(root: string, gitDir: string, steps: readonly Step[], options: RestoreOptions, outcome: RootOutcome): Promise<void> {
-  const blobs = await readBlobs(root, gitDir, steps.flatMap((s) => (s.action === 'write' ? [s.oid] : [])), options.env);
+async function applySteps(root: string, steps: readonly Step[], blobs: ReadonlyMap<string, Buffer>, options: RestoreOptions, outcome: RootOutcome): Promise<void> {
   const emptied = new Set<string>();
   let done = 0;
   for (const step of steps) {
@@ -154,7 +164,7 @@ async function applySteps(root: string, gitDir: string, steps: readonly Step[], 
   }
 }
 
-/** Blob contents by id (`cat-file --batch`): a missing one is absent from the map. */
+/** Blob contents by id (`cat-file --batch`): a missing one, or one whose bytes are not its id's, is absent from the map. */
 async function readBlobs(root: string, gitDir: string, oids: readonly string[], env: NodeJS.ProcessEnv): Promise<Map<string, Buffer>> {
   const blobs = new Map<string, Buffer>();
   const unique = [...new Set(oids)];
@@ -168,10 +178,18 @@ async function readBlobs(root: string, gitDir: string, oids: readonly string[], 
     at = eol + 1;
     if (header[1] === 'missing' || header.length < 3) continue;
     const size = Number(header[2]);
-    blobs.set(header[0]!, Buffer.from(out.subarray(at, at + size)));
+    const bytes = out.subarray(at, at + size);
     at += size + 1;
+    // git does not hash what it reads back: bytes changed in the store (a forged pack) are refused here, never written.
+    if (header[1] !== 'blob' || bytes.length !== size || blobId(header[0]!, bytes) !== header[0]) continue;
+    blobs.set(header[0]!, Buffer.from(bytes));
   }
   return blobs;
+}
+
+/** The id of the blob `bytes` in the store's hash (SHA-1, or SHA-256 for a 64-digit id). */
+function blobId(like: string, bytes: Buffer): string {
+  return createHash(like.length === 64 ? 'sha256' : 'sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
 }
 
 /**

@@ -65,6 +65,7 @@ describe('the in-process snapshot writes the tree git would', () => {
       expect(state.skipped.some((s) => s.startsWith('nested/') && s.includes('nested repository'))).toBe(true);
       expect(state.skipped.some((s) => s.startsWith('pipe') && s.includes('not a regular file'))).toBe(true);
       expect(state.skipped.some((s) => s.startsWith('big.bin') && s.includes('over the'))).toBe(true);
+      await store.seal();
       const gitDir = fs.readdirSync(dir).map((d) => path.join(dir, d)).find((d) => fs.existsSync(path.join(d, 'HEAD')))!;
       const names = execFileSync('git', ['--git-dir', gitDir, 'ls-tree', '-r', '--name-only', state.tree], { encoding: 'utf8', env }).split('\n');
       expect(names).toContain('src/deep/er/file.ts');

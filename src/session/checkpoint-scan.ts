@@ -2,7 +2,8 @@
  * The incremental snapshot of one tracked folder (issue 35, checkpoints.ts): what git's index does, in this process.
  * Each file's stat data (size, mtime, ctime, inode, mode) is kept from the last snapshot; the next one walks the folders
  * (readdir + lstat, never following a link), hashes only the files whose stat data changed, writes their blobs and the
- * trees of the folders on their way straight into the shadow object store (loose objects, git's format), and so costs
+ * trees of the folders on their way straight into the shadow object store (appended to its journal, git's pack
+ * format: checkpoint-objects.ts), and so costs
  * no process at all when no new path appeared. New paths are asked of git once per folder depth (`check-ignore
  * --no-index`: the folders' `.gitignore` files, the user's global ignore file, the store's `info/exclude`), through the
  * one hardened runner; a changed `.gitignore` makes every path left out before a new path again.
@@ -19,46 +20,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { gitResult } from '../tool/git-runner.js';
-import { LooseObjects } from './checkpoint-objects.js';
-import { racy as racilyClean, stampOf, StatLog, type Fact, type Stamp } from './checkpoint-stat-log.js';
+import { CheckpointObjects } from './checkpoint-objects.js';
+import { racy as racilyClean, stampOf, StatLog } from './checkpoint-stat-log.js';
 import { PARALLEL_MIN, rowIsFolder, sameRow, statFolder, statFolders, type Listing } from './checkpoint-stat-pool.js';
+import { clearIgnored, facts, join, lstatOf, parentOf, touched, type DirNode, type FileNode, type Mode, type Node, type SkipNode } from './checkpoint-scan-tree.js';
 
-type Mode = '100644' | '100755' | '120000';
-
-interface FileNode {
-  readonly kind: 'file';
-  readonly mode: Mode;
-  readonly oid: string;
-  readonly stamp: Stamp;
-  /** Changed in the tick it was read: not trusted by its stat data next time. */
-  readonly racy: boolean;
-  pass: number;
-}
-
-interface DirNode {
-  readonly kind: 'dir';
-  readonly ino: number;
-  readonly rel: string;
-  readonly abs: string;
-  readonly parent: DirNode | undefined;
-  /** What is tracked (files), walked (folders) or present but left out (skipped) below it, by name. */
-  readonly children: Map<string, Node>;
-  /** Names git left out (ignored): not walked, not asked again until a `.gitignore` changes. */
-  ignored: Set<string> | undefined;
-  /** Its tree's id, until something below it changes. */
-  tree: string | undefined;
-  pass: number;
-}
-
-/** A path present but not in the snapshot (too big, a nested repository, not regular, unreadable), and why. */
-interface SkipNode {
-  readonly kind: 'skip';
-  readonly stamp: Stamp;
-  readonly why: string;
-  pass: number;
-}
-
-type Node = FileNode | DirNode | SkipNode;
 
 export interface ScanSettings {
   readonly maxFileBytes: number;
@@ -98,7 +64,7 @@ export class TooManyFilesError extends Error {
 export class FolderScan {
   readonly #root: DirNode;
   readonly #skipped = new Set<SkipNode>();
-  readonly #objects: LooseObjects;
+  readonly #objects: CheckpointObjects;
   /** The excluded path's folder and name (checked only in that folder). */
   readonly #excludedIn: string | undefined;
   readonly #excludedName: string | undefined;
@@ -116,7 +82,7 @@ export class FolderScan {
   ) {
     this.#root = root;
     this.#log = StatLog.open(gitDir);
-    this.#objects = new LooseObjects(gitDir);
+    this.#objects = new CheckpointObjects(gitDir);
     if (settings.excluded !== undefined) {
       this.#excludedIn = parentOf(settings.excluded);
       this.#excludedName = path.posix.basename(settings.excluded);
@@ -128,9 +94,14 @@ export class FolderScan {
     try {
       return await this.#snapshot();
     } finally {
-      // A pack begun is closed and put in place (its whole objects) before a record can name them.
+      // The snapshot's objects are appended to the store's journal before a record can name them.
       this.#objects.end();
     }
+  }
+
+  /** The objects written so far made a pack git reads; false: the store lost some behind its back (start over). */
+  seal(): boolean {
+    return this.#objects.seal();
   }
 
   async #snapshot(): Promise<ScanResult> {
@@ -373,40 +344,5 @@ export class FolderScan {
     const stat = fs.lstatSync(root);
     const node: DirNode = { kind: 'dir', ino: stat.ino, rel: '', abs: root, parent: undefined, children: new Map(), ignored: undefined, tree: undefined, pass: 0 };
     return new FolderScan(node, gitDir, settings, env);
-  }
-}
-
-/** Something below `dir` changed: its tree, and each one above it, is written again. */
-function touched(dir: DirNode | undefined): void {
-  for (let d = dir; d; d = d.parent) d.tree = undefined;
-}
-
-/** The facts of the files known below `dir` (links and racy files left out), for the stat log written whole. */
-function* facts(dir: DirNode): Generator<Fact> {
-  for (const [name, child] of dir.children) {
-    if (child.kind === 'dir') yield* facts(child);
-    else if (child.kind === 'file' && !child.racy && child.mode !== '120000') yield { rel: join(dir.rel, name), oid: child.oid, stamp: child.stamp };
-  }
-}
-
-function clearIgnored(dir: DirNode): void {
-  dir.ignored = undefined;
-  for (const child of dir.children.values()) if (child.kind === 'dir') clearIgnored(child);
-}
-
-function join(dir: string, name: string): string {
-  return dir === '' ? name : `${dir}/${name}`;
-}
-
-function parentOf(rel: string): string {
-  const i = rel.lastIndexOf('/');
-  return i === -1 ? '' : rel.slice(0, i);
-}
-
-function lstatOf(abs: string): fs.Stats | undefined {
-  try {
-    return fs.lstatSync(abs, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
   }
 }

@@ -25,6 +25,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { runGit } from '../tool/git-runner.js';
 import { finishJournal, restoreRoot, type RootPlan } from './checkpoint-restore.js';
+import { sealJournals } from './checkpoint-pack.js';
 import { FolderScan, TooManyFilesError } from './checkpoint-scan.js';
 
 export interface CheckpointSettings {
@@ -120,7 +121,11 @@ export class CheckpointStore {
     const shadows: Shadow[] = [];
     for (const root of roots) shadows.push({ root, gitDir: await shadowRepository(dir, root, env), scan: undefined });
     const store = new CheckpointStore(dir, shadows, settings, env);
-    for (const shadow of shadows) await finishJournal(shadow.gitDir, shadow.root, env);
+    for (const shadow of shadows) {
+      // Objects a process that is gone appended to its journal (checkpoint-pack.ts): made a pack git reads.
+      sealJournals(packDir(shadow.gitDir));
+      await finishJournal(shadow.gitDir, shadow.root, env);
+    }
     store.#readRecords();
     return store;
   }
@@ -166,6 +171,16 @@ export class CheckpointStore {
   }
 
   /**
+   * What the checkpoints so far wrote is made readable by git (their journals sealed into packs: checkpoint-pack.ts).
+   * A rewind does it itself; for whoever reads the store with git meanwhile (tests, a person looking).
+   */
+  seal(): Promise<void> {
+    return this.#serial(async () => {
+      for (const shadow of this.#shadows) this.#seal(shadow);
+    });
+  }
+
+  /**
    * Puts the tracked files back as they were at checkpoint `id` (or says what it would do, `dryRun`). The state now is
    * recorded first, so a rewind can itself be undone by the next checkpoint. `notRestorable` lines (what the session
    * knows was done outside the folders, or by commands) are passed through to the result.
@@ -183,7 +198,14 @@ export class CheckpointStore {
           unknown.push(`${shadow.root}: not tracked when this checkpoint was taken, not restored`);
           continue;
         }
-        const now = await this.#snapshot(shadow);
+        let now = await this.#snapshot(shadow);
+        // git reads the store from here: what this process appended to its journals is sealed into packs first. A
+        // journal changed behind the store's back: the state now is taken again from nothing (the scan's memory of
+        // what the store holds is wrong), so `now` names only objects that are there.
+        if (!this.#seal(shadow)) {
+          now = await this.#snapshot(shadow);
+          this.#seal(shadow);
+        }
         plans.push({ root: shadow.root, gitDir: shadow.gitDir, from: now.tree, to: then.tree, skipped: [...new Set([...then.skipped, ...now.skipped])] });
       }
       const results = [];
@@ -215,6 +237,14 @@ export class CheckpointStore {
     const next = this.#queue.then(work, work);
     this.#queue = next.catch(() => undefined);
     return next;
+  }
+
+  /** The shadow's journals sealed; false (and the scan dropped) when its own was not as written. */
+  #seal(shadow: Shadow): boolean {
+    const intact = shadow.scan?.seal() ?? true;
+    sealJournals(packDir(shadow.gitDir));
+    if (!intact) shadow.scan = undefined;
+    return intact;
   }
 
   async #snapshot(shadow: Shadow): Promise<RootState> {
@@ -259,6 +289,10 @@ function wellFormedRoots(roots: unknown): roots is Record<string, RootState> {
     const state = r as Partial<RootState> | null;
     return typeof state?.tree === 'string' && OBJECT_ID.test(state.tree) && Array.isArray(state.skipped) && state.skipped.every((s) => typeof s === 'string');
   });
+}
+
+function packDir(gitDir: string): string {
+  return path.join(gitDir, 'objects', 'pack');
 }
 
 /** The store's path in `root` when it sits there (a state folder under the project): never part of a snapshot. */

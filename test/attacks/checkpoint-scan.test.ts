@@ -46,6 +46,7 @@ describe('a checkpoint never reads out of the tracked folders', () => {
     await store.checkpoint('m1', 1, 'link at a file');
     sh(root, `rm -r sub && ln -s ${outside} sub`);
     await store.checkpoint('m2', 2, 'link at a folder');
+    await store.seal();
     const stored = storedBytes(storeDir);
     expect(stored).toContain('inside');
     expect(stored).toContain(`${outside}/secret.txt`);

@@ -85,6 +85,7 @@ describe('rewind never writes out of the tracked folders', () => {
     const dir = temp('ckpt-attack-store-');
     const store = await CheckpointStore.open(dir, [root]);
     await store.checkpoint('m0', 0, 'before');
+    await store.seal();
     const gitDir = fs.readdirSync(dir).find((d) => fs.existsSync(path.join(dir, d, 'HEAD')))!;
     const oid = execFileSync('git', ['--git-dir', path.join(dir, gitDir), 'rev-parse', `${store.get('m0')!.roots[root]!.tree}:src/a.txt`]).toString().trim();
     const escape = path.relative(root, path.join(outside, 'b.txt'));
