@@ -6,12 +6,13 @@
  * request may go to a public address, or to an address of the server's own kind (a server on 127.0.0.1 may use an
  * authorization server on 127.0.0.1; one on the LAN, one on the LAN), or to the server's own host; never from https
  * down to http elsewhere. Names are judged as written (`localhost`/`*.localhost` are loopback) and then by every address
- * they resolve to: a public-looking name whose DNS answer is 127.0.0.1 or 169.254.169.254 is that kind of address. The
- * connection is not pinned to the address checked, so a name that answers differently a moment later (DNS rebinding
- * with a zero TTL) is the residue §7c names.
+ * they resolve to: a public-looking name whose DNS answer is 127.0.0.1 or 169.254.169.254 is that kind of address, and
+ * the connection goes to those checked addresses only (pinned-fetch.ts), so a name that answers differently a moment
+ * later (DNS rebinding with a zero TTL) changes nothing. Redirects are followed here, each target judged anew.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { pinnedFetch, type PinnedTls } from './pinned-fetch.js';
 
 export type HostKind = 'loopback' | 'private' | 'link-local' | 'public';
 
@@ -65,38 +66,83 @@ export type ResolveAll = (hostname: string) => Promise<string[]>;
 const resolveAll: ResolveAll = async (hostname) => (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
 
 /**
- * Why `target`, named by a host name, may not be requested: `refusedTarget` asked again of each address the name
- * resolves to, as though the URL had spelled it. Undefined when every address may be requested.
+ * The addresses `target`'s host NAME resolves to, each asked of `refusedTarget` as though the URL had spelled it; the
+ * request is then pinned to them. Undefined (nothing to pin) for an address, `localhost`, or the server's own host.
  */
-async function refusedByAddress(server: URL, target: URL, resolve: ResolveAll): Promise<string | undefined> {
+async function judgedAddresses(server: URL, target: URL, resolve: ResolveAll): Promise<{ why?: string; addresses?: string[] }> {
   const host = target.hostname.replace(/^\[|\]$/g, '');
-  if (target.hostname === server.hostname || isIP(host) !== 0 || hostKind(host) !== 'public') return undefined;
+  if (target.hostname === server.hostname || isIP(host) !== 0 || hostKind(host) !== 'public') return {};
   let addresses: string[];
   try {
     addresses = await resolve(host);
   } catch (error) {
-    return `its name does not resolve (${error instanceof Error ? error.message : String(error)})`;
+    return { why: `its name does not resolve (${error instanceof Error ? error.message : String(error)})` };
   }
-  if (addresses.length === 0) return 'its name resolves to no address';
+  if (addresses.length === 0) return { why: 'its name resolves to no address' };
   for (const address of addresses) {
     const as = new URL(target.href);
     as.hostname = isIP(address) === 6 ? `[${address}]` : address;
     const why = refusedTarget(server, as);
-    if (why !== undefined) return `${target.hostname} resolves to ${address}: ${why}`;
+    if (why !== undefined) return { why: `${target.hostname} resolves to ${address}: ${why}` };
   }
-  return undefined;
+  return { addresses };
+}
+
+// As fetch's own limit; each hop is judged (and resolved, and pinned) anew.
+const MAX_REDIRECTS = 20;
+const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * The request fetch makes for a redirect: 301/302 turn a POST, and 303 anything but GET/HEAD, into a body-less GET;
+ * another origin does not get the caller's credentials (fetch's own rules, kept now that the guard follows).
+ */
+function redirectedInit(init: RequestInit, status: number, from: URL, to: URL): RequestInit {
+  const method = (init.method ?? 'GET').toUpperCase();
+  const headers = new Headers(init.headers);
+  let next: RequestInit = { ...init, headers };
+  if (((status === 301 || status === 302) && method === 'POST') || (status === 303 && method !== 'GET' && method !== 'HEAD')) {
+    next = { ...next, method: 'GET', body: null };
+    for (const name of ['content-type', 'content-encoding', 'content-language', 'content-location']) headers.delete(name);
+  } else if (init.body instanceof ReadableStream) {
+    throw new TypeError(`fetch failed: a streamed body cannot follow a ${status} redirect`);
+  }
+  if (from.origin !== to.origin) for (const name of ['authorization', 'cookie', 'proxy-authorization']) headers.delete(name);
+  return next;
+}
+
+function refusal(server: URL, target: URL, why: string): Error {
+  return new Error(`Refused to request ${target.origin} for the MCP server at ${server.origin}: ${why} (docs/security.md §7c).`);
 }
 
 /**
- * `inner` (fetch), refusing what `refusedTarget` refuses for the MCP server at `serverUrl` — for a host name, for each
- * address it resolves to — before anything is sent.
+ * fetch, refusing what `refusedTarget` refuses for the MCP server at `serverUrl` — for a host name, for each address it
+ * resolves to — before anything is sent. A name so judged is connected to those addresses only (`pinnedFetch`); other
+ * targets go to `inner`. Redirects are never followed inside a fetch: the guard follows them (unless the caller asked
+ * for `manual` or `error`), each target judged like the first.
  */
-export function guardedOAuthFetch(serverUrl: string, inner: Fetch = fetch, resolve: ResolveAll = resolveAll): Fetch {
+export function guardedOAuthFetch(serverUrl: string, inner: Fetch = fetch, resolve: ResolveAll = resolveAll, tls: PinnedTls = {}): Fetch {
   const server = new URL(serverUrl);
-  return async (url, init) => {
-    const target = new URL(url);
-    const why = refusedTarget(server, target) ?? (await refusedByAddress(server, target, resolve));
-    if (why !== undefined) throw new Error(`Refused to request ${target.origin} for the MCP server at ${server.origin}: ${why} (docs/security.md §7c).`);
-    return inner(url, init);
+  const once = async (target: URL, init: RequestInit): Promise<Response> => {
+    const refused = refusedTarget(server, target);
+    if (refused !== undefined) throw refusal(server, target, refused);
+    const { why, addresses } = await judgedAddresses(server, target, resolve);
+    if (why !== undefined) throw refusal(server, target, why);
+    const manual = { ...init, redirect: 'manual' as const };
+    return addresses ? pinnedFetch(target, manual, addresses, tls) : inner(target, manual);
+  };
+  return async (url, init = {}) => {
+    let target = new URL(url);
+    let current = init;
+    for (let hop = 0; ; hop++) {
+      const response = await once(target, current);
+      const location = REDIRECT_STATUS.has(response.status) ? response.headers.get('location') : null;
+      if (location === null || init.redirect === 'manual') return response;
+      await response.body?.cancel().catch(() => {});
+      if (init.redirect === 'error') throw new TypeError(`fetch failed: ${target.origin} redirected and redirect is 'error'`);
+      if (hop === MAX_REDIRECTS) throw new TypeError(`fetch failed: more than ${MAX_REDIRECTS} redirects from ${new URL(url).origin}`);
+      const next = new URL(location, target);
+      current = redirectedInit(current, response.status, target, next);
+      target = next;
+    }
   };
 }

@@ -42,24 +42,20 @@ describe('attack: OAuth metadata pointing a connection at local addresses', () =
   });
 
   // A name is no way around it: `auth.rebind.test` looks public, but its DNS answer is this machine. The test's
-  // resolver stands in for the system's (no test may depend on a real DNS), and the inner fetch connects where that
-  // resolver says, as the system's fetch would.
-  it('a public-looking name that resolves to 127.0.0.1 is judged by its address (refused; control: one resolving to a public address is fetched)', async () => {
+  // resolver stands in for the system's (no test may depend on a real DNS); the request for a name the guard lets
+  // through is pinned to the address it judged (pinned-fetch.ts), so the control is a local server's name answering
+  // 127.0.0.1, reached at that address with no other look-up.
+  it('a public-looking name that resolves to 127.0.0.1 is judged by its address (refused; control: a local server\'s name resolving to 127.0.0.1 is fetched there)', async () => {
     const victim = await listen((_req, res) => res.end('{"secret":"admin-panel"}'));
     const port = new URL(victim.url).port;
-    const dnsAnswers: Record<string, string[]> = { 'auth.rebind.test': ['203.0.113.7', '127.0.0.1'], 'auth.public.test': ['203.0.113.8'] };
+    const dnsAnswers: Record<string, string[]> = { 'auth.rebind.test': ['203.0.113.7', '127.0.0.1'], 'auth.local.test': ['127.0.0.1'] };
     const resolve = async (host: string) => dnsAnswers[host] ?? [];
-    const connectAsResolved = (url: string | URL, init?: RequestInit) => {
-      const u = new URL(url);
-      u.hostname = '127.0.0.1';
-      return fetch(u, init);
-    };
-    const guarded = guardedOAuthFetch('http://mcp.example.com/mcp', connectAsResolved, resolve);
+    const guarded = guardedOAuthFetch('http://mcp.example.com/mcp', fetch, resolve);
     await expect(guarded(`http://auth.rebind.test:${port}/.well-known/oauth-authorization-server`)).rejects.toThrow(/auth\.rebind\.test resolves to 127\.0\.0\.1: it is a loopback address/);
     await expect(guarded(`http://auth.unknown.test:${port}/token`)).rejects.toThrow(/resolves to no address/);
     expect(victim.hits).toEqual([]);
-    // The control goes through to the (here local) listener: the guard, not the test's plumbing, stopped the first.
-    const ok = await guarded(`http://auth.public.test:${port}/x`);
+    // The control goes through to the listener: the guard, not the test's plumbing, stopped the first.
+    const ok = await guardedOAuthFetch('http://127.0.0.1:1/mcp', fetch, resolve)(`http://auth.local.test:${port}/x`);
     expect(await ok.text()).toContain('admin-panel');
     expect(victim.hits).toEqual(['GET /x']);
   });
