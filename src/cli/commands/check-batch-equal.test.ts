@@ -134,4 +134,53 @@ describe('check --batch decides each line as it would be decided alone', () => {
       }
     }
   }, 120_000);
+  it('rules read once and shared: the same text under other sources, behaviours and roots, spellings that differ only in case, spaces or escapes, a rule set changed between lines, the disk changed between lines', async () => {
+    const p = (...parts: string[]) => path.join(proj, ...parts);
+    const texts = ['Read(./secrets/**)', 'Read(/secrets/**)', ' Read(./secrets/**) ', 'read(./secrets/**)', 'Read(./SECRETS/**)', 'Read(./secrets/\\*\\*)', 'Read(./se\\crets/**)', 'Bash(cat \\(x\\):*)', 'Bash(cat:*)', 'Bash(git :* push)'];
+    const sources = ['userSettings', 'projectSettings', 'localSettings', 'policySettings', 'flagSettings', 'cliArg', 'session'];
+    const behaviors = ['deny', 'ask', 'allow'];
+    const calls = [
+      { tool: 'Read', input: { file_path: p('secrets', 'key.pem') } },
+      { tool: 'Read', input: { file_path: p('src', 'vault', 'key.pem') } },
+      { tool: 'Read', input: { file_path: p('secrets', 'later.pem') } },
+      { tool: 'Bash', input: { command: 'cat secrets/key.pem' } },
+      { tool: 'Bash', input: { command: 'cat (x)' } },
+      { tool: 'Edit', input: { file_path: p('secrets', 'key.pem'), old_string: 'k', new_string: 'j' } },
+    ];
+    // Between some lines the disk changes: a file appears, a link is retargeted (and back), a link appears.
+    const changes: (() => void)[] = [
+      () => fs.writeFileSync(p('secrets', 'later.pem'), 'k'),
+      () => {
+        fs.rmSync(p('src', 'vault'));
+        fs.symlinkSync(p('src', 'deep'), p('src', 'vault'));
+      },
+      () => {
+        fs.rmSync(p('src', 'vault'));
+        fs.symlinkSync(p('secrets'), p('src', 'vault'));
+      },
+      () => fs.symlinkSync(p('secrets'), p('src', 'vault2')),
+    ];
+    const answers = new BatchAnswers(new CheckEngine(createCheckToolResolver(), { cwd: proj, home }));
+    const kinds = new Set<string>();
+    try {
+      for (let i = 0; i < 240; i++) {
+        if (i % 60 === 59) changes[Math.floor(i / 60)]!();
+        const rules = [0, 1].map((k) => ({
+          source: sources[(i + 3 * k) % sources.length]!,
+          behavior: behaviors[(i + k) % behaviors.length]!,
+          rule: texts[(i * 7 + 3 * k) % texts.length]!,
+          ...((i + k) % 4 === 0 ? { root: k === 0 ? proj : home } : {}),
+        }));
+        const line = JSON.stringify({ id: i, ...calls[i % calls.length]!, cwd: proj, home, rules });
+        const expected = await alone(line);
+        const { text } = await answers.answerChunk([line]);
+        expect({ i, answer: comparable(text) }).toEqual({ i, answer: expected });
+        kinds.add(expected === 'error' ? expected : (JSON.parse(expected) as { behavior: string }).behavior);
+      }
+      expect([...kinds].sort()).toEqual(['allow', 'ask', 'deny', 'error']);
+    } finally {
+      fs.rmSync(p('secrets', 'later.pem'), { force: true });
+      fs.rmSync(p('src', 'vault2'), { force: true });
+    }
+  }, 120_000);
 });

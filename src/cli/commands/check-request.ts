@@ -9,20 +9,19 @@ import type {
   PermissionAskDecision,
   PermissionDecision,
   PermissionMode,
-  PermissionRule,
   ToolPermissionContext,
 } from '../../tool/permission-types.js';
-import { PERMISSION_MODES, PERMISSION_RULE_SOURCES } from '../../tool/permission-types.js';
+import { PERMISSION_MODES } from '../../tool/permission-types.js';
 import type { AnyTool } from '../../tool/tool.js';
 import { createToolUseContext, type ToolUseContext } from '../../tool/tool-use-context.js';
 import { createPermissionContext, updatePermissionContext } from '../../permissions/permission-context.js';
-import { tryParsePermissionRule, validatePermissionRule } from '../../permissions/permission-rule.js';
 import { resolvePermission } from '../../permissions/resolve.js';
 import { classifierEligibility } from '../../permissions/auto-mode.js';
 import { isShellTool, permissionTraitsOf } from '../../permissions/tool-traits.js';
 import { expandPath } from '../../permissions/paths.js';
 import { parsePartialToolInput } from '../../execution/input-validation.js';
 import { loadSettings, type LoadedSettings, type LoadSettingsOptions } from '../../settings/load-settings.js';
+import { CheckRequestError, RequestRules } from './check-request-rules.js';
 
 /** The batch output line, fields in this order. */
 export interface CheckOutput {
@@ -35,7 +34,7 @@ export interface CheckOutput {
   classifier?: string;
 }
 
-export class CheckRequestError extends Error {}
+export { CheckRequestError };
 
 /** A decision, and what it was made for: the tool and the permission context (for callers that reuse decisions). */
 export interface CheckResult {
@@ -82,6 +81,8 @@ export class CheckEngine {
     },
   });
   readonly #shapes = new ContextShapes<ContextEntry>();
+  /** The rules requests gave, each read once per content (check-request-rules.ts). */
+  readonly #rules = new RequestRules();
   readonly #base: ToolUseContext;
   #epoch = 0;
 
@@ -211,7 +212,7 @@ export class CheckEngine {
         ...(home !== undefined ? { homeDir: home } : {}),
         mode: mode ?? 'default',
         additionalDirectories: (dirs as string[] | undefined) ?? [],
-        rules: parseRequestRules(r.rules),
+        rules: this.#rules.parse(r.rules),
       });
     } else {
       const s = loadSettings({
@@ -380,29 +381,4 @@ function absField(r: Record<string, unknown>, key: string): string | undefined {
   if (v === undefined) return undefined;
   if (typeof v !== 'string' || !path.isAbsolute(v)) throw new CheckRequestError(`"${key}" must be an absolute path`);
   return path.resolve(v);
-}
-
-function parseRequestRules(value: unknown): PermissionRule[] {
-  if (!Array.isArray(value)) throw new CheckRequestError('"rules" must be an array');
-  return value.map((item, i) => {
-    const where = `rules[${i}]`;
-    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw new CheckRequestError(`${where} must be an object`);
-    const { source, behavior, rule, root } = item as Record<string, unknown>;
-    if (typeof source !== 'string' || !(PERMISSION_RULE_SOURCES as readonly string[]).includes(source)) {
-      throw new CheckRequestError(`${where}.source must be one of ${PERMISSION_RULE_SOURCES.join(', ')}`);
-    }
-    if (behavior !== 'allow' && behavior !== 'deny' && behavior !== 'ask') throw new CheckRequestError(`${where}.behavior must be allow, deny or ask`);
-    if (typeof rule !== 'string') throw new CheckRequestError(`${where}.rule must be a string`);
-    const parsed = tryParsePermissionRule(rule);
-    if (!parsed.ok) throw new CheckRequestError(`${where}: ${parsed.error.message}`);
-    const problems = validatePermissionRule(parsed.value, behavior).errors;
-    if (problems.length > 0) throw new CheckRequestError(`${where}: ${problems.join('; ')} in rule ${JSON.stringify(rule)}`);
-    if (root !== undefined && (typeof root !== 'string' || !path.isAbsolute(root))) throw new CheckRequestError(`${where}.root must be an absolute path`);
-    return {
-      source: source as PermissionRule['source'],
-      ruleBehavior: behavior,
-      ruleValue: parsed.value,
-      ...(root !== undefined ? { root: path.resolve(root) } : {}),
-    };
-  });
 }
