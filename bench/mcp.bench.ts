@@ -11,11 +11,12 @@
  *   Code only mcp.serve_bash_echo_vs_bare_sdk_ms, against the smallest MCP SDK server with a Bash tool
  *   (bench/fixtures/bare-bash-mcp-server.mjs). Calls alternate between the two servers, batch by batch, over ten
  *   rounds; which server goes first alternates.
- * - mcp.serve_*_vs_claude_cpu_ms: the same calls, the server process's CPU time per call (user + system, with its
- *   reaped children), rounds 3-10: on a loaded machine the wall figures above are mostly time spent waiting for a core.
+ * - mcp.serve_*_vs_claude_cpu_ms: the same calls, the CPU time per call (user + system) of the server process and
+ *   every process under it (toolgate's command launcher and its shells included), rounds 3-10: on a loaded machine the
+ *   wall figures above are mostly time spent waiting for a core.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -193,16 +194,41 @@ async function stdioClient(command: string, args: string[], env: Record<string, 
 const serverPids = new WeakMap<Client, number | undefined>();
 
 /**
- * CPU time (user + system, with its reaped children: Bash's shells) the server process of `client` has used so far,
- * in ms; undefined off Linux. On a loaded machine it is the steadier figure: wall time there is mostly waiting for a core.
+ * CPU time (user + system) the server process of `client` and every process under it have used so far, in ms: each
+ * live process's own and that of the children it has reaped. toolgate's Bash commands are not the server's own
+ * children — its command launcher (a Perl, src/tools/bash/launcher.ts) forks them and reaps them — so the server's
+ * `cutime` alone missed them (and the launcher): Bash echo read 0.29x Claude Code's CPU while the wall time was
+ * even, the rest was in the launcher's tree. A process that ends moves its time into its reaper's, which is in the
+ * tree too, so the sum only grows. Undefined off Linux.
  */
 function serverCpuMs(client: Client): number | undefined {
   const pid = serverPids.get(client);
   if (pid === undefined) return undefined;
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    // utime, stime, cutime, cstime, in clock ticks (USER_HZ: 100 on Linux).
-    return [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0) * 10;
+    const stats = new Map<number, { ppid: number; ticks: number }>();
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      let text: string;
+      try {
+        text = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      } catch {
+        continue; // ended meanwhile: its time is in its reaper's now
+      }
+      const fields = text.slice(text.lastIndexOf(') ') + 2).split(' ');
+      // ppid, then utime, stime, cutime, cstime, in clock ticks (USER_HZ: 100 on Linux).
+      stats.set(Number(entry), { ppid: Number(fields[1]), ticks: [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0) });
+    }
+    if (!stats.has(pid)) return undefined;
+    const children = new Map<number, number[]>();
+    for (const [child, { ppid }] of stats) children.set(ppid, [...(children.get(ppid) ?? []), child]);
+    let ticks = 0;
+    const pending = [pid];
+    while (pending.length > 0) {
+      const next = pending.pop()!;
+      ticks += stats.get(next)?.ticks ?? 0;
+      pending.push(...(children.get(next) ?? []));
+    }
+    return ticks * 10;
   } catch {
     return undefined;
   }

@@ -11,10 +11,14 @@
  *   process of its own, through the same server and the same kind of connection: what Restate itself costs on this
  *   machine at this moment. The overhead above it is toolgate's. Floor and remote calls alternate, pair by pair,
  *   while both the worker and the bare handler are up: on a loaded machine only figures timed together compare.
+ * - scaleout.dispatch_cpu_ms (.coordinator, .worker): CPU time (user + system) per serial call through the worker —
+ *   this process around the call plus the worker process — against the floor's (this process around the post plus
+ *   the bare handler's process): toolgate's share of a dispatch without the waiting for a core that a loaded machine
+ *   adds to the wall figures.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,7 +58,7 @@ async function runCalls(backend: ToolCallBackend | undefined, workspace: string,
   return performance.now() - start;
 }
 
-async function withPool<T>(server: RestateServer, workspace: string, processes: number, fn: () => Promise<T>): Promise<T> {
+async function withPool<T>(server: RestateServer, workspace: string, processes: number, fn: (pid: number | undefined) => Promise<T>): Promise<T> {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), 'worker', '--restate', server.ingressUrl, '--admin', server.adminUrl,
@@ -65,7 +69,7 @@ async function withPool<T>(server: RestateServer, workspace: string, processes: 
 }
 
 /** A process serving one bare Restate handler (`BenchEcho/call` returns its input), registered with `server`. */
-async function withEcho<T>(server: RestateServer, fn: () => Promise<T>): Promise<T> {
+async function withEcho<T>(server: RestateServer, fn: (pid: number | undefined) => Promise<T>): Promise<T> {
   const source = [
     "import * as restate from '@restatedev/restate-sdk';",
     `import { registerDeployment, startToolWorkerEndpoint } from ${JSON.stringify(path.join(root, 'src/distributed/tool-worker.ts'))};`,
@@ -82,7 +86,7 @@ async function withEcho<T>(server: RestateServer, fn: () => Promise<T>): Promise
   return serving(child, fn);
 }
 
-async function serving<T>(child: ChildProcess, fn: () => Promise<T>): Promise<T> {
+async function serving<T>(child: ChildProcess, fn: (pid: number | undefined) => Promise<T>): Promise<T> {
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -91,10 +95,26 @@ async function serving<T>(child: ChildProcess, fn: () => Promise<T>): Promise<T>
       if (child.exitCode !== null) throw new Error(`worker exited: ${stderr}`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    return await fn();
+    return await fn(child.pid);
   } finally {
     child.kill('SIGTERM');
     await exited;
+  }
+}
+
+function cpuMs(usage: NodeJS.CpuUsage): number {
+  return (usage.user + usage.system) / 1000;
+}
+
+/** CPU time (user + system) process `pid` has used so far, in ms; NaN off Linux (no figure then). */
+function processCpuMs(pid: number | undefined): number {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = text.slice(text.lastIndexOf(') ') + 2).split(' ');
+    // utime, stime in clock ticks (USER_HZ: 100 on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
   }
 }
 
@@ -113,7 +133,7 @@ function post(agent: http.Agent, url: string, key: string, body: string): Promis
 export const benchmarks: Benchmark[] = [
   {
     group: 'scaleout',
-    names: ['scaleout.calls_per_s', 'scaleout.dispatch_overhead_ms', 'scaleout.dispatch_over_floor_ms', 'scaleout.restate_floor_ms'],
+    names: ['scaleout.calls_per_s', 'scaleout.dispatch_overhead_ms', 'scaleout.dispatch_over_floor_ms', 'scaleout.restate_floor_ms', 'scaleout.dispatch_cpu_ms'],
     async run(): Promise<BenchFigure[]> {
       const workspace = mkdtempSync(path.join(os.tmpdir(), 'toolgate-scaleout-'));
       const server = await startRestateServer({ env: { RESTATE_WORKER__INVOKER__HTTP2_STREAMS_PER_CONNECTION_LIMIT: '8' } });
@@ -133,22 +153,32 @@ export const benchmarks: Benchmark[] = [
         // The floor and the call through the worker in pairs, one after the other, which goes first alternating: timed
         // apart (the floor after the pool), a load that moved in between read as toolgate's — +20 to +112 ms on this
         // 2-core machine, where the paired figure is ~1-2 ms.
-        const one = await withPool(server, workspace, 1, () =>
-          withEcho(server, async () => {
+        // CPU per serial call (user + system): this process around each call, plus the process that served it (the
+        // worker, or the bare handler's process) over the whole loop. Steadier than wall time on a loaded machine.
+        const cpu = { remote: 0, floor: 0 };
+        let serverCpu = { worker: 0, echo: 0 };
+        const one = await withPool(server, workspace, 1, (workerPid) =>
+          withEcho(server, async (echoPid) => {
             const agent = new http.Agent({ keepAlive: true });
             const url = `${server.ingressUrl}/BenchEcho/call`;
             await runCalls(backend, workspace, 200, IN_FLIGHT); // warm-up: connections, JIT
             for (let i = 0; i < 200; i++) await post(agent, url, `warm-${process.pid}-${i}`, '{"n":0}');
             const bare = async (i: number) => {
+              const used = process.cpuUsage();
               const start = performance.now();
               await post(agent, url, `floor-${process.pid}-${i}`, '{"n":0}');
               floor.push(performance.now() - start);
+              cpu.floor += cpuMs(process.cpuUsage(used));
             };
+            const servedBefore = { worker: processCpuMs(workerPid), echo: processCpuMs(echoPid) };
             for (let i = 0; i < 200; i++) {
               if (i % 2 === 0) await bare(i);
+              const used = process.cpuUsage();
               remoteSerial.push(await runCalls(backend, workspace, 1, 1));
+              cpu.remote += cpuMs(process.cpuUsage(used));
               if (i % 2 === 1) await bare(i);
             }
+            serverCpu = { worker: processCpuMs(workerPid) - servedBefore.worker, echo: processCpuMs(echoPid) - servedBefore.echo };
             agent.destroy();
             return CALLS / ((await runCalls(backend, workspace, CALLS, IN_FLIGHT)) / 1000);
           }),
@@ -169,6 +199,13 @@ export const benchmarks: Benchmark[] = [
           { name: 'scaleout.dispatch_overhead_ms', value: median(remoteSerial) - median(localSerial), unit: 'ms', baseline: median(localSerial) },
           { name: 'scaleout.dispatch_over_floor_ms', value: median(remoteSerial) - median(floor), unit: 'ms', baseline: median(floor) },
           { name: 'scaleout.restate_floor_ms', value: median(floor), unit: 'ms' },
+          ...(Number.isFinite(serverCpu.worker) && Number.isFinite(serverCpu.echo)
+            ? [
+                { name: 'scaleout.dispatch_cpu_ms', value: (cpu.remote + serverCpu.worker) / remoteSerial.length, unit: 'ms', baseline: (cpu.floor + serverCpu.echo) / floor.length },
+                { name: 'scaleout.dispatch_cpu_ms.coordinator', value: cpu.remote / remoteSerial.length, unit: 'ms', baseline: cpu.floor / floor.length },
+                { name: 'scaleout.dispatch_cpu_ms.worker', value: serverCpu.worker / remoteSerial.length, unit: 'ms', baseline: serverCpu.echo / floor.length },
+              ]
+            : []),
         ];
       } finally {
         await engine?.close?.();

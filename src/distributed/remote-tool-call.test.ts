@@ -149,6 +149,33 @@ describe('a worker running decided calls', () => {
     expect(elsewhere.ok ? '' : elsewhere.error.message).toMatch(/does not serve the workspace/);
     expect(ran).toEqual([]);
   });
+  it('gives the tool the caller’s own controller when it is given, else one that follows the signal', async () => {
+    const dir = workspace();
+    const seen: AbortController[] = [];
+    // Aborts its own controller when asked, as a tool that gives up may: that must reach whoever holds the signal.
+    const t = tool('T', { call: async (input: { v?: string }, context: ToolUseContext) => {
+      seen.push(context.abortController);
+      if (input.v === 'stop') context.abortController.abort('stopped');
+      return { data: context.abortController.signal.aborted ? 'aborted' : 'running' };
+    } });
+    const call = (v: string) => JSON.parse(JSON.stringify(toRemoteToolCall(t, { v }, `toolu_${v}`, contextFor(dir, [t])))) as RemoteToolCall;
+
+    const own = new AbortController();
+    const ran = await executeRemoteToolCall(call('go'), { tools: [t], workspaces: [dir], signal: own.signal, abortController: own });
+    expect(ran).toMatchObject({ ok: true, data: 'running' });
+    expect(seen[0]).toBe(own);
+    await executeRemoteToolCall(call('stop'), { tools: [t], workspaces: [dir], signal: own.signal, abortController: own });
+    expect(own.signal.aborted).toBe(true);
+
+    // A controller that is not the signal's is not taken: the tool gets its own, which follows the signal.
+    const other = new AbortController();
+    const outside = new AbortController();
+    outside.abort('turn aborted');
+    const followed = await executeRemoteToolCall(call('go'), { tools: [t], workspaces: [dir], signal: outside.signal, abortController: other });
+    expect(followed).toMatchObject({ ok: true, data: 'aborted' });
+    expect(seen[2]).not.toBe(other);
+    expect(other.signal.aborted).toBe(false);
+  });
 });
 
 describe('the durable backend over any engine', () => {

@@ -165,6 +165,12 @@ export interface ExecuteRemoteOptions {
   /** The workspace roots this worker serves; a call whose cwd is outside all of them is refused. */
   readonly workspaces: readonly string[];
   readonly signal: AbortSignal;
+  /**
+   * The controller behind `signal`, when the caller made it for this call alone: the tool's context then uses it as
+   * is, instead of a second controller that follows `signal` through a listener (one of each per call, on the path of
+   * every remote call).
+   */
+  readonly abortController?: AbortController;
   readonly onProgress?: (data: ToolProgressData) => void;
   /** Where this worker keeps per-session files (default: the system temp dir). */
   readonly stateDir?: string;
@@ -194,10 +200,13 @@ export async function executeRemoteToolCall(call: RemoteToolCall, options: Execu
   // One call touches one file: a small cache (the default one sizes itself for a session, and costs more to make).
   const readFileState = new FileStateCache({ maxEntries: 16 });
   if (call.fileState) readFileState.set(call.fileState.path, call.fileState.record);
-  const abortController = new AbortController();
+  const own = options.abortController !== undefined && options.abortController.signal === options.signal;
+  const abortController = own ? options.abortController! : new AbortController();
   const onAbort = () => abortController.abort(options.signal.reason);
-  if (options.signal.aborted) onAbort();
-  else options.signal.addEventListener('abort', onAbort, { once: true });
+  if (!own) {
+    if (options.signal.aborted) onAbort();
+    else options.signal.addEventListener('abort', onAbort, { once: true });
+  }
   const sessionDir = path.join(options.stateDir ?? defaultStateDir(), safeSegment(call.sessionId));
   const context = createToolUseContext({
     tools: options.tools,
@@ -241,7 +250,7 @@ export async function executeRemoteToolCall(call: RemoteToolCall, options: Execu
       worker,
     };
   } finally {
-    options.signal.removeEventListener('abort', onAbort);
+    if (!own) options.signal.removeEventListener('abort', onAbort);
   }
 }
 

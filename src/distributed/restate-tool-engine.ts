@@ -72,8 +72,12 @@ export function createRestateToolEngine(options: RestateToolEngineOptions): Dura
     async submit(call, { idempotencyKey, signal }) {
       const body = JSON.stringify(call);
       let cancelled: Promise<void> | undefined;
+      // The request in flight, ended by the abort below: one listener on the turn's signal per call (handing the signal
+      // to http.request added another, and end-of-stream watchers on the request to take it off again).
+      let inFlight: http.ClientRequest | undefined;
       const onAbort = () => {
         cancelled = cancel(idempotencyKey, body).catch(() => undefined);
+        inFlight?.destroy(abortError(signal));
       };
       signal.addEventListener('abort', onAbort, { once: true });
       try {
@@ -81,7 +85,7 @@ export function createRestateToolEngine(options: RestateToolEngineOptions): Dura
         for (let attempt = 0; attempt < attempts; attempt++) {
           if (signal.aborted) break;
           try {
-            const response = await postJson(callUrl, agent, idempotencyKey, body, signal);
+            const response = await postJson(callUrl, agent, idempotencyKey, body, undefined, (request) => (inFlight = request));
             const text = response.text;
             if (response.status >= 200 && response.status < 300) return JSON.parse(text) as RemoteToolResult;
             const message = restateErrorMessage(text);
@@ -122,15 +126,22 @@ export function createRestateToolEngine(options: RestateToolEngineOptions): Dura
  * millisecond more per call here (its own pool, streams and Response objects); a call is small and its answer is
  * read whole anyway.
  */
-function postJson(url: string, agent: http.Agent, idempotencyKey: string, body: string, signal: AbortSignal): Promise<{ status: number; text: string }> {
+function postJson(
+  url: string,
+  agent: http.Agent,
+  idempotencyKey: string,
+  body: string,
+  signal: AbortSignal | undefined,
+  onRequest?: (request: http.ClientRequest) => void,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const request = (url.startsWith('https:') ? https : http).request(
       url,
       {
         method: 'POST',
         agent,
-        signal,
-        headers: { ...headers(idempotencyKey), 'content-length': Buffer.byteLength(body) },
+        ...(signal ? { signal } : {}),
+        headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey, 'content-length': Buffer.byteLength(body) },
       },
       (response) => {
         const chunks: Buffer[] = [];
@@ -140,6 +151,7 @@ function postJson(url: string, agent: http.Agent, idempotencyKey: string, body: 
       },
     );
     request.on('error', reject);
+    onRequest?.(request);
     request.end(body);
   });
 }

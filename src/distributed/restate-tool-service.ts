@@ -51,7 +51,7 @@ export function toolCallService(options: ToolCallServiceOptions) {
           const begun = await ctx.run('begin', () => attempt);
           if (begun !== attempt) return { ok: false, interrupted: true, error: { message: interruptedMessage(call.tool) }, worker: options.workerName };
         }
-        const { signal, dispose } = cancellationSignal(ctx);
+        const { controller, dispose } = cancellationSignal(ctx);
         return limit(async () => {
           options.onCall?.('start', call);
           const progress = createProgressSender(call.progressUrl);
@@ -59,7 +59,8 @@ export function toolCallService(options: ToolCallServiceOptions) {
             const result = await executeRemoteToolCall(call, {
               tools: options.tools,
               workspaces: options.workspaces,
-              signal,
+              signal: controller.signal,
+              abortController: controller,
               onProgress: progress.send,
               stateDir: options.stateDir,
               workerName: options.workerName,
@@ -84,13 +85,13 @@ export function toolCallService(options: ToolCallServiceOptions) {
 }
 
 /**
- * An AbortSignal that fires when this invocation is cancelled (the coordinator's turn was aborted) or its attempt ends.
- * The tool runs outside Restate's promises, so it would not notice a cancellation on its own: the service takes
- * cancellation explicitly (`explicitCancellation`), and Restate's cancel signal resolves `cancellation()`. That signal
- * is not a journal entry (an awakeable, used before, cost each call one more journal write), and it is the same on
- * every attempt: a replay of a cancelled call sees it at once.
+ * The tool's AbortController (its context uses it as is), aborted when this invocation is cancelled (the coordinator's
+ * turn was aborted) or its attempt ends. The tool runs outside Restate's promises, so it would not notice a
+ * cancellation on its own: the service takes cancellation explicitly (`explicitCancellation`), and Restate's cancel
+ * signal resolves `cancellation()`. That signal is not a journal entry (an awakeable, used before, cost each call one
+ * more journal write), and it is the same on every attempt: a replay of a cancelled call sees it at once.
  */
-function cancellationSignal(ctx: restate.Context): { signal: AbortSignal; dispose(): void } {
+function cancellationSignal(ctx: restate.Context): { controller: AbortController; dispose(): void } {
   const controller = new AbortController();
   const attempt = ctx.request().attemptCompletedSignal;
   const onAttemptEnd = () => controller.abort('attempt ended');
@@ -101,7 +102,7 @@ function cancellationSignal(ctx: restate.Context): { signal: AbortSignal; dispos
     () => undefined,
   );
   // Once the call has answered, the end of its attempt has nothing left to stop.
-  return { signal: controller.signal, dispose: () => attempt.removeEventListener('abort', onAttemptEnd) };
+  return { controller, dispose: () => attempt.removeEventListener('abort', onAttemptEnd) };
 }
 
 function createLimiter(max: number): <T>(fn: () => Promise<T>) => Promise<T> {
