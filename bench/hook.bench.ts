@@ -1,9 +1,9 @@
 /**
  * `toolgate hook`, the policy engine as another agent's hook (issue 37).
  * - hook.command_plain_ms / hook.command_pipeline_ms: the command hook as Claude Code runs it (bin/toolgate.js, the
- *   CLI bundle and its `hook` code cache), one PreToolUse request on stdin, whole process from spawn to exit; each run
- *   paired with `node -e 0` fed the same stdin (baseline: their median). Median of 15 pairs after a warm-up pair.
- *   `git status` (parsed in JS) and `grep … | head` (the bash grammar's first parse).
+ *   CLI bundle and its `hook` code cache), one PreToolUse request on stdin and the answer read from a pipe, whole
+ *   process from spawn to exit; each run paired with `node -e 0` fed the same stdin (baseline: their median). Median
+ *   of 15 pairs after a warm-up pair. `git status` (parsed in JS) and `grep … | head` (the bash grammar's first parse).
  * - hook.http_median_ms / hook.http_decisions_per_s / hook.http_server_cpu_us: `toolgate hook serve` as a child
  *   process, logging every decision as it does by default; the client is this process, on the same machine (RawConnection:
  *   prepared request bytes, answers read by Content-Length and checked byte for byte, so it takes as little of the
@@ -39,7 +39,10 @@ const PAIRS = 15;
 function timeRun(args: readonly string[], input: string, env: NodeJS.ProcessEnv, cwd: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const start = performance.now();
-    const child = spawn(process.execPath, [...args], { cwd, env, stdio: ['pipe', 'ignore', 'ignore'] });
+    // stdout a pipe that is read, as a host reads its hook's answer (not /dev/null: a pipe is what a command's
+    // writes to stdout cost in the host).
+    const child = spawn(process.execPath, [...args], { cwd, env, stdio: ['pipe', 'pipe', 'ignore'] });
+    child.stdout.resume();
     child.once('error', reject);
     child.once('exit', (code) => (code === 0 ? resolve(performance.now() - start) : reject(new Error(`${args.join(' ')} exited with ${code}`))));
     child.stdin.end(input);

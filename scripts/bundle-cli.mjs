@@ -107,11 +107,29 @@ const lazyChildProcess = {
   },
 };
 
+/**
+ * lru-cache picks its clock as it loads, reading the global `performance`: in Node a lazy getter that loads perf_hooks
+ * and a dozen modules on first touch, at the start of every command whose modules make a cache (the rule matcher's
+ * among them), though only a cache with a TTL asks the clock. The read waits for the first `now()` — Node always has
+ * `performance.now`. The text is matched exactly: another lru-cache fails the build instead of loading as before.
+ */
+const LRU_EAGER_CLOCK = 'typeof performance=="object"&&performance&&typeof performance.now=="function"?performance:Date';
+const lazyLruClock = {
+  name: 'lazy-lru-clock',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]lru-cache[\\/]dist[\\/]esm[\\/]node[\\/]index\.min\.js$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      if (text.split(LRU_EAGER_CLOCK).length !== 2) throw new Error(`bundle-cli: lru-cache's clock was not found once in ${args.path}`);
+      return { contents: text.replace(LRU_EAGER_CLOCK, '{now:()=>performance.now()}'), loader: 'js' };
+    });
+  },
+};
+
 const cjs = 'dist/cli-bundle/toolgate.cjs';
 const script = {
   ...common,
   external: [...common.external, ...notInScript],
-  plugins: [withoutSession, lazyChildProcess],
+  plugins: [withoutSession, lazyChildProcess, lazyLruClock],
   format: 'cjs',
   // The same file location as the ES bundle's entry, so `new URL('../../package.json', import.meta.url)` holds.
   define: { 'import.meta.url': '__tgImportMetaUrl', 'import.meta.dirname': '__dirname' },

@@ -13,6 +13,7 @@ import { PERMISSION_MODES, type PermissionMode } from '../../tool/permission-typ
 import { explainDecision } from '../../permissions/explain.js';
 import { BatchAnswers } from './check-batch.js';
 import { SettingsWatch } from './settings-watch.js';
+import { writeStdout } from '../stdout.js';
 import { CheckEngine, CheckRequestError, type CheckDefaults } from './check-request.js';
 import { createCheckToolResolver } from './check-tools.js';
 
@@ -124,9 +125,9 @@ export function registerCheckCommand(program: Command): void {
           message: 'message' in result.decision ? result.decision.message : null,
           suggestions: result.decision.behavior === 'ask' ? (result.decision.suggestions ?? []) : [],
         };
-        process.stdout.write(`${JSON.stringify({ ...result.output, ...extra })}\n`);
+        writeStdout(`${JSON.stringify({ ...result.output, ...extra })}\n`);
       } else {
-        process.stdout.write(`${tool} ${input ?? '{}'}\n${explainDecision(result.decision)}\n`);
+        writeStdout(`${tool} ${input ?? '{}'}\n${explainDecision(result.decision)}\n`);
       }
       if (failOn.has(result.output.behavior)) process.exitCode = FAIL_ON_EXIT;
     });

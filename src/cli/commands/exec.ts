@@ -14,6 +14,7 @@ import type { ToolUseOutcome } from '../../execution/outcome.js';
 import { PERMISSION_MODES, type PermissionMode } from '../../tool/permission-types.js';
 import type { MessageParam, ToolUseBlock } from '../../tool/tool.js';
 import { guardSignals } from '../signals.js';
+import { writeStdout } from '../stdout.js';
 import { inlineJsonOrPath } from '../../tool/read-config-file.js';
 
 interface ExecOptions {
@@ -63,12 +64,8 @@ async function runExec(file: string, opts: ExecOptions): Promise<void> {
 
   const controller = new AbortController();
   const signals = guardSignals(controller, {
-    onForcedExit: (signal) => writeSafely(process.stderr, `toolgate exec: ${signal} again, exiting without cleaning up\n`),
+    onForcedExit: (signal) => writeSafely('stderr', `toolgate exec: ${signal} again, exiting without cleaning up\n`),
   });
-  // A closed terminal (SIGHUP) or a closed pipe must not turn the last writes into a crash.
-  const ignore = () => {};
-  process.stdout.on('error', ignore);
-  process.stderr.on('error', ignore);
   let runtime: ToolRuntime | undefined;
   try {
     try {
@@ -91,7 +88,7 @@ async function runExec(file: string, opts: ExecOptions): Promise<void> {
       if (error instanceof SettingsLoadError) throw new ExecInputError(error.message);
       throw error;
     }
-    for (const warning of runtime.warnings) writeSafely(process.stderr, `toolgate: warning: ${warning}\n`);
+    for (const warning of runtime.warnings) writeSafely('stderr', `toolgate: warning: ${warning}\n`);
 
     // As if streamed: each block is handed over when it "arrives"; tools that may start, start at once.
     const handle = runtime.begin({ role: 'assistant', content: blocks });
@@ -111,9 +108,9 @@ async function runExec(file: string, opts: ExecOptions): Promise<void> {
     const running = new Set(runtime.tasks().filter((t) => t.status === 'running').map((t) => t.id));
     if (running.size > 0) await runtime.dispose();
     for (const task of runtime.tasks().filter((t) => running.has(t.id))) {
-      writeSafely(process.stderr, `toolgate exec: background task ${task.id} (${task.label}) was still running and has been stopped; its output is in ${task.outputFile}\n`);
+      writeSafely('stderr', `toolgate exec: background task ${task.id} (${task.label}) was still running and has been stopped; its output is in ${task.outputFile}\n`);
     }
-    writeSafely(process.stdout, opts.json ? `${JSON.stringify(result.message, null, 2)}\n` : formatReadable(result.outcomes));
+    writeSafely('stdout', opts.json ? `${JSON.stringify(result.message, null, 2)}\n` : formatReadable(result.outcomes));
   } finally {
     await runtime?.dispose();
     await remote.close();
@@ -122,9 +119,19 @@ async function runExec(file: string, opts: ExecOptions): Promise<void> {
   }
 }
 
-function writeSafely(stream: NodeJS.WriteStream, text: string): void {
+/**
+ * A closed terminal (SIGHUP) or a closed pipe must not turn the last writes into a crash. The answer goes to fd 1
+ * directly and stderr's stream is made only for a message (src/cli/stdout.ts: a stream made for a pipe is a net.Socket,
+ * loaded at every start otherwise).
+ */
+function writeSafely(to: 'stdout' | 'stderr', text: string): void {
   try {
-    stream.write(text);
+    if (to === 'stdout') {
+      writeStdout(text);
+      return;
+    }
+    if (process.stderr.listenerCount('error') === 0) process.stderr.on('error', () => {});
+    process.stderr.write(text);
   } catch {
     // the reader is gone (closed terminal or pipe): nothing left to tell
   }

@@ -28,7 +28,9 @@ export interface AnsweredHook {
 }
 
 export async function answerHook(text: string, options: HookAnswerOptions, judge: HookJudge): Promise<AnsweredHook> {
-  const started = performance.now();
+  // process.hrtime, not performance.now: the global `performance` loads perf_hooks (a dozen modules) on first touch,
+  // in a command that runs once per tool call of its host.
+  const started = process.hrtime.bigint();
   let request: HookRequest | undefined;
   let verdict: HookVerdict | undefined;
   let failure: string | undefined;
@@ -51,7 +53,7 @@ export async function answerHook(text: string, options: HookAnswerOptions, judge
   const fallback = { answer: failure !== undefined ? 'ask' : 'none', reason: `toolgate could not judge this call: ${failure ?? 'no verdict'}` };
   let entry: HookLogEntry;
   try {
-    entry = logEntry(request, verdict, fallback, logRedactor(verdict?.settings), performance.now() - started);
+    entry = logEntry(request, verdict, fallback, logRedactor(verdict?.settings), Number(process.hrtime.bigint() - started) / 1e6);
   } catch {
     entry = { time: new Date().toISOString(), host, event: request?.event ?? 'unknown', cwd: '', tool: '', input: null, answer: fallback.answer, reason: 'the log entry could not be made', calls: [] };
   }

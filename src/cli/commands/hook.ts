@@ -9,6 +9,7 @@
  */
 import path from 'node:path';
 import type { Command } from 'commander';
+import { writeStdout } from '../stdout.js';
 import { HOOK_HOSTS, type HookHost } from './hook-hosts.js';
 
 export interface HookCommonOptions {
@@ -112,7 +113,7 @@ async function runCommandHook(opts: HookCommonOptions): Promise<void> {
   const failClosed = (why: string) => {
     if (answered) return;
     answered = true;
-    process.stdout.write(`${JSON.stringify(failClosedOutput(host ?? 'claude', undefined, why))}\n`);
+    writeStdout(`${JSON.stringify(failClosedOutput(host ?? 'claude', undefined, why))}\n`);
     process.exitCode = 0;
   };
   const deadline = setTimeout(() => {
@@ -132,7 +133,7 @@ async function runCommandHook(opts: HookCommonOptions): Promise<void> {
     const { output, entry } = await answerHook(text, { ...(host !== undefined ? { host } : {}), cwd: process.cwd(), log: opts.log }, judge);
     if (!answered) {
       answered = true;
-      process.stdout.write(`${JSON.stringify(output)}\n`);
+      writeStdout(`${JSON.stringify(output)}\n`);
     }
     if (entry !== undefined) appendHookLog(entry);
   } catch (error) {

@@ -18,7 +18,7 @@ import {
 } from './bash-settings.js';
 import { mapBashOutput, type BashOutput } from './bash-output.js';
 import { BASH_DESCRIPTION_FIELD, BASH_TOOL_NAME, bashPrompt } from './prompt.js';
-import { runBash, type BashProgress } from './run-bash.js';
+import type { BashProgress } from './run-bash.js';
 import { uninterruptibleSubcommand } from './interrupt-behavior.js';
 import { repositoryWriter, unsandboxedBecause } from './sandbox-exemptions.js';
 import { detectSandbox } from './sandbox.js';
@@ -155,6 +155,8 @@ export const BashTool = buildTool<typeof bashInputSchema, BashOutput, BashProgre
     if (needsBashParser(input.command)) await loadBashParser();
     const simulated = await runSimulatedSed(input.command, context);
     if (simulated !== undefined) return { data: simulated };
+    // Loaded at the first run: a process that only judges calls (toolgate hook, check) never starts a shell.
+    const { runBash } = await import('./run-bash.js');
     return runBash(input, context, '', onProgress);
   },
   mapToolResultToToolResultBlockParam: mapBashOutput,
