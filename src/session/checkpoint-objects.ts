@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { crc32, deflateSync } from 'node:zlib';
-import { BLANK_HEADER, inIndex, type PackEntry, journalName, objectHeader, readIndexes, sealJournal, sealJournals, TYPE_CODE } from './checkpoint-pack.js';
+import { BLANK_HEADER, inIndex, openJournal, type PackEntry, journalName, objectHeader, readIndexes, sealJournal, sealJournals, TYPE_CODE } from './checkpoint-pack.js';
 
 /** Objects appended to a journal before it is sealed into a pack (what this store keeps in memory meanwhile). */
 export const SEAL_AFTER = 1024;
@@ -108,7 +108,7 @@ export class CheckpointObjects {
     const records = this.#pending;
     this.#pending = [];
     this.#pendingBytes = 0;
-    const fd = fs.openSync(this.#journal, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, 0o600);
+    const fd = openJournal(this.#journal);
     try {
       const size = fs.fstatSync(fd).size;
       // Sealed by another store of this process since (or begun anew): the known records start over.
