@@ -118,3 +118,26 @@ describe('FIFOs planted in the pack folder', () => {
     }
   }, 180_000);
 });
+
+describe('a store inside a tracked folder, reached through a link', () => {
+  it('is left out of every snapshot, and a rewind neither lists nor removes its files', async () => {
+    const root = project();
+    fs.mkdirSync(path.join(root, 'state'));
+    // The session's folder named through a link (a home or /tmp behind a symlink), the project by its real path.
+    const elsewhere = temp('red-journal-link-');
+    fs.symlinkSync(path.join(root, 'state'), path.join(elsewhere, 'state'));
+    const dir = path.join(elsewhere, 'state', 'session', 'checkpoints');
+    const store = await CheckpointStore.open(dir, [root], {}, env);
+    await store.checkpoint('m0', 0, 'm0');
+    fs.writeFileSync(path.join(root, 'a.txt'), 'a at m1\n');
+    await store.checkpoint('m1', 1, 'm1');
+    await store.checkpoint('m2', 2, 'm2');
+    const preview = await store.rewind('m0', { dryRun: true });
+    expect(preview.filesChanged).toEqual([path.join(root, 'a.txt')]);
+    const r = await store.rewind('m0');
+    expect(r.error).toBeUndefined();
+    expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('a at m0\n');
+    expect(fs.existsSync(path.join(root, 'state', 'session', 'checkpoints', 'checkpoints.jsonl'))).toBe(true);
+    expect((await CheckpointStore.open(dir, [root], {}, env)).list().map((c) => c.id)).toEqual(['m0', 'm1', 'm2']);
+  });
+});
