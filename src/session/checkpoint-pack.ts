@@ -19,6 +19,8 @@ import { crc32, inflateSync } from 'node:zlib';
 export const TYPE_CODE = { tree: 2, blob: 3 } as const;
 const TYPE_NAME: Record<number, 'tree' | 'blob'> = { 2: 'tree', 3: 'blob' };
 const JOURNAL = /^tmp_journal_(\d+)_[0-9a-z]+$/;
+/** A pack or index being sealed from a journal (random name): left only by a crash between its writing and its rename. */
+const SEALING = /^tmp_journal_(\d+)_[0-9a-z]+\.seal[0-9a-f]{16}\.(?:pack|idx)$/;
 /** A record read back larger than this is not trusted (the store never writes one: files over the limit are skipped). */
 const MAX_OBJECT_BYTES = 1024 * 1024 * 1024;
 const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
@@ -191,6 +193,9 @@ export function sealJournals(packDir: string): Buffer[] {
   }
   const out: Buffer[] = [];
   for (const name of names) {
+    const left = SEALING.exec(name);
+    // Sealing runs start to end within one call: one of this process's, or of a process gone, was cut by a crash.
+    if (left && (Number(left[1]) === process.pid || !alive(Number(left[1])))) fs.rmSync(`${packDir}/${name}`, { force: true });
     const m = JOURNAL.exec(name);
     if (!m || (Number(m[1]) !== process.pid && alive(Number(m[1])))) continue;
     const { index } = sealJournal(`${packDir}/${name}`, packDir);

@@ -61,6 +61,21 @@ describe("a dead writer's journal planted with links where its sealing writes", 
     expect(fs.existsSync(journal)).toBe(false);
   });
 
+  it("a crash's leftover pack being sealed (random name) is removed by the next store, a link there unlinked, not followed", async () => {
+    const root = project();
+    const dir = temp('red-journal-store-');
+    await CheckpointStore.open(dir, [root], {}, env);
+    const pack = packDir(dir);
+    const victim = path.join(temp('red-journal-outside-'), 'victim');
+    fs.writeFileSync(victim, 'precious\n');
+    const left = path.join(pack, `${journalName(deadPid(), 'zw')}.seal0123456789abcdef`);
+    fs.writeFileSync(`${left}.pack`, 'PACK half written');
+    fs.symlinkSync(victim, `${left}.idx`);
+    await CheckpointStore.open(dir, [root], {}, env);
+    expect(fs.readdirSync(pack).filter((n) => n.includes('.seal'))).toEqual([]);
+    expect(fs.readFileSync(victim, 'utf8')).toBe('precious\n');
+  });
+
   it("a dead writer's journal that is a link is not read through (nor sealed from its target's bytes)", async () => {
     const root = project();
     const dir = temp('red-journal-store-');
