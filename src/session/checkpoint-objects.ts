@@ -87,12 +87,18 @@ export class CheckpointObjects {
     this.#flush();
     const { intact } = sealJournal(this.#journal, this.#packDir, this.#entries);
     sealJournals(this.#packDir);
+    // Another store of this process may have sealed this one's journal before: the indexes are read again.
+    const indexes = (this.#indexes = readIndexes(this.#packDir));
+    // And sealed it as a stranger's, up to a record changed behind its back (the red team): what this store appended
+    // since its last seal must all be in a pack now, else it is not intact (its memory of what it holds is dropped).
+    const kept = [...this.#journaled].every((oid) => {
+      const key = Buffer.from(oid, 'hex');
+      return indexes.some((idx) => inIndex(idx, key));
+    });
     this.#journaled.clear();
     this.#entries = [];
     this.#journalBytes = 0;
-    // Another store of this process may have sealed this one's journal before: the indexes are read again.
-    this.#indexes = readIndexes(this.#packDir);
-    return intact;
+    return intact && kept;
   }
 
   #sealIntact(): void {

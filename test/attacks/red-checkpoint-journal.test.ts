@@ -156,3 +156,32 @@ describe('a store inside a tracked folder, reached through a link', () => {
     expect((await CheckpointStore.open(dir, [root], {}, env)).list().map((c) => c.id)).toEqual(['m0', 'm1', 'm2']);
   });
 });
+
+describe("a store's journal changed, then sealed by another store of the same process on the same folder", () => {
+  it('the store notices its objects are gone at its next seal and takes its files again: a later checkpoint rewinds', async () => {
+    const root = project();
+    fs.writeFileSync(path.join(root, 'b.txt'), 'b at m0\n');
+    const dir = temp('red-journal-store-');
+    const a = await CheckpointStore.open(dir, [root], {}, env);
+    await a.checkpoint('m0', 0, 'm0');
+    const [journal] = fs.readdirSync(packDir(dir)).filter((n) => n.startsWith('tmp_journal_'));
+    const file = path.join(packDir(dir), journal!);
+    const bytes = fs.readFileSync(file);
+    bytes[16] = bytes[16]! ^ 0x5a; // the first record's body: it and all after it are not vouched for
+    fs.writeFileSync(file, bytes);
+    // The same session resumed in the same process (two query() calls): its open seals this process's journals.
+    await CheckpointStore.open(dir, [root], {}, env);
+    expect(fs.existsSync(file)).toBe(false);
+    fs.writeFileSync(path.join(root, 'a.txt'), 'changed after m0\n');
+    await expect(a.rewind('m0')).rejects.toThrow(/bad object/);
+    // b.txt never changed: a store that still believed its blob stored would name it in m1 without writing it.
+    fs.writeFileSync(path.join(root, 'a.txt'), 'a at m1\n');
+    await a.checkpoint('m1', 1, 'm1');
+    fs.writeFileSync(path.join(root, 'a.txt'), 'after m1\n');
+    fs.writeFileSync(path.join(root, 'b.txt'), 'after m1\n');
+    const r = await a.rewind('m1');
+    expect(r.error).toBeUndefined();
+    expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('a at m1\n');
+    expect(fs.readFileSync(path.join(root, 'b.txt'), 'utf8')).toBe('b at m0\n');
+  });
+});
