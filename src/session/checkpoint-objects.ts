@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { crc32, deflateSync } from 'node:zlib';
-import { BLANK_HEADER, inIndex, type PackEntry, journalName, objectHeader, readIndexes, sealJournal, sealJournals, TYPE_CODE } from './checkpoint-pack.js';
+import { BLANK_HEADER, inIndex, openJournal, type PackEntry, journalName, objectHeader, readIndexes, sealJournal, sealJournals, TYPE_CODE } from './checkpoint-pack.js';
 
 /** Objects appended to a journal before it is sealed into a pack (what this store keeps in memory meanwhile). */
 export const SEAL_AFTER = 1024;
@@ -87,12 +87,18 @@ export class CheckpointObjects {
     this.#flush();
     const { intact } = sealJournal(this.#journal, this.#packDir, this.#entries);
     sealJournals(this.#packDir);
+    // Another store of this process may have sealed this one's journal before: the indexes are read again.
+    const indexes = (this.#indexes = readIndexes(this.#packDir));
+    // And sealed it as a stranger's, up to a record changed behind its back (the red team): what this store appended
+    // since its last seal must all be in a pack now, else it is not intact (its memory of what it holds is dropped).
+    const kept = [...this.#journaled].every((oid) => {
+      const key = Buffer.from(oid, 'hex');
+      return indexes.some((idx) => inIndex(idx, key));
+    });
     this.#journaled.clear();
     this.#entries = [];
     this.#journalBytes = 0;
-    // Another store of this process may have sealed this one's journal before: the indexes are read again.
-    this.#indexes = readIndexes(this.#packDir);
-    return intact;
+    return intact && kept;
   }
 
   #sealIntact(): void {
@@ -108,7 +114,7 @@ export class CheckpointObjects {
     const records = this.#pending;
     this.#pending = [];
     this.#pendingBytes = 0;
-    const fd = fs.openSync(this.#journal, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, 0o600);
+    const fd = openJournal(this.#journal);
     try {
       const size = fs.fstatSync(fd).size;
       // Sealed by another store of this process since (or begun anew): the known records start over.

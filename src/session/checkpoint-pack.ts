@@ -12,15 +12,46 @@
  * process is gone (a crash, an exit) is sealed by the next store that opens the folder. Sealing is idempotent: a crash
  * in the middle leaves the journal, and sealing it again makes the same pack under the same name.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { crc32, inflateSync } from 'node:zlib';
 
 export const TYPE_CODE = { tree: 2, blob: 3 } as const;
 const TYPE_NAME: Record<number, 'tree' | 'blob'> = { 2: 'tree', 3: 'blob' };
 const JOURNAL = /^tmp_journal_(\d+)_[0-9a-z]+$/;
+/** A pack or index being sealed from a journal (random name): left only by a crash between its writing and its rename. */
+const SEALING = /^tmp_journal_(\d+)_[0-9a-z]+\.seal[0-9a-f]{16}\.(?:pack|idx)$/;
 /** A record read back larger than this is not trusted (the store never writes one: files over the limit are skipped). */
 const MAX_OBJECT_BYTES = 1024 * 1024 * 1024;
+const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
+const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
+
+/**
+ * A file of the store, read only when it is a regular file (the red team): a link planted in the pack folder is not
+ * read through, a FIFO never blocks the session. Undefined when it is something else; missing: ENOENT thrown.
+ */
+function readStoreFile(file: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') return undefined;
+    throw error;
+  }
+  try {
+    return fs.fstatSync(fd).isFile() ? fs.readFileSync(fd) : undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Opens a journal to append to (made when missing): never through a link, never a FIFO or other non-file. */
+export function openJournal(file: string): number {
+  const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o600);
+  if (fs.fstatSync(fd).isFile()) return fd;
+  fs.closeSync(fd);
+  throw new Error(`the checkpoint store's journal ${file} is not a regular file`);
+}
 
 export interface PackEntry {
   readonly oid: Buffer;
@@ -111,13 +142,15 @@ function asWritten(bytes: Buffer, written: readonly PackEntry[]): { entries: Pac
  * removed once the pack and its index are in place.
  */
 export function sealJournal(file: string, packDir: string, written?: readonly PackEntry[]): { index?: Buffer; intact: boolean } {
-  let bytes: Buffer;
+  let bytes: Buffer | undefined;
   try {
-    bytes = fs.readFileSync(file);
+    bytes = readStoreFile(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { intact: true };
     throw error;
   }
+  // A link or a FIFO where a journal goes was never written by a store: left alone, vouching for nothing.
+  if (bytes === undefined) return { intact: false };
   // The store's own journal: its records are known (offsets and CRCs as written), checked by CRC, not inflated again;
   // a journal that differs from them in any way (cut, changed) is read as a stranger's, and said not intact.
   const known = written && written.length > 0 ? asWritten(bytes, written) : undefined;
@@ -137,9 +170,10 @@ export function sealJournal(file: string, packDir: string, written?: readonly Pa
   sum.copy(pack, end);
   const index = indexOf(entries, sum);
   const name = `${packDir}/pack-${sum.toString('hex')}`;
-  const temp = `${file}.seal`;
-  fs.writeFileSync(`${temp}.pack`, pack, { mode: 0o444 });
-  fs.writeFileSync(`${temp}.idx`, index, { mode: 0o444 });
+  // A name nobody could plant a link at beforehand, made exclusively (O_EXCL: a link there fails, never followed).
+  const temp = `${file}.seal${randomBytes(8).toString('hex')}`;
+  fs.writeFileSync(`${temp}.pack`, pack, { mode: 0o444, flag: 'wx' });
+  fs.writeFileSync(`${temp}.idx`, index, { mode: 0o444, flag: 'wx' });
   fs.renameSync(`${temp}.pack`, `${name}.pack`);
   fs.renameSync(`${temp}.idx`, `${name}.idx`);
   fs.rmSync(file, { force: true });
@@ -159,6 +193,9 @@ export function sealJournals(packDir: string): Buffer[] {
   }
   const out: Buffer[] = [];
   for (const name of names) {
+    const left = SEALING.exec(name);
+    // Sealing runs start to end within one call: one of this process's, or of a process gone, was cut by a crash.
+    if (left && (Number(left[1]) === process.pid || !alive(Number(left[1])))) fs.rmSync(`${packDir}/${name}`, { force: true });
     const m = JOURNAL.exec(name);
     if (!m || (Number(m[1]) !== process.pid && alive(Number(m[1])))) continue;
     const { index } = sealJournal(`${packDir}/${name}`, packDir);
@@ -211,8 +248,8 @@ export function readIndexes(dir: string): Buffer[] {
     // An index without its pack (removed, or planted) vouches for nothing.
     if (!/^pack-[0-9a-f]{40}\.idx$/.test(name) || !fs.existsSync(`${dir}/${name.slice(0, -4)}.pack`)) continue;
     try {
-      const idx = fs.readFileSync(`${dir}/${name}`);
-      if (idx.length < 8 + 1024 + 40 || idx.readUInt32BE(0) !== 0xff744f63 || idx.readUInt32BE(4) !== 2) continue;
+      const idx = readStoreFile(`${dir}/${name}`);
+      if (idx === undefined || idx.length < 8 + 1024 + 40 || idx.readUInt32BE(0) !== 0xff744f63 || idx.readUInt32BE(4) !== 2) continue;
       const n = idx.readUInt32BE(8 + 255 * 4);
       if (idx.length < 8 + 1024 + n * 28 + 40) continue;
       out.push(idx);

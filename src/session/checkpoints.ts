@@ -115,8 +115,11 @@ export class CheckpointStore {
    * The store in `dir` for `folders` (the project first, then the added directories), made on first use; the records
    * of an earlier run of the session are read back, and a restore a crash cut short is finished first.
    */
-  static async open(dir: string, folders: readonly string[], settings: CheckpointSettings = {}, env: NodeJS.ProcessEnv = process.env): Promise<CheckpointStore> {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  static async open(given: string, folders: readonly string[], settings: CheckpointSettings = {}, env: NodeJS.ProcessEnv = process.env): Promise<CheckpointStore> {
+    fs.mkdirSync(given, { recursive: true, mode: 0o700 });
+    // Its real path, as the tracked folders' (the red team): a store reached through a link into a tracked folder was
+    // not seen inside it — every snapshot took the store in (doubling it) and a rewind removed its records.
+    const dir = fs.realpathSync(given);
     const roots = trackedRoots(folders);
     const shadows: Shadow[] = [];
     for (const root of roots) shadows.push({ root, gitDir: await shadowRepository(dir, root, env), scan: undefined });
