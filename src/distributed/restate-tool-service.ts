@@ -11,7 +11,7 @@ import './node20-compat.js';
 import * as restate from '@restatedev/restate-sdk';
 import type { Tools } from '../tool/tool.js';
 import { createProgressSender } from './progress-channel.js';
-import { executeRemoteToolCall, type RemoteToolCall, type RemoteToolResult } from './remote-tool-call.js';
+import { executeRemoteToolCall, internSettings, type RemoteToolCall, type RemoteToolResult } from './remote-tool-call.js';
 import { toolServiceName } from './restate-tool-engine.js';
 import { randomUUID } from '../tool/crypto.js';
 
@@ -56,7 +56,8 @@ export function toolCallService(options: ToolCallServiceOptions) {
           options.onCall?.('start', call);
           const progress = createProgressSender(call.progressUrl);
           try {
-            const result = await executeRemoteToolCall(call, {
+            // Restate hands the call over as parsed JSON: interning its settings lets what is cached per settings object hit.
+            const result = await executeRemoteToolCall({ ...call, settings: internSettings(call.settings) }, {
               tools: options.tools,
               workspaces: options.workspaces,
               signal: controller.signal,
