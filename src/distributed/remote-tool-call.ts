@@ -254,6 +254,28 @@ export async function executeRemoteToolCall(call: RemoteToolCall, options: Execu
   }
 }
 
+/**
+ * One settings object per distinct settings content, for settings that arrived as JSON (a worker's calls: no function
+ * or other value JSON drops can be in them, so equal text is equal settings). Each call arrives as a fresh object, and
+ * what is cached per settings object (the secret redactor, built from the whole environment: redaction.ts) was rebuilt
+ * for every call. Keyed on the exact serialised settings — every value in them, `env` and `baseEnv` included — so
+ * calls whose settings differ in anything, one secret's value say, never share an object (docs/security.md, "Settings
+ * interned on workers"). Settings that name secret files are not interned: their redactor reads those files, which
+ * may change between calls.
+ */
+const interned = new Map<string, ToolSettings>();
+const MAX_INTERNED_SETTINGS = 64;
+
+export function internSettings(settings: ToolSettings): ToolSettings {
+  if (settings === null || typeof settings !== 'object' || (settings.redaction?.secretFiles?.length ?? 0) > 0) return settings;
+  const key = JSON.stringify(settings);
+  const known = interned.get(key);
+  if (known !== undefined) return known;
+  if (interned.size >= MAX_INTERNED_SETTINGS) interned.delete(interned.keys().next().value!);
+  interned.set(key, settings);
+  return settings;
+}
+
 let stateDir: string | undefined;
 function defaultStateDir(): string {
   return (stateDir ??= path.join(os.tmpdir(), 'toolgate-worker'));
