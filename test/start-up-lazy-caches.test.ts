@@ -12,7 +12,7 @@ import { afterAll, expect, it, vi } from 'vitest';
 const made = vi.hoisted(() => ({ sizes: [] as number[] }));
 vi.mock('lru-cache', async (importOriginal) => {
   const real = await importOriginal<typeof import('lru-cache')>();
-  class CountingLRUCache<K extends {}, V extends {}> extends real.LRUCache<K, V> {
+  class CountingLRUCache<K extends NonNullable<unknown>, V extends NonNullable<unknown>> extends real.LRUCache<K, V> {
     constructor(options: ConstructorParameters<typeof real.LRUCache<K, V>>[0]) {
       super(options);
       made.sizes.push(this.max);
