@@ -221,14 +221,17 @@ function compileSegments(rule: PermissionRule, pattern: string, segments: readon
  * Matchers by what they match (segments, case, one level), shared by every rule and context that compiles to the
  * same segments: a batch whose lines each bring their own rules compiles mostly the same patterns again, and V8
  * compiles a regex at its first use — for a case-insensitive Unicode one, hundreds of microseconds. Pure functions
- * of their key (no filesystem fact), so sharing them carries nothing from one decision to the next. Bounded.
+ * of their key (no filesystem fact), so sharing them carries nothing from one decision to the next. Bounded. Made
+ * at the first match: a cache of 4,096 slots costs ~0.7 ms to make, and a hook or check whose rules name no path
+ * never asks it (docs/architecture.md, Start-up).
  */
-const matchers = new LRUCache<string, PathMatcher>({ max: 4096 });
+let matchers: LRUCache<string, PathMatcher> | undefined;
 
 function matcherFor(segments: readonly string[], caseInsensitive: boolean, oneLevel: boolean): PathMatcher {
   const key = `${caseInsensitive ? 'i' : 's'}${oneLevel ? '1' : '*'}${JSON.stringify(segments)}`;
-  let m = matchers.get(key);
-  if (m === undefined) matchers.set(key, (m = new PathMatcher(segments, caseInsensitive, oneLevel)));
+  const cache = (matchers ??= new LRUCache<string, PathMatcher>({ max: 4096 }));
+  let m = cache.get(key);
+  if (m === undefined) cache.set(key, (m = new PathMatcher(segments, caseInsensitive, oneLevel)));
   return m;
 }
 

@@ -110,9 +110,11 @@ function stillReal(p: string, real: string): boolean {
 /**
  * One rule's compiled variants by what they are made of — the rule as a trace shows it, the folders it is anchored at
  * — with the real paths they were made at: a batch whose every line brings its own rule set mostly brings the same
- * rules again. Used only while asking those real paths again (in the decision at hand) gets the same answers.
+ * rules again. Used only while asking those real paths again (in the decision at hand) gets the same answers. Made
+ * at the first path rule compiled (start-up: a decision without path rules never pays for its 4,096 slots).
  */
-const ruleVariants = new LRUCache<string, { readonly variants: readonly CompiledPathPattern[]; readonly reals: ReadonlyMap<string, string> }>({ max: 4096 });
+type RuleVariants = LRUCache<string, { readonly variants: readonly CompiledPathPattern[]; readonly reals: ReadonlyMap<string, string> }>;
+let ruleVariants: RuleVariants | undefined;
 
 function compileRules(ctx: ToolPermissionContext): CompiledPathRules {
   const scope = fsMemoScope();
@@ -131,7 +133,8 @@ function compileRules(ctx: ToolPermissionContext): CompiledPathRules {
   const anchors = JSON.stringify([ctx.cwd, ctx.projectDir, ctx.homeDir ?? os.homedir()]);
   const variantsOf = (r: PermissionRule): readonly CompiledPathPattern[] => {
     const key = `${JSON.stringify([r.ruleBehavior, r.ruleValue.toolName, r.ruleValue.ruleContent, r.source, r.sourceFile ?? null, r.root ?? null, r.expiresAt ?? null])}${anchors}`;
-    const known = ruleVariants.get(key);
+    const cache: RuleVariants = (ruleVariants ??= new LRUCache({ max: 4096 }));
+    const known = cache.get(key);
     if (known !== undefined && [...known.reals].every(([p, v]) => real(p) === v)) return known.variants;
     const used = new Map<string, string>();
     const variants = compilePathPatternVariants(r, r.ruleValue.ruleContent!, ctx, (p) => {
@@ -139,7 +142,7 @@ function compileRules(ctx: ToolPermissionContext): CompiledPathRules {
       used.set(p, v);
       return v;
     });
-    ruleVariants.set(key, { variants, reals: used });
+    cache.set(key, { variants, reals: used });
     return variants;
   };
   const pick = (rules: readonly PermissionRule[], tools: Set<string>) =>
