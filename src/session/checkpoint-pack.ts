@@ -15,6 +15,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { crc32, inflateSync } from 'node:zlib';
+import { processAlive as alive } from '../tools/shared/atomic-write.js';
 
 export const TYPE_CODE = { tree: 2, blob: 3 } as const;
 const TYPE_NAME: Record<number, 'tree' | 'blob'> = { 2: 'tree', 3: 'blob' };
@@ -202,16 +203,6 @@ export function sealJournals(packDir: string): Buffer[] {
     if (index) out.push(index);
   }
   return out;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: a process of another user has that number — taken as alive (its journal is left alone).
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Git's pack index v2: fan-out, sorted ids, CRCs, offsets, the pack's checksum, its own. */

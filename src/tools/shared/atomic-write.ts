@@ -271,7 +271,8 @@ function removeStaleTempFiles(dir: string, maxEntries = Infinity): number {
   return n;
 }
 
-function processAlive(pid: number): boolean {
+/** Whether a process numbered `pid` exists; EPERM (another user's process) counts as alive. */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
